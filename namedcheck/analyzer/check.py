@@ -1,0 +1,46 @@
+"""Check one file's source: parse, analyse, locate, suppress. Never raises."""
+
+from __future__ import annotations
+
+import re
+import traceback
+
+import libcst as cst
+
+from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.stubs import op_table
+
+RELEVANT = re.compile(r"namedcheck|xmap|shard_map")
+
+
+def is_relevant(source: str) -> bool:
+    """Cheap pre-filter: files that mention nothing of namedcheck, xmap or shard_map are skipped."""
+    return RELEVANT.search(source) is not None
+
+
+def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False) -> list[Diagnostic]:
+    if not force and not is_relevant(source):
+        return []
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        return [Diagnostic(path, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1, "NC001",
+                           f"File does not parse: {e.message}")]
+    except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
+        return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")]
+    try:
+        an = ModuleAnalyzer(module, op_table(stub_paths))
+        an.run()
+        return an.diagnostics(path, source.splitlines())
+    except RecursionError:
+        return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")]
+    except Exception as e:
+        tb = traceback.extract_tb(e.__traceback__)[-1]
+        return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")]
+
+
+def _internal(path: str, what: str) -> Diagnostic:
+    return Diagnostic(path, 1, 1, 1, 1, "NC000",
+                      f"Internal error while analysing this file: {what}; please report it at "
+                      f"https://github.com/namedcheck/namedcheck/issues with the file")

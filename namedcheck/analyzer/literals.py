@@ -1,0 +1,85 @@
+"""Syntax -> Python literals, and array annotations -> engine types (via engine.syntax)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.engine.dtypes import DTYPES
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.syntax import Pairs, parse_item
+from namedcheck.engine.values import Seq
+
+ANNOTATION_HEADS = set(DTYPES) | {"Array"}
+
+
+class NotALiteral(Exception):
+    def __init__(self, node: cst.CSTNode) -> None:
+        super().__init__("not a literal")
+        self.node = node
+
+
+def literal_value(node: cst.BaseExpression) -> Any:
+    """The Python value of a literal expression (dicts become Pairs), or raise NotALiteral."""
+    if isinstance(node, cst.Integer):
+        return int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Float):
+        return float(node.value.replace("_", ""))
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+        v = node.evaluated_value
+        if isinstance(v, str):
+            return v
+        raise NotALiteral(node)
+    if isinstance(node, cst.Ellipsis):
+        return ...
+    if isinstance(node, cst.Name) and node.value in ("True", "False", "None"):
+        return {"True": True, "False": False, "None": None}[node.value]
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        v = literal_value(node.expression)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return -v
+        raise NotALiteral(node)
+    if isinstance(node, cst.Tuple):
+        return tuple(_element(e) for e in node.elements)
+    if isinstance(node, cst.List):
+        return [_element(e) for e in node.elements]
+    if isinstance(node, cst.Dict):
+        out = Pairs()
+        for e in node.elements:
+            if not isinstance(e, cst.DictElement):
+                raise NotALiteral(node)
+            out.append((literal_value(e.key), literal_value(e.value)))
+        return out
+    raise NotALiteral(node)
+
+
+def _element(e: cst.BaseElement) -> Any:
+    if isinstance(e, cst.StarredElement):
+        raise NotALiteral(e)
+    return literal_value(e.value)
+
+
+def subscript_item(node: cst.Subscript) -> Any:
+    """What is written between the brackets, as the runtime's __getitem__ would receive it."""
+    elems = []
+    for s in node.slice:
+        if not isinstance(s.slice, cst.Index) or s.slice.star is not None:
+            raise NotALiteral(node)
+        elems.append(literal_value(s.slice.value))
+    return elems[0] if len(elems) == 1 else tuple(elems)
+
+
+def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
+    """An `f32[...]` subscript as an ArrayType; raises RuleError (NC1xx) with the offending node."""
+    try:
+        item = subscript_item(node)
+    except NotALiteral as e:
+        err = RuleError("NC105", f"Annotation part `{cst.Module([]).code_for_node(e.node)}` is not a literal; "
+                                 f"sizes and names must be written as ints and strings",
+                        hint="write a symbolic size as a string, e.g. f32[('N', 7)]")
+        raise err from None
+    return parse_item(None if head == "Array" else head, item)
+
+
+__all__ = ["ANNOTATION_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript", "Seq"]

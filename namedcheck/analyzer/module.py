@@ -1,0 +1,234 @@
+"""Analyse one module: imports, function signatures, interprocedural calls, located diagnostics."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from namedcheck.analyzer.frame import Frame
+from namedcheck.analyzer.refs import FuncRef
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Op
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, bind, apply
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+
+MAX_CALL_DEPTH = 12
+_IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+def _dotted(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr.value}" if inner else None
+    return None
+
+
+class ModuleAnalyzer:
+    def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False) -> None:
+        self.module = module
+        self.ops = ops
+        self.imports: dict[str, str] = {}
+        self.found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]] = {}
+        self.memo: dict[Any, Any] = {}
+        self.active: set[Any] = set()
+        self.depth = 0
+        self.signatures: dict[int, tuple[Signature, Frame]] = {}
+        self.record = record
+        self.revealed: list[tuple[cst.CSTNode, Any]] = []
+        self.analysed: set[int] = set()
+
+    # ---- bookkeeping -----------------------------------------------------------------------------
+    def report(self, node: cst.CSTNode, err: RuleError) -> None:
+        self.found.setdefault((id(node), err.code), (node, err))
+
+    def reveal(self, stmt: cst.CSTNode, value: Any) -> None:
+        if self.record:
+            self.revealed.append((stmt, value))
+
+    def add_import(self, s: cst.Import | cst.ImportFrom) -> None:
+        if isinstance(s, cst.Import):
+            for a in s.names:
+                full = _dotted(a.name)
+                if full is None:
+                    continue
+                if a.asname is not None and isinstance(a.asname.name, cst.Name):
+                    self.imports[a.asname.name.value] = full
+                else:
+                    top = full.split(".")[0]
+                    self.imports[top] = top
+        else:
+            if s.relative or s.module is None or isinstance(s.names, cst.ImportStar):
+                return
+            mod = _dotted(s.module)
+            if mod is None:
+                return
+            for a in s.names:
+                name = _dotted(a.name)
+                if name is None:
+                    continue
+                local = a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name) else name
+                self.imports[local] = f"{mod}.{name}"
+
+    # ---- the walk --------------------------------------------------------------------------------
+    def run(self) -> None:
+        top = Frame(self, None)
+        # Module-level functions are visible from every body, whatever their order in the file.
+        for s in self.module.body:
+            if isinstance(s, cst.FunctionDef):
+                top.env[s.name.value] = FuncRef(s, top, s.name.value)
+        top.run_block(self.module)
+
+    def signature(self, ref: FuncRef) -> Signature:
+        cached = self.signatures.get(id(ref.node))
+        if cached is not None:
+            return cached[0]
+        f: Frame = ref.scope
+        p = ref.node.params
+        params: list[Param] = []
+        n_pos = len(p.posonly_params) + len(p.params)
+        for i, prm in enumerate([*p.posonly_params, *p.params]):
+            params.append(Param(prm.name.value, POSONLY if i < len(p.posonly_params) else NORMAL,
+                                prm.default is not None, self._param_annotation(f, prm)))
+        if isinstance(p.star_arg, cst.Param):
+            params.append(Param(p.star_arg.name.value, VARARGS, True, None))
+        for prm in p.kwonly_params:
+            params.append(Param(prm.name.value, KWONLY, prm.default is not None, self._param_annotation(f, prm)))
+        if p.star_kwarg is not None:
+            params.append(Param(p.star_kwarg.name.value, VARKW, True, None))
+        returns = None
+        if isinstance(ref.node, cst.FunctionDef) and ref.node.returns is not None:
+            returns = f.annotation(ref.node.returns.annotation)
+        del n_pos
+        sig = Signature(f"`{ref.name}`", tuple(params), returns)
+        self.signatures[id(ref.node)] = (sig, f)
+        return sig
+
+    @staticmethod
+    def _param_annotation(f: Frame, prm: cst.Param) -> Any:
+        if prm.annotation is None:
+            return None
+        a = f.annotation(prm.annotation.annotation)
+        return a if isinstance(a, ArrayType) else None
+
+    def _defaults(self, ref: FuncRef) -> dict[str, Any]:
+        f: Frame = ref.scope
+        out = {}
+        p = ref.node.params
+        for prm in [*p.posonly_params, *p.params, *p.kwonly_params]:
+            if prm.default is not None:
+                out[prm.name.value] = f.ev(prm.default)
+        return out
+
+    def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
+                    lenient: bool) -> Any:
+        """Analyse a function body with parameters bound to `values`; the joined return value."""
+        frame = Frame(self, ref.scope, declared_return, lenient)
+        sig = self.signature(ref)
+        defaults = self._defaults(ref)
+        for prm in sig.params:
+            if prm.kind == VARARGS:
+                frame.env[prm.name] = Seq(extra)
+            elif prm.kind == VARKW:
+                frame.env[prm.name] = UNKNOWN
+            else:
+                frame.env[prm.name] = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
+        if isinstance(ref.node, cst.Lambda):
+            return frame.ev(ref.node.body)
+        frame.run_block(ref.node.body)
+        rets = frame.returns or [Const(None)]
+        first = rets[0]
+        return first if all(r == first and type(r) is type(first) for r in rets) else UNKNOWN
+
+    def analyse_standalone(self, ref: FuncRef) -> None:
+        """A function's body under its own annotations (unannotated parameters are Unknown)."""
+        if id(ref.node) in self.analysed:
+            return
+        self.analysed.add(id(ref.node))
+        sig = self.signature(ref)
+        values = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
+        self.depth += 1
+        try:
+            self.body_values(ref, values, (), sig.returns, lenient=False)
+        finally:
+            self.depth -= 1
+
+    def call_function(self, ref: FuncRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                      node: cst.CSTNode) -> Any:
+        """A call to a function of this module: check against its signature, or analyse its body."""
+        sig = self.signature(ref)
+        b = bind(sig.params, pos, kw)
+        if b is None:
+            return UNKNOWN
+        values, extra = b
+        from namedcheck.analyzer.frame import label
+        names = [p.name for p in sig.params]
+        labels = {names[i]: lab for i, n in enumerate(nodes) if i < len(names) and n is not None
+                  and (lab := label(n))}
+        result: Any = UNKNOWN
+        if sig.annotated or sig.returns is not None:
+            try:
+                result = apply(sig, values, "NC302", labels)
+            except RuleError as e:
+                self.report(node, e)
+                return UNKNOWN
+        if sig.returns is not None:
+            return result
+        try:
+            key = (id(ref.node), tuple(sorted(values.items())), extra)
+            hash(key)
+        except TypeError:
+            key = None
+        if key is not None and key in self.memo:
+            return self.memo[key]
+        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active):
+            return UNKNOWN
+        if key is not None:
+            self.active.add(key)
+        self.depth += 1
+        try:
+            out = self.body_values(ref, values, extra, None, lenient=True)
+        finally:
+            self.depth -= 1
+            if key is not None:
+                self.active.discard(key)
+        if key is not None:
+            self.memo[key] = out
+        return out
+
+    # ---- results ---------------------------------------------------------------------------------
+    def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
+        if not self.found and not self.revealed:
+            return []
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        out = []
+        for node, err in self.found.values():
+            r = positions[node]
+            line_text = lines[r.start.line - 1] if r.start.line - 1 < len(lines) else ""
+            if _suppressed(line_text, err.code):
+                continue
+            out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
+                                  err.code, err.message, err.hint))
+        self._positions = positions
+        return sorted(out)
+
+    def revealed_by_line(self) -> dict[int, Any]:
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        out: dict[int, Any] = {}
+        for node, v in self.revealed:
+            out.setdefault(positions[node].start.line, v)
+        return out
+
+
+def _suppressed(line: str, code: str) -> bool:
+    m = _IGNORE.search(line)
+    if not m:
+        return False
+    if m.group(1) is None:
+        return True
+    return any(code.startswith(c.strip().upper()) for c in m.group(1).split(",") if c.strip())

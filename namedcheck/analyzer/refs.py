@@ -1,0 +1,51 @@
+"""Values the analyzer tracks besides engine values: module paths, functions, bound methods."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+
+@dataclass(frozen=True, slots=True)
+class QualRef:
+    """A module or module attribute reached through imports (`jax.numpy.sum`)."""
+
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class FuncRef:
+    """A function or lambda defined in the analysed module, with its defining scope."""
+
+    node: cst.FunctionDef | cst.Lambda
+    scope: Any  # the Frame it was defined in
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class MethodRef:
+    """`x.sum`: an array method bound to its receiver."""
+
+    receiver: Any
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class PartialRef:
+    """`functools.partial(f, *args, **kwargs)`."""
+
+    func: Any
+    args: tuple[Any, ...] = ()
+    kwargs: tuple[tuple[str, Any], ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class GradRef:
+    """`jax.grad(f, argnums)` or `jax.value_and_grad(f, argnums)`."""
+
+    func: Any
+    argnums: Any = 0
+    with_value: bool = False
+    has_aux: bool = False

@@ -1,0 +1,57 @@
+"""Which files a run checks: .py files under the given paths, minus excluded ones."""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
+             ".pytest_cache", ".ruff_cache", "node_modules", "build", "dist", ".eggs"}
+
+
+def _excluded(path: Path, patterns: list[str], root: Path | None) -> bool:
+    cands = {path.as_posix()}
+    if root is not None:
+        try:
+            cands.add(path.resolve().relative_to(root).as_posix())
+        except ValueError:
+            pass
+    for c in cands:
+        parts = c.split("/")
+        for pat in patterns:
+            pat = pat.rstrip("/")
+            if fnmatch.fnmatch(c, pat) or fnmatch.fnmatch(c, pat + "/*") or any(
+                    fnmatch.fnmatch("/".join(parts[:i]), pat) for i in range(1, len(parts))):
+                return True
+    return False
+
+
+def discover(paths: list[str], exclude: list[str], root: Path | None) -> tuple[list[tuple[str, Path]], list[str]]:
+    """(display path, file) pairs in sorted order, and paths that do not exist."""
+    files: list[tuple[str, Path]] = []
+    missing: list[str] = []
+    for arg in paths:
+        p = Path(arg)
+        if p.is_file():
+            files.append((arg, p))  # named explicitly: checked even if it matches an exclude
+        elif p.is_dir():
+            for dirpath, dirnames, filenames in os.walk(p):
+                d = Path(dirpath)
+                dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS and not n.startswith(".")
+                                     and not _excluded(d / n, exclude, root))
+                for name in sorted(filenames):
+                    if name.endswith(".py") or name.endswith(".pyi"):
+                        f = d / name
+                        if not _excluded(f, exclude, root):
+                            files.append((os.path.join(arg, os.path.relpath(f, p)), f))
+        else:
+            missing.append(arg)
+    seen: set[Path] = set()
+    out = []
+    for disp, f in files:
+        key = f.resolve()
+        if key not in seen:
+            seen.add(key)
+            out.append((disp, f))
+    return out, missing

@@ -1,0 +1,167 @@
+"""`namedcheck check | explain | --version`. Never imports jax or mypy; never runs user code."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from namedcheck import __version__
+from namedcheck.cli.config import Config, ConfigError, load_config
+from namedcheck.cli.discover import discover
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import CODES, matches
+
+FORMATS = ("text", "json", "sarif", "github")
+
+
+def _check_file(job: tuple[str, str, tuple[str, ...]]) -> list[Diagnostic]:
+    display, path, stub_paths = job
+    from namedcheck.analyzer.check import check_source
+    try:
+        source = Path(path).read_bytes().decode("utf-8")
+    except UnicodeDecodeError as e:
+        return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
+    return check_source(source, display, stub_paths)
+
+
+def _relevant(path: Path) -> bool:
+    from namedcheck.analyzer.check import RELEVANT
+    try:
+        return RELEVANT.search(path.read_bytes().decode("utf-8", errors="replace")) is not None
+    except OSError:
+        return True  # let the worker report it
+
+
+def run_check(paths: Sequence[str], cfg: Config, jobs: int) -> list[Diagnostic]:
+    files, missing = discover(list(paths), cfg.exclude, cfg.root)
+    if missing:
+        raise FileNotFoundError(", ".join(missing))
+    stub_paths = tuple(cfg.stub_paths)
+    todo = [(disp, str(f), stub_paths) for disp, f in files if _relevant(f)]
+    results: list[Diagnostic] = []
+    if jobs > 1 and len(todo) > 4:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+        ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+        from namedcheck.engine.stubs import op_table
+        op_table(stub_paths)  # parse stubs once, before forking
+        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
+            for diags in pool.map(_check_file, todo, chunksize=max(1, len(todo) // (jobs * 4))):
+                results.extend(diags)
+    else:
+        for job in todo:
+            results.extend(_check_file(job))
+    return sorted(results)
+
+
+def _filter(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
+    always = ("NC000", "NC001")
+    out = []
+    for d in diags:
+        if d.code not in always and select and not matches(d.code, select):
+            continue
+        if ignore and matches(d.code, ignore):
+            continue
+        out.append(d)
+    return out
+
+
+def _codes(value: str) -> list[str]:
+    return [c.strip().upper() for c in value.split(",") if c.strip()]
+
+
+def _line_reader() -> callable:  # type: ignore[valid-type]
+    cache: dict[str, list[str]] = {}
+
+    def read(path: str, line: int) -> str:
+        if path not in cache:
+            try:
+                cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                cache[path] = []
+        lines = cache[path]
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+    return read
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from namedcheck.cli import output
+    try:
+        cfg = load_config(Path(args.config_root or "."))
+    except ConfigError as e:
+        print(f"namedcheck: error: {e}", file=sys.stderr)
+        return 2
+    jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    try:
+        diags = run_check(args.paths or ["."], cfg, jobs)
+    except FileNotFoundError as e:
+        print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
+        return 2
+    select = _codes(args.select) if args.select else cfg.select
+    ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
+    diags = _filter(diags, select, ignore)
+    if args.format == "json":
+        print(output.render_json(diags))
+    elif args.format == "sarif":
+        print(output.render_sarif(diags))
+    elif args.format == "github":
+        text = output.render_github(diags)
+        if text:
+            print(text)
+    else:
+        print(output.render_text(diags, _line_reader(), color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+    return 1 if diags else 0
+
+
+def cmd_explain(args: argparse.Namespace) -> int:
+    code = args.code.upper()
+    c = CODES.get(code)
+    if c is None:
+        print(f"namedcheck: error: unknown code {args.code!r}; known codes: {', '.join(sorted(CODES))}",
+              file=sys.stderr)
+        return 2
+    print(f"{c.code}: {c.title}\n\n{c.explanation}")
+    if c.wrong:
+        print("\nWrong:\n" + "\n".join("    " + ln for ln in c.wrong.splitlines()))
+    if c.right:
+        print("\nRight:\n" + "\n".join("    " + ln for ln in c.right.splitlines()))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="namedcheck", description="Check named-shape JAX programs before they run.")
+    p.add_argument("--version", action="version", version=f"namedcheck {__version__}")
+    sub = p.add_subparsers(dest="command")
+    c = sub.add_parser("check", help="check files and directories")
+    c.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    c.add_argument("--format", choices=FORMATS, default="text")
+    c.add_argument("--select", help="comma-separated codes or prefixes to report, e.g. NC2,NC502")
+    c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
+    c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    c.add_argument("--config-root", help=argparse.SUPPRESS)
+    c.set_defaults(func=cmd_check)
+    e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
+    e.add_argument("code")
+    e.set_defaults(func=cmd_explain)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

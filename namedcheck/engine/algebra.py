@@ -1,0 +1,120 @@
+"""The type algebra: dimension comparison, positional and named broadcasting."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import ArrayType
+
+
+def fmt_shape(shape: Sequence[Any]) -> str:
+    parts = ["..." if d is ... else "?" if d is None else repr(d) if isinstance(d, str) else str(d) for d in shape]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def is_int(d: Any) -> bool:
+    return isinstance(d, int) and not isinstance(d, bool)
+
+
+def differ(a: Any, b: Any) -> bool:
+    """Two dims provably differ: only two different concrete sizes do."""
+    return is_int(a) and is_int(b) and a != b
+
+
+def same(a: Any, b: Any) -> bool:
+    """Two dims provably equal."""
+    return a is not None and a is not ... and a == b
+
+
+def broadcast_dim(a: Any, b: Any) -> Any:
+    """The broadcast of two aligned dims, or raise ValueError if they provably clash."""
+    if same(a, b):
+        return a
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if differ(a, b):
+        raise ValueError
+    if is_int(a):
+        return a
+    if is_int(b):
+        return b
+    return None
+
+
+def broadcast_shapes(a: tuple[Any, ...], b: tuple[Any, ...], la: str = "left operand",
+                     lb: str = "right operand") -> tuple[Any, ...]:
+    """Right-aligned positional broadcasting (NC201). A shape with `...` keeps a `...` prefix."""
+    var = ... in a or ... in b
+    ta = a[a.index(...) + 1:] if ... in a else a
+    tb = b[b.index(...) + 1:] if ... in b else b
+    n = min(len(ta), len(tb)) if var else max(len(ta), len(tb))
+    out: list[Any] = []
+    for i in range(1, n + 1):
+        da = ta[-i] if i <= len(ta) else 1
+        db = tb[-i] if i <= len(tb) else 1
+        try:
+            out.append(broadcast_dim(da, db))
+        except ValueError:
+            raise RuleError(
+                "NC201",
+                f"Cannot broadcast positional shapes {fmt_shape(a)} of {la} and {fmt_shape(b)} of {lb}: "
+                f"dimension {-i} is {da} in {la} and {db} in {lb}",
+                hint="sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand") from None
+    out.reverse()
+    return ((...,) if var else ()) + tuple(out)
+
+
+def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> dict[str, Any]:
+    """The union of named shapes; one name must have one size everywhere (NC202)."""
+    out: dict[str, Any] = {}
+    seen_in: dict[str, str] = {}
+    for i, t in enumerate(types):
+        label = labels[i] if labels and i < len(labels) else f"operand {i + 1}"
+        for name, size in t.named:
+            if name in out:
+                if differ(out[name], size):
+                    raise RuleError(
+                        "NC202",
+                        f"Named axis {name!r} has size {out[name]} in {seen_in[name]} and size {size} in {label}",
+                        hint="a named axis has one size everywhere; named axes never stretch from size 1")
+                if out[name] is None or (isinstance(out[name], str) and is_int(size)):
+                    out[name] = size
+            else:
+                out[name] = size
+                seen_in[name] = label
+    return out
+
+
+def broadcast_types(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Positional broadcast of all shapes, union of all named shapes."""
+    def lab(i: int) -> str:
+        return labels[i] if labels and i < len(labels) else f"operand {i + 1}"
+    shape: tuple[Any, ...] = ()
+    acc_label = lab(0)
+    for i, t in enumerate(types):
+        shape = t.shape if i == 0 else broadcast_shapes(shape, t.shape, acc_label, lab(i))
+        if i:
+            acc_label = "the broadcast of the preceding operands" if i > 1 or len(types) > 2 else acc_label
+    return shape, union_named(types, [lab(i) for i in range(len(types))])
+
+
+def num_elements(shape: Sequence[Any]) -> int | None:
+    total = 1
+    for d in shape:
+        if not is_int(d):
+            return None
+        total *= d
+    return total
+
+
+def norm_axis(axis: int, ndim: int, op: str) -> int:
+    """Normalise a possibly negative axis, or raise NC701."""
+    if not -ndim <= axis < ndim:
+        raise RuleError("NC701", f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
+                                 f"dimension{'s' if ndim != 1 else ''}",
+                        hint=f"valid axes are {-ndim}..{ndim - 1}" if ndim else "the value is a scalar")
+    return axis % ndim if ndim else 0

@@ -1,0 +1,73 @@
+"""Canonical public op names: front ends report import paths or defining modules; the engine keys
+ops by their public name (`jax.numpy.matmul`, `jax.lax.psum`)."""
+
+from __future__ import annotations
+
+# module prefixes that name the same ops
+_MODULE_ALIASES: dict[str, str] = {
+    "numpy": "jax.numpy",
+    "jax.experimental.numpy": "jax.numpy",
+    "jax._src.numpy": "jax.numpy",
+    "jax._src.numpy.lax_numpy": "jax.numpy",
+    "jax._src.numpy.reductions": "jax.numpy",
+    "jax._src.numpy.ufuncs": "jax.numpy",
+    "jax._src.numpy.einsum": "jax.numpy",
+    "jax._src.lax.lax": "jax.lax",
+    "jax._src.lax.parallel": "jax.lax",
+    "jax._src.nn.functions": "jax.nn",
+    "jax._src.random": "jax.random",
+    "numpy.random": "numpy.random",
+}
+# single ops published under several names
+_OP_ALIASES: dict[str, str] = {
+    "jax.scipy.special.logsumexp": "jax.nn.logsumexp",
+    "jax._src.ops.special.logsumexp": "jax.nn.logsumexp",
+    "jax.scipy.special.expit": "jax.nn.sigmoid",
+    "jax.random.key": "jax.random.PRNGKey",
+    "jax.numpy.concat": "jax.numpy.concatenate",
+    "jax.numpy.absolute": "jax.numpy.abs",
+    "jax.numpy.pow": "jax.numpy.power",
+    "jax.numpy.true_divide": "jax.numpy.divide",
+    "jax.numpy.row_stack": "jax.numpy.vstack",
+    "jax.numpy.asin": "jax.numpy.arcsin",
+    "jax.numpy.acos": "jax.numpy.arccos",
+    "jax.numpy.atan": "jax.numpy.arctan",
+    "jax.numpy.atan2": "jax.numpy.arctan2",
+    "jax.numpy.amax": "jax.numpy.max",
+    "jax.numpy.amin": "jax.numpy.min",
+    "jax.nn.silu": "jax.nn.swish",
+}
+
+# Array methods and attributes -> (op, how the receiver is passed).
+METHODS: dict[str, str] = {
+    "sum": "jax.numpy.sum", "mean": "jax.numpy.mean", "max": "jax.numpy.max", "min": "jax.numpy.min",
+    "prod": "jax.numpy.prod", "any": "jax.numpy.any", "all": "jax.numpy.all", "std": "jax.numpy.std",
+    "var": "jax.numpy.var", "argmax": "jax.numpy.argmax", "argmin": "jax.numpy.argmin",
+    "reshape": "jax.numpy.reshape", "transpose": "jax.numpy.transpose", "swapaxes": "jax.numpy.swapaxes",
+    "squeeze": "jax.numpy.squeeze", "ravel": "jax.numpy.ravel", "flatten": "jax.numpy.ravel",
+    "dot": "jax.numpy.dot", "astype": "jax.numpy.astype", "clip": "jax.numpy.clip",
+    "round": "jax.numpy.round", "conj": "jax.numpy.conj", "cumsum": "jax.numpy.cumsum",
+}
+# methods taking their shape / axes as *args (`x.reshape(3, 4)`, `x.transpose(1, 0)`)
+VARARG_METHODS = {"reshape", "transpose"}
+
+OPERATORS: dict[str, str] = {
+    "Add": "jax.numpy.add", "Subtract": "jax.numpy.subtract", "Multiply": "jax.numpy.multiply",
+    "Divide": "jax.numpy.divide", "FloorDivide": "jax.numpy.floor_divide", "Modulo": "jax.numpy.mod",
+    "Power": "jax.numpy.power", "MatrixMultiply": "jax.numpy.matmul", "BitAnd": "jax.numpy.bitwise_and",
+    "BitOr": "jax.numpy.bitwise_or", "BitXor": "jax.numpy.bitwise_xor", "LeftShift": "jax.numpy.left_shift",
+    "RightShift": "jax.numpy.right_shift",
+    "LessThan": "jax.numpy.less", "LessThanEqual": "jax.numpy.less_equal", "GreaterThan": "jax.numpy.greater",
+    "GreaterThanEqual": "jax.numpy.greater_equal", "Equal": "jax.numpy.equal", "NotEqual": "jax.numpy.not_equal",
+    "Minus": "jax.numpy.negative", "Plus": "jax.numpy.positive", "BitInvert": "jax.numpy.invert",
+}
+
+
+def canonical_name(name: str) -> str:
+    """The public name an op is registered under."""
+    if name in _OP_ALIASES:
+        return _OP_ALIASES[name]
+    mod, _, attr = name.rpartition(".")
+    if mod in _MODULE_ALIASES:
+        name = f"{_MODULE_ALIASES[mod]}.{attr}"
+    return _OP_ALIASES.get(name, name)

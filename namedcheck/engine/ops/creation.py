@@ -1,0 +1,114 @@
+"""Array creation from literal shapes: zeros/ones/full/empty/arange/eye/linspace, *_like, array,
+and jax.random samplers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import is_int
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.signature import as_array
+from namedcheck.engine.values import ArrayType, Const, dim_of, literal
+
+
+def _dtype(call: Call, default: str | None = "f32") -> str | None:
+    v = call.args.get("dtype")
+    if v is None or (isinstance(v, Const) and v.value is None):
+        return default
+    return dtype_from_value(v)
+
+
+@rule("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
+def zeros_rule(call: Call) -> Any:
+    return ArrayType.make(_dtype(call), shape_arg(call.get("shape")))
+
+
+@rule("jax.numpy.full")
+def full_rule(call: Call) -> Any:
+    fill = as_array(call.get("fill_value"))
+    default = dtypes.materialize(fill.dtype_code) if isinstance(fill, ArrayType) else None
+    return ArrayType.make(_dtype(call, default), shape_arg(call.get("shape")))
+
+
+@rule("jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like")
+def like_rule(call: Call) -> Any:
+    x = call.array("a")
+    shape = shape_arg(call.args["shape"]) if "shape" in call.args and not (
+        isinstance(call.args["shape"], Const) and call.args["shape"].value is None) else x.shape
+    return ArrayType.make(_dtype(call, dtypes.materialize(x.dtype_code)), shape, x.named_shape)
+
+
+@rule("jax.numpy.arange")
+def arange_rule(call: Call) -> Any:
+    vals = [literal(call.get(n, Const(None))) for n in ("start", "stop", "step")]
+    start, stop, step = vals
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    nums = [v for v in (start, stop, step)]
+    if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in nums):
+        raise Unprovable
+    default = "i32" if all(isinstance(v, int) for v in nums) else "f32"
+    if step == 0:
+        raise Unprovable
+    if all(isinstance(v, int) for v in nums):
+        n = len(range(start, stop, step))
+    else:
+        import math
+        n = max(0, math.ceil((stop - start) / step))
+    return ArrayType.make(_dtype(call, default), (n,))
+
+
+@rule("jax.numpy.eye")
+def eye_rule(call: Call) -> Any:
+    n = dim_of(call.get("N"))
+    m = call.get("M", Const(None))
+    mm = n if isinstance(m, Const) and m.value is None else dim_of(m)
+    return ArrayType.make(_dtype(call), (n, mm))
+
+
+@rule("jax.numpy.identity")
+def identity_rule(call: Call) -> Any:
+    n = dim_of(call.get("n"))
+    return ArrayType.make(_dtype(call), (n, n))
+
+
+@rule("jax.numpy.linspace")
+def linspace_rule(call: Call) -> Any:
+    num = dim_of(call.get("num", Const(50)))
+    return ArrayType.make(_dtype(call), (num,))
+
+
+@rule("jax.numpy.array", "jax.numpy.asarray")
+def array_rule(call: Call) -> Any:
+    t = as_array(call.get("object"))
+    if not isinstance(t, ArrayType):
+        raise Unprovable
+    return t.with_dtype(_dtype(call, dtypes.materialize(t.dtype_code)))
+
+
+@rule("jax.random.normal", "jax.random.uniform", "jax.random.truncated_normal")
+def random_float_rule(call: Call) -> Any:
+    shape = shape_arg(call.args["shape"]) if "shape" in call.args else ()
+    return ArrayType.make(_dtype(call), shape)
+
+
+@rule("jax.random.randint")
+def randint_rule(call: Call) -> Any:
+    return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape")))
+
+
+@rule("jax.random.PRNGKey")
+def prng_key_rule(call: Call) -> Any:
+    return ArrayType.make("u32", (2,))
+
+
+@rule("jax.random.split")
+def split_rule(call: Call) -> Any:
+    key = call.array("key")
+    num = call.get("num", Const(2))
+    n = dim_of(num) if isinstance(num, Const) and is_int(num.value) else None
+    return key.with_shape((n,) + key.shape)

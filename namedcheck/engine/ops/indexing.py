@@ -1,0 +1,73 @@
+"""Basic indexing (`x[...]`): ints, slices, None, `...`, and one integer-array index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine.algebra import fmt_shape, is_int, union_named
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.signature import as_array
+from namedcheck.engine.values import ArrayType, Const, DimVal, Seq
+
+
+def _slice_len(s: slice, d: Any) -> Any:
+    if not is_int(d):
+        if s.start is None and s.stop is None and s.step in (None, 1):
+            return d
+        return None
+    if any(v is not None and not is_int(v) for v in (s.start, s.stop, s.step)):
+        return None
+    return len(range(*s.indices(d)))
+
+
+def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
+    """The type of `x[idx]` for an engine value idx (NC203 for out-of-bounds or too many indices)."""
+    items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
+    if x.has_ellipsis:
+        raise Unprovable
+    consumed = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
+    nd = len(x.shape)
+    if consumed > nd:
+        raise RuleError("NC203", f"Too many indices for {label}: {consumed} indices for {nd} positional "
+                                 f"dimension{'s' if nd != 1 else ''} {fmt_shape(x.shape)}")
+    if sum(1 for i in items if isinstance(i, Const) and i.value is ...) > 1:
+        raise Unprovable
+    out: list[Any] = []
+    named = x.named_shape
+    arrays: list[ArrayType] = []
+    dim = 0
+    for pos, it in enumerate(items):
+        v = it.value if isinstance(it, Const) else None
+        if isinstance(it, Const) and v is ...:
+            n = nd - consumed
+            out.extend(x.shape[dim:dim + n])
+            dim += n
+        elif isinstance(it, Const) and v is None:
+            out.append(1)
+        elif isinstance(it, Const) and isinstance(v, slice):
+            out.append(_slice_len(v, x.shape[dim]))
+            dim += 1
+        elif (isinstance(it, Const) and is_int(v)) or isinstance(it, DimVal):
+            d = x.shape[dim]
+            if isinstance(it, Const) and is_int(d) and not -d <= v < d:
+                raise RuleError("NC203", f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
+                                         f"size {d} (shape {fmt_shape(x.shape)})",
+                                hint="JAX clamps out-of-bounds indices silently instead of raising")
+            dim += 1
+        else:
+            t = as_array(it)
+            if not isinstance(t, ArrayType) or t.has_ellipsis or t.dtype_code in ("bool_", None) or arrays:
+                raise Unprovable
+            arrays.append(t)
+            out.extend(t.shape)
+            dim += 1
+    out.extend(x.shape[dim:])
+    if arrays:
+        named = union_named([x, *arrays], [label, "the index"])
+    return ArrayType.make(x.dtype_code, tuple(out), named)
+
+
+@rule("operator.getitem")
+def getitem_rule(call: Call) -> Any:
+    return index_type(call.array("a"), call.get("b"), call.label("a"))

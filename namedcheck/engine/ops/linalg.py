@@ -1,0 +1,110 @@
+"""Contractions: dot, matmul (@), tensordot, vdot, inner, outer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, num_elements, union_named
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.values import ArrayType, Const, literal
+
+
+def _operands(call: Call, a: str = "a", b: str = "b") -> tuple[ArrayType, ArrayType, str | None, dict[str, Any]]:
+    x, y = call.array(a), call.array(b)
+    if x.has_ellipsis or y.has_ellipsis:
+        raise Unprovable
+    named = union_named([x, y], [call.label(a), call.label(b)])
+    dt = dtypes.promote(x.dtype_code, y.dtype_code)
+    return x, y, dtypes.materialize(dt), named
+
+
+def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a", b: str = "b") -> None:
+    dx, dy = x.shape[i], y.shape[j]
+    if differ(dx, dy):
+        raise RuleError(
+            "NC203",
+            f"{call.short} contracts dimension {i - len(x.shape)} of {call.label(a)} (size {dx}, shape "
+            f"{fmt_shape(x.shape)}) with dimension {j - len(y.shape)} of {call.label(b)} (size {dy}, shape "
+            f"{fmt_shape(y.shape)}); the sizes must be equal",
+            hint="transpose one operand, or check which axis should be contracted")
+
+
+@rule("jax.numpy.dot")
+def dot_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    if not x.shape or not y.shape:
+        shape = broadcast_shapes(x.shape, y.shape, call.label("a"), call.label("b"))
+    elif len(y.shape) == 1:
+        contract(call, x, -1, y, 0)
+        shape = x.shape[:-1]
+    else:
+        contract(call, x, -1, y, -2)
+        shape = x.shape[:-1] + y.shape[:-2] + y.shape[-1:]
+    return ArrayType.make(dt, shape, named)
+
+
+@rule("jax.numpy.matmul")
+def matmul_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    if not x.shape or not y.shape:
+        raise RuleError("NC203", f"{call.short} needs operands with at least one positional dimension; "
+                                 f"found shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)}",
+                        hint="use * for scalar multiplication")
+    xs = ((1,) + x.shape) if len(x.shape) == 1 else x.shape
+    ys = (y.shape + (1,)) if len(y.shape) == 1 else y.shape
+    contract(call, x.with_shape(xs), -1, y.with_shape(ys), -2)
+    batch = broadcast_shapes(xs[:-2], ys[:-2], call.label("a"), call.label("b"))
+    shape = batch + (xs[-2:-1] if len(x.shape) > 1 else ()) + (ys[-1:] if len(y.shape) > 1 else ())
+    return ArrayType.make(dt, shape, named)
+
+
+@rule("jax.numpy.tensordot")
+def tensordot_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    axes = literal(call.get("axes", Const(2)))
+    if isinstance(axes, int):
+        if axes > min(len(x.shape), len(y.shape)) or axes < 0:
+            raise RuleError("NC701", f"{call.short} with axes={axes} needs operands of rank >= {axes}; found "
+                                     f"{fmt_shape(x.shape)} and {fmt_shape(y.shape)}")
+        ax = list(range(len(x.shape) - axes, len(x.shape)))
+        ay = list(range(axes))
+    else:
+        ax_, ay_ = axes
+        ax = [ax_] if isinstance(ax_, int) else list(ax_)
+        ay = [ay_] if isinstance(ay_, int) else list(ay_)
+        if len(ax) != len(ay):
+            raise RuleError("NC203", f"{call.short} axes {axes!r} pair {len(ax)} axes with {len(ay)}")
+        from namedcheck.engine.algebra import norm_axis
+        ax = [norm_axis(a, len(x.shape), call.short) for a in ax]
+        ay = [norm_axis(a, len(y.shape), call.short) for a in ay]
+    for i, j in zip(ax, ay):
+        contract(call, x, i, y, j)
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in ax) + tuple(d for j, d in enumerate(y.shape) if j not in ay)
+    return ArrayType.make(dt, shape, named)
+
+
+@rule("jax.numpy.vdot")
+def vdot_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    nx, ny = num_elements(x.shape), num_elements(y.shape)
+    if nx is not None and ny is not None and nx != ny:
+        raise RuleError("NC203", f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and "
+                                 f"{call.label('b')} has {ny}")
+    return ArrayType.make(dt, (), named)
+
+
+@rule("jax.numpy.inner")
+def inner_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    if not x.shape or not y.shape:
+        return ArrayType.make(dt, x.shape + y.shape, named)
+    contract(call, x, -1, y, -1)
+    return ArrayType.make(dt, x.shape[:-1] + y.shape[:-1], named)
+
+
+@rule("jax.numpy.outer")
+def outer_rule(call: Call) -> Any:
+    x, y, dt, named = _operands(call)
+    return ArrayType.make(dt, (num_elements(x.shape), num_elements(y.shape)), named)

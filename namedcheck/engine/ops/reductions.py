@@ -1,0 +1,122 @@
+"""Reductions over positional and named axes, and the named-axis collectives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import norm_axis
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.values import ArrayType, Const, DimVal, literal
+
+_DTYPE_MODE = {
+    "sum": "int", "prod": "int", "mean": "float", "std": "float", "var": "float", "logsumexp": "float",
+    "any": "bool", "all": "bool", "argmax": "index", "argmin": "index", "count_nonzero": "index",
+    "nansum": "int", "nanmean": "float", "nanmax": "same", "nanmin": "same", "max": "same", "min": "same",
+    "amax": "same", "amin": "same", "median": "float", "average": "float", "reduce_sum": "int",
+    "reduce_max": "same", "reduce_min": "same", "reduce_prod": "int",
+}
+
+
+def split_axes(axis: Any) -> tuple[list[int], list[str], bool]:
+    """An axis argument as (positional axes, names, all positional?) from its literal value."""
+    if axis is None:
+        return [], [], True
+    items = axis if isinstance(axis, tuple) else (axis,)
+    pos = [a for a in items if isinstance(a, int) and not isinstance(a, bool)]
+    names = [a for a in items if isinstance(a, str)]
+    if len(pos) + len(names) != len(items):
+        raise Unprovable
+    return pos, names, False
+
+
+def reduced_dtype(code: str | None, mode: str) -> str | None:
+    k = dtypes.kind(code)
+    if mode == "bool":
+        return "bool_"
+    if mode == "index":
+        return "i32"
+    if mode == "float":
+        return dtypes.materialize(dtypes.to_inexact(code))
+    if mode == "int" and k in ("b", "i", "u") and code is not None:
+        return "i32" if k in ("b", "i") or dtypes.is_weak(code) else "u32"
+    return dtypes.materialize(code)
+
+
+def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str) -> ArrayType:
+    """Reduce `x` over positional axes and names (a name the value lacks is legal: broadcast first)."""
+    pos, names, everything = split_axes(axis)
+    if x.has_ellipsis:
+        if pos or everything:
+            raise Unprovable
+        shape = x.shape
+    else:
+        nd = len(x.shape)
+        axes = set(range(nd)) if everything else set()
+        for a in pos:
+            n = norm_axis(a, nd, op)
+            if n in axes and not everything:
+                raise RuleError("NC701", f"Axis {a} is repeated in the axes of {op}")
+            axes.add(n)
+        if keepdims:
+            shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    named = {n: s for n, s in x.named if n not in names}
+    return ArrayType.make(reduced_dtype(x.dtype_code, mode), shape, named)
+
+
+def _axis_literal(call: Call, *names: str) -> Any:
+    for n in names:
+        if n in call.args:
+            return literal(call.args[n])
+    return None
+
+
+@rule(*[f"jax.numpy.{n}" for n in ("sum", "prod", "mean", "std", "var", "max", "min", "any",
+                                   "all", "nansum", "nanmean", "nanmax", "nanmin", "median", "count_nonzero")],
+      "jax.nn.logsumexp")
+def reduction_rule(call: Call) -> Any:
+    x = call.array("a")
+    axis = _axis_literal(call, "axis")
+    keep = literal(call.get("keepdims", Const(False)))
+    short = call.op.rsplit(".", 1)[1]
+    out = reduce_type(x, axis, bool(keep), call.short, _DTYPE_MODE.get(short, "same"))
+    dt = call.get("dtype", Const(None))
+    if short in ("sum", "prod", "mean") and not (isinstance(dt, Const) and dt.value is None):
+        from namedcheck.engine.ops.elementwise import dtype_from_value
+        out = out.with_dtype(dtype_from_value(dt))
+    return out
+
+
+@rule("jax.numpy.argmax", "jax.numpy.argmin")
+def argminmax_rule(call: Call) -> Any:
+    x = call.array("a")
+    axis = _axis_literal(call, "axis")
+    if axis is not None and not isinstance(axis, int):
+        raise Unprovable
+    keep = bool(literal(call.get("keepdims", Const(False))))
+    return reduce_type(x, axis, keep, call.short, "index")
+
+
+@rule("jax.lax.reduce_sum", "jax.lax.reduce_max", "jax.lax.reduce_min", "jax.lax.reduce_prod")
+def lax_reduce_rule(call: Call) -> Any:
+    x = call.array("operand")
+    axes = literal(call.get("axes"))
+    return reduce_type(x, tuple(axes), False, call.short, _DTYPE_MODE[call.op.rsplit(".", 1)[1]])
+
+
+# Collectives on named (xmap) values: psum / pmean / pmax / pmin remove the names they reduce over.
+@rule("jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin")
+def named_collective_rule(call: Call) -> Any:
+    x = call.get("x")
+    axis = literal(call.get("axis_name"))
+    names = axis if isinstance(axis, tuple) else (axis,)
+    if any(not isinstance(n, str) for n in names):
+        raise Unprovable
+    if isinstance(x, Const) and isinstance(x.value, int) and call.op.endswith("psum"):
+        return DimVal(None)  # psum(1, 'n') is the (static) size of the axis
+    t = call.array("x")
+    mode = "float" if call.op.endswith("pmean") else "same"
+    return reduce_type(t, names, False, call.short, mode)

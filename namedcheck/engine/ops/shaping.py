@@ -1,0 +1,221 @@
+"""Shape manipulation: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, concatenate,
+stack, broadcast_to, ravel. Named axes pass through untouched (or are unioned when joining values)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import broadcast_dim, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.signature import as_array
+from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
+
+
+def _positional(call: Call, name: str) -> ArrayType:
+    x = call.array(name)
+    if x.has_ellipsis:
+        raise Unprovable
+    return x
+
+
+def shape_arg(v: Any) -> tuple[Any, ...]:
+    """A shape argument (int or sequence of ints / DimVals) as a tuple of dims."""
+    if isinstance(v, (Const, DimVal)):
+        return (dim_of(v),)
+    if isinstance(v, Seq):
+        return tuple(dim_of(i) for i in v.items)
+    raise Unprovable
+
+
+@rule("jax.numpy.reshape")
+def reshape_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    new = shape_arg(call.get("shape", None) or call.get("newshape"))
+    if sum(1 for d in new if d == -1) > 1:
+        raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
+    for d in new:
+        if is_int(d) and d < -1:
+            raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: negative size {d}")
+    total = num_elements(x.shape)
+    known = num_elements([d for d in new if d != -1])
+    if -1 in new:
+        if total is not None and known is not None:
+            if known == 0 or total % known:
+                raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+                                         f"{fmt_shape(new)}: {total} is not divisible by {known}")
+            new = tuple(total // known if d == -1 else d for d in new)
+        else:
+            new = tuple(None if d == -1 else d for d in new)
+    elif total is not None and known is not None and total != known:
+        raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+                                 f"{fmt_shape(new)} ({known} elements)",
+                        hint="the element counts must match; use -1 for one inferred dimension")
+    return x.with_shape(new)
+
+
+@rule("jax.numpy.ravel")
+def ravel_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    return x.with_shape((num_elements(x.shape),))
+
+
+@rule("jax.numpy.transpose", "jax.numpy.permute_dims")
+def transpose_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    axes = literal(call.get("axes", Const(None)))
+    nd = len(x.shape)
+    if axes is None:
+        return x.with_shape(tuple(reversed(x.shape)))
+    axes = tuple(axes)
+    if len(axes) != nd:
+        raise RuleError("NC701", f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
+                                 f"positional dimensions {fmt_shape(x.shape)}")
+    norm = [norm_axis(a, nd, call.short) for a in axes]
+    if len(set(norm)) != nd:
+        raise RuleError("NC701", f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
+    return x.with_shape(tuple(x.shape[i] for i in norm))
+
+
+@rule("jax.numpy.swapaxes")
+def swapaxes_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    nd = len(x.shape)
+    i = norm_axis(literal(call.get("axis1")), nd, call.short)
+    j = norm_axis(literal(call.get("axis2")), nd, call.short)
+    s = list(x.shape)
+    s[i], s[j] = s[j], s[i]
+    return x.with_shape(tuple(s))
+
+
+@rule("jax.numpy.moveaxis")
+def moveaxis_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    nd = len(x.shape)
+    src, dst = literal(call.get("source")), literal(call.get("destination"))
+    src = (src,) if isinstance(src, int) else tuple(src)
+    dst = (dst,) if isinstance(dst, int) else tuple(dst)
+    if len(src) != len(dst):
+        raise RuleError("NC701", f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
+    src = tuple(norm_axis(a, nd, call.short) for a in src)
+    dst = tuple(norm_axis(a, nd, call.short) for a in dst)
+    rest = [i for i in range(nd) if i not in src]
+    order: list[int | None] = [None] * nd
+    for s, d in sorted(zip(src, dst), key=lambda p: p[1]):
+        order[d] = s
+    it = iter(rest)
+    perm = [o if o is not None else next(it) for o in order]
+    return x.with_shape(tuple(x.shape[i] for i in perm))
+
+
+@rule("jax.numpy.expand_dims")
+def expand_dims_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    axis = literal(call.get("axis", None) or call.get("dimensions"))
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    nd = len(x.shape) + len(axes)
+    norm = sorted(norm_axis(a, nd, call.short) for a in axes)
+    if len(set(norm)) != len(norm):
+        raise RuleError("NC701", f"{call.short}: axis {axis!r} is repeated")
+    shape = list(x.shape)
+    for a in norm:
+        shape.insert(a, 1)
+    return x.with_shape(tuple(shape))
+
+
+@rule("jax.numpy.squeeze")
+def squeeze_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    axis = literal(call.get("axis", Const(None)))
+    nd = len(x.shape)
+    if axis is None:
+        if any(not is_int(d) for d in x.shape):
+            raise Unprovable
+        return x.with_shape(tuple(d for d in x.shape if d != 1))
+    axes = {norm_axis(a, nd, call.short) for a in ((axis,) if isinstance(axis, int) else axis)}
+    for a in axes:
+        if is_int(x.shape[a]) and x.shape[a] != 1:
+            raise RuleError("NC203", f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
+                                     f"(shape {fmt_shape(x.shape)})")
+    return x.with_shape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _array_list(call: Call, name: str) -> list[ArrayType]:
+    seq = call.get(name)
+    if not isinstance(seq, Seq) or not seq.items:
+        raise Unprovable
+    out = [as_array(i) for i in seq.items]
+    if any(not isinstance(t, ArrayType) or t.has_ellipsis for t in out):
+        raise Unprovable
+    return out  # type: ignore[return-value]
+
+
+def _join_meta(call: Call, ts: list[ArrayType]) -> tuple[str | None, dict[str, Any]]:
+    labels = [f"array {i} of {call.label('arrays')}" for i in range(len(ts))]
+    dt = dtypes.materialize(dtypes.promote(*[t.dtype_code for t in ts]))
+    return dt, union_named(ts, labels)
+
+
+@rule("jax.numpy.concatenate")
+def concatenate_rule(call: Call) -> Any:
+    ts = _array_list(call, "arrays")
+    axis = literal(call.get("axis", None) or call.get("dimension", Const(0)))
+    if axis is None:
+        return ArrayType.make(_join_meta(call, ts)[0], (sum_dims([num_elements(t.shape) for t in ts]),),
+                              _join_meta(call, ts)[1])
+    nd = len(ts[0].shape)
+    if nd == 0:
+        raise RuleError("NC203", f"{call.short} of zero-dimensional arrays; use stack")
+    for i, t in enumerate(ts[1:], 1):
+        if len(t.shape) != nd:
+            raise RuleError("NC203", f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
+                                     f"array 0 has {nd} {fmt_shape(ts[0].shape)}")
+    ax = norm_axis(axis, nd, call.short)
+    shape = list(ts[0].shape)
+    for i, t in enumerate(ts[1:], 1):
+        for k in range(nd):
+            if k != ax and differ(shape[k], t.shape[k]):
+                raise RuleError("NC203", f"{call.short} along axis {axis}: dimension {k} of array {i} is "
+                                         f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
+                                         f"{fmt_shape(ts[0].shape)})")
+    shape[ax] = sum_dims([t.shape[ax] for t in ts])
+    dt, named = _join_meta(call, ts)
+    return ArrayType.make(dt, tuple(shape), named)
+
+
+def sum_dims(ds: list[Any]) -> Any:
+    return sum(ds) if all(is_int(d) for d in ds) else None
+
+
+@rule("jax.numpy.stack")
+def stack_rule(call: Call) -> Any:
+    ts = _array_list(call, "arrays")
+    axis = literal(call.get("axis", Const(0)))
+    first = ts[0].shape
+    for i, t in enumerate(ts[1:], 1):
+        if len(t.shape) != len(first) or any(differ(a, b) for a, b in zip(first, t.shape)):
+            raise RuleError("NC203", f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
+                                     f"{fmt_shape(first)}; stacked arrays must have one shape")
+    ax = norm_axis(axis, len(first) + 1, call.short)
+    dt, named = _join_meta(call, ts)
+    return ArrayType.make(dt, first[:ax] + (len(ts),) + first[ax:], named)
+
+
+@rule("jax.numpy.broadcast_to")
+def broadcast_to_rule(call: Call) -> Any:
+    x = _positional(call, "array")
+    target = shape_arg(call.get("shape"))
+    if len(x.shape) > len(target):
+        raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
+                                 f"has fewer dimensions")
+    for i in range(1, len(x.shape) + 1):
+        d, t = x.shape[-i], target[-i]
+        try:
+            b = broadcast_dim(d, t)
+        except ValueError:
+            b = None
+        if d != 1 and differ(d, t) or (b is None and is_int(d) and is_int(t)):
+            raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
+                                     f"{-i} is {d}, target {t}")
+    return x.with_shape(target)

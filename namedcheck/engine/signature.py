@@ -1,0 +1,250 @@
+"""Function signatures over array types: binding a call, unifying symbols, lifting named axes.
+
+Used for user functions with annotated parameters (NC302/NC303/NC304) and for declarative op
+signatures from `stubs/` (which report NC203), and for declared-vs-inferred checks (NC301).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+
+POSONLY, NORMAL, KWONLY, VARARGS, VARKW = "posonly", "normal", "kwonly", "varargs", "varkw"
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    kind: str = NORMAL
+    has_default: bool = False
+    annotation: Any = None  # ArrayType, or None when the parameter takes anything
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    name: str
+    params: tuple[Param, ...]
+    returns: Any = None  # ArrayType, Seq of ArrayTypes, or None (not declared)
+
+    @property
+    def annotated(self) -> bool:
+        return any(isinstance(p.annotation, ArrayType) for p in self.params)
+
+
+def bind(params: Sequence[Param], args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
+    """Bind a call's arguments to parameters by Python's rules: (name -> value, extra varargs).
+
+    Returns None when the call does not fit (arity or keyword errors are mypy's business, not ours).
+    """
+    out: dict[str, Any] = {}
+    extra: tuple[Any, ...] = ()
+    positional = [p for p in params if p.kind in (POSONLY, NORMAL)]
+    varargs = next((p for p in params if p.kind == VARARGS), None)
+    varkw = next((p for p in params if p.kind == VARKW), None)
+    if len(args) > len(positional):
+        if varargs is None:
+            return None
+        extra = tuple(args[len(positional):])
+    for p, a in zip(positional, args):
+        out[p.name] = a
+    by_name = {p.name: p for p in params if p.kind in (NORMAL, KWONLY)}
+    for k, v in kwargs.items():
+        if k in out or (k not in by_name and varkw is None):
+            return None
+        out[k] = v
+    for p in params:
+        if p.kind in (POSONLY, NORMAL, KWONLY) and p.name not in out and not p.has_default:
+            return None
+    return out, extra
+
+
+def as_array(v: Any) -> Any:
+    """An engine value as an ArrayType where it is one (Python scalars are weak 0-d arrays)."""
+    if isinstance(v, ArrayType):
+        return v
+    if isinstance(v, Const):
+        x = v.value
+        if isinstance(x, bool):
+            return ArrayType("bool_", ())
+        if isinstance(x, int):
+            return ArrayType("i*", ())
+        if isinstance(x, float):
+            return ArrayType("f*", ())
+        if isinstance(x, complex):
+            return ArrayType("c*", ())
+        return UNKNOWN
+    if isinstance(v, DimVal):
+        return ArrayType("i*", ())
+    if isinstance(v, Seq):
+        items = [as_array(i) for i in v.items]
+        if not items or any(not isinstance(i, ArrayType) for i in items):
+            return UNKNOWN
+        first = items[0]
+        if any(i.shape != first.shape or i.named != first.named for i in items):
+            return UNKNOWN
+        dt = dtypes.materialize(dtypes.promote(*[i.dtype_code for i in items]))
+        return ArrayType(dt, (len(items),) + first.shape, first.named)
+    return UNKNOWN
+
+
+class _Unifier:
+    """Symbol bindings for one call: symbol -> (size, where it was bound)."""
+
+    def __init__(self, fname: str) -> None:
+        self.fname = fname
+        self.sizes: dict[str, tuple[Any, str]] = {}
+        self.ellipsis: list[tuple[Any, ...]] = []
+
+    def dim(self, declared: Any, actual: Any, where: str, code: str) -> None:
+        if isinstance(declared, str):
+            if actual is None:
+                return
+            if declared in self.sizes:
+                prev, prev_where = self.sizes[declared]
+                if differ(prev, actual):
+                    raise RuleError("NC303", f"Symbol {declared!r} of {self.fname} is bound to {prev} by {prev_where} "
+                                             f"and to {actual} by {where}",
+                                    hint=f"every use of {declared!r} in one call must have the same size")
+                if isinstance(prev, str) and is_int(actual):
+                    self.sizes[declared] = (actual, where)
+            else:
+                self.sizes[declared] = (actual, where)
+        elif differ(declared, actual):
+            raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared}")
+
+    def subst(self, d: Any) -> Any:
+        if isinstance(d, str):
+            return self.sizes[d][0] if d in self.sizes else None
+        return d
+
+
+def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any, ...], what: str, code: str) -> None:
+    dv, av = ... in declared, ... in actual
+    dh, dt = (declared[:declared.index(...)], declared[declared.index(...) + 1:]) if dv else (declared, ())
+    ah, at = (actual[:actual.index(...)], actual[actual.index(...) + 1:]) if av else (actual, ())
+    mismatch = RuleError(code, f"{what[0].upper()}{what[1:]} has positional shape {fmt_shape(actual)}; "
+                               f"{u.fname} declares {fmt_shape(declared)}")
+    if not dv and not av:
+        if len(declared) != len(actual):
+            raise RuleError(code, f"{what[0].upper()}{what[1:]} has {len(actual)} positional dimensions "
+                                  f"{fmt_shape(actual)}; {u.fname} declares {len(declared)} {fmt_shape(declared)}")
+        pairs = list(zip(declared, actual))
+    elif dv and not av:
+        if len(actual) < len(dh) + len(dt):
+            raise mismatch
+        pairs = list(zip(dh, actual)) + list(zip(dt, actual[len(actual) - len(dt):]))
+        u.ellipsis.append(actual[len(dh):len(actual) - len(dt)])
+    elif av and not dv:
+        if len(ah) + len(at) > len(declared):
+            raise mismatch
+        pairs = list(zip(declared, ah)) + list(zip(declared[len(declared) - len(at):], at))
+    else:
+        pairs = list(zip(dh, ah)) + list(zip(reversed(dt), reversed(at)))
+        u.ellipsis.append((...,))
+    for i, (d, a) in enumerate(pairs):
+        try:
+            u.dim(d, a, f"dimension of {what}", code)
+        except RuleError as e:
+            if e.code == code:
+                raise RuleError(code, mismatch.message) from None
+            raise
+
+
+def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: str, code: str) -> dict[str, Any]:
+    """Match one argument against its declared type; return the named axes it lifts."""
+    if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
+        raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
+    _match_positional(u, declared.shape, actual.shape, what, code)
+    have = dict(actual.named)
+    for name, size in declared.named:
+        if name not in have:
+            raise RuleError(code, f"{what[0].upper()}{what[1:]} lacks named axis {name!r} that {u.fname} declares "
+                                  f"(its named axes: {sorted(have) or 'none'})")
+        u.dim(size, have[name], f"named axis {name!r} of {what}", code)
+    declared_names = {n for n, _ in declared.named}
+    return {n: s for n, s in actual.named if n not in declared_names}
+
+
+def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
+    if isinstance(t, Seq):
+        return Seq(tuple(_instantiate(u, i, lifted) for i in t.items), t.kind)
+    if not isinstance(t, ArrayType):
+        return UNKNOWN
+    shape: list[Any] = []
+    for d in t.shape:
+        if d is ...:
+            if len(u.ellipsis) != 1 or ... in u.ellipsis[0]:
+                return UNKNOWN
+            shape.extend(u.ellipsis[0])
+        else:
+            shape.append(u.subst(d))
+    named = {n: u.subst(s) for n, s in t.named}
+    ret = ArrayType.make(t.dtype_code, tuple(shape), named)
+    if lifted:
+        merged = union_named([ret, ArrayType.make(None, (), lifted)], ["the declared result", "the lifted arguments"])
+        ret = ret.with_named(merged)
+    return ret
+
+
+def apply(sig: Signature, bound: dict[str, Any], code: str = "NC302", labels: dict[str, str] | None = None) -> Any:
+    """Check bound arguments against a signature; return the instantiated result type."""
+    u = _Unifier(sig.name)
+    lifted_types: list[ArrayType] = []
+    lifted_labels: list[str] = []
+    for p in sig.params:
+        if not isinstance(p.annotation, ArrayType) or p.name not in bound:
+            continue
+        actual = as_array(bound[p.name])
+        if not isinstance(actual, ArrayType):
+            continue
+        label = (labels or {}).get(p.name)
+        what = f"argument {p.name!r}" + (f" (`{label}`)" if label else "")
+        extra = check_argument(u, p.annotation, actual, what, code)
+        if extra:
+            lifted_types.append(ArrayType.make(None, (), extra))
+            lifted_labels.append(what)
+    lifted = union_named(lifted_types, lifted_labels) if lifted_types else {}
+    if sig.returns is None:
+        return UNKNOWN
+    return _instantiate(u, sig.returns, lifted)
+
+
+def compare_declared(declared: Any, actual: Any, what: str) -> None:
+    """Declared annotation against an inferred value (NC301 / NC304). Symbols are never proven wrong."""
+    if isinstance(declared, Seq):
+        if isinstance(actual, Seq) and len(actual.items) == len(declared.items):
+            for i, (d, a) in enumerate(zip(declared.items, actual.items)):
+                compare_declared(d, a, f"item {i} of {what}")
+        return
+    if not isinstance(declared, ArrayType):
+        return
+    actual = as_array(actual)
+    if not isinstance(actual, ArrayType):
+        return
+    shown = f"{what} is declared {declared!r} but inferred {actual!r}"
+    if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
+        raise RuleError("NC304", f"Dtype mismatch: {shown}")
+    try:
+        _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, "NC301")
+    except RuleError:
+        raise RuleError("NC301", f"Positional shape mismatch: {shown}") from None
+    dn, an = dict(declared.named), dict(actual.named)
+    if set(dn) != set(an):
+        missing, extra = sorted(set(dn) - set(an)), sorted(set(an) - set(dn))
+        detail = "; ".join(([f"missing named {'axes' if len(missing) > 1 else 'axis'} {', '.join(map(repr, missing))}"] if missing else [])
+                           + ([f"unexpected named {'axes' if len(extra) > 1 else 'axis'} {', '.join(map(repr, extra))}"] if extra else []))
+        raise RuleError("NC301", f"Named shape mismatch: {shown} ({detail})")
+    for n in dn:
+        if differ(dn[n], an[n]):
+            raise RuleError("NC301", f"Named axis {n!r} mismatch: {shown}")
+
+
+def _rigid(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    # Symbols in a body annotation are rigid: they never bind, and never prove a mismatch.
+    return tuple(None if isinstance(d, str) else d for d in shape)

@@ -1,0 +1,124 @@
+"""Load op signatures from `stubs/*.pyi` (annotation language) into the op table.
+
+A stub file is named after its module (`jax.numpy.pyi`). Each function is one op:
+- `@elementwise(...)` (or another family name): the rule family with the decorator's options;
+- `@rule`: the procedural rule registered in `namedcheck.engine.ops` under the same public name;
+- no decorator: declarative; the result follows from the annotated signature alone.
+Parsed with the standard library's `ast` (the engine imports no libcst).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from namedcheck.engine.dtypes import DTYPES
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import FAMILIES, RULES, Op
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature
+from namedcheck.engine.syntax import parse_item
+from namedcheck.engine.values import Seq
+
+
+class StubError(Exception):
+    """A stub file that does not follow the format (a bug in the stubs, reported with its place)."""
+
+
+def builtin_stub_dir() -> Path:
+    """The stubs shipped with namedcheck: the repository's `stubs/` or the installed copy."""
+    here = Path(__file__).resolve().parent
+    for cand in (here.parent.parent / "stubs", here.parent / "stubs"):
+        if cand.is_dir():
+            return cand
+    raise StubError(f"namedcheck's stubs directory is missing (looked beside {here.parent})")
+
+
+def _annotation(node: ast.expr | None, where: str) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        head = node.value.id
+        if head in DTYPES or head == "Array":
+            try:
+                item = ast.literal_eval(node.slice)
+                return parse_item(None if head == "Array" else head, item)
+            except (ValueError, RuleError) as e:
+                raise StubError(f"{where}: bad annotation: {e}") from None
+        if head == "tuple" and isinstance(node.slice, ast.Tuple):
+            return Seq(tuple(_annotation(e, where) for e in node.slice.elts))
+    return None
+
+
+def _params(fn: ast.FunctionDef, where: str) -> tuple[Param, ...]:
+    a = fn.args
+    out: list[Param] = []
+    positional = [(p, POSONLY) for p in a.posonlyargs] + [(p, NORMAL) for p in a.args]
+    n_defaults = len(a.defaults)
+    for i, (p, kind) in enumerate(positional):
+        out.append(Param(p.arg, kind, i >= len(positional) - n_defaults, _annotation(p.annotation, where)))
+    if a.vararg:
+        out.append(Param(a.vararg.arg, VARARGS, True, None))
+    for p, d in zip(a.kwonlyargs, a.kw_defaults):
+        out.append(Param(p.arg, KWONLY, d is not None, _annotation(p.annotation, where)))
+    if a.kwarg:
+        out.append(Param(a.kwarg.arg, VARKW, True, None))
+    return tuple(out)
+
+
+def _decorator(node: ast.expr, where: str) -> tuple[str, dict[str, Any]]:
+    if isinstance(node, ast.Name):
+        return node.id, {}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        try:
+            return node.func.id, {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
+        except ValueError:
+            raise StubError(f"{where}: decorator options must be literals") from None
+    raise StubError(f"{where}: unsupported decorator")
+
+
+def load_file(path: Path) -> dict[str, Op]:
+    module = path.name[: -len(".pyi")]
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    ops: dict[str, Op] = {}
+    for node in tree.body:
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        name = f"{module}.{node.name}"
+        where = f"{path.name}:{node.lineno} ({name})"
+        sig = Signature(name, _params(node, where), _annotation(node.returns, where))
+        if not node.decorator_list:
+            if sig.returns is None:
+                raise StubError(f"{where}: a declarative op needs an array return annotation, or a decorator")
+            ops[name] = Op(name, sig, None)
+            continue
+        deco, options = _decorator(node.decorator_list[0], where)
+        if deco == "rule":
+            if name not in RULES:
+                raise StubError(f"{where}: @rule but no procedural rule is registered under {name!r}")
+            ops[name] = Op(name, sig, RULES[name])
+        elif deco in FAMILIES:
+            ops[name] = Op(name, sig, FAMILIES[deco], tuple(sorted((k, _freeze(v)) for k, v in options.items())))
+        else:
+            raise StubError(f"{where}: unknown rule family @{deco}")
+    return ops
+
+
+def _freeze(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+@lru_cache(maxsize=8)
+def op_table(extra_dirs: tuple[str, ...] = ()) -> dict[str, Op]:
+    """Every op: the built-in stubs, then user stub paths (which may add or override ops)."""
+    table: dict[str, Op] = {}
+    for d in (builtin_stub_dir(), *map(Path, extra_dirs)):
+        for f in sorted(Path(d).glob("*.pyi")):
+            table.update(load_file(f))
+    return table
+
+
+def stub_files(extra_dirs: Iterable[str] = ()) -> list[Path]:
+    return [f for d in (builtin_stub_dir(), *map(Path, extra_dirs)) for f in sorted(Path(d).glob("*.pyi"))]

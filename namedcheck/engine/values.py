@@ -1,0 +1,167 @@
+"""Engine values: array types, Python constants, sequences and Unknown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from namedcheck.engine.dtypes import numpy_name
+
+# A dimension: a concrete size, a symbol (an identifier), None (statically unknown),
+# or Ellipsis (any number of dims; at most once in a positional shape).
+Dim = Union[int, str, None, "type(Ellipsis)"]
+ELLIPSIS = ...
+
+
+class _Unknown:
+    """A value whose type cannot be proven. Unknown never produces a diagnostic."""
+
+    _instance: _Unknown | None = None
+
+    def __new__(cls) -> _Unknown:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "Unknown"
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+def _fmt_dim(d: Any) -> str:
+    if d is ...:
+        return "..."
+    if d is None:
+        return "?"
+    if isinstance(d, str):
+        return repr(d)
+    return str(d)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    """An array type: dtype (short name, None for any), positional shape, named shape.
+
+    `named` is a tuple of (name, size) pairs sorted by name; order has no meaning.
+    """
+
+    dtype_code: str | None
+    shape: tuple[Any, ...]
+    named: tuple[tuple[str, Any], ...] = ()
+    weak: bool = field(default=False, compare=False)
+
+    @staticmethod
+    def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
+             weak: bool = False) -> ArrayType:
+        return ArrayType(dtype, tuple(shape), tuple(sorted((named or {}).items())), weak)
+
+    # Introspection (the runtime face of an annotation object).
+    @property
+    def dtype(self) -> str | None:
+        """The numpy dtype name (`'float32'`), or None for any dtype."""
+        return numpy_name(self.dtype_code)
+
+    @property
+    def named_shape(self) -> dict[str, Any]:
+        return dict(self.named)
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self.has_ellipsis else len(self.shape)
+
+    @property
+    def has_ellipsis(self) -> bool:
+        return any(d is ... for d in self.shape)
+
+    def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
+        return ArrayType(self.dtype_code, tuple(shape), self.named, self.weak)
+
+    def with_named(self, named: dict[str, Any]) -> ArrayType:
+        return ArrayType(self.dtype_code, self.shape, tuple(sorted(named.items())), self.weak)
+
+    def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
+        return ArrayType(dtype, self.shape, self.named, weak)
+
+    def __repr__(self) -> str:
+        head = self.dtype_code or "Array"
+        dims = ", ".join(_fmt_dim(d) for d in self.shape)
+        if len(self.shape) == 1:
+            dims += ","
+        if not self.named:
+            return f"{head}[({dims})]"
+        named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
+        return f"{head}[({dims}), {{{named}}}]"
+
+    __str__ = __repr__
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A statically known Python scalar: int, float, bool, complex, str, None, Ellipsis, slice."""
+
+    value: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DimVal:
+    """A Python int known to equal a (possibly symbolic or unknown) array dimension."""
+
+    dim: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Seq:
+    """A tuple or list whose items are engine values."""
+
+    items: tuple[Any, ...]
+    kind: str = "tuple"
+
+
+Value = Union[ArrayType, Const, DimVal, Seq, _Unknown, Any]
+
+
+class NotLiteral(Exception):
+    """Raised when a value is not statically known."""
+
+
+def literal(v: Any) -> Any:
+    """The Python value of a statically known value (tuples for sequences), or raise NotLiteral."""
+    if isinstance(v, Const):
+        return v.value
+    if isinstance(v, DimVal):
+        if isinstance(v.dim, int):
+            return v.dim
+        raise NotLiteral
+    if isinstance(v, Seq):
+        return tuple(literal(i) for i in v.items)
+    raise NotLiteral
+
+
+def dim_of(v: Any) -> Any:
+    """A value used as a size: an int, a symbol, or None when unknown. Raises NotLiteral otherwise."""
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    if isinstance(v, DimVal):
+        return v.dim
+    raise NotLiteral
+
+
+def const_of(py: Any) -> Any:
+    """Wrap a Python value (nested tuples/lists included) as an engine value."""
+    if isinstance(py, tuple):
+        return Seq(tuple(const_of(i) for i in py), "tuple")
+    if isinstance(py, list):
+        return Seq(tuple(const_of(i) for i in py), "list")
+    return Const(py)
+
+
+@dataclass(frozen=True, slots=True)
+class DtypeRef:
+    """A reference to a dtype object (`jnp.float32`, `float`), as a short code (None: unknown)."""
+
+    code: str | None
