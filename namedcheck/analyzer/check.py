@@ -44,3 +44,14 @@ def _internal(path: str, what: str) -> Diagnostic:
     return Diagnostic(path, 1, 1, 1, 1, "NC000",
                       f"Internal error while analysing this file: {what}; please report it at "
                       f"https://github.com/namedcheck/namedcheck/issues with the file")
+
+
+def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnostic], dict[int, object]]:
+    """Diagnostics and the inferred value of each assignment, by line (for the test corpus)."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError:
+        return check_source(source, path, force=True), {}
+    an = ModuleAnalyzer(module, op_table(), record=True)
+    an.run()
+    return an.diagnostics(path, source.splitlines()), an.revealed_by_line()

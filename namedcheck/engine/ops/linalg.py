@@ -25,8 +25,8 @@ def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a
     if differ(dx, dy):
         raise RuleError(
             "NC203",
-            f"{call.short} contracts dimension {i - len(x.shape)} of {call.label(a)} (size {dx}, shape "
-            f"{fmt_shape(x.shape)}) with dimension {j - len(y.shape)} of {call.label(b)} (size {dy}, shape "
+            f"{call.short} contracts dimension {i % len(x.shape)} of {call.label(a)} (size {dx}, shape "
+            f"{fmt_shape(x.shape)}) with dimension {j % len(y.shape)} of {call.label(b)} (size {dy}, shape "
             f"{fmt_shape(y.shape)}); the sizes must be equal",
             hint="transpose one operand, or check which axis should be contracted")
 

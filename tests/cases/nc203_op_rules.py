@@ -1,0 +1,94 @@
+import jax.numpy as jnp
+
+from namedcheck import f32, i32
+
+
+def right_contractions(x: f32[(8, 3, 4)], w: f32[(4, 5)], v: f32[(4,)], m: f32[(8, 4, 6)]) -> None:
+    a = x @ w  # reveal: f32[(8, 3, 5)]
+    b = jnp.matmul(x, v)  # reveal: f32[(8, 3)]
+    c = jnp.dot(x, w)  # reveal: f32[(8, 3, 5)]
+    d = jnp.tensordot(x, w, axes=1)  # reveal: f32[(8, 3, 5)]
+    e = jnp.tensordot(x, m, axes=((0, 2), (0, 1)))  # reveal: f32[(3, 6)]
+    f = x @ m  # reveal: f32[(8, 3, 6)]
+    g = jnp.outer(v, v)  # reveal: f32[(4, 4)]
+    h = jnp.einsum('bij,jk->bik', x, w)  # reveal: f32[(8, 3, 5)]
+    i = jnp.vdot(v, v)  # reveal: f32[()]
+
+
+def right_shapes(x: f32[(6, 4)]) -> None:
+    a = x.reshape(3, 8)  # reveal: f32[(3, 8)]
+    b = jnp.reshape(x, (-1, 2))  # reveal: f32[(12, 2)]
+    c = x.T  # reveal: f32[(4, 6)]
+    d = jnp.transpose(x[None], (2, 0, 1))  # reveal: f32[(4, 1, 6)]
+    e = jnp.concatenate([x, x], axis=1)  # reveal: f32[(6, 8)]
+    f = jnp.stack([x, x, x])  # reveal: f32[(3, 6, 4)]
+    g = jnp.expand_dims(x, -1)  # reveal: f32[(6, 4, 1)]
+    h = jnp.squeeze(g, axis=2)  # reveal: f32[(6, 4)]
+    k = jnp.swapaxes(x, 0, 1)  # reveal: f32[(4, 6)]
+    m = jnp.moveaxis(jnp.zeros((2, 3, 4)), 0, -1)  # reveal: f32[(3, 4, 2)]
+    n = x.ravel()  # reveal: f32[(24,)]
+    o = jnp.broadcast_to(x[0], (5, 4))  # reveal: f32[(5, 4)]
+
+
+def right_indexing(x: f32[(6, 4, 3)]) -> None:
+    a = x[0]  # reveal: f32[(4, 3)]
+    b = x[1:5, ::2]  # reveal: f32[(4, 2, 3)]
+    c = x[..., -1]  # reveal: f32[(6, 4)]
+    d = x[:, None, 2]  # reveal: f32[(6, 1, 3)]
+    e = x[jnp.arange(3)]  # reveal: f32[(3, 4, 3)]
+    n = x.shape[-1]
+    f = jnp.zeros((n, x.shape[0]))  # reveal: f32[(3, 6)]
+
+
+def right_creation() -> None:
+    a = jnp.arange(10)  # reveal: i32[(10,)]
+    b = jnp.arange(2, 10, 3)  # reveal: i32[(3,)]
+    c = jnp.eye(3)  # reveal: f32[(3, 3)]
+    d = jnp.full((2, 2), 7)  # reveal: i32[(2, 2)]
+    e = jnp.zeros_like(c, dtype=jnp.int32)  # reveal: i32[(3, 3)]
+    f = jnp.linspace(0.0, 1.0, 5)  # reveal: f32[(5,)]
+    g = jnp.array([[1.0, 2.0], [3.0, 4.0]])  # reveal: f32[(2, 2)]
+
+
+def wrong_dot(x: f32[(3, 4)], y: f32[(5, 6)]) -> None:
+    z = jnp.dot(x, y)  # expect: NC203
+
+
+def wrong_matmul_operator(x: f32[(3, 4)], y: f32[(3, 4)]) -> None:
+    z = x @ y  # expect: NC203
+
+
+def wrong_matmul_batch(x: f32[(2, 3, 4)], y: f32[(5, 4, 6)]) -> None:
+    z = x @ y  # expect: NC201
+
+
+def wrong_tensordot(x: f32[(3, 4)], y: f32[(5, 6)]) -> None:
+    z = jnp.tensordot(x, y, axes=1)  # expect: NC203
+
+
+def wrong_reshape(x: f32[(6, 4)]) -> None:
+    a = x.reshape((5, 5))  # expect: NC203
+    b = jnp.reshape(x, (-1, 7))  # expect: NC203
+    c = jnp.reshape(x, (-1, -1))  # expect: NC203
+
+
+def wrong_concatenate(x: f32[(6, 4)], y: f32[(5, 3)]) -> None:
+    z = jnp.concatenate([x, y], axis=0)  # expect: NC203
+
+
+def wrong_stack(x: f32[(6, 4)], y: f32[(6, 3)]) -> None:
+    z = jnp.stack([x, y])  # expect: NC203
+
+
+def wrong_index(x: f32[(6, 4)]) -> None:
+    a = x[6]  # expect: NC203
+    b = x[0, 0, 0]  # expect: NC203
+    c = x[:, -5]  # expect: NC203
+
+
+def wrong_squeeze(x: f32[(6, 4)]) -> None:
+    y = jnp.squeeze(x, axis=0)  # expect: NC203
+
+
+def wrong_einsum_sizes(x: f32[(3, 4)], y: f32[(5, 6)]) -> None:
+    z = jnp.einsum('ij,jk->ik', x, y)  # expect: NC203
