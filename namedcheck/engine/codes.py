@@ -24,7 +24,7 @@ _CODES: list[Code] = [
     Code("NC101", "malformed annotation",
          "An array annotation must be `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]` "
          "with a tuple of sizes first and an optional dict of named axes second.",
-         "x: f32[5, 7]", "x: f32[(5, 7)]"),
+         "x: f32[5]", "x: f32[(5,)]"),
     Code("NC102", "invalid size in annotation",
          "A size is a non-negative int or a symbol (an identifier string).",
          "x: f32[(-1, 7)]", "x: f32[('N', 7)]"),
