@@ -44,6 +44,9 @@ AGREE = [
     ("jnp.max(a, axis=0)", [("i32", (2, 3))]),
     ("jnp.argmax(a, axis=1)", [("f32", (2, 3, 4))]),
     ("jnp.argmin(a)", [("f32", (2, 3))]),
+    ("jnp.cumsum(a, axis=1)", [("i32", (2, 3))]),
+    ("jnp.cumsum(a)", [("f32", (2, 3))]),
+    ("a.cumsum(0)", [("bool_", (2, 3))]),
     ("jnp.any(a > 1, axis=0)", [("f32", (2, 3))]),
     ("jax.nn.logsumexp(a, axis=1, keepdims=True)", [("f32", (2, 3))]),
     ("jax.nn.softmax(a)", [("f32", (2, 3))]),
@@ -115,6 +118,7 @@ DISAGREE = [
     ("jax.nn.softmax(a, axis=3)", [("f32", (6, 4))]),
     ("jnp.moveaxis(a, 0, 2)", [("f32", (6, 4))]),
     ("jnp.swapaxes(a, 0, 2)", [("f32", (6, 4))]),
+    ("jnp.cumsum(a, axis=2)", [("f32", (6, 4))]),
 ]
 
 

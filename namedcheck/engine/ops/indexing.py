@@ -26,6 +26,10 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
     if x.has_ellipsis:
         raise Unprovable
+    for i in items:  # field names (structured arrays), booleans, floats: not modelled
+        if isinstance(i, Const) and not (i.value is None or i.value is ... or isinstance(i.value, slice)
+                                         or is_int(i.value)):
+            raise Unprovable
     consumed = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
     nd = len(x.shape)
     if consumed > nd:

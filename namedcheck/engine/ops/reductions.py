@@ -120,3 +120,17 @@ def named_collective_rule(call: Call) -> Any:
     t = call.array("x")
     mode = "float" if call.op.endswith("pmean") else "same"
     return reduce_type(t, names, False, call.short, mode)
+
+
+@rule("jax.numpy.cumsum", "jax.numpy.cumprod")
+def cumulative_rule(call: Call) -> Any:
+    """Cumulative reductions keep the shape; axis=None flattens first."""
+    x = call.array("a")
+    axis = _axis_literal(call, "axis")
+    if x.has_ellipsis or not (axis is None or isinstance(axis, int)):
+        raise Unprovable
+    from namedcheck.engine.algebra import num_elements
+    shape = (num_elements(x.shape),) if axis is None else x.shape
+    if axis is not None:
+        norm_axis(axis, len(x.shape), call.short)
+    return ArrayType.make(reduced_dtype(x.dtype_code, "int"), shape, x.named_shape)

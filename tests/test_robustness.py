@@ -1,0 +1,32 @@
+"""The analyzer never raises on real code: a deterministic sample of the installed jax and numpy
+sources, analysed in full (the relevance pre-filter bypassed). bench/cli_bench.py runs them all."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from namedcheck.analyzer.check import check_source
+
+
+def _sample(package: str, every: int) -> list[Path]:
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    files = sorted(Path(next(iter(spec.submodule_search_locations))).rglob("*.py"))
+    return files[::every]
+
+
+FILES = _sample("jax", 12) + _sample("numpy", 40)
+
+
+@pytest.mark.skipif(not FILES, reason="jax / numpy not installed")
+@pytest.mark.parametrize("path", FILES, ids=lambda p: "/".join(p.parts[-3:]))
+def test_no_internal_error_and_no_diagnostic(path: Path) -> None:
+    source = path.read_text(encoding="utf-8", errors="replace")
+    diags = check_source(source, str(path), force=True)
+    assert [d for d in diags if d.code == "NC000"] == []
+    # Library code has no namedcheck annotations: anything reported would be a false positive.
+    assert [d for d in diags if d.code != "NC001"] == [], [(d.line, d.code, d.message) for d in diags]
