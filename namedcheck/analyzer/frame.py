@@ -58,13 +58,21 @@ class Frame:
     """A function body (or the module body) being analysed."""
 
     def __init__(self, an: ModuleAnalyzer, parent: Frame | None, declared_return: Any = None,
-                 lenient: bool = False) -> None:
+                 lenient: bool = False, quiet: bool = False) -> None:
         self.an = an
         self.parent = parent
         self.env: dict[str, Any] = {}
         self.declared_return = declared_return
         self.returns: list[Any] = []
         self.lenient = lenient  # analysing under a call's types: extra named axes are lifted, not wrong
+        # Under a call's types, a branch may be infeasible for those types (`if np.ndim(b) == 1:`), so
+        # conditional code reports nothing there; straight-line code does.
+        self.quiet = quiet
+        self.cond_depth = 0
+
+    @property
+    def silent(self) -> bool:
+        return self.quiet or (self.lenient and self.cond_depth > 0)
 
     # ---- names -------------------------------------------------------------------------------
     def lookup(self, name: str) -> Any:
@@ -84,7 +92,8 @@ class Frame:
         return UNKNOWN
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        self.an.report(node, err)
+        if not self.silent:
+            self.an.report(node, err)
 
     # ---- statements ----------------------------------------------------------------------------
     def run_block(self, body: Any) -> None:
@@ -122,10 +131,12 @@ class Frame:
             self.run_block(s.body)
         elif isinstance(s, cst.Try | cst.TryStar):
             self.run_block(s.body)
+            self.cond_depth += 1
             for h in s.handlers:
                 if h.name is not None:
                     self.assign(h.name.name, UNKNOWN)
                 self.run_block(h.body)
+            self.cond_depth -= 1
             if s.orelse is not None:
                 self.run_block(s.orelse.body)
             if s.finalbody is not None:
@@ -136,6 +147,7 @@ class Frame:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
         before = dict(self.env)
         results = []
+        self.cond_depth += 1
         for b in blocks:
             self.env = dict(before)
             if b is None:
@@ -148,6 +160,7 @@ class Frame:
             else:
                 self.run_block(b)
             results.append(self.env)
+        self.cond_depth -= 1
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
@@ -378,6 +391,8 @@ class Frame:
             mod = canonical_name(recv.name + ".x").rpartition(".")[0]
             if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):
                 return DtypeRef(ALIASES[attr])
+            if mod == "jax.numpy" and attr == "newaxis":
+                return Const(None)
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, ArrayType):
             if attr == "shape":
@@ -479,7 +494,7 @@ class Frame:
                 pos = [Seq((pos[0],))]
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
         if isinstance(func, FuncRef):
-            return self.an.call_function(func, pos, kw, nodes, node)
+            return self.an.call_function(func, pos, kw, nodes, node, self)
         if isinstance(func, PartialRef):
             return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
                                    [None] * len(func.args) + nodes, kwl, node)

@@ -126,9 +126,9 @@ class ModuleAnalyzer:
         return out
 
     def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
-                    lenient: bool) -> Any:
+                    lenient: bool, quiet: bool = False) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value."""
-        frame = Frame(self, ref.scope, declared_return, lenient)
+        frame = Frame(self, ref.scope, declared_return, lenient, quiet)
         sig = self.signature(ref)
         defaults = self._defaults(ref)
         for prm in sig.params:
@@ -159,7 +159,7 @@ class ModuleAnalyzer:
             self.depth -= 1
 
     def call_function(self, ref: FuncRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                      node: cst.CSTNode) -> Any:
+                      node: cst.CSTNode, caller: Frame) -> Any:
         """A call to a function of this module: check against its signature, or analyse its body."""
         sig = self.signature(ref)
         b = bind(sig.params, pos, kw)
@@ -175,12 +175,12 @@ class ModuleAnalyzer:
             try:
                 result = apply(sig, values, "NC302", labels)
             except RuleError as e:
-                self.report(node, e)
+                caller.report(node, e)
                 return UNKNOWN
         if sig.returns is not None:
             return result
         try:
-            key = (id(ref.node), tuple(sorted(values.items())), extra)
+            key = (id(ref.node), tuple(sorted(values.items())), extra, caller.silent)
             hash(key)
         except TypeError:
             key = None
@@ -192,7 +192,7 @@ class ModuleAnalyzer:
             self.active.add(key)
         self.depth += 1
         try:
-            out = self.body_values(ref, values, extra, None, lenient=True)
+            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent)
         finally:
             self.depth -= 1
             if key is not None:

@@ -92,3 +92,19 @@ def wrong_squeeze(x: f32[(6, 4)]) -> None:
 
 def wrong_einsum_sizes(x: f32[(3, 4)], y: f32[(5, 6)]) -> None:
     z = jnp.einsum('ij,jk->ik', x, y)  # expect: NC203
+
+
+def edges(bins):
+    if jnp.ndim(bins) == 1:
+        return jnp.asarray(bins)[:-1]  # infeasible for bins=10: conditional code under a call is silent
+    return jnp.linspace(0.0, 1.0, bins)
+
+
+def right_branch_guarded_helper() -> None:
+    e = edges(10)
+
+
+def right_python_scalars() -> None:
+    s = jnp.sum(3, axis=0)  # numpy accepts this; not provable for jnp either way
+    b = jnp.array(True)
+    c = jnp.array(1)[b]

@@ -18,7 +18,10 @@ def _dtype(call: Call, default: str | None = "f32") -> str | None:
     v = call.args.get("dtype")
     if v is None or (isinstance(v, Const) and v.value is None):
         return default
-    return dtype_from_value(v)
+    code = dtype_from_value(v)
+    if code is None:
+        raise Unprovable  # object / structured / unknown dtypes change what the shape means
+    return code
 
 
 @rule("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
@@ -87,7 +90,12 @@ def array_rule(call: Call) -> Any:
     t = as_array(call.get("object"))
     if not isinstance(t, ArrayType):
         raise Unprovable
-    return t.with_dtype(_dtype(call, dtypes.materialize(t.dtype_code)))
+    dt = _dtype(call, dtypes.materialize(t.dtype_code))
+    ndmin = literal(call.get("ndmin", Const(0)))
+    if not isinstance(ndmin, int):
+        raise Unprovable
+    shape = (1,) * max(0, ndmin - len(t.shape)) + t.shape
+    return ArrayType.make(dt, shape, t.named_shape)
 
 
 @rule("jax.random.normal", "jax.random.uniform", "jax.random.truncated_normal")

@@ -93,10 +93,10 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                                  f"{len(t.shape)} positional dimension{'s' if len(t.shape) != 1 else ''} {fmt_shape(t.shape)}")
             dims = list(t.shape)
         for ch, d in zip(letters, dims):
-            if ch in sizes and differ(sizes[ch], d):
+            if ch in sizes and differ(sizes[ch], d) and 1 not in (sizes[ch], d):  # size 1 broadcasts
                 raise RuleError("NC203", f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
                                          f"{d} in {lab}")
-            if ch not in sizes or not is_int(sizes[ch]):
+            if ch not in sizes or not is_int(sizes[ch]) or sizes[ch] == 1:
                 sizes[ch], where[ch] = d, lab
         have = t.named_shape
         for n in term.names:

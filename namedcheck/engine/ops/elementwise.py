@@ -69,8 +69,9 @@ def clip_rule(call: Call) -> Any:
 @rule("jax.numpy.astype")
 def astype_rule(call: Call) -> Any:
     x = call.array("x")
-    dt = call.get("dtype")
-    code = dtype_from_value(dt)
+    code = dtype_from_value(call.get("dtype"))
+    if code is None:
+        raise Unprovable  # astype(object) and friends
     return x.with_dtype(code)
 
 

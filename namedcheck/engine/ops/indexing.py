@@ -26,9 +26,13 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
     if x.has_ellipsis:
         raise Unprovable
-    for i in items:  # field names (structured arrays), booleans, floats: not modelled
-        if isinstance(i, Const) and not (i.value is None or i.value is ... or isinstance(i.value, slice)
-                                         or is_int(i.value)):
+    for i in items:  # field names (structured arrays), booleans, unknown values: not modelled
+        if isinstance(i, Const):
+            if not (i.value is None or i.value is ... or isinstance(i.value, slice) or is_int(i.value)):
+                raise Unprovable
+        elif isinstance(i, ArrayType) and i.dtype_code in ("bool_", None):
+            raise Unprovable  # boolean masks: data-dependent shapes
+        elif not isinstance(i, (DimVal, ArrayType, Seq)):
             raise Unprovable
     consumed = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
     nd = len(x.shape)

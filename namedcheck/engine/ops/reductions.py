@@ -47,6 +47,8 @@ def reduced_dtype(code: str | None, mode: str) -> str | None:
 def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str) -> ArrayType:
     """Reduce `x` over positional axes and names (a name the value lacks is legal: broadcast first)."""
     pos, names, everything = split_axes(axis)
+    if dtypes.is_weak(x.dtype_code) and not x.shape and pos:
+        raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not: not provable either way
     if x.has_ellipsis:
         if pos or everything:
             raise Unprovable
@@ -78,6 +80,8 @@ def _axis_literal(call: Call, *names: str) -> Any:
                                    "all", "nansum", "nanmean", "nanmax", "nanmin", "median", "count_nonzero")],
       "jax.nn.logsumexp")
 def reduction_rule(call: Call) -> Any:
+    if isinstance(call.get("a"), Const) and call.args.get("axis") is not None:
+        raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not
     x = call.array("a")
     axis = _axis_literal(call, "axis")
     keep = literal(call.get("keepdims", Const(False)))
