@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
-from namedcheck.analyzer.refs import FuncRef, GradRef, MethodRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import FuncRef, GradRef, MethodRef, PartialRef, QualRef, TypeAlias
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
@@ -286,6 +286,9 @@ class Frame:
                 return self.annotation(cst.parse_expression(text)) if isinstance(text, str) else None
             except cst.ParserSyntaxError:
                 return None
+        if isinstance(node, cst.Name | cst.Attribute):
+            v = self.ev(node)
+            return v.type if isinstance(v, TypeAlias) else None
         if not isinstance(node, cst.Subscript):
             return None
         head = self.annotation_head(node.value)
@@ -416,6 +419,9 @@ class Frame:
         return UNKNOWN
 
     def subscript(self, node: cst.Subscript) -> Any:
+        if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ANNOTATION_HEADS:
+            t = self.annotation(node)
+            return TypeAlias(t) if t is not None else UNKNOWN
         recv = self.ev(node.value)
         parts: list[Any] = []
         for el in node.slice:

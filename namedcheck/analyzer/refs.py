@@ -49,3 +49,10 @@ class GradRef:
     argnums: Any = 0
     with_value: bool = False
     has_aux: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TypeAlias:
+    """`Weights = f32[(784, 512)]`: a name bound to an array annotation, usable as an annotation."""
+
+    type: Any

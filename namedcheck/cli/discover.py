@@ -36,14 +36,16 @@ def discover(paths: list[str], exclude: list[str], root: Path | None) -> tuple[l
         if p.is_file():
             files.append((arg, p))  # named explicitly: checked even if it matches an exclude
         elif p.is_dir():
+            # A directory named explicitly is checked even if it matches an exclude pattern.
+            patterns = [] if _excluded(p, exclude, root) else exclude
             for dirpath, dirnames, filenames in os.walk(p):
                 d = Path(dirpath)
                 dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS and not n.startswith(".")
-                                     and not _excluded(d / n, exclude, root))
+                                     and not _excluded(d / n, patterns, root))
                 for name in sorted(filenames):
                     if name.endswith(".py") or name.endswith(".pyi"):
                         f = d / name
-                        if not _excluded(f, exclude, root):
+                        if not _excluded(f, patterns, root):
                             files.append((os.path.join(arg, os.path.relpath(f, p)), f))
         else:
             missing.append(arg)

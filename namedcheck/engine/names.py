@@ -36,6 +36,9 @@ _OP_ALIASES: dict[str, str] = {
     "jax.numpy.amax": "jax.numpy.max",
     "jax.numpy.amin": "jax.numpy.min",
     "jax.nn.silu": "jax.nn.swish",
+    "namedcheck.lax.pdot": "jax.lax.pdot",
+    "namedcheck.lax.psum": "jax.lax.psum",
+    "namedcheck.numpy.einsum": "jax.numpy.einsum",
 }
 
 # Array methods and attributes -> (op, how the receiver is passed).

@@ -228,12 +228,15 @@ def compare_declared(declared: Any, actual: Any, what: str) -> None:
     if not isinstance(actual, ArrayType):
         return
     shown = f"{what} is declared {declared!r} but inferred {actual!r}"
-    if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
-        raise RuleError("NC304", f"Dtype mismatch: {shown}")
+    dtype_differs = dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) \
+        and not dtypes.is_weak(actual.dtype_code)
     try:
         _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, "NC301")
     except RuleError:
-        raise RuleError("NC301", f"Positional shape mismatch: {shown}") from None
+        also = " (the dtype differs too)" if dtype_differs else ""
+        raise RuleError("NC301", f"Positional shape mismatch: {shown}{also}") from None
+    if dtype_differs:
+        raise RuleError("NC304", f"Dtype mismatch: {shown}")
     dn, an = dict(declared.named), dict(actual.named)
     if set(dn) != set(an):
         missing, extra = sorted(set(dn) - set(an)), sorted(set(an) - set(dn))

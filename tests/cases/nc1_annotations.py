@@ -57,3 +57,16 @@ def wrong_not_literal(x: f32[(N, 7)]) -> None:  # expect: NC105
 
 
 bad_var: f32[(3,), {'x': -2}]  # expect: NC102
+
+
+Row = f32[(3,), {'b': 2}]
+BadAlias = f32[(-3,)]  # expect: NC102
+
+
+def right_alias(x: Row) -> Row:
+    y = x  # reveal: f32[(3,), {'b': 2}]
+    return x
+
+
+def wrong_alias(x: Row) -> f32[(4,), {'b': 2}]:
+    return x  # expect: NC301

@@ -108,3 +108,29 @@ def inner_rule(call: Call) -> Any:
 def outer_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
     return ArrayType.make(dt, (num_elements(x.shape), num_elements(y.shape)), named)
+
+
+@rule("jax.lax.pdot")
+def pdot_rule(call: Call) -> Any:
+    """Contract named axes (and optionally positional ones, as in dot_general) of two operands."""
+    x, y, dt, _ = _operands(call, "x", "y")
+    names = literal(call.get("axis_name"))
+    names = names if isinstance(names, tuple) else (names,)
+    if any(not isinstance(n, str) for n in names):
+        raise Unprovable
+    xn, yn = x.named_shape, y.named_shape
+    for n in names:
+        if n in xn and n in yn and differ(xn[n], yn[n]):
+            raise RuleError("NC202", f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
+                                     f"{call.label('x')} with size {yn[n]} in {call.label('y')}")
+    (cx, cy) = literal(call.get("pos_contract", Const(((), ()))))
+    (bx, by) = literal(call.get("pos_batch", Const(((), ()))))
+    for i, j in zip(cx, cy):
+        contract(call, x, i, y, j, "x", "y")
+    free_x = [d for i, d in enumerate(x.shape) if i not in cx and i not in bx]
+    free_y = [d for j, d in enumerate(y.shape) if j not in cy and j not in by]
+    shape = tuple(x.shape[i] for i in bx) + tuple(free_x) + tuple(free_y)
+    rest_x = ArrayType.make(None, (), {n: s for n, s in xn.items() if n not in names})
+    rest_y = ArrayType.make(None, (), {n: s for n, s in yn.items() if n not in names})
+    named = union_named([rest_x, rest_y], [call.label("x"), call.label("y")])
+    return ArrayType.make(dt, shape, named)

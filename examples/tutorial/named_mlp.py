@@ -1,0 +1,36 @@
+"""The tutorial's MLP loss with named axes: no axis order to remember, no positions to reduce over."""
+
+import jax.numpy as jnp
+from jax import lax
+from jax.experimental.maps import xmap
+from jax.nn import logsumexp, one_hot, relu
+
+from namedcheck import f32, i32
+
+# Type aliases work as annotations.
+Weights1 = f32[(), {'inputs': 784, 'hidden': 512}]
+Weights2 = f32[(), {'hidden': 512, 'classes': 10}]
+
+
+def named_predict(w1: Weights1, w2: Weights2,
+                  image: f32[(), {'batch': 128, 'inputs': 784}]) -> f32[(), {'batch': 128, 'classes': 10}]:
+    hidden: f32[(), {'batch': 128, 'hidden': 512}] = relu(lax.pdot(image, w1, 'inputs'))
+    logits: f32[(), {'batch': 128, 'classes': 10}] = lax.pdot(hidden, w2, 'hidden')
+    return logits - logsumexp(logits, 'classes')
+
+
+def named_loss(w1: Weights1, w2: Weights2,
+               images: f32[(), {'batch': 128, 'inputs': 784}],
+               labels: i32[(), {'batch': 128}]) -> f32[()]:
+    predictions = named_predict(w1, w2, images)
+    num_classes = lax.psum(1, 'classes')
+    targets: f32[(), {'batch': 128, 'classes': 10}] = one_hot(labels, num_classes, axis='classes')
+    losses: f32[(), {'batch': 128}] = lax.psum(targets * predictions, 'classes')
+    return -lax.pmean(losses, 'batch')
+
+
+in_axes = [['inputs', 'hidden', ...],
+           ['hidden', 'classes', ...],
+           ['batch', 'inputs', ...],
+           ['batch', ...]]
+loss = xmap(named_loss, in_axes=in_axes, out_axes=[...])
