@@ -6,8 +6,24 @@
 from __future__ import annotations
 
 from namedcheck.annotations import (
-    Array, AnnotationError, DtypeAnnotation, bf16, bool_, c64, c128, f16, f32, f64, i8, i16, i32, i64,
-    u8, u16, u32, u64,
+    AnnotationError,
+    Array,
+    DtypeAnnotation,
+    bf16,
+    bool_,
+    c64,
+    c128,
+    f16,
+    f32,
+    f64,
+    i8,
+    i16,
+    i32,
+    i64,
+    u8,
+    u16,
+    u32,
+    u64,
 )
 from namedcheck.engine.values import ArrayType
 

@@ -192,3 +192,23 @@ def test_explain_examples_are_what_they_claim(tmp_path):
 def test_console_script_version():
     out = subprocess.run([sys.executable, "-m", "namedcheck", "--version"], capture_output=True, text=True)
     assert out.returncode == 0 and out.stdout.startswith("namedcheck ")
+
+
+def test_cache_hit_skips_analysis_and_gives_the_same_result(project, capsys, monkeypatch):
+    _, first, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
+    assert (project / ".namedcheck_cache" / ".gitignore").exists()
+    import namedcheck.analyzer.check as check
+    original = check.check_source
+
+    def no_analysis(*a, **k):
+        raise AssertionError("a cached file was analysed again")
+    monkeypatch.setattr(check, "check_source", no_analysis)
+    _, second, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
+    assert first == second
+    # An edited file misses the cache.
+    (project / "pkg" / "bad.py").write_text(BAD.replace("f32[(5,)]", "f32[(4,)]"))
+    monkeypatch.setattr(check, "check_source", original)
+    _, third, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
+    assert [d["code"] for d in json.loads(third)] == ["NC202"]
+    _, fourth, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1", "--no-cache")
+    assert third == fourth

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-import re
 import traceback
 
 import libcst as cst
 
 from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.stubs import op_table
-
-RELEVANT = re.compile(r"namedcheck|xmap|shard_map")
-
-
-def is_relevant(source: str) -> bool:
-    """Cheap pre-filter: files that mention nothing of namedcheck, xmap or shard_map are skipped."""
-    return RELEVANT.search(source) is not None
 
 
 def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False) -> list[Diagnostic]:

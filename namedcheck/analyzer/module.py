@@ -13,7 +13,7 @@ from namedcheck.analyzer.refs import FuncRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Op
-from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, bind, apply
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12

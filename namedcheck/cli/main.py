@@ -17,39 +17,48 @@ from namedcheck.engine.codes import CODES, matches
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def _check_file(job: tuple[str, str, tuple[str, ...]]) -> list[Diagnostic]:
-    display, path, stub_paths = job
-    from namedcheck.analyzer.check import check_source
+def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagnostic]:
+    display, path, stub_paths, cache_root = job
     try:
-        source = Path(path).read_bytes().decode("utf-8")
+        data = Path(path).read_bytes()
+    except OSError as e:
+        return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File cannot be read: {e.strerror or e}")]
+    from namedcheck.analyzer.relevance import RELEVANT
+    try:
+        source = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
-    return check_source(source, display, stub_paths)
+    if not RELEVANT.search(source):
+        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+    cache = key = None
+    if cache_root is not None:
+        from namedcheck.cli.cache import ResultCache
+        cache = ResultCache(Path(cache_root), stub_paths)
+        key = cache.key(display, data)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    from namedcheck.analyzer.check import check_source
+    diags = check_source(source, display, stub_paths)
+    if cache is not None and key is not None:
+        cache.put(key, diags)
+    return diags
 
 
-def _relevant(path: Path) -> bool:
-    from namedcheck.analyzer.check import RELEVANT
-    try:
-        return RELEVANT.search(path.read_bytes().decode("utf-8", errors="replace")) is not None
-    except OSError:
-        return True  # let the worker report it
-
-
-def run_check(paths: Sequence[str], cfg: Config, jobs: int) -> list[Diagnostic]:
+def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None) -> list[Diagnostic]:
     files, missing = discover(list(paths), cfg.exclude, cfg.root)
     if missing:
         raise FileNotFoundError(", ".join(missing))
     stub_paths = tuple(cfg.stub_paths)
-    todo = [(disp, str(f), stub_paths) for disp, f in files if _relevant(f)]
+    root = str(cache_root) if cache_root is not None else None
+    todo = [(disp, str(f), stub_paths, root) for disp, f in files]
     results: list[Diagnostic] = []
-    if jobs > 1 and len(todo) > 4:
+    if jobs > 1 and len(todo) > 8:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
         ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-        from namedcheck.engine.stubs import op_table
-        op_table(stub_paths)  # parse stubs once, before forking
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-            for diags in pool.map(_check_file, todo, chunksize=max(1, len(todo) // (jobs * 4))):
+            for diags in pool.map(_check_file, todo, chunksize=max(1, len(todo) // (jobs * 8))):
                 results.extend(diags)
     else:
         for job in todo:
@@ -95,8 +104,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"namedcheck: error: {e}", file=sys.stderr)
         return 2
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    cache_root = None if args.no_cache else (cfg.root or Path.cwd())
+    if os.environ.get("NAMEDCHECK_NO_CACHE"):
+        cache_root = None
     try:
-        diags = run_check(args.paths or ["."], cfg, jobs)
+        diags = run_check(args.paths or ["."], cfg, jobs, cache_root)
     except FileNotFoundError as e:
         print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
         return 2
@@ -141,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--select", help="comma-separated codes or prefixes to report, e.g. NC2,NC502")
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 # short annotation name -> numpy dtype name
 DTYPES: dict[str, str] = {
@@ -47,7 +47,7 @@ def canonical_dtype(name: str) -> str | None:
     return ALIASES.get(name.rsplit(".", 1)[-1])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _upper(code: str) -> frozenset[str]:
     out = {code}
     for nxt in _LATTICE.get(code, ()):
@@ -55,7 +55,7 @@ def _upper(code: str) -> frozenset[str]:
     return frozenset(out)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _join(a: str, b: str) -> str:
     common = _upper(a) & _upper(b)
     # the least upper bound: the common node every other common node lies above

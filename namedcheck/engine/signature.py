@@ -147,7 +147,7 @@ def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any,
     else:
         pairs = list(zip(dh, ah)) + list(zip(reversed(dt), reversed(at)))
         u.ellipsis.append((...,))
-    for i, (d, a) in enumerate(pairs):
+    for _i, (d, a) in enumerate(pairs):
         try:
             u.dim(d, a, f"dimension of {what}", code)
         except RuleError as e:

@@ -122,7 +122,7 @@ class Seq:
     kind: str = "tuple"
 
 
-Value = Union[ArrayType, Const, DimVal, Seq, _Unknown, Any]
+Value = ArrayType | Const | DimVal | Seq | _Unknown | Any
 
 
 class NotLiteral(Exception):

@@ -111,7 +111,15 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
 
 def _load_rules() -> None:
     from namedcheck.engine.ops import (  # noqa: F401
-        creation, einsum, elementwise, indexing, linalg, nn, reductions, shaping, transforms,
+        creation,
+        einsum,
+        elementwise,
+        indexing,
+        linalg,
+        nn,
+        reductions,
+        shaping,
+        transforms,
     )
 
 

@@ -45,7 +45,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     named = x.named_shape
     arrays: list[ArrayType] = []
     dim = 0
-    for pos, it in enumerate(items):
+    for _pos, it in enumerate(items):
         v = it.value if isinstance(it, Const) else None
         if isinstance(it, Const) and v is ...:
             n = nd - consumed

@@ -1,0 +1,68 @@
+"""A content-addressed result cache, as ruff and mypy keep one: a file whose bytes, stubs and
+namedcheck build are unchanged is not parsed again.
+
+Per-file results depend only on the file's own text (analysis is module-local), the stubs and the
+analyzer's code, so the key hashes exactly those. Entries are written atomically; a damaged or
+unreadable entry is a miss.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from pathlib import Path
+
+from namedcheck.diagnostic import Diagnostic
+
+CACHE_DIR_NAME = ".namedcheck_cache"
+
+
+@lru_cache(maxsize=4)
+def build_fingerprint(stub_paths: tuple[str, ...]) -> str:
+    """Identifies the analyzer's code and stubs (names, sizes and mtimes: cheap stat calls)."""
+    import namedcheck
+    from namedcheck.engine.stubs import stub_files
+    pkg = Path(namedcheck.__file__).resolve().parent
+    h = hashlib.sha256(namedcheck.__version__.encode())
+    for f in sorted([*pkg.rglob("*.py"), *stub_files(stub_paths)]):
+        st = f.stat()
+        h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
+    return h.hexdigest()
+
+
+class ResultCache:
+    def __init__(self, root: Path, stub_paths: tuple[str, ...]) -> None:
+        self.dir = root / CACHE_DIR_NAME
+        self.fingerprint = build_fingerprint(stub_paths)
+
+    def key(self, display: str, data: bytes) -> str:
+        h = hashlib.sha256(self.fingerprint.encode())
+        h.update(display.encode())
+        h.update(b"\0")
+        h.update(data)
+        return h.hexdigest()
+
+    def get(self, key: str) -> list[Diagnostic] | None:
+        try:
+            raw = json.loads((self.dir / key[:2] / key).read_text(encoding="utf-8"))
+            return [Diagnostic(**d) for d in raw]
+        except (OSError, ValueError, TypeError):
+            return None
+
+    def put(self, key: str, diags: list[Diagnostic]) -> None:
+        try:
+            sub = self.dir / key[:2]
+            if not self.dir.exists():
+                self.dir.mkdir(parents=True, exist_ok=True)
+                (self.dir / ".gitignore").write_text("# created by namedcheck\n*\n")
+            sub.mkdir(exist_ok=True)
+            payload = json.dumps([{**d.as_json(), "hint": d.hint} for d in diags])
+            fd, tmp = tempfile.mkstemp(dir=sub)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(payload)
+            os.replace(tmp, sub / key)
+        except OSError:
+            pass  # a read-only tree still gets checked, just not cached
