@@ -54,6 +54,8 @@ class ArrayType:
     shape: tuple[Any, ...]
     named: tuple[tuple[str, Any], ...] = ()
     weak: bool = field(default=False, compare=False)
+    # shard_map: the manual mesh axes this value varies over (JAX's `jax.typeof(x).mat.varying`)
+    varying: frozenset[str] = frozenset()
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -79,23 +81,27 @@ class ArrayType:
         return any(d is ... for d in self.shape)
 
     def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
-        return ArrayType(self.dtype_code, tuple(shape), self.named, self.weak)
+        return ArrayType(self.dtype_code, tuple(shape), self.named, self.weak, self.varying)
 
     def with_named(self, named: dict[str, Any]) -> ArrayType:
-        return ArrayType(self.dtype_code, self.shape, tuple(sorted(named.items())), self.weak)
+        return ArrayType(self.dtype_code, self.shape, tuple(sorted(named.items())), self.weak, self.varying)
 
     def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
-        return ArrayType(dtype, self.shape, self.named, weak)
+        return ArrayType(dtype, self.shape, self.named, weak, self.varying)
+
+    def with_varying(self, varying: frozenset[str]) -> ArrayType:
+        return ArrayType(self.dtype_code, self.shape, self.named, self.weak, frozenset(varying))
 
     def __repr__(self) -> str:
         head = self.dtype_code or "Array"
         dims = ", ".join(_fmt_dim(d) for d in self.shape)
         if len(self.shape) == 1:
             dims += ","
+        vma = "{V:" + ",".join(sorted(self.varying)) + "}" if self.varying else ""
         if not self.named:
-            return f"{head}[({dims})]"
+            return f"{head}[({dims})]{vma}"
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
-        return f"{head}[({dims}), {{{named}}}]"
+        return f"{head}[({dims}), {{{named}}}]{vma}"
 
     __str__ = __repr__
 

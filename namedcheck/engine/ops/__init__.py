@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, union_varying
 from namedcheck.engine.signature import Param, Signature, apply, as_array, bind
-from namedcheck.engine.values import UNKNOWN, ArrayType, NotLiteral
+from namedcheck.engine.values import UNKNOWN, ArrayType, NotLiteral, Seq
 
 MISSING = object()
 
@@ -31,6 +32,7 @@ class Call:
     extra: tuple[Any, ...] = ()
     labels: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # the stub decorator's keyword options
+    env: AxisEnv = EMPTY_ENV  # the named axes, mesh and manual axes in scope
 
     def get(self, name: str, default: Any = MISSING) -> Any:
         if name in self.args:
@@ -56,8 +58,10 @@ class Call:
 
 
 Rule = Callable[[Call], Any]
+VmaRule = Callable[[Call, frozenset, Any], frozenset]
 RULES: dict[str, Rule] = {}
 FAMILIES: dict[str, Rule] = {}
+VMA_RULES: dict[str, VmaRule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
@@ -67,6 +71,24 @@ def rule(*names: str) -> Callable[[Rule], Rule]:
             RULES[n] = fn
         return fn
     return deco
+
+
+def vma_rule(*names: str) -> Callable[[VmaRule], VmaRule]:
+    """Register how an op changes the varying set; ops without one take the union of their inputs'
+    (JAX's standard_vma_rule)."""
+    def deco(fn: VmaRule) -> VmaRule:
+        for n in names:
+            VMA_RULES[n] = fn
+        return fn
+    return deco
+
+
+def with_varying(v: Any, varying: frozenset[str]) -> Any:
+    if isinstance(v, ArrayType):
+        return v.with_varying(varying) if v.varying != varying else v
+    if isinstance(v, Seq):
+        return Seq(tuple(with_varying(i, varying) for i in v.items), v.kind)
+    return v
 
 
 def family(name: str) -> Callable[[Rule], Rule]:
@@ -86,7 +108,7 @@ class Op:
 
 
 def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
-        labels: tuple[str, ...] = (), kwlabels: dict[str, str] | None = None) -> Any:
+        labels: tuple[str, ...] = (), kwlabels: dict[str, str] | None = None, env: AxisEnv = EMPTY_ENV) -> Any:
     """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise."""
     bound = bind(op.signature.params, args, kwargs)
     if bound is None:
@@ -95,11 +117,18 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
     names = [p.name for p in op.signature.params]
     lab = {names[i]: labels[i] for i in range(min(len(names), len(labels))) if labels[i]}
     lab.update(kwlabels or {})
-    if op.rule is None:
-        return apply(op.signature, values, code="NC203", labels=lab)
-    call = Call(op.name, values, extra, lab, dict(op.options))
+    call = Call(op.name, values, extra, lab, dict(op.options), env)
     try:
-        return op.rule(call)
+        if op.rule is None:
+            result = apply(op.signature, values, code="NC203", labels=lab)
+        else:
+            result = op.rule(call)
+        vin = union_varying([*args, *kwargs.values()])
+        vma = VMA_RULES.get(op.name)
+        if vma is not None:
+            result = with_varying(result, vma(call, vin, result))
+        elif vin:
+            result = with_varying(result, vin)
     except (Unprovable, NotLiteral):
         return UNKNOWN
     except RuleError:
@@ -107,10 +136,13 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
     except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
         # Arguments of a kind the rule does not model: stay silent.
         return UNKNOWN
+    check_cooccurrence(result, env)
+    return result
 
 
 def _load_rules() -> None:
     from namedcheck.engine.ops import (  # noqa: F401
+        collectives,
         creation,
         einsum,
         elementwise,
@@ -125,4 +157,5 @@ def _load_rules() -> None:
 
 _load_rules()
 
-__all__ = ["Call", "Op", "Param", "RULES", "FAMILIES", "rule", "family", "run", "Unprovable", "MISSING"]
+__all__ = ["Call", "Op", "Param", "RULES", "FAMILIES", "VMA_RULES", "rule", "family", "vma_rule", "run",
+           "Unprovable", "MISSING"]

@@ -8,7 +8,7 @@ from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
-from namedcheck.engine.values import ArrayType, Const, DimVal, literal
+from namedcheck.engine.values import ArrayType, Const, literal
 
 _DTYPE_MODE = {
     "sum": "int", "prod": "int", "mean": "float", "std": "float", "var": "float", "logsumexp": "float",
@@ -44,9 +44,11 @@ def reduced_dtype(code: str | None, mode: str) -> str | None:
     return dtypes.materialize(code)
 
 
-def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str) -> ArrayType:
+def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env: Any = None) -> ArrayType:
     """Reduce `x` over positional axes and names (a name the value lacks is legal: broadcast first)."""
     pos, names, everything = split_axes(axis)
+    if env is not None:
+        env.check_bound(names, op)
     if dtypes.is_weak(x.dtype_code) and not x.shape and pos:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not: not provable either way
     if x.has_ellipsis:
@@ -86,7 +88,7 @@ def reduction_rule(call: Call) -> Any:
     axis = _axis_literal(call, "axis")
     keep = literal(call.get("keepdims", Const(False)))
     short = call.op.rsplit(".", 1)[1]
-    out = reduce_type(x, axis, bool(keep), call.short, _DTYPE_MODE.get(short, "same"))
+    out = reduce_type(x, axis, bool(keep), call.short, _DTYPE_MODE.get(short, "same"), call.env)
     dt = call.get("dtype", Const(None))
     if short in ("sum", "prod", "mean") and not (isinstance(dt, Const) and dt.value is None):
         from namedcheck.engine.ops.elementwise import dtype_from_value
@@ -109,21 +111,6 @@ def lax_reduce_rule(call: Call) -> Any:
     x = call.array("operand")
     axes = literal(call.get("axes"))
     return reduce_type(x, tuple(axes), False, call.short, _DTYPE_MODE[call.op.rsplit(".", 1)[1]])
-
-
-# Collectives on named (xmap) values: psum / pmean / pmax / pmin remove the names they reduce over.
-@rule("jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin")
-def named_collective_rule(call: Call) -> Any:
-    x = call.get("x")
-    axis = literal(call.get("axis_name"))
-    names = axis if isinstance(axis, tuple) else (axis,)
-    if any(not isinstance(n, str) for n in names):
-        raise Unprovable
-    if isinstance(x, Const) and isinstance(x.value, int) and call.op.endswith("psum"):
-        return DimVal(None)  # psum(1, 'n') is the (static) size of the axis
-    t = call.array("x")
-    mode = "float" if call.op.endswith("pmean") else "same"
-    return reduce_type(t, names, False, call.short, mode)
 
 
 @rule("jax.numpy.cumsum", "jax.numpy.cumprod")

@@ -1,0 +1,365 @@
+"""Map boundaries and the axis environment: xmap, vmap and shard_map in and out, mesh resources,
+named-axis co-occurrence, and loop-carry / branch agreement of varying sets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import ArrayType, Seq
+
+
+@dataclass(frozen=True, slots=True)
+class MeshInfo:
+    """A device mesh: axis names with sizes (None where the device count is not static)."""
+
+    axes: tuple[tuple[str, Any], ...]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(n for n, _ in self.axes)
+
+    def size(self, name: str) -> Any:
+        return dict(self.axes).get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    """A PartitionSpec: per positional dim, the mesh axes it is split over (None: not split)."""
+
+    entries: tuple[tuple[str, ...] | None, ...]
+
+    def axes(self) -> list[str]:
+        return [a for e in self.entries if e for a in e]
+
+    def __repr__(self) -> str:
+        parts = ["None" if e is None else repr(e[0]) if len(e) == 1 else repr(e) for e in self.entries]
+        return f"P({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class AxisEnv:
+    """What the code at hand runs under: named axes bound by enclosing maps, the mesh in scope,
+    shard_map's manual axes, xmap's resource assignment."""
+
+    named: tuple[tuple[str, Any], ...] = ()          # xmap / vmap axis name -> size
+    mesh: MeshInfo | None = None
+    manual: frozenset[str] = frozenset()             # shard_map manual mesh axes
+    resources: tuple[tuple[str, tuple[str, ...]], ...] = ()  # xmap axis -> mesh axes
+    check_vma: bool = True
+    definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
+    declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
+
+    def size(self, name: str) -> Any:
+        d = dict(self.named)
+        if name in d:
+            return d[name]
+        if self.mesh is not None and name in self.mesh.names:
+            return self.mesh.size(name)
+        return None
+
+    def bound(self, name: str) -> bool:
+        return (name in dict(self.named) or name in self.manual or name in self.declared
+                or (self.mesh is not None and name in self.mesh.names))
+
+    def check_bound(self, names: Sequence[str], what: str) -> None:
+        """NC705: a collective or named reduction over a name nothing binds."""
+        if not self.definitive:
+            return
+        for n in names:
+            if not self.bound(n):
+                known = sorted({*dict(self.named), *self.manual, *self.declared,
+                                *(self.mesh.names if self.mesh else ())})
+                raise RuleError("NC705", f"{what} names axis {n!r}, which no enclosing map or mesh binds "
+                                         f"(bound here: {', '.join(map(repr, known)) or 'none'})",
+                                hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name")
+
+    def with_names(self, names: dict[str, Any], resources: dict[str, tuple[str, ...]] | None = None) -> AxisEnv:
+        return replace(self, named=tuple(sorted({**dict(self.named), **names}.items())),
+                       resources=tuple(sorted({**dict(self.resources), **(resources or {})}.items())),
+                       definitive=True)
+
+
+EMPTY_ENV = AxisEnv()
+
+
+# ---- named-axis co-occurrence (NC502) ------------------------------------------------------------
+
+def check_cooccurrence(v: Any, env: AxisEnv) -> None:
+    """Two named axes that share a resource never appear in one value's named shape."""
+    if not env.resources or not isinstance(v, ArrayType) or len(v.named) < 2:
+        if isinstance(v, Seq):
+            for item in v.items:
+                check_cooccurrence(item, env)
+        return
+    res = dict(env.resources)
+    names = [n for n, _ in v.named if n in res]
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            shared = sorted(set(res[a]) & set(res[b]))
+            if shared:
+                raise RuleError(
+                    "NC502",
+                    f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
+                    f"{', '.join(map(repr, shared))} ({a!r} -> {res[a]!r}, {b!r} -> {res[b]!r})",
+                    hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources")
+
+
+# ---- resources (NC501, NC503, NC504, NC406) ------------------------------------------------------
+
+def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Any], mesh: MeshInfo | None) -> None:
+    for name, axes in resources.items():
+        if name not in defined:
+            raise RuleError("NC406", f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
+                                     f"defines (defined: {', '.join(map(repr, sorted(defined))) or 'none'})")
+        if len(set(axes)) != len(axes):
+            raise RuleError("NC504", f"axis_resources maps {name!r} to {axes!r}, repeating a mesh axis")
+        if mesh is not None:
+            for a in axes:
+                if a not in mesh.names:
+                    raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
+                                             f"scope has axes {mesh.names!r}")
+            total = 1
+            for a in axes:
+                s = mesh.size(a)
+                total = total * s if is_int(s) and is_int(total) else None
+            size = defined[name]
+            if is_int(size) and is_int(total) and total and size % total:
+                raise RuleError("NC503", f"Named axis {name!r} has size {size}, not divisible by the {total} "
+                                         f"devices of its resources {axes!r}",
+                                hint="pick a resource assignment whose size divides the axis size")
+
+
+# ---- xmap ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class AxisMapping:
+    """One xmap axis mapping: positional index -> name (a dict, or a list ending in `...`)."""
+
+    pairs: tuple[tuple[int, str], ...]
+    prefix: bool  # list form: the leading positional axes
+
+
+def parse_mapping(v: Any, what: str) -> AxisMapping:
+    """A literal mapping: {0: 'x', 2: 'y'} or ['a', 'b', ...] (NC402 for repeated names)."""
+    if isinstance(v, dict):
+        pairs = []
+        for k, n in v.items():
+            if not isinstance(k, int) or isinstance(k, bool) or not isinstance(n, str):
+                raise RuleError("NC401", f"{what}: an axis mapping dict maps int positions to names; found {k!r}: {n!r}")
+            pairs.append((k, n))
+        m = AxisMapping(tuple(pairs), False)
+    elif isinstance(v, (list, tuple)) and (not v or v[-1] is ...):
+        names = list(v[:-1]) if v else []
+        if any(not isinstance(n, str) for n in names):
+            raise RuleError("NC401", f"{what}: a list axis mapping holds names then `...`; found {v!r}")
+        m = AxisMapping(tuple(enumerate(names)), True)
+    else:
+        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found {v!r}")
+    names = [n for _, n in m.pairs]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping")
+    return m
+
+
+def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[Any, str]],
+            outer: AxisEnv) -> ArrayType:
+    """The per-instance type of one xmap argument: mapped positional axes become named axes."""
+    if arg.has_ellipsis:
+        raise ValueError
+    nd = len(arg.shape)
+    idx = []
+    for pos, name in m.pairs:
+        if not -nd <= pos < nd:
+            raise RuleError("NC402", f"{what}: in_axes maps positional axis {pos} to {name!r}, but the argument has "
+                                     f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
+        idx.append(pos % nd)
+    if len(set(idx)) != len(idx):
+        raise RuleError("NC402", f"{what}: one positional axis is mapped twice")
+    named = dict(arg.named)
+    for (pos, name), i in zip(m.pairs, idx):
+        if name in dict(outer.named):
+            raise RuleError("NC407", f"{what}: in_axes binds {name!r}, which an enclosing map already binds",
+                            hint="use a fresh name for the inner map")
+        size = arg.shape[i]
+        if name in sizes and differ(sizes[name][0], size):
+            raise RuleError("NC403", f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in "
+                                     f"{sizes[name][1]}")
+        if name not in sizes or not is_int(sizes[name][0]):
+            sizes[name] = (size, what)
+        named[name] = size
+    shape = tuple(d for i, d in enumerate(arg.shape) if i not in idx)
+    return ArrayType.make(arg.dtype_code, shape, named).with_varying(arg.varying)
+
+
+def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> ArrayType:
+    """A result of the xmapped body back outside: its named axes bound here become positional."""
+    names_here = [n for _, n in m.pairs]
+    for n in names_here:
+        if n not in own:
+            raise RuleError("NC405", f"{what}: out_axes names {n!r}, which this xmap does not define "
+                                     f"(it defines {', '.join(map(repr, sorted(own))) or 'nothing'})")
+    named = dict(res.named)
+    missing = sorted(n for n in named if n in own and n not in names_here)
+    if missing:
+        raise RuleError("NC404", f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
+                        hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning")
+    if res.has_ellipsis:
+        raise ValueError
+    shape = list(res.shape)
+    order = sorted(m.pairs) if not m.prefix else list(m.pairs)
+    nd_out = len(shape) + len(order)
+    for pos, n in order:
+        size = named.pop(n) if n in named else own[n]
+        p = norm_axis(pos, nd_out, "out_axes")
+        shape.insert(p, size)
+    return ArrayType.make(res.dtype_code, tuple(shape), named)
+
+
+# ---- vmap ---------------------------------------------------------------------------------------
+
+def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) -> ArrayType:
+    if arg.has_ellipsis:
+        raise ValueError
+    nd = len(arg.shape)
+    if not -nd <= axis < nd:
+        raise RuleError("NC402", f"{what}: vmap in_axes {axis} is out of range for an argument with {nd} "
+                                 f"positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
+    i = axis % nd
+    size = arg.shape[i]
+    for s, w in sizes:
+        if differ(s, size):
+            raise RuleError("NC403", f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
+                            hint="all mapped axes must have one size")
+    sizes.append((size, what))
+    return arg.with_shape(arg.shape[:i] + arg.shape[i + 1:])
+
+
+def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
+    if axis is None or res.has_ellipsis:
+        return res
+    nd = len(res.shape) + 1
+    i = norm_axis(axis, nd, "vmap out_axes")
+    return res.with_shape(res.shape[:i] + (size,) + res.shape[i:])
+
+
+# ---- shard_map ----------------------------------------------------------------------------------
+
+def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int) -> None:
+    if len(spec.entries) > rank:
+        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}",
+                        hint="a PartitionSpec has at most one entry per positional dimension")
+    axes = spec.axes()
+    for a in axes:
+        if a not in mesh.names:
+            raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}")
+        if a not in manual:
+            raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
+                                     f"shard_map (axis_names={tuple(sorted(manual))!r})")
+    dup = sorted({a for a in axes if axes.count(a) > 1})
+    if dup:
+        raise RuleError("NC504", f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once")
+
+
+def _split_size(spec_entry: tuple[str, ...] | None, mesh: MeshInfo) -> Any:
+    total: Any = 1
+    for a in spec_entry or ():
+        s = mesh.size(a)
+        total = total * s if is_int(s) and is_int(total) else None
+    return total
+
+
+def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> ArrayType:
+    """The local block an input's instance sees: global dims divided by their mesh axes' sizes."""
+    if arg.has_ellipsis:
+        raise ValueError
+    _spec_axes_checked(spec, mesh, manual, what, len(arg.shape))
+    shape = list(arg.shape)
+    for i, e in enumerate(spec.entries):
+        k = _split_size(e, mesh)
+        if e and is_int(k) and is_int(shape[i]):
+            if shape[i] % k:
+                raise RuleError("NC604", f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
+                                         f"devices of mesh axes {e!r} ({spec!r})")
+            shape[i] = shape[i] // k
+        elif e and k != 1:
+            shape[i] = None
+    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual)
+
+
+def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
+              what: str) -> ArrayType:
+    """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out."""
+    if res.has_ellipsis:
+        raise ValueError
+    _spec_axes_checked(spec, mesh, manual, what, len(res.shape))
+    missing = sorted(res.varying - set(spec.axes()))
+    if check_vma and missing:
+        a = missing[0]
+        raise RuleError("NC601", f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
+                                 f"(out_specs without an axis promise a value replicated over it)",
+                        hint=f"add {a!r} to out_specs, or psum over {a!r} before returning")
+    shape = list(res.shape)
+    for i, e in enumerate(spec.entries):
+        k = _split_size(e, mesh)
+        if e:
+            shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
+    return ArrayType.make(res.dtype_code, tuple(shape), dict(res.named))
+
+
+# ---- loop carries and branches (NC602) -------------------------------------------------------------
+
+def _leaves(v: Any) -> list[Any]:
+    if isinstance(v, Seq):
+        return [x for item in v.items for x in _leaves(item)]
+    return [v]
+
+
+def check_carry(init: Any, out: Any, what: str) -> None:
+    """A loop carry must keep its varying set across the body."""
+    for i, (a, b) in enumerate(zip(_leaves(init), _leaves(out))):
+        if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
+            extra = sorted(b.varying - a.varying)
+            where = f"carry item {i}" if len(_leaves(init)) > 1 else "the carry"
+            if extra:
+                axes = tuple(extra)
+                raise RuleError("NC602", f"{what}: {where} enters invariant over {axes!r} but the body returns it "
+                                         f"varying over {axes!r}",
+                                hint=f"apply lax.pcast(init, {axes!r}, to='varying') to the initial carry")
+            lost = tuple(sorted(a.varying - b.varying))
+            raise RuleError("NC602", f"{what}: {where} enters varying over {lost!r} but the body returns it "
+                                     f"invariant over {lost!r}",
+                            hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output")
+
+
+def check_branches(outs: Sequence[Any], what: str) -> None:
+    """lax.cond / switch branches must agree on their outputs' varying sets."""
+    leaves = [_leaves(o) for o in outs]
+    for i, group in enumerate(zip(*leaves)):
+        arrays = [g for g in group if isinstance(g, ArrayType)]
+        if len(arrays) == len(group) and len({a.varying for a in arrays}) > 1:
+            union = frozenset().union(*(a.varying for a in arrays))
+            for b, a in enumerate(arrays):
+                if a.varying != union:
+                    axes = tuple(sorted(union - a.varying))
+                    raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
+                                             f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
+                                    hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
+
+
+def union_varying(values: Sequence[Any]) -> frozenset[str]:
+    out: frozenset[str] = frozenset()
+    for v in values:
+        for leaf in _leaves(v):
+            if isinstance(leaf, ArrayType):
+                out |= leaf.varying
+    return out
+
+
+__all__ = ["AxisEnv", "EMPTY_ENV", "MeshInfo", "Spec", "AxisMapping", "check_cooccurrence", "check_resources",
+           "parse_mapping", "xmap_in", "xmap_out", "vmap_in", "vmap_out", "shard_in", "shard_out", "check_carry",
+           "check_branches", "union_varying", "union_named"]
