@@ -96,7 +96,7 @@ AGREE = [
     ("jnp.linalg.det(a)", [("f32", (5, 3, 3))]),
     ("jnp.round(a)", [("f32", (2,))]),
     ("jnp.isclose(a, b)", [("f32", (2, 3)), ("f32", (3,))]),
-    ("jax.lax.psum(a, 'i')", [("f32", (2,))]),
+    ("jax.lax.psum(a, 'i')", [("f32", (2,), {"i": 3})]),
 ]
 
 DISAGREE = [
@@ -126,13 +126,13 @@ DISAGREE = [
 
 
 def _program(expr: str, args: list[tuple[str, tuple[int, ...]]]) -> str:
-    params = ", ".join(f"{n}: {dt}[{shape!r}]" for n, (dt, shape) in zip("abc", args))
+    params = ", ".join(f"{n}: {a[0]}[{a[1]!r}, {a[2] if len(a) > 2 else {}!r}]" for n, a in zip("abc", args))
     return ("import jax\nimport jax.numpy as jnp\nfrom namedcheck import f32, i32, bool_\n\n"
             f"def f({params}) -> None:\n    out = {expr}\n")
 
 
 def _jax_result(expr: str, args: list[tuple[str, tuple[int, ...]]]):
-    structs = [jax.ShapeDtypeStruct(shape, DT[dt]) for dt, shape in args]
+    structs = [jax.ShapeDtypeStruct(a[1], DT[a[0]]) for a in args]
 
     def fn(*xs):
         return eval(expr, {"jnp": jnp, "jax": jax}, dict(zip("abc", xs)))

@@ -3,15 +3,20 @@ expressions become engine calls. Engine failures are reported at the expression 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
-from namedcheck.analyzer.refs import FuncRef, GradRef, MethodRef, PartialRef, QualRef, TypeAlias
+from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer.refs import (
+    DevicesVal, FuncRef, GradRef, MappedRef, MeshVal, MethodRef, PartialRef, QualRef, TypeAlias,
+)
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import EMPTY_ENV, AxisEnv
 from namedcheck.engine.names import METHODS, OPERATORS, VARARG_METHODS, canonical_name
 from namedcheck.engine.ops.transforms import grad_type
 from namedcheck.engine.signature import compare_declared
@@ -58,10 +63,11 @@ class Frame:
     """A function body (or the module body) being analysed."""
 
     def __init__(self, an: ModuleAnalyzer, parent: Frame | None, declared_return: Any = None,
-                 lenient: bool = False, quiet: bool = False) -> None:
+                 lenient: bool = False, quiet: bool = False, env: AxisEnv | None = None,
+                 function: FuncRef | None = None) -> None:
         self.an = an
         self.parent = parent
-        self.env: dict[str, Any] = {}
+        self.vars: dict[str, Any] = {}
         self.declared_return = declared_return
         self.returns: list[Any] = []
         self.lenient = lenient  # analysing under a call's types: extra named axes are lifted, not wrong
@@ -69,6 +75,9 @@ class Frame:
         # conditional code reports nothing there; straight-line code does.
         self.quiet = quiet
         self.cond_depth = 0
+        # named axes, mesh and manual axes in scope (inherited from the defining or calling frame)
+        self.env: AxisEnv = env if env is not None else (parent.env if parent is not None else EMPTY_ENV)
+        self.function = function  # the function analysed standalone, for NC705's escape check
 
     @property
     def silent(self) -> bool:
@@ -78,8 +87,8 @@ class Frame:
     def lookup(self, name: str) -> Any:
         f: Frame | None = self
         while f is not None:
-            if name in f.env:
-                return f.env[name]
+            if name in f.vars:
+                return f.vars[name]
             f = f.parent
         if name in self.an.imports:
             return QualRef(self.an.imports[name])
@@ -92,8 +101,11 @@ class Frame:
         return UNKNOWN
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        if not self.silent:
-            self.an.report(node, err)
+        if self.silent:
+            return
+        if err.code == "NC705" and self.function is not None and self.an.escapes(self.function):
+            return  # standalone: the function may be called under a map that binds the name
+        self.an.report(node, err)
 
     # ---- statements ----------------------------------------------------------------------------
     def run_block(self, body: Any) -> None:
@@ -124,11 +136,15 @@ class Frame:
             self.ev(s.test)
             self.loop(s, lambda f: None)
         elif isinstance(s, cst.With):
+            saved = self.env
             for item in s.items:
                 v = self.ev(item.item)
+                if isinstance(v, MeshVal):  # `with Mesh(...)`, `with jax.set_mesh(mesh)`
+                    self.env = replace(self.env, mesh=v.info)
                 if item.asname is not None:
-                    self.assign(item.asname.name, UNKNOWN if not isinstance(v, ArrayType) else v)
+                    self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)
             self.run_block(s.body)
+            self.env = saved
         elif isinstance(s, cst.Try | cst.TryStar):
             self.run_block(s.body)
             self.cond_depth += 1
@@ -145,11 +161,11 @@ class Frame:
 
     def branches(self, blocks: list[Any]) -> None:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
-        before = dict(self.env)
+        before = dict(self.vars)
         results = []
         self.cond_depth += 1
         for b in blocks:
-            self.env = dict(before)
+            self.vars = dict(before)
             if b is None:
                 pass
             elif isinstance(b, cst.If):
@@ -159,23 +175,23 @@ class Frame:
                 self.run_block(b.body)
             else:
                 self.run_block(b)
-            results.append(self.env)
+            results.append(self.vars)
         self.cond_depth -= 1
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
             merged[k] = vals[0] if all(_same(v, vals[0]) for v in vals) else UNKNOWN
-        self.env = merged
+        self.vars = merged
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
-        before = dict(self.env)
+        before = dict(self.vars)
         bind_target(self)
         self.run_block(s.body)
-        changed = {k for k in before if k in self.env and not _same(before[k], self.env[k])}
+        changed = {k for k in before if k in self.vars and not _same(before[k], self.vars[k])}
         if changed:
-            for k in self.env:
+            for k in self.vars:
                 if k in changed or k not in before:
-                    self.env[k] = UNKNOWN
+                    self.vars[k] = UNKNOWN
         if s.orelse is not None:
             self.run_block(s.orelse.body)
 
@@ -227,7 +243,7 @@ class Frame:
 
     def assign(self, target: cst.BaseExpression, v: Any) -> None:
         if isinstance(target, cst.Name):
-            self.env[target.value] = v
+            self.vars[target.value] = v
         elif isinstance(target, cst.Tuple | cst.List):
             elems = target.elements
             if isinstance(v, Seq) and len(v.items) == len(elems) and not any(
@@ -244,16 +260,18 @@ class Frame:
     def define_function(self, fn: cst.FunctionDef) -> None:
         ref = FuncRef(fn, self, fn.name.value)
         value: Any = ref
-        for d in fn.decorators:
+        for d in reversed(fn.decorators):
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in _TRANSPARENT:
                 continue
             if isinstance(deco, PartialRef) and isinstance(deco.func, QualRef) and \
                     canonical_name(deco.func.name) in _TRANSPARENT:
                 continue
-            value = self.call_value(deco, [value], {}, [None], {}, d) if isinstance(deco, PartialRef | QualRef) \
-                else UNKNOWN
-        self.env[fn.name.value] = value
+            value = self.call_value(deco, [value], {}, [None], {}, d) \
+                if isinstance(deco, PartialRef | QualRef | MappedRef) else UNKNOWN
+            if isinstance(value, MappedRef):
+                self.an.mapped.add(id(fn))
+        self.vars[fn.name.value] = value
         self.an.analyse_standalone(ref)
 
     # ---- annotations ---------------------------------------------------------------------------
@@ -382,11 +400,13 @@ class Frame:
             self.assign(node.target, v)
             return v
         if isinstance(node, cst.Dict):
+            pairs = []
             for e in node.elements:
-                if isinstance(e, cst.DictElement):
-                    self.ev(e.key)
-                self.ev(e.value)
-            return UNKNOWN
+                if not isinstance(e, cst.DictElement):
+                    self.ev(e.value)
+                    return UNKNOWN
+                pairs.append(Seq((self.ev(e.key), self.ev(e.value))))
+            return Seq(tuple(pairs), "dict")
         return UNKNOWN
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
@@ -396,7 +416,11 @@ class Frame:
                 return DtypeRef(ALIASES[attr])
             if mod == "jax.numpy" and attr == "newaxis":
                 return Const(None)
+            if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
+                return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
+        if isinstance(recv, DevicesVal) and attr == "reshape":
+            return MethodRef(recv, "reshape")
         if isinstance(recv, ArrayType):
             if attr == "shape":
                 if recv.has_ellipsis:
@@ -436,6 +460,11 @@ class Frame:
                                   else v.dim if isinstance(v, DimVal) and isinstance(v.dim, int) else DYN)
                 parts.append(Const(slice(*bounds)))
         idx = parts[0] if len(parts) == 1 and not _trailing_comma(node) else Seq(tuple(parts))
+        if isinstance(recv, DevicesVal):
+            s = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
+            if s is not None and s.start in (None, 0) and isinstance(s.stop, int) and s.step in (None, 1):
+                return DevicesVal((s.stop,))
+            return DevicesVal((None,))
         if isinstance(recv, Seq):
             try:
                 key = literal(idx)
@@ -484,13 +513,26 @@ class Frame:
         return self.call_value(func, pos, kw, nodes, kwl, node)
 
     def call_value(self, func: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                   kwl: dict[str, str], node: cst.CSTNode) -> Any:
+                   kwl: dict[str, str], node: cst.CSTNode, env: AxisEnv | None = None,
+                   as_map_body: bool = False) -> Any:
+        """Call a function value. `env` overrides the axes in scope (a map body); `as_map_body`
+        analyses an annotated body under the call's types too (so its ops see the map's context)."""
+        if env is not None and env is not self.env:
+            saved, self.env = self.env, env
+            try:
+                return self.call_value(func, pos, kw, nodes, kwl, node, None, as_map_body)
+            finally:
+                self.env = saved
         if isinstance(func, QualRef):
             name = canonical_name(func.name)
             special = self.transform(name, pos, kw, node)
             if special is not NotImplemented:
                 return special
             return self.apply_named(name, pos, kw, nodes, node, kwl)
+        if isinstance(func, MappedRef):
+            return mapcalls.call_mapped(self, func, pos, kw, node)
+        if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
+            return mapcalls.reshape_devices(func.receiver, pos)
         if isinstance(func, MethodRef):
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
@@ -500,10 +542,10 @@ class Frame:
                 pos = [Seq((pos[0],))]
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
         if isinstance(func, FuncRef):
-            return self.an.call_function(func, pos, kw, nodes, node, self)
+            return self.an.call_function(func, pos, kw, nodes, node, self, as_map_body)
         if isinstance(func, PartialRef):
             return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
-                                   [None] * len(func.args) + nodes, kwl, node)
+                                   [None] * len(func.args) + nodes, kwl, node, None, as_map_body)
         if isinstance(func, GradRef):
             value = self.call_value(func.func, pos, kw, nodes, kwl, node)
             try:
@@ -523,6 +565,9 @@ class Frame:
 
     def transform(self, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
         """Function transformations and builtins the front end resolves itself."""
+        built = mapcalls.construct(self, name, pos, kw, node)
+        if built is not NotImplemented:
+            return built
         if name in _TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if name == "functools.partial":
@@ -560,7 +605,7 @@ class Frame:
             return UNKNOWN
         labels = tuple(label(n) if n is not None else None for n in nodes)
         try:
-            return engine_ops.run(op, pos, kw, labels, kwl)  # type: ignore[arg-type]
+            return engine_ops.run(op, pos, kw, labels, kwl, self.env)  # type: ignore[arg-type]
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN

@@ -14,6 +14,7 @@ from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Op
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
+from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12
@@ -42,6 +43,8 @@ class ModuleAnalyzer:
         self.record = record
         self.revealed: list[tuple[cst.CSTNode, Any]] = []
         self.analysed: set[int] = set()
+        self.mapped: set[int] = set()  # functions decorated by a map
+        self._escaping: set[str] | None = None
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
@@ -81,7 +84,7 @@ class ModuleAnalyzer:
         # Module-level functions are visible from every body, whatever their order in the file.
         for s in self.module.body:
             if isinstance(s, cst.FunctionDef):
-                top.env[s.name.value] = FuncRef(s, top, s.name.value)
+                top.vars[s.name.value] = FuncRef(s, top, s.name.value)
         top.run_block(self.module)
 
     def signature(self, ref: FuncRef) -> Signature:
@@ -126,18 +129,21 @@ class ModuleAnalyzer:
         return out
 
     def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
-                    lenient: bool, quiet: bool = False) -> Any:
+                    lenient: bool, quiet: bool = False, env: AxisEnv | None = None, standalone: bool = False) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value."""
-        frame = Frame(self, ref.scope, declared_return, lenient, quiet)
+        frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
         sig = self.signature(ref)
         defaults = self._defaults(ref)
         for prm in sig.params:
             if prm.kind == VARARGS:
-                frame.env[prm.name] = Seq(extra)
+                frame.vars[prm.name] = Seq(extra)
             elif prm.kind == VARKW:
-                frame.env[prm.name] = UNKNOWN
+                frame.vars[prm.name] = UNKNOWN
             else:
-                frame.env[prm.name] = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
+                v = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
+                if v is UNKNOWN and isinstance(prm.annotation, ArrayType):
+                    v = prm.annotation  # unknown at the call: the body's own annotation
+                frame.vars[prm.name] = v
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
         frame.run_block(ref.node.body)
@@ -152,14 +158,17 @@ class ModuleAnalyzer:
         self.analysed.add(id(ref.node))
         sig = self.signature(ref)
         values = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
+        scope_env: AxisEnv = ref.scope.env
+        declared = frozenset(n for v in values.values() for n, _ in v.named)
+        env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared)
         self.depth += 1
         try:
-            self.body_values(ref, values, (), sig.returns, lenient=False)
+            self.body_values(ref, values, (), sig.returns, lenient=False, env=env, standalone=True)
         finally:
             self.depth -= 1
 
     def call_function(self, ref: FuncRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                      node: cst.CSTNode, caller: Frame) -> Any:
+                      node: cst.CSTNode, caller: Frame, as_map_body: bool = False) -> Any:
         """A call to a function of this module: check against its signature, or analyse its body."""
         sig = self.signature(ref)
         b = bind(sig.params, pos, kw)
@@ -177,10 +186,15 @@ class ModuleAnalyzer:
             except RuleError as e:
                 caller.report(node, e)
                 return UNKNOWN
-        if sig.returns is not None:
+        if sig.returns is not None and not as_map_body:
+            try:
+                check_cooccurrence(result, caller.env)
+            except RuleError as e:
+                caller.report(node, e)
+                return UNKNOWN
             return result
         try:
-            key = (id(ref.node), tuple(sorted(values.items())), extra, caller.silent)
+            key = (id(ref.node), tuple(sorted(values.items())), extra, caller.silent, caller.env)
             hash(key)
         except TypeError:
             key = None
@@ -192,14 +206,25 @@ class ModuleAnalyzer:
             self.active.add(key)
         self.depth += 1
         try:
-            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent)
+            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env)
         finally:
             self.depth -= 1
             if key is not None:
                 self.active.discard(key)
         if key is not None:
             self.memo[key] = out
+        if out is UNKNOWN and sig.returns is not None:
+            return result
         return out
+
+    def escapes(self, ref: FuncRef) -> bool:
+        """Whether a function is used other than by direct calls (passed to a map, stored, decorated
+        by one): then a name its body uses may be bound where it is called."""
+        if id(ref.node) in self.mapped or isinstance(ref.node, cst.Lambda):
+            return True
+        if self._escaping is None:
+            self._escaping = _escaping_names(self.module)
+        return ref.name in self._escaping
 
     # ---- results ---------------------------------------------------------------------------------
     def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
@@ -223,6 +248,29 @@ class ModuleAnalyzer:
         for node, v in self.revealed:
             out.setdefault(positions[node].start.line, v)
         return out
+
+
+class _Uses(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.names: dict[str, int] = {}
+        self.called: dict[str, int] = {}
+        self.defined: dict[str, int] = {}
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.names[node.value] = self.names.get(node.value, 0) + 1
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if isinstance(node.func, cst.Name):
+            self.called[node.func.value] = self.called.get(node.func.value, 0) + 1
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.defined[node.name.value] = self.defined.get(node.name.value, 0) + 1
+
+
+def _escaping_names(module: cst.Module) -> set[str]:
+    v = _Uses()
+    module.visit(v)
+    return {n for n, k in v.names.items() if k > v.called.get(n, 0) + v.defined.get(n, 0)}
 
 
 def _suppressed(line: str, code: str) -> bool:

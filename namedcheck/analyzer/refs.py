@@ -56,3 +56,27 @@ class TypeAlias:
     """`Weights = f32[(784, 512)]`: a name bound to an array annotation, usable as an annotation."""
 
     type: Any
+
+
+@dataclass(frozen=True, slots=True)
+class DevicesVal:
+    """`jax.devices()` and arrays of devices: the shape when static (None entries otherwise)."""
+
+    shape: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MeshVal:
+    """A mesh built by `Mesh(...)` / `jax.make_mesh(...)`."""
+
+    info: Any  # engine MeshInfo
+
+
+@dataclass(eq=False, slots=True)
+class MappedRef:
+    """A function wrapped by xmap / vmap / shard_map; `node` is where the map was written."""
+
+    kind: str
+    func: Any
+    params: dict[str, Any]
+    node: Any

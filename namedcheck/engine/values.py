@@ -122,7 +122,7 @@ class DimVal:
 
 @dataclass(frozen=True, slots=True)
 class Seq:
-    """A tuple or list whose items are engine values."""
+    """A tuple, list or dict (items: (key, value) Seqs) whose items are engine values."""
 
     items: tuple[Any, ...]
     kind: str = "tuple"
@@ -144,6 +144,8 @@ def literal(v: Any) -> Any:
             return v.dim
         raise NotLiteral
     if isinstance(v, Seq):
+        if v.kind == "dict":
+            return {literal(k): literal(val) for k, val in (pair.items for pair in v.items)}
         return tuple(literal(i) for i in v.items)
     raise NotLiteral
 

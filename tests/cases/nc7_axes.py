@@ -27,7 +27,7 @@ def right_reductions(x: f32[(4, 5, 6)], labels: i32[(4,)]) -> None:
     h = jnp.any(x > 0, axis=2)  # reveal: bool_[(4, 5)]
 
 
-def right_reduce_missing_name(x: f32[(3,), {'a': 2}]) -> None:
+def right_reduce_missing_name(x: f32[(3,), {'a': 2}], labels: f32[(), {'classes': 4}]) -> None:
     y = jnp.sum(x, axis='classes')  # reveal: f32[(3,), {'a': 2}]
 
 

@@ -1,0 +1,424 @@
+"""Syntax of maps, meshes and control flow -> engine map boundaries.
+
+xmap / vmap / shard_map construction and calls, `Mesh` / `jax.make_mesh` / PartitionSpec values,
+and lax.scan / fori_loop / while_loop / cond. The rules themselves live in engine/maps.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal, QualRef
+from namedcheck.engine import maps
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, literal
+
+if TYPE_CHECKING:
+    from namedcheck.analyzer.frame import Frame
+
+XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
+SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}
+MESH = {"jax.sharding.Mesh", "jax.experimental.maps.Mesh", "jax._src.mesh.Mesh", "jax.interpreters.pxla.Mesh"}
+SPEC = {"jax.sharding.PartitionSpec", "jax.experimental.PartitionSpec", "jax.experimental.pjit.PartitionSpec",
+        "jax._src.partition_spec.PartitionSpec"}
+DEVICES = {"jax.devices", "jax.local_devices"}
+SET_MESH = {"jax.set_mesh", "jax.sharding.set_mesh", "jax.sharding.use_mesh", "jax.experimental.mesh_utils.use_mesh"}
+CONTROL = {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond", "jax.lax.switch"}
+
+
+def _lit(v: Any, default: Any = None) -> Any:
+    try:
+        return literal(v)
+    except NotLiteral:
+        return default
+
+
+def _static_int(v: Any) -> Any:
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    if isinstance(v, DimVal):
+        return v.dim
+    return None
+
+
+def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Values built by map constructors, meshes, specs and device lists; NotImplemented otherwise."""
+    if name in XMAP:
+        params = dict(kw)
+        for i, key in enumerate(("in_axes", "out_axes")):
+            if len(pos) > i + 1:
+                params[key] = pos[i + 1]
+        return MappedRef("xmap", pos[0] if pos else None, params, node)
+    if name in SHARD_MAP:
+        params = dict(kw)
+        for i, key in enumerate(("mesh", "in_specs", "out_specs")):  # the experimental positional form
+            if len(pos) > i + 1:
+                params[key] = pos[i + 1]
+        return MappedRef("shard_map", pos[0] if pos else None, params, node)
+    if name == "jax.vmap":
+        params = dict(kw)
+        for i, key in enumerate(("in_axes", "out_axes")):
+            if len(pos) > i + 1:
+                params[key] = pos[i + 1]
+        return MappedRef("vmap", pos[0] if pos else None, params, node)
+    if name in DEVICES:
+        return DevicesVal((None,))
+    if name == "jax.experimental.mesh_utils.create_device_mesh":
+        shape = _lit(pos[0] if pos else kw.get("mesh_shape"))
+        return DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,))
+    if name in ("numpy.array", "numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
+        return pos[0]
+    if name in MESH or name == "jax.make_mesh":
+        return _mesh(name, pos, kw)
+    if name in SPEC:
+        return _spec(pos)
+    if name in SET_MESH:
+        if pos and isinstance(pos[0], MeshVal):
+            f.env = replace(f.env, mesh=pos[0].info)  # also the context manager's value
+            return pos[0]
+        return UNKNOWN
+    if name in CONTROL:
+        return control_flow(f, name, pos, kw, node)
+    return NotImplemented
+
+
+def devices_attribute(v: DevicesVal, attr: str) -> Any:
+    return ("reshape", v) if attr == "reshape" else UNKNOWN
+
+
+def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+    if name == "jax.make_mesh":
+        shape = _lit(pos[0] if pos else kw.get("axis_shapes"))
+        names = _lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
+    else:
+        devs = pos[0] if pos else kw.get("devices")
+        names = _lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
+        shape = devs.shape if isinstance(devs, DevicesVal) else None
+    if isinstance(names, str):
+        names = (names,)
+    if not isinstance(names, tuple) or not all(isinstance(n, str) for n in names):
+        return UNKNOWN
+    if not isinstance(shape, tuple) or len(shape) != len(names):
+        shape = (None,) * len(names)
+    return MeshVal(MeshInfo(tuple(zip(names, shape))))
+
+
+def _spec(pos: list[Any]) -> Any:
+    entries: list[tuple[str, ...] | None] = []
+    for p in pos:
+        v = _lit(p, default=UNKNOWN)
+        if v is None:
+            entries.append(None)
+        elif isinstance(v, str):
+            entries.append((v,))
+        elif isinstance(v, tuple) and all(isinstance(a, str) for a in v):
+            entries.append(v)
+        else:
+            return UNKNOWN
+    return Spec(tuple(entries))
+
+
+def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
+    shape = _lit(args[0]) if len(args) == 1 else tuple(_lit(a) for a in args)
+    if isinstance(shape, int):
+        shape = (shape,)
+    return DevicesVal(tuple(shape)) if isinstance(shape, tuple) else DevicesVal((None,))
+
+
+# ---- calling a mapped function ---------------------------------------------------------------------
+
+def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    if ref.func is None:  # used as a decorator factory: `shard_map(mesh=..., ...)(f)`
+        if len(pos) == 1 and not kw:
+            return MappedRef(ref.kind, pos[0], ref.params, ref.node)
+        return UNKNOWN
+    if kw:
+        return UNKNOWN  # mapped functions take positional arguments
+    try:
+        if ref.kind == "xmap":
+            return _call_xmap(f, ref, pos, node)
+        if ref.kind == "vmap":
+            return _call_vmap(f, ref, pos, node)
+        return _call_shard_map(f, ref, pos, node)
+    except _Fail as e:
+        f.report(e.node, e.err)
+        return UNKNOWN
+
+
+class _Fail(Exception):
+    def __init__(self, node: cst.CSTNode, err: RuleError) -> None:
+        self.node, self.err = node, err
+
+
+def _at(node: cst.CSTNode, fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except RuleError as e:
+        raise _Fail(node, e) from None
+
+
+def _is_mapping(v: Any) -> bool:
+    return (isinstance(v, dict) and all(isinstance(k, int) and not isinstance(k, bool) for k in v)) or (
+        isinstance(v, tuple) and bool(v) and v[-1] is ...)
+
+
+def _per_leaf(spec: Any, value: Any, is_leaf: Any, what: str, code: str) -> list[tuple[Any, Any, str]]:
+    """Match a pytree prefix of specs against a value: (spec, leaf value, label) triples."""
+    if is_leaf(spec):
+        if isinstance(value, Seq):
+            return [(spec, v, f"{what}[{i}]") for i, v in enumerate(value.items)]
+        return [(spec, value, what)]
+    if isinstance(spec, tuple):
+        if not isinstance(value, Seq):
+            if value is UNKNOWN:
+                return []
+            raise RuleError(code, f"{what}: the specification is a container of {len(spec)} but the value is not")
+        if len(spec) != len(value.items):
+            raise RuleError(code, f"{what}: the specification has {len(spec)} entries but there are "
+                                  f"{len(value.items)} values",
+                            hint="give one entry per argument (or one entry for all)")
+        out = []
+        for i, (s, v) in enumerate(zip(spec, value.items)):
+            out.extend(_per_leaf(s, v, is_leaf, f"{what}[{i}]" if what != "arguments" else f"argument {i}", code))
+        return out
+    raise RuleError(code, f"{what}: cannot read the specification {spec!r}")
+
+
+def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
+    p = ref.params
+    in_axes = _lit(p.get("in_axes"), default=UNKNOWN)
+    out_axes = _lit(p.get("out_axes"), default=UNKNOWN)
+    if in_axes is UNKNOWN or out_axes is UNKNOWN:
+        return UNKNOWN
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    args = Seq(tuple(pos))
+    leaves = _at(ref.node, _per_leaf, in_axes if not _is_mapping(in_axes) or len(pos) != 1 else (in_axes,),
+                 args, _is_mapping, "arguments", "NC401")
+    mappings = [(_at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
+    sizes: dict[str, tuple[Any, str]] = {}
+    locals_: list[Any] = []
+    for m, v, w in mappings:
+        if isinstance(v, ArrayType) and not v.has_ellipsis:
+            locals_.append(_at(node, maps.xmap_in, v, m, w, sizes, f.env))
+        else:
+            for _, n in m.pairs:
+                if n in dict(f.env.named):
+                    raise _Fail(ref.node, RuleError("NC407", f"{w}: in_axes binds {n!r}, which an enclosing map "
+                                                             f"already binds", hint="use a fresh name"))
+                sizes.setdefault(n, (None, w))
+            locals_.append(UNKNOWN)
+    axis_sizes = _lit(p.get("axis_sizes"), default=None) or {}
+    if isinstance(axis_sizes, dict):
+        for n, s in axis_sizes.items():
+            if n in sizes and sizes[n][0] is not None and isinstance(s, int) and sizes[n][0] != s:
+                raise _Fail(node, RuleError("NC403", f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but "
+                                                     f"axis_sizes says {s}"))
+            if n in dict(f.env.named):
+                raise _Fail(ref.node, RuleError("NC407", f"axis_sizes binds {n!r}, which an enclosing map already binds"))
+            if n not in sizes or sizes[n][0] is None:
+                sizes[n] = (s, "axis_sizes")
+    own = {n: s for n, (s, _) in sizes.items()}
+    resources_raw = _lit(p.get("axis_resources"), default=None) or {}
+    resources = {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()} \
+        if isinstance(resources_raw, dict) else {}
+    _at(ref.node, maps.check_resources, resources, own, f.env.mesh)
+    env = f.env.with_names(own, resources)
+    for v in locals_:
+        _at(node, maps.check_cooccurrence, v, env)
+    rebuilt = _rebuild(in_axes, pos, locals_, len(pos) == 1 and _is_mapping(in_axes))
+    result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
+    if result is UNKNOWN:
+        return UNKNOWN
+    out_leaves = _at(ref.node, _per_leaf, out_axes, result, _is_mapping, "the result", "NC401")
+    outs = []
+    for s, v, w in out_leaves:
+        m = _at(ref.node, maps.parse_mapping, s, w)
+        outs.append(_at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
+    if isinstance(result, Seq):
+        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
+    return outs[0] if len(outs) == 1 else UNKNOWN
+
+
+def _rebuild(in_axes: Any, pos: list[Any], locals_: list[Any], single: bool) -> list[Any]:
+    """Per-instance argument values, in the arguments' own structure (flat leaves -> args)."""
+    if single or all(not isinstance(p, Seq) for p in pos):
+        return locals_ if len(locals_) == len(pos) else [UNKNOWN] * len(pos)
+    it = iter(locals_)
+    out = []
+    for p in pos:
+        out.append(Seq(tuple(next(it, UNKNOWN) for _ in p.items), p.kind) if isinstance(p, Seq) else next(it, UNKNOWN))
+    return out
+
+
+def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
+    p = ref.params
+    in_axes = _lit(p.get("in_axes", Const(0)), default=UNKNOWN)
+    out_axes = _lit(p.get("out_axes", Const(0)), default=UNKNOWN)
+    axis_name = _lit(p.get("axis_name", Const(None)), default=UNKNOWN)
+    if UNKNOWN in (in_axes, out_axes, axis_name) or isinstance(in_axes, dict):
+        return UNKNOWN
+    if isinstance(in_axes, list):
+        in_axes = tuple(in_axes)
+    per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(pos)
+    if len(per_arg) != len(pos):
+        raise _Fail(ref.node, RuleError("NC401", f"vmap in_axes has {len(per_arg)} entries but the function is "
+                                                 f"called with {len(pos)} arguments"))
+    sizes: list[tuple[Any, str]] = []
+    locals_: list[Any] = []
+    for i, (ax, v) in enumerate(zip(per_arg, pos)):
+        if ax is None:
+            locals_.append(v)
+        elif isinstance(ax, int) and isinstance(v, ArrayType) and not v.has_ellipsis:
+            locals_.append(_at(node, maps.vmap_in, v, ax, f"argument {i}", sizes))
+        else:
+            locals_.append(UNKNOWN)
+    size = next((s for s, _ in sizes if s is not None), None)
+    env = f.env
+    if isinstance(axis_name, str):
+        if axis_name in dict(f.env.named):
+            raise _Fail(ref.node, RuleError("NC407", f"vmap axis_name {axis_name!r} is already bound by an "
+                                                     f"enclosing map", hint="use a fresh name"))
+        env = env.with_names({axis_name: size})
+    result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
+    if result is UNKNOWN:
+        return UNKNOWN
+
+    def out(v: Any, ax: Any) -> Any:
+        if not isinstance(v, ArrayType) or not (ax is None or isinstance(ax, int)):
+            return UNKNOWN
+        if isinstance(axis_name, str) and axis_name in v.named_shape:
+            v = v.with_named({n: s for n, s in v.named if n != axis_name})
+        return _at(ref.node, maps.vmap_out, v, ax, size)
+
+    if isinstance(result, Seq):
+        axes = out_axes if isinstance(out_axes, tuple) else (out_axes,) * len(result.items)
+        if len(axes) != len(result.items):
+            return UNKNOWN
+        return Seq(tuple(out(v, a) for v, a in zip(result.items, axes)), result.kind)
+    return out(result, out_axes)
+
+
+def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
+    p = ref.params
+    mesh_v = p.get("mesh")
+    mesh = mesh_v.info if isinstance(mesh_v, MeshVal) else (f.env.mesh if mesh_v is None else None)
+    if mesh is None:
+        return UNKNOWN
+    names = _lit(p.get("axis_names", Const(None)), default=UNKNOWN)
+    if names is UNKNOWN:
+        return UNKNOWN
+    manual = frozenset(names) if names else frozenset(mesh.names)
+    check = _lit(p.get("check_vma", p.get("check_rep", Const(True))), default=True)
+    in_specs, out_specs = p.get("in_specs"), p.get("out_specs")
+    specs_in = _spec_tree(in_specs)
+    specs_out = _spec_tree(out_specs)
+    if specs_in is UNKNOWN or specs_out is UNKNOWN:
+        return UNKNOWN
+    leaves = _at(ref.node, _per_leaf, specs_in if not isinstance(specs_in, Spec) or len(pos) != 1 else (specs_in,),
+                 Seq(tuple(pos)), lambda s: isinstance(s, Spec), "arguments", "NC604")
+    locals_ = []
+    for s, v, w in leaves:
+        if isinstance(v, ArrayType) and not v.has_ellipsis:
+            locals_.append(_at(node, maps.shard_in, v, s, mesh, manual, f"{w} of shard_map"))
+        else:
+            locals_.append(UNKNOWN)
+    env = replace(f.env, mesh=mesh, manual=manual, check_vma=bool(check), definitive=True)
+    args = _rebuild(specs_in, pos, locals_, len(pos) == 1 and isinstance(specs_in, Spec))
+    result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=env, as_map_body=True)
+    if result is UNKNOWN:
+        return UNKNOWN
+    outs = []
+    for s, v, w in _at(ref.node, _per_leaf, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604"):
+        outs.append(_at(ref.node, maps.shard_out, v, s, mesh, manual, bool(check), f"{w} of shard_map")
+                    if isinstance(v, ArrayType) else UNKNOWN)
+    if isinstance(result, Seq):
+        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
+    return outs[0] if len(outs) == 1 else UNKNOWN
+
+
+def _spec_tree(v: Any) -> Any:
+    if isinstance(v, Spec):
+        return v
+    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
+        items = tuple(_spec_tree(i) for i in v.items)
+        return UNKNOWN if UNKNOWN in items else items
+    return UNKNOWN
+
+
+# ---- control flow (NC602) ----------------------------------------------------------------------------
+
+def _slice0(v: Any) -> Any:
+    if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
+        return v.with_shape(v.shape[1:])
+    if isinstance(v, Seq):
+        return Seq(tuple(_slice0(i) for i in v.items), v.kind)
+    return UNKNOWN
+
+
+def _stack(v: Any, n: Any) -> Any:
+    if isinstance(v, ArrayType) and not v.has_ellipsis:
+        return v.with_shape((n,) + v.shape)
+    if isinstance(v, Seq):
+        return Seq(tuple(_stack(i, n) for i in v.items), v.kind)
+    return UNKNOWN
+
+
+def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    def arg(i: int, key: str, default: Any = UNKNOWN) -> Any:
+        return pos[i] if len(pos) > i else kw.get(key, default)
+
+    def body(fn: Any, *args: Any) -> Any:
+        return f.call_value(fn, list(args), {}, [None] * len(args), {}, node, as_map_body=True)
+
+    short = name.replace("jax.lax.", "lax.")
+    try:
+        if name == "jax.lax.scan":
+            init, xs = arg(1, "init"), arg(2, "xs", Const(None))
+            length = _static_int(arg(3, "length", Const(None)))
+            x = Const(None) if isinstance(xs, Const) and xs.value is None else _slice0(xs)
+            out = body(arg(0, "f"), init, x)
+            if not (isinstance(out, Seq) and len(out.items) == 2):
+                return UNKNOWN
+            maps.check_carry(init, out.items[0], short)
+            n = length if length is not None else (
+                xs.shape[0] if isinstance(xs, ArrayType) and xs.shape and not xs.has_ellipsis else None)
+            return Seq((init, _stack(out.items[1], n)))
+        if name == "jax.lax.fori_loop":
+            init = arg(3, "init_val")
+            out = body(arg(2, "body_fun"), ArrayType.make("i32", ()), init)
+            maps.check_carry(init, out, short)
+            return init
+        if name == "jax.lax.while_loop":
+            init = arg(2, "init_val")
+            body(arg(0, "cond_fun"), init)
+            out = body(arg(1, "body_fun"), init)
+            maps.check_carry(init, out, short)
+            return init
+        if name == "jax.lax.cond":
+            ops = pos[3:]
+            outs = [body(fn, *ops) for fn in (arg(1, "true_fun"), arg(2, "false_fun"))]
+            if UNKNOWN in outs:
+                return UNKNOWN
+            maps.check_branches(outs, short)
+            return outs[0] if outs[0] == outs[1] else UNKNOWN
+        if name == "jax.lax.switch":
+            branches = arg(1, "branches")
+            if not isinstance(branches, Seq):
+                return UNKNOWN
+            outs = [body(fn, *pos[2:]) for fn in branches.items]
+            if UNKNOWN in outs:
+                return UNKNOWN
+            maps.check_branches(outs, short)
+            return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
+    except RuleError as e:
+        f.report(node, e)
+    return UNKNOWN
+
+
+__all__ = ["construct", "call_mapped", "control_flow", "reshape_devices", "devices_attribute", "AxisEnv",
+           "QualRef"]
