@@ -8,10 +8,18 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
 from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
 from namedcheck.analyzer.refs import (
-    DevicesVal, FuncRef, GradRef, MappedRef, MeshVal, MethodRef, PartialRef, QualRef, TypeAlias,
+    DevicesVal,
+    FuncRef,
+    GradRef,
+    MappedRef,
+    MeshVal,
+    MethodRef,
+    PartialRef,
+    QualRef,
+    TypeAlias,
 )
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.dtypes import ALIASES
@@ -399,6 +407,8 @@ class Frame:
             v = self.ev(node.value)
             self.assign(node.target, v)
             return v
+        if isinstance(node, cst.Set):
+            return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
         if isinstance(node, cst.Dict):
             pairs = []
             for e in node.elements:

@@ -70,7 +70,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name == "jax.experimental.mesh_utils.create_device_mesh":
         shape = _lit(pos[0] if pos else kw.get("mesh_shape"))
         return DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,))
-    if name in ("numpy.array", "numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
+    if name in ("jax.numpy.array", "jax.numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
         return pos[0]
     if name in MESH or name == "jax.make_mesh":
         return _mesh(name, pos, kw)
@@ -166,7 +166,8 @@ def _is_mapping(v: Any) -> bool:
         isinstance(v, tuple) and bool(v) and v[-1] is ...)
 
 
-def _per_leaf(spec: Any, value: Any, is_leaf: Any, what: str, code: str) -> list[tuple[Any, Any, str]]:
+def _per_leaf(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
+              spec_name: str = "in_axes") -> list[tuple[Any, Any, str]]:
     """Match a pytree prefix of specs against a value: (spec, leaf value, label) triples."""
     if is_leaf(spec):
         if isinstance(value, Seq):
@@ -176,14 +177,16 @@ def _per_leaf(spec: Any, value: Any, is_leaf: Any, what: str, code: str) -> list
         if not isinstance(value, Seq):
             if value is UNKNOWN:
                 return []
-            raise RuleError(code, f"{what}: the specification is a container of {len(spec)} but the value is not")
+            raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
         if len(spec) != len(value.items):
-            raise RuleError(code, f"{what}: the specification has {len(spec)} entries but there are "
-                                  f"{len(value.items)} values",
-                            hint="give one entry per argument (or one entry for all)")
+            n = len(value.items)
+            raise RuleError(code, f"{spec_name} has {len(spec)} entr{'ies' if len(spec) != 1 else 'y'} but {what} "
+                                  f"{'are' if n != 1 else 'is'} {n} value{'s' if n != 1 else ''}",
+                            hint="give one entry per value (or a single entry for all of them)")
         out = []
         for i, (s, v) in enumerate(zip(spec, value.items)):
-            out.extend(_per_leaf(s, v, is_leaf, f"{what}[{i}]" if what != "arguments" else f"argument {i}", code))
+            out.extend(_per_leaf(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
+                                 code, spec_name))
         return out
     raise RuleError(code, f"{what}: cannot read the specification {spec!r}")
 
@@ -198,7 +201,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
     leaves = _at(ref.node, _per_leaf, in_axes if not _is_mapping(in_axes) or len(pos) != 1 else (in_axes,),
-                 args, _is_mapping, "arguments", "NC401")
+                 args, _is_mapping, "the arguments", "NC401", "xmap in_axes")
     mappings = [(_at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
@@ -234,7 +237,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = _at(ref.node, _per_leaf, out_axes, result, _is_mapping, "the result", "NC401")
+    out_leaves = _at(ref.node, _per_leaf, out_axes, result, _is_mapping, "the result", "NC401", "xmap out_axes")
     outs = []
     for s, v, w in out_leaves:
         m = _at(ref.node, maps.parse_mapping, s, w)
@@ -320,7 +323,7 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
     if specs_in is UNKNOWN or specs_out is UNKNOWN:
         return UNKNOWN
     leaves = _at(ref.node, _per_leaf, specs_in if not isinstance(specs_in, Spec) or len(pos) != 1 else (specs_in,),
-                 Seq(tuple(pos)), lambda s: isinstance(s, Spec), "arguments", "NC604")
+                 Seq(tuple(pos)), lambda s: isinstance(s, Spec), "the arguments", "NC604", "shard_map in_specs")
     locals_ = []
     for s, v, w in leaves:
         if isinstance(v, ArrayType) and not v.has_ellipsis:
@@ -333,7 +336,8 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
     if result is UNKNOWN:
         return UNKNOWN
     outs = []
-    for s, v, w in _at(ref.node, _per_leaf, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604"):
+    for s, v, w in _at(ref.node, _per_leaf, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604",
+                       "shard_map out_specs"):
         outs.append(_at(ref.node, maps.shard_out, v, s, mesh, manual, bool(check), f"{w} of shard_map")
                     if isinstance(v, ArrayType) else UNKNOWN)
     if isinstance(result, Seq):

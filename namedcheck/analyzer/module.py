@@ -12,9 +12,9 @@ from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
-from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12
@@ -245,8 +245,10 @@ class ModuleAnalyzer:
     def revealed_by_line(self) -> dict[int, Any]:
         positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         out: dict[int, Any] = {}
-        for node, v in self.revealed:
-            out.setdefault(positions[node].start.line, v)
+        for node, v in self.revealed:  # a body analysed several times: the last known value wins
+            line = positions[node].start.line
+            if v is not UNKNOWN or line not in out:
+                out[line] = v
         return out
 
 

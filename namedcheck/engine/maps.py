@@ -181,7 +181,7 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     if len(set(idx)) != len(idx):
         raise RuleError("NC402", f"{what}: one positional axis is mapped twice")
     named = dict(arg.named)
-    for (pos, name), i in zip(m.pairs, idx):
+    for (_, name), i in zip(m.pairs, idx):
         if name in dict(outer.named):
             raise RuleError("NC407", f"{what}: in_axes binds {name!r}, which an enclosing map already binds",
                             hint="use a fresh name for the inner map")
