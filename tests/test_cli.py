@@ -179,7 +179,10 @@ def test_explain_unknown_code(capsys):
 def test_explain_examples_are_what_they_claim(tmp_path):
     """Each explain text's wrong example raises its code, and the right example is clean."""
     from namedcheck.analyzer.check import check_source
-    header = "import jax.numpy as jnp\nfrom namedcheck import f32, i32\n"
+    header = ("import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
+              "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
+              "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
+              "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n")
     for c in CODES.values():
         if not c.wrong or c.code in ("NC001",):
             continue

@@ -68,6 +68,94 @@ _CODES: list[Code] = [
          "The inferred dtype clearly differs from the declared one (JAX promotion rules, weak Python "
          "scalars included; 32/64-bit pairs are not told apart since x64 is usually off).",
          "x: i32[(3,)] = jnp.zeros(3)", "x: f32[(3,)] = jnp.zeros(3)"),
+    Code("NC401", "xmap / vmap in_axes or out_axes structure mismatch",
+         "in_axes must mirror the arguments (and out_axes the results) as a pytree prefix: one axis mapping "
+         "per array, or one mapping for a whole subtree.",
+         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...],), out_axes=['i', ...])\nf(jnp.ones(3), jnp.ones(3))",
+         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])\n"
+         "f(jnp.ones(3), jnp.ones(3))"),
+    Code("NC402", "bad axis mapping",
+         "An axis mapping names a positional axis the argument does not have, maps one positional axis twice, "
+         "or repeats a name.",
+         "xmap(lambda a: a, in_axes={2: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
+         "xmap(lambda a: a, in_axes={0: 'i'}, out_axes=['i', ...])(jnp.ones(3))"),
+    Code("NC403", "one mapped axis, two sizes",
+         "Every argument (and axis_sizes) must agree on the size of a name an xmap or vmap binds.",
+         "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(7))",
+         "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(5))"),
+    Code("NC404", "a result carries a named axis missing from out_axes",
+         "Every named axis an xmap binds that is still present on a result must be placed by out_axes; "
+         "reduce over it (psum, sum with the name) if it should not be.",
+         "xmap(lambda a: a * 2, in_axes=['i', ...], out_axes=[...])(jnp.ones(4))",
+         "xmap(lambda a: lax.psum(a * 2, 'i'), in_axes=['i', ...], out_axes=[...])(jnp.ones(4))"),
+    Code("NC405", "out_axes names an axis this xmap does not define",
+         "out_axes may only place names the same xmap binds through in_axes or axis_sizes.",
+         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', 'j', ...])(jnp.ones((4, 2)))",
+         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((4, 2)))"),
+    Code("NC406", "axis_resources names an undefined axis",
+         "axis_resources may only assign resources to names this xmap defines (in_axes or axis_sizes).",
+         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'k': 'x'})(jnp.ones(4))",
+         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(4))"),
+    Code("NC407", "a nested map re-binds an enclosing name",
+         "A name bound by an enclosing xmap / vmap cannot be bound again inside it.",
+         "def inner(v):\n    return xmap(lambda w: w, in_axes=['i', ...], out_axes=['i', ...])(v)\n"
+         "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))",
+         "def inner(v):\n    return xmap(lambda w: w, in_axes=['j', ...], out_axes=['j', ...])(v)\n"
+         "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))"),
+    Code("NC501", "unknown mesh axis",
+         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have.",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('z'), out_specs=P('z'))(jnp.ones(8))",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))"),
+    Code("NC502", "named axes sharing a resource co-occur",
+         "Two named axes mapped to the same mesh axis can never both appear in one value's named shape: "
+         "the devices cannot hold both splits. Reduce one of them away before they meet.",
+         "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+         "    return jnp.sum(a + b, axis=('a', 'b'))\n"
+         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
+         "(jnp.ones(4), jnp.ones(4))",
+         "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+         "    return jnp.sum(a, axis='a') + jnp.sum(b, axis='b')\n"
+         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
+         "(jnp.ones(4), jnp.ones(4))"),
+    Code("NC503", "axis size not divisible by its resources",
+         "A named axis split over mesh axes must have a size divisible by their total device count.",
+         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+         "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))",
+         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+         "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(8))"),
+    Code("NC504", "mesh axis repeated in one mapping or PartitionSpec",
+         "A resource assignment or a PartitionSpec may use each mesh axis once.",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(jnp.ones(8))",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))(jnp.ones(8))"),
+    Code("NC601", "shard_map output varies over an axis its out_specs leaves out",
+         "Leaving a mesh axis out of out_specs promises the output is the same on every device along it. A value "
+         "that varies over the axis breaks that promise: add the axis to out_specs or psum over it "
+         "(or pass check_vma=False if the value is replicated in a way JAX cannot see).",
+         "jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+         "jax.shard_map(lambda v: lax.psum(v * 2, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))"),
+    Code("NC602", "loop carry or branch outputs vary over different axes",
+         "A scan / fori_loop / while_loop carry must keep its varying set through the body, and lax.cond branches "
+         "must return outputs varying over the same axes. Cast the invariant side with "
+         "lax.pcast(..., to='varying').",
+         "def body(v):\n    return lax.fori_loop(0, 3, lambda i, c: c + v, jnp.zeros(v.shape))\n"
+         "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
+         "def body(v):\n"
+         "    init = lax.pcast(jnp.zeros(v.shape), ('x',), to='varying')\n"
+         "    return lax.fori_loop(0, 3, lambda i, c: c + v, init)\n"
+         "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))"),
+    Code("NC603", "collective rejected for its input's varying set",
+         "With JAX's default auto-pcast, psum / pmean over a tuple of axes reject a value that varies over only "
+         "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
+         "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+         "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))"),
+    Code("NC604", "bad shard_map spec",
+         "An in_spec / out_spec is longer than the array's rank, names a mesh axis that is not manual here "
+         "(axis_names=), or splits a dimension not divisible by its mesh axes, or the specs do not match the "
+         "arguments' structure.",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(6))",
+         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))"),
     Code("NC701", "axis argument out of range",
          "A reduction, collective or axis-taking op names a positional axis the value does not have.",
          "x: f32[(3, 4)]\njnp.sum(x, axis=2)", "x: f32[(3, 4)]\njnp.sum(x, axis=1)"),
@@ -77,6 +165,11 @@ _CODES: list[Code] = [
          "another operand that also has it.",
          "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{}->n', x, y)",
          "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{k}->n', x, y)"),
+    Code("NC705", "axis name bound by nothing",
+         "A collective or named reduction names an axis no enclosing map (xmap, vmap axis_name, shard_map) or mesh "
+         "binds, nor the named axes of the function's own parameter annotations.",
+         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
+         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
