@@ -15,7 +15,7 @@ from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal, QualRef
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 if TYPE_CHECKING:
     from namedcheck.analyzer.frame import Frame
@@ -37,34 +37,27 @@ def _lit(v: Any, default: Any = None) -> Any:
         return default
 
 
+# parameters each map takes positionally after the function (shard_map: the experimental form)
+_POSITIONAL_PARAMS = {"xmap": ("in_axes", "out_axes"), "vmap": ("in_axes", "out_axes"),
+                      "shard_map": ("mesh", "in_specs", "out_specs")}
+
+
 def _static_int(v: Any) -> Any:
-    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
-        return v.value
-    if isinstance(v, DimVal):
-        return v.dim
-    return None
+    try:
+        return dim_of(v)
+    except NotLiteral:
+        return None
 
 
 def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Values built by map constructors, meshes, specs and device lists; NotImplemented otherwise."""
-    if name in XMAP:
+    kind = "xmap" if name in XMAP else "shard_map" if name in SHARD_MAP else "vmap" if name == "jax.vmap" else None
+    if kind is not None:
         params = dict(kw)
-        for i, key in enumerate(("in_axes", "out_axes")):
+        for i, key in enumerate(_POSITIONAL_PARAMS[kind]):
             if len(pos) > i + 1:
                 params[key] = pos[i + 1]
-        return MappedRef("xmap", pos[0] if pos else None, params, node)
-    if name in SHARD_MAP:
-        params = dict(kw)
-        for i, key in enumerate(("mesh", "in_specs", "out_specs")):  # the experimental positional form
-            if len(pos) > i + 1:
-                params[key] = pos[i + 1]
-        return MappedRef("shard_map", pos[0] if pos else None, params, node)
-    if name == "jax.vmap":
-        params = dict(kw)
-        for i, key in enumerate(("in_axes", "out_axes")):
-            if len(pos) > i + 1:
-                params[key] = pos[i + 1]
-        return MappedRef("vmap", pos[0] if pos else None, params, node)
+        return MappedRef(kind, pos[0] if pos else None, params, node)
     if name in DEVICES:
         return DevicesVal((None,))
     if name == "jax.experimental.mesh_utils.create_device_mesh":

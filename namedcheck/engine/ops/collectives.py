@@ -72,6 +72,16 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     return vin | (set(names) & call.env.manual)
 
 
+def _one_axis_operand(call: Call) -> tuple[str, ArrayType]:
+    """The single bound axis name and the operand of all_gather / psum_scatter / all_to_all."""
+    (name,) = axis_names(call)
+    call.env.check_bound((name,), call.short)
+    x = call.array("x")
+    if x.has_ellipsis:
+        raise Unprovable
+    return name, x
+
+
 def _gather_size(call: Call, x: ArrayType, name: str) -> Any:
     named = x.named_shape
     return named[name] if name in named else call.env.size(name)
@@ -80,11 +90,7 @@ def _gather_size(call: Call, x: ArrayType, name: str) -> Any:
 @rule("jax.lax.all_gather")
 def all_gather_rule(call: Call) -> Any:
     """Remove the named axis (xmap) and insert its size as positional dim `axis` (tiled: multiply it)."""
-    (name,) = axis_names(call)
-    call.env.check_bound((name,), call.short)
-    x = call.array("x")
-    if x.has_ellipsis:
-        raise Unprovable
+    name, x = _one_axis_operand(call)
     size = _gather_size(call, x, name)
     axis = literal(call.get("axis", Const(0)))
     tiled = bool(literal(call.get("tiled", Const(False))))
@@ -101,11 +107,7 @@ def all_gather_rule(call: Call) -> Any:
 
 @rule("jax.lax.psum_scatter")
 def psum_scatter_rule(call: Call) -> Any:
-    (name,) = axis_names(call)
-    call.env.check_bound((name,), call.short)
-    x = call.array("x")
-    if x.has_ellipsis:
-        raise Unprovable
+    name, x = _one_axis_operand(call)
     size = call.env.size(name)
     dim = literal(call.get("scatter_dimension", Const(0)))
     i = norm_axis(dim, len(x.shape), call.short)
@@ -125,10 +127,8 @@ def psum_scatter_rule(call: Call) -> Any:
 
 @rule("jax.lax.all_to_all")
 def all_to_all_rule(call: Call) -> Any:
-    (name,) = axis_names(call)
-    call.env.check_bound((name,), call.short)
-    x = call.array("x")
-    if x.has_ellipsis or not bool(literal(call.get("tiled", Const(False)))):
+    name, x = _one_axis_operand(call)
+    if not bool(literal(call.get("tiled", Const(False)))):
         raise Unprovable
     size = call.env.size(name)
     s = norm_axis(literal(call.get("split_axis")), len(x.shape), call.short)
