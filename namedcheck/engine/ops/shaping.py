@@ -219,3 +219,52 @@ def broadcast_to_rule(call: Call) -> Any:
             raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
                                      f"{-i} is {d}, target {t}")
     return x.with_shape(target)
+
+
+@rule("jax.numpy.split", "jax.numpy.array_split")
+def split_rule(call: Call) -> Any:
+    """Equal sections (NC203 when they do not divide the axis) or split points along an axis."""
+    x = _positional(call, "ary")
+    axis = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
+    how = literal(call.get("indices_or_sections"))
+    d = x.shape[axis]
+    if isinstance(how, int):
+        if how <= 0:
+            raise Unprovable
+        if not is_int(d):
+            sizes: list[Any] = [None] * how
+        elif call.op.endswith("array_split"):
+            sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
+        elif d % how:
+            raise RuleError("NC203", f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
+                                     f"{d} is not divisible by {how}", hint="use jnp.array_split for unequal sections")
+        else:
+            sizes = [d // how] * how
+    elif isinstance(how, tuple) and all(is_int(i) for i in how) and is_int(d):
+        bounds = [0, *how, d]
+        sizes = [max(0, min(b, d) - min(a, d)) for a, b in zip(bounds, bounds[1:])]
+    else:
+        raise Unprovable
+    parts = tuple(x.with_shape(x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes)
+    return Seq(parts, "list")
+
+
+@rule("jax.numpy.take_along_axis")
+def take_along_axis_rule(call: Call) -> Any:
+    x, idx = _positional(call, "arr"), _positional(call, "indices")
+    axis = literal(call.get("axis"))
+    if not isinstance(axis, int) or len(x.shape) != len(idx.shape):
+        raise Unprovable
+    a = norm_axis(axis, len(x.shape), call.short)
+    shape = []
+    for i, (dx, di) in enumerate(zip(x.shape, idx.shape)):
+        if i == a:
+            shape.append(di)
+            continue
+        try:
+            shape.append(broadcast_dim(dx, di))
+        except ValueError:
+            raise RuleError("NC201", f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
+                                     f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})") from None
+    dt, named = _join_meta(call, [x, idx])
+    return ArrayType.make(x.dtype_code, tuple(shape), named)
