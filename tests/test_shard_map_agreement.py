@@ -194,6 +194,13 @@ PROGRAMS = {
     "invariant input to all_gather": """
         jax.shard_map(lambda xb: lax.all_gather(xb, 'x'), mesh=mesh, in_specs=P(), out_specs=P(None, 'x'))(a)
     """,
+    "collective over an axis the mesh lacks": """
+        jax.shard_map(lambda xb: lax.psum(xb, 'model'), mesh=mesh, in_specs=P('x'), out_specs=P('x'))(a)
+    """,
+    "partial manual axes": """
+        jax.shard_map(lambda xb: lax.psum(xb, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P(),
+                      axis_names={'x'})(a)
+    """,
     "axis_index makes the output vary": """
         jax.shard_map(lambda xb: xb + lax.axis_index('y'), mesh=mesh, in_specs=P('x'), out_specs=P('x'))(a)
     """,

@@ -70,6 +70,9 @@ class AxisEnv:
         if not self.definitive:
             return
         for n in names:
+            if not self.bound(n) and self.manual and self.mesh is not None:
+                raise RuleError("NC501", f"{what} names axis {n!r}, but the mesh of this shard_map has axes "
+                                         f"{self.mesh.names!r}", hint="use one of the mesh's axis names")
             if not self.bound(n):
                 known = sorted({*dict(self.named), *self.manual, *self.declared,
                                 *(self.mesh.names if self.mesh else ())})

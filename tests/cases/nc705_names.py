@@ -50,7 +50,7 @@ mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))
 
 
 def shard_body(v):
-    return lax.psum(v, 'model')  # expect: NC705
+    return lax.psum(v, 'model')  # expect: NC501
 
 
 jax.shard_map(shard_body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones((8, 2)))
