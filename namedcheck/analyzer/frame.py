@@ -22,6 +22,7 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.engine import ops as engine_ops
+from namedcheck.engine.algebra import dim_arith
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv
@@ -304,7 +305,7 @@ class Frame:
             return "tuple"
         return None
 
-    def annotation(self, node: cst.BaseExpression) -> Any:
+    def annotation(self, node: cst.BaseExpression, dynamic_ok: bool = False) -> Any:
         """An annotation expression as an ArrayType / Seq of them, or None when it is not one."""
         if isinstance(node, cst.SimpleString):
             try:
@@ -322,7 +323,8 @@ class Frame:
             try:
                 return parse_annotation_subscript(head, node)  # type: ignore[arg-type]
             except RuleError as e:
-                self.report(node, e)
+                if not (dynamic_ok and e.code == "NC105"):
+                    self.report(node, e)
                 return None
         if head == "Annotated":
             for el in node.slice[1:]:
@@ -454,7 +456,8 @@ class Frame:
 
     def subscript(self, node: cst.Subscript) -> Any:
         if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ANNOTATION_HEADS:
-            t = self.annotation(node)
+            # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
+            t = self.annotation(node, dynamic_ok=True)
             return TypeAlias(t) if t is not None else UNKNOWN
         recv = self.ev(node.value)
         parts: list[Any] = []
@@ -602,8 +605,14 @@ class Frame:
     def apply_op(self, op: str | None, vals: list[Any], nodes: list[Any], node: cst.CSTNode) -> Any:
         if op is None:
             return UNKNOWN
+        if len(vals) == 2 and all(_is_size(v) for v in vals):
+            try:  # sizes: `d // heads`, `x.shape[0] * 2`
+                d = dim_arith(op, *(v.value if isinstance(v, Const) else v.dim for v in vals))
+            except KeyError:
+                return UNKNOWN
+            return Const(d) if isinstance(d, int) else DimVal(d)
         if all(isinstance(v, Const) for v in vals):
-            return UNKNOWN  # plain Python arithmetic
+            return UNKNOWN  # other plain Python arithmetic
         if not any(isinstance(v, ArrayType) for v in vals):
             return UNKNOWN
         return self.apply_named(op, vals, {}, nodes, node)
@@ -619,6 +628,10 @@ class Frame:
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN
+
+
+def _is_size(v: Any) -> bool:
+    return isinstance(v, DimVal) or (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool))
 
 
 def _trailing_comma(node: cst.Subscript) -> bool:

@@ -118,3 +118,24 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
                                  f"dimension{'s' if ndim != 1 else ''}",
                         hint=f"valid axes are {-ndim}..{ndim - 1}" if ndim else "the value is a scalar")
     return axis % ndim if ndim else 0
+
+
+_INT_OPS = {
+    "jax.numpy.add": lambda a, b: a + b, "jax.numpy.subtract": lambda a, b: a - b,
+    "jax.numpy.multiply": lambda a, b: a * b, "jax.numpy.floor_divide": lambda a, b: a // b,
+    "jax.numpy.mod": lambda a, b: a % b,
+}
+
+
+def dim_arith(op: str, a: Any, b: Any) -> Any:
+    """Python int arithmetic on sizes (`d // heads`, `n * 2`): an int, a symbol when the other side is
+    the identity, or None when not static. Raises KeyError for operators sizes do not use."""
+    fn = _INT_OPS[op]
+    if is_int(a) and is_int(b):
+        return fn(a, b) if not (b == 0 and op in ("jax.numpy.floor_divide", "jax.numpy.mod")) else None
+    identity = {"jax.numpy.add": 0, "jax.numpy.subtract": 0, "jax.numpy.multiply": 1, "jax.numpy.floor_divide": 1}
+    if isinstance(a, str) and b == identity.get(op):
+        return a
+    if isinstance(b, str) and a == identity.get(op) and op in ("jax.numpy.add", "jax.numpy.multiply"):
+        return b
+    return None

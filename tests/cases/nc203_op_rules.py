@@ -108,3 +108,16 @@ def right_python_scalars() -> None:
     s = jnp.sum(3, axis=0)  # numpy accepts this; not provable for jnp either way
     b = jnp.array(True)
     c = jnp.array(1)[b]
+
+
+def right_size_arithmetic(x: f32[('B', 'T', 64)]) -> None:
+    b, t, d = x.shape
+    heads = 4
+    y = x.reshape(b, t, heads, d // heads)  # reveal: f32[('B', 'T', 4, 16)]
+    z = jnp.zeros((b * 1, d * 2))  # reveal: f32[('B', 128)]
+    w = jnp.zeros((t + 1,))  # reveal: f32[(?,)]
+
+
+def wrong_size_arithmetic(x: f32[(6, 64)]) -> None:
+    n, d = x.shape
+    y = x.reshape(n, d // 3, 3)  # expect: NC203
