@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
+from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.signature import as_array
@@ -85,8 +85,14 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
             i = term.letters.index(".")
             n_ell = len(t.shape) - len(letters)
             dims = list(t.shape[:i]) + list(t.shape[i + n_ell:])
-            this_ell = t.shape[i:i + n_ell]
-            ell = this_ell if ell is None or len(this_ell) > len(ell) else ell
+            this_ell = tuple(t.shape[i:i + n_ell])
+            if ell is None:
+                ell = this_ell
+            else:  # the `...` dims of all operands broadcast together
+                try:
+                    ell = broadcast_shapes(ell, this_ell, "the `...` of an earlier operand", f"the `...` of {lab}")
+                except RuleError as e:
+                    raise RuleError("NC203", f"{op} {spec!r}: {e.message}") from None
         else:
             if len(letters) != len(t.shape):
                 raise _bad(spec, f"term {term.letters!r} has {len(letters)} letters but {lab} has "
