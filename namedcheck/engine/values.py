@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from namedcheck.engine.dtypes import numpy_name
 
-# A dimension: a concrete size, a symbol (an identifier), None (statically unknown),
-# or Ellipsis (any number of dims; at most once in a positional shape).
-Dim = Union[int, str, None, "type(Ellipsis)"]
-ELLIPSIS = ...
+# A dimension is a concrete size (int), a symbol (an identifier str), None (statically unknown), or
+# `...` (any number of dims; at most once in a positional shape).
+Dim = Any
 
 
 class _Unknown:
