@@ -241,12 +241,8 @@ class Frame:
     def check_declared(self, declared: Any, v: Any, node: cst.CSTNode, what: str) -> None:
         if declared is None:
             return
-        if self.lenient and isinstance(declared, ArrayType) and isinstance(v, ArrayType):
-            extra = {n: s for n, s in v.named if n not in declared.named_shape}
-            if extra:
-                v = v.with_named({n: s for n, s in v.named if n not in extra})
         try:
-            compare_declared(declared, v, what)
+            compare_declared(declared, v, what, lifted_ok=self.lenient)
         except RuleError as e:
             self.report(node, e)
 

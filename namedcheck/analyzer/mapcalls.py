@@ -154,36 +154,6 @@ def _at(node: cst.CSTNode, fn: Any, *args: Any) -> Any:
         raise _Fail(node, e) from None
 
 
-def _is_mapping(v: Any) -> bool:
-    return (isinstance(v, dict) and all(isinstance(k, int) and not isinstance(k, bool) for k in v)) or (
-        isinstance(v, tuple) and bool(v) and v[-1] is ...)
-
-
-def _per_leaf(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
-              spec_name: str = "in_axes") -> list[tuple[Any, Any, str]]:
-    """Match a pytree prefix of specs against a value: (spec, leaf value, label) triples."""
-    if is_leaf(spec):
-        if isinstance(value, Seq):
-            return [(spec, v, f"{what}[{i}]") for i, v in enumerate(value.items)]
-        return [(spec, value, what)]
-    if isinstance(spec, tuple):
-        if not isinstance(value, Seq):
-            if value is UNKNOWN:
-                return []
-            raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
-        if len(spec) != len(value.items):
-            n = len(value.items)
-            raise RuleError(code, f"{spec_name} has {len(spec)} entr{'ies' if len(spec) != 1 else 'y'} but {what} "
-                                  f"{'are' if n != 1 else 'is'} {n} value{'s' if n != 1 else ''}",
-                            hint="give one entry per value (or a single entry for all of them)")
-        out = []
-        for i, (s, v) in enumerate(zip(spec, value.items)):
-            out.extend(_per_leaf(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
-                                 code, spec_name))
-        return out
-    raise RuleError(code, f"{what}: cannot read the specification {spec!r}")
-
-
 def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
     p = ref.params
     in_axes = _lit(p.get("in_axes"), default=UNKNOWN)
@@ -193,8 +163,8 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
-    leaves = _at(ref.node, _per_leaf, in_axes if not _is_mapping(in_axes) or len(pos) != 1 else (in_axes,),
-                 args, _is_mapping, "the arguments", "NC401", "xmap in_axes")
+    leaves = _at(ref.node, maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
+                 args, maps.is_axis_mapping, "the arguments", "NC401", "xmap in_axes")
     mappings = [(_at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
@@ -202,22 +172,14 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         if isinstance(v, ArrayType) and not v.has_ellipsis:
             locals_.append(_at(node, maps.xmap_in, v, m, w, sizes, f.env))
         else:
+            _at(ref.node, maps.check_not_rebound, [n for _, n in m.pairs], f.env, w)
             for _, n in m.pairs:
-                if n in dict(f.env.named):
-                    raise _Fail(ref.node, RuleError("NC407", f"{w}: in_axes binds {n!r}, which an enclosing map "
-                                                             f"already binds", hint="use a fresh name"))
                 sizes.setdefault(n, (None, w))
             locals_.append(UNKNOWN)
     axis_sizes = _lit(p.get("axis_sizes"), default=None) or {}
     if isinstance(axis_sizes, dict):
-        for n, s in axis_sizes.items():
-            if n in sizes and sizes[n][0] is not None and isinstance(s, int) and sizes[n][0] != s:
-                raise _Fail(node, RuleError("NC403", f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but "
-                                                     f"axis_sizes says {s}"))
-            if n in dict(f.env.named):
-                raise _Fail(ref.node, RuleError("NC407", f"axis_sizes binds {n!r}, which an enclosing map already binds"))
-            if n not in sizes or sizes[n][0] is None:
-                sizes[n] = (s, "axis_sizes")
+        _at(ref.node, maps.check_not_rebound, list(axis_sizes), f.env, "axis_sizes")
+        _at(node, maps.add_axis_sizes, sizes, axis_sizes)
     own = {n: s for n, (s, _) in sizes.items()}
     resources_raw = _lit(p.get("axis_resources"), default=None) or {}
     resources = {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()} \
@@ -226,11 +188,11 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     env = f.env.with_names(own, resources)
     for v in locals_:
         _at(node, maps.check_cooccurrence, v, env)
-    rebuilt = _rebuild(in_axes, pos, locals_, len(pos) == 1 and _is_mapping(in_axes))
+    rebuilt = _rebuild(in_axes, pos, locals_, len(pos) == 1 and maps.is_axis_mapping(in_axes))
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = _at(ref.node, _per_leaf, out_axes, result, _is_mapping, "the result", "NC401", "xmap out_axes")
+    out_leaves = _at(ref.node, maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
     outs = []
     for s, v, w in out_leaves:
         m = _at(ref.node, maps.parse_mapping, s, w)
@@ -260,10 +222,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         return UNKNOWN
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(pos)
-    if len(per_arg) != len(pos):
-        raise _Fail(ref.node, RuleError("NC401", f"vmap in_axes has {len(per_arg)} entries but the function is "
-                                                 f"called with {len(pos)} arguments"))
+    per_arg = _at(ref.node, maps.vmap_axes_per_arg, in_axes, len(pos))
     sizes: list[tuple[Any, str]] = []
     locals_: list[Any] = []
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
@@ -276,9 +235,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     size = next((s for s, _ in sizes if s is not None), None)
     env = f.env
     if isinstance(axis_name, str):
-        if axis_name in dict(f.env.named):
-            raise _Fail(ref.node, RuleError("NC407", f"vmap axis_name {axis_name!r} is already bound by an "
-                                                     f"enclosing map", hint="use a fresh name"))
+        _at(ref.node, maps.check_not_rebound, [axis_name], f.env, "vmap axis_name")
         env = env.with_names({axis_name: size})
     result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
@@ -315,7 +272,7 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
     specs_out = _spec_tree(out_specs)
     if specs_in is UNKNOWN or specs_out is UNKNOWN:
         return UNKNOWN
-    leaves = _at(ref.node, _per_leaf, specs_in if not isinstance(specs_in, Spec) or len(pos) != 1 else (specs_in,),
+    leaves = _at(ref.node, maps.match_prefix, specs_in if not isinstance(specs_in, Spec) or len(pos) != 1 else (specs_in,),
                  Seq(tuple(pos)), lambda s: isinstance(s, Spec), "the arguments", "NC604", "shard_map in_specs")
     locals_ = []
     for s, v, w in leaves:
@@ -329,7 +286,7 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
     if result is UNKNOWN:
         return UNKNOWN
     outs = []
-    for s, v, w in _at(ref.node, _per_leaf, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604",
+    for s, v, w in _at(ref.node, maps.match_prefix, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604",
                        "shard_map out_specs"):
         outs.append(_at(ref.node, maps.shard_out, v, s, mesh, manual, bool(check), f"{w} of shard_map")
                     if isinstance(v, ArrayType) else UNKNOWN)
@@ -349,22 +306,6 @@ def _spec_tree(v: Any) -> Any:
 
 # ---- control flow (NC602) ----------------------------------------------------------------------------
 
-def _slice0(v: Any) -> Any:
-    if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
-        return v.with_shape(v.shape[1:])
-    if isinstance(v, Seq):
-        return Seq(tuple(_slice0(i) for i in v.items), v.kind)
-    return UNKNOWN
-
-
-def _stack(v: Any, n: Any) -> Any:
-    if isinstance(v, ArrayType) and not v.has_ellipsis:
-        return v.with_shape((n,) + v.shape)
-    if isinstance(v, Seq):
-        return Seq(tuple(_stack(i, n) for i in v.items), v.kind)
-    return UNKNOWN
-
-
 def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     def arg(i: int, key: str, default: Any = UNKNOWN) -> Any:
         return pos[i] if len(pos) > i else kw.get(key, default)
@@ -377,14 +318,14 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if name == "jax.lax.scan":
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
             length = _static_int(arg(3, "length", Const(None)))
-            x = Const(None) if isinstance(xs, Const) and xs.value is None else _slice0(xs)
+            x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
             maps.check_carry(init, out.items[0], short)
             n = length if length is not None else (
                 xs.shape[0] if isinstance(xs, ArrayType) and xs.shape and not xs.has_ellipsis else None)
-            return Seq((init, _stack(out.items[1], n)))
+            return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
             out = body(arg(2, "body_fun"), ArrayType.make("i32", ()), init)

@@ -9,7 +9,7 @@ from typing import Any
 
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import ArrayType, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +136,59 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, An
                                 hint="pick a resource assignment whose size divides the axis size")
 
 
+# ---- pytree prefixes ----------------------------------------------------------------------------
+
+def is_axis_mapping(v: Any) -> bool:
+    """An xmap axis mapping: {int: name} or a list of names ending in `...` (as literals)."""
+    return (isinstance(v, dict) and all(isinstance(k, int) and not isinstance(k, bool) for k in v)) or (
+        isinstance(v, tuple) and bool(v) and v[-1] is ...)
+
+
+def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
+                 spec_name: str = "in_axes") -> list[tuple[Any, Any, str]]:
+    """Match a pytree prefix of specs against a value: (spec, leaf value, label) triples.
+
+    A leaf spec applies to every item of the value below it; a container must match item for item.
+    """
+    if is_leaf(spec):
+        if isinstance(value, Seq):
+            return [(spec, v, f"{what}[{i}]") for i, v in enumerate(value.items)]
+        return [(spec, value, what)]
+    if isinstance(spec, tuple):
+        if not isinstance(value, Seq):
+            if not isinstance(value, ArrayType):
+                return []
+            raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
+        if len(spec) != len(value.items):
+            n = len(value.items)
+            raise RuleError(code, f"{spec_name} has {len(spec)} entr{'ies' if len(spec) != 1 else 'y'} but {what} "
+                                  f"{'are' if n != 1 else 'is'} {n} value{'s' if n != 1 else ''}",
+                            hint="give one entry per value (or a single entry for all of them)")
+        out = []
+        for i, (s, v) in enumerate(zip(spec, value.items)):
+            out.extend(match_prefix(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
+                                    code, spec_name))
+        return out
+    raise RuleError(code, f"{what}: cannot read the {spec_name} entry {spec!r}")
+
+
 # ---- xmap ---------------------------------------------------------------------------------------
+
+def check_not_rebound(names: Sequence[str], outer: AxisEnv, what: str) -> None:
+    """NC407: a nested map binds a name an enclosing map already binds."""
+    for n in names:
+        if n in dict(outer.named):
+            raise RuleError("NC407", f"{what} binds {n!r}, which an enclosing map already binds",
+                            hint="use a fresh name for the inner map")
+
+
+def add_axis_sizes(sizes: dict[str, tuple[Any, str]], axis_sizes: dict[str, Any]) -> None:
+    """Merge xmap's axis_sizes into the sizes inferred from the arguments (NC403 on a conflict)."""
+    for n, s in axis_sizes.items():
+        if n in sizes and differ(sizes[n][0], s):
+            raise RuleError("NC403", f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but axis_sizes says {s}")
+        if n not in sizes or sizes[n][0] is None:
+            sizes[n] = (s, "axis_sizes")
 
 @dataclass(frozen=True, slots=True)
 class AxisMapping:
@@ -183,11 +235,9 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
         idx.append(pos % nd)
     if len(set(idx)) != len(idx):
         raise RuleError("NC402", f"{what}: one positional axis is mapped twice")
+    check_not_rebound([n for _, n in m.pairs], outer, f"{what}: in_axes")
     named = dict(arg.named)
     for (_, name), i in zip(m.pairs, idx):
-        if name in dict(outer.named):
-            raise RuleError("NC407", f"{what}: in_axes binds {name!r}, which an enclosing map already binds",
-                            hint="use a fresh name for the inner map")
         size = arg.shape[i]
         if name in sizes and differ(sizes[name][0], size):
             raise RuleError("NC403", f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in "
@@ -224,6 +274,15 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> 
 
 
 # ---- vmap ---------------------------------------------------------------------------------------
+
+def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
+    """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
+    per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
+    if len(per_arg) != n_args:
+        raise RuleError("NC401", f"vmap in_axes has {len(per_arg)} entries but the function is called with "
+                                 f"{n_args} arguments", hint="give one in_axes entry per argument")
+    return per_arg
+
 
 def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) -> ArrayType:
     if arg.has_ellipsis:
@@ -352,6 +411,24 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                     raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
                                              f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
+
+
+def scan_slice(v: Any) -> Any:
+    """What a scan body sees of `xs`: every leaf without its leading dimension."""
+    if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
+        return v.with_shape(v.shape[1:])
+    if isinstance(v, Seq):
+        return Seq(tuple(scan_slice(i) for i in v.items), v.kind)
+    return UNKNOWN
+
+
+def scan_stack(v: Any, n: Any) -> Any:
+    """A scan's stacked outputs: every leaf with a leading dimension of the scan length."""
+    if isinstance(v, ArrayType) and not v.has_ellipsis:
+        return v.with_shape((n,) + v.shape)
+    if isinstance(v, Seq):
+        return Seq(tuple(scan_stack(i, n) for i in v.items), v.kind)
+    return UNKNOWN
 
 
 def union_varying(values: Sequence[Any]) -> frozenset[str]:

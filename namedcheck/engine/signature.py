@@ -215,18 +215,24 @@ def apply(sig: Signature, bound: dict[str, Any], code: str = "NC302", labels: di
     return _instantiate(u, sig.returns, lifted)
 
 
-def compare_declared(declared: Any, actual: Any, what: str) -> None:
-    """Declared annotation against an inferred value (NC301 / NC304). Symbols are never proven wrong."""
+def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = False) -> None:
+    """Declared annotation against an inferred value (NC301 / NC304). Symbols are never proven wrong.
+
+    `lifted_ok`: the value was computed under a call's argument types, so named axes the declaration
+    lacks may have been lifted through the call (vmap semantics) and are not a mismatch.
+    """
     if isinstance(declared, Seq):
         if isinstance(actual, Seq) and len(actual.items) == len(declared.items):
             for i, (d, a) in enumerate(zip(declared.items, actual.items)):
-                compare_declared(d, a, f"item {i} of {what}")
+                compare_declared(d, a, f"item {i} of {what}", lifted_ok)
         return
     if not isinstance(declared, ArrayType):
         return
     actual = as_array(actual)
     if not isinstance(actual, ArrayType):
         return
+    if lifted_ok and any(n not in declared.named_shape for n, _ in actual.named):
+        actual = actual.with_named({n: s for n, s in actual.named if n in declared.named_shape})
     shown = f"{what} is declared {declared!r} but inferred {actual!r}"
     dtype_differs = dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) \
         and not dtypes.is_weak(actual.dtype_code)
