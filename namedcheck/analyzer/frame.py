@@ -25,7 +25,7 @@ from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.maps import EMPTY_ENV, AxisEnv
+from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, scan_slice
 from namedcheck.engine.names import METHODS, OPERATORS, VARARG_METHODS, canonical_name
 from namedcheck.engine.ops.transforms import grad_type
 from namedcheck.engine.signature import compare_declared
@@ -112,8 +112,9 @@ class Frame:
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
         if self.silent:
             return
-        if err.code == "NC705" and self.function is not None and self.an.escapes(self.function):
-            return  # standalone: the function may be called under a map that binds the name
+        if err.code == "NC705" and self.function is not None:
+            self.an.defer_unbound_name(self.function, node, err)  # it may yet be called under a map
+            return
         self.an.report(node, err)
 
     # ---- statements ----------------------------------------------------------------------------
@@ -138,8 +139,8 @@ class Frame:
         elif isinstance(s, cst.For):
             it = self.ev(s.iter)
             elem = UNKNOWN
-            if isinstance(it, ArrayType) and it.shape and not it.has_ellipsis:
-                elem = it.with_shape(it.shape[1:])
+            if isinstance(it, ArrayType):
+                elem = scan_slice(it)  # iterating an array walks its leading dimension
             self.loop(s, lambda f: f.assign(s.target, elem))
         elif isinstance(s, cst.While):
             self.ev(s.test)

@@ -44,6 +44,8 @@ class ModuleAnalyzer:
         self.revealed: list[tuple[cst.CSTNode, Any]] = []
         self.analysed: set[int] = set()
         self.mapped: set[int] = set()  # functions decorated by a map
+        self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
+        self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
 
     # ---- bookkeeping -----------------------------------------------------------------------------
@@ -186,7 +188,10 @@ class ModuleAnalyzer:
             except RuleError as e:
                 caller.report(node, e)
                 return UNKNOWN
-        if sig.returns is not None and not as_map_body:
+        in_map = bool(caller.env.named or caller.env.manual)
+        if in_map:
+            self.under_map.add(id(ref.node))
+        if sig.returns is not None and not (as_map_body or in_map):
             try:
                 check_cooccurrence(result, caller.env)
             except RuleError as e:
@@ -227,7 +232,19 @@ class ModuleAnalyzer:
         return ref.name in self._escaping
 
     # ---- results ---------------------------------------------------------------------------------
+    def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
+        """NC705 found analysing a function on its own: reported at the end unless the function turns
+        out to run under a map (called from a map body, passed to one, or used as a value)."""
+        self.unbound_names.append((ref, node, err))
+
+    def _settle_unbound_names(self) -> None:
+        for ref, node, err in self.unbound_names:
+            if id(ref.node) not in self.under_map and not self.escapes(ref):
+                self.report(node, err)
+        self.unbound_names = []
+
     def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
+        self._settle_unbound_names()
         if not self.found and not self.revealed:
             return []
         positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)

@@ -10,7 +10,8 @@ from namedcheck import f32
 
 def attention(q: f32[('T', 16), {'heads': 4}], k: f32[('S', 16), {'heads': 4}],
               v: f32[('S', 16), {'heads': 4}]) -> f32[('T', 16), {'heads': 4}]:
-    scores = q @ k.T / jnp.sqrt(16.0)  # reveal: f32[('T', 'S'), {'heads': 4}]
+    # analysed on its own (T, S symbolic) and under block's per-instance types; the latter is shown:
+    scores = q @ k.T / jnp.sqrt(16.0)  # reveal: f32[(10, 12), {'batch': 2, 'heads': 4}]
     weights = jax.nn.softmax(scores, axis=-1)
     return weights @ v
 

@@ -54,3 +54,24 @@ def shard_body(v):
 
 
 jax.shard_map(shard_body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones((8, 2)))
+
+
+def normalise(r: f32[(3,)]) -> f32[(3,)]:
+    return r - lax.pmean(r, 'rows')  # called from a vmap body that binds 'rows': silent
+
+
+def right_called_inside_a_map(x: f32[(5, 3)]) -> None:
+    y = jax.vmap(lambda r: normalise(r), axis_name='rows')(x)  # reveal: f32[(5, 3)]
+
+
+def pair_product(a: f32[(), {'a': 4}], b: f32[(), {'b': 12}]) -> f32[(), {'a': 4, 'b': 12}]:
+    return a * b  # expect: NC502
+
+
+def uses_annotated_helper(a: f32[(), {'a': 4}], b: f32[(), {'b': 12}]) -> f32[()]:
+    return jnp.sum(pair_product(a, b), axis=('a', 'b'))
+
+
+with Mesh(np.array(jax.devices()[:4]), ('x',)):
+    xmap(uses_annotated_helper, in_axes=(['a', ...], ['b', ...]), out_axes=[...],
+         axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(12))
