@@ -22,7 +22,7 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.engine import ops as engine_ops
-from namedcheck.engine.algebra import dim_arith
+from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, scan_slice
@@ -591,7 +591,7 @@ class Frame:
         if name == "builtins.len":
             if pos and isinstance(pos[0], ArrayType) and pos[0].shape and pos[0].shape[0] is not ...:
                 d = pos[0].shape[0]
-                return Const(d) if isinstance(d, int) else DimVal(d)
+                return Const(d) if is_number(d) else DimVal(d)
             if pos and isinstance(pos[0], Seq):
                 return Const(len(pos[0].items))
             return UNKNOWN
@@ -607,7 +607,7 @@ class Frame:
                 d = dim_arith(op, *(v.value if isinstance(v, Const) else v.dim for v in vals))
             except KeyError:
                 return UNKNOWN
-            return Const(d) if isinstance(d, int) else DimVal(d)
+            return Const(d) if is_number(d) else DimVal(d)
         if all(isinstance(v, Const) for v in vals):
             return UNKNOWN  # other plain Python arithmetic
         if not any(isinstance(v, ArrayType) for v in vals):
@@ -628,7 +628,7 @@ class Frame:
 
 
 def _is_size(v: Any) -> bool:
-    return isinstance(v, DimVal) or (isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool))
+    return isinstance(v, DimVal) or (isinstance(v, Const) and is_number(v.value))
 
 
 def _trailing_comma(node: cst.Subscript) -> bool:

@@ -127,11 +127,15 @@ _INT_OPS = {
 }
 
 
+def is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
 def dim_arith(op: str, a: Any, b: Any) -> Any:
-    """Python int arithmetic on sizes (`d // heads`, `n * 2`): an int, a symbol when the other side is
-    the identity, or None when not static. Raises KeyError for operators sizes do not use."""
+    """Python arithmetic on sizes and constants (`d // heads`, `8 * 16.`): a number, a symbol when the
+    other side is the identity, or None when not static. Raises KeyError for other operators."""
     fn = _INT_OPS[op]
-    if is_int(a) and is_int(b):
+    if is_number(a) and is_number(b):
         return fn(a, b) if not (b == 0 and op in ("jax.numpy.floor_divide", "jax.numpy.mod")) else None
     identity = {"jax.numpy.add": 0, "jax.numpy.subtract": 0, "jax.numpy.multiply": 1, "jax.numpy.floor_divide": 1}
     if isinstance(a, str) and b == identity.get(op):

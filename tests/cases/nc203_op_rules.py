@@ -121,3 +121,8 @@ def right_size_arithmetic(x: f32[('B', 'T', 64)]) -> None:
 def wrong_size_arithmetic(x: f32[(6, 64)]) -> None:
     n, d = x.shape
     y = x.reshape(n, d // 3, 3)  # expect: NC203
+
+
+def right_constant_folding() -> None:
+    a = jnp.arange(8 * 16.).reshape(8, 16)  # reveal: f32[(8, 16)]
+    b = jnp.zeros((2 ** 3,))
