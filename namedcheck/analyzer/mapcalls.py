@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
 SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}
 MESH = {"jax.sharding.Mesh", "jax.experimental.maps.Mesh", "jax._src.mesh.Mesh", "jax.interpreters.pxla.Mesh"}
-SPEC = {"jax.sharding.PartitionSpec", "jax.experimental.PartitionSpec", "jax.experimental.pjit.PartitionSpec",
+SPEC = {"jax.sharding.PartitionSpec", "jax.P", "jax.experimental.PartitionSpec", "jax.experimental.pjit.PartitionSpec",
         "jax._src.partition_spec.PartitionSpec"}
 DEVICES = {"jax.devices", "jax.local_devices"}
 SET_MESH = {"jax.set_mesh", "jax.sharding.set_mesh", "jax.sharding.use_mesh", "jax.experimental.mesh_utils.use_mesh"}

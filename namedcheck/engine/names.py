@@ -23,7 +23,6 @@ _OP_ALIASES: dict[str, str] = {
     "jax.scipy.special.logsumexp": "jax.nn.logsumexp",
     "jax._src.ops.special.logsumexp": "jax.nn.logsumexp",
     "jax.scipy.special.expit": "jax.nn.sigmoid",
-    "jax.random.key": "jax.random.PRNGKey",
     "jax.numpy.concat": "jax.numpy.concatenate",
     "jax.numpy.absolute": "jax.numpy.abs",
     "jax.numpy.pow": "jax.numpy.power",
@@ -37,6 +36,7 @@ _OP_ALIASES: dict[str, str] = {
     "jax.numpy.amin": "jax.numpy.min",
     "jax.nn.silu": "jax.nn.swish",
     "namedcheck.lax.pdot": "jax.lax.pdot",
+    "jax.sharding.reshard": "jax.reshard",
     "namedcheck.lax.psum": "jax.lax.psum",
     "namedcheck.numpy.einsum": "jax.numpy.einsum",
 }

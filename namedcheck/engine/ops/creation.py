@@ -114,6 +114,12 @@ def prng_key_rule(call: Call) -> Any:
     return ArrayType.make("u32", (2,))
 
 
+@rule("jax.random.key")
+def key_rule(call: Call) -> Any:
+    """A typed key: a scalar of a key dtype (the checker leaves the dtype unknown)."""
+    return ArrayType.make(None, ())
+
+
 @rule("jax.random.split")
 def split_rule(call: Call) -> Any:
     key = call.array("key")
