@@ -96,7 +96,6 @@ class ModuleAnalyzer:
         f: Frame = ref.scope
         p = ref.node.params
         params: list[Param] = []
-        n_pos = len(p.posonly_params) + len(p.params)
         for i, prm in enumerate([*p.posonly_params, *p.params]):
             params.append(Param(prm.name.value, POSONLY if i < len(p.posonly_params) else NORMAL,
                                 prm.default is not None, self._param_annotation(f, prm)))
@@ -109,7 +108,6 @@ class ModuleAnalyzer:
         returns = None
         if isinstance(ref.node, cst.FunctionDef) and ref.node.returns is not None:
             returns = f.annotation(ref.node.returns.annotation)
-        del n_pos
         sig = Signature(f"`{ref.name}`", tuple(params), returns)
         self.signatures[id(ref.node)] = (sig, f)
         return sig
