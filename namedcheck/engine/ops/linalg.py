@@ -20,14 +20,20 @@ def _operands(call: Call, a: str = "a", b: str = "b") -> tuple[ArrayType, ArrayT
     return x, y, dtypes.materialize(dt), named
 
 
-def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a", b: str = "b") -> None:
+def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a", b: str = "b",
+             shown: tuple[ArrayType, ArrayType] | None = None) -> None:
+    """Dimension i of x and j of y are contracted: their sizes must be equal (NC203).
+    `shown`: the operands as the user wrote them (matmul promotes 1-d operands)."""
     dx, dy = x.shape[i], y.shape[j]
     if differ(dx, dy):
+        sx, sy = shown or (x, y)
+        ix = i % len(x.shape) - (len(x.shape) - len(sx.shape))
+        iy = j % len(y.shape)
         raise RuleError(
             "NC203",
-            f"{call.short} contracts dimension {i % len(x.shape)} of {call.label(a)} (size {dx}, shape "
-            f"{fmt_shape(x.shape)}) with dimension {j % len(y.shape)} of {call.label(b)} (size {dy}, shape "
-            f"{fmt_shape(y.shape)}); the sizes must be equal",
+            f"{call.short} contracts dimension {max(ix, 0)} of {call.label(a)} (size {dx}, shape "
+            f"{fmt_shape(sx.shape)}) with dimension {min(iy, max(len(sy.shape) - 1, 0))} of {call.label(b)} "
+            f"(size {dy}, shape {fmt_shape(sy.shape)}); the sizes must be equal",
             hint="transpose one operand, or check which axis should be contracted")
 
 
@@ -54,7 +60,7 @@ def matmul_rule(call: Call) -> Any:
                         hint="use * for scalar multiplication")
     xs = ((1,) + x.shape) if len(x.shape) == 1 else x.shape
     ys = (y.shape + (1,)) if len(y.shape) == 1 else y.shape
-    contract(call, x.with_shape(xs), -1, y.with_shape(ys), -2)
+    contract(call, x.with_shape(xs), -1, y.with_shape(ys), -2, shown=(x, y))
     batch = broadcast_shapes(xs[:-2], ys[:-2], call.label("a"), call.label("b"))
     shape = batch + (xs[-2:-1] if len(x.shape) > 1 else ()) + (ys[-1:] if len(y.shape) > 1 else ())
     return ArrayType.make(dt, shape, named)
