@@ -475,6 +475,11 @@ class Frame:
             if s is not None and s.start in (None, 0) and isinstance(s.stop, int) and s.step in (None, 1):
                 return DevicesVal((s.stop,))
             return DevicesVal((None,))
+        if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
+            for pair in recv.items:
+                if _same(pair.items[0], idx):
+                    return pair.items[1]
+            return UNKNOWN
         if isinstance(recv, Seq):
             try:
                 key = literal(idx)

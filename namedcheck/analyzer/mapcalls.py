@@ -228,8 +228,8 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
         if ax is None:
             locals_.append(v)
-        elif isinstance(ax, int) and isinstance(v, ArrayType) and not v.has_ellipsis:
-            locals_.append(_at(node, maps.vmap_in, v, ax, f"argument {i}", sizes))
+        elif isinstance(ax, int):
+            locals_.append(_at(node, maps.vmap_in_tree, v, ax, f"argument {i}", sizes))
         else:
             locals_.append(UNKNOWN)
     size = next((s for s, _ in sizes if s is not None), None)

@@ -301,6 +301,18 @@ def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) 
     return arg.with_shape(arg.shape[:i] + arg.shape[i + 1:])
 
 
+def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
+    """vmap_in over every array of a pytree argument (tuples, lists, dicts)."""
+    if isinstance(arg, ArrayType) and not arg.has_ellipsis:
+        return vmap_in(arg, axis, what, sizes)
+    if isinstance(arg, Seq) and arg.kind == "dict":
+        return Seq(tuple(Seq((p.items[0], vmap_in_tree(p.items[1], axis, f"{what}[{p.items[0]!r}]", sizes)))
+                         for p in arg.items), "dict")
+    if isinstance(arg, Seq):
+        return Seq(tuple(vmap_in_tree(v, axis, f"{what}[{i}]", sizes) for i, v in enumerate(arg.items)), arg.kind)
+    return UNKNOWN
+
+
 def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
     if axis is None or res.has_ellipsis:
         return res

@@ -127,3 +127,15 @@ def wrong_vmap_axis(x: f32[(8, 3)]) -> None:
 
 def wrong_vmap_body(x: f32[(8, 3)], w: f32[(4, 2)]) -> None:
     jax.vmap(lambda r: r @ w)(x)  # expect: NC203
+
+
+def right_vmap_pytrees(x: f32[(8, 3)], y: f32[(8, 5)], w: f32[(3, 2)]) -> None:
+    pair = jax.vmap(lambda p: (p[0] @ w, p[1]))((x, y))
+    a, b = pair
+    aa = a  # reveal: f32[(8, 2)]
+    params = {'w': w, 'b': jnp.zeros(2)}
+    out = jax.vmap(lambda r, p: r @ p['w'] + p['b'], in_axes=(0, None))(x, params)  # reveal: f32[(8, 2)]
+
+
+def wrong_vmap_pytree_sizes(x: f32[(8, 3)], y: f32[(7, 5)]) -> None:
+    jax.vmap(lambda p: p[0])((x, y))  # expect: NC403
