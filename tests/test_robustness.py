@@ -31,3 +31,20 @@ def test_no_internal_error_and_no_diagnostic(path: Path) -> None:
     if "tests" not in path.parts:  # test suites raise errors on purpose (inside assert_raises)
         # Library code has no namedcheck annotations: anything reported would be a false positive.
         assert [d for d in diags if d.code != "NC001"] == [], [(d.line, d.code, d.message) for d in diags]
+
+
+def test_long_operator_chains_do_not_exhaust_recursion() -> None:
+    chain = " + ".join(["jnp.ones(3)"] * 1500)
+    source = f"import jax.numpy as jnp\nfrom namedcheck import f32\nx = {chain} + jnp.ones(4)\n"
+    assert [(d.line, d.code) for d in check_source(source, "deep.py")] == [(3, "NC201")]
+
+
+def test_odd_inputs_never_raise() -> None:
+    for source in ["", "\n\n", "from namedcheck import *\n", "namedcheck = 1\nx: namedcheck[5]\n",
+                   "from namedcheck import f32\nclass A:\n    x: f32[(3,)]\n    def m(self): return self.x + 1\n",
+                   "from namedcheck import f32\nasync def f(x: f32[(2,)]):\n    async for y in x:\n        await y\n",
+                   "from namedcheck import f32\nmatch 1:\n    case 1:\n        pass\n",
+                   "from namedcheck import f32\ndef f(*a, **k):\n    return f(*a, **k)\nf(1)\n",
+                   "from namedcheck import f32\nx = lambda: x()\nx()\n", "\ufeffimport namedcheck\n"]:
+        diags = check_source(source, "odd.py")
+        assert [d for d in diags if d.code == "NC000"] == [], (source, diags)

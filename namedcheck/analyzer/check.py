@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import traceback
 
 import libcst as cst
@@ -22,7 +23,10 @@ def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force
                            f"File does not parse: {e.message}")]
     except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
         return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")]
+    limit = sys.getrecursionlimit()
     try:
+        # Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+.
+        sys.setrecursionlimit(max(limit, 20_000))
         an = ModuleAnalyzer(module, op_table(stub_paths))
         an.run()
         return an.diagnostics(path, source.splitlines())
@@ -31,6 +35,8 @@ def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force
     except Exception as e:
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")]
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _internal(path: str, what: str) -> Diagnostic:
