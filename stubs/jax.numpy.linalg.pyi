@@ -2,6 +2,9 @@
 # Decorators name rule families (engine/ops/); `@rule` binds the procedural rule of the same name.
 from namedcheck import Array
 
+@rule
+def norm(x: Array, ord=None, axis=None, keepdims=False) -> Array: ...
+
 # Declarative signatures: the result follows from unifying the annotations.
 def inv(a: Array[(..., 'n', 'n')]) -> Array[(..., 'n', 'n')]: ...
 def pinv(a: Array[(..., 'm', 'n')], rtol=None, hermitian=False) -> Array[(..., 'n', 'm')]: ...

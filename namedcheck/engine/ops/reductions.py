@@ -125,3 +125,45 @@ def cumulative_rule(call: Call) -> Any:
     if axis is not None:
         norm_axis(axis, len(x.shape), call.short)
     return ArrayType.make(reduced_dtype(x.dtype_code, "int"), shape, x.named_shape)
+
+
+@rule("jax.numpy.linalg.norm")
+def norm_rule(call: Call) -> Any:
+    """Vector / matrix norms: a float reduction over `axis` (None: every positional axis)."""
+    if not (isinstance(call.get("ord", Const(None)), Const)):
+        raise Unprovable
+    x = call.array("x")
+    axis = _axis_literal(call, "axis")
+    keep = bool(literal(call.get("keepdims", Const(False))))
+    if isinstance(axis, tuple) and len(axis) > 2 or isinstance(axis, str):
+        raise Unprovable
+    return reduce_type(x, axis, keep, call.short, "float", call.env)
+
+
+@rule("jax.numpy.argsort")
+def argsort_rule(call: Call) -> Any:
+    x = call.array("a")
+    axis = literal(call.get("axis", Const(-1)))
+    if axis is None:
+        from namedcheck.engine.algebra import num_elements
+        return ArrayType.make("i32", (num_elements(x.shape),), x.named_shape)
+    if not x.has_ellipsis:
+        norm_axis(axis, len(x.shape), call.short)
+    return x.with_dtype("i32")
+
+
+@rule("jax.numpy.sort", "jax.numpy.flip", "jax.numpy.roll")
+def same_shape_along_axis_rule(call: Call) -> Any:
+    """Ops that keep the shape and check an axis argument (axis=None: sort flattens, flip/roll keep)."""
+    x = call.array("a")
+    default = Const(-1) if call.op.endswith("sort") else Const(None)
+    axis = literal(call.get("axis", default))
+    if axis is None:
+        if call.op.endswith("sort"):
+            from namedcheck.engine.algebra import num_elements
+            return x.with_shape((num_elements(x.shape),))
+        return x
+    for a in (axis,) if isinstance(axis, int) else axis:
+        if not x.has_ellipsis:
+            norm_axis(a, len(x.shape), call.short)
+    return x

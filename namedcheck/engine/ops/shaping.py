@@ -268,3 +268,82 @@ def take_along_axis_rule(call: Call) -> Any:
                                      f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})") from None
     dt, named = _join_meta(call, [x, idx])
     return ArrayType.make(x.dtype_code, tuple(shape), named)
+
+
+@rule("jax.numpy.tile")
+def tile_rule(call: Call) -> Any:
+    x = _positional(call, "A")
+    reps = literal(call.get("reps"))
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    if not all(is_int(r) for r in reps):
+        raise Unprovable
+    n = max(len(reps), len(x.shape))
+    shape = (1,) * (n - len(x.shape)) + x.shape
+    reps = (1,) * (n - len(reps)) + reps
+    return x.with_shape(tuple(d * r if is_int(d) else None for d, r in zip(shape, reps)))
+
+
+@rule("jax.numpy.repeat")
+def repeat_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    reps = literal(call.get("repeats"))
+    axis = literal(call.get("axis", Const(None)))
+    if not is_int(reps):
+        raise Unprovable
+    if axis is None:
+        n = num_elements(x.shape)
+        return x.with_shape((n * reps if n is not None else None,))
+    i = norm_axis(axis, len(x.shape), call.short)
+    d = x.shape[i]
+    return x.with_shape(x.shape[:i] + (d * reps if is_int(d) else None,) + x.shape[i + 1:])
+
+
+@rule("jax.numpy.pad")
+def pad_rule(call: Call) -> Any:
+    x = _positional(call, "array")
+    width = literal(call.get("pad_width"))
+    nd = len(x.shape)
+    if is_int(width):
+        pairs = [(width, width)] * nd
+    elif isinstance(width, tuple) and len(width) == 2 and all(is_int(w) for w in width):
+        pairs = [width] * nd
+    elif isinstance(width, tuple) and len(width) == 1 and isinstance(width[0], tuple):
+        pairs = [width[0]] * nd
+    elif isinstance(width, tuple) and len(width) == nd and all(isinstance(w, tuple) for w in width):
+        pairs = [w if len(w) == 2 else (w[0], w[0]) for w in width]
+    else:
+        raise Unprovable
+    if any(not (is_int(a) and is_int(b)) for a, b in pairs):
+        raise Unprovable
+    return x.with_shape(tuple(d + a + b if is_int(d) else None for d, (a, b) in zip(x.shape, pairs)))
+
+
+@rule("jax.numpy.take")
+def take_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    idx = as_array(call.get("indices"))
+    axis = literal(call.get("axis", Const(None)))
+    if not isinstance(idx, ArrayType) or idx.has_ellipsis:
+        raise Unprovable
+    if axis is None:
+        return ArrayType.make(x.dtype_code, idx.shape, union_named([x, idx]))
+    i = norm_axis(axis, len(x.shape), call.short)
+    return ArrayType.make(x.dtype_code, x.shape[:i] + idx.shape + x.shape[i + 1:], union_named([x, idx]))
+
+
+@rule("jax.numpy.diagonal", "jax.numpy.trace")
+def diagonal_rule(call: Call) -> Any:
+    x = _positional(call, "a")
+    if literal(call.get("offset", Const(0))) != 0 or len(x.shape) < 2:
+        raise Unprovable
+    i = norm_axis(literal(call.get("axis1", Const(0))), len(x.shape), call.short)
+    j = norm_axis(literal(call.get("axis2", Const(1))), len(x.shape), call.short)
+    if i == j:
+        raise RuleError("NC701", f"{call.short}: axis1 and axis2 are both {i}")
+    rest = tuple(d for k, d in enumerate(x.shape) if k not in (i, j))
+    di, dj = x.shape[i], x.shape[j]
+    n = min(di, dj) if is_int(di) and is_int(dj) else (di if di == dj else None)
+    if call.op.endswith("trace"):
+        from namedcheck.engine.ops.reductions import reduced_dtype
+        return ArrayType.make(reduced_dtype(x.dtype_code, "int"), rest, x.named_shape)
+    return x.with_shape(rest + (n,))
