@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal, QualRef
+from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
+from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 if TYPE_CHECKING:
@@ -77,10 +77,6 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name in CONTROL:
         return control_flow(f, name, pos, kw, node)
     return NotImplemented
-
-
-def devices_attribute(v: DevicesVal, attr: str) -> Any:
-    return ("reshape", v) if attr == "reshape" else UNKNOWN
 
 
 def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
@@ -358,5 +354,4 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
     return UNKNOWN
 
 
-__all__ = ["construct", "call_mapped", "control_flow", "reshape_devices", "devices_attribute", "AxisEnv",
-           "QualRef"]
+__all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]
