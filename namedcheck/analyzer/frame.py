@@ -23,6 +23,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
+from namedcheck.engine.attributes import array_attribute, length
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, scan_slice
@@ -431,22 +432,11 @@ class Frame:
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
         if isinstance(recv, ArrayType):
-            if attr == "shape":
-                if recv.has_ellipsis:
-                    return UNKNOWN
-                return Seq(tuple(Const(d) if isinstance(d, int) else DimVal(d) for d in recv.shape))
-            if attr == "ndim":
-                return UNKNOWN if recv.has_ellipsis else Const(len(recv.shape))
-            if attr == "dtype":
-                return DtypeRef(recv.dtype_code)
             if attr == "T":
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
-            if attr in ("real", "imag"):
-                return recv
-            if attr == "size":
-                from namedcheck.engine.algebra import num_elements
-                n = num_elements(recv.shape)
-                return Const(n) if n is not None else DimVal(None)
+            value = array_attribute(recv, attr)
+            if value is not NotImplemented:
+                return value
             if attr in METHODS:
                 return MethodRef(recv, attr)
         return UNKNOWN
@@ -594,12 +584,7 @@ class Frame:
             return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
                            isinstance(has_aux, Const) and has_aux.value is True)
         if name == "builtins.len":
-            if pos and isinstance(pos[0], ArrayType) and pos[0].shape and pos[0].shape[0] is not ...:
-                d = pos[0].shape[0]
-                return Const(d) if is_number(d) else DimVal(d)
-            if pos and isinstance(pos[0], Seq):
-                return Const(len(pos[0].items))
-            return UNKNOWN
+            return length(pos[0]) if len(pos) == 1 else UNKNOWN
         if name.startswith("builtins."):
             return UNKNOWN
         return NotImplemented

@@ -1,0 +1,38 @@
+"""Array attributes and builtins that read a type as Python values: `x.shape`, `x.ndim`, `x.size`,
+`x.dtype`, `x.real`, `len(x)`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine.algebra import is_number, num_elements
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
+
+
+def size_value(d: Any) -> Any:
+    """A dimension as a Python int value: Const when concrete, DimVal (symbol or unknown) otherwise."""
+    return Const(d) if is_number(d) else DimVal(d)
+
+
+def array_attribute(t: ArrayType, attr: str) -> Any:
+    """The value of a data attribute of an array, or NotImplemented when `attr` is not one."""
+    if attr == "shape":
+        return UNKNOWN if t.has_ellipsis else Seq(tuple(size_value(d) for d in t.shape))
+    if attr == "ndim":
+        return UNKNOWN if t.has_ellipsis else Const(len(t.shape))
+    if attr == "size":
+        return UNKNOWN if t.has_ellipsis else size_value(num_elements(t.shape))
+    if attr == "dtype":
+        return DtypeRef(t.dtype_code)
+    if attr in ("real", "imag"):
+        return t
+    return NotImplemented
+
+
+def length(v: Any) -> Any:
+    """`len(v)`: an array's leading dimension, a sequence's length."""
+    if isinstance(v, ArrayType) and v.shape and v.shape[0] is not ...:
+        return size_value(v.shape[0])
+    if isinstance(v, Seq):
+        return Const(len(v.items))
+    return UNKNOWN
