@@ -23,7 +23,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
-from namedcheck.engine.attributes import array_attribute, length
+from namedcheck.engine.attributes import array_attribute, length, size_value
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, scan_slice
@@ -597,7 +597,7 @@ class Frame:
                 d = dim_arith(op, *(v.value if isinstance(v, Const) else v.dim for v in vals))
             except KeyError:
                 return UNKNOWN
-            return Const(d) if is_number(d) else DimVal(d)
+            return size_value(d)
         if all(isinstance(v, Const) for v in vals):
             return UNKNOWN  # other plain Python arithmetic
         if not any(isinstance(v, ArrayType) for v in vals):
