@@ -215,3 +215,12 @@ def test_cache_hit_skips_analysis_and_gives_the_same_result(project, capsys, mon
     assert [d["code"] for d in json.loads(third)] == ["NC202"]
     _, fourth, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1", "--no-cache")
     assert third == fourth
+
+
+def test_stdin_for_editors(project, capsys, monkeypatch):
+    import io
+    monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
+    code, out, _ = run(capsys, "check", "-", "--stdin-filename", "pkg/buffer.py")
+    assert code == 1
+    assert out.splitlines()[0].startswith("pkg/buffer.py:6:12: NC201")
+    assert "    return x + y" in out

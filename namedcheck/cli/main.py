@@ -107,11 +107,20 @@ def cmd_check(args: argparse.Namespace) -> int:
     cache_root = None if args.no_cache else (cfg.root or Path.cwd())
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
         cache_root = None
-    try:
-        diags = run_check(args.paths or ["."], cfg, jobs, cache_root)
-    except FileNotFoundError as e:
-        print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
-        return 2
+    read_line = _line_reader()
+    if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
+        from namedcheck.analyzer.check import check_source
+        source = sys.stdin.read()
+        display = args.stdin_filename or "-"
+        diags = check_source(source, display, tuple(cfg.stub_paths))
+        lines = source.splitlines()
+        read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
+    else:
+        try:
+            diags = run_check(args.paths or ["."], cfg, jobs, cache_root)
+        except FileNotFoundError as e:
+            print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
+            return 2
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = _filter(diags, select, ignore)
@@ -124,7 +133,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if text:
             print(text)
     else:
-        print(output.render_text(diags, _line_reader(), color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+        print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 1 if diags else 0
 
 
@@ -148,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"namedcheck {__version__}")
     sub = p.add_subparsers(dest="command")
     c = sub.add_parser("check", help="check files and directories")
-    c.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    c.add_argument("paths", nargs="*", help="files or directories (default: .); - reads one file from stdin")
+    c.add_argument("--stdin-filename", help="the path to report for source read from stdin")
     c.add_argument("--format", choices=FORMATS, default="text")
     c.add_argument("--select", help="comma-separated codes or prefixes to report, e.g. NC2,NC502")
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
