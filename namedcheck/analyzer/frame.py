@@ -11,9 +11,11 @@ import libcst as cst
 from namedcheck.analyzer import mapcalls
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
 from namedcheck.analyzer.refs import (
+    ClassInfo,
     DevicesVal,
     FuncRef,
     GradRef,
+    InstanceRef,
     MappedRef,
     MeshVal,
     MethodRef,
@@ -88,6 +90,7 @@ class Frame:
         # named axes, mesh and manual axes in scope (inherited from the defining or calling frame)
         self.env: AxisEnv = env if env is not None else (parent.env if parent is not None else EMPTY_ENV)
         self.function = function  # the function analysed standalone, for NC705's escape check
+        self.class_info: ClassInfo | None = None  # set on a class body's frame
 
     @property
     def silent(self) -> bool:
@@ -132,8 +135,7 @@ class Frame:
         elif isinstance(s, cst.FunctionDef):
             self.define_function(s)
         elif isinstance(s, cst.ClassDef):
-            inner = Frame(self.an, self)
-            inner.run_block(s.body)
+            self.define_class(s)
         elif isinstance(s, cst.If):
             self.ev(s.test)
             self.branches([s.body, s.orelse])
@@ -264,8 +266,32 @@ class Frame:
             self.assign(target.value, UNKNOWN)
         # attributes and subscripts: state we do not track
 
+    def define_class(self, c: cst.ClassDef) -> None:
+        """A class body: annotated fields become the types of `self.<field>` in its methods."""
+        info = ClassInfo(c.name.value)
+        inner = Frame(self.an, self)
+        inner.class_info = info
+        body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        t = inner.annotation(small.annotation.annotation)
+                        if isinstance(t, ArrayType):
+                            info.fields[small.target.value] = t
+        inner.run_block(c.body)
+        self.vars[c.name.value] = UNKNOWN
+
     def define_function(self, fn: cst.FunctionDef) -> None:
-        ref = FuncRef(fn, self, fn.name.value)
+        info = self.class_info
+        plain_method = info is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+            for d in fn.decorators)
+        # Methods do not see their class body's names: their scope is the class's enclosing scope.
+        scope = self.parent if info is not None and self.parent is not None else self
+        ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
+        if info is not None and plain_method:
+            info.methods[fn.name.value] = ref
         value: Any = ref
         for d in reversed(fn.decorators):
             deco = self.ev(d.decorator)
@@ -429,6 +455,12 @@ class Frame:
             if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
+        if isinstance(recv, InstanceRef):
+            if attr in recv.cls.fields:
+                return recv.cls.fields[attr]
+            if attr in recv.cls.methods:
+                return PartialRef(recv.cls.methods[attr], (recv,))
+            return UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
         if isinstance(recv, ArrayType):
@@ -602,14 +634,18 @@ class Frame:
             return UNKNOWN  # other plain Python arithmetic
         if not any(isinstance(v, ArrayType) for v in vals):
             return UNKNOWN
-        return self.apply_named(op, vals, {}, nodes, node)
+        sides = ("the left operand", "the right operand") if len(vals) == 2 else ("the operand",)
+        return self.apply_named(op, vals, {}, nodes, node, fallback=sides)
 
     def apply_named(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                    node: cst.CSTNode, kwl: dict[str, str] | None = None) -> Any:
+                    node: cst.CSTNode, kwl: dict[str, str] | None = None,
+                    fallback: tuple[str, ...] = ()) -> Any:
         op = self.an.ops.get(name)
         if op is None:
             return UNKNOWN
         labels = tuple(label(n) if n is not None else None for n in nodes)
+        if fallback:  # operators: name an operand we cannot render by its side
+            labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
         try:
             return engine_ops.run(op, pos, kw, labels, kwl, self.env)  # type: ignore[arg-type]
         except RuleError as e:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from namedcheck.analyzer.frame import Frame
-from namedcheck.analyzer.refs import FuncRef
+from namedcheck.analyzer.refs import FuncRef, InstanceRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
@@ -157,10 +158,13 @@ class ModuleAnalyzer:
             return
         self.analysed.add(id(ref.node))
         sig = self.signature(ref)
-        values = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
+        values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
         scope_env: AxisEnv = ref.scope.env
         declared = frozenset(n for v in values.values() for n, _ in v.named)
         env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared)
+        if ref.owner is not None and sig.params and sig.params[0].annotation is None:
+            values[sig.params[0].name] = InstanceRef(ref.owner)  # `self`: its fields are typed
+            env = replace(env, declared=declared | {n for t in ref.owner.fields.values() for n, _ in t.named})
         self.depth += 1
         try:
             self.body_values(ref, values, (), sig.returns, lenient=False, env=env, standalone=True)

@@ -22,6 +22,23 @@ class FuncRef:
     node: cst.FunctionDef | cst.Lambda
     scope: Any  # the Frame it was defined in
     name: str
+    owner: Any = None  # ClassInfo when this is an instance method
+
+
+@dataclass(eq=False, slots=True)
+class ClassInfo:
+    """A class of the module: its annotated fields (dataclass / equinox / flax style) and methods."""
+
+    name: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    methods: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(eq=False, slots=True)
+class InstanceRef:
+    """`self` inside a method: attribute reads give the annotated field types."""
+
+    cls: ClassInfo
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,8 +49,11 @@ class Call:
         return v
 
     def label(self, name: str) -> str:
+        """How messages name an argument: its source (`x`), a description, or its parameter name."""
         lab = self.labels.get(name)
-        return f"`{lab}`" if lab else f"argument {name!r}"
+        if not lab:
+            return f"argument {name!r}"
+        return lab if lab.startswith("the ") else f"`{lab}`"
 
     @property
     def short(self) -> str:
