@@ -97,6 +97,20 @@ class Frame:
         return self.quiet or (self.lenient and self.cond_depth > 0)
 
     # ---- names -------------------------------------------------------------------------------
+    def forget_if_mutable(self, node: cst.BaseExpression) -> None:
+        """A list or dict held in a variable that something may mutate (a method call such as
+        `.append`, an item assignment, passing it to a function) is no longer known."""
+        if not isinstance(node, cst.Name):
+            return
+        f: Frame | None = self
+        while f is not None:
+            if node.value in f.vars:
+                v = f.vars[node.value]
+                if isinstance(v, Seq) and v.kind in ("list", "dict"):
+                    f.vars[node.value] = UNKNOWN
+                return
+            f = f.parent
+
     def lookup(self, name: str) -> Any:
         f: Frame | None = self
         while f is not None:
@@ -264,7 +278,9 @@ class Frame:
                     self.assign(e.value, UNKNOWN)
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN)
-        # attributes and subscripts: state we do not track
+        elif isinstance(target, cst.Subscript):
+            self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
+        # attributes: state we do not track
 
     def define_class(self, c: cst.ClassDef) -> None:
         """A class body: annotated fields become the types of `self.<field>` in its methods."""
@@ -396,7 +412,11 @@ class Frame:
                     items.append(v)
             return Seq(tuple(items), "tuple" if isinstance(node, cst.Tuple) else "list")
         if isinstance(node, cst.Attribute):
-            return self.attribute(self.ev(node.value), node.attr.value, node)
+            recv = self.ev(node.value)
+            if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
+                self.forget_if_mutable(node.value)  # `xs.append(...)`, `d.update(...)`
+                return UNKNOWN
+            return self.attribute(recv, node.attr.value, node)
         if isinstance(node, cst.Call):
             return self.call(node)
         if isinstance(node, cst.BinaryOperation):
@@ -545,6 +565,9 @@ class Frame:
     def call(self, node: cst.Call) -> Any:
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
+        if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
+            for a in node.args:
+                self.forget_if_mutable(a.value)
         if not ok:
             return UNKNOWN
         return self.call_value(func, pos, kw, nodes, kwl, node)

@@ -126,3 +126,27 @@ def wrong_size_arithmetic(x: f32[(6, 64)]) -> None:
 def right_constant_folding() -> None:
     a = jnp.arange(8 * 16.).reshape(8, 16)  # reveal: f32[(8, 16)]
     b = jnp.zeros((2 ** 3,))
+
+
+def build(spec, n):
+    ops = [spec]
+    for _ in range(n):
+        ops.append(jnp.ones(3))
+    return ops
+
+
+def fill(xs):
+    xs.append(jnp.ones(3))
+
+
+def right_mutated_lists() -> None:
+    a = jnp.einsum(*build('i,i->', 2))  # the list grew: not the one-element list it started as
+    parts = [jnp.ones(3)]
+    parts.append(jnp.ones(3))
+    b = jnp.stack(parts)  # reveal: Unknown
+    more = [jnp.ones(3)]
+    fill(more)
+    c = jnp.stack(more)  # reveal: Unknown
+    d = {'w': jnp.ones(2)}
+    d['w'] = jnp.ones(5)
+    e = d  # reveal: Unknown
