@@ -97,7 +97,7 @@ class Frame:
         return self.quiet or (self.lenient and self.cond_depth > 0)
 
     # ---- names -------------------------------------------------------------------------------
-    def forget_if_mutable(self, node: cst.BaseExpression) -> None:
+    def forget_if_mutable(self, node: cst.BaseExpression, any_value: bool = False) -> None:
         """A list or dict held in a variable that something may mutate (a method call such as
         `.append`, an item assignment, passing it to a function) is no longer known."""
         if not isinstance(node, cst.Name):
@@ -106,7 +106,7 @@ class Frame:
         while f is not None:
             if node.value in f.vars:
                 v = f.vars[node.value]
-                if isinstance(v, Seq) and v.kind in ("list", "dict"):
+                if any_value or (isinstance(v, Seq) and v.kind in ("list", "dict")):
                     f.vars[node.value] = UNKNOWN
                 return
             f = f.parent
@@ -280,7 +280,9 @@ class Frame:
             self.assign(target.value, UNKNOWN)
         elif isinstance(target, cst.Subscript):
             self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
-        # attributes: state we do not track
+        elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
+            self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
+        # other attributes: state we do not track
 
     def define_class(self, c: cst.ClassDef) -> None:
         """A class body: annotated fields become the types of `self.<field>` in its methods."""
@@ -416,6 +418,8 @@ class Frame:
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
                 self.forget_if_mutable(node.value)  # `xs.append(...)`, `d.update(...)`
                 return UNKNOWN
+            if isinstance(recv, ArrayType) and node.attr.value == "resize":
+                self.forget_if_mutable(node.value, any_value=True)  # numpy's in-place resize
             return self.attribute(recv, node.attr.value, node)
         if isinstance(node, cst.Call):
             return self.call(node)

@@ -150,3 +150,13 @@ def right_mutated_lists() -> None:
     d = {'w': jnp.ones(2)}
     d['w'] = jnp.ones(5)
     e = d  # reveal: Unknown
+
+
+def right_numpy_in_place_shape() -> None:
+    import numpy as np
+    a = np.zeros(6)
+    a.shape = (2, 3)
+    b = a + np.ones(3)
+    c = np.zeros(4)
+    c.resize((2, 2))
+    d = c + np.ones(2)
