@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import libcst as cst
 
@@ -23,18 +25,25 @@ def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force
                            f"File does not parse: {e.message}")]
     except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
         return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")]
-    limit = sys.getrecursionlimit()
     try:
-        # Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+.
-        sys.setrecursionlimit(max(limit, 20_000))
-        an = ModuleAnalyzer(module, op_table(stub_paths))
-        an.run()
-        return an.diagnostics(path, source.splitlines())
+        with _deep_recursion():
+            an = ModuleAnalyzer(module, op_table(stub_paths))
+            an.run()
+            return an.diagnostics(path, source.splitlines())
     except RecursionError:
         return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")]
     except Exception as e:
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")]
+
+
+@contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        yield
     finally:
         sys.setrecursionlimit(limit)
 
@@ -51,6 +60,7 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
         return check_source(source, path, force=True), {}
-    an = ModuleAnalyzer(module, op_table(), record=True)
-    an.run()
-    return an.diagnostics(path, source.splitlines()), an.revealed_by_line()
+    with _deep_recursion():
+        an = ModuleAnalyzer(module, op_table(), record=True)
+        an.run()
+        return an.diagnostics(path, source.splitlines()), an.revealed_by_line()

@@ -207,14 +207,14 @@ class Frame:
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
-            merged[k] = vals[0] if all(_same(v, vals[0]) for v in vals) else UNKNOWN
+            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else UNKNOWN
         self.vars = merged
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
         bind_target(self)
         self.run_block(s.body)
-        changed = {k for k in before if k in self.vars and not _same(before[k], self.vars[k])}
+        changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
         if changed:
             for k in self.vars:
                 if k in changed or k not in before:
@@ -450,7 +450,7 @@ class Frame:
         if isinstance(node, cst.IfExp):
             self.ev(node.test)
             a, b = self.ev(node.body), self.ev(node.orelse)
-            return a if _same(a, b) else UNKNOWN
+            return a if same_value(a, b) else UNKNOWN
         if isinstance(node, cst.Lambda):
             return FuncRef(node, self, "<lambda>")
         if isinstance(node, cst.NamedExpr):
@@ -523,7 +523,7 @@ class Frame:
             return DevicesVal((None,))
         if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
             for pair in recv.items:
-                if _same(pair.items[0], idx):
+                if same_value(pair.items[0], idx):
                     return pair.items[1]
             return UNKNOWN
         if isinstance(recv, Seq):
@@ -688,7 +688,8 @@ def _trailing_comma(node: cst.Subscript) -> bool:
     return len(node.slice) == 1 and node.slice[0].comma is not cst.MaybeSentinel.DEFAULT
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Two analysis values agree (equal and of one kind); used to merge branches and returns."""
     if a is b:
         return True
     try:

@@ -9,7 +9,6 @@ import libcst as cst
 from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.syntax import Pairs, parse_item
-from namedcheck.engine.values import Seq
 
 ANNOTATION_HEADS = set(DTYPES) | {"Array"}
 
@@ -82,4 +81,4 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
     return parse_item(None if head == "Array" else head, item)
 
 
-__all__ = ["ANNOTATION_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript", "Seq"]
+__all__ = ["ANNOTATION_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript"]

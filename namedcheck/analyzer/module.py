@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer.frame import Frame
+from namedcheck.analyzer.frame import Frame, same_value
 from namedcheck.analyzer.refs import FuncRef, InstanceRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
@@ -150,7 +150,7 @@ class ModuleAnalyzer:
         frame.run_block(ref.node.body)
         rets = frame.returns or [Const(None)]
         first = rets[0]
-        return first if all(r == first and type(r) is type(first) for r in rets) else UNKNOWN
+        return first if all(same_value(r, first) for r in rets) else UNKNOWN
 
     def analyse_standalone(self, ref: FuncRef) -> None:
         """A function's body under its own annotations (unannotated parameters are Unknown)."""
@@ -258,7 +258,6 @@ class ModuleAnalyzer:
                 continue
             out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
                                   err.code, err.message, err.hint))
-        self._positions = positions
         return sorted(out)
 
     def revealed_by_line(self) -> dict[int, Any]:

@@ -7,7 +7,6 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_types
 from namedcheck.engine.ops import Call, Unprovable, family, rule
-from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DtypeRef
 
 
@@ -31,14 +30,11 @@ def broadcast_values(call: Call, names: list[str], mode: str = "promote") -> Arr
     return ArrayType.make(_result_dtype(types, mode), shape, named)
 
 
-def _array_params(call: Call) -> list[str]:
-    return [n for n in call.args if n not in call.options.get("static", ())][: call.options.get("arity", 99)]
-
-
 @family("elementwise")
 def elementwise(call: Call) -> Any:
-    """Every array argument broadcasts; options: dtype='bool'|'float'|'int'|'same', arity=N."""
-    names = [n for n in _array_params(call) if n not in ("dtype", "out", "where", "order")]
+    """Every array argument broadcasts; options: dtype='bool'|'float'|'int'|'same', static=(names...)."""
+    skip = {"dtype", "out", "where", "order", *call.options.get("static", ())}
+    names = [n for n in call.args if n not in skip]
     if not names:
         raise Unprovable
     mode = call.options.get("dtype", "promote")
@@ -84,12 +80,4 @@ def dtype_from_value(v: Any) -> str | None:
     return None
 
 
-def unary(x: Any) -> ArrayType:
-    """The array type of a unary operand (used by operators on arrays)."""
-    t = as_array(x)
-    if not isinstance(t, ArrayType):
-        raise Unprovable
-    return t
-
-
-__all__ = ["broadcast_values", "elementwise", "dtype_from_value", "unary"]
+__all__ = ["broadcast_values", "elementwise", "dtype_from_value"]

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import norm_axis
+from namedcheck.engine.algebra import norm_axis, num_elements
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.values import ArrayType, Const, literal
 
 _DTYPE_MODE = {
@@ -91,7 +92,6 @@ def reduction_rule(call: Call) -> Any:
     out = reduce_type(x, axis, bool(keep), call.short, _DTYPE_MODE.get(short, "same"), call.env)
     dt = call.get("dtype", Const(None))
     if short in ("sum", "prod", "mean") and not (isinstance(dt, Const) and dt.value is None):
-        from namedcheck.engine.ops.elementwise import dtype_from_value
         out = out.with_dtype(dtype_from_value(dt))
     return out
 
@@ -120,7 +120,6 @@ def cumulative_rule(call: Call) -> Any:
     axis = _axis_literal(call, "axis")
     if x.has_ellipsis or not (axis is None or isinstance(axis, int)):
         raise Unprovable
-    from namedcheck.engine.algebra import num_elements
     shape = (num_elements(x.shape),) if axis is None else x.shape
     if axis is not None:
         norm_axis(axis, len(x.shape), call.short)
@@ -145,7 +144,6 @@ def argsort_rule(call: Call) -> Any:
     x = call.array("a")
     axis = literal(call.get("axis", Const(-1)))
     if axis is None:
-        from namedcheck.engine.algebra import num_elements
         return ArrayType.make("i32", (num_elements(x.shape),), x.named_shape)
     if not x.has_ellipsis:
         norm_axis(axis, len(x.shape), call.short)
@@ -160,7 +158,6 @@ def same_shape_along_axis_rule(call: Call) -> Any:
     axis = literal(call.get("axis", default))
     if axis is None:
         if call.op.endswith("sort"):
-            from namedcheck.engine.algebra import num_elements
             return x.with_shape((num_elements(x.shape),))
         return x
     for a in (axis,) if isinstance(axis, int) else axis:

@@ -9,6 +9,7 @@ from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_dim, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.reductions import reduced_dtype
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
 
@@ -344,6 +345,5 @@ def diagonal_rule(call: Call) -> Any:
     di, dj = x.shape[i], x.shape[j]
     n = min(di, dj) if is_int(di) and is_int(dj) else (di if di == dj else None)
     if call.op.endswith("trace"):
-        from namedcheck.engine.ops.reductions import reduced_dtype
         return ArrayType.make(reduced_dtype(x.dtype_code, "int"), rest, x.named_shape)
     return x.with_shape(rest + (n,))
