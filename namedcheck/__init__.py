@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from namedcheck.annotations import (
     AnnotationError,
     Array,
@@ -26,10 +28,34 @@ from namedcheck.annotations import (
     u64,
 )
 from namedcheck.engine.values import ArrayType
+from namedcheck.errors import AxisMappingError, NamedAxisError, ShapeError, XmapError
+
+# Runtime names import jax, so they load on first use (`import namedcheck` stays light).
+_LAZY = {
+    "xmap": ("namedcheck.runtime.xmap", "xmap"),
+    "SerialLoop": ("namedcheck.runtime.xmap", "SerialLoop"),
+    "serial_loop": ("namedcheck.runtime.xmap", "serial_loop"),
+    "checked": ("namedcheck.checked", "checked"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        import importlib
+
+        module, attr = _LAZY[name]
+        return getattr(importlib.import_module(module), attr)
+    if name in ("lax", "numpy", "nn", "compat"):
+        import importlib
+
+        return importlib.import_module(f"namedcheck.{name}")
+    raise AttributeError(f"module 'namedcheck' has no attribute {name!r}")
+
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "ArrayType", "AnnotationError", "DtypeAnnotation", "__version__",
+    "Array", "ArrayType", "AnnotationError", "AxisMappingError", "DtypeAnnotation", "NamedAxisError",
+    "SerialLoop", "ShapeError", "XmapError", "__version__", "checked", "serial_loop", "xmap",
     "bf16", "bool_", "c64", "c128", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
 ]

@@ -1,0 +1,137 @@
+"""`@namedcheck.checked`: check a function's array annotations when it is called (traced).
+
+Dtypes, positional shapes and symbols are matched by the engine's `signature.apply` (the rule the
+checker uses at calls of annotated functions); named shapes are read from the vmap tracers when the
+function runs inside `namedcheck.xmap`. A call with concrete arrays whose shapes and dtypes already
+passed is not checked again, so an eager call costs a dictionary lookup; under `jax.jit` the check
+runs at trace time only.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, compare_declared
+from namedcheck.engine.values import ArrayType, Const, Seq
+from namedcheck.errors import ShapeError
+
+F = TypeVar("F", bound=Callable[..., Any])
+_KINDS = {inspect.Parameter.POSITIONAL_ONLY: POSONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD: NORMAL,
+          inspect.Parameter.KEYWORD_ONLY: KWONLY, inspect.Parameter.VAR_POSITIONAL: VARARGS,
+          inspect.Parameter.VAR_KEYWORD: VARKW}
+
+
+def array_annotation(ann: Any, globalns: dict[str, Any]) -> Any:
+    """An annotation as an engine type: ArrayType, Seq of them (tuple[...] returns), or None."""
+    if isinstance(ann, str):
+        try:
+            ann = eval(ann, globalns)  # noqa: S307 - the function's own annotation text
+        except Exception:
+            return None
+    if isinstance(ann, ArrayType):
+        return ann
+    for meta in getattr(ann, "__metadata__", ()):  # Annotated[jax.Array, f32[...]]
+        if isinstance(meta, ArrayType):
+            return meta
+    if typing.get_origin(ann) is tuple:
+        items = [array_annotation(a, globalns) for a in typing.get_args(ann)]
+        if items and all(isinstance(i, ArrayType) for i in items):
+            return Seq(tuple(items))
+    return None
+
+
+def signature_of(fn: Callable[..., Any]) -> Signature:
+    """The engine signature of a Python function from its annotations."""
+    target = inspect.unwrap(fn)
+    globalns = getattr(target, "__globals__", {})
+    sig = inspect.signature(target)
+    params = tuple(Param(p.name, _KINDS[p.kind], p.default is not inspect.Parameter.empty,
+                         array_annotation(p.annotation, globalns) if p.annotation is not inspect.Parameter.empty
+                         else None)
+                   for p in sig.parameters.values())
+    returns = None if sig.return_annotation is inspect.Signature.empty else \
+        array_annotation(sig.return_annotation, globalns)
+    return Signature(getattr(target, "__qualname__", repr(target)), params, returns)
+
+
+def value_type(x: Any, declared: Any = None) -> Any:
+    """The engine type of a runtime value (arrays and tracers; Python scalars are weak constants)."""
+    if isinstance(x, (bool, int, float, complex)):
+        return Const(x)
+    if isinstance(x, (tuple, list)):
+        return Seq(tuple(value_type(i) for i in x))
+    shape = getattr(x, "shape", None)
+    dtype = getattr(x, "dtype", None)
+    if shape is None or dtype is None:
+        return None
+    from namedcheck.engine.dtypes import canonical_dtype
+    named: dict[str, Any] | None = {}
+    if type(x).__module__.startswith("jax"):
+        from namedcheck.runtime.context import named_shape_of
+        named = named_shape_of(x)
+    if named is None:  # not observable here: take the declared named shape as given
+        named = dict(declared.named) if isinstance(declared, ArrayType) else {}
+    return ArrayType.make(canonical_dtype(str(dtype)), tuple(int(d) for d in shape), named)
+
+
+def checked(fn: F) -> F:
+    """Check `fn`'s array annotations at each call (at trace time under jit); raise ShapeError."""
+    sig = signature_of(fn)
+    annotated = {p.name: p.annotation for p in sig.params if p.annotation is not None}
+    if not annotated and sig.returns is None:
+        return fn
+    passed: set[Any] = set()
+    py_sig = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        key: Any = None
+        if not kwargs:
+            try:
+                key = tuple([(type(a), a.shape, a.dtype) for a in args])
+            except AttributeError:
+                key = None
+            if key is not None and key in passed:
+                return fn(*args)
+        try:
+            bound = py_sig.bind(*args, **kwargs)
+        except TypeError:
+            return fn(*args, **kwargs)  # Python reports arity errors itself
+        values = {name: value_type(v, annotated.get(name)) for name, v in bound.arguments.items()
+                  if name in annotated}
+        values = {k: v for k, v in values.items() if v is not None}
+        try:
+            expected = apply(sig, values, code="NC302")
+        except RuleError as e:
+            raise _shape_error(sig, values, e) from None
+        out = fn(*args, **kwargs)
+        if sig.returns is not None:
+            actual = value_type(out, expected)
+            if actual is not None:
+                try:
+                    compare_declared(expected if expected is not None else sig.returns, actual, "the result")
+                except RuleError as e:
+                    raise ShapeError(e.code, f"{sig.name}: {e.message}", e.hint) from None
+        if key is not None and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__
+                                   for t, _, _ in key):
+            passed.add(key)
+        return out
+
+    return typing.cast(F, wrapper)
+
+
+def _shape_error(sig: Signature, values: dict[str, Any], err: RuleError) -> ShapeError:
+    """Name the parameter, the expected and the actual type where one parameter alone fails."""
+    for p in sig.params:
+        if p.name in values and isinstance(p.annotation, ArrayType):
+            try:
+                apply(Signature(sig.name, (p,), None), {p.name: values[p.name]})
+            except RuleError:
+                return ShapeError(err.code, f"{sig.name}: parameter {p.name!r} expects {p.annotation!r}, got "
+                                            f"{values[p.name]!r}: {err.message}", err.hint)
+    return ShapeError(err.code, f"{sig.name}: {err.message}", err.hint)

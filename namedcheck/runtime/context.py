@@ -1,0 +1,61 @@
+"""What the runtime knows while tracing: named axes bound by enclosing `namedcheck.xmap` calls, and
+the named axes a traced value carries (read from JAX's vmap tracers)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from jax._src import core
+from jax._src.interpreters import batching, partial_eval
+
+_state = threading.local()
+
+
+def bound_axes() -> dict[str, int]:
+    """Named axes bound by the xmaps whose bodies are being traced (outermost first)."""
+    return dict(getattr(_state, "bound", {}))
+
+
+@contextmanager
+def binding(sizes: dict[str, int]) -> Iterator[None]:
+    """Mark `sizes` as bound while an xmap body is traced."""
+    prev = bound_axes()
+    _state.bound = {**prev, **sizes}
+    try:
+        yield
+    finally:
+        _state.bound = prev
+
+
+@contextmanager
+def names_unobservable() -> Iterator[None]:
+    """While the named-shape pass traces a body per instance, tracers do not show named axes."""
+    prev = getattr(_state, "blind", False)
+    _state.blind = True
+    try:
+        yield
+    finally:
+        _state.blind = prev
+
+
+def named_shape_of(x: Any) -> dict[str, int] | None:
+    """The named axes a value carries inside xmap / vmap(axis_name=...), or None when not observable."""
+    if getattr(_state, "blind", False):
+        return None
+    names: dict[str, int] = {}
+    t = x
+    while True:
+        if isinstance(t, batching.BatchTracer):
+            data = t._trace.axis_data
+            if t.batch_dim is not None and isinstance(data.name, str):
+                names[data.name] = int(data.size)
+            t = t.val
+        elif hasattr(t, "primal") and hasattr(t, "tangent"):  # JVPTracer under grad
+            t = t.primal
+        elif isinstance(t, core.Tracer) and not isinstance(t, partial_eval.DynamicJaxprTracer):
+            return None  # a tracer we cannot see through
+        else:
+            return names

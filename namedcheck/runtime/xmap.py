@@ -1,0 +1,388 @@
+"""`namedcheck.xmap`: the named-axis map of jax 0.4.30 on today's JAX.
+
+How a call runs (all of it at trace time; a compiled call is one `jax.jit` dispatch):
+1. `in_axes` / `out_axes` leaves become engine `AxisMapping`s and are matched to the argument and
+   result pytrees as prefixes; every argument's per-instance type comes from the engine's `xmap_in`
+   (positions, repeated names and sizes: NC401-NC403, NC407), `axis_sizes` and `axis_resources` from
+   `add_axis_sizes` / `check_resources` (NC403, NC406, NC501, NC503, NC504).
+2. The body is traced once per instance (`make_jaxpr` with the named axes bound) and the named-shape
+   pass walks it (NC502 co-occurrence, NC404 results with unplaced axes), naming the user's line.
+3. The body runs under one `jax.vmap(axis_name=n, spmd_axis_name=resources)` per named axis; each
+   argument's mapped dims are moved to the front first, each result's named dims are moved to their
+   `out_axes` positions after; with resources, inputs and outputs are placed with `NamedSharding`.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax import tree_util
+from jax._src import core
+from jax._src import mesh as mesh_lib
+from jax._src.api_util import flatten_axes
+from jax.sharding import NamedSharding, PartitionSpec
+
+from namedcheck.engine.algebra import norm_axis
+from namedcheck.engine.dtypes import canonical_dtype
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import (
+    AxisEnv,
+    AxisMapping,
+    MeshInfo,
+    add_axis_sizes,
+    check_resources,
+    parse_mapping,
+    xmap_in,
+    xmap_out,
+)
+from namedcheck.engine.values import ArrayType
+from namedcheck.errors import AxisMappingError, NamedAxisError, XmapError
+from namedcheck.runtime import context
+from namedcheck.runtime.named_pass import NamedShapePass, user_line
+
+# ---- serial loops (the "time" resource of the original) -----------------------------------------
+
+
+class SerialLoop:
+    """A resource that evaluates a named axis in `length` sequential steps instead of on devices.
+
+    Values never depend on resources; namedcheck evaluates loop-mapped axes vectorised (like an axis
+    with no resources) after checking that `length` divides the axis size.
+    """
+
+    def __init__(self, length: int) -> None:
+        if not isinstance(length, int) or length < 1:
+            raise XmapError("NC503", f"SerialLoop length must be a positive int; found {length!r}")
+        self.length = length
+
+    def __repr__(self) -> str:
+        return f"SerialLoop({self.length})"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SerialLoop) and other.length == self.length
+
+    def __hash__(self) -> int:
+        return hash(("SerialLoop", self.length))
+
+
+_loops = threading.local()
+
+
+@contextmanager
+def serial_loop(name: str, length: int) -> Iterator[None]:
+    """Define a loop resource axis `name` of `length` steps for xmaps called inside the block."""
+    prev = dict(getattr(_loops, "axes", {}))
+    _loops.axes = {**prev, name: length}
+    try:
+        yield
+    finally:
+        _loops.axes = prev
+
+
+# ---- argument handling --------------------------------------------------------------------------
+
+
+def _is_mapping_leaf(v: Any) -> bool:
+    if isinstance(v, AxisMapping):
+        return True
+    if isinstance(v, dict):
+        return all(isinstance(k, int) and not isinstance(k, bool) for k in v)
+    return isinstance(v, list) and (not v or v[-1] is ...)
+
+
+def _to_mappings(spec: Any, what: str) -> Any:
+    """Replace every axis mapping of an in_axes / out_axes tree by an engine AxisMapping leaf."""
+    if _is_mapping_leaf(spec):
+        try:
+            return parse_mapping(spec, what)
+        except RuleError as e:
+            raise _error(e) from None
+    if isinstance(spec, (list, tuple)):
+        return tuple(_to_mappings(s, what) for s in spec)
+    if isinstance(spec, dict):
+        return {k: _to_mappings(v, what) for k, v in spec.items()}
+    raise AxisMappingError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]) or a "
+                                    f"container of them; found {spec!r}")
+
+
+def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
+    try:
+        return list(flatten_axes(what, tree, spec))
+    except ValueError:
+        raise AxisMappingError(
+            "NC401", f"{what} must be a pytree prefix of the {'arguments' if 'in' in what else 'results'} "
+                     f"(structure {tree}); found {spec!r}",
+            hint="give one axis mapping per array, or one mapping for a whole subtree") from None
+
+
+def _error(e: RuleError) -> XmapError:
+    cls = AxisMappingError if e.code == "NC401" else XmapError
+    return cls(e.code, e.message, e.hint)
+
+
+def _engine_type(x: Any, named: dict[str, int] | None = None) -> ArrayType:
+    dtype = getattr(x, "dtype", None)
+    code = canonical_dtype(str(dtype)) if dtype is not None else None
+    return ArrayType.make(code, tuple(int(d) for d in jnp.shape(x)), named or {})
+
+
+def _resources(axis_resources: Any) -> dict[str, tuple[Hashable, ...]]:
+    out: dict[str, tuple[Hashable, ...]] = {}
+    for name, res in dict(axis_resources or {}).items():
+        out[name] = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    return out
+
+
+def current_mesh() -> Any:
+    """The mesh in scope (`with Mesh(...)` or `jax.set_mesh`), or None."""
+    physical = mesh_lib.thread_resources.env.physical_mesh
+    if not physical.empty:
+        return physical
+    concrete = mesh_lib.get_concrete_mesh()
+    if concrete is not None and not concrete.empty:
+        return concrete
+    return None
+
+
+def _spec(entries: Sequence[tuple[str, ...]]) -> PartitionSpec:
+    return PartitionSpec(*[None if not e else e[0] if len(e) == 1 else tuple(e) for e in entries])
+
+
+# ---- xmap ---------------------------------------------------------------------------------------
+
+
+class XMapped:
+    """The callable `xmap` returns: compiled once per input signature (and mesh)."""
+
+    def __init__(self, fun: Callable[..., Any], in_axes: Any, out_axes: Any, axis_sizes: Any,
+                 axis_resources: Any, donate_argnums: int | Sequence[int], backend: str | None) -> None:
+        if not callable(fun):
+            raise TypeError(f"xmap: the first argument must be callable; found {type(fun).__name__}")
+        if isinstance(in_axes, list) and not _is_mapping_leaf(in_axes):
+            in_axes = tuple(in_axes)
+        if isinstance(out_axes, list) and not _is_mapping_leaf(out_axes):
+            out_axes = tuple(out_axes)
+        self.fun = fun
+        self.in_axes = _to_mappings(in_axes, "xmap in_axes")
+        self.out_axes = _to_mappings(out_axes, "xmap out_axes")
+        self.axis_sizes = {str(k): v for k, v in dict(axis_sizes or {}).items()}
+        for n, s in self.axis_sizes.items():
+            if not isinstance(s, int) or isinstance(s, bool) or s < 0:
+                raise XmapError("NC403", f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints >= 0")
+        self.resources = _resources(axis_resources)
+        donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self._jitted = jax.jit(self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate),
+                               backend=backend)
+        functools.update_wrapper(self, fun)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            raise TypeError("xmap: keyword arguments are not supported; pass the arrays positionally")
+        mesh = current_mesh() if self.resources else None
+        if any(isinstance(a, core.Tracer) for a in args):
+            return self._impl(mesh, *args)  # inside a trace: inline, so named axes stay visible
+        return self._jitted(mesh, *args)
+
+    def __repr__(self) -> str:
+        return f"xmap({getattr(self.fun, '__name__', self.fun)!r})"
+
+    # -- the traced program -------------------------------------------------------------------
+
+    def _impl(self, mesh: Any, *args: Any) -> Any:
+        leaves, in_tree = tree_util.tree_flatten(args)
+        leaves = [jnp.asarray(x) for x in leaves]
+        maps = _flatten_prefix("xmap in_axes", in_tree, self.in_axes)
+        outer = context.bound_axes()
+        outer_env = AxisEnv(named=tuple(sorted(outer.items())))
+        sizes: dict[str, tuple[Any, str]] = {}
+        per_instance: list[ArrayType] = []
+        try:
+            for i, (x, m) in enumerate(zip(leaves, maps)):
+                what = _leaf_label(in_tree, i, "argument")
+                per_instance.append(xmap_in(_engine_type(x), m, what, sizes, outer_env))
+            add_axis_sizes(sizes, self.axis_sizes)
+        except RuleError as e:
+            raise _error(e) from None
+        own = {n: s for n, (s, _) in sizes.items()}
+        order = _order(maps, self.axis_sizes)
+        self._check_resources(own, mesh)
+
+        # The named-shape pass: the body per instance, with every name bound.
+        out_store: dict[str, Any] = {}
+
+        def body_flat(*xs: Any) -> list[Any]:
+            out = self.fun(*tree_util.tree_unflatten(in_tree, list(xs)))
+            flat, out_store["tree"] = tree_util.tree_flatten(out)
+            return flat
+
+        avals = [jax.ShapeDtypeStruct(t.shape, x.dtype) for t, x in zip(per_instance, leaves)]
+        axis_env = [*outer.items(), *((n, own[n]) for n in order)]
+        with context.binding(own), context.names_unobservable():
+            closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
+        out_tree = out_store["tree"]
+        out_maps = _flatten_prefix("xmap out_axes", out_tree, self.out_axes)
+        self._named_pass(closed, leaves, maps, out_maps, own, out_tree)
+
+        # The vectorised program.
+        moved = [self._place(_to_front(x, m, order), m, order, mesh) for x, m in zip(leaves, maps)]
+        f: Callable[..., Any] = body_flat
+        for name in reversed(order):
+            mesh_res = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str) and mesh is not None
+                             and r in mesh.axis_names)
+            f = jax.vmap(f, in_axes=tuple(0 if _has(m, name) else None for m in maps),
+                         out_axes=[0 if _has(m, name) else None for m in out_maps],
+                         axis_name=name, axis_size=own[name],
+                         spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
+        with context.binding(own):
+            outs = f(*moved)
+        results = [self._place(_from_front(y, m, order), m, None, mesh, final=True) for y, m in zip(outs, out_maps)]
+        return tree_util.tree_unflatten(out_tree, results)
+
+    def _check_resources(self, own: dict[str, Any], mesh: Any) -> None:
+        if not self.resources:
+            return
+        loops = dict(getattr(_loops, "axes", {}))
+        mesh_axes = dict(mesh.shape) if mesh is not None else {}
+        for name, res in self.resources.items():
+            for r in res:
+                if isinstance(r, SerialLoop) or r in loops:
+                    continue
+                if mesh is None:
+                    raise XmapError("NC501", f"axis_resources maps {name!r} to mesh axis {r!r}, but no mesh is in "
+                                             f"scope", hint="call it under `with jax.set_mesh(mesh):` "
+                                                            "(or `with Mesh(devices, names):`)")
+        axes = tuple(mesh_axes.items()) + tuple(loops.items()) + tuple(
+            (f"SerialLoop({r.length})", r.length) for res in self.resources.values() for r in res
+            if isinstance(r, SerialLoop))
+        named = {n: tuple(f"SerialLoop({r.length})" if isinstance(r, SerialLoop) else r for r in res)
+                 for n, res in self.resources.items()}
+        try:
+            check_resources(named, own, MeshInfo(axes))  # type: ignore[arg-type]
+        except RuleError as e:
+            raise _error(e) from None
+
+    def _named_pass(self, closed: Any, leaves: list[Any], maps: list[AxisMapping], out_maps: list[AxisMapping],
+                    own: dict[str, Any], out_tree: Any) -> None:
+        res = {n: tuple(str(r) for r in rs) for n, rs in self.resources.items()}
+        env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(res.items())))
+        pas = NamedShapePass({**context.bound_axes(), **own}, env)
+        ins = []
+        for x, m in zip(leaves, maps):
+            outer = context.named_shape_of(x) or {}
+            ins.append(frozenset(n for _, n in m.pairs) | frozenset(outer))
+        outs = pas.run(closed.jaxpr, ins, top=True)
+        for i, (var, names, m) in enumerate(zip(closed.jaxpr.outvars, outs, out_maps)):
+            aval = var.aval
+            t = ArrayType.make(None, tuple(aval.shape), {n: own.get(n) for n in (names or ()) if n in own})
+            what = _leaf_label(out_tree, i, "result")
+            try:
+                xmap_out(t, m, own, what)
+            except RuleError as e:
+                if e.code != "NC404":
+                    raise _error(e) from None
+                eqn = pas.producer.get(var)
+                filename, line = _where(eqn, self.fun)
+                raise NamedAxisError("NC404", e.message, e.hint, filename, line) from None
+
+    def _place(self, x: Any, m: AxisMapping, order: list[str] | None, mesh: Any, final: bool = False) -> Any:
+        """Constrain a value's named dims to their resources (only when a mesh carries them)."""
+        if mesh is None or not self.resources:
+            return x
+        ndim = jnp.ndim(x)
+        entries: list[tuple[str, ...]] = [()] * ndim
+        positions = _final_positions(m, ndim) if final else {n: i for i, n in enumerate(
+            [n for n in (order or []) if _has(m, n)])}
+        for name, pos in positions.items():
+            entries[pos] = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str)
+                                 and r in mesh.axis_names)
+        if not any(entries):
+            return x
+        return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, _spec(entries)))
+
+
+def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: Any = None,
+         axis_resources: Any = None, donate_argnums: int | Sequence[int] = (), backend: str | None = None) -> XMapped:
+    """Map `fun` over named axes: `in_axes` names positional axes of the arguments, `out_axes` places
+    the named axes of the results; `axis_resources` partitions named axes over mesh axes."""
+    return XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
+
+
+# ---- positions ----------------------------------------------------------------------------------
+
+
+def _has(m: AxisMapping, name: str) -> bool:
+    return any(n == name for _, n in m.pairs)
+
+
+def _order(maps: Sequence[AxisMapping], axis_sizes: dict[str, Any]) -> list[str]:
+    """The nesting order of the vmaps: names by first appearance in in_axes, then axis_sizes."""
+    seen: dict[str, None] = {}
+    for m in maps:
+        for _, n in m.pairs:
+            seen.setdefault(n, None)
+    for n in axis_sizes:
+        seen.setdefault(n, None)
+    return list(seen)
+
+
+def _to_front(x: Any, m: AxisMapping, order: list[str]) -> Any:
+    """Move an argument's mapped dims to the front, in nesting order."""
+    if not m.pairs:
+        return x
+    nd = jnp.ndim(x)
+    where = {n: p % nd for p, n in m.pairs}
+    front = [where[n] for n in order if n in where]
+    rest = [i for i in range(nd) if i not in front]
+    perm = front + rest
+    return x if perm == list(range(nd)) else jnp.transpose(x, perm)
+
+
+def _final_positions(m: AxisMapping, nd_out: int) -> dict[str, int]:
+    """Where out_axes puts each named axis in the result (the engine's `xmap_out` placement)."""
+    slots: list[Any] = [None] * (nd_out - len(m.pairs))
+    for pos, n in (sorted(m.pairs) if not m.prefix else list(m.pairs)):
+        slots.insert(norm_axis(pos, nd_out, "out_axes"), n)
+    return {s: i for i, s in enumerate(slots) if isinstance(s, str)}
+
+
+def _from_front(y: Any, m: AxisMapping, order: list[str]) -> Any:
+    """The vmapped result has its named dims first (nesting order); move them to their out_axes places."""
+    if not m.pairs:
+        return y
+    nd = jnp.ndim(y)
+    names_front = [n for n in order if _has(m, n)]
+    final = _final_positions(m, nd)
+    k = len(names_front)
+    src = {n: i for i, n in enumerate(names_front)}
+    perm: list[int] = []
+    positional = iter(range(k, nd))
+    by_pos = {p: n for n, p in final.items()}
+    for i in range(nd):
+        perm.append(src[by_pos[i]] if i in by_pos else next(positional))
+    return y if perm == list(range(nd)) else jnp.transpose(y, perm)
+
+
+def _leaf_label(tree: Any, i: int, kind: str) -> str:
+    if tree.num_leaves == 1 and kind == "result":
+        return "the result"
+    paths = tree_util.tree_flatten_with_path(tree_util.tree_unflatten(tree, list(range(tree.num_leaves))))[0]
+    path = paths[i][0]
+    if kind == "argument" and path and isinstance(path[0], tree_util.SequenceKey):
+        rest = tree_util.keystr(path[1:])
+        return f"argument {path[0].idx}{rest}"
+    return f"{kind} {tree_util.keystr(path) or i}"
+
+
+def _where(eqn: Any, fun: Callable[..., Any]) -> tuple[str | None, int | None]:
+    if eqn is not None:
+        filename, line = user_line(eqn)
+        if filename:
+            return filename, line
+    code = getattr(fun, "__code__", None)
+    return (code.co_filename, code.co_firstlineno) if code else (None, None)
