@@ -35,7 +35,7 @@ _LAZY = {
     "xmap": ("namedcheck.runtime.xmap", "xmap"),
     "SerialLoop": ("namedcheck.runtime.xmap", "SerialLoop"),
     "serial_loop": ("namedcheck.runtime.xmap", "serial_loop"),
-    "checked": ("namedcheck.checked", "checked"),
+    "checked": ("namedcheck.runtime.checked", "checked"),
 }
 
 

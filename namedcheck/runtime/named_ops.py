@@ -73,7 +73,7 @@ def logsumexp(a: Any, axis: Any = None, keepdims: bool = False, **kwargs: Any) -
     pos, names = split(axis)
     a = jnp.asarray(a)
     m = jnp.max(a, axis=pos, keepdims=True) if pos else a
-    m = lax.stop_gradient(lax.pmax(m, names))
+    m = lax.pmax(lax.stop_gradient(m), names)
     m = jnp.where(jnp.isfinite(m), m, 0)
     s = jnp.exp(a - m)
     s = lax.psum(jnp.sum(s, axis=pos, keepdims=True) if pos else s, names)

@@ -16,7 +16,17 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, compare_declared
+from namedcheck.engine.signature import (
+    KWONLY,
+    NORMAL,
+    POSONLY,
+    VARARGS,
+    VARKW,
+    Param,
+    Signature,
+    apply,
+    compare_declared,
+)
 from namedcheck.engine.values import ArrayType, Const, Seq
 from namedcheck.errors import ShapeError
 

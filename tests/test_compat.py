@@ -1,0 +1,73 @@
+"""Legacy programs on today's JAX: `python -m namedcheck.compat` and `namedcheck.compat.install()`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+LEGACY = Path(__file__).parent / "legacy" / "xmap_tutorial_0430.py"
+
+
+def test_legacy_script_runs_unmodified():
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    r = subprocess.run([sys.executable, "-m", "namedcheck.compat", str(LEGACY)], capture_output=True,
+                       text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if ln.strip()]
+    assert len(lines) == 6 and all(ln.endswith("ok") or ln.endswith(" ok") for ln in lines), r.stdout
+
+
+def test_usage_without_a_script():
+    r = subprocess.run([sys.executable, "-m", "namedcheck.compat"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "usage" in r.stderr
+
+
+def test_install_restores_legacy_spellings():
+    from namedcheck import compat
+
+    compat.install()
+    compat.install()  # idempotent
+    import jax
+    from jax import lax
+    from jax.experimental.maps import SerialLoop, serial_loop, xmap  # noqa: F401
+
+    x = jnp.arange(12.0).reshape(3, 4)
+    # a bare multi-letter name is one axis name, not a sequence of letters
+    assert float(xmap(lambda v: jnp.sum(v, "rows").sum(), in_axes=["rows", ...], out_axes=[...])(x)) == 66.0
+    for name, want in [("max", x.max(0)), ("min", x.min(0)), ("mean", x.mean(0)), ("var", x.var(0)),
+                       ("std", x.std(0))]:
+        got = xmap(lambda v, n=name: getattr(jnp, n)(v, axis="rows"), in_axes=["rows", ...], out_axes=[...])(x)
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=name)
+    # positional calls still reach the original functions
+    assert float(jnp.sum(x)) == 66.0 and jnp.einsum("ij->j", x).shape == (4,)
+    y = xmap(lambda a, b: lax.xeinsum("{i},{i}->", a, b), in_axes=(["i", ...], ["i", ...]), out_axes=[...])(
+        jnp.arange(3.0), jnp.arange(3.0))
+    assert float(y) == 5.0
+    z = xmap(lambda a, b: lax.pdot(a, b, "i"), in_axes=(["i", ...], ["i", ...]), out_axes=[...])(
+        jnp.arange(3.0), jnp.arange(3.0))
+    assert float(z) == 5.0
+    assert callable(lax.pvary)
+    oh = xmap(lambda lab: jax.nn.one_hot(lab, 4, axis="c"), in_axes=["b", ...], out_axes=["b", "c", ...],
+              axis_sizes={"c": 4})(
+        jnp.array([0, 3]))
+    np.testing.assert_array_equal(oh, jax.nn.one_hot(jnp.array([0, 3]), 4))
+
+
+def test_serial_loop_resource_gives_the_same_values():
+    from namedcheck import SerialLoop, XmapError, serial_loop, xmap
+
+    x = jnp.arange(8.0)
+    with serial_loop("l", 4):
+        got = xmap(lambda v: v * 2, in_axes=["i", ...], out_axes=["i", ...], axis_resources={"i": "l"})(x)
+    np.testing.assert_allclose(got, x * 2)
+    got = xmap(lambda v: v + 1, in_axes=["i", ...], out_axes=["i", ...], axis_resources={"i": SerialLoop(2)})(x)
+    np.testing.assert_allclose(got, x + 1)
+    with pytest.raises(XmapError) as info:
+        xmap(lambda v: v, in_axes=["i", ...], out_axes=["i", ...], axis_resources={"i": SerialLoop(3)})(x)
+    assert info.value.code == "NC503"
