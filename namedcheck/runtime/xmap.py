@@ -44,6 +44,7 @@ from namedcheck.engine.maps import (
 from namedcheck.engine.values import ArrayType
 from namedcheck.errors import AxisMappingError, NamedAxisError, XmapError
 from namedcheck.runtime import context
+from namedcheck.runtime.contract import fuse_contractions
 from namedcheck.runtime.named_pass import NamedShapePass, user_line
 
 # ---- serial loops (the "time" resource of the original) -----------------------------------------
@@ -177,17 +178,21 @@ class XMapped:
                 raise XmapError("NC403", f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints >= 0")
         self.resources = _resources(axis_resources)
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        # With resources the mesh in scope is part of the compiled program (a static argument).
         self._jitted = jax.jit(self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate),
                                backend=backend)
+        self._jitted_meshless = jax.jit(functools.partial(self._impl, None), donate_argnums=donate,
+                                        backend=backend)
         functools.update_wrapper(self, fun)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError("xmap: keyword arguments are not supported; pass the arrays positionally")
         mesh = current_mesh() if self.resources else None
-        if any(isinstance(a, core.Tracer) for a in args):
-            return self._impl(mesh, *args)  # inside a trace: inline, so named axes stay visible
-        return self._jitted(mesh, *args)
+        for a in args:
+            if isinstance(a, core.Tracer):
+                return self._impl(mesh, *args)  # inside a trace: inline, so named axes stay visible
+        return self._jitted(mesh, *args) if self.resources else self._jitted_meshless(*args)
 
     def __repr__(self) -> str:
         return f"xmap({getattr(self.fun, '__name__', self.fun)!r})"
@@ -245,7 +250,9 @@ class XMapped:
                          axis_name=name, axis_size=own[name],
                          spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
         with context.binding(own):
-            outs = f(*moved)
+            program = jax.make_jaxpr(f, axis_env=list(outer.items()))(
+                *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved])
+        outs = core.jaxpr_as_fun(fuse_contractions(program))(*moved)
         results = [self._place(_from_front(y, m, order), m, None, mesh, final=True) for y, m in zip(outs, out_maps)]
         return tree_util.tree_unflatten(out_tree, results)
 
