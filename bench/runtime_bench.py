@@ -136,12 +136,12 @@ def main() -> int:
         make_named, make_positional, args = build()
         named, positional = make_named(), make_positional()
         diff = float(jnp.max(jnp.abs(named(*args) - positional(*args))))
-        n, p = interleaved(lambda f=named: per_call(f, args, opts.calls),
-                           lambda f=positional: per_call(f, args, opts.calls), opts.repeats)
+        n, p = interleaved(lambda f=named, a=args: per_call(f, a, opts.calls),
+                           lambda f=positional, a=args: per_call(f, a, opts.calls), opts.repeats)
         print(f"{label}: steady state {n * 1e6:8.1f} us vs positional jit {p * 1e6:8.1f} us  "
               f"ratio {n / p:.3f}  (target <= 1.05; max |difference| {diff:.1e})")
-        n, p = interleaved(lambda m=make_named: first_call(m, args), lambda m=make_positional: first_call(m, args),
-                           max(3, opts.repeats // 2))
+        n, p = interleaved(lambda m=make_named, a=args: first_call(m, a),
+                           lambda m=make_positional, a=args: first_call(m, a), max(3, opts.repeats // 2))
         print(f"{label}: first call    {n * 1e3:8.1f} ms vs positional jit {p * 1e3:8.1f} ms  "
               f"ratio {n / p:.3f}  (target <= 1.3)")
 

@@ -19,8 +19,8 @@ def primitives(closed) -> list[str]:
 
 def test_psum_of_batched_dot_becomes_a_contraction():
     x, y = jax.random.normal(jax.random.PRNGKey(0), (6, 4)), jax.random.normal(jax.random.PRNGKey(1), (6, 5))
-    f = jax.vmap(lambda a, b: lax.psum(a[:, None] * b[None, :], "k"), axis_name="k")
-    g = jax.vmap(lambda a, b: nlax.pdot(a, b, "k"), axis_name="k")
+    f = jax.vmap(lambda a, b: lax.psum(a[:, None] * b[None, :], "k"), axis_name="k", out_axes=None)
+    g = jax.vmap(lambda a, b: nlax.pdot(a, b, "k"), axis_name="k", out_axes=None)
     closed = jax.make_jaxpr(g)(x, y)
     assert "psum" in primitives(closed)
     fused = fuse_contractions(closed)
