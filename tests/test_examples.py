@@ -24,3 +24,17 @@ def test_buggy_tour_reports_what_it_announces(monkeypatch):
                      if (m := ANNOUNCED.search(line))}
         got = {(d.line, d.code) for d in run_check([str(path)], load_config(ROOT), jobs=1)}
         assert got == announced, path.name
+
+
+def test_runtime_example_runs_and_prints_the_tutorial_results():
+    import os
+    import subprocess
+    import sys
+
+    script = Path(__file__).parent.parent / "examples" / "xmap_tutorial.py"
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8"}
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "named reduction: 400.0" in r.stdout and "sum_two_args on one resource: 16.0" in r.stdout
+    losses = [float(line.rsplit(":", 1)[1]) for line in r.stdout.splitlines() if line.startswith("loss")]
+    assert len(losses) == 4 and max(losses) - min(losses) < 1e-5

@@ -17,6 +17,10 @@ _MODULE_ALIASES: dict[str, str] = {
     "jax._src.nn.functions": "jax.nn",
     "jax._src.random": "jax.random",
     "numpy.random": "numpy.random",
+    # the runtime's named-axis modules publish the same ops
+    "namedcheck.numpy": "jax.numpy",
+    "namedcheck.nn": "jax.nn",
+    "namedcheck.lax": "jax.lax",
 }
 # single ops published under several names
 _OP_ALIASES: dict[str, str] = {
@@ -39,6 +43,9 @@ _OP_ALIASES: dict[str, str] = {
     "jax.sharding.reshard": "jax.reshard",
     "namedcheck.lax.psum": "jax.lax.psum",
     "namedcheck.numpy.einsum": "jax.numpy.einsum",
+    "namedcheck.lax.xeinsum": "jax.numpy.einsum",
+    "jax.lax.xeinsum": "jax.numpy.einsum",
+    "namedcheck.numpy.logsumexp": "jax.nn.logsumexp",
 }
 
 # Array methods and attributes -> (op, how the receiver is passed).
