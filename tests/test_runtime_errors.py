@@ -144,3 +144,15 @@ def test_error_messages_are_single_clear_lines():
     with pytest.raises(XmapError) as info:
         exec(textwrap.dedent(PRELUDE + CASES[6][1]), {})
     assert "\n" not in str(info.value)
+
+
+def test_named_einsum_skipping_an_axis_an_operand_has():
+    import namedcheck.numpy as nnp
+
+    with pytest.raises(XmapError) as info:
+        xmap(lambda a, b: nnp.einsum("{k},->", a, b), in_axes=(["k", ...], ["k", ...]), out_axes=[...])(
+            jnp.ones(3), jnp.ones(3))
+    assert info.value.code == "NC702" and "'k'" in str(info.value)
+    with pytest.raises(XmapError) as info:
+        nnp.einsum("{k}->", jnp.ones(3))
+    assert info.value.code == "NC702" and "two operands" in str(info.value)

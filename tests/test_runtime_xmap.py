@@ -254,3 +254,14 @@ def test_compiled_once_per_signature():
     assert len(traces) == n  # no retrace for a seen signature
     f(jnp.ones((5, 2)))
     assert len(traces) > n
+
+
+def test_explicit_axes_mesh_from_make_mesh():
+    f = xmap(lambda a, b: nnp.sum(a * b, "k"), in_axes=(["b", "k", ...], ["k", ...]), out_axes=["b", ...],
+             axis_resources={"b": "x", "k": "y"})
+    x, y = jax.random.normal(jax.random.PRNGKey(7), (8, 4, 3)), jax.random.normal(jax.random.PRNGKey(8), (4, 3))
+    with jax.set_mesh(jax.make_mesh((4, 2), ("x", "y"))):
+        got = f(x, y)
+        assert got.sharding.spec == jax.sharding.PartitionSpec("x", None)
+        got = np.asarray(got)
+    np.testing.assert_allclose(got, jnp.einsum("bkd,kd->bd", x, y), rtol=1e-5, atol=1e-5)

@@ -151,6 +151,10 @@ def current_mesh() -> Any:
     return None
 
 
+def _explicit(mesh: Any) -> bool:
+    return any(t == jax.sharding.AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
+
+
 def _spec(entries: Sequence[tuple[str, ...]]) -> PartitionSpec:
     return PartitionSpec(*[None if not e else e[0] if len(e) == 1 else tuple(e) for e in entries])
 
@@ -244,7 +248,7 @@ class XMapped:
         f: Callable[..., Any] = body_flat
         for name in reversed(order):
             mesh_res = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str) and mesh is not None
-                             and r in mesh.axis_names)
+                             and r in mesh.axis_names and not _explicit(mesh))
             f = jax.vmap(f, in_axes=tuple(0 if _has(m, name) else None for m in maps),
                          out_axes=[0 if _has(m, name) else None for m in out_maps],
                          axis_name=name, axis_size=own[name],
@@ -304,8 +308,8 @@ class XMapped:
 
     def _place(self, x: Any, m: AxisMapping, order: list[str] | None, mesh: Any, final: bool = False) -> Any:
         """Constrain a value's named dims to their resources (only when a mesh carries them)."""
-        if mesh is None or not self.resources:
-            return x
+        if mesh is None or not self.resources or (_explicit(mesh) and not final):
+            return x  # Explicit axes: the body runs on the values as placed, results are resharded
         ndim = jnp.ndim(x)
         entries: list[tuple[str, ...]] = [()] * ndim
         positions = _final_positions(m, ndim) if final else {n: i for i, n in enumerate(
@@ -315,7 +319,10 @@ class XMapped:
                                  and r in mesh.axis_names)
         if not any(entries):
             return x
-        return jax.lax.with_sharding_constraint(x, NamedSharding(mesh, _spec(entries)))
+        sharding = NamedSharding(mesh, _spec(entries))
+        if _explicit(mesh):  # `jax.make_mesh` axes: shardings are part of the type, moved by reshard
+            return jax.sharding.reshard(x, sharding)
+        return jax.lax.with_sharding_constraint(x, sharding)
 
 
 def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: Any = None,
