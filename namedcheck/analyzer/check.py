@@ -64,3 +64,22 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
         an = ModuleAnalyzer(module, op_table(), record=True)
         an.run()
         return an.diagnostics(path, source.splitlines()), an.revealed_by_line()
+
+
+def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ()) \
+        -> tuple[list[Diagnostic], dict[tuple[int, int, int, int], object]]:
+    """What the mypy plugin needs from one file: the diagnostics `check_source` gives, and the value
+    of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises."""
+    if not is_relevant(source):
+        return [], {}
+    try:
+        module = cst.parse_module(source)
+    except Exception:
+        return check_source(source, path, stub_paths), {}
+    try:
+        with _deep_recursion():
+            an = ModuleAnalyzer(module, op_table(stub_paths), record_types=True)
+            an.run()
+            return an.diagnostics(path, source.splitlines()), an.types_by_span()
+    except Exception:
+        return check_source(source, path, stub_paths), {}

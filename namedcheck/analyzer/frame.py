@@ -71,6 +71,11 @@ def label(node: cst.CSTNode) -> str | None:
     return None
 
 
+def _has_array(v: Any) -> bool:
+    return isinstance(v, ArrayType) or (isinstance(v, Seq) and v.kind == "tuple"
+                                        and any(isinstance(i, ArrayType) for i in v.items))
+
+
 class Frame:
     """A function body (or the module body) being analysed."""
 
@@ -387,10 +392,14 @@ class Frame:
         if node is None:
             return UNKNOWN
         try:
-            return self._ev(node)
+            value = self._ev(node)
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN
+        if self.an.types is not None and (self.function is not None or self.parent is None) \
+                and _has_array(value):
+            self.an.types[id(node)] = (node, value)
+        return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:
         if isinstance(node, cst.Name):

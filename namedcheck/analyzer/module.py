@@ -32,8 +32,12 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 
 class ModuleAnalyzer:
-    def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False) -> None:
+    def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False,
+                 record_types: bool = False) -> None:
         self.module = module
+        # expression node id -> (node, value) of the module body and of functions analysed under their
+        # own annotations (what mypy sees); filled only for the mypy plugin
+        self.types: dict[int, tuple[cst.CSTNode, Any]] | None = {} if record_types else None
         self.ops = ops
         self.imports: dict[str, str] = {}
         self.found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]] = {}
@@ -259,6 +263,23 @@ class ModuleAnalyzer:
             out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
                                   err.code, err.message, err.hint))
         return sorted(out)
+
+    def types_by_span(self) -> dict[tuple[int, int, int, int], Any]:
+        """Recorded expression values by (line, column, end line, end column), columns 0-based; a
+        parenthesised expression is also found by its span inside the parentheses."""
+        if not self.types:
+            return {}
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        out: dict[tuple[int, int, int, int], Any] = {}
+        for node, v in self.types.values():
+            r = positions.get(node)
+            if r is None:
+                continue
+            out[(r.start.line, r.start.column, r.end.line, r.end.column)] = v
+            k = len(getattr(node, "lpar", ()))
+            if k and len(getattr(node, "rpar", ())) == k:
+                out[(r.start.line, r.start.column + k, r.end.line, r.end.column - k)] = v
+        return out
 
     def revealed_by_line(self) -> dict[int, Any]:
         positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)

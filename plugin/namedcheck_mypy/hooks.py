@@ -1,0 +1,370 @@
+"""The plugin's hooks. No rule logic lives here: every type and diagnostic comes from namedcheck's
+analyzer and engine; this module only translates between them and mypy.
+
+- Annotations: `f32[(5, 7), {'b': 2}]` is read by the engine's annotation parser and becomes
+  `Shaped[Literal["f32[(5, 7), {'b': 2}]"]]`; an annotation with symbols or `...` (whose size is
+  settled per call) or with any dtype (`Array[...]`) becomes `Shaped[Any]`.
+- Expressions: the analyzer runs once per file (what `namedcheck check` runs) and records the value
+  of every array expression by source span; function, method and attribute hooks look their call up
+  there. An expression the analyzer cannot type (Unknown) is Any where mypy would say `Array`, so
+  Unknown never fails a shaped slot.
+- Calls of functions with shaped parameters: a parameter whose declared shape the engine accepts for
+  the argument (symbols, lifted named axes) takes the argument's type, so mypy's own check agrees
+  with the engine; a plain `jax.Array` (Unknown shape) is accepted too.
+- Diagnostics: the file's diagnostics are reported once, at the first hook that runs in the file,
+  as `error: [NC202] message  [namedcheck]`.
+- Robustness: every hook catches everything and falls back to mypy's own type.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mypy.errorcodes import ErrorCode
+from mypy.nodes import (
+    AssignmentStmt,
+    Block,
+    ClassDef,
+    Context,
+    Decorator,
+    FuncDef,
+    MypyFile,
+    OverloadedFuncDef,
+)
+from mypy.options import Options
+from mypy.plugin import (
+    AnalyzeTypeContext,
+    AttributeContext,
+    FunctionContext,
+    FunctionSigContext,
+    MethodContext,
+    MethodSigContext,
+    Plugin,
+    ReportConfigContext,
+)
+from mypy.types import (
+    AnyType,
+    CallableType,
+    EllipsisType,
+    Instance,
+    LiteralType,
+    ProperType,
+    RawExpressionType,
+    TupleType,
+    Type,
+    TypedDictType,
+    TypeOfAny,
+    UnboundType,
+    get_proper_type,
+)
+
+from namedcheck import __version__
+from namedcheck.analyzer.check import analyse_for_plugin
+from namedcheck.engine.dtypes import DTYPES, materialize
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.signature import Param, Signature, apply
+from namedcheck.engine.syntax import parse_item
+from namedcheck.engine.values import ArrayType, Seq
+
+SHAPED = "namedcheck.shaped.Shaped"
+ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.ArrayImpl", SHAPED}
+NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication rules", "namedcheck")
+_HEADS = {*DTYPES, "Array"}
+ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in _HEADS}
+# calls that never make arrays: not worth a hook
+_SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "abc.", "functools.", "collections.",
+                  "enum.", "dataclasses.", "os.", "sys.", "re.")
+
+
+class _NotLiteral(Exception):
+    pass
+
+
+@dataclass
+class _FileFacts:
+    diagnostics: list[Any]
+    types: dict[tuple[int, int, int, int], Any]
+    reported: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class NamedcheckPlugin(Plugin):
+    """mypy hooks backed by namedcheck's analyzer."""
+
+    def __init__(self, options: Options) -> None:
+        super().__init__(options)
+        self._files: dict[str, _FileFacts | None] = {}
+
+    # ---- configuration --------------------------------------------------------------------------
+    def report_config_data(self, ctx: ReportConfigContext) -> Any:
+        return f"namedcheck {__version__}"  # a new namedcheck invalidates mypy's cache
+
+    def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        if file.fullname.startswith("namedcheck") or not any(
+                getattr(imp, "id", "").startswith("namedcheck")
+                or any(i.startswith("namedcheck") for i, _ in getattr(imp, "ids", ()))
+                for imp in file.imports):
+            return []
+        try:  # the file is parsed, not yet analysed: keep symbols in annotations from name lookup
+            _mark_symbols(file.defs)
+        except Exception:
+            pass
+        return [(10, "namedcheck.shaped", -1)]
+
+    # ---- hook selection ---------------------------------------------------------------------------
+    def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        return self._annotation if fullname in ANNOTATIONS else None
+
+    def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        return None if fullname.startswith(_SKIP_PREFIXES) else self._call
+
+    def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        return None if fullname.startswith(_SKIP_PREFIXES) else self._call
+
+    def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
+        cls, _, attr = fullname.rpartition(".")
+        return self._attribute if cls in ARRAY_CLASSES and attr in ("T", "mT", "real", "imag") else None
+
+    def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], CallableType] | None:
+        return None if fullname.startswith(_SKIP_PREFIXES) else self._signature
+
+    def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], CallableType] | None:
+        return None if fullname.startswith(_SKIP_PREFIXES) else self._signature
+
+    # ---- annotations ------------------------------------------------------------------------------
+    def _annotation(self, ctx: AnalyzeTypeContext) -> Type:
+        try:
+            head = ctx.type.name.rpartition(".")[2]
+            text = "(" + "".join(_literal_text(a) + ", " for a in ctx.type.args) + ")"
+            array = parse_item(None if head == "Array" else head, ast.literal_eval(text))
+            return _shaped(array, lambda name, args: ctx.api.named_type(name, args))
+        except (_NotLiteral, RuleError, ValueError, SyntaxError):
+            return AnyType(TypeOfAny.from_error)  # NC1xx: reported with the file's diagnostics
+        except Exception:
+            return AnyType(TypeOfAny.special_form)
+
+    # ---- expressions ------------------------------------------------------------------------------
+    def _call(self, ctx: FunctionContext | MethodContext) -> Type:
+        return self._expression(ctx.api, ctx.context, ctx.default_return_type)
+
+    def _attribute(self, ctx: AttributeContext) -> Type:
+        if ctx.is_lvalue:
+            return ctx.default_attr_type
+        return self._expression(ctx.api, ctx.context, ctx.default_attr_type)
+
+    def _expression(self, api: Any, node: Context, default: Type) -> Type:
+        try:
+            facts = self._facts(api)
+            if facts is None:
+                return default
+            value = facts.types.get((node.line, node.column, node.end_line or -1, node.end_column or -1))
+            typ = _mypy_type(value, _maker(api)) if value is not None else None
+            if typ is not None:
+                return typ
+            return AnyType(TypeOfAny.special_form) if _is_array(default) else default
+        except Exception:
+            return default
+
+    def _signature(self, ctx: FunctionSigContext | MethodSigContext) -> CallableType:
+        sig = ctx.default_signature
+        try:
+            facts = self._facts(ctx.api)
+            if not any(_shaped_arg(t) is not None for t in sig.arg_types):
+                return sig
+            if facts is None:
+                return sig
+            arg_types = list(sig.arg_types)
+            for i, formal in enumerate(sig.arg_types):
+                declared = _shaped_arg(formal)
+                if declared is None or i >= len(ctx.args) or len(ctx.args[i]) != 1:
+                    continue
+                actual = get_proper_type(ctx.api.get_expression_type(ctx.args[i][0]))
+                if _accepts(declared, actual):
+                    arg_types[i] = actual
+            return sig.copy_modified(arg_types=arg_types)
+        except Exception:
+            return sig
+
+    # ---- the file's analysis ------------------------------------------------------------------------
+    def _facts(self, api: Any) -> _FileFacts | None:
+        path = getattr(api, "path", None)
+        if path is None:
+            return None
+        if path not in self._files:
+            self._files[path] = _analyse(path)
+        facts = self._files[path]
+        if facts is not None and not facts.reported:
+            facts.reported = True
+            _report(api, facts.diagnostics)
+        return facts
+
+
+def _report(api: Any, diagnostics: list[Any]) -> None:
+    """Report the file's diagnostics. Hooks may run while mypy tries an alternative with its errors
+    muted (operators, overloads); the file's diagnostics are reported past those mutes."""
+    errors = api.msg.errors
+    watchers = errors._watchers
+    errors._watchers = []
+    try:
+        for d in diagnostics:
+            ctx = Context(d.line, d.column - 1)
+            ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
+            api.fail(f"[{d.code}] {d.message}", ctx, code=NAMEDCHECK)
+    finally:
+        errors._watchers = watchers
+
+
+def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
+    """Instances by full name in the checker (`namedcheck.shaped` is loaded but not an attribute of
+    the `namedcheck` package, so it is read from the module table)."""
+    def make(name: str, args: list[Type]) -> Instance:
+        if name == SHAPED:
+            info = api.modules["namedcheck.shaped"].names["Shaped"].node
+            return Instance(info, args)
+        return api.named_generic_type(name, args)
+    return make
+
+
+def _analyse(path: str) -> _FileFacts | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            source = f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    diagnostics, types = analyse_for_plugin(source, path)
+    if not diagnostics and not types:
+        return None
+    return _FileFacts(diagnostics, types)
+
+
+def _mark_symbols(stmts: list[Any]) -> None:
+    """Symbols in array annotations (`f32[('B', 784)]`) are strings, which mypy would read as forward
+    references and look up (`Name "B" is not defined`) before the annotation hook runs; mark them as
+    literal strings instead, in every function signature and annotated assignment of a parsed file."""
+    for st in stmts:
+        if isinstance(st, Decorator):
+            st = st.func
+        if isinstance(st, OverloadedFuncDef):
+            _mark_symbols(list(st.items))
+            continue
+        if isinstance(st, FuncDef):
+            for t in (st.type, st.unanalyzed_type):
+                if isinstance(t, CallableType):
+                    for a in [*t.arg_types, t.ret_type]:
+                        _mark(a)
+        elif isinstance(st, AssignmentStmt):
+            _mark(st.type)
+            _mark(st.unanalyzed_type)
+        elif isinstance(st, ClassDef):
+            _mark_symbols(st.defs.body)
+            continue
+        for attr in ("body", "else_body", "finally_body"):
+            block = getattr(st, attr, None)
+            blocks = block if isinstance(block, list) else [block]
+            for b in blocks:
+                if isinstance(b, Block):
+                    _mark_symbols(b.body)
+        for b in getattr(st, "handlers", None) or ():
+            if isinstance(b, Block):
+                _mark_symbols(b.body)
+
+
+def _mark(t: Any) -> None:
+    if isinstance(t, UnboundType):
+        if t.name.rpartition(".")[2] in _HEADS:
+            t.args = tuple(_as_literal(a) for a in t.args)
+        else:
+            for a in t.args:
+                _mark(a)
+
+
+def _as_literal(t: Any) -> Any:
+    if isinstance(t, UnboundType) and t.original_str_expr is not None and not t.args:
+        return RawExpressionType(t.original_str_expr, "builtins.str", t.line, t.column)
+    if isinstance(t, TupleType):
+        t.items = [_as_literal(i) for i in t.items]
+    elif isinstance(t, TypedDictType):
+        t.items = {k: _as_literal(v) for k, v in t.items.items()}
+    return t
+
+
+# ---- translation ----------------------------------------------------------------------------------
+
+def _literal_text(t: Type) -> str:
+    """A type argument of `f32[...]` back as the Python literal it was written as."""
+    if isinstance(t, RawExpressionType) and t.base_type_name in ("builtins.int", "builtins.str", "builtins.bool"):
+        return repr(t.literal_value)
+    if isinstance(t, UnboundType) and t.original_str_expr is not None:
+        return repr(t.original_str_expr)
+    if isinstance(t, EllipsisType):
+        return "..."
+    if isinstance(t, TupleType):
+        return "(" + "".join(_literal_text(i) + ", " for i in t.items) + ")"
+    if isinstance(t, TypedDictType):
+        return "{" + ", ".join(f"{k!r}: {_literal_text(v)}" for k, v in t.items.items()) + "}"
+    raise _NotLiteral
+
+
+def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instance:
+    """The mypy type of an engine array type: exact when every size and the dtype are known."""
+    t = ArrayType(materialize(t.dtype_code), t.shape, t.named)
+    concrete = t.dtype_code is not None and all(isinstance(d, int) for d in t.shape) and \
+        all(isinstance(s, int) for _, s in t.named)
+    if not concrete:
+        return make(SHAPED, [AnyType(TypeOfAny.special_form)])
+    text = make("builtins.str", [])
+    return make(SHAPED, [LiteralType(repr(t), fallback=text)])
+
+
+def _mypy_type(v: Any, make: Callable[[str, list[Type]], Instance]) -> Type | None:
+    if isinstance(v, ArrayType):
+        return _shaped(v, make)
+    if isinstance(v, Seq) and v.kind == "tuple":
+        items: list[Type] = [_mypy_type(i, make) or AnyType(TypeOfAny.special_form) for i in v.items]
+        return TupleType(items, make("builtins.tuple", [AnyType(TypeOfAny.special_form)]))
+    return None
+
+
+def _is_array(t: Type) -> bool:
+    p = get_proper_type(t)
+    return isinstance(p, Instance) and p.type.fullname in ARRAY_CLASSES
+
+
+def _shaped_arg(t: Type) -> ArrayType | None | bool:
+    """A formal's declared array type (True: shaped but not exact), or None when not shaped."""
+    p = get_proper_type(t)
+    if not isinstance(p, Instance) or p.type.fullname != SHAPED:
+        return None
+    arg = get_proper_type(p.args[0]) if p.args else None
+    if isinstance(arg, LiteralType) and isinstance(arg.value, str):
+        return _parse_repr(arg.value) or True
+    return True
+
+
+def _parse_repr(text: str) -> ArrayType | None:
+    head, _, rest = text.partition("[")
+    try:
+        return parse_item(None if head == "Array" else head, ast.literal_eval("(" + rest[:-1] + ",)")
+                          if rest.endswith("]") else None)
+    except Exception:
+        return None
+
+
+def _accepts(declared: ArrayType | bool | None, actual: ProperType) -> bool:
+    """Whether the engine accepts `actual` for a parameter declared `declared` (so mypy should too)."""
+    if isinstance(actual, AnyType) or _is_array(actual) and not (
+            isinstance(actual, Instance) and actual.type.fullname == SHAPED):
+        return True  # Unknown shape: silent
+    have = _shaped_arg(actual)
+    if have is None:
+        return False
+    if not isinstance(declared, ArrayType) or not isinstance(have, ArrayType):
+        return True
+    try:
+        apply(Signature("the callee", (Param("x", annotation=declared),), None), {"x": have})
+    except RuleError:
+        return False
+    return True
