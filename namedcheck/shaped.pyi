@@ -1,10 +1,16 @@
-# The type the mypy plugin gives an annotated array: `f32[(5, 7), {'b': 2}]` is
-# `Shaped[Literal["f32[(5, 7), {'b': 2}]"]]`. A subclass of jax.Array, so it goes wherever an array
-# goes; invariant in its parameter, so two different shapes are incompatible. Type checking only.
-from typing import Generic, TypeVar
+# Types the mypy plugin gives arrays (type checking only; nothing here exists at runtime).
+#
+# A declared `f32[(5, 7), {'b': 2}]` is `Shaped[Literal["f32[(5, 7), {'b': 2}]"]]`: a subclass of
+# jax.Array, invariant in its parameter, so two different declared shapes are incompatible.
+# A declaration with symbols, `...` or any dtype is `Shaped[Any]`.
+# An inferred value is `ShapedValue` carrying its exact type as a literal "last known value" (what
+# reveal_type shows); like an int literal's, it is dropped when a variable or container takes the
+# value, and the engine checks inferred shapes against declarations.
+from typing import Any, Generic, TypeVar
 
 from jax import Array
 
 _S = TypeVar("_S")
 
 class Shaped(Array, Generic[_S]): ...
+class ShapedValue(Shaped[Any]): ...

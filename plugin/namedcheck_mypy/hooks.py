@@ -70,13 +70,17 @@ from namedcheck.engine.syntax import parse_item
 from namedcheck.engine.values import ArrayType, Seq
 
 SHAPED = "namedcheck.shaped.Shaped"
-ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.ArrayImpl", SHAPED}
+SHAPED_VALUE = "namedcheck.shaped.ShapedValue"
+ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.ArrayImpl", SHAPED, SHAPED_VALUE}
 NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication rules", "namedcheck")
 _HEADS = {*DTYPES, "Array"}
 ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in _HEADS}
 # calls that never make arrays: not worth a hook
 _SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "abc.", "functools.", "collections.",
                   "enum.", "dataclasses.", "os.", "sys.", "re.")
+
+
+_MAPS = {"vmap", "pmap", "shard_map", "xmap", "smap"}
 
 
 class _NotLiteral(Exception):
@@ -119,6 +123,8 @@ class NamedcheckPlugin(Plugin):
         return self._annotation if fullname in ANNOTATIONS else None
 
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
+        if fullname.rpartition(".")[2] in _MAPS:
+            return self._map
         return None if fullname.startswith(_SKIP_PREFIXES) else self._call
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
@@ -136,6 +142,12 @@ class NamedcheckPlugin(Plugin):
 
     # ---- annotations ------------------------------------------------------------------------------
     def _annotation(self, ctx: AnalyzeTypeContext) -> Type:
+        try:  # a file whose annotations are all the plugin sees still gets its diagnostics
+            sem = ctx.api.api  # type: ignore[attr-defined]
+            self._file(sem.cur_mod_node.path, sem.errors,
+                       lambda msg, c: sem.fail(msg, c, serious=True, code=NAMEDCHECK))
+        except Exception:
+            pass
         try:
             head = ctx.type.name.rpartition(".")[2]
             text = "(" + "".join(_literal_text(a) + ", " for a in ctx.type.args) + ")"
@@ -149,6 +161,16 @@ class NamedcheckPlugin(Plugin):
     # ---- expressions ------------------------------------------------------------------------------
     def _call(self, ctx: FunctionContext | MethodContext) -> Type:
         return self._expression(ctx.api, ctx.context, ctx.default_return_type)
+
+    def _map(self, ctx: FunctionContext) -> Type:
+        """`vmap(f)` / `shard_map(f, ...)`: the mapped callable takes and returns other shapes than f
+        declares (a batch dim, global arrays); its calls are typed by the analyzer, not f's signature."""
+        self._facts(ctx.api)
+        ret = get_proper_type(ctx.default_return_type)
+        if isinstance(ret, CallableType):
+            anything = AnyType(TypeOfAny.special_form)
+            return ret.copy_modified(arg_types=[anything] * len(ret.arg_types), ret_type=anything)
+        return ctx.default_return_type
 
     def _attribute(self, ctx: AttributeContext) -> Type:
         if ctx.is_lvalue:
@@ -190,29 +212,32 @@ class NamedcheckPlugin(Plugin):
 
     # ---- the file's analysis ------------------------------------------------------------------------
     def _facts(self, api: Any) -> _FileFacts | None:
+        """The analysis of the file the checker is in; its diagnostics are reported on first use."""
         path = getattr(api, "path", None)
         if path is None:
             return None
+        return self._file(path, api.msg.errors, lambda msg, ctx: api.fail(msg, ctx, code=NAMEDCHECK))
+
+    def _file(self, path: str, errors: Any, fail: Callable[[str, Context], Any]) -> _FileFacts | None:
         if path not in self._files:
             self._files[path] = _analyse(path)
         facts = self._files[path]
         if facts is not None and not facts.reported:
             facts.reported = True
-            _report(api, facts.diagnostics)
+            _report(errors, fail, facts.diagnostics)
         return facts
 
 
-def _report(api: Any, diagnostics: list[Any]) -> None:
+def _report(errors: Any, fail: Callable[[str, Context], Any], diagnostics: list[Any]) -> None:
     """Report the file's diagnostics. Hooks may run while mypy tries an alternative with its errors
     muted (operators, overloads); the file's diagnostics are reported past those mutes."""
-    errors = api.msg.errors
     watchers = errors._watchers
     errors._watchers = []
     try:
         for d in diagnostics:
             ctx = Context(d.line, d.column - 1)
             ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
-            api.fail(f"[{d.code}] {d.message}", ctx, code=NAMEDCHECK)
+            fail(f"[{d.code}] {d.message}", ctx)
     finally:
         errors._watchers = watchers
 
@@ -221,8 +246,8 @@ def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
     """Instances by full name in the checker (`namedcheck.shaped` is loaded but not an attribute of
     the `namedcheck` package, so it is read from the module table)."""
     def make(name: str, args: list[Type]) -> Instance:
-        if name == SHAPED:
-            info = api.modules["namedcheck.shaped"].names["Shaped"].node
+        if name in (SHAPED, SHAPED_VALUE):
+            info = api.modules["namedcheck.shaped"].names[name.rpartition(".")[2]].node
             return Instance(info, args)
         return api.named_generic_type(name, args)
     return make
@@ -320,8 +345,17 @@ def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instan
 
 
 def _mypy_type(v: Any, make: Callable[[str, list[Type]], Instance]) -> Type | None:
+    """An inferred value's type: `ShapedValue` (a `Shaped[Any]`) carrying the exact type as its last known value (shown
+    by reveal_type as `Literal['f32[(5, 3)]']?`). Like an int literal's, the exact part is dropped when
+    a variable or container takes the value, so re-assigning a variable with another shape or mixing
+    shapes in a list stays legal; the engine checks the inferred shapes against declarations (NC301)."""
     if isinstance(v, ArrayType):
-        return _shaped(v, make)
+        exact = _shaped(v, make)
+        inst = make(SHAPED_VALUE, [])
+        arg = get_proper_type(exact.args[0]) if exact.args else None
+        if isinstance(arg, LiteralType):
+            inst = inst.copy_modified(last_known_value=arg)
+        return inst
     if isinstance(v, Seq) and v.kind == "tuple":
         items: list[Type] = [_mypy_type(i, make) or AnyType(TypeOfAny.special_form) for i in v.items]
         return TupleType(items, make("builtins.tuple", [AnyType(TypeOfAny.special_form)]))
@@ -336,6 +370,8 @@ def _is_array(t: Type) -> bool:
 def _shaped_arg(t: Type) -> ArrayType | None | bool:
     """A formal's declared array type (True: shaped but not exact), or None when not shaped."""
     p = get_proper_type(t)
+    if isinstance(p, Instance) and p.type.fullname == SHAPED_VALUE:
+        return True
     if not isinstance(p, Instance) or p.type.fullname != SHAPED:
         return None
     arg = get_proper_type(p.args[0]) if p.args else None
@@ -356,7 +392,7 @@ def _parse_repr(text: str) -> ArrayType | None:
 def _accepts(declared: ArrayType | bool | None, actual: ProperType) -> bool:
     """Whether the engine accepts `actual` for a parameter declared `declared` (so mypy should too)."""
     if isinstance(actual, AnyType) or _is_array(actual) and not (
-            isinstance(actual, Instance) and actual.type.fullname == SHAPED):
+            isinstance(actual, Instance) and actual.type.fullname in (SHAPED, SHAPED_VALUE)):
         return True  # Unknown shape: silent
     have = _shaped_arg(actual)
     if have is None:
