@@ -52,6 +52,7 @@ class ModuleAnalyzer:
         self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
+        self._positions: Any = None
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
@@ -253,7 +254,7 @@ class ModuleAnalyzer:
         self._settle_unbound_names()
         if not self.found and not self.revealed:
             return []
-        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = self.positions()
         out = []
         for node, err in self.found.values():
             r = positions[node]
@@ -264,12 +265,18 @@ class ModuleAnalyzer:
                                   err.code, err.message, err.hint))
         return sorted(out)
 
+    def positions(self) -> Any:
+        """Source positions of every node (resolved once: it costs a code generation pass)."""
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
     def types_by_span(self) -> dict[tuple[int, int, int, int], Any]:
         """Recorded expression values by (line, column, end line, end column), columns 0-based; a
         parenthesised expression is also found by its span inside the parentheses."""
         if not self.types:
             return {}
-        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = self.positions()
         out: dict[tuple[int, int, int, int], Any] = {}
         for node, v in self.types.values():
             r = positions.get(node)
@@ -282,7 +289,7 @@ class ModuleAnalyzer:
         return out
 
     def revealed_by_line(self) -> dict[int, Any]:
-        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        positions = self.positions()
         out: dict[int, Any] = {}
         for node, v in self.revealed:  # a body analysed several times: the last known value wins
             line = positions[node].start.line

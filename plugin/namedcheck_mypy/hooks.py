@@ -19,6 +19,11 @@ analyzer and engine; this module only translates between them and mypy.
 from __future__ import annotations
 
 import ast
+import atexit
+import pickle
+import struct
+import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,7 +67,6 @@ from mypy.types import (
 )
 
 from namedcheck import __version__
-from namedcheck.analyzer.check import analyse_for_plugin
 from namedcheck.engine.dtypes import DTYPES, materialize
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import Param, Signature, apply
@@ -75,9 +79,8 @@ ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.
 NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication rules", "namedcheck")
 _HEADS = {*DTYPES, "Array"}
 ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in _HEADS}
-# calls that never make arrays: not worth a hook
-_SKIP_PREFIXES = ("builtins.", "typing.", "typing_extensions.", "abc.", "functools.", "collections.",
-                  "enum.", "dataclasses.", "os.", "sys.", "re.")
+# callees whose results the analyzer may type (besides functions of modules that import namedcheck)
+_ARRAY_MODULES = ("jax.", "jaxlib.", "numpy.", "namedcheck.", "flax.", "equinox.", "optax.")
 
 
 _MAPS = {"vmap", "pmap", "shard_map", "xmap", "smap"}
@@ -101,6 +104,9 @@ class NamedcheckPlugin(Plugin):
     def __init__(self, options: Options) -> None:
         super().__init__(options)
         self._files: dict[str, _FileFacts | None] = {}
+        self._user_modules: set[str] = set()  # modules that import namedcheck (their functions get hooks)
+        self._worker = _Worker()
+        atexit.register(self._worker.close)
 
     # ---- configuration --------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
@@ -112,6 +118,9 @@ class NamedcheckPlugin(Plugin):
                 or any(i.startswith("namedcheck") for i, _ in getattr(imp, "ids", ()))
                 for imp in file.imports):
             return []
+        self._user_modules.add(file.fullname)
+        if file.path.endswith(".py"):
+            self._worker.submit(file.path)  # analysed while mypy reads the imports
         try:  # the file is parsed, not yet analysed: keep symbols in annotations from name lookup
             _mark_symbols(file.defs)
         except Exception:
@@ -122,23 +131,32 @@ class NamedcheckPlugin(Plugin):
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
         return self._annotation if fullname in ANNOTATIONS else None
 
+    def _user(self, fullname: str) -> bool:
+        """A function or method defined in a module that imports namedcheck."""
+        module = fullname
+        while "." in module:
+            module = module.rpartition(".")[0]
+            if module in self._user_modules:
+                return True
+        return False
+
     def get_function_hook(self, fullname: str) -> Callable[[FunctionContext], Type] | None:
         if fullname.rpartition(".")[2] in _MAPS:
             return self._map
-        return None if fullname.startswith(_SKIP_PREFIXES) else self._call
+        return self._call if fullname.startswith(_ARRAY_MODULES) or self._user(fullname) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return None if fullname.startswith(_SKIP_PREFIXES) else self._call
+        return self._call if fullname.startswith(_ARRAY_MODULES) or self._user(fullname) else None
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         cls, _, attr = fullname.rpartition(".")
         return self._attribute if cls in ARRAY_CLASSES and attr in ("T", "mT", "real", "imag") else None
 
     def get_function_signature_hook(self, fullname: str) -> Callable[[FunctionSigContext], CallableType] | None:
-        return None if fullname.startswith(_SKIP_PREFIXES) else self._signature
+        return self._signature if self._user(fullname) else None
 
     def get_method_signature_hook(self, fullname: str) -> Callable[[MethodSigContext], CallableType] | None:
-        return None if fullname.startswith(_SKIP_PREFIXES) else self._signature
+        return self._signature if self._user(fullname) else None
 
     # ---- annotations ------------------------------------------------------------------------------
     def _annotation(self, ctx: AnalyzeTypeContext) -> Type:
@@ -220,7 +238,14 @@ class NamedcheckPlugin(Plugin):
 
     def _file(self, path: str, errors: Any, fail: Callable[[str, Context], Any]) -> _FileFacts | None:
         if path not in self._files:
-            self._files[path] = _analyse(path)
+            # mypy reports nothing for silenced modules (installed packages, follow_imports=silent)
+            if path in errors.ignored_files or path.endswith(".pyi"):
+                self._files[path] = None
+            else:
+                try:
+                    self._files[path] = _facts_of(self._worker.result(path))
+                except KeyError:
+                    self._files[path] = _analyse(path)
         facts = self._files[path]
         if facts is not None and not facts.reported:
             facts.reported = True
@@ -253,16 +278,63 @@ def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
     return make
 
 
+def _facts_of(result: tuple[list[Any], dict[Any, Any]] | None) -> _FileFacts | None:
+    if result is None or (not result[0] and not result[1]):
+        return None
+    return _FileFacts(result[0], result[1])
+
+
+class _Worker:
+    """The helper process (`namedcheck_mypy.worker`) analysing files ahead of mypy's checker."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.failed = False
+        self.sent: list[str] = []
+        self.done: dict[str, Any] = {}
+
+    def submit(self, path: str) -> None:
+        if self.failed or path in self.sent:
+            return
+        try:
+            if self.proc is None:
+                self.proc = subprocess.Popen([sys.executable, "-m", "namedcheck_mypy.worker"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                             stderr=subprocess.DEVNULL)
+            assert self.proc.stdin is not None
+            self.proc.stdin.write(path.encode() + b"\n")
+            self.proc.stdin.flush()
+            self.sent.append(path)
+        except Exception:
+            self.failed = True
+
+    def result(self, path: str) -> Any:
+        """The worker's result for `path`; raises KeyError when it was not sent or the worker failed."""
+        if path not in self.sent or self.failed or self.proc is None or self.proc.stdout is None:
+            raise KeyError(path)
+        while path not in self.done:
+            head = self.proc.stdout.read(8)
+            if len(head) < 8:
+                self.failed = True
+                raise KeyError(path)
+            (n,) = struct.unpack("<Q", head)
+            got, result = pickle.loads(self.proc.stdout.read(n))
+            self.done[got] = result
+        return self.done.pop(path)
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.stdin is not None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=5)
+            except Exception:
+                self.proc.kill()
+
+
 def _analyse(path: str) -> _FileFacts | None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
-    except (OSError, UnicodeDecodeError):
-        return None
-    diagnostics, types = analyse_for_plugin(source, path)
-    if not diagnostics and not types:
-        return None
-    return _FileFacts(diagnostics, types)
+    from namedcheck_mypy.worker import analyse  # libcst loads with the first file
+
+    return _facts_of(analyse(path))
 
 
 def _mark_symbols(stmts: list[Any]) -> None:
