@@ -183,11 +183,14 @@ class NamedcheckPlugin(Plugin):
     def _map(self, ctx: FunctionContext) -> Type:
         """`vmap(f)` / `shard_map(f, ...)`: the mapped callable takes and returns other shapes than f
         declares (a batch dim, global arrays); its calls are typed by the analyzer, not f's signature."""
-        self._facts(ctx.api)
-        ret = get_proper_type(ctx.default_return_type)
-        if isinstance(ret, CallableType):
-            anything = AnyType(TypeOfAny.special_form)
-            return ret.copy_modified(arg_types=[anything] * len(ret.arg_types), ret_type=anything)
+        try:
+            self._facts(ctx.api)
+            ret = get_proper_type(ctx.default_return_type)
+            if isinstance(ret, CallableType):
+                anything = AnyType(TypeOfAny.special_form)
+                return ret.copy_modified(arg_types=[anything] * len(ret.arg_types), ret_type=anything)
+        except Exception:
+            pass
         return ctx.default_return_type
 
     def _attribute(self, ctx: AttributeContext) -> Type:
