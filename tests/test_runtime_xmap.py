@@ -265,3 +265,25 @@ def test_explicit_axes_mesh_from_make_mesh():
         assert got.sharding.spec == jax.sharding.PartitionSpec("x", None)
         got = np.asarray(got)
     np.testing.assert_allclose(got, jnp.einsum("bkd,kd->bd", x, y), rtol=1e-5, atol=1e-5)
+
+
+def test_pdot_positional_contract_and_batch_dims():
+    x = jax.random.normal(jax.random.PRNGKey(9), (4, 2, 3, 5))   # named k, then (b, i, c)
+    y = jax.random.normal(jax.random.PRNGKey(10), (4, 2, 5, 6))  # named k, then (b, c, j)
+    got = xmap(lambda a, b: nlax.pdot(a, b, "k", pos_contract=((2,), (1,)), pos_batch=((0,), (0,))),
+               in_axes=(["k", ...], ["k", ...]), out_axes=[...])(x, y)
+    np.testing.assert_allclose(got, jnp.einsum("kbic,kbcj->bij", x, y), rtol=1e-5, atol=1e-5)
+
+
+def test_pvary_marks_a_value_varying_inside_shard_map():
+    from jax.sharding import PartitionSpec as P
+
+    m = mesh((4,), ("x",))
+
+    def body(a):
+        v = nlax.pvary(jnp.ones(2), "x")
+        assert "x" in jax.typeof(v).mat.varying
+        return a + v
+
+    out = jax.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"))(jnp.zeros(8))
+    np.testing.assert_allclose(out, jnp.ones(8))

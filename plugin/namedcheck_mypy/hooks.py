@@ -198,10 +198,15 @@ class NamedcheckPlugin(Plugin):
             return ctx.default_attr_type
         return self._expression(ctx.api, ctx.context, ctx.default_attr_type)
 
+    def _typed(self, api: Any) -> bool:
+        """Types change only in modules that import namedcheck; elsewhere only diagnostics appear."""
+        tree = getattr(api, "tree", None)
+        return tree is not None and tree.fullname in self._user_modules
+
     def _expression(self, api: Any, node: Context, default: Type) -> Type:
         try:
             facts = self._facts(api)
-            if facts is None:
+            if facts is None or not self._typed(api):
                 return default
             value = facts.types.get((node.line, node.column, node.end_line or -1, node.end_column or -1))
             typ = _mypy_type(value, _maker(api)) if value is not None else None
@@ -217,7 +222,7 @@ class NamedcheckPlugin(Plugin):
             facts = self._facts(ctx.api)
             if not any(_shaped_arg(t) is not None for t in sig.arg_types):
                 return sig
-            if facts is None:
+            if facts is None or not self._typed(ctx.api):
                 return sig
             arg_types = list(sig.arg_types)
             for i, formal in enumerate(sig.arg_types):
