@@ -4,13 +4,15 @@ A body traced per instance (`jax.make_jaxpr(..., axis_env=...)`) is a positional
 collectives. Walking its equations with the named-axis rules of the model finds what xmap never
 checked: two axes that share a mesh resource in one value (NC502) and results carrying a named axis
 their `out_axes` do not place (NC404). The rules themselves are the engine's (`check_cooccurrence`,
-`xmap_out`); this module only translates jaxpr equations into sets of names.
+`xmap_out`, and the collectives' rules of `jax.lax.psum` & co.); this module only translates jaxpr
+equations into sets of names.
 
 Sets are `frozenset[str]`, or None where a primitive is not understood: Unknown never raises.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -20,13 +22,28 @@ from jax._src import source_info_util as siu
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
-from namedcheck.engine.values import ArrayType
+from namedcheck.engine.ops import run
+from namedcheck.engine.stubs import op_table
+from namedcheck.engine.values import ArrayType, Const, Seq
 from namedcheck.errors import NamedAxisError
 
 Names = frozenset[str] | None
 
-_REMOVE = {"psum", "pmax", "pmin", "psum_invariant"}   # reduce over `axes`
+# primitive -> (public op, the parameter naming the axes, keyword arguments from parameters)
+_COLLECTIVES: dict[str, tuple[str, str, dict[str, str]]] = {
+    "psum": ("jax.lax.psum", "axes", {}),
+    "psum_invariant": ("jax.lax.psum", "axes", {}),
+    "pmax": ("jax.lax.pmax", "axes", {}),
+    "pmin": ("jax.lax.pmin", "axes", {}),
+    "axis_index": ("jax.lax.axis_index", "axis_name", {}),
+    "all_gather": ("jax.lax.all_gather", "axis_name", {"axis": "all_gather_dimension", "tiled": "tiled"}),
+}
 _KEEP = {"ppermute", "pbroadcast", "pvary", "pcast", "all_to_all", "reduce_scatter", "psum_scatter"}
+
+
+@functools.cache
+def _ops() -> dict[str, Any]:
+    return op_table()
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -86,14 +103,8 @@ class NamedShapePass:
         name = eqn.primitive.name
         n_out = len(eqn.outvars)
         p = eqn.params
-        if name in _REMOVE:
-            gone = frozenset(_axis_names(p.get("axes", ())))
-            return [None if s is None else s - gone for s in ins][:n_out]
-        if name == "axis_index":
-            return [frozenset(_axis_names(p.get("axis_name")))]
-        if name == "all_gather":
-            gone = frozenset(_axis_names(p.get("axis_name")))
-            return [None if s is None else s - gone for s in ins][:n_out]
+        if name in _COLLECTIVES:
+            return self._collective(eqn, ins)
         if name in _KEEP:
             return ins[:n_out] if len(ins) >= n_out else [_union(ins)] * n_out
         if name == "scan":
@@ -108,6 +119,33 @@ class NamedShapePass:
         if any(isinstance(v, (core.Jaxpr, core.ClosedJaxpr)) for v in p.values()):
             return [None] * n_out  # a higher-order primitive we do not model
         return [_union(ins)] * n_out
+
+    def _collective(self, eqn: Any, ins: list[Names]) -> list[Names]:
+        """Named collectives by the engine's rules for their public ops (`jax.lax.psum`, ...)."""
+        op_name, names_param, extra = _COLLECTIVES[eqn.primitive.name]
+        op = _ops().get(op_name)
+        names = _axis_names(eqn.params.get(names_param))
+        if op is None or not names:
+            return [None] * len(eqn.outvars)
+        axis = Const(names[0]) if len(names) == 1 else Seq(tuple(Const(n) for n in names))
+        kwargs = {k: Const(eqn.params[param]) for k, param in extra.items() if param in eqn.params}
+        env = AxisEnv(named=tuple(sorted(self.sizes.items())))
+        operands = [(v, s) for v, s in zip(eqn.invars, ins)] or [(None, frozenset())]
+        outs: list[Names] = []
+        for var, have in operands[:len(eqn.outvars)]:
+            if have is None:
+                outs.append(None)
+                continue
+            args: list[Any] = [axis]
+            if var is not None:
+                shape = tuple(getattr(getattr(var, "aval", None), "shape", ()))
+                args.insert(0, ArrayType.make(None, shape, {n: self.sizes.get(n) for n in have}))
+            try:
+                result = run(op, args, kwargs, env=env)
+            except RuleError:
+                result = None
+            outs.append(frozenset(n for n, _ in result.named) if isinstance(result, ArrayType) else None)
+        return outs
 
     def _scan(self, eqn: Any, ins: list[Names]) -> list[Names]:
         body = _open(eqn.params["jaxpr"])

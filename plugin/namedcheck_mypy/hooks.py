@@ -25,7 +25,7 @@ import struct
 import subprocess
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from mypy.errorcodes import ErrorCode
@@ -95,7 +95,6 @@ class _FileFacts:
     diagnostics: list[Any]
     types: dict[tuple[int, int, int, int], Any]
     reported: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class NamedcheckPlugin(Plugin):
