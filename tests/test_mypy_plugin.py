@@ -90,6 +90,9 @@ def callers(x: f32[(5, 7)], e: f32[(7,), {'batch': 3, 'extra': 2}]) -> None:
     bad = x + jnp.ones((4,))  # type: ignore[namedcheck]
     worse = x + jnp.ones((6,))
     batched = jax.vmap(g, in_axes=(0, None))(jnp.ones((2, 5, 7)), jnp.ones(7))
+    k1, k2 = jax.random.split(jax.random.PRNGKey(0))   # statements keep mypy's own method types
+    for row in x:
+        total = row.sum()
 '''
 
 

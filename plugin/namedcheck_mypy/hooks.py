@@ -20,24 +20,33 @@ from __future__ import annotations
 
 import ast
 import atexit
+import functools
+import hashlib
 import pickle
 import struct
 import subprocess
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mypy.errorcodes import ErrorCode
 from mypy.nodes import (
     AssignmentStmt,
     Block,
+    CallExpr,
     ClassDef,
+    ComparisonExpr,
     Context,
     Decorator,
     FuncDef,
+    IndexExpr,
+    MemberExpr,
     MypyFile,
+    OpExpr,
     OverloadedFuncDef,
+    UnaryExpr,
 )
 from mypy.options import Options
 from mypy.plugin import (
@@ -109,7 +118,7 @@ class NamedcheckPlugin(Plugin):
 
     # ---- configuration --------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        return f"namedcheck {__version__}"  # a new namedcheck invalidates mypy's cache
+        return _fingerprint()  # another namedcheck (or an edited checkout) invalidates mypy's cache
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         if file.fullname.startswith("namedcheck") or not any(
@@ -145,7 +154,10 @@ class NamedcheckPlugin(Plugin):
         return self._call if fullname.startswith(_ARRAY_MODULES) or self._user(fullname) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
-        return self._call if fullname.startswith(_ARRAY_MODULES) or self._user(fullname) else None
+        if not (fullname.startswith(_ARRAY_MODULES) or self._user(fullname)):
+            return None
+        method = fullname.rpartition(".")[2]
+        return lambda ctx: self._method(method, ctx)
 
     def get_attribute_hook(self, fullname: str) -> Callable[[AttributeContext], Type] | None:
         cls, _, attr = fullname.rpartition(".")
@@ -178,6 +190,18 @@ class NamedcheckPlugin(Plugin):
     # ---- expressions ------------------------------------------------------------------------------
     def _call(self, ctx: FunctionContext | MethodContext) -> Type:
         return self._expression(ctx.api, ctx.context, ctx.default_return_type)
+
+    def _method(self, method: str, ctx: MethodContext) -> Type:
+        """A method call typed by the expression it is: `x.sum(0)`, `x + y`, `x[0]`. mypy also calls
+        methods for statements (`__iter__` of an unpacking, `__enter__`); those keep mypy's type."""
+        node = ctx.context
+        if isinstance(node, CallExpr):
+            ok = isinstance(node.callee, MemberExpr) and node.callee.name == method
+        elif isinstance(node, IndexExpr):
+            ok = method == "__getitem__"
+        else:
+            ok = isinstance(node, OpExpr | ComparisonExpr | UnaryExpr) and method.startswith("__")
+        return self._expression(ctx.api, node, ctx.default_return_type) if ok else ctx.default_return_type
 
     def _map(self, ctx: FunctionContext) -> Type:
         """`vmap(f)` / `shard_map(f, ...)`: the mapped callable takes and returns other shapes than f
@@ -283,6 +307,20 @@ def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
             return Instance(info, args)
         return api.named_generic_type(name, args)
     return make
+
+
+@functools.cache
+def _fingerprint() -> str:
+    """namedcheck's version and the modification times of its sources and stubs."""
+    import namedcheck
+    from namedcheck.engine.stubs import builtin_stub_dir
+
+    roots = [Path(namedcheck.__file__).parent, Path(__file__).parent, Path(builtin_stub_dir())]
+    stamp = hashlib.sha1(__version__.encode())
+    for root in roots:
+        for f in sorted(root.rglob("*.py*")):
+            stamp.update(f"{f}:{f.stat().st_mtime_ns}".encode())
+    return f"namedcheck {__version__} {stamp.hexdigest()[:16]}"
 
 
 def _facts_of(result: tuple[list[Any], dict[Any, Any]] | None) -> _FileFacts | None:
@@ -432,8 +470,9 @@ def _mypy_type(v: Any, make: Callable[[str, list[Type]], Instance]) -> Type | No
         exact = _shaped(v, make)
         inst = make(SHAPED_VALUE, [])
         arg = get_proper_type(exact.args[0]) if exact.args else None
-        if isinstance(arg, LiteralType):
-            inst = inst.copy_modified(last_known_value=arg)
+        if isinstance(arg, LiteralType):  # the literal's fallback is the array type itself, so that
+            # whatever mypy asks of the value (iteration, attributes) it asks of the array
+            inst = inst.copy_modified(last_known_value=LiteralType(arg.value, fallback=inst))
         return inst
     if isinstance(v, Seq) and v.kind == "tuple":
         items: list[Type] = [_mypy_type(i, make) or AnyType(TypeOfAny.special_form) for i in v.items]
