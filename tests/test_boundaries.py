@@ -28,3 +28,17 @@ def test_cli_never_imports_jax_or_mypy(tmp_path):
     mods = _modules_after(f"from namedcheck.cli.main import main\nmain(['check', '-j', '1', {str(prog)!r}])")
     assert "libcst" in mods
     assert not {"jax", "jaxlib", "mypy"} & mods
+
+
+def test_import_namedcheck_is_light_and_runtime_names_load_jax_on_use():
+    mods = _modules_after("import namedcheck\nx = namedcheck.f32[(5, 7), {'b': 2}]\n"
+                          "assert repr(x) == \"f32[(5, 7), {'b': 2}]\"\nnamedcheck.ShapeError")
+    assert not {"jax", "libcst", "mypy"} & mods
+    mods = _modules_after("import namedcheck\nnamedcheck.xmap")
+    assert "jax" in mods and "libcst" not in mods
+
+
+def test_mypy_plugin_imports_no_jax_and_defers_libcst():
+    mods = _modules_after("import namedcheck_mypy")
+    assert "mypy" in mods
+    assert not {"jax", "libcst"} & mods
