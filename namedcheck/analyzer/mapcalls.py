@@ -184,7 +184,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     env = f.env.with_names(own, resources)
     for v in locals_:
         _at(node, maps.check_cooccurrence, v, env)
-    rebuilt = _rebuild(in_axes, pos, locals_, len(pos) == 1 and maps.is_axis_mapping(in_axes))
+    rebuilt = _rebuild(pos, locals_)
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
@@ -198,15 +198,10 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     return outs[0] if len(outs) == 1 else UNKNOWN
 
 
-def _rebuild(in_axes: Any, pos: list[Any], locals_: list[Any], single: bool) -> list[Any]:
+def _rebuild(pos: list[Any], locals_: list[Any]) -> list[Any]:
     """Per-instance argument values, in the arguments' own structure (flat leaves -> args)."""
-    if single or all(not isinstance(p, Seq) for p in pos):
-        return locals_ if len(locals_) == len(pos) else [UNKNOWN] * len(pos)
     it = iter(locals_)
-    out = []
-    for p in pos:
-        out.append(Seq(tuple(next(it, UNKNOWN) for _ in p.items), p.kind) if isinstance(p, Seq) else next(it, UNKNOWN))
-    return out
+    return [maps.seq_rebuild(p, it) for p in pos]
 
 
 def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
@@ -277,7 +272,7 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
         else:
             locals_.append(UNKNOWN)
     env = replace(f.env, mesh=mesh, manual=manual, check_vma=bool(check), definitive=True)
-    args = _rebuild(specs_in, pos, locals_, len(pos) == 1 and isinstance(specs_in, Spec))
+    args = _rebuild(pos, locals_)
     result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN

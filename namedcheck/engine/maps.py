@@ -151,9 +151,7 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
     A leaf spec applies to every item of the value below it; a container must match item for item.
     """
     if is_leaf(spec):
-        if isinstance(value, Seq):
-            return [(spec, v, f"{what}[{i}]") for i, v in enumerate(value.items)]
-        return [(spec, value, what)]
+        return [(spec, v, label) for v, label in seq_leaves(value, what)]
     if isinstance(spec, tuple):
         if not isinstance(value, Seq):
             if not isinstance(value, ArrayType):
@@ -170,6 +168,40 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
                                     code, spec_name))
         return out
     raise RuleError(code, f"{what}: cannot read the {spec_name} entry {spec!r}")
+
+
+def seq_leaves(value: Any, what: str) -> list[tuple[Any, str]]:
+    """The leaves of a pytree of engine values with their labels (dict items: their values)."""
+    if not isinstance(value, Seq):
+        return [(value, what)]
+    out: list[tuple[Any, str]] = []
+    for i, item in enumerate(value.items):
+        if value.kind == "dict":
+            if not (isinstance(item, Seq) and len(item.items) == 2):
+                out.append((UNKNOWN, f"{what}[?]"))
+                continue
+            key = item.items[0]
+            out.extend(seq_leaves(item.items[1], f"{what}[{getattr(key, 'value', '?')!r}]"))
+        else:
+            out.extend(seq_leaves(item, f"{what}[{i}]"))
+    return out
+
+
+def seq_rebuild(template: Any, leaves: Any) -> Any:
+    """`template`'s structure with its leaves replaced, in `seq_leaves` order (an iterator)."""
+    if not isinstance(template, Seq):
+        return next(leaves, UNKNOWN)
+    items = []
+    for item in template.items:
+        if template.kind == "dict":
+            if not (isinstance(item, Seq) and len(item.items) == 2):
+                next(leaves, UNKNOWN)
+                items.append(item)
+                continue
+            items.append(Seq((item.items[0], seq_rebuild(item.items[1], leaves)), "tuple"))
+        else:
+            items.append(seq_rebuild(item, leaves))
+    return Seq(tuple(items), template.kind)
 
 
 # ---- xmap ---------------------------------------------------------------------------------------

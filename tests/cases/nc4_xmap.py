@@ -139,3 +139,14 @@ def right_vmap_pytrees(x: f32[(8, 3)], y: f32[(8, 5)], w: f32[(3, 2)]) -> None:
 
 def wrong_vmap_pytree_sizes(x: f32[(8, 3)], y: f32[(7, 5)]) -> None:
     jax.vmap(lambda p: p[0])((x, y))  # expect: NC403
+
+
+def xmap_dict_argument(w: f32[(4, 3)], b: f32[(4,)]) -> None:
+    params = {'w': w, 'b': b}
+    y = xmap(lambda p: p['w'].sum() + p['b'], in_axes=(['o', ...],), out_axes=['o', ...])(params)  # reveal: f32[(4,)]
+    nested = {'layer': (w, {'bias': b})}
+    z = xmap(lambda p: p['layer'][1]['bias'] * 2, in_axes=['o', ...], out_axes=['o', ...])(nested)  # reveal: f32[(4,)]
+
+
+def wrong_xmap_dict_argument_sizes(w: f32[(4, 3)], b: f32[(5,)]) -> None:
+    xmap(lambda p: p['w'].sum() + p['b'], in_axes=(['o', ...],), out_axes=['o', ...])({'w': w, 'b': b})  # expect: NC403
