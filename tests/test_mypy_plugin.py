@@ -93,6 +93,7 @@ def callers(x: f32[(5, 7)], e: f32[(7,), {'batch': 3, 'extra': 2}]) -> None:
     k1, k2 = jax.random.split(jax.random.PRNGKey(0))   # statements keep mypy's own method types
     for row in x:
         total = row.sum()
+    reveal_type(jax.jit(f)(x, jnp.ones((7, 3))))
 '''
 
 
@@ -116,6 +117,7 @@ def test_plugin_only_behaviour(mypy_run, tmp_path):
     assert any(n == 9 and "[NC301]" in m for n, m in rows), text
     assert (22, "note: Revealed type is \"Literal['f32[(5,)]']?\"") in rows, text
     assert any(n == 28 and "[NC201]" in m for n, m in rows), text
+    assert (33, "note: Revealed type is \"Literal['f32[(5, 3)]']?\"") in rows, text
     errors = [(n, m) for n, m in rows if "error" in m]
     assert {n for n, _ in errors} == {9, 28}, text  # nothing on correct lines, nothing on the ignored one
 

@@ -195,8 +195,8 @@ class NamedcheckPlugin(Plugin):
         """A method call typed by the expression it is: `x.sum(0)`, `x + y`, `x[0]`. mypy also calls
         methods for statements (`__iter__` of an unpacking, `__enter__`); those keep mypy's type."""
         node = ctx.context
-        if isinstance(node, CallExpr):
-            ok = isinstance(node.callee, MemberExpr) and node.callee.name == method
+        if isinstance(node, CallExpr):  # `x.sum(0)`, or calling a callable object: `jax.jit(f)(x)`
+            ok = method == "__call__" or isinstance(node.callee, MemberExpr) and node.callee.name == method
         elif isinstance(node, IndexExpr):
             ok = method == "__getitem__"
         else:
