@@ -287,3 +287,15 @@ def test_pvary_marks_a_value_varying_inside_shard_map():
 
     out = jax.shard_map(body, mesh=m, in_specs=P("x"), out_specs=P("x"))(jnp.zeros(8))
     np.testing.assert_allclose(out, jnp.ones(8))
+
+
+def test_one_axis_over_several_resources(mlp_args):
+    f = xmap(named_loss, in_axes=MLP_IN_AXES, out_axes=[...], axis_resources={"batch": ("x", "y")})
+    with jax.set_mesh(mesh((4, 2), ("x", "y"))):
+        got = f(*mlp_args)
+    np.testing.assert_allclose(got, positional_loss(*mlp_args), rtol=1e-5, atol=1e-6)
+    g = xmap(lambda v: v * 2, in_axes=["b", ...], out_axes=["b", ...], axis_resources={"b": ("x", "y")})
+    with jax.set_mesh(mesh((4, 2), ("x", "y"))):
+        out = g(jnp.arange(16.0).reshape(8, 2))
+    assert out.sharding.spec == jax.sharding.PartitionSpec(("x", "y"))
+    np.testing.assert_allclose(out, jnp.arange(16.0).reshape(8, 2) * 2)
