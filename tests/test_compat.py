@@ -71,3 +71,11 @@ def test_serial_loop_resource_gives_the_same_values():
     with pytest.raises(XmapError) as info:
         xmap(lambda v: v, in_axes=["i", ...], out_axes=["i", ...], axis_resources={"i": SerialLoop(3)})(x)
     assert info.value.code == "NC503"
+
+
+def test_each_serial_loop_object_is_its_own_resource():
+    from namedcheck import SerialLoop, xmap
+
+    got = xmap(lambda a, b: a + b, in_axes=(["i", ...], ["j", ...]), out_axes=["i", "j", ...],
+               axis_resources={"i": SerialLoop(2), "j": SerialLoop(2)})(jnp.arange(4.0), jnp.arange(2.0))
+    np.testing.assert_allclose(got, jnp.arange(4.0)[:, None] + jnp.arange(2.0)[None])

@@ -155,6 +155,10 @@ def _explicit(mesh: Any) -> bool:
     return any(t == jax.sharding.AxisType.Explicit for t in getattr(mesh, "axis_types", ()))
 
 
+def _label(name: str, resource: Hashable) -> str:
+    return f"SerialLoop({resource.length}) of {name!r}" if isinstance(resource, SerialLoop) else str(resource)
+
+
 def _spec(entries: Sequence[tuple[str, ...]]) -> PartitionSpec:
     return PartitionSpec(*[None if not e else e[0] if len(e) == 1 else tuple(e) for e in entries])
 
@@ -260,6 +264,11 @@ class XMapped:
         results = [self._place(_from_front(y, m, order), m, None, mesh, final=True) for y, m in zip(outs, out_maps)]
         return tree_util.tree_unflatten(out_tree, results)
 
+    def _labels(self) -> dict[str, tuple[str, ...]]:
+        """Resources by name for the engine: mesh and `serial_loop` axes, and each `SerialLoop` object
+        as a loop of its own."""
+        return {n: tuple(_label(n, r) for r in res) for n, res in self.resources.items()}
+
     def _check_resources(self, own: dict[str, Any], mesh: Any) -> None:
         if not self.resources:
             return
@@ -274,19 +283,15 @@ class XMapped:
                                              f"scope", hint="call it under `with jax.set_mesh(mesh):` "
                                                             "(or `with Mesh(devices, names):`)")
         axes = tuple(mesh_axes.items()) + tuple(loops.items()) + tuple(
-            (f"SerialLoop({r.length})", r.length) for res in self.resources.values() for r in res
-            if isinstance(r, SerialLoop))
-        named = {n: tuple(f"SerialLoop({r.length})" if isinstance(r, SerialLoop) else r for r in res)
-                 for n, res in self.resources.items()}
+            (_label(n, r), r.length) for n, res in self.resources.items() for r in res if isinstance(r, SerialLoop))
         try:
-            check_resources(named, own, MeshInfo(axes))  # type: ignore[arg-type]
+            check_resources(self._labels(), own, MeshInfo(axes))
         except RuleError as e:
             raise _error(e) from None
 
     def _named_pass(self, closed: Any, leaves: list[Any], maps: list[AxisMapping], out_maps: list[AxisMapping],
                     own: dict[str, Any], out_tree: Any) -> None:
-        res = {n: tuple(str(r) for r in rs) for n, rs in self.resources.items()}
-        env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(res.items())))
+        env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(self._labels().items())))
         pas = NamedShapePass({**context.bound_axes(), **own}, env)
         ins = []
         for x, m in zip(leaves, maps):
