@@ -79,3 +79,35 @@ def test_each_serial_loop_object_is_its_own_resource():
     got = xmap(lambda a, b: a + b, in_axes=(["i", ...], ["j", ...]), out_axes=["i", "j", ...],
                axis_resources={"i": SerialLoop(2), "j": SerialLoop(2)})(jnp.arange(4.0), jnp.arange(2.0))
     np.testing.assert_allclose(got, jnp.arange(4.0)[:, None] + jnp.arange(2.0)[None])
+
+
+def _primitives(closed) -> set[str]:
+    names = set()
+    for eqn in closed.jaxpr.eqns:
+        names.add(eqn.primitive.name)
+        for v in eqn.params.values():
+            if hasattr(v, "jaxpr") and hasattr(v, "consts"):
+                names |= _primitives(v)
+    return names
+
+
+def test_serial_loop_evaluates_in_steps_unless_a_collective_needs_the_axis():
+    import jax
+    from jax import lax
+
+    from namedcheck import SerialLoop, xmap
+
+    x = jnp.arange(24.0).reshape(8, 3)
+    stepped = xmap(lambda v: jnp.sin(v) * 2, in_axes=["i", ...], out_axes=["i", ...],
+                   axis_resources={"i": SerialLoop(4)})
+    assert "scan" in _primitives(jax.make_jaxpr(stepped)(x))
+    np.testing.assert_allclose(stepped(x), jnp.sin(x) * 2, rtol=1e-6)
+    reduced = xmap(lambda v: v - lax.pmean(v, "i"), in_axes=["i", ...], out_axes=["i", ...],
+                   axis_resources={"i": SerialLoop(4)})
+    assert "scan" not in _primitives(jax.make_jaxpr(reduced)(x))
+    np.testing.assert_allclose(reduced(x), x - x.mean(0), rtol=1e-6)
+    # results without the axis, and an axis only axis_sizes defines
+    both = xmap(lambda v: (v.sum(), jnp.ones(2)), in_axes=[...], out_axes=([...], ["k", ...]),
+                axis_sizes={"k": 4}, axis_resources={"k": SerialLoop(2)})
+    total, ones = both(x)
+    assert float(total) == float(x.sum()) and ones.shape == (4, 2)

@@ -70,6 +70,7 @@ class NamedShapePass:
         self.sizes = sizes
         self.env = env
         self.producer: dict[Any, Any] = {}  # top-level outvar -> the equation that made it
+        self.collective_axes: set[str] = set()  # names any collective of the body (or its calls) uses
 
     def run(self, jaxpr: core.Jaxpr, ins: Sequence[Names], top: bool = False) -> list[Names]:
         env: dict[Any, Names] = dict(zip(jaxpr.invars, ins))
@@ -80,6 +81,8 @@ class NamedShapePass:
             return frozenset() if isinstance(a, core.Literal) else env.get(a)
 
         for eqn in jaxpr.eqns:
+            for key in ("axes", "axis_name"):
+                self.collective_axes.update(_axis_names(eqn.params.get(key, ())))
             outs = self._eqn(eqn, [read(a) for a in eqn.invars])
             for v, s in zip(eqn.outvars, outs):
                 env[v] = s

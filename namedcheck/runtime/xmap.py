@@ -51,11 +51,9 @@ from namedcheck.runtime.named_pass import NamedShapePass, user_line
 
 
 class SerialLoop:
-    """A resource that evaluates a named axis in `length` sequential steps instead of on devices.
-
-    Values never depend on resources; namedcheck evaluates loop-mapped axes vectorised (like an axis
-    with no resources) after checking that `length` divides the axis size.
-    """
+    """A resource that evaluates a named axis in `length` sequential steps instead of on devices
+    (less memory at once; values never depend on resources). An axis that a collective of the body
+    uses (psum, axis_index, ...) needs all its instances at once and is evaluated vectorised."""
 
     def __init__(self, length: int) -> None:
         if not isinstance(length, int) or length < 1:
@@ -245,7 +243,7 @@ class XMapped:
             closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
         out_tree = out_store["tree"]
         out_maps = _flatten_prefix("xmap out_axes", out_tree, self.out_axes)
-        self._named_pass(closed, leaves, maps, out_maps, own, out_tree)
+        collective_axes = self._named_pass(closed, leaves, maps, out_maps, own, out_tree)
 
         # The vectorised program.
         moved = [self._place(_to_front(x, m, order), m, order, mesh) for x, m in zip(leaves, maps)]
@@ -253,16 +251,29 @@ class XMapped:
         for name in reversed(order):
             mesh_res = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str) and mesh is not None
                              and r in mesh.axis_names and not _explicit(mesh))
-            f = jax.vmap(f, in_axes=tuple(0 if _has(m, name) else None for m in maps),
-                         out_axes=[0 if _has(m, name) else None for m in out_maps],
-                         axis_name=name, axis_size=own[name],
+            in_has = [_has(m, name) for m in maps]
+            out_has = [_has(m, name) for m in out_maps]
+            steps = self._loop_steps(name) if name not in collective_axes else 1
+            f = jax.vmap(f, in_axes=tuple(0 if h else None for h in in_has),
+                         out_axes=[0 if h else None for h in out_has],
+                         axis_name=name, axis_size=own[name] // steps,
                          spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
+            if steps > 1:
+                f = _serially(f, steps, in_has, out_has)
         with context.binding(own):
             program = jax.make_jaxpr(f, axis_env=list(outer.items()))(
                 *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved])
         outs = core.jaxpr_as_fun(fuse_contractions(program))(*moved)
         results = [self._place(_from_front(y, m, order), m, None, mesh, final=True) for y, m in zip(outs, out_maps)]
         return tree_util.tree_unflatten(out_tree, results)
+
+    def _loop_steps(self, name: str) -> int:
+        """How many sequential steps the loop resources of `name` ask for (1: none)."""
+        loops = dict(getattr(_loops, "axes", {}))
+        steps = 1
+        for r in self.resources.get(name, ()):
+            steps *= r.length if isinstance(r, SerialLoop) else loops.get(r, 1)  # type: ignore[call-overload]
+        return steps
 
     def _labels(self) -> dict[str, tuple[str, ...]]:
         """Resources by name for the engine: mesh and `serial_loop` axes, and each `SerialLoop` object
@@ -290,7 +301,8 @@ class XMapped:
             raise _error(e) from None
 
     def _named_pass(self, closed: Any, leaves: list[Any], maps: list[AxisMapping], out_maps: list[AxisMapping],
-                    own: dict[str, Any], out_tree: Any) -> None:
+                    own: dict[str, Any], out_tree: Any) -> set[str]:
+        """Run the named-shape pass (NC502, NC404); return the names the body's collectives use."""
         env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(self._labels().items())))
         pas = NamedShapePass({**context.bound_axes(), **own}, env)
         ins = []
@@ -310,6 +322,7 @@ class XMapped:
                 eqn = pas.producer.get(var)
                 filename, line = _where(eqn, self.fun)
                 raise NamedAxisError("NC404", e.message, e.hint, filename, line) from None
+        return pas.collective_axes
 
     def _place(self, x: Any, m: AxisMapping, order: list[str] | None, mesh: Any, final: bool = False) -> Any:
         """Constrain a value's named dims to their resources (only when a mesh carries them)."""
@@ -338,6 +351,25 @@ def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: An
 
 
 # ---- positions ----------------------------------------------------------------------------------
+
+
+def _serially(f: Callable[..., Any], steps: int, in_has: list[bool], out_has: list[bool]) -> Callable[..., Any]:
+    """Evaluate a vmapped level in `steps` sequential chunks (a `lax.scan`): arguments carrying the axis
+    (at dim 0) are split into chunks; results carrying it are concatenated, the others are the same
+    in every chunk. Only for axes no collective of the body uses (a chunk sees only its own slice)."""
+    def run(*xs: Any) -> list[Any]:
+        mapped = [i for i, h in enumerate(in_has) if h]
+
+        def chunk(parts: tuple[Any, ...]) -> tuple[Any, ...]:
+            args = list(xs)
+            for i, part in zip(mapped, parts):
+                args[i] = part
+            return tuple(f(*args))
+
+        split = tuple(jnp.reshape(xs[i], (steps, -1) + jnp.shape(xs[i])[1:]) for i in mapped)
+        _, stacked = jax.lax.scan(lambda carry, parts: (carry, chunk(parts)), None, split, length=steps)
+        return [jnp.reshape(o, (-1,) + o.shape[2:]) if h else o[0] for o, h in zip(stacked, out_has)]
+    return run
 
 
 def _has(m: AxisMapping, name: str) -> bool:
