@@ -295,14 +295,19 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> 
                         hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning")
     if res.has_ellipsis:
         raise ValueError
-    shape = list(res.shape)
-    order = sorted(m.pairs) if not m.prefix else list(m.pairs)
-    nd_out = len(shape) + len(order)
-    for pos, n in order:
-        size = named.pop(n) if n in named else own[n]
-        p = norm_axis(pos, nd_out, "out_axes")
-        shape.insert(p, size)
+    slots = out_positions(m, len(res.shape) + len(m.pairs))
+    dims = iter(res.shape)
+    shape = [next(dims) if s is None else (named.pop(s) if s in named else own[s]) for s in slots]
     return ArrayType.make(res.dtype_code, tuple(shape), named)
+
+
+def out_positions(m: AxisMapping, nd_out: int) -> list[str | None]:
+    """The dims of an xmap result with `nd_out` dims: the name out_axes places at each position, None
+    where the body's positional dims go (in order)."""
+    slots: list[str | None] = [None] * (nd_out - len(m.pairs))
+    for pos, n in (sorted(m.pairs) if not m.prefix else list(m.pairs)):
+        slots.insert(norm_axis(pos, nd_out, "out_axes"), n)
+    return slots
 
 
 # ---- vmap ---------------------------------------------------------------------------------------

@@ -28,7 +28,6 @@ from jax._src import mesh as mesh_lib
 from jax._src.api_util import flatten_axes
 from jax.sharding import NamedSharding, PartitionSpec
 
-from namedcheck.engine.algebra import norm_axis
 from namedcheck.engine.dtypes import canonical_dtype
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import (
@@ -37,6 +36,7 @@ from namedcheck.engine.maps import (
     MeshInfo,
     add_axis_sizes,
     check_resources,
+    out_positions,
     parse_mapping,
     xmap_in,
     xmap_out,
@@ -400,11 +400,8 @@ def _to_front(x: Any, m: AxisMapping, order: list[str]) -> Any:
 
 
 def _final_positions(m: AxisMapping, nd_out: int) -> dict[str, int]:
-    """Where out_axes puts each named axis in the result (the engine's `xmap_out` placement)."""
-    slots: list[Any] = [None] * (nd_out - len(m.pairs))
-    for pos, n in (sorted(m.pairs) if not m.prefix else list(m.pairs)):
-        slots.insert(norm_axis(pos, nd_out, "out_axes"), n)
-    return {s: i for i, s in enumerate(slots) if isinstance(s, str)}
+    """Where out_axes puts each named axis in the result (the engine's placement)."""
+    return {s: i for i, s in enumerate(out_positions(m, nd_out)) if s is not None}
 
 
 def _from_front(y: Any, m: AxisMapping, order: list[str]) -> Any:
