@@ -29,6 +29,7 @@ from namedcheck.engine.signature import (
 )
 from namedcheck.engine.values import ArrayType, Const, Seq
 from namedcheck.errors import ShapeError
+from namedcheck.runtime.context import engine_type, named_shape_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KINDS = {inspect.Parameter.POSITIONAL_ONLY: POSONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD: NORMAL,
@@ -75,18 +76,12 @@ def value_type(x: Any, declared: Any = None) -> Any:
         return Const(x)
     if isinstance(x, (tuple, list)):
         return Seq(tuple(value_type(i) for i in x))
-    shape = getattr(x, "shape", None)
-    dtype = getattr(x, "dtype", None)
-    if shape is None or dtype is None:
+    if getattr(x, "shape", None) is None or getattr(x, "dtype", None) is None:
         return None
-    from namedcheck.engine.dtypes import canonical_dtype
-    named: dict[str, Any] | None = {}
-    if type(x).__module__.startswith("jax"):
-        from namedcheck.runtime.context import named_shape_of
-        named = named_shape_of(x)
+    named = named_shape_of(x) if type(x).__module__.startswith("jax") else {}
     if named is None:  # not observable here: take the declared named shape as given
         named = dict(declared.named) if isinstance(declared, ArrayType) else {}
-    return ArrayType.make(canonical_dtype(str(dtype)), tuple(int(d) for d in shape), named)
+    return engine_type(x, named)
 
 
 def checked(fn: F) -> F:

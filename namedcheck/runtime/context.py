@@ -11,6 +11,9 @@ from typing import Any
 from jax._src import core
 from jax._src.interpreters import batching, partial_eval
 
+from namedcheck.engine.dtypes import canonical_dtype
+from namedcheck.engine.values import ArrayType
+
 _state = threading.local()
 
 
@@ -59,3 +62,10 @@ def named_shape_of(x: Any) -> dict[str, int] | None:
             return None  # a tracer we cannot see through
         else:
             return names
+
+
+def engine_type(x: Any, named: dict[str, Any] | None = None) -> ArrayType:
+    """An array or tracer as an engine type: its dtype, positional shape and the given named shape."""
+    dtype = getattr(x, "dtype", None)
+    code = canonical_dtype(str(dtype)) if dtype is not None else None
+    return ArrayType.make(code, tuple(int(d) for d in x.shape), named or {})

@@ -18,7 +18,6 @@ from namedcheck.engine.ops.einsum import einsum_type, parse_spec
 from namedcheck.engine.ops.reductions import split_axes
 from namedcheck.errors import XmapError
 from namedcheck.runtime import context
-from namedcheck.runtime.xmap import _engine_type
 
 
 def has_names(axis: Any) -> bool:
@@ -104,7 +103,7 @@ def einsum(spec: str, *operands: Any, **kwargs: Any) -> Any:
     named = [context.named_shape_of(o) for o in ops]
     if all(n is not None for n in named):
         try:
-            einsum_type(spec, [_engine_type(o, n) for o, n in zip(ops, named)],
+            einsum_type(spec, [context.engine_type(o, n) for o, n in zip(ops, named)],
                         [f"operand {i}" for i in range(len(ops))])
         except RuleError as e:
             raise XmapError(e.code, e.message, e.hint) from None

@@ -28,7 +28,6 @@ from jax._src import mesh as mesh_lib
 from jax._src.api_util import flatten_axes
 from jax.sharding import NamedSharding, PartitionSpec
 
-from namedcheck.engine.dtypes import canonical_dtype
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import (
     AxisEnv,
@@ -125,12 +124,6 @@ def _error(e: RuleError) -> XmapError:
     return cls(e.code, e.message, e.hint)
 
 
-def _engine_type(x: Any, named: dict[str, int] | None = None) -> ArrayType:
-    dtype = getattr(x, "dtype", None)
-    code = canonical_dtype(str(dtype)) if dtype is not None else None
-    return ArrayType.make(code, tuple(int(d) for d in jnp.shape(x)), named or {})
-
-
 def _resources(axis_resources: Any) -> dict[str, tuple[Hashable, ...]]:
     out: dict[str, tuple[Hashable, ...]] = {}
     for name, res in dict(axis_resources or {}).items():
@@ -216,7 +209,7 @@ class XMapped:
         try:
             for i, (x, m) in enumerate(zip(leaves, maps)):
                 what = _leaf_label(in_tree, i, "argument")
-                per_instance.append(xmap_in(_engine_type(x), m, what, sizes, outer_env))
+                per_instance.append(xmap_in(context.engine_type(x), m, what, sizes, outer_env))
             add_axis_sizes(sizes, self.axis_sizes)
         except RuleError as e:
             raise _error(e) from None
