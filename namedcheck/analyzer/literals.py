@@ -6,11 +6,9 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.engine.dtypes import DTYPES
+from namedcheck.engine.dtypes import ANNOTATION_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.syntax import Pairs, parse_item
-
-ANNOTATION_HEADS = set(DTYPES) | {"Array"}
 
 
 class NotALiteral(Exception):

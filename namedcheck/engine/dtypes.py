@@ -11,6 +11,8 @@ DTYPES: dict[str, str] = {
     "bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
     "c64": "complex64", "c128": "complex128",
 }
+# the names an array annotation starts with: `f32[...]`, ..., `Array[...]` (any dtype)
+ANNOTATION_HEADS = frozenset({*DTYPES, "Array"})
 _BY_NUMPY = {v: k for k, v in DTYPES.items()}
 # Spellings met in code (`jnp.float32`, `'float32'`, `float`, `int`) -> short name.
 ALIASES: dict[str, str] = {

@@ -76,7 +76,7 @@ from mypy.types import (
 )
 
 from namedcheck import __version__
-from namedcheck.engine.dtypes import DTYPES, materialize
+from namedcheck.engine.dtypes import ANNOTATION_HEADS, materialize
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import Param, Signature, apply
 from namedcheck.engine.syntax import parse_item
@@ -86,8 +86,7 @@ SHAPED = "namedcheck.shaped.Shaped"
 SHAPED_VALUE = "namedcheck.shaped.ShapedValue"
 ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.ArrayImpl", SHAPED, SHAPED_VALUE}
 NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication rules", "namedcheck")
-_HEADS = {*DTYPES, "Array"}
-ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in _HEADS}
+ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in ANNOTATION_HEADS}
 # callees whose results the analyzer may type (besides functions of modules that import namedcheck)
 _ARRAY_MODULES = ("jax.", "jaxlib.", "numpy.", "namedcheck.", "flax.", "equinox.", "optax.")
 
@@ -416,7 +415,7 @@ def _mark_symbols(stmts: list[Any]) -> None:
 
 def _mark(t: Any) -> None:
     if isinstance(t, UnboundType):
-        if t.name.rpartition(".")[2] in _HEADS:
+        if t.name.rpartition(".")[2] in ANNOTATION_HEADS:
             t.args = tuple(_as_literal(a) for a in t.args)
         else:
             for a in t.args:
