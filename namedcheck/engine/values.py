@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from namedcheck.engine.dtypes import numpy_name
@@ -55,6 +55,105 @@ class ArrayType:
     weak: bool = field(default=False, compare=False)
     # shard_map: the manual mesh axes this value varies over (JAX's `jax.typeof(x).mat.varying`)
     varying: frozenset[str] = frozenset()
+    # Partial knowledge: named axes beyond those listed may be present (an op the engine does not model,
+    # a map parameter known only from its spec); `varying` is then still exact, or only a lower bound.
+    named_open: bool = False
+    vary_exact: bool = True
+    # The PartitionSpec entries (per positional dim, a tuple of mesh axes or None) the program placed
+    # this value with (`device_put`, `jit(in_shardings=)`, `with_sharding_constraint`, ...), if stated.
+    spec: tuple[tuple[str, ...] | None, ...] | None = None
+
+    @staticmethod
+    def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
+             weak: bool = False) -> ArrayType:
+        return ArrayType(dtype, tuple(shape), tuple(sorted((named or {}).items())), weak)
+
+    # Introspection (the runtime face of an annotation object).
+    @property
+    def dtype(self) -> str | None:
+        """The numpy dtype name (`'float32'`), or None for any dtype."""
+        return numpy_name(self.dtype_code)
+
+    @property
+    def named_shape(self) -> dict[str, Any]:
+        return dict(self.named)
+
+    @property
+    def ndim(self) -> int | None:
+        return None if self.has_ellipsis else len(self.shape)
+
+    @property
+    def has_ellipsis(self) -> bool:
+        return any(d is ... for d in self.shape)
+
+    @property
+    def is_partial(self) -> bool:
+        """Some part is not known: rank, named axes, or the exact varying set."""
+        return self.has_ellipsis or self.named_open or not self.vary_exact
+
+    @staticmethod
+    def partial(varying: frozenset[str] = frozenset(), exact: bool = True, dtype: str | None = None,
+                min_rank: int = 0) -> ArrayType:
+        """An array of unknown shape (at least `min_rank` dims) and named axes whose varying set is
+        known (`exact`) or known to include `varying`."""
+        return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
+
+    def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
+        return replace(self, shape=tuple(shape), spec=None)
+
+    def with_named(self, named: dict[str, Any]) -> ArrayType:
+        return replace(self, named=tuple(sorted(named.items())))
+
+    def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
+        return replace(self, dtype_code=dtype, weak=weak)
+
+    def with_varying(self, varying: frozenset[str], exact: bool | None = None) -> ArrayType:
+        return replace(self, varying=frozenset(varying), vary_exact=self.vary_exact if exact is None else exact)
+
+    def with_spec(self, spec: tuple[tuple[str, ...] | None, ...] | None) -> ArrayType:
+        """The value placed with PartitionSpec entries `spec` (None: no stated sharding)."""
+        return replace(self, spec=spec)
+
+    def __repr__(self) -> str:
+        return "Unknown"
+
+    def __reduce__(self) -> str:
+        return "UNKNOWN"
+
+
+UNKNOWN = _Unknown()
+
+
+def _fmt_dim(d: Any) -> str:
+    if d is ...:
+        return "..."
+    if d is None:
+        return "?"
+    if isinstance(d, str):
+        return repr(d)
+    return str(d)
+
+
+@dataclass(frozen=True, slots=True)
+class ArrayType:
+    """An array type: dtype (short name, None for any), positional shape, named shape.
+
+    `named` is a tuple of (name, size) pairs sorted by name; order has no meaning.
+    """
+
+    dtype_code: str | None
+    shape: tuple[Any, ...]
+    named: tuple[tuple[str, Any], ...] = ()
+    weak: bool = field(default=False, compare=False)
+    # shard_map: the manual mesh axes this value varies over (JAX's `jax.typeof(x).mat.varying`)
+    varying: frozenset[str] = frozenset()
+    # Partial knowledge: named axes beyond those listed may be present (an op the engine does not model,
+    # a map parameter known only from its spec); `varying` is then still exact, or only a lower bound.
+    named_open: bool = False
+    vary_exact: bool = True
+    # The PartitionSpec entries (per positional dim, a tuple of mesh axes or None) the program placed
+    # this value with (`device_put`, `jit(in_shardings=)`, `with_sharding_constraint`, ...), if stated.
+    spec: tuple[tuple[str, ...] | None, ...] | None = None
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -96,7 +195,8 @@ class ArrayType:
         dims = ", ".join(_fmt_dim(d) for d in self.shape)
         if len(self.shape) == 1:
             dims += ","
-        vma = "{V:" + ",".join(sorted(self.varying)) + "}" if self.varying else ""
+        vma = "{V:" + ",".join(sorted(self.varying)) + ("" if self.vary_exact else ",...") + "}" \
+            if self.varying or not self.vary_exact else ""
         if not self.named:
             return f"{head}[({dims})]{vma}"
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
