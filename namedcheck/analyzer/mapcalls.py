@@ -7,18 +7,16 @@ and lax.scan / fori_loop / while_loop / cond. The rules themselves live in engin
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import libcst as cst
 
 from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
+from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
-
-if TYPE_CHECKING:
-    from namedcheck.analyzer.frame import Frame
 
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
 SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}

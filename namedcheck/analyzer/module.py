@@ -184,7 +184,7 @@ class ModuleAnalyzer:
         if b is None:
             return UNKNOWN
         values, extra = b
-        from namedcheck.analyzer.frame import label
+        from namedcheck.analyzer.scope import label
         names = [p.name for p in sig.params]
         labels = {names[i]: lab for i, n in enumerate(nodes) if i < len(names) and n is not None
                   and (lab := label(n))}

@@ -1,0 +1,177 @@
+"""Calls of a scope: argument evaluation, function values, transforms, engine op calls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer.refs import (
+    DevicesVal,
+    FuncRef,
+    GradRef,
+    MappedRef,
+    MethodRef,
+    PartialRef,
+    QualRef,
+)
+from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
+from namedcheck.engine import ops as engine_ops
+from namedcheck.engine.algebra import dim_arith, is_number
+from namedcheck.engine.attributes import length, size_value
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AxisEnv
+from namedcheck.engine.names import METHODS, VARARG_METHODS, canonical_name
+from namedcheck.engine.ops.transforms import grad_type
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
+
+
+class Calls(FrameState):
+    """Calls become engine op calls, map boundaries, or analyses of the callee's body."""
+
+    def ev_args(self, args: Any) -> tuple[list[Any], dict[str, Any], list[Any], dict[str, str], bool]:
+        pos: list[Any] = []
+        kw: dict[str, Any] = {}
+        nodes: list[Any] = []
+        kwl: dict[str, str] = {}
+        ok = True
+        for a in args:
+            v = self.ev(a.value)
+            if a.star == "*":
+                if isinstance(v, Seq):
+                    pos.extend(v.items)
+                    nodes.extend([None] * len(v.items))
+                else:
+                    ok = False
+            elif a.star == "**":
+                ok = False
+            elif a.keyword is not None:
+                kw[a.keyword.value] = v
+                lab = label(a.value)
+                if lab:
+                    kwl[a.keyword.value] = lab
+            else:
+                pos.append(v)
+                nodes.append(a.value)
+        return pos, kw, nodes, kwl, ok
+
+    def call(self, node: cst.Call) -> Any:
+        func = self.ev(node.func)
+        pos, kw, nodes, kwl, ok = self.ev_args(node.args)
+        if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
+            for a in node.args:
+                self.forget_if_mutable(a.value)
+        if not ok:
+            return UNKNOWN
+        return self.call_value(func, pos, kw, nodes, kwl, node)
+
+    def call_value(self, func: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                   kwl: dict[str, str], node: cst.CSTNode, env: AxisEnv | None = None,
+                   as_map_body: bool = False) -> Any:
+        """Call a function value. `env` overrides the axes in scope (a map body); `as_map_body`
+        analyses an annotated body under the call's types too (so its ops see the map's context)."""
+        if env is not None and env is not self.env:
+            saved, self.env = self.env, env
+            try:
+                return self.call_value(func, pos, kw, nodes, kwl, node, None, as_map_body)
+            finally:
+                self.env = saved
+        if isinstance(func, QualRef):
+            name = canonical_name(func.name)
+            special = self.transform(name, pos, kw, node)
+            if special is not NotImplemented:
+                return special
+            return self.apply_named(name, pos, kw, nodes, node, kwl)
+        if isinstance(func, MappedRef):
+            return mapcalls.call_mapped(self, func, pos, kw, node)
+        if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
+            return mapcalls.reshape_devices(func.receiver, pos)
+        if isinstance(func, MethodRef):
+            op = METHODS[func.name]
+            if func.name in VARARG_METHODS and len(pos) > 1:
+                pos, nodes = [Seq(tuple(pos))], [None]
+            elif func.name in VARARG_METHODS and len(pos) == 1 and isinstance(pos[0], (Const, DimVal)) \
+                    and func.name == "reshape":
+                pos = [Seq((pos[0],))]
+            return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
+        if isinstance(func, FuncRef):
+            return self.an.call_function(func, pos, kw, nodes, node, self, as_map_body)
+        if isinstance(func, PartialRef):
+            return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
+                                   [None] * len(func.args) + nodes, kwl, node, None, as_map_body)
+        if isinstance(func, GradRef):
+            value = self.call_value(func.func, pos, kw, nodes, kwl, node)
+            try:
+                g = grad_type(pos, literal(func.argnums))
+            except Exception:
+                g = UNKNOWN
+            if func.has_aux:
+                aux = value.items[1] if isinstance(value, Seq) and len(value.items) == 2 else UNKNOWN
+                value = value.items[0] if isinstance(value, Seq) and len(value.items) == 2 else UNKNOWN
+                g = Seq((g, aux)) if not func.with_value else g
+            if func.with_value:
+                return Seq((Seq((value, aux)) if func.has_aux else value, g))
+            return g
+        if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
+            return pos[0].with_dtype(func.code)
+        return UNKNOWN
+
+    def transform(self, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+        """Function transformations and builtins the front end resolves itself."""
+        built = mapcalls.construct(self, name, pos, kw, node)
+        if built is not NotImplemented:
+            return built
+        if name in TRANSPARENT:
+            return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
+        if name == "functools.partial":
+            return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
+        if name in ("jax.grad", "jax.value_and_grad"):
+            if not pos:
+                return UNKNOWN
+            has_aux = kw.get("has_aux", Const(False))
+            return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
+                           isinstance(has_aux, Const) and has_aux.value is True)
+        if name == "builtins.len":
+            return length(pos[0]) if len(pos) == 1 else UNKNOWN
+        if name.startswith("builtins."):
+            return UNKNOWN
+        return NotImplemented
+
+    def apply_op(self, op: str | None, vals: list[Any], nodes: list[Any], node: cst.CSTNode) -> Any:
+        if op is None:
+            return UNKNOWN
+        if len(vals) == 2 and all(_is_size(v) for v in vals):
+            try:  # sizes: `d // heads`, `x.shape[0] * 2`
+                d = dim_arith(op, *(v.value if isinstance(v, Const) else v.dim for v in vals))
+            except KeyError:
+                return UNKNOWN
+            return size_value(d)
+        if all(isinstance(v, Const) for v in vals):
+            return UNKNOWN  # other plain Python arithmetic
+        if not any(isinstance(v, ArrayType) for v in vals):
+            return UNKNOWN
+        sides = ("the left operand", "the right operand") if len(vals) == 2 else ("the operand",)
+        return self.apply_named(op, vals, {}, nodes, node, fallback=sides)
+
+    def apply_named(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                    node: cst.CSTNode, kwl: dict[str, str] | None = None,
+                    fallback: tuple[str, ...] = ()) -> Any:
+        op = self.an.ops.get(name)
+        if op is None:
+            return UNKNOWN
+        labels = tuple(label(n) if n is not None else None for n in nodes)
+        if fallback:  # operators: name an operand we cannot render by its side
+            labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
+        try:
+            return engine_ops.run(op, pos, kw, labels, kwl, self.env)  # type: ignore[arg-type]
+        except RuleError as e:
+            self.report(node, e)
+            return UNKNOWN
+
+
+
+def _is_size(v: Any) -> bool:
+    return isinstance(v, DimVal) or (isinstance(v, Const) and is_number(v.value))
+
+

@@ -1,0 +1,263 @@
+"""Expressions and annotations of a scope: names, literals, attributes, subscripts, operators."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
+from namedcheck.analyzer.refs import (
+    DevicesVal,
+    FuncRef,
+    InstanceRef,
+    MethodRef,
+    PartialRef,
+    QualRef,
+    TypeAlias,
+)
+from namedcheck.analyzer.scope import FrameState, has_array, same_value
+from namedcheck.engine.attributes import array_attribute
+from namedcheck.engine.dtypes import ALIASES
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.names import METHODS, OPERATORS, canonical_name
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
+
+_DTYPE_MODULES = {"jax.numpy", "numpy", "jax.dtypes"}
+
+
+class _Dyn:
+    """A slice bound that is not statically known."""
+
+    def __repr__(self) -> str:
+        return "?"
+
+
+DYN = _Dyn()
+
+
+class Expressions(FrameState):
+    """Expressions evaluate to engine values; annotations to array types."""
+
+    def annotation_head(self, node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.Name):
+            q = self.an.imports.get(node.value)
+            if q is None:
+                return node.value if node.value in ANNOTATION_HEADS | {"Annotated", "tuple", "Tuple"} else None
+        elif isinstance(node, cst.Attribute):
+            v = self.ev(node)
+            if not isinstance(v, QualRef):
+                return None
+            q = v.name
+        else:
+            return None
+        mod, _, last = q.rpartition(".")
+        if mod == "namedcheck" and last in ANNOTATION_HEADS:
+            return last
+        if q in ("typing.Annotated", "typing_extensions.Annotated"):
+            return "Annotated"
+        if q in ("typing.Tuple", "builtins.tuple"):
+            return "tuple"
+        return None
+
+    def annotation(self, node: cst.BaseExpression, dynamic_ok: bool = False) -> Any:
+        """An annotation expression as an ArrayType / Seq of them, or None when it is not one."""
+        if isinstance(node, cst.SimpleString):
+            try:
+                text = node.evaluated_value
+                return self.annotation(cst.parse_expression(text)) if isinstance(text, str) else None
+            except cst.ParserSyntaxError:
+                return None
+        if isinstance(node, cst.Name | cst.Attribute):
+            v = self.ev(node)
+            return v.type if isinstance(v, TypeAlias) else None
+        if not isinstance(node, cst.Subscript):
+            return None
+        head = self.annotation_head(node.value)
+        if head in ANNOTATION_HEADS:
+            try:
+                return parse_annotation_subscript(head, node)  # type: ignore[arg-type]
+            except RuleError as e:
+                if not (dynamic_ok and e.code == "NC105"):
+                    self.report(node, e)
+                return None
+        if head == "Annotated":
+            for el in node.slice[1:]:
+                if isinstance(el.slice, cst.Index):
+                    r = self.annotation(el.slice.value)
+                    if r is not None:
+                        return r
+            return None
+        if head in ("tuple", "Tuple"):
+            items = [self.annotation(el.slice.value) if isinstance(el.slice, cst.Index) else None for el in node.slice]
+            if any(isinstance(el.slice, cst.Index) and isinstance(el.slice.value, cst.Ellipsis) for el in node.slice):
+                return None
+            return Seq(tuple(items)) if any(i is not None for i in items) else None
+        return None
+
+    # ---- expressions ---------------------------------------------------------------------------
+    def ev(self, node: cst.BaseExpression | None) -> Any:
+        if node is None:
+            return UNKNOWN
+        try:
+            value = self._ev(node)
+        except RuleError as e:
+            self.report(node, e)
+            return UNKNOWN
+        if self.an.types is not None and (self.function is not None or self.parent is None) \
+                and has_array(value):
+            self.an.types[id(node)] = (node, value)
+        return value
+
+    def _ev(self, node: cst.BaseExpression) -> Any:
+        if isinstance(node, cst.Name):
+            return self.lookup(node.value)
+        if isinstance(node, cst.Integer | cst.Float | cst.SimpleString | cst.ConcatenatedString | cst.Ellipsis):
+            try:
+                return Const(literal_value(node))
+            except (NotALiteral, ValueError):
+                return UNKNOWN
+        if isinstance(node, cst.Imaginary):
+            return Const(complex(node.value.replace("_", "")))
+        if isinstance(node, cst.Tuple | cst.List):
+            items = []
+            for e in node.elements:
+                v = self.ev(e.value)
+                if isinstance(e, cst.StarredElement):
+                    if not isinstance(v, Seq):
+                        return UNKNOWN
+                    items.extend(v.items)
+                else:
+                    items.append(v)
+            return Seq(tuple(items), "tuple" if isinstance(node, cst.Tuple) else "list")
+        if isinstance(node, cst.Attribute):
+            recv = self.ev(node.value)
+            if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
+                self.forget_if_mutable(node.value)  # `xs.append(...)`, `d.update(...)`
+                return UNKNOWN
+            if isinstance(recv, ArrayType) and node.attr.value == "resize":
+                self.forget_if_mutable(node.value, any_value=True)  # numpy's in-place resize
+            return self.attribute(recv, node.attr.value, node)
+        if isinstance(node, cst.Call):
+            return self.call(node)
+        if isinstance(node, cst.BinaryOperation):
+            op = OPERATORS.get(type(node.operator).__name__)
+            left, right = self.ev(node.left), self.ev(node.right)
+            return self.apply_op(op, [left, right], [node.left, node.right], node) if op else UNKNOWN
+        if isinstance(node, cst.UnaryOperation):
+            v = self.ev(node.expression)
+            if isinstance(node.operator, cst.Minus) and isinstance(v, Const) and isinstance(v.value, (int, float)):
+                return Const(-v.value)
+            op = OPERATORS.get(type(node.operator).__name__)
+            return self.apply_op(op, [v], [node.expression], node) if op else UNKNOWN
+        if isinstance(node, cst.Comparison):
+            left = self.ev(node.left)
+            vals = [self.ev(c.comparator) for c in node.comparisons]
+            if len(node.comparisons) == 1:
+                op = OPERATORS.get(type(node.comparisons[0].operator).__name__)
+                if op:
+                    return self.apply_op(op, [left, vals[0]], [node.left, node.comparisons[0].comparator], node)
+            return UNKNOWN
+        if isinstance(node, cst.BooleanOperation):
+            self.ev(node.left)
+            self.ev(node.right)
+            return UNKNOWN
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node)
+        if isinstance(node, cst.IfExp):
+            self.ev(node.test)
+            a, b = self.ev(node.body), self.ev(node.orelse)
+            return a if same_value(a, b) else UNKNOWN
+        if isinstance(node, cst.Lambda):
+            return FuncRef(node, self, "<lambda>")
+        if isinstance(node, cst.NamedExpr):
+            v = self.ev(node.value)
+            self.assign(node.target, v)
+            return v
+        if isinstance(node, cst.Set):
+            return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
+        if isinstance(node, cst.Dict):
+            pairs = []
+            for e in node.elements:
+                if not isinstance(e, cst.DictElement):
+                    self.ev(e.value)
+                    return UNKNOWN
+                pairs.append(Seq((self.ev(e.key), self.ev(e.value))))
+            return Seq(tuple(pairs), "dict")
+        return UNKNOWN
+
+    def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
+        if isinstance(recv, QualRef):
+            mod = canonical_name(recv.name + ".x").rpartition(".")[0]
+            if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):
+                return DtypeRef(ALIASES[attr])
+            if mod == "jax.numpy" and attr == "newaxis":
+                return Const(None)
+            if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
+                return QualRef("jax.sharding.PartitionSpec")
+            return QualRef(f"{recv.name}.{attr}")
+        if isinstance(recv, InstanceRef):
+            if attr in recv.cls.fields:
+                return recv.cls.fields[attr]
+            if attr in recv.cls.methods:
+                return PartialRef(recv.cls.methods[attr], (recv,))
+            return UNKNOWN
+        if isinstance(recv, DevicesVal) and attr == "reshape":
+            return MethodRef(recv, "reshape")
+        if isinstance(recv, ArrayType):
+            if attr == "T":
+                return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
+            value = array_attribute(recv, attr)
+            if value is not NotImplemented:
+                return value
+            if attr in METHODS:
+                return MethodRef(recv, attr)
+        return UNKNOWN
+
+    def subscript(self, node: cst.Subscript) -> Any:
+        if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ANNOTATION_HEADS:
+            # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
+            t = self.annotation(node, dynamic_ok=True)
+            return TypeAlias(t) if t is not None else UNKNOWN
+        recv = self.ev(node.value)
+        parts: list[Any] = []
+        for el in node.slice:
+            s = el.slice
+            if isinstance(s, cst.Index):
+                parts.append(self.ev(s.value))
+            else:
+                bounds = []
+                for b in (s.lower, s.upper, s.step):
+                    v = self.ev(b) if b is not None else Const(None)
+                    bounds.append(v.value if isinstance(v, Const) and (v.value is None or isinstance(v.value, int))
+                                  else v.dim if isinstance(v, DimVal) and isinstance(v.dim, int) else DYN)
+                parts.append(Const(slice(*bounds)))
+        idx = parts[0] if len(parts) == 1 and not _trailing_comma(node) else Seq(tuple(parts))
+        if isinstance(recv, DevicesVal):
+            s = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
+            if s is not None and s.start in (None, 0) and isinstance(s.stop, int) and s.step in (None, 1):
+                return DevicesVal((s.stop,))
+            return DevicesVal((None,))
+        if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
+            for pair in recv.items:
+                if same_value(pair.items[0], idx):
+                    return pair.items[1]
+            return UNKNOWN
+        if isinstance(recv, Seq):
+            try:
+                key = literal(idx)
+                if isinstance(key, int) and not isinstance(key, bool):
+                    return recv.items[key]
+                if isinstance(key, slice) and all(b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)):
+                    return Seq(recv.items[key], recv.kind)
+            except Exception:
+                return UNKNOWN
+            return UNKNOWN
+        if isinstance(recv, ArrayType):
+            return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node)
+        return UNKNOWN
+
+
+def _trailing_comma(node: cst.Subscript) -> bool:
+    return len(node.slice) == 1 and node.slice[0].comma is not cst.MaybeSentinel.DEFAULT
+

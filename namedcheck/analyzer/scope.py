@@ -1,0 +1,101 @@
+"""What the parts of a frame share: the state every frame has, the analyzer interface it calls, and
+small helpers (operand labels for messages, value agreement for merges)."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import libcst as cst
+
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AxisEnv
+from namedcheck.engine.values import ArrayType, Seq
+
+# Transformations that return their function unchanged for the analysis (decorators and calls).
+TRANSPARENT = {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "namedcheck.checked",
+               "jax.ad_checkpoint.checkpoint", "functools.wraps"}
+
+
+class Analyzer(Protocol):
+    """The module analyzer as frames see it (analyzer/module.py implements it)."""
+
+    imports: dict[str, str]
+    ops: dict[str, Any]
+    types: dict[int, tuple[cst.CSTNode, Any]] | None
+    mapped: set[int]
+
+    def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
+    def reveal(self, stmt: cst.CSTNode, value: Any) -> None: ...
+    def add_import(self, s: cst.Import | cst.ImportFrom) -> None: ...
+    def analyse_standalone(self, ref: Any) -> None: ...
+    def defer_unbound_name(self, ref: Any, node: cst.CSTNode, err: RuleError) -> None: ...
+    def call_function(self, ref: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                      node: cst.CSTNode, caller: Any, as_map_body: bool = False) -> Any: ...
+
+
+class FrameState:
+    """The state of one scope's analysis; the statement, expression and call parts operate on it."""
+
+    an: Analyzer
+    parent: Any
+    vars: dict[str, Any]
+    declared_return: Any
+    returns: list[Any]
+    lenient: bool
+    quiet: bool
+    cond_depth: int
+    env: AxisEnv
+    function: Any
+    class_info: Any
+
+    # implemented by the parts (frame.Frame combines them)
+    def ev(self, node: cst.BaseExpression | None) -> Any: ...
+    def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
+    def lookup(self, name: str) -> Any: ...
+    def forget_if_mutable(self, node: cst.BaseExpression, any_value: bool = False) -> None: ...
+    def assign(self, target: cst.BaseExpression, v: Any) -> None: ...
+    def annotation(self, node: cst.BaseExpression, dynamic_ok: bool = False) -> Any: ...
+    def call_value(self, func: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                   kwl: dict[str, str], node: cst.CSTNode, env: AxisEnv | None = None,
+                   as_map_body: bool = False) -> Any: ...
+    def apply_named(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
+                    node: cst.CSTNode, kwl: dict[str, str] | None = None,
+                    fallback: tuple[str, ...] = ()) -> Any: ...
+    def new_frame(self, **kw: Any) -> Any: ...
+
+    @property
+    def silent(self) -> bool:
+        return self.quiet or (self.lenient and self.cond_depth > 0)
+
+
+def label(node: cst.CSTNode) -> str | None:
+    """A short source rendering of an operand for messages (cheap: names, attributes, calls)."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = label(node.value)
+        return f"{inner}.{node.attr.value}" if inner else None
+    if isinstance(node, cst.Call):
+        inner = label(node.func)
+        return f"{inner}(...)" if inner else None
+    if isinstance(node, cst.Subscript):
+        inner = label(node.value)
+        return f"{inner}[...]" if inner else None
+    if isinstance(node, cst.Integer | cst.Float):
+        return node.value
+    return None
+
+
+def has_array(v: Any) -> bool:
+    return isinstance(v, ArrayType) or (isinstance(v, Seq) and v.kind == "tuple"
+                                        and any(isinstance(i, ArrayType) for i in v.items))
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Two analysis values agree (equal and of one kind); used to merge branches and returns."""
+    if a is b:
+        return True
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:
+        return False

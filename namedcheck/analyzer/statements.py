@@ -1,0 +1,217 @@
+"""Statements of a scope: assignments, control flow, definitions (functions, classes), imports."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import (
+    ClassInfo,
+    FuncRef,
+    MappedRef,
+    MeshVal,
+    PartialRef,
+    QualRef,
+)
+from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import scan_slice
+from namedcheck.engine.names import OPERATORS, canonical_name
+from namedcheck.engine.signature import compare_declared
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+
+
+class Statements(FrameState):
+    """Statements update the frame's environment of engine values."""
+
+    def run_block(self, body: Any) -> None:
+        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else (
+            body.body if isinstance(body, cst.SimpleStatementSuite) else body)
+        for s in stmts:
+            self.run_stmt(s)
+
+    def run_stmt(self, s: cst.CSTNode) -> None:
+        if isinstance(s, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+            for small in s.body:
+                self.run_small(small)
+        elif isinstance(s, cst.FunctionDef):
+            self.define_function(s)
+        elif isinstance(s, cst.ClassDef):
+            self.define_class(s)
+        elif isinstance(s, cst.If):
+            self.ev(s.test)
+            self.branches([s.body, s.orelse])
+        elif isinstance(s, cst.For):
+            it = self.ev(s.iter)
+            elem = UNKNOWN
+            if isinstance(it, ArrayType):
+                elem = scan_slice(it)  # iterating an array walks its leading dimension
+            self.loop(s, lambda f: f.assign(s.target, elem))
+        elif isinstance(s, cst.While):
+            self.ev(s.test)
+            self.loop(s, lambda f: None)
+        elif isinstance(s, cst.With):
+            saved = self.env
+            for item in s.items:
+                v = self.ev(item.item)
+                if isinstance(v, MeshVal):  # `with Mesh(...)`, `with jax.set_mesh(mesh)`
+                    self.env = replace(self.env, mesh=v.info)
+                if item.asname is not None:
+                    self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)
+            self.run_block(s.body)
+            self.env = saved
+        elif isinstance(s, cst.Try | cst.TryStar):
+            self.run_block(s.body)
+            self.cond_depth += 1
+            for h in s.handlers:
+                if h.name is not None:
+                    self.assign(h.name.name, UNKNOWN)
+                self.run_block(h.body)
+            self.cond_depth -= 1
+            if s.orelse is not None:
+                self.run_block(s.orelse.body)
+            if s.finalbody is not None:
+                self.run_block(s.finalbody.body)
+        # Match and anything else: not analysed (Unknown is silent)
+
+    def branches(self, blocks: list[Any]) -> None:
+        """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
+        before = dict(self.vars)
+        results = []
+        self.cond_depth += 1
+        for b in blocks:
+            self.vars = dict(before)
+            if b is None:
+                pass
+            elif isinstance(b, cst.If):
+                self.ev(b.test)
+                self.branches([b.body, b.orelse])
+            elif isinstance(b, cst.Else):
+                self.run_block(b.body)
+            else:
+                self.run_block(b)
+            results.append(self.vars)
+        self.cond_depth -= 1
+        merged: dict[str, Any] = {}
+        for k in set().union(*results):
+            vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
+            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else UNKNOWN
+        self.vars = merged
+
+    def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
+        before = dict(self.vars)
+        bind_target(self)
+        self.run_block(s.body)
+        changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
+        if changed:
+            for k in self.vars:
+                if k in changed or k not in before:
+                    self.vars[k] = UNKNOWN
+        if s.orelse is not None:
+            self.run_block(s.orelse.body)
+
+    def run_small(self, s: cst.BaseSmallStatement) -> None:
+        if isinstance(s, cst.Assign):
+            v = self.ev(s.value)
+            self.an.reveal(s, v)
+            for t in s.targets:
+                self.assign(t.target, v)
+        elif isinstance(s, cst.AnnAssign):
+            declared = self.annotation(s.annotation.annotation)
+            if s.value is not None:
+                v = self.ev(s.value)
+                self.an.reveal(s, v)
+                self.check_declared(declared, v, s.value, f"`{label(s.target) or 'the target'}`")
+            else:
+                v = UNKNOWN
+            self.assign(s.target, declared if isinstance(declared, (ArrayType, Seq)) else v)
+        elif isinstance(s, cst.AugAssign):
+            op = OPERATORS.get(type(s.operator).__name__.replace("Assign", ""))
+            left, right = self.ev(s.target), self.ev(s.value)
+            v = self.apply_op(op, [left, right], [s.target, s.value], s) if op else UNKNOWN
+            self.assign(s.target, v)
+        elif isinstance(s, cst.Return):
+            v = self.ev(s.value) if s.value is not None else Const(None)
+            self.returns.append(v)
+            if s.value is not None:
+                self.check_declared(self.declared_return, v, s.value, "the return value")
+        elif isinstance(s, cst.Expr):
+            self.ev(s.value)
+        elif isinstance(s, cst.Assert):
+            self.ev(s.test)
+        elif isinstance(s, cst.Import | cst.ImportFrom):
+            self.an.add_import(s)
+        elif isinstance(s, cst.Del):
+            pass
+
+    def check_declared(self, declared: Any, v: Any, node: cst.CSTNode, what: str) -> None:
+        if declared is None:
+            return
+        try:
+            compare_declared(declared, v, what, lifted_ok=self.lenient)
+        except RuleError as e:
+            self.report(node, e)
+
+    def assign(self, target: cst.BaseExpression, v: Any) -> None:
+        if isinstance(target, cst.Name):
+            self.vars[target.value] = v
+        elif isinstance(target, cst.Tuple | cst.List):
+            elems = target.elements
+            if isinstance(v, Seq) and len(v.items) == len(elems) and not any(
+                    isinstance(e, cst.StarredElement) for e in elems):
+                for e, item in zip(elems, v.items):
+                    self.assign(e.value, item)
+            else:
+                for e in elems:
+                    self.assign(e.value, UNKNOWN)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, UNKNOWN)
+        elif isinstance(target, cst.Subscript):
+            self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
+        elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
+            self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
+        # other attributes: state we do not track
+
+    def define_class(self, c: cst.ClassDef) -> None:
+        """A class body: annotated fields become the types of `self.<field>` in its methods."""
+        info = ClassInfo(c.name.value)
+        inner = self.new_frame()
+        inner.class_info = info
+        body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
+        for stmt in body:
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                        t = inner.annotation(small.annotation.annotation)
+                        if isinstance(t, ArrayType):
+                            info.fields[small.target.value] = t
+        inner.run_block(c.body)
+        self.vars[c.name.value] = UNKNOWN
+
+    def define_function(self, fn: cst.FunctionDef) -> None:
+        info = self.class_info
+        plain_method = info is not None and not any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
+            for d in fn.decorators)
+        # Methods do not see their class body's names: their scope is the class's enclosing scope.
+        scope = self.parent if info is not None and self.parent is not None else self
+        ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
+        if info is not None and plain_method:
+            info.methods[fn.name.value] = ref
+        value: Any = ref
+        for d in reversed(fn.decorators):
+            deco = self.ev(d.decorator)
+            if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
+                continue
+            if isinstance(deco, PartialRef) and isinstance(deco.func, QualRef) and \
+                    canonical_name(deco.func.name) in TRANSPARENT:
+                continue
+            value = self.call_value(deco, [value], {}, [None], {}, d) \
+                if isinstance(deco, PartialRef | QualRef | MappedRef) else UNKNOWN
+            if isinstance(value, MappedRef):
+                self.an.mapped.add(id(fn))
+        self.vars[fn.name.value] = value
+        self.an.analyse_standalone(ref)
+
