@@ -124,6 +124,15 @@ AGREE = [
     ("jnp.round(a)", [("f32", (2,))]),
     ("jnp.isclose(a, b)", [("f32", (2, 3)), ("f32", (3,))]),
     ("jax.lax.psum(a, 'i')", [("f32", (2,), {"i": 3})]),
+    ("jax.lax.dynamic_slice(a, (0, 1), (2, 3))", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_slice(a, (b, 1), (2, 3))", [("f32", (8, 4)), ("i32", ())]),
+    ("jax.lax.dynamic_slice_in_dim(a, 3, 2, axis=1)", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_slice_in_dim(a, b, 5)", [("i32", (8, 4)), ("i32", ())]),
+    ("jax.lax.dynamic_index_in_dim(a, 3, 0, False)", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_index_in_dim(a, 3, 1)", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (2, 4))]),
+    ("jax.lax.dynamic_update_slice_in_dim(a, b, 1, axis=1)", [("f32", (8, 4)), ("f32", (8, 1))]),
+    ("jax.lax.dynamic_update_index_in_dim(a, b, 2, 0)", [("f32", (8, 4)), ("f32", (1, 4))]),
 ]
 
 DISAGREE = [
@@ -153,6 +162,13 @@ DISAGREE = [
     ("jnp.repeat(a, 3, axis=2)", [("f32", (4, 5))]),
     ("jnp.sort(a, axis=2)", [("f32", (4, 5))]),
     ("jnp.take(a, b, axis=2)", [("f32", (4, 5)), ("i32", (2,))]),
+    ("jax.lax.dynamic_slice(a, (0, 1), (9, 3))", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_slice(a, (0, 1), (2,))", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_slice(a, (0,), (2, 3))", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_slice_in_dim(a, 0, 5, axis=1)", [("f32", (8, 4))]),
+    ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (4,))]),
+    ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (9, 4))]),
+    ("jax.lax.dynamic_update_slice_in_dim(a, b, 0, axis=0)", [("f32", (8, 4)), ("f32", (2, 5))]),
 ]
 
 

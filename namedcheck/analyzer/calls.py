@@ -159,7 +159,7 @@ class Calls(FrameState):
                     fallback: tuple[str, ...] = ()) -> Any:
         op = self.an.ops.get(name)
         if op is None:
-            return UNKNOWN
+            return engine_ops.unmodelled(name, pos, kw, self.env)
         labels = tuple(label(n) if n is not None else None for n in nodes)
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))

@@ -11,12 +11,14 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import shard_map
+from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, rebuild
 from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
 
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
 SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}
@@ -26,18 +28,6 @@ SPEC = {"jax.sharding.PartitionSpec", "jax.P", "jax.experimental.PartitionSpec",
 DEVICES = {"jax.devices", "jax.local_devices"}
 SET_MESH = {"jax.set_mesh", "jax.sharding.set_mesh", "jax.sharding.use_mesh", "jax.experimental.mesh_utils.use_mesh"}
 CONTROL = {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond", "jax.lax.switch"}
-
-
-def _lit(v: Any, default: Any = None) -> Any:
-    try:
-        return literal(v)
-    except NotLiteral:
-        return default
-
-
-# parameters each map takes positionally after the function (shard_map: the experimental form)
-_POSITIONAL_PARAMS = {"xmap": ("in_axes", "out_axes"), "vmap": ("in_axes", "out_axes"),
-                      "shard_map": ("mesh", "in_specs", "out_specs")}
 
 
 def _static_int(v: Any) -> Any:
@@ -52,14 +42,17 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     kind = "xmap" if name in XMAP else "shard_map" if name in SHARD_MAP else "vmap" if name == "jax.vmap" else None
     if kind is not None:
         params = dict(kw)
-        for i, key in enumerate(_POSITIONAL_PARAMS[kind]):
+        for i, key in enumerate(POSITIONAL_PARAMS[kind]):
             if len(pos) > i + 1:
                 params[key] = pos[i + 1]
-        return MappedRef(kind, pos[0] if pos else None, params, node)
+        ref = MappedRef(kind, pos[0] if pos else None, params, node)
+        if kind == "shard_map" and ref.func is not None:
+            shard_map.define(f, ref)
+        return ref
     if name in DEVICES:
         return DevicesVal((None,))
     if name == "jax.experimental.mesh_utils.create_device_mesh":
-        shape = _lit(pos[0] if pos else kw.get("mesh_shape"))
+        shape = lit(pos[0] if pos else kw.get("mesh_shape"))
         return DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,))
     if name in ("jax.numpy.array", "jax.numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
         return pos[0]
@@ -79,11 +72,11 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
 
 def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
     if name == "jax.make_mesh":
-        shape = _lit(pos[0] if pos else kw.get("axis_shapes"))
-        names = _lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
+        shape = lit(pos[0] if pos else kw.get("axis_shapes"))
+        names = lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
     else:
         devs = pos[0] if pos else kw.get("devices")
-        names = _lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
+        names = lit(pos[1] if len(pos) > 1 else kw.get("axis_names"))
         shape = devs.shape if isinstance(devs, DevicesVal) else None
     if isinstance(names, str):
         names = (names,)
@@ -97,7 +90,7 @@ def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
 def _spec(pos: list[Any]) -> Any:
     entries: list[tuple[str, ...] | None] = []
     for p in pos:
-        v = _lit(p, default=UNKNOWN)
+        v = lit(p, default=UNKNOWN)
         if v is None:
             entries.append(None)
         elif isinstance(v, str):
@@ -110,7 +103,7 @@ def _spec(pos: list[Any]) -> Any:
 
 
 def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
-    shape = _lit(args[0]) if len(args) == 1 else tuple(_lit(a) for a in args)
+    shape = lit(args[0]) if len(args) == 1 else tuple(lit(a) for a in args)
     if isinstance(shape, int):
         shape = (shape,)
     return DevicesVal(tuple(shape)) if isinstance(shape, tuple) else DevicesVal((None,))
@@ -121,7 +114,10 @@ def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
 def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     if ref.func is None:  # used as a decorator factory: `shard_map(mesh=..., ...)(f)`
         if len(pos) == 1 and not kw:
-            return MappedRef(ref.kind, pos[0], ref.params, ref.node)
+            mapped = MappedRef(ref.kind, pos[0], ref.params, ref.node)
+            if ref.kind == "shard_map":
+                shard_map.define(f, mapped)
+            return mapped
         return UNKNOWN
     if kw:
         return UNKNOWN  # mapped functions take positional arguments
@@ -130,101 +126,83 @@ def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], no
             return _call_xmap(f, ref, pos, node)
         if ref.kind == "vmap":
             return _call_vmap(f, ref, pos, node)
-        return _call_shard_map(f, ref, pos, node)
-    except _Fail as e:
+        return shard_map.call(f, ref, pos, node)
+    except Fail as e:
         f.report(e.node, e.err)
         return UNKNOWN
 
 
-class _Fail(Exception):
-    def __init__(self, node: cst.CSTNode, err: RuleError) -> None:
-        self.node, self.err = node, err
-
-
-def _at(node: cst.CSTNode, fn: Any, *args: Any) -> Any:
-    try:
-        return fn(*args)
-    except RuleError as e:
-        raise _Fail(node, e) from None
-
-
 def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
     p = ref.params
-    in_axes = _lit(p.get("in_axes"), default=UNKNOWN)
-    out_axes = _lit(p.get("out_axes"), default=UNKNOWN)
+    in_axes = lit(p.get("in_axes"), default=UNKNOWN)
+    out_axes = lit(p.get("out_axes"), default=UNKNOWN)
     if in_axes is UNKNOWN or out_axes is UNKNOWN:
         return UNKNOWN
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
-    leaves = _at(ref.node, maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
+    leaves = at(ref.node, maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
                  args, maps.is_axis_mapping, "the arguments", "NC401", "xmap in_axes")
-    mappings = [(_at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
+    mappings = [(at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
     for m, v, w in mappings:
         if isinstance(v, ArrayType) and not v.has_ellipsis:
-            locals_.append(_at(node, maps.xmap_in, v, m, w, sizes, f.env))
+            locals_.append(at(node, maps.xmap_in, v, m, w, sizes, f.env))
         else:
-            _at(ref.node, maps.check_not_rebound, [n for _, n in m.pairs], f.env, w)
+            at(ref.node, maps.check_not_rebound, [n for _, n in m.pairs], f.env, w)
             for _, n in m.pairs:
                 sizes.setdefault(n, (None, w))
             locals_.append(UNKNOWN)
-    axis_sizes = _lit(p.get("axis_sizes"), default=None) or {}
+    axis_sizes = lit(p.get("axis_sizes"), default=None) or {}
     if isinstance(axis_sizes, dict):
-        _at(ref.node, maps.check_not_rebound, list(axis_sizes), f.env, "axis_sizes")
-        _at(node, maps.add_axis_sizes, sizes, axis_sizes)
+        at(ref.node, maps.check_not_rebound, list(axis_sizes), f.env, "axis_sizes")
+        at(node, maps.add_axis_sizes, sizes, axis_sizes)
     own = {n: s for n, (s, _) in sizes.items()}
-    resources_raw = _lit(p.get("axis_resources"), default=None) or {}
+    resources_raw = lit(p.get("axis_resources"), default=None) or {}
     resources = {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()} \
         if isinstance(resources_raw, dict) else {}
-    _at(ref.node, maps.check_resources, resources, own, f.env.mesh)
+    at(ref.node, maps.check_resources, resources, own, f.env.mesh)
     env = f.env.with_names(own, resources)
     for v in locals_:
-        _at(node, maps.check_cooccurrence, v, env)
-    rebuilt = _rebuild(pos, locals_)
+        at(node, maps.check_cooccurrence, v, env)
+    rebuilt = rebuild(pos, locals_)
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = _at(ref.node, maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
+    out_leaves = at(ref.node, maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
     outs = []
     for s, v, w in out_leaves:
-        m = _at(ref.node, maps.parse_mapping, s, w)
-        outs.append(_at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
+        m = at(ref.node, maps.parse_mapping, s, w)
+        outs.append(at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
     if isinstance(result, Seq):
         return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
     return outs[0] if len(outs) == 1 else UNKNOWN
 
 
-def _rebuild(pos: list[Any], locals_: list[Any]) -> list[Any]:
-    """Per-instance argument values, in the arguments' own structure (flat leaves -> args)."""
-    it = iter(locals_)
-    return [maps.seq_rebuild(p, it) for p in pos]
-
-
 def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
     p = ref.params
-    in_axes = _lit(p.get("in_axes", Const(0)), default=UNKNOWN)
-    out_axes = _lit(p.get("out_axes", Const(0)), default=UNKNOWN)
-    axis_name = _lit(p.get("axis_name", Const(None)), default=UNKNOWN)
+    in_axes = lit(p.get("in_axes", Const(0)), default=UNKNOWN)
+    out_axes = lit(p.get("out_axes", Const(0)), default=UNKNOWN)
+    axis_name = lit(p.get("axis_name", Const(None)), default=UNKNOWN)
     if UNKNOWN in (in_axes, out_axes, axis_name) or isinstance(in_axes, dict):
         return UNKNOWN
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    per_arg = _at(ref.node, maps.vmap_axes_per_arg, in_axes, len(pos))
+    per_arg = at(ref.node, maps.vmap_axes_per_arg, in_axes, len(pos))
     sizes: list[tuple[Any, str]] = []
     locals_: list[Any] = []
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
         if ax is None:
             locals_.append(v)
         elif isinstance(ax, int):
-            locals_.append(_at(node, maps.vmap_in_tree, v, ax, f"argument {i}", sizes))
+            locals_.append(at(node, maps.vmap_in_tree, v, ax, f"argument {i}", sizes))
         else:
             locals_.append(UNKNOWN)
     size = next((s for s, _ in sizes if s is not None), None)
     env = f.env
     if isinstance(axis_name, str):
-        _at(ref.node, maps.check_not_rebound, [axis_name], f.env, "vmap axis_name")
+        at(ref.node, maps.check_not_rebound, [axis_name], f.env, "vmap axis_name")
         env = env.with_names({axis_name: size})
     result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
@@ -235,7 +213,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             return UNKNOWN
         if isinstance(axis_name, str) and axis_name in v.named_shape:
             v = v.with_named({n: s for n, s in v.named if n != axis_name})
-        return _at(ref.node, maps.vmap_out, v, ax, size)
+        return at(ref.node, maps.vmap_out, v, ax, size)
 
     if isinstance(result, Seq):
         axes = out_axes if isinstance(out_axes, tuple) else (out_axes,) * len(result.items)
@@ -243,54 +221,6 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             return UNKNOWN
         return Seq(tuple(out(v, a) for v, a in zip(result.items, axes)), result.kind)
     return out(result, out_axes)
-
-
-def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
-    p = ref.params
-    mesh_v = p.get("mesh")
-    mesh = mesh_v.info if isinstance(mesh_v, MeshVal) else (f.env.mesh if mesh_v is None else None)
-    if mesh is None:
-        return UNKNOWN
-    names = _lit(p.get("axis_names", Const(None)), default=UNKNOWN)
-    if names is UNKNOWN:
-        return UNKNOWN
-    manual = frozenset(names) if names else frozenset(mesh.names)
-    check = _lit(p.get("check_vma", p.get("check_rep", Const(True))), default=True)
-    in_specs, out_specs = p.get("in_specs"), p.get("out_specs")
-    specs_in = _spec_tree(in_specs)
-    specs_out = _spec_tree(out_specs)
-    if specs_in is UNKNOWN or specs_out is UNKNOWN:
-        return UNKNOWN
-    leaves = _at(ref.node, maps.match_prefix, specs_in if not isinstance(specs_in, Spec) or len(pos) != 1 else (specs_in,),
-                 Seq(tuple(pos)), lambda s: isinstance(s, Spec), "the arguments", "NC604", "shard_map in_specs")
-    locals_ = []
-    for s, v, w in leaves:
-        if isinstance(v, ArrayType) and not v.has_ellipsis:
-            locals_.append(_at(node, maps.shard_in, v, s, mesh, manual, f"{w} of shard_map"))
-        else:
-            locals_.append(UNKNOWN)
-    env = replace(f.env, mesh=mesh, manual=manual, check_vma=bool(check), definitive=True)
-    args = _rebuild(pos, locals_)
-    result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=env, as_map_body=True)
-    if result is UNKNOWN:
-        return UNKNOWN
-    outs = []
-    for s, v, w in _at(ref.node, maps.match_prefix, specs_out, result, lambda s: isinstance(s, Spec), "the result", "NC604",
-                       "shard_map out_specs"):
-        outs.append(_at(ref.node, maps.shard_out, v, s, mesh, manual, bool(check), f"{w} of shard_map")
-                    if isinstance(v, ArrayType) else UNKNOWN)
-    if isinstance(result, Seq):
-        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
-    return outs[0] if len(outs) == 1 else UNKNOWN
-
-
-def _spec_tree(v: Any) -> Any:
-    if isinstance(v, Spec):
-        return v
-    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
-        items = tuple(_spec_tree(i) for i in v.items)
-        return UNKNOWN if UNKNOWN in items else items
-    return UNKNOWN
 
 
 # ---- control flow (NC602) ----------------------------------------------------------------------------

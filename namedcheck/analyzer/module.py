@@ -19,6 +19,9 @@ from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW,
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12
+STEP_BUDGET_BASE = 5_000
+STEP_BUDGET_PER_STMT = 20
+CALL_STEPS = 5  # a followed call counts as this many statements
 _IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
@@ -53,6 +56,10 @@ class ModuleAnalyzer:
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
         self._positions: Any = None
+        # Work bound: statements analysed. Past it, calls are no longer followed into bodies (their
+        # results are Unknown), so analysis time stays roughly linear in the file's size.
+        self.steps = 0
+        self.budget = STEP_BUDGET_BASE + STEP_BUDGET_PER_STMT * _count_statements(module)
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
@@ -205,14 +212,14 @@ class ModuleAnalyzer:
                 caller.report(node, e)
                 return UNKNOWN
             return result
+        self.steps += CALL_STEPS
         try:
-            key = (id(ref.node), tuple(sorted(values.items())), extra, caller.silent, caller.env)
-            hash(key)
+            key: _Key | None = _Key((id(ref.node), tuple(sorted(values.items())), extra, caller.silent, caller.env))
         except TypeError:
             key = None
         if key is not None and key in self.memo:
             return self.memo[key]
-        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active):
+        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget:
             return UNKNOWN
         if key is not None:
             self.active.add(key)
@@ -298,6 +305,22 @@ class ModuleAnalyzer:
         return out
 
 
+class _Key:
+    """A memo key whose (deep) hash is computed once."""
+
+    __slots__ = ("parts", "h")
+
+    def __init__(self, parts: tuple[Any, ...]) -> None:
+        self.parts = parts
+        self.h = hash(parts)
+
+    def __hash__(self) -> int:
+        return self.h
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Key) and self.h == other.h and self.parts == other.parts
+
+
 class _Uses(cst.CSTVisitor):
     def __init__(self) -> None:
         self.names: dict[str, int] = {}
@@ -319,6 +342,25 @@ def _escaping_names(module: cst.Module) -> set[str]:
     v = _Uses()
     module.visit(v)
     return {n for n, k in v.names.items() if k > v.called.get(n, 0) + v.defined.get(n, 0)}
+
+
+def _count_statements(module: cst.Module) -> int:
+    """Statements of a module, counted without a visitor pass (cheap)."""
+    n = 0
+    todo: list[Any] = list(module.body)
+    while todo:
+        s = todo.pop()
+        n += 1
+        body = getattr(s, "body", None)
+        if isinstance(body, cst.IndentedBlock):
+            todo.extend(body.body)
+        for part in ("orelse", "handlers", "finalbody"):
+            sub = getattr(s, part, None)
+            if isinstance(sub, tuple | list):
+                todo.extend(sub)
+            elif sub is not None:
+                todo.append(sub)
+    return n
 
 
 def _suppressed(line: str, code: str) -> bool:

@@ -1,9 +1,9 @@
-"""The cheap pre-filter (no libcst import): files that mention nothing of namedcheck, xmap or
-shard_map are skipped without parsing."""
+"""The cheap pre-filter (no libcst import): files that never mention jax (nor namedcheck or xmap)
+are skipped without parsing; every other file is analysed."""
 
 import re
 
-RELEVANT = re.compile(r"namedcheck|xmap|shard_map")
+RELEVANT = re.compile(r"jax|namedcheck|xmap")
 
 
 def is_relevant(source: str) -> bool:

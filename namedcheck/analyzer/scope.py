@@ -23,6 +23,7 @@ class Analyzer(Protocol):
     ops: dict[str, Any]
     types: dict[int, tuple[cst.CSTNode, Any]] | None
     mapped: set[int]
+    steps: int  # statements analysed so far (the work bound counts them)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
     def reveal(self, stmt: cst.CSTNode, value: Any) -> None: ...

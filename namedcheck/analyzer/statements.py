@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -20,7 +21,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
 from namedcheck.engine.signature import compare_declared
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
 
 
 class Statements(FrameState):
@@ -33,6 +34,7 @@ class Statements(FrameState):
             self.run_stmt(s)
 
     def run_stmt(self, s: cst.CSTNode) -> None:
+        self.an.steps += 1
         if isinstance(s, cst.SimpleStatementLine | cst.SimpleStatementSuite):
             for small in s.body:
                 self.run_small(small)
@@ -97,7 +99,7 @@ class Statements(FrameState):
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
-            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else UNKNOWN
+            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else functools.reduce(join, vals)
         self.vars = merged
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
@@ -107,8 +109,8 @@ class Statements(FrameState):
         changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
         if changed:
             for k in self.vars:
-                if k in changed or k not in before:
-                    self.vars[k] = UNKNOWN
+                if k in changed or k not in before:  # what both the entry and one iteration agree on
+                    self.vars[k] = join(before[k], self.vars[k]) if k in changed else UNKNOWN
         if s.orelse is not None:
             self.run_block(s.orelse.body)
 
@@ -163,6 +165,12 @@ class Statements(FrameState):
                     isinstance(e, cst.StarredElement) for e in elems):
                 for e, item in zip(elems, v.items):
                     self.assign(e.value, item)
+            elif isinstance(v, ArrayType) and v.has_ellipsis:
+                # a value of unknown structure (rows of an array, or a pytree's leaves): each part
+                # varies as the whole does
+                part = replace(ArrayType.partial(v.varying, v.vary_exact), named_open=True)
+                for e in elems:
+                    self.assign(e.value, part)
             else:
                 for e in elems:
                     self.assign(e.value, UNKNOWN)

@@ -154,8 +154,8 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
         return [(spec, v, label) for v, label in seq_leaves(value, what)]
     if isinstance(spec, tuple):
         if not isinstance(value, Seq):
-            if not isinstance(value, ArrayType):
-                return []
+            if not isinstance(value, ArrayType) or value.is_partial:
+                return []  # a value of unknown structure (a partial array may stand for a pytree)
             raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
         if len(spec) != len(value.items):
             n = len(value.items)
@@ -360,8 +360,8 @@ def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
 
 # ---- shard_map ----------------------------------------------------------------------------------
 
-def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int) -> None:
-    if len(spec.entries) > rank:
+def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int | None) -> None:
+    if rank is not None and len(spec.entries) > rank:
         raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}",
                         hint="a PartitionSpec has at most one entry per positional dimension")
     axes = spec.axes()
@@ -404,22 +404,23 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
 
 def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
               what: str) -> ArrayType:
-    """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out."""
-    if res.has_ellipsis:
-        raise ValueError
-    _spec_axes_checked(spec, mesh, manual, what, len(res.shape))
+    """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out (a
+    lower bound of its varying set proves it, whatever its shape)."""
+    _spec_axes_checked(spec, mesh, manual, what, None if res.has_ellipsis else len(res.shape))
     missing = sorted(res.varying - set(spec.axes()))
     if check_vma and missing:
         a = missing[0]
         raise RuleError("NC601", f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
                                  f"(out_specs without an axis promise a value replicated over it)",
                         hint=f"add {a!r} to out_specs, or psum over {a!r} before returning")
+    if res.has_ellipsis:
+        return replace(res, varying=frozenset(), vary_exact=True, spec=None)
     shape = list(res.shape)
     for i, e in enumerate(spec.entries):
         k = _split_size(e, mesh)
         if e:
             shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
-    return ArrayType.make(res.dtype_code, tuple(shape), dict(res.named))
+    return replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
@@ -434,7 +435,10 @@ def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set across the body."""
     for i, (a, b) in enumerate(zip(_leaves(init), _leaves(out))):
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
-            extra = sorted(b.varying - a.varying)
+            # gaining an axis is proven when the initial set is exact; losing one when the body's is
+            extra = sorted(b.varying - a.varying) if a.vary_exact else []
+            if not extra and not (b.vary_exact and a.varying - b.varying):
+                continue
             where = f"carry item {i}" if len(_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
@@ -455,7 +459,7 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
         if len(arrays) == len(group) and len({a.varying for a in arrays}) > 1:
             union = frozenset().union(*(a.varying for a in arrays))
             for b, a in enumerate(arrays):
-                if a.varying != union:
+                if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
                     raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
                                              f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
@@ -466,6 +470,8 @@ def scan_slice(v: Any) -> Any:
     """What a scan body sees of `xs`: every leaf without its leading dimension."""
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
         return v.with_shape(v.shape[1:])
+    if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
+        return replace(ArrayType.partial(v.varying, v.vary_exact, v.dtype_code), named_open=True)
     if isinstance(v, Seq):
         return Seq(tuple(scan_slice(i) for i in v.items), v.kind)
     return UNKNOWN

@@ -163,6 +163,8 @@ def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: st
     _match_positional(u, declared.shape, actual.shape, what, code)
     have = dict(actual.named)
     for name, size in declared.named:
+        if name not in have and actual.named_open:
+            continue  # its named axes are not all known
         if name not in have:
             raise RuleError(code, f"{what[0].upper()}{what[1:]} lacks named axis {name!r} that {u.fname} declares "
                                   f"(its named axes: {sorted(have) or 'none'})")
@@ -244,13 +246,13 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     if dtype_differs:
         raise RuleError("NC304", f"Dtype mismatch: {shown}")
     dn, an = dict(declared.named), dict(actual.named)
-    if set(dn) != set(an):
-        missing, extra = sorted(set(dn) - set(an)), sorted(set(an) - set(dn))
+    if set(dn) != set(an) and not (actual.named_open and set(an) <= set(dn)):
+        missing, extra = sorted(set(dn) - set(an)) if not actual.named_open else [], sorted(set(an) - set(dn))
         detail = "; ".join(([f"missing named {'axes' if len(missing) > 1 else 'axis'} {', '.join(map(repr, missing))}"] if missing else [])
                            + ([f"unexpected named {'axes' if len(extra) > 1 else 'axis'} {', '.join(map(repr, extra))}"] if extra else []))
         raise RuleError("NC301", f"Named shape mismatch: {shown} ({detail})")
     for n in dn:
-        if differ(dn[n], an[n]):
+        if n in an and differ(dn[n], an[n]):
             raise RuleError("NC301", f"Named axis {n!r} mismatch: {shown}")
 
 

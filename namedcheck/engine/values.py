@@ -191,6 +191,20 @@ def const_of(py: Any) -> Any:
     return Const(py)
 
 
+def join(a: Any, b: Any) -> Any:
+    """What two alternatives of a value (branches, loop iterations) are both known to be: equal values
+    stay; two arrays keep their common dtype and the axes both vary over (a lower bound); else Unknown."""
+    if a == b and type(a) is type(b):
+        return a
+    if isinstance(a, ArrayType) and isinstance(b, ArrayType):
+        dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
+        return ArrayType(dtype, (...,), (), False, a.varying & b.varying, True, False)
+    if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind and len(a.items) == len(b.items) \
+            and a.kind != "dict":
+        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.kind)
+    return UNKNOWN
+
+
 @dataclass(frozen=True, slots=True)
 class DtypeRef:
     """A reference to a dtype object (`jnp.float32`, `float`), as a short code (None: unknown)."""

@@ -8,13 +8,13 @@ family (elementwise, ...) named by a decorator in the stub.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError  # noqa: F401  (re-exported for rule modules)
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, union_varying
 from namedcheck.engine.signature import Param, Signature, apply, as_array, bind
-from namedcheck.engine.values import UNKNOWN, ArrayType, NotLiteral, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
 
 MISSING = object()
 
@@ -33,6 +33,7 @@ class Call:
     labels: dict[str, str] = field(default_factory=dict)
     options: dict[str, Any] = field(default_factory=dict)  # the stub decorator's keyword options
     env: AxisEnv = EMPTY_ENV  # the named axes, mesh and manual axes in scope
+    exact: bool = True  # every input's varying set is known exactly (none is opaque)
 
     def get(self, name: str, default: Any = MISSING) -> Any:
         if name in self.args:
@@ -120,27 +121,111 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
     names = [p.name for p in op.signature.params]
     lab = {names[i]: labels[i] for i in range(min(len(names), len(labels))) if labels[i]}
     lab.update(kwlabels or {})
-    call = Call(op.name, values, extra, lab, dict(op.options), env)
+    inputs = [*args, *kwargs.values()]
+    exact = not any(opaque(v) for v in inputs)
+    call = Call(op.name, values, extra, lab, dict(op.options), env, exact)
+    vin = union_varying(inputs)
     try:
         if op.rule is None:
             result = apply(op.signature, values, code="NC203", labels=lab)
         else:
             result = op.rule(call)
-        vin = union_varying([*args, *kwargs.values()])
-        vma = VMA_RULES.get(op.name)
-        if vma is not None:
-            result = with_varying(result, vma(call, vin, result))
-        elif vin:
-            result = with_varying(result, vin)
-    except (Unprovable, NotLiteral):
-        return UNKNOWN
-    except RuleError:
-        raise
-    except (TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
-        # Arguments of a kind the rule does not model: stay silent.
-        return UNKNOWN
+        result = _vma(op, call, vin, result)
+    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
+        # An input not known well enough (or of a kind the rule does not model): the shape is Unknown,
+        # but inside shard_map the varying set still follows (JAX's rules hold whatever the shapes).
+        return partial_result(op.name, call, vin, inputs)
+    result = _partial_parts(result, inputs, exact)
     check_cooccurrence(result, env)
     return result
+
+
+def _vma(op: Op, call: Call, vin: frozenset[str], result: Any) -> Any:
+    vma = VMA_RULES.get(op.name)
+    if vma is not None:
+        return with_varying(result, vma(call, vin, result))
+    return with_varying(result, vin) if vin else result
+
+
+def opaque(v: Any) -> bool:
+    """An input the engine knows nothing of (it may be an array varying over anything)."""
+    if v is UNKNOWN:
+        return True
+    if isinstance(v, ArrayType):
+        return not v.vary_exact
+    if isinstance(v, Seq):
+        return any(opaque(i) for i in v.items)
+    return False
+
+
+def _partial_parts(result: Any, inputs: list[Any], exact: bool) -> Any:
+    """A result computed from partly known inputs is itself partly known: named axes an input may
+    have unlisted stay possible, and a varying set computed from opaque inputs is a lower bound."""
+    open_named = any(isinstance(leaf, ArrayType) and leaf.named_open for v in inputs for leaf in _leaves(v))
+    if not (open_named or not exact):
+        return result
+    if isinstance(result, Seq):
+        return Seq(tuple(_partial_parts(i, inputs, exact) for i in result.items), result.kind)
+    if isinstance(result, ArrayType):
+        return replace(result, named_open=result.named_open or open_named,
+                       vary_exact=result.vary_exact and exact)
+    return result
+
+
+_ARANGE = "jax.numpy.arange"
+_STATIC_CREATION = {"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.eye", "jax.numpy.identity",
+                    _ARANGE}
+
+
+def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]) -> Any:
+    """What an op gives when its shape is not known: inside shard_map (manual axes in scope), an array
+    of unknown shape whose varying set follows the op's VMA rule; elsewhere Unknown."""
+    if not call.env.manual:
+        return UNKNOWN
+    if name in _STATIC_CREATION:  # shapes are static: the result is invariant whatever they are
+        dt = call.args.get("dtype", MISSING)
+        code = dt.code if isinstance(dt, DtypeRef) else "f32" if dt is MISSING and name != _ARANGE else None
+        return ArrayType.partial(frozenset(), True, code)
+    if not any(isinstance(leaf, ArrayType) for v in inputs for leaf in _leaves(v)):
+        return UNKNOWN
+    vma = VMA_RULES.get(name)
+    try:
+        varying = vma(call, vin, UNKNOWN) if vma is not None else vin
+    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError):
+        return UNKNOWN
+    return ArrayType.partial(varying, exact=call.exact)
+
+
+# Public modules whose functions are compositions of primitives following JAX's standard VMA rule
+# (the union of the inputs' varying sets), apart from the names below.
+_STANDARD_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "jax.image.")
+_NOT_STANDARD = ("psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pbroadcast",
+                 "pswapaxes", "pcast", "pvary", "axis_index", "axis_size", "ragged", "scatter", "collective",
+                 "map", "scan", "loop", "cond", "switch", "custom", "callback", "debug", "checkpoint", "remat",
+                 "vectorize", "reduce", "associative", "sharding", "reshard", "device_put", "eval_shape")
+
+
+def unmodelled(name: str, args: list[Any], kwargs: dict[str, Any], env: AxisEnv = EMPTY_ENV) -> Any:
+    """An op without a rule: inside shard_map, an array of unknown shape varying over the union of
+    its inputs' varying sets (exactly, when every input is known); otherwise Unknown."""
+    if not env.manual or not name.startswith(_STANDARD_MODULES):
+        return UNKNOWN
+    short = name.rpartition(".")[2]
+    if any(w in short for w in _NOT_STANDARD):
+        return UNKNOWN
+    inputs = [*args, *kwargs.values()]
+    leaves = [leaf for v in inputs for leaf in _leaves(v)]
+    known_kinds = (ArrayType, Const, DimVal, DtypeRef)
+    if not any(isinstance(leaf, ArrayType) for leaf in leaves) or \
+            any(leaf is not UNKNOWN and not isinstance(leaf, known_kinds) for leaf in leaves):
+        return UNKNOWN  # no array input, or a function / object input (its body may hold collectives)
+    return ArrayType.partial(union_varying(inputs), exact=not any(opaque(v) for v in inputs))
+
+
+def _leaves(v: Any) -> list[Any]:
+    if isinstance(v, Seq):
+        return [x for i in v.items for x in _leaves(i)]
+    return [v]
 
 
 def _load_rules() -> None:
@@ -154,11 +239,12 @@ def _load_rules() -> None:
         nn,
         reductions,
         shaping,
+        slicing,
         transforms,
     )
 
 
 _load_rules()
 
-__all__ = ["Call", "Op", "Param", "RULES", "FAMILIES", "VMA_RULES", "rule", "family", "vma_rule", "run",
+__all__ = ["Call", "Op", "Param", "RULES", "FAMILIES", "VMA_RULES", "rule", "family", "vma_rule", "run", "unmodelled",
            "Unprovable", "MISSING"]

@@ -42,7 +42,8 @@ def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozen
     names = axis_names(call)
     manual = [n for n in names if n in call.env.manual]
     varying_part = [n for n in manual if n in vin]
-    if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual):
+    if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual) \
+            and call.exact:  # invariance over the other axes is proven only by an exact varying set
         invariant = tuple(n for n in manual if n not in vin)
         raise RuleError("NC603", f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
                                  f"but invariant over {invariant!r}; JAX rejects a partly varying input",

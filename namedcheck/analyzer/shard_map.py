@@ -1,0 +1,152 @@
+"""shard_map: its body analysed where it is defined (parameters known from in_specs alone) and at
+each call (with the arguments' shapes); in_specs left out are taken from the arguments' stated
+shardings. The rules (shard_in, shard_out, varying sets) live in engine/maps.py."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, return_nodes, source
+from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
+from namedcheck.analyzer.scope import FrameState as Frame
+from namedcheck.engine import maps
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+
+
+def spec_tree(v: Any) -> Any:
+    """A pytree of PartitionSpecs as Spec / tuples of them; Unknown when any part is not known."""
+    if isinstance(v, Spec):
+        return v
+    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
+        items = tuple(spec_tree(i) for i in v.items)
+        return UNKNOWN if UNKNOWN in items else items
+    return UNKNOWN
+
+
+def _is_spec(s: Any) -> bool:
+    return isinstance(s, Spec)
+
+
+class _Setup:
+    """A shard_map's static arguments, read once."""
+
+    def __init__(self, f: Frame, ref: MappedRef) -> None:
+        p = ref.params
+        mesh_v = p.get("mesh")
+        self.mesh: MeshInfo | None = mesh_v.info if isinstance(mesh_v, MeshVal) else (
+            f.env.mesh if mesh_v is None else None)
+        names = lit(p.get("axis_names", Const(None)), default=UNKNOWN)
+        self.ok = self.mesh is not None and names is not UNKNOWN
+        mesh_names = self.mesh.names if self.mesh is not None else ()
+        self.manual = frozenset(names) if names and names is not UNKNOWN else frozenset(mesh_names)
+        self.check = bool(lit(p.get("check_vma", p.get("check_rep", Const(True))), default=True))
+        self.omitted = "in_specs" not in p
+        self.specs_in = None if self.omitted else spec_tree(p.get("in_specs"))
+        self.specs_out = spec_tree(p.get("out_specs"))
+        if self.specs_in is UNKNOWN or self.specs_out is UNKNOWN:
+            self.ok = False
+
+    def env(self, f: Frame) -> AxisEnv:
+        assert self.mesh is not None
+        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=True)
+
+
+def define(f: Frame, ref: MappedRef) -> None:
+    """Analyse a shard_map body where it is written: each parameter is an array of unknown shape
+    (rank at least its spec's length) varying over its in_spec's manual axes, so out_specs, carries,
+    branches and collectives are checked without a call."""
+    if not isinstance(ref.func, FuncRef) or not isinstance(ref.func.node, cst.FunctionDef):
+        return
+    s = _Setup(f, ref)
+    if not s.ok:
+        return
+    params = ref.func.node.params
+    if params.star_arg is not cst.MaybeSentinel.DEFAULT and isinstance(params.star_arg, cst.Param):
+        return
+    n = len(params.posonly_params) + len([p for p in params.params if p.default is None])
+    if ref.func.owner is not None:
+        return  # a method: `self` is not an argument of the map
+    if s.omitted:
+        args = [replace(ArrayType.partial(exact=False), named_open=True) for _ in range(n)]  # their shardings
+    elif isinstance(s.specs_in, Spec):
+        args = [_param(s.specs_in, s.manual) for _ in range(n)]
+    else:
+        if len(s.specs_in) != n:
+            return  # the call reports the mismatch with the arguments in hand
+        args = [_param_tree(t, s.manual) for t in s.specs_in]
+    try:
+        _run(f, ref, s, args, ref.node)
+    except Fail as e:
+        f.report(e.node, e.err)
+
+
+def _param(spec: Spec, manual: frozenset[str]) -> ArrayType:
+    t = ArrayType.partial(frozenset(spec.axes()) & manual, exact=True, min_rank=len(spec.entries))
+    return replace(t, named_open=True)
+
+
+def _param_tree(t: Any, manual: frozenset[str]) -> Any:
+    if isinstance(t, Spec):
+        return _param(t, manual)
+    return Seq(tuple(_param_tree(i, manual) for i in t), "tuple")
+
+
+def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
+    """A call of a shard_mapped function with the arguments' types."""
+    s = _Setup(f, ref)
+    if not s.ok:
+        return UNKNOWN
+    assert s.mesh is not None
+    args_value = Seq(tuple(pos))
+    if s.omitted:
+        locals_ = [_from_sharding(v, s, f"{w} of shard_map") for v, w in maps.seq_leaves(args_value, "the arguments")]
+    else:
+        spec_in = s.specs_in if not isinstance(s.specs_in, Spec) or len(pos) != 1 else (s.specs_in,)
+        leaves = at(param_node(ref, "in_specs"), maps.match_prefix, spec_in, args_value, _is_spec,
+                    "the arguments", "NC604", "shard_map in_specs")
+        locals_ = []
+        for spec, v, w in leaves:
+            if isinstance(v, ArrayType) and not v.has_ellipsis:
+                locals_.append(at(node, maps.shard_in, v, spec, s.mesh, s.manual, f"{w} of shard_map"))
+            else:
+                locals_.append(UNKNOWN)
+    return _run(f, ref, s, rebuild(pos, locals_), node)
+
+
+def _from_sharding(v: Any, s: _Setup, what: str) -> Any:
+    """in_specs left out: an argument's stated sharding is its spec (JAX reads it off the array)."""
+    assert s.mesh is not None
+    if isinstance(v, ArrayType) and v.spec is not None and not v.has_ellipsis:
+        return maps.shard_in(v, Spec(v.spec), s.mesh, s.manual, what)
+    return replace(ArrayType.partial(exact=False), named_open=True)
+
+
+def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode) -> Any:
+    """The body under the shard_map's axes, and its outputs against out_specs."""
+    assert s.mesh is not None
+    result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=s.env(f), as_map_body=True)
+    if result is UNKNOWN:
+        return UNKNOWN
+    where = param_node(ref, "out_specs")
+    outs = []
+    try:
+        for spec, v, w in maps.match_prefix(s.specs_out, result, _is_spec, "the result", "NC604", "shard_map out_specs"):
+            outs.append(maps.shard_out(v, spec, s.mesh, s.manual, s.check, f"{w} of shard_map")
+                        if isinstance(v, ArrayType) else UNKNOWN)
+    except RuleError as e:
+        if e.code == "NC601" and isinstance(ref.func, FuncRef):
+            rets = return_nodes(ref.func.node)
+            if len(rets) == 1 and rets[0].value is not None:
+                e = RuleError(e.code, f"{e.message}; it is returned by `return {source(rets[0].value)}`", e.hint)
+        raise Fail(where, e) from None
+    if isinstance(result, Seq):
+        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
+    return outs[0] if len(outs) == 1 else UNKNOWN
+
+
+__all__ = ["define", "call", "spec_tree"]

@@ -1,0 +1,114 @@
+"""Dynamic slicing (`lax.dynamic_slice` and friends): the slice sizes are static, the starts are
+not. Indices of any value are accepted; the rank and sizes are what can be proven wrong."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine import dtypes
+from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.values import ArrayType, Const, Seq, literal
+
+
+def _operand(call: Call, name: str = "operand") -> ArrayType:
+    x = call.array(name)
+    if x.has_ellipsis:
+        raise Unprovable
+    return x
+
+
+def _fits(call: Call, x: ArrayType, sizes: tuple[Any, ...], what: str) -> None:
+    for i, (s, d) in enumerate(zip(sizes, x.shape)):
+        if is_int(s) and s < 0:
+            raise RuleError("NC203", f"{call.short}: negative {what} size {s} for dimension {i}")
+        if is_int(s) and is_int(d) and s > d:
+            raise RuleError("NC203", f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the "
+                                     f"operand {fmt_shape(x.shape)}",
+                            hint="a dynamic slice cannot be larger than the array it slices")
+
+
+def _rank(call: Call, x: ArrayType, n: int, what: str) -> None:
+    if n != len(x.shape):
+        raise RuleError("NC203", f"{call.short}: {n} {what} for an operand of rank {len(x.shape)} "
+                                 f"{fmt_shape(x.shape)}", hint="give one entry per dimension of the operand")
+
+
+def _count(v: Any) -> int:
+    if isinstance(v, Seq):
+        return len(v.items)
+    if isinstance(v, ArrayType) and len(v.shape) == 1 and is_int(v.shape[0]):
+        return v.shape[0]
+    raise Unprovable
+
+
+@rule("jax.lax.dynamic_slice")
+def dynamic_slice_rule(call: Call) -> Any:
+    x = _operand(call)
+    sizes = shape_arg(call.get("slice_sizes"))
+    _rank(call, x, len(sizes), "slice sizes")
+    try:
+        _rank(call, x, _count(call.get("start_indices")), "start indices")
+    except Unprovable:
+        pass
+    _fits(call, x, sizes, "slice")
+    return x.with_shape(sizes)
+
+
+@rule("jax.lax.dynamic_slice_in_dim")
+def dynamic_slice_in_dim_rule(call: Call) -> Any:
+    x = _operand(call)
+    i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
+    (size,) = shape_arg(call.get("slice_size"))
+    shape = x.shape[:i] + (size,) + x.shape[i + 1:]
+    _fits(call, x, shape, "slice")
+    return x.with_shape(shape)
+
+
+@rule("jax.lax.dynamic_index_in_dim")
+def dynamic_index_in_dim_rule(call: Call) -> Any:
+    x = _operand(call)
+    i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
+    keep = literal(call.get("keepdims", Const(True)))
+    return x.with_shape(x.shape[:i] + ((1,) if keep else ()) + x.shape[i + 1:])
+
+
+def _update(call: Call, x: ArrayType) -> ArrayType:
+    u = call.array("update")
+    if u.has_ellipsis:
+        raise Unprovable
+    if len(u.shape) != len(x.shape):
+        raise RuleError("NC203", f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
+                                 f"operand has rank {len(x.shape)} {fmt_shape(x.shape)}",
+                        hint="the update must have the operand's rank (expand_dims it)")
+    _fits(call, x, u.shape, "update")
+    if u.dtype_code and x.dtype_code and not u.weak and dtypes.definitely_different(u.dtype_code, x.dtype_code):
+        raise RuleError("NC304", f"{call.short}: the update has dtype {u.dtype} but the operand {x.dtype}",
+                        hint="cast the update with .astype(operand.dtype)")
+    return u
+
+
+@rule("jax.lax.dynamic_update_slice")
+def dynamic_update_slice_rule(call: Call) -> Any:
+    x = _operand(call)
+    _update(call, x)
+    try:
+        _rank(call, x, _count(call.get("start_indices")), "start indices")
+    except Unprovable:
+        pass
+    return x
+
+
+@rule("jax.lax.dynamic_update_slice_in_dim", "jax.lax.dynamic_update_index_in_dim")
+def dynamic_update_in_dim_rule(call: Call) -> Any:
+    x = _operand(call)
+    norm_axis(literal(call.get("axis")), len(x.shape), call.short)
+    u = _update(call, x)
+    if call.op.endswith("index_in_dim"):
+        i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
+        if is_int(u.shape[i]) and u.shape[i] != 1:
+            raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
+                                     f"update writes one entry (size 1)")
+    return x
