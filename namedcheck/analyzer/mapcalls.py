@@ -12,8 +12,8 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import shard_map
-from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, rebuild
-from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
+from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild
+from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
@@ -39,15 +39,16 @@ def _static_int(v: Any) -> Any:
 
 def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Values built by map constructors, meshes, specs and device lists; NotImplemented otherwise."""
-    kind = "xmap" if name in XMAP else "shard_map" if name in SHARD_MAP else "vmap" if name == "jax.vmap" else None
+    kind = "xmap" if name in XMAP else "shard_map" if name in SHARD_MAP else "vmap" if name == "jax.vmap" else \
+        "pmap" if name == "jax.pmap" else None
     if kind is not None:
         params = dict(kw)
         for i, key in enumerate(POSITIONAL_PARAMS[kind]):
             if len(pos) > i + 1:
                 params[key] = pos[i + 1]
         ref = MappedRef(kind, pos[0] if pos else None, params, node)
-        if kind == "shard_map" and ref.func is not None:
-            shard_map.define(f, ref)
+        if ref.func is not None:
+            define(f, ref)
         return ref
     if name in DEVICES:
         return DevicesVal((None,))
@@ -115,8 +116,7 @@ def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], no
     if ref.func is None:  # used as a decorator factory: `shard_map(mesh=..., ...)(f)`
         if len(pos) == 1 and not kw:
             mapped = MappedRef(ref.kind, pos[0], ref.params, ref.node)
-            if ref.kind == "shard_map":
-                shard_map.define(f, mapped)
+            define(f, mapped)
             return mapped
         return UNKNOWN
     if kw:
@@ -124,7 +124,7 @@ def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], no
     try:
         if ref.kind == "xmap":
             return _call_xmap(f, ref, pos, node)
-        if ref.kind == "vmap":
+        if ref.kind in ("vmap", "pmap"):
             return _call_vmap(f, ref, pos, node)
         return shard_map.call(f, ref, pos, node)
     except Fail as e:
@@ -141,28 +141,28 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
-    leaves = at(ref.node, maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
+    leaves = at(param_node(ref, "in_axes"), maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
                  args, maps.is_axis_mapping, "the arguments", "NC401", "xmap in_axes")
-    mappings = [(at(ref.node, maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
+    mappings = [(at(param_node(ref, "in_axes"), maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
     for m, v, w in mappings:
         if isinstance(v, ArrayType) and not v.has_ellipsis:
             locals_.append(at(node, maps.xmap_in, v, m, w, sizes, f.env))
         else:
-            at(ref.node, maps.check_not_rebound, [n for _, n in m.pairs], f.env, w)
+            at(param_node(ref, "in_axes"), maps.check_not_rebound, [n for _, n in m.pairs], f.env, w)
             for _, n in m.pairs:
                 sizes.setdefault(n, (None, w))
             locals_.append(UNKNOWN)
     axis_sizes = lit(p.get("axis_sizes"), default=None) or {}
     if isinstance(axis_sizes, dict):
-        at(ref.node, maps.check_not_rebound, list(axis_sizes), f.env, "axis_sizes")
+        at(param_node(ref, "axis_sizes"), maps.check_not_rebound, list(axis_sizes), f.env, "axis_sizes")
         at(node, maps.add_axis_sizes, sizes, axis_sizes)
     own = {n: s for n, (s, _) in sizes.items()}
     resources_raw = lit(p.get("axis_resources"), default=None) or {}
     resources = {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()} \
         if isinstance(resources_raw, dict) else {}
-    at(ref.node, maps.check_resources, resources, own, f.env.mesh)
+    at(param_node(ref, "axis_resources"), maps.check_resources, resources, own, f.env.mesh)
     env = f.env.with_names(own, resources)
     for v in locals_:
         at(node, maps.check_cooccurrence, v, env)
@@ -170,14 +170,35 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = at(ref.node, maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
+    out_leaves = at(param_node(ref, "out_axes"), maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
     outs = []
     for s, v, w in out_leaves:
-        m = at(ref.node, maps.parse_mapping, s, w)
-        outs.append(at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
+        m = at(param_node(ref, "out_axes"), maps.parse_mapping, s, w)
+        outs.append(at(param_node(ref, "out_axes"), maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
     if isinstance(result, Seq):
         return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
     return outs[0] if len(outs) == 1 else UNKNOWN
+
+
+def define(f: Frame, ref: MappedRef) -> None:
+    """A map's body analysed where the map is written, before any call: shard_map from its specs;
+    vmap / pmap with an axis_name for the collectives over names (their shapes need a call)."""
+    if ref.kind == "shard_map":
+        shard_map.define(f, ref)
+        return
+    if ref.kind not in ("vmap", "pmap") or not isinstance(ref.func, FuncRef) or (
+            f.parent is not None and not f.env.definitive):
+        return  # inside a function analysed on its own, an enclosing map may bind more names
+    axis_name = lit(ref.params.get("axis_name", Const(None)), default=UNKNOWN)
+    if not isinstance(axis_name, str) or axis_name in dict(f.env.named) or ref.func.owner is not None:
+        return
+    fn = ref.func.node
+    if not isinstance(fn, cst.FunctionDef) or isinstance(fn.params.star_arg, cst.Param):
+        return
+    n = len(fn.params.posonly_params) + len([p for p in fn.params.params if p.default is None])
+    args = [UNKNOWN] * n
+    f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}),
+                 as_map_body=True)
 
 
 def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
@@ -189,7 +210,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         return UNKNOWN
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    per_arg = at(ref.node, maps.vmap_axes_per_arg, in_axes, len(pos))
+    per_arg = at(param_node(ref, "in_axes"), maps.vmap_axes_per_arg, in_axes, len(pos))
     sizes: list[tuple[Any, str]] = []
     locals_: list[Any] = []
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
@@ -202,7 +223,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     size = next((s for s, _ in sizes if s is not None), None)
     env = f.env
     if isinstance(axis_name, str):
-        at(ref.node, maps.check_not_rebound, [axis_name], f.env, "vmap axis_name")
+        at(param_node(ref, "axis_name"), maps.check_not_rebound, [axis_name], f.env, f"{ref.kind} axis_name")
         env = env.with_names({axis_name: size})
     result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:

@@ -79,12 +79,12 @@ with mesh2:
              axis_resources={'a': 'y', 'b': 'y'})(q, u)
     ok = xmap(through_helper, in_axes=(['a', ...], ['b', ...]), out_axes=[...],
               axis_resources={'a': 'x', 'b': 'y'})(q, u)
-    missing = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],  # expect: NC501
-                   axis_resources={'a': 'z'})
+    missing = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],
+                   axis_resources={'a': 'z'})  # expect: NC501
     missing(q, u)
-    indivisible = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],  # expect: NC503
-                       axis_resources={'b': ('x', 'y')})
+    indivisible = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],
+                       axis_resources={'b': ('x', 'y')})  # expect: NC503
     indivisible(q, jnp.ones((6,)))
-    repeated = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],  # expect: NC504
-                    axis_resources={'a': ('x', 'x')})
+    repeated = xmap(sum_two_args, in_axes=(['a', ...], ['b', ...]), out_axes=[...],
+                    axis_resources={'a': ('x', 'x')})  # expect: NC504
     repeated(q, u)
