@@ -16,8 +16,8 @@ mesh = Mesh(np.array(jax.devices()).reshape((4, 2)), ('data', 'model'))
 
 
 # The result below still varies over 'model': the partial sums are never psum-med.
-@partial(jax.shard_map, mesh=mesh, in_specs=(P('data', None), P(None, 'model'), P('model', None)),  # NC601
-         out_specs=P('data', None))
+@partial(jax.shard_map, mesh=mesh, in_specs=(P('data', None), P(None, 'model'), P('model', None)),
+         out_specs=P('data', None))  # NC601
 def mlp_forgot_psum(x, w1, w2):
     return jax.nn.relu(x @ w1) @ w2
 
