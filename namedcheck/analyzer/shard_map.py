@@ -41,19 +41,71 @@ class _Setup:
         self.mesh: MeshInfo | None = mesh_v.info if isinstance(mesh_v, MeshVal) else (
             f.env.mesh if mesh_v is None else None)
         names = lit(p.get("axis_names", Const(None)), default=UNKNOWN)
-        self.ok = self.mesh is not None and names is not UNKNOWN
-        mesh_names = self.mesh.names if self.mesh is not None else ()
-        self.manual = frozenset(names) if names and names is not UNKNOWN else frozenset(mesh_names)
         self.check = bool(lit(p.get("check_vma", p.get("check_rep", Const(True))), default=True))
         self.omitted = "in_specs" not in p
         self.specs_in = None if self.omitted else spec_tree(p.get("in_specs"))
         self.specs_out = spec_tree(p.get("out_specs"))
-        if self.specs_in is UNKNOWN or self.specs_out is UNKNOWN:
-            self.ok = False
+        self.ok = names is not UNKNOWN and self.specs_in is not UNKNOWN and self.specs_out is not UNKNOWN
+        # A mesh not known here (`mesh=self.mesh`) is known by the axes the code names: open, so no
+        # name is proven missing, and varying sets are lower bounds.
+        self.open = self.mesh is None or self.mesh.open
+        if self.mesh is None and self.ok:
+            self.mesh = MeshInfo(tuple((a, None) for a in sorted(_named_axes(ref, self))), open=True)
+        mesh_names = self.mesh.names if self.mesh is not None else ()
+        self.manual = frozenset(names) if names and names is not UNKNOWN else frozenset(mesh_names)
 
     def env(self, f: Frame) -> AxisEnv:
         assert self.mesh is not None
-        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=True)
+        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=not self.open)
+
+
+_COLLECTIVES = ("psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter", "all_to_all",
+                "pcast", "pvary", "pshuffle")
+
+
+def _named_axes(ref: MappedRef, s: _Setup) -> set[str]:
+    """The mesh axes a shard_map's code names: in its specs, and as literal axis names of collectives in
+    its body (not names an inner vmap binds with `axis_name=`)."""
+    out: set[str] = set()
+    for tree in (s.specs_in, s.specs_out):
+        for spec in _specs(tree):
+            out |= set(spec.axes())
+    fn = ref.func.node if isinstance(ref.func, FuncRef) else None
+    if not isinstance(fn, cst.FunctionDef):
+        return out
+    inner: set[str] = set()
+
+    class _Names(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            func = node.func
+            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            for a in node.args:
+                if a.keyword is not None and a.keyword.value in ("axis_name", "spmd_axis_name"):
+                    inner.update(_strings(a.value))
+            if name in _COLLECTIVES:
+                for i, a in enumerate(node.args):
+                    if (a.keyword is None and i == (0 if name == "axis_index" else 1)) or \
+                            (a.keyword is not None and a.keyword.value in ("axis_name", "axes")):
+                        out.update(_strings(a.value))
+
+    fn.visit(_Names())
+    return out - inner
+
+
+def _strings(node: cst.BaseExpression) -> set[str]:
+    if isinstance(node, cst.SimpleString) and isinstance(node.evaluated_value, str):
+        return {node.evaluated_value}
+    if isinstance(node, cst.Tuple | cst.List):
+        return {s for e in node.elements for s in _strings(e.value)}
+    return set()
+
+
+def _specs(tree: Any) -> list[Spec]:
+    if isinstance(tree, Spec):
+        return [tree]
+    if isinstance(tree, tuple):
+        return [s for t in tree for s in _specs(t)]
+    return []
 
 
 def define(f: Frame, ref: MappedRef) -> None:
@@ -74,26 +126,26 @@ def define(f: Frame, ref: MappedRef) -> None:
     if s.omitted:
         args = [replace(ArrayType.partial(exact=False), named_open=True) for _ in range(n)]  # their shardings
     elif isinstance(s.specs_in, Spec):
-        args = [_param(s.specs_in, s.manual) for _ in range(n)]
+        args = [_param(s.specs_in, s.manual, not s.open) for _ in range(n)]
     else:
         if len(s.specs_in) != n:
             return  # the call reports the mismatch with the arguments in hand
-        args = [_param_tree(t, s.manual) for t in s.specs_in]
+        args = [_param_tree(t, s.manual, not s.open) for t in s.specs_in]
     try:
         _run(f, ref, s, args, ref.node)
     except Fail as e:
         f.report(e.node, e.err)
 
 
-def _param(spec: Spec, manual: frozenset[str]) -> ArrayType:
-    t = ArrayType.partial(frozenset(spec.axes()) & manual, exact=True, min_rank=len(spec.entries))
+def _param(spec: Spec, manual: frozenset[str], exact: bool) -> ArrayType:
+    t = ArrayType.partial(frozenset(spec.axes()) & manual, exact=exact, min_rank=len(spec.entries))
     return replace(t, named_open=True)
 
 
-def _param_tree(t: Any, manual: frozenset[str]) -> Any:
+def _param_tree(t: Any, manual: frozenset[str], exact: bool) -> Any:
     if isinstance(t, Spec):
-        return _param(t, manual)
-    return Seq(tuple(_param_tree(i, manual) for i in t), "tuple")
+        return _param(t, manual, exact)
+    return Seq(tuple(_param_tree(i, manual, exact) for i in t), "tuple")
 
 
 def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
@@ -115,6 +167,8 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 locals_.append(at(node, maps.shard_in, v, spec, s.mesh, s.manual, f"{w} of shard_map"))
             else:
                 locals_.append(UNKNOWN)
+    if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
+        locals_ = [v.with_varying(v.varying, exact=False) if isinstance(v, ArrayType) else v for v in locals_]
     return _run(f, ref, s, rebuild(pos, locals_), node)
 
 

@@ -17,6 +17,8 @@ class MeshInfo:
     """A device mesh: axis names with sizes (None where the device count is not static)."""
 
     axes: tuple[tuple[str, Any], ...]
+    # A mesh known only by the axes the code names (`mesh=self.mesh`): it may have other axes too.
+    open: bool = False
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -63,7 +65,7 @@ class AxisEnv:
 
     def bound(self, name: str) -> bool:
         return (name in dict(self.named) or name in self.manual or name in self.declared
-                or (self.mesh is not None and name in self.mesh.names))
+                or (self.mesh is not None and (self.mesh.open or name in self.mesh.names)))
 
     def check_bound(self, names: Sequence[str], what: str) -> None:
         """NC705: a collective or named reduction over a name nothing binds."""
@@ -122,7 +124,7 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, An
             raise RuleError("NC504", f"axis_resources maps {name!r} to {axes!r}, repeating a mesh axis")
         if mesh is not None:
             for a in axes:
-                if a not in mesh.names:
+                if a not in mesh.names and not mesh.open:
                     raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
                                              f"scope has axes {mesh.names!r}")
             total = 1
@@ -366,7 +368,7 @@ def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what:
                         hint="a PartitionSpec has at most one entry per positional dimension")
     axes = spec.axes()
     for a in axes:
-        if a not in mesh.names:
+        if a not in mesh.names and not mesh.open:
             raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}")
         if a not in manual:
             raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
