@@ -102,3 +102,16 @@ pmapped_ok = jax.pmap(pmapped_grad_ok, axis_name='devices')
 def normalise(x):
     mu = lax.pmean(jnp.mean(x, axis=0), 'data')
     return x - mu
+
+
+# --- the mesh is a parameter (unknown here): the axes the specs name are enough for out_specs
+def make_train_step(mesh):
+    def step_bad(w, xb):
+        return jnp.mean(xb @ w)
+
+    def step_ok(w, xb):
+        return lax.pmean(jnp.mean(xb @ w), 'data')
+
+    bad = jax.shard_map(step_bad, mesh=mesh, in_specs=(P(), P('data')), out_specs=P())  # expect: NC601
+    ok = jax.shard_map(step_ok, mesh=mesh, in_specs=(P(), P('data')), out_specs=P())
+    return bad, ok
