@@ -133,6 +133,23 @@ AGREE = [
     ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (2, 4))]),
     ("jax.lax.dynamic_update_slice_in_dim(a, b, 1, axis=1)", [("f32", (8, 4)), ("f32", (8, 1))]),
     ("jax.lax.dynamic_update_index_in_dim(a, b, 2, 0)", [("f32", (8, 4)), ("f32", (1, 4))]),
+    ("jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))))", [("f32", (2, 3, 4)), ("f32", (2, 4, 5))]),
+    ("jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())))", [("f32", (3, 4)), ("f32", (4, 6))]),
+    ("jax.lax.dot_general(a, b, (((0,), (1,)), ((), ())), preferred_element_type=jnp.float32)",
+     [("i32", (4, 3)), ("i32", (5, 4))]),
+    ("jax.lax.top_k(a, 2)[0]", [("f32", (2, 3, 4))]),
+    ("jax.lax.top_k(a, 2)[1]", [("f32", (5, 7))]),
+    ("jax.lax.select(a > 0, a, b)", [("f32", (2, 3)), ("f32", (2, 3))]),
+    ("jax.lax.broadcast_in_dim(a, (2, 3), (1,))", [("f32", (3,))]),
+    ("jax.lax.broadcast_in_dim(a, (4, 2, 3), (1, 2))", [("f32", (1, 3))]),
+    ("jax.lax.broadcast(a, (5,))", [("f32", (2, 3))]),
+    ("jax.lax.broadcasted_iota(jnp.int32, (4, 5), 1)", [("f32", (1,))]),
+    ("jax.lax.iota(jnp.int32, 6)", [("f32", (1,))]),
+    ("jax.lax.slice_in_dim(a, 1, 3, axis=1)", [("f32", (2, 7))]),
+    ("jax.lax.slice_in_dim(a, 0, 7, stride=2, axis=1)", [("f32", (2, 7))]),
+    ("jax.lax.expand_dims(a, (0, 3))", [("f32", (2, 3))]),
+    ("jax.lax.convert_element_type(a, jnp.int32)", [("f32", (2, 3))]),
+    ("jnp.unstack(a, axis=1)[0]", [("f32", (2, 3, 4))]),
 ]
 
 DISAGREE = [
@@ -169,6 +186,13 @@ DISAGREE = [
     ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (4,))]),
     ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (9, 4))]),
     ("jax.lax.dynamic_update_slice_in_dim(a, b, 0, axis=0)", [("f32", (8, 4)), ("f32", (2, 5))]),
+    ("jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())))", [("f32", (3, 4)), ("f32", (5, 6))]),
+    ("jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))))", [("f32", (2, 3, 4)), ("f32", (3, 4, 5))]),
+    ("jax.lax.top_k(a, 9)[0]", [("f32", (2, 4))]),
+    ("jax.lax.select(a > 0, a, b)", [("f32", (2, 3)), ("f32", (3,))]),
+    ("jax.lax.broadcast_in_dim(a, (2, 3), (1,))", [("f32", (4,))]),
+    ("jax.lax.broadcast_in_dim(a, (2, 3), (0, 1))", [("f32", (3,))]),
+    ("jax.lax.slice_in_dim(a, 1, 9, axis=1)", [("f32", (2, 7))]),
 ]
 
 

@@ -205,13 +205,18 @@ _NOT_STANDARD = ("psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "p
                  "vectorize", "reduce", "associative", "sharding", "reshard", "device_put", "eval_shape")
 
 
+# ...and functions that return Python values (dtypes, shapes, flags), not arrays.
+_NOT_ARRAYS = {"dtype", "issubdtype", "finfo", "iinfo", "shape", "size", "ndim", "result_type", "promote_types",
+               "can_cast", "isscalar", "iscomplexobj", "isrealobj", "broadcast_shapes", "Precision", "canonicalize_dtype"}
+
+
 def unmodelled(name: str, args: list[Any], kwargs: dict[str, Any], env: AxisEnv = EMPTY_ENV) -> Any:
     """An op without a rule: inside shard_map, an array of unknown shape varying over the union of
     its inputs' varying sets (exactly, when every input is known); otherwise Unknown."""
     if not env.manual or not name.startswith(_STANDARD_MODULES):
         return UNKNOWN
     short = name.rpartition(".")[2]
-    if any(w in short for w in _NOT_STANDARD):
+    if any(w in short for w in _NOT_STANDARD) or short in _NOT_ARRAYS:
         return UNKNOWN
     inputs = [*args, *kwargs.values()]
     leaves = [leaf for v in inputs for leaf in _leaves(v)]
@@ -235,6 +240,7 @@ def _load_rules() -> None:
         einsum,
         elementwise,
         indexing,
+        lax_ops,
         linalg,
         nn,
         reductions,
