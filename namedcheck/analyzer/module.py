@@ -214,7 +214,9 @@ class ModuleAnalyzer:
             return result
         self.steps += CALL_STEPS
         try:
-            key: _Key | None = _Key((id(ref.node), tuple(sorted(values.items())), extra, caller.silent, caller.env))
+            # the defining scope is part of the key: a nested function sees its enclosing call's values
+            key: _Key | None = _Key((id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent,
+                                     caller.env))
         except TypeError:
             key = None
         if key is not None and key in self.memo:

@@ -108,14 +108,28 @@ def _specs(tree: Any) -> list[Spec]:
     return []
 
 
+def _check_names(f: Frame, ref: MappedRef, s: _Setup) -> bool:
+    """Every spec's mesh axes, where the specs are written (no array needed); False on a failure."""
+    assert s.mesh is not None
+    for key, tree in (("in_specs", s.specs_in), ("out_specs", s.specs_out)):
+        for i, spec in enumerate(_specs(tree)):
+            try:
+                maps.check_spec_names(spec, s.mesh, s.manual, f"{key}[{i}] of shard_map" if isinstance(tree, tuple)
+                                      else f"{key} of shard_map")
+            except RuleError as e:
+                f.report(param_node(ref, key), e)
+                return False
+    return True
+
+
 def define(f: Frame, ref: MappedRef) -> None:
     """Analyse a shard_map body where it is written: each parameter is an array of unknown shape
     (rank at least its spec's length) varying over its in_spec's manual axes, so out_specs, carries,
-    branches and collectives are checked without a call."""
-    if not isinstance(ref.func, FuncRef) or not isinstance(ref.func.node, cst.FunctionDef):
-        return
+    branches and collectives are checked without a call. The specs' axes are checked first."""
     s = _Setup(f, ref)
-    if not s.ok:
+    if not s.ok or not _check_names(f, ref, s):
+        return
+    if not isinstance(ref.func, FuncRef) or not isinstance(ref.func.node, cst.FunctionDef):
         return
     params = ref.func.node.params
     if params.star_arg is not cst.MaybeSentinel.DEFAULT and isinstance(params.star_arg, cst.Param):
@@ -164,7 +178,10 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
         locals_ = []
         for spec, v, w in leaves:
             if isinstance(v, ArrayType) and not v.has_ellipsis:
-                locals_.append(at(node, maps.shard_in, v, spec, s.mesh, s.manual, f"{w} of shard_map"))
+                try:
+                    locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
+                except RuleError as e:  # a spec's own axes: where it is written; its fit to the argument: here
+                    raise Fail(param_node(ref, "in_specs") if e.code in ("NC501", "NC504") else node, e) from None
             else:
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds

@@ -378,6 +378,11 @@ def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what:
         raise RuleError("NC504", f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once")
 
 
+def check_spec_names(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> None:
+    """A shard_map spec's axes, whatever the array: in the mesh (NC501), manual (NC604), once (NC504)."""
+    _spec_axes_checked(spec, mesh, manual, what, None)
+
+
 def _split_size(spec_entry: tuple[str, ...] | None, mesh: MeshInfo) -> Any:
     total: Any = 1
     for a in spec_entry or ():

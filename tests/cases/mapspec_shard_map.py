@@ -115,3 +115,13 @@ def make_train_step(mesh):
     bad = jax.shard_map(step_bad, mesh=mesh, in_specs=(P(), P('data')), out_specs=P())  # expect: NC601
     ok = jax.shard_map(step_ok, mesh=mesh, in_specs=(P(), P('data')), out_specs=P())
     return bad, ok
+
+
+# --- in_specs' own axes are checked where they are written, called or not
+def double(x):
+    return x * 2
+
+
+misspelt = jax.shard_map(double, mesh=mesh, in_specs=P('daat'), out_specs=P('data'))  # expect: NC501
+repeated = jax.shard_map(double, mesh=mesh, in_specs=P('data', 'data'), out_specs=P('data'))  # expect: NC504
+fine = jax.shard_map(double, mesh=mesh, in_specs=P('data', 'model'), out_specs=P('data', 'model'))
