@@ -11,6 +11,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import shardings
 from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
@@ -74,7 +75,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return UNKNOWN
     if name in CONTROL:
         return control_flow(f, name, pos, kw, node)
-    return NotImplemented
+    return shardings.construct(f, name, pos, kw, node)  # the sharding API (analyzer/shardings.py)
 
 
 def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:

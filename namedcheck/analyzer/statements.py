@@ -16,6 +16,7 @@ from namedcheck.analyzer.refs import (
     QualRef,
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.analyzer.shardings import states_shardings
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
@@ -206,7 +207,7 @@ class Statements(FrameState):
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
             if isinstance(deco, PartialRef) and isinstance(deco.func, QualRef) and \
-                    canonical_name(deco.func.name) in TRANSPARENT:
+                    canonical_name(deco.func.name) in TRANSPARENT and not states_shardings(deco.kwargs):
                 continue
             value = self.call_value(deco, [value], {}, [None], {}, d) \
                 if isinstance(deco, PartialRef | QualRef | MappedRef) else UNKNOWN

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from namedcheck.engine import sharding
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
@@ -361,27 +362,16 @@ def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
 # ---- shard_map ----------------------------------------------------------------------------------
 
 def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int) -> None:
-    if len(spec.entries) > rank:
-        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}",
-                        hint="a PartitionSpec has at most one entry per positional dimension")
-    axes = spec.axes()
-    for a in axes:
-        if a not in mesh.names:
-            raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}")
+    sharding.check_rank(spec, (None,) * rank, what)
+    sharding.check_mesh_axes(spec, mesh, what)
+    for a in spec.axes():
         if a not in manual:
             raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
                                      f"shard_map (axis_names={tuple(sorted(manual))!r})")
-    dup = sorted({a for a in axes if axes.count(a) > 1})
-    if dup:
-        raise RuleError("NC504", f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once")
+    sharding.check_repeats(spec, what)
 
 
-def _split_size(spec_entry: tuple[str, ...] | None, mesh: MeshInfo) -> Any:
-    total: Any = 1
-    for a in spec_entry or ():
-        s = mesh.size(a)
-        total = total * s if is_int(s) and is_int(total) else None
-    return total
+_split_size = sharding.split_size
 
 
 def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> ArrayType:
@@ -389,13 +379,11 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
     if arg.has_ellipsis:
         raise ValueError
     _spec_axes_checked(spec, mesh, manual, what, len(arg.shape))
+    sharding.check_divisible(spec, mesh, arg.shape, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
         k = _split_size(e, mesh)
         if e and is_int(k) and is_int(shape[i]):
-            if shape[i] % k:
-                raise RuleError("NC604", f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
-                                         f"devices of mesh axes {e!r} ({spec!r})")
             shape[i] = shape[i] // k
         elif e and k != 1:
             shape[i] = None

@@ -1,0 +1,112 @@
+"""The sharding a program states is tracked on the value (`ArrayType.spec`), and the engine's one spec rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from namedcheck.analyzer.check import analyse_for_test
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import MeshInfo, Spec
+from namedcheck.engine.sharding import check_spec
+from namedcheck.engine.values import ArrayType, Seq
+
+HEADER = """\
+from functools import partial
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
+rows = NamedSharding(mesh, P('data'))
+"""
+
+
+def revealed(body: str) -> dict[int, object]:
+    """The value of each assignment of `body` (lines numbered from 1 within `body`)."""
+    diags, values = analyse_for_test(HEADER + body)
+    assert not diags, [d.message for d in diags]
+    offset = HEADER.count("\n")
+    return {line - offset: v for line, v in values.items() if line > offset}
+
+
+def spec_of(v: object) -> object:
+    assert isinstance(v, ArrayType), v
+    return v.spec
+
+
+def test_device_put_places_the_value() -> None:
+    v = revealed("x = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('data', 'model')))\n")
+    assert spec_of(v[1]) == (("data",), ("model",))
+    assert v[1] == ArrayType.make("f32", (8, 4)).with_spec((("data",), ("model",)))
+
+
+def test_unplaced_value_has_no_spec() -> None:
+    assert spec_of(revealed("x = jnp.ones((8, 4))\n")[1]) is None
+
+
+def test_device_put_pytree_with_one_sharding_and_with_a_matching_tree() -> None:
+    v = revealed("a = jax.device_put((jnp.ones(8), jnp.ones((8, 2))), rows)\n"
+                 "b = jax.device_put({'w': jnp.ones((4, 8)), 'b': jnp.ones(8)},\n"
+                 "                   {'w': NamedSharding(mesh, P(None, 'model')), 'b': NamedSharding(mesh, P())})\n")
+    assert isinstance(v[1], Seq)
+    assert [spec_of(i) for i in v[1].items] == [(("data",),), (("data",),)]
+    leaves = {p.items[0].value: spec_of(p.items[1]) for p in v[2].items}
+    assert leaves == {"w": (None, ("model",)), "b": ()}
+
+
+def test_constraint_reshard_and_creation_keep_the_type_and_carry_the_spec() -> None:
+    v = revealed("x = jnp.ones((8, 6))\n"
+                 "c = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(None, 'model')))\n"
+                 "z = jnp.zeros((8, 2), device=rows)\n"
+                 "with jax.set_mesh(jax.make_mesh((4, 2), ('data', 'model'))):\n"
+                 "    r = jax.sharding.reshard(jnp.ones(8), P('data', None))\n")
+    assert v[2] == ArrayType.make("f32", (8, 6)).with_spec((None, ("model",)))
+    assert spec_of(v[3]) == (("data",),)
+    assert spec_of(v[5]) == (("data",),)  # the extra trailing None reshard accepts is dropped
+
+
+def test_jit_shardings_place_arguments_and_results() -> None:
+    v = revealed("@partial(jax.jit, in_shardings=(rows, None), out_shardings=NamedSharding(mesh, P(None, 'model')))\n"
+                 "def step(x, w):\n"
+                 "    inside = x\n"
+                 "    free = w\n"
+                 "    return x @ w\n"
+                 "out = step(jnp.ones((8, 4)), jnp.ones((4, 2)))\n")
+    assert spec_of(v[3]) == (("data",),)
+    assert spec_of(v[4]) is None
+    assert v[6] == ArrayType.make("f32", (8, 2)).with_spec((None, ("model",)))
+
+
+def test_plain_jit_stays_transparent() -> None:
+    v = revealed("step = jax.jit(lambda x: x * 2)\nout = step(jnp.ones(3))\n")
+    assert v[2] == ArrayType.make("f32", (3,))
+
+
+MESH = MeshInfo((("data", 4), ("model", 2)))
+
+
+@pytest.mark.parametrize(("spec", "shape", "code", "words"), [
+    (Spec((("batch",),)), (8,), "NC501", ["'batch'", "('data', 'model')"]),
+    (Spec((("data",), ("data",))), (8, 8), "NC504", ["'data'", "P('data', 'data')"]),
+    (Spec((("data",), None)), (8,), "NC604", ["2 entries", "rank 1", "(8,)"]),
+    (Spec((("data", "model"),)), (12, 4), "NC604", ["dimension 0", "size 12", "8 devices", "'data': 4"]),
+])
+def test_check_spec_rejects(spec: Spec, shape: tuple, code: str, words: list[str]) -> None:
+    with pytest.raises(RuleError) as e:
+        check_spec(spec, MESH, shape, "argument 'x' of device_put")
+    assert e.value.code == code
+    for w in words + ["argument 'x' of device_put"]:
+        assert w in e.value.message, e.value.message
+
+
+@pytest.mark.parametrize(("spec", "mesh", "shape", "kw"), [
+    (Spec((("data",), ("model",))), MESH, (8, 4), {}),
+    (Spec((("data",), None)), MESH, (8,), {"trailing_none_ok": True}),
+    (Spec((("data",),)), MESH, (6,), {"divisible": False}),
+    (Spec((("data",),)), MeshInfo((("data", None),)), (6,), {}),  # size not static: unknown, silent
+    (Spec((("data",),)), MESH, ("B",), {}),  # symbolic dimension: silent
+    (Spec((("nope",), None)), None, (8, 8), {}),  # mesh unknown: only rank and repeats are checked
+    (Spec((("data",), None, None)), MESH, (8, ...), {}),  # rank unknown
+])
+def test_check_spec_accepts(spec: Spec, mesh: MeshInfo | None, shape: tuple, kw: dict) -> None:
+    check_spec(spec, mesh, shape, "x", **kw)
