@@ -110,3 +110,20 @@ def test_check_spec_rejects(spec: Spec, shape: tuple, code: str, words: list[str
 ])
 def test_check_spec_accepts(spec: Spec, mesh: MeshInfo | None, shape: tuple, kw: dict) -> None:
     check_spec(spec, mesh, shape, "x", **kw)
+
+
+def test_paths_that_differ_only_in_sharding_merge_without_it() -> None:
+    v = revealed("x = jnp.ones((8, 4))\n"
+                 "if len(jax.devices()) > 1:\n"
+                 "    x = jax.device_put(x, rows)\n"
+                 "after_if = x\n"
+                 "for _ in range(3):\n"
+                 "    x = jax.device_put(x, rows)\n"
+                 "after_loop = x\n"
+                 "either = jax.device_put(x, rows) if len(jax.devices()) > 1 else x\n"
+                 "both = jax.device_put(x, rows) if len(jax.devices()) > 1 else jax.device_put(x, rows)\n")
+    plain = ArrayType.make("f32", (8, 4))
+    assert v[4] == plain and v[4].spec is None
+    assert v[7] == plain and v[7].spec is None
+    assert v[8] == plain and v[8].spec is None
+    assert v[9] == plain.with_spec((("data",),))

@@ -16,7 +16,7 @@ from namedcheck.analyzer.refs import (
     QualRef,
     TypeAlias,
 )
-from namedcheck.analyzer.scope import FrameState, has_array, same_value
+from namedcheck.analyzer.scope import FrameState, has_array, join, same_value
 from namedcheck.engine.attributes import array_attribute
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
@@ -167,7 +167,7 @@ class Expressions(FrameState):
         if isinstance(node, cst.IfExp):
             self.ev(node.test)
             a, b = self.ev(node.body), self.ev(node.orelse)
-            return a if same_value(a, b) else UNKNOWN
+            return join([a, b])
         if isinstance(node, cst.Lambda):
             return FuncRef(node, self, "<lambda>")
         if isinstance(node, cst.NamedExpr):

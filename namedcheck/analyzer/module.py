@@ -9,8 +9,9 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer.frame import Frame, same_value
+from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef
+from namedcheck.analyzer.scope import join
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
@@ -154,8 +155,7 @@ class ModuleAnalyzer:
             return frame.ev(ref.node.body)
         frame.run_block(ref.node.body)
         rets = frame.returns or [Const(None)]
-        first = rets[0]
-        return first if all(same_value(r, first) for r in rets) else UNKNOWN
+        return join(rets)
 
     def analyse_standalone(self, ref: FuncRef) -> None:
         """A function's body under its own annotations (unannotated parameters are Unknown)."""

@@ -9,7 +9,7 @@ import libcst as cst
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv
-from namedcheck.engine.values import ArrayType, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 # Transformations that return their function unchanged for the analysis (decorators and calls).
 TRANSPARENT = {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "namedcheck.checked",
@@ -99,3 +99,21 @@ def same_value(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except Exception:
         return False
+
+
+def join(vals: list[Any]) -> Any:
+    """Values of several paths merged: the value if they agree, else UNKNOWN; arrays that differ only in a
+    stated sharding (`ArrayType.spec`) merge without it."""
+    first = vals[0]
+    if all(same_value(v, first) for v in vals):
+        return first
+    bare = [_without_spec(v) for v in vals]
+    return bare[0] if all(same_value(v, bare[0]) for v in bare) else UNKNOWN
+
+
+def _without_spec(v: Any) -> Any:
+    if isinstance(v, ArrayType) and v.spec is not None:
+        return v.with_spec(None)
+    if isinstance(v, Seq):
+        return Seq(tuple(_without_spec(i) for i in v.items), v.kind)
+    return v

@@ -5,7 +5,7 @@
 `out_sharding=` and `jax.jit(f, in_shardings=, out_shardings=)` check each spec against the mesh and the
 value it places, and give the value the spec (`ArrayType.spec`). What each API accepts follows the
 installed JAX: `with_sharding_constraint` pads uneven dimensions under jit, `reshard` and creation ops
-accept extra trailing None entries, and a creation op's `device=` pads under jit.
+accept extra trailing None entries, and a creation op's `device=` pads under jit (so do `linspace`'s, always).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ DEVICE_PUT = {"jax.device_put"}
 CONSTRAINT = {"jax.lax.with_sharding_constraint", "jax.experimental.pjit.with_sharding_constraint"}
 RESHARD = {"jax.reshard", "jax.sharding.reshard"}
 CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
-                                       "full_like", "arange", "eye", "linspace", "array", "asarray")}
+                                       "full_like", "arange", "eye", "array", "asarray")}
 SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
 
 
@@ -55,7 +55,9 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name in DEVICE_PUT:
         return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
     if name in CONSTRAINT:
-        return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", _How(divisible=False))
+        # under jit it pads an uneven dimension; only module-level code surely runs eagerly
+        how = _How(divisible=f.parent is None)
+        return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
     if name in RESHARD:
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
     if name in CREATION or name.startswith("jax.random."):
@@ -164,7 +166,7 @@ def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, 
     if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
         return NotImplemented
     try:
-        return place_tree(sh, x, f"{short} of {label(_arg(node, 0)) or 'the value'}", how)
+        return place_tree(sh, x, f"{short} of {label(_arg(node, 0)) or params[0]}", how)
     except RuleError as e:
         f.report(node, e)
         return UNKNOWN

@@ -15,7 +15,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.analyzer.scope import TRANSPARENT, FrameState, join, label, same_value
 from namedcheck.analyzer.shardings import states_shardings
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
@@ -98,14 +98,16 @@ class Statements(FrameState):
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
-            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else UNKNOWN
+            merged[k] = join(vals)
         self.vars = merged
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
         bind_target(self)
         self.run_block(s.body)
-        changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
+        joined = {k: join([before[k], self.vars[k]]) for k in before if k in self.vars}
+        changed = {k for k, v in joined.items() if v is UNKNOWN and not same_value(before[k], self.vars[k])}
+        self.vars.update({k: v for k, v in joined.items() if v is not UNKNOWN})
         if changed:
             for k in self.vars:
                 if k in changed or k not in before:

@@ -361,8 +361,9 @@ def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
 
 # ---- shard_map ----------------------------------------------------------------------------------
 
-def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int) -> None:
-    sharding.check_rank(spec, (None,) * rank, what)
+def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str,
+                       rank: int | tuple[Any, ...]) -> None:
+    sharding.check_rank(spec, rank if isinstance(rank, tuple) else (None,) * rank, what)
     sharding.check_mesh_axes(spec, mesh, what)
     for a in spec.axes():
         if a not in manual:
@@ -378,7 +379,7 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
     """The local block an input's instance sees: global dims divided by their mesh axes' sizes."""
     if arg.has_ellipsis:
         raise ValueError
-    _spec_axes_checked(spec, mesh, manual, what, len(arg.shape))
+    _spec_axes_checked(spec, mesh, manual, what, arg.shape)
     sharding.check_divisible(spec, mesh, arg.shape, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
@@ -395,7 +396,7 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
     """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out."""
     if res.has_ellipsis:
         raise ValueError
-    _spec_axes_checked(spec, mesh, manual, what, len(res.shape))
+    _spec_axes_checked(spec, mesh, manual, what, res.shape)
     missing = sorted(res.varying - set(spec.axes()))
     if check_vma and missing:
         a = missing[0]

@@ -31,8 +31,9 @@ def check_rank(spec: Spec, shape: tuple[Any, ...] | None, what: str, trailing_no
             entries = entries[:-1]
     if len(entries) > len(shape):
         rank = len(shape)
-        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank} "
-                                 f"(shape {fmt_shape(shape)})",
+        known = f" (shape {fmt_shape(shape)})" if any(d is not None for d in shape) else ""
+        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}"
+                                 f"{known}",
                         hint="a PartitionSpec has at most one entry per positional dimension")
 
 

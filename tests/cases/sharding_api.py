@@ -76,6 +76,7 @@ bias = jax.device_put(jnp.zeros((64,)), NamedSharding(mesh, P(None, 'model')))  
 ragged = jax.device_put(jnp.ones((6, 16)), batch_sharding)  # expect: NC604
 ragged_tree = jax.device_put((jnp.ones((8, 16)), jnp.ones((6, 16))), batch_sharding)  # expect: NC604
 ragged_buffer = jnp.zeros((6, 16), device=batch_sharding)  # expect: NC604
+eager_constraint = jax.lax.with_sharding_constraint(jnp.ones((6, 16)), batch_sharding)  # expect: NC604
 params, loss = train_step(params, jnp.ones((6, 16)), jnp.zeros((6, 4)))  # expect: NC604
 
 
