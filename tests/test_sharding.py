@@ -127,3 +127,54 @@ def test_paths_that_differ_only_in_sharding_merge_without_it() -> None:
     assert v[7] == plain and v[7].spec is None
     assert v[8] == plain and v[8].spec is None
     assert v[9] == plain.with_spec((("data",),))
+
+
+# Each program's verdict against real JAX (8 host devices, tests/conftest.py): rejected exactly when JAX raises.
+EXPLICIT = "explicit = jax.make_mesh((4, 2), ('data', 'model'))\n"
+AGREEMENT = [
+    ("x = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('data', 'model')))", None),
+    ("x = jax.device_put(jnp.ones((6, 4)), rows)", "NC604"),
+    ("x = jax.device_put(jnp.ones((8,)), NamedSharding(mesh, P('data', None)))", "NC604"),
+    ("x = jax.device_put((jnp.ones(8), jnp.ones((8, 3))), rows)", None),
+    ("x = jax.device_put({'a': jnp.ones(8), 'b': jnp.ones(6)}, {'a': rows, 'b': rows})", "NC604"),
+    ("s = NamedSharding(mesh, P('rows'))", "NC501"),
+    ("s = NamedSharding(mesh, P('data', ('model', 'data')))", "NC504"),
+    ("s = P('data', 'data')", None),  # a bare spec is checked where it is used
+    ("x = jax.lax.with_sharding_constraint(jnp.ones((6, 4)), rows)", "NC604"),  # eager: raises
+    ("x = jax.jit(lambda v: jax.lax.with_sharding_constraint(v, rows))(jnp.ones((6, 4)))", None),  # jit pads
+    ("x = jax.jit(lambda v: jax.lax.with_sharding_constraint(v, NamedSharding(mesh, P(None, 'model'))))"
+     "(jnp.ones(8))", "NC604"),
+    ("x = jnp.zeros((6, 4), device=rows)", "NC604"),
+    ("x = jnp.zeros((8,), device=NamedSharding(mesh, P('data', None)))", None),  # trailing None accepted
+    ("x = jax.jit(lambda: jnp.zeros((6, 4), device=rows))()", None),  # jit pads
+    ("x = jnp.linspace(0.0, 1.0, 6, device=rows)", None),
+    ("x = jax.jit(lambda v: v * 2, in_shardings=rows)(jnp.ones(6))", "NC604"),
+    ("x = jax.jit(lambda v, w: v * w, in_shardings=(None, rows))(jnp.ones(6), jnp.ones(8))", "NC201"),
+    ("x = jax.jit(lambda v: v.sum(0), out_shardings=rows)(jnp.ones((8, 8)))", None),
+    ("x = jax.jit(lambda v: v[:6], out_shardings=rows)(jnp.ones(8))", "NC604"),
+    ("x = jax.jit(lambda v: v.sum(), out_shardings=rows)(jnp.ones(8))", "NC604"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(8), P('data', None))", None),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(8), P(None, 'data'))", "NC604"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(6), P('data'))", "NC604"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(8), P('x'))", "NC501"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jnp.arange(6, out_sharding=P('data'))", "NC604"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.random.uniform(jax.random.key(0), (6,), "
+                "out_sharding=P('data'))", "NC604"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.jit(lambda v: v, in_shardings=P(('data', 'data')))"
+                "(jnp.ones(8))", "NC504"),
+    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.device_put(jnp.ones((8, 2)), P('data', 'model'))", None),
+]
+
+
+@pytest.mark.parametrize(("src", "code"), AGREEMENT, ids=[s.splitlines()[-1].strip() for s, _ in AGREEMENT])
+def test_rejected_exactly_when_jax_raises(src: str, code: str | None) -> None:
+    pytest.importorskip("jax")
+    diags, _ = analyse_for_test(HEADER + src + "\n")
+    last = (HEADER + src).count("\n") + 1
+    assert [(d.line, d.code) for d in diags] == ([(last, code)] if code else []), [d.message for d in diags]
+    namespace: dict[str, object] = {}
+    if code is None:
+        exec(HEADER + src, namespace)  # noqa: S102 - the program must run
+    else:
+        with pytest.raises(Exception):  # noqa: B017 - any JAX error counts
+            exec(HEADER + src, namespace)  # noqa: S102
