@@ -6,11 +6,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer import mapcalls, shardings
 from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
     GradRef,
+    JitRef,
     MappedRef,
     MethodRef,
     PartialRef,
@@ -85,6 +86,8 @@ class Calls(FrameState):
             return self.apply_named(name, pos, kw, nodes, node, kwl)
         if isinstance(func, MappedRef):
             return mapcalls.call_mapped(self, func, pos, kw, node)
+        if isinstance(func, JitRef):
+            return shardings.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
         if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
             return mapcalls.reshape_devices(func.receiver, pos)
         if isinstance(func, MethodRef):

@@ -21,7 +21,7 @@ from namedcheck.engine.attributes import array_attribute
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import METHODS, OPERATORS, canonical_name
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, join, literal
 
 _DTYPE_MODULES = {"jax.numpy", "numpy", "jax.dtypes"}
 
@@ -167,7 +167,7 @@ class Expressions(FrameState):
         if isinstance(node, cst.IfExp):
             self.ev(node.test)
             a, b = self.ev(node.body), self.ev(node.orelse)
-            return a if same_value(a, b) else UNKNOWN
+            return join([a, b])
         if isinstance(node, cst.Lambda):
             return FuncRef(node, self, "<lambda>")
         if isinstance(node, cst.NamedExpr):

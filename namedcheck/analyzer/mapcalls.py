@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import shard_map
+from namedcheck.analyzer import shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -68,7 +68,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return UNKNOWN
     if name in CONTROL:
         return control_flow(f, name, pos, kw, node)
-    return NotImplemented
+    return shardings.construct(f, name, pos, kw, node)  # the sharding API (analyzer/shardings.py)
 
 
 def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:

@@ -9,14 +9,14 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer.frame import Frame, same_value
+from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
 
 MAX_CALL_DEPTH = 12
 STEP_BUDGET_BASE = 5_000
@@ -161,8 +161,7 @@ class ModuleAnalyzer:
             return frame.ev(ref.node.body)
         frame.run_block(ref.node.body)
         rets = frame.returns or [Const(None)]
-        first = rets[0]
-        return first if all(same_value(r, first) for r in rets) else UNKNOWN
+        return join(rets)
 
     def analyse_standalone(self, ref: FuncRef) -> None:
         """A function's body under its own annotations (unannotated parameters are Unknown)."""

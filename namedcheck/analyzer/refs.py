@@ -97,3 +97,24 @@ class MappedRef:
     func: Any
     params: dict[str, Any]
     node: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ShardingVal:
+    """`NamedSharding(mesh, P(...))`, or a bare `P(...)` where a sharding is accepted (under the mesh in
+    scope): the mesh (None when not known) and the engine `Spec`."""
+
+    mesh: Any  # engine MeshInfo | None
+    spec: Any  # engine Spec
+
+
+@dataclass(eq=False, slots=True)
+class JitRef:
+    """`jax.jit(f, in_shardings=..., out_shardings=...)`: calls analyse `f` as a plain call does, with the
+    arguments and results placed by the stated shardings (None where not stated). `node` is where the
+    jit was written (its call or decorator)."""
+
+    func: Any
+    in_shardings: Any
+    out_shardings: Any
+    node: Any

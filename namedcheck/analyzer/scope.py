@@ -100,3 +100,5 @@ def same_value(a: Any, b: Any) -> bool:
         return bool(a == b) and type(a) is type(b)
     except Exception:
         return False
+
+

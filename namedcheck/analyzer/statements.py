@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from dataclasses import replace
 from typing import Any
 
@@ -17,6 +16,7 @@ from namedcheck.analyzer.refs import (
     QualRef,
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.analyzer.shardings import states_shardings
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
@@ -99,18 +99,21 @@ class Statements(FrameState):
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
-            merged[k] = vals[0] if all(same_value(v, vals[0]) for v in vals) else functools.reduce(join, vals)
+            merged[k] = join(vals)
         self.vars = merged
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
         bind_target(self)
         self.run_block(s.body)
-        changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
+        # what both the entry and one iteration agree on (a stated sharding alone is not a change)
+        joined = {k: join([before[k], self.vars[k]]) for k in before if k in self.vars}
+        changed = {k for k, v in joined.items() if not same_value(before[k], v)}
+        self.vars.update(joined)
         if changed:
             for k in self.vars:
-                if k in changed or k not in before:  # what both the entry and one iteration agree on
-                    self.vars[k] = join(before[k], self.vars[k]) if k in changed else UNKNOWN
+                if k not in before:
+                    self.vars[k] = UNKNOWN
         if s.orelse is not None:
             self.run_block(s.orelse.body)
 
@@ -165,6 +168,10 @@ class Statements(FrameState):
                     isinstance(e, cst.StarredElement) for e in elems):
                 for e, item in zip(elems, v.items):
                     self.assign(e.value, item)
+            elif isinstance(v, ArrayType) and v.shape and v.shape[0] == len(elems) and not v.has_ellipsis \
+                    and not any(isinstance(e, cst.StarredElement) for e in elems):
+                for e in elems:  # `k1, k2 = jax.random.split(key)`: the rows
+                    self.assign(e.value, v.with_shape(v.shape[1:]))
             elif isinstance(v, ArrayType) and v.has_ellipsis:
                 # a value of unknown structure (rows of an array, or a pytree's leaves): each part
                 # varies as the whole does
@@ -214,7 +221,7 @@ class Statements(FrameState):
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
             if isinstance(deco, PartialRef) and isinstance(deco.func, QualRef) and \
-                    canonical_name(deco.func.name) in TRANSPARENT:
+                    canonical_name(deco.func.name) in TRANSPARENT and not states_shardings(deco.kwargs):
                 continue
             value = self.call_value(deco, [value], {}, [None], {}, d) \
                 if isinstance(deco, PartialRef | QualRef | MappedRef) else UNKNOWN

@@ -103,7 +103,9 @@ _CODES: list[Code] = [
          "def inner(v):\n    return xmap(lambda w: w, in_axes=['j', ...], out_axes=['j', ...])(v)\n"
          "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))"),
     Code("NC501", "unknown mesh axis",
-         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have.",
+         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have: shard_map "
+         "specs, `NamedSharding(mesh, P(...))`, and a bare `P(...)` given to `jit(in_shardings=/out_shardings=)`, "
+         "`device_put`, `with_sharding_constraint` or `reshard` under the mesh in scope.",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('z'), out_specs=P('z'))(jnp.ones(8))",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))"),
     Code("NC502", "named axes sharing a resource co-occur",
@@ -126,7 +128,8 @@ _CODES: list[Code] = [
          "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
          "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(8))"),
     Code("NC504", "mesh axis repeated in one mapping or PartitionSpec",
-         "A resource assignment or a PartitionSpec may use each mesh axis once.",
+         "A resource assignment or a PartitionSpec may use each mesh axis once (shard_map specs, "
+         "`NamedSharding(mesh, P(...))`, and specs given to jit shardings, `with_sharding_constraint` and `reshard`).",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(jnp.ones(8))",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))(jnp.ones(8))"),
     Code("NC601", "shard_map output varies over an axis its out_specs leaves out",
@@ -150,10 +153,14 @@ _CODES: list[Code] = [
          "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
          "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
          "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))"),
-    Code("NC604", "bad shard_map spec",
+    Code("NC604", "bad shard_map or sharding spec",
          "An in_spec / out_spec is longer than the array's rank, names a mesh axis that is not manual here "
          "(axis_names=), or splits a dimension not divisible by its mesh axes, or the specs do not match the "
-         "arguments' structure.",
+         "arguments' structure. The same rank and divisibility rule applies to a sharding placed on a value: "
+         "`jax.device_put(x, sharding)`, `jax.jit(f, in_shardings=..., out_shardings=...)` (arguments where "
+         "the function is called, results at `out_shardings=`), `with_sharding_constraint` (rank only: under "
+         "jit it pads an uneven dimension), `reshard` and creation ops' `out_sharding=` / `device=` (extra "
+         "trailing None entries are accepted there).",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(6))",
          "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))"),
     Code("NC701", "axis argument out of range",

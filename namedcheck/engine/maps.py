@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from namedcheck.engine import sharding
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
@@ -362,20 +363,17 @@ def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
 
 # ---- shard_map ----------------------------------------------------------------------------------
 
-def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int | None) -> None:
-    if rank is not None and len(spec.entries) > rank:
-        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}",
-                        hint="a PartitionSpec has at most one entry per positional dimension")
-    axes = spec.axes()
-    for a in axes:
-        if a not in mesh.names and not mesh.open:
-            raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}")
+def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str,
+                       rank: int | tuple[Any, ...] | None) -> None:
+    """A shard_map spec: rank (when known), mesh axes, manual axes, repeats."""
+    if rank is not None:
+        sharding.check_rank(spec, rank if isinstance(rank, tuple) else (None,) * rank, what)
+    sharding.check_mesh_axes(spec, mesh, what)
+    for a in spec.axes():
         if a not in manual:
             raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
                                      f"shard_map (axis_names={tuple(sorted(manual))!r})")
-    dup = sorted({a for a in axes if axes.count(a) > 1})
-    if dup:
-        raise RuleError("NC504", f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once")
+    sharding.check_repeats(spec, what)
 
 
 def check_spec_names(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> None:
@@ -383,26 +381,19 @@ def check_spec_names(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: s
     _spec_axes_checked(spec, mesh, manual, what, None)
 
 
-def _split_size(spec_entry: tuple[str, ...] | None, mesh: MeshInfo) -> Any:
-    total: Any = 1
-    for a in spec_entry or ():
-        s = mesh.size(a)
-        total = total * s if is_int(s) and is_int(total) else None
-    return total
+_split_size = sharding.split_size
 
 
 def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> ArrayType:
     """The local block an input's instance sees: global dims divided by their mesh axes' sizes."""
     if arg.has_ellipsis:
         raise ValueError
-    _spec_axes_checked(spec, mesh, manual, what, len(arg.shape))
+    _spec_axes_checked(spec, mesh, manual, what, arg.shape)
+    sharding.check_divisible(spec, mesh, arg.shape, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
         k = _split_size(e, mesh)
         if e and is_int(k) and is_int(shape[i]):
-            if shape[i] % k:
-                raise RuleError("NC604", f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
-                                         f"devices of mesh axes {e!r} ({spec!r})")
             shape[i] = shape[i] // k
         elif e and k != 1:
             shape[i] = None
@@ -413,7 +404,7 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
               what: str) -> ArrayType:
     """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out (a
     lower bound of its varying set proves it, whatever its shape)."""
-    _spec_axes_checked(spec, mesh, manual, what, None if res.has_ellipsis else len(res.shape))
+    _spec_axes_checked(spec, mesh, manual, what, res.shape)
     missing = sorted(res.varying - set(spec.axes()))
     if check_vma and missing:
         a = missing[0]

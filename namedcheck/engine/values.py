@@ -119,7 +119,7 @@ class ArrayType:
         dims = ", ".join(_fmt_dim(d) for d in self.shape)
         if len(self.shape) == 1:
             dims += ","
-        vma = "{V:" + ",".join(sorted(self.varying)) + ("" if self.vary_exact else ",...") + "}" \
+        vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \
             if self.varying or not self.vary_exact else ""
         if not self.named:
             return f"{head}[({dims})]{vma}"
@@ -191,17 +191,48 @@ def const_of(py: Any) -> Any:
     return Const(py)
 
 
-def join(a: Any, b: Any) -> Any:
-    """What two alternatives of a value (branches, loop iterations) are both known to be: equal values
-    stay; two arrays keep their common dtype and the axes both vary over (a lower bound); else Unknown."""
-    if a == b and type(a) is type(b):
+def join(vals: list[Any]) -> Any:
+    """What the alternatives of a value (branches, loop iterations, returns) are all known to be: equal
+    values stay (arrays that differ only in a stated sharding drop it); arrays keep their common dtype
+    and, as a lower bound, the axes all of them vary over; sequences join item by item; else Unknown."""
+    first = vals[0]
+    if all(_same(v, first) for v in vals):
+        return first
+    bare = [_without_spec(v) for v in vals]
+    if all(_same(v, bare[0]) for v in bare):
+        return bare[0]
+    out = bare[0]
+    for v in bare[1:]:
+        out = _join2(out, v)
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b) and type(a) is type(b)
+    except Exception:
+        return False
+
+
+def _without_spec(v: Any) -> Any:
+    if isinstance(v, ArrayType) and v.spec is not None:
+        return v.with_spec(None)
+    if isinstance(v, Seq):
+        return Seq(tuple(_without_spec(i) for i in v.items), v.kind)
+    return v
+
+
+def _join2(a: Any, b: Any) -> Any:
+    if _same(a, b):
         return a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
         return ArrayType(dtype, (...,), (), False, a.varying & b.varying, True, False)
     if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind and len(a.items) == len(b.items) \
             and a.kind != "dict":
-        return Seq(tuple(join(x, y) for x, y in zip(a.items, b.items)), a.kind)
+        return Seq(tuple(_join2(x, y) for x, y in zip(a.items, b.items)), a.kind)
     return UNKNOWN
 
 

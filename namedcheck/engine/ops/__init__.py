@@ -122,7 +122,8 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
     lab = {names[i]: labels[i] for i in range(min(len(names), len(labels))) if labels[i]}
     lab.update(kwlabels or {})
     inputs = [*args, *kwargs.values()]
-    exact = not any(opaque(v) for v in inputs)
+    # outside shard_map nothing varies, whatever the inputs are
+    exact = not env.manual or not any(opaque(v) for v in inputs)
     call = Call(op.name, values, extra, lab, dict(op.options), env, exact)
     vin = union_varying(inputs)
     try:

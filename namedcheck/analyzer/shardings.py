@@ -1,0 +1,280 @@
+"""Syntax of the modern sharding API -> the engine's spec rule (engine/sharding.py).
+
+`NamedSharding(mesh, P(...))` (and a bare `P(...)` under the mesh in scope) becomes a `ShardingVal`;
+`jax.device_put`, `jax.lax.with_sharding_constraint`, `jax.sharding.reshard`, creation ops' `device=` /
+`out_sharding=` and `jax.jit(f, in_shardings=, out_shardings=)` check each spec against the mesh and the
+value it places, and give the value the spec (`ArrayType.spec`). What each API accepts follows the
+installed JAX: `with_sharding_constraint` pads uneven dimensions under jit, `reshard` and creation ops
+accept extra trailing None entries, and a creation op's `device=` pads under jit (so do `linspace`'s, always).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import FuncRef, JitRef, MeshVal, ShardingVal
+from namedcheck.analyzer.scope import FrameState as Frame
+from namedcheck.analyzer.scope import label
+from namedcheck.engine import maps, sharding
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import Spec
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+
+NAMED_SHARDING = {"jax.sharding.NamedSharding", "jax.NamedSharding", "jax._src.named_sharding.NamedSharding",
+                  "jax._src.sharding_impls.NamedSharding"}
+JIT = {"jax.jit", "jax.experimental.pjit.pjit"}
+DEVICE_PUT = {"jax.device_put"}
+CONSTRAINT = {"jax.lax.with_sharding_constraint", "jax.experimental.pjit.with_sharding_constraint"}
+RESHARD = {"jax.reshard", "jax.sharding.reshard"}
+CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
+                                       "full_like", "arange", "eye", "array", "asarray")}
+SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
+
+
+@dataclass(frozen=True, slots=True)
+class _How:
+    """What one API accepts: uneven dimensions are an error (`divisible`), extra trailing None entries
+    are not (`trailing_none_ok`)."""
+
+    divisible: bool = True
+    trailing_none_ok: bool = False
+
+
+STRICT = _How()
+
+
+def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Shardings, placements and jit with shardings; NotImplemented for every other call."""
+    if name in NAMED_SHARDING:
+        return _named_sharding(pos, kw, node, f)
+    if name in JIT:
+        return _jit(f, pos, kw, node)
+    if name in DEVICE_PUT:
+        return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
+    if name in CONSTRAINT:
+        # under jit it pads an uneven dimension; only module-level code surely runs eagerly
+        how = _How(divisible=f.parent is None)
+        return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
+    if name in RESHARD:
+        return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
+    if name in CREATION or name.startswith("jax.random."):
+        return _creation(f, name, pos, kw, node)
+    return NotImplemented
+
+
+def states_shardings(kwargs: Any) -> bool:
+    """Whether a `partial(jax.jit, ...)` decorator states in_shardings / out_shardings."""
+    return any(k in SHARDING_KEYWORDS for k, _ in kwargs)
+
+
+# ---- sharding values ---------------------------------------------------------------------------------
+
+def _named_sharding(pos: list[Any], kw: dict[str, Any], node: cst.CSTNode, f: Frame) -> Any:
+    mesh_v = pos[0] if pos else kw.get("mesh")
+    spec = pos[1] if len(pos) > 1 else kw.get("spec")
+    if not isinstance(spec, Spec):
+        return UNKNOWN
+    mesh = mesh_v.info if isinstance(mesh_v, MeshVal) else None
+    try:  # JAX checks the axes when the NamedSharding is built
+        sharding.check_mesh_axes(spec, mesh, "NamedSharding")
+        sharding.check_repeats(spec, "NamedSharding")
+    except RuleError as e:
+        f.report(node, e)
+        return UNKNOWN
+    return ShardingVal(mesh, spec)
+
+
+def _tree(f: Frame, v: Any) -> Any:
+    """A pytree of shardings: ShardingVal leaves (a bare spec takes the mesh in scope), None where
+    unconstrained, UNKNOWN where not known; Seq containers."""
+    if v is None or (isinstance(v, Const) and v.value is None):
+        return None
+    if isinstance(v, ShardingVal):
+        return v
+    if isinstance(v, Spec):
+        return ShardingVal(f.env.mesh, v)
+    if isinstance(v, Seq):
+        if v.kind == "dict":
+            items = tuple(Seq((p.items[0], _tree(f, p.items[1])), "tuple") if isinstance(p, Seq) and len(p.items) == 2
+                          else UNKNOWN for p in v.items)
+            return UNKNOWN if UNKNOWN in items else Seq(items, "dict")
+        return Seq(tuple(_tree(f, i) for i in v.items), v.kind)
+    return UNKNOWN
+
+
+def _sharding_leaves(tree: Any) -> list[ShardingVal]:
+    if isinstance(tree, ShardingVal):
+        return [tree]
+    if isinstance(tree, Seq):
+        return [s for i in tree.items for s in _sharding_leaves(i.items[1] if tree.kind == "dict" else i)]
+    return []
+
+
+def _is_sharding_tree(v: Any) -> bool:
+    return v is None or bool(_sharding_leaves(v))
+
+
+# ---- placing values ----------------------------------------------------------------------------------
+
+def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> ArrayType:
+    """One array placed with one sharding: the engine's spec rule, then the spec on the value."""
+    shape = None if v.has_ellipsis else v.shape
+    sharding.check_spec(s.spec, s.mesh, shape, what, divisible=how.divisible, trailing_none_ok=how.trailing_none_ok)
+    return v.with_spec(sharding.placed_entries(s.spec, shape))
+
+
+def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
+    """A pytree of values placed by a pytree prefix of shardings (one sharding applies to every array
+    below it; None leaves a part unconstrained; a structure that does not line up is left alone)."""
+    if isinstance(sh, ShardingVal):
+        if isinstance(v, ArrayType):
+            return place_leaf(v, sh, what, how)
+        if isinstance(v, Seq):
+            leaves = [place_leaf(x, sh, w, how) if isinstance(x, ArrayType) else x for x, w in maps.seq_leaves(v, what)]
+            return maps.seq_rebuild(v, iter(leaves))
+        return v
+    if not (isinstance(sh, Seq) and isinstance(v, Seq) and len(sh.items) == len(v.items)):
+        return v
+    if sh.kind == "dict" and v.kind == "dict":
+        by_key = {_key(p): p.items[1] for p in sh.items}
+        out = []
+        for p in v.items:
+            k = _key(p) if isinstance(p, Seq) and len(p.items) == 2 else None
+            if k is None or k not in by_key:
+                return v
+            out.append(Seq((p.items[0], place_tree(by_key[k], p.items[1], f"{what}[{k!r}]", how)), "tuple"))
+        return Seq(tuple(out), "dict")
+    if sh.kind == "dict" or v.kind == "dict":
+        return v
+    return Seq(tuple(place_tree(s, x, f"{what}[{i}]", how) for i, (s, x) in enumerate(zip(sh.items, v.items))),
+               v.kind)
+
+
+def _key(pair: Seq) -> Any:
+    k = pair.items[0]
+    return k.value if isinstance(k, Const) else None
+
+
+def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, str], node: cst.CSTNode,
+               short: str, how: _How) -> Any:
+    """device_put / with_sharding_constraint / reshard: the value keeps its type and gains the spec."""
+    x = pos[0] if pos else kw.get(params[0])
+    sh = _tree(f, pos[1] if len(pos) > 1 else kw.get(params[1]))
+    if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
+        return NotImplemented
+    try:
+        return place_tree(sh, x, f"{short} of {label(_arg(node, 0)) or params[0]}", how)
+    except RuleError as e:
+        f.report(node, e)
+        return UNKNOWN
+
+
+def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`jnp.zeros(shape, device=sharding)` / `out_sharding=`: the op's type, checked and placed."""
+    key = "out_sharding" if isinstance(kw.get("out_sharding"), ShardingVal | Spec) else \
+        "device" if isinstance(kw.get("device"), ShardingVal) else None
+    if key is None or not isinstance(node, cst.Call) or any(a.star for a in node.args):
+        return NotImplemented
+    nodes = [a.value for a in node.args if a.keyword is None]
+    kwl = {a.keyword.value: lab for a in node.args if a.keyword is not None and (lab := label(a.value))}
+    out = f.apply_named(name, pos, kw, nodes, node, kwl)
+    if not isinstance(out, ArrayType):
+        return out
+    s = _tree(f, kw[key])
+    # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
+    how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
+    try:
+        return place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how)
+    except RuleError as e:
+        f.report(node, e)
+        return UNKNOWN
+
+
+def _arg(node: cst.CSTNode, i: int) -> Any:
+    if isinstance(node, cst.Call):
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(args) > i:
+            return args[i]
+    return None
+
+
+# ---- jit with shardings ------------------------------------------------------------------------------
+
+def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`jax.jit(f, in_shardings=..., out_shardings=...)` -> JitRef; plain jit stays transparent."""
+    if not pos or not any(k in kw for k in SHARDING_KEYWORDS):
+        return NotImplemented
+    static = any(k in kw for k in ("static_argnums", "static_argnames"))
+    trees = []
+    for key in SHARDING_KEYWORDS:
+        raw = kw.get(key)
+        tree = _tree(f, raw) if f.env.mesh is not None or not _has_bare_spec(raw) else raw
+        try:  # what JAX checks of the shardings themselves, reported at the keyword
+            for s in _sharding_leaves(_tree(f, tree)):
+                sharding.check_mesh_axes(s.spec, s.mesh, f"jit {key}")
+                sharding.check_repeats(s.spec, f"jit {key}")
+        except RuleError as e:
+            f.report(kw_node(node, key), e)
+            tree = UNKNOWN
+        trees.append(UNKNOWN if static and key == "in_shardings" else tree)
+    return JitRef(pos[0], trees[0], trees[1], node)
+
+
+def _has_bare_spec(v: Any) -> bool:
+    return isinstance(v, Spec) or (isinstance(v, Seq) and any(
+        _has_bare_spec(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
+        for i in v.items))
+
+
+def kw_node(node: cst.CSTNode, key: str) -> cst.CSTNode:
+    """The `key=` argument of the call (or decorator) at `node`, else `node` itself."""
+    stack: list[Any] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Decorator):
+            stack.append(n.decorator)
+        elif isinstance(n, cst.Call):
+            for a in n.args:
+                if a.keyword is not None and a.keyword.value == key:
+                    return a
+            stack.append(n.func)
+    return node
+
+
+def _param_names(func: Any) -> list[str]:
+    if isinstance(func, FuncRef) and isinstance(func.node, cst.FunctionDef):
+        return [p.name.value for p in func.node.params.params]
+    return []
+
+
+def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any], kwl: dict[str, str],
+             node: cst.CSTNode, as_map_body: bool = False) -> Any:
+    """Call the jitted function as a plain call, its arguments placed by in_shardings and its results
+    by out_shardings."""
+    fname = getattr(ref.func, "name", "f")
+    args = pos
+    ins = _tree(f, ref.in_shardings)
+    if ins is not None and ins is not UNKNOWN and not kw:
+        names = _param_names(ref.func)
+        per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
+        if len(per_arg) == len(pos):
+            try:
+                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})")
+                        for i, (s, v) in enumerate(zip(per_arg, pos))]
+            except RuleError as e:
+                f.report(node, e)
+    out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
+    outs = _tree(f, ref.out_shardings)
+    if out is UNKNOWN or outs is None or outs is UNKNOWN:
+        return out
+    try:
+        return place_tree(outs, out, f"the result of jit({fname})")
+    except RuleError as e:
+        f.report(kw_node(ref.node, "out_shardings"), e)
+        return out
+
+
+__all__ = ["construct", "call_jit", "place_leaf", "place_tree", "states_shardings", "kw_node"]
