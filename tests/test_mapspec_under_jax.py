@@ -45,11 +45,14 @@ def _calls(m: Any) -> dict[str, tuple[Callable[[], Any], bool]]:
         "misspelt": (lambda: m.misspelt(jnp.ones((8, 8))), True),
         "repeated": (lambda: m.repeated(jnp.ones((8, 8))), True),
         "fine": (lambda: m.fine(jnp.ones((8, 8))), False),
+        "inferred_specs_bad": (m.run_inferred_specs_bad, True),
+        "inferred_specs_ok": (m.run_inferred_specs_ok, False),
     }
 
 
 NAMES = ["loss_forgot_pmean", "loss_ok", "collective_matmul_bad", "collective_matmul_ok", "scan_layers_bad",
-         "pmap_bad", "pmap_ok", "normalise", "make_train_step_bad", "make_train_step_ok", "misspelt", "repeated", "fine"]
+         "pmap_bad", "pmap_ok", "normalise", "make_train_step_bad", "make_train_step_ok", "misspelt", "repeated", "fine",
+         "inferred_specs_bad", "inferred_specs_ok"]
 
 
 @pytest.mark.parametrize("name", NAMES)

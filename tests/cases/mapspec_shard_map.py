@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
@@ -125,3 +125,29 @@ def double(x):
 misspelt = jax.shard_map(double, mesh=mesh, in_specs=P('daat'), out_specs=P('data'))  # expect: NC501
 repeated = jax.shard_map(double, mesh=mesh, in_specs=P('data', 'data'), out_specs=P('data'))  # expect: NC504
 fine = jax.shard_map(double, mesh=mesh, in_specs=P('data', 'model'), out_specs=P('data', 'model'))
+
+
+# --- in_specs left out: JAX reads them off the arguments' shardings (Explicit mesh, under set_mesh)
+explicit_mesh = jax.make_mesh((4, 2), ('data', 'model'))
+
+
+def mean_loss_bad(w, xb):
+    return jnp.mean(xb @ w)
+
+
+def mean_loss_ok(w, xb):
+    return lax.pmean(jnp.mean(xb @ w), 'data')
+
+
+def run_inferred_specs_bad():
+    with jax.set_mesh(explicit_mesh):
+        w = jax.device_put(jnp.ones((8, 4)), NamedSharding(explicit_mesh, P()))
+        xb = jax.device_put(jnp.ones((16, 8)), NamedSharding(explicit_mesh, P('data')))
+        return jax.shard_map(mean_loss_bad, out_specs=P())(w, xb)  # expect: NC601
+
+
+def run_inferred_specs_ok():
+    with jax.set_mesh(explicit_mesh):
+        w = jax.device_put(jnp.ones((8, 4)), NamedSharding(explicit_mesh, P()))
+        xb = jax.device_put(jnp.ones((16, 8)), NamedSharding(explicit_mesh, P('data')))
+        return jax.shard_map(mean_loss_ok, out_specs=P())(w, xb)
