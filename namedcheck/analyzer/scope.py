@@ -9,7 +9,7 @@ import libcst as cst
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv
-from namedcheck.engine.values import ArrayType, Seq
+from namedcheck.engine.values import ArrayType, Seq, same
 
 # Transformations that return their function unchanged for the analysis (decorators and calls).
 TRANSPARENT = {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "namedcheck.checked",
@@ -92,13 +92,6 @@ def has_array(v: Any) -> bool:
                                         and any(isinstance(i, ArrayType) for i in v.items))
 
 
-def same_value(a: Any, b: Any) -> bool:
-    """Two analysis values agree (equal and of one kind); used to merge branches and returns."""
-    if a is b:
-        return True
-    try:
-        return bool(a == b) and type(a) is type(b)
-    except Exception:
-        return False
+same_value = same  # two analysis values agree (merging branches, loops and returns)
 
 

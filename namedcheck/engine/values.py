@@ -196,10 +196,10 @@ def join(vals: list[Any]) -> Any:
     values stay (arrays that differ only in a stated sharding drop it); arrays keep their common dtype
     and, as a lower bound, the axes all of them vary over; sequences join item by item; else Unknown."""
     first = vals[0]
-    if all(_same(v, first) for v in vals):
+    if all(same(v, first) for v in vals):
         return first
     bare = [_without_spec(v) for v in vals]
-    if all(_same(v, bare[0]) for v in bare):
+    if all(same(v, bare[0]) for v in bare):
         return bare[0]
     out = bare[0]
     for v in bare[1:]:
@@ -207,7 +207,8 @@ def join(vals: list[Any]) -> Any:
     return out
 
 
-def _same(a: Any, b: Any) -> bool:
+def same(a: Any, b: Any) -> bool:
+    """Two analysis values agree: equal and of one kind."""
     if a is b:
         return True
     try:
@@ -225,7 +226,7 @@ def _without_spec(v: Any) -> Any:
 
 
 def _join2(a: Any, b: Any) -> Any:
-    if _same(a, b):
+    if same(a, b):
         return a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         dtype = a.dtype_code if a.dtype_code == b.dtype_code else None

@@ -13,15 +13,8 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.linalg import contract
-from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.ops.shaping import positional, shape_arg
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
-
-
-def _known(call: Call, name: str) -> ArrayType:
-    x = call.array(name)
-    if x.has_ellipsis:
-        raise Unprovable
-    return x
 
 
 def _ints(v: Any) -> tuple[int, ...]:
@@ -35,7 +28,7 @@ def _ints(v: Any) -> tuple[int, ...]:
 @rule("jax.lax.dot_general")
 def dot_general_rule(call: Call) -> Any:
     """Batch dims, then lhs free dims, then rhs free dims; contracting and batch sizes must agree."""
-    x, y = _known(call, "lhs"), _known(call, "rhs")
+    x, y = positional(call, "lhs"), positional(call, "rhs")
     dn = literal(call.get("dimension_numbers"))
     (lc, rc), (lb, rb) = dn
     lc, rc, lb, rb = (tuple(v) for v in (lc, rc, lb, rb))
@@ -66,7 +59,7 @@ def dot_general_rule(call: Call) -> Any:
 @rule("jax.lax.top_k")
 def top_k_rule(call: Call) -> Any:
     """(values, indices), both with dimension `axis` (default: the last) replaced by k."""
-    x = _known(call, "operand")
+    x = positional(call, "operand")
     k = literal(call.get("k"))
     if not x.shape or not isinstance(k, int):
         raise Unprovable
@@ -81,7 +74,7 @@ def top_k_rule(call: Call) -> Any:
 @rule("jax.lax.select")
 def select_rule(call: Call) -> Any:
     """lax.select does not broadcast: the branches have one shape, the predicate that shape or ()."""
-    p, a, b = call.array("pred"), _known(call, "on_true"), _known(call, "on_false")
+    p, a, b = call.array("pred"), positional(call, "on_true"), positional(call, "on_false")
     if differ_shapes(a.shape, b.shape):
         raise RuleError("NC203", f"{call.short} needs branches of one shape; {call.label('on_true')} is "
                                  f"{fmt_shape(a.shape)} and {call.label('on_false')} is {fmt_shape(b.shape)}",
@@ -98,7 +91,7 @@ def differ_shapes(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 
 @rule("jax.lax.broadcast_in_dim")
 def broadcast_in_dim_rule(call: Call) -> Any:
-    x = _known(call, "operand")
+    x = positional(call, "operand")
     shape = shape_arg(call.get("shape"))
     dims = _ints(call.get("broadcast_dimensions"))
     if len(dims) != len(x.shape):
@@ -116,7 +109,7 @@ def broadcast_in_dim_rule(call: Call) -> Any:
 
 @rule("jax.lax.broadcast")
 def broadcast_rule(call: Call) -> Any:
-    x = _known(call, "operand")
+    x = positional(call, "operand")
     return x.with_shape(shape_arg(call.get("sizes")) + x.shape)
 
 
@@ -140,7 +133,7 @@ def iota_rule(call: Call) -> Any:
 
 @rule("jax.lax.slice_in_dim")
 def slice_in_dim_rule(call: Call) -> Any:
-    x = _known(call, "operand")
+    x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     d = x.shape[i]
     start, limit = literal(call.get("start_index")), literal(call.get("limit_index"))
@@ -157,7 +150,7 @@ def slice_in_dim_rule(call: Call) -> Any:
 
 @rule("jax.lax.expand_dims")
 def lax_expand_dims_rule(call: Call) -> Any:
-    x = _known(call, "array")
+    x = positional(call, "array")
     dims = _ints(call.get("dimensions"))
     nd = len(x.shape) + len(dims)
     where = sorted(norm_axis(d, nd, call.short) for d in dims)
@@ -178,7 +171,7 @@ def convert_element_type_rule(call: Call) -> Any:
 
 @rule("jax.numpy.unstack")
 def unstack_rule(call: Call) -> Any:
-    x = _known(call, "x")
+    x = positional(call, "x")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     n = x.shape[i]
     if not is_int(n) or n > 64:

@@ -14,7 +14,7 @@ from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
 
 
-def _positional(call: Call, name: str) -> ArrayType:
+def positional(call: Call, name: str) -> ArrayType:
     x = call.array(name)
     if x.has_ellipsis:
         raise Unprovable
@@ -32,7 +32,7 @@ def shape_arg(v: Any) -> tuple[Any, ...]:
 
 @rule("jax.numpy.reshape")
 def reshape_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     new = shape_arg(call.get("shape", None) or call.get("newshape"))
     if sum(1 for d in new if d == -1) > 1:
         raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
@@ -58,13 +58,13 @@ def reshape_rule(call: Call) -> Any:
 
 @rule("jax.numpy.ravel")
 def ravel_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     return x.with_shape((num_elements(x.shape),))
 
 
 @rule("jax.numpy.transpose", "jax.numpy.permute_dims")
 def transpose_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     axes = literal(call.get("axes", Const(None)))
     nd = len(x.shape)
     if axes is None:
@@ -81,7 +81,7 @@ def transpose_rule(call: Call) -> Any:
 
 @rule("jax.numpy.swapaxes")
 def swapaxes_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     nd = len(x.shape)
     i = norm_axis(literal(call.get("axis1")), nd, call.short)
     j = norm_axis(literal(call.get("axis2")), nd, call.short)
@@ -92,7 +92,7 @@ def swapaxes_rule(call: Call) -> Any:
 
 @rule("jax.numpy.moveaxis")
 def moveaxis_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     nd = len(x.shape)
     src, dst = literal(call.get("source")), literal(call.get("destination"))
     src = (src,) if isinstance(src, int) else tuple(src)
@@ -112,7 +112,7 @@ def moveaxis_rule(call: Call) -> Any:
 
 @rule("jax.numpy.expand_dims")
 def expand_dims_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     axis = literal(call.get("axis", None) or call.get("dimensions"))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     nd = len(x.shape) + len(axes)
@@ -127,7 +127,7 @@ def expand_dims_rule(call: Call) -> Any:
 
 @rule("jax.numpy.squeeze")
 def squeeze_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     axis = literal(call.get("axis", Const(None)))
     nd = len(x.shape)
     if axis is None:
@@ -205,7 +205,7 @@ def stack_rule(call: Call) -> Any:
 
 @rule("jax.numpy.broadcast_to")
 def broadcast_to_rule(call: Call) -> Any:
-    x = _positional(call, "array")
+    x = positional(call, "array")
     target = shape_arg(call.get("shape"))
     if len(x.shape) > len(target):
         raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
@@ -225,7 +225,7 @@ def broadcast_to_rule(call: Call) -> Any:
 @rule("jax.numpy.split", "jax.numpy.array_split")
 def split_rule(call: Call) -> Any:
     """Equal sections (NC203 when they do not divide the axis) or split points along an axis."""
-    x = _positional(call, "ary")
+    x = positional(call, "ary")
     axis = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     how = literal(call.get("indices_or_sections"))
     d = x.shape[axis]
@@ -252,7 +252,7 @@ def split_rule(call: Call) -> Any:
 
 @rule("jax.numpy.take_along_axis")
 def take_along_axis_rule(call: Call) -> Any:
-    x, idx = _positional(call, "arr"), _positional(call, "indices")
+    x, idx = positional(call, "arr"), positional(call, "indices")
     axis = literal(call.get("axis"))
     if not isinstance(axis, int) or len(x.shape) != len(idx.shape):
         raise Unprovable
@@ -273,7 +273,7 @@ def take_along_axis_rule(call: Call) -> Any:
 
 @rule("jax.numpy.tile")
 def tile_rule(call: Call) -> Any:
-    x = _positional(call, "A")
+    x = positional(call, "A")
     reps = literal(call.get("reps"))
     reps = (reps,) if isinstance(reps, int) else tuple(reps)
     if not all(is_int(r) for r in reps):
@@ -286,7 +286,7 @@ def tile_rule(call: Call) -> Any:
 
 @rule("jax.numpy.repeat")
 def repeat_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     reps = literal(call.get("repeats"))
     axis = literal(call.get("axis", Const(None)))
     if not is_int(reps):
@@ -301,7 +301,7 @@ def repeat_rule(call: Call) -> Any:
 
 @rule("jax.numpy.pad")
 def pad_rule(call: Call) -> Any:
-    x = _positional(call, "array")
+    x = positional(call, "array")
     width = literal(call.get("pad_width"))
     nd = len(x.shape)
     if is_int(width):
@@ -321,7 +321,7 @@ def pad_rule(call: Call) -> Any:
 
 @rule("jax.numpy.take")
 def take_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     idx = as_array(call.get("indices"))
     axis = literal(call.get("axis", Const(None)))
     if not isinstance(idx, ArrayType) or idx.has_ellipsis:
@@ -334,7 +334,7 @@ def take_rule(call: Call) -> Any:
 
 @rule("jax.numpy.diagonal", "jax.numpy.trace")
 def diagonal_rule(call: Call) -> Any:
-    x = _positional(call, "a")
+    x = positional(call, "a")
     if literal(call.get("offset", Const(0))) != 0 or len(x.shape) < 2:
         raise Unprovable
     i = norm_axis(literal(call.get("axis1", Const(0))), len(x.shape), call.short)
