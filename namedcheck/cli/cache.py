@@ -24,7 +24,7 @@ CACHE_DIR_NAME = ".namedcheck_cache"
 def build_fingerprint(stub_paths: tuple[str, ...]) -> str:
     """Identifies the analyzer's code and stubs (names, sizes and mtimes: cheap stat calls)."""
     import namedcheck
-    from namedcheck.engine.stubs import stub_files
+    from namedcheck.engine.stubfiles import stub_files
     pkg = Path(namedcheck.__file__).resolve().parent
     h = hashlib.sha256(namedcheck.__version__.encode())
     for f in sorted([*pkg.rglob("*.py"), *stub_files(stub_paths)]):

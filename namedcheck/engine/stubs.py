@@ -10,7 +10,6 @@ Parsed with the standard library's `ast` (the engine imports no libcst).
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,21 +18,9 @@ from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import FAMILIES, RULES, Op
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature
+from namedcheck.engine.stubfiles import StubError, builtin_stub_dir, stub_files  # noqa: F401 (re-exported)
 from namedcheck.engine.syntax import parse_item
 from namedcheck.engine.values import Seq
-
-
-class StubError(Exception):
-    """A stub file that does not follow the format (a bug in the stubs, reported with its place)."""
-
-
-def builtin_stub_dir() -> Path:
-    """The stubs shipped with namedcheck: the repository's `stubs/` or the installed copy."""
-    here = Path(__file__).resolve().parent
-    for cand in (here.parent.parent / "stubs", here.parent / "stubs"):
-        if cand.is_dir():
-            return cand
-    raise StubError(f"namedcheck's stubs directory is missing (looked beside {here.parent})")
 
 
 def _annotation(node: ast.expr | None, where: str) -> Any:
@@ -120,5 +107,3 @@ def op_table(extra_dirs: tuple[str, ...] = ()) -> dict[str, Op]:
     return table
 
 
-def stub_files(extra_dirs: Iterable[str] = ()) -> list[Path]:
-    return [f for d in (builtin_stub_dir(), *map(Path, extra_dirs)) for f in sorted(Path(d).glob("*.pyi"))]
