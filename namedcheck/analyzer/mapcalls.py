@@ -191,9 +191,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     for s, v, w in out_leaves:
         m = _at(ref.node, maps.parse_mapping, s, w)
         outs.append(_at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
-    if isinstance(result, Seq):
-        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
-    return outs[0] if len(outs) == 1 else UNKNOWN
+    return maps.rebuild_from_leaves(result, outs)
 
 
 def _rebuild(pos: list[Any], locals_: list[Any]) -> list[Any]:
@@ -237,12 +235,12 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             v = v.with_named({n: s for n, s in v.named if n != axis_name})
         return _at(ref.node, maps.vmap_out, v, ax, size)
 
-    if isinstance(result, Seq):
-        axes = out_axes if isinstance(out_axes, tuple) else (out_axes,) * len(result.items)
-        if len(axes) != len(result.items):
+    if isinstance(result, Seq) and isinstance(out_axes, tuple):  # one entry per item of a tuple result
+        if result.kind == "dict" or len(out_axes) != len(result.items):
             return UNKNOWN
-        return Seq(tuple(out(v, a) for v, a in zip(result.items, axes)), result.kind)
-    return out(result, out_axes)
+        return Seq(tuple(maps.map_leaves(v, lambda leaf, a=a: out(leaf, a)) for v, a in zip(result.items, out_axes)),
+                   result.kind)
+    return maps.map_leaves(result, lambda leaf: out(leaf, out_axes))
 
 
 def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
@@ -279,9 +277,7 @@ def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode)
                        "shard_map out_specs"):
         outs.append(_at(ref.node, maps.shard_out, v, s, mesh, manual, bool(check), f"{w} of shard_map")
                     if isinstance(v, ArrayType) else UNKNOWN)
-    if isinstance(result, Seq):
-        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
-    return outs[0] if len(outs) == 1 else UNKNOWN
+    return maps.rebuild_from_leaves(result, outs)
 
 
 def _spec_tree(v: Any) -> Any:
@@ -312,8 +308,9 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
             maps.check_carry(init, out.items[0], short)
+            first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
             n = length if length is not None else (
-                xs.shape[0] if isinstance(xs, ArrayType) and xs.shape and not xs.has_ellipsis else None)
+                first.shape[0] if first is not None and first.shape and not first.has_ellipsis else None)
             return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")

@@ -15,7 +15,18 @@ from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
-from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
+from namedcheck.engine.signature import (
+    KWONLY,
+    NORMAL,
+    POSONLY,
+    VARARGS,
+    VARKW,
+    Param,
+    Signature,
+    apply,
+    bind,
+    declared_value,
+)
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12
@@ -148,7 +159,8 @@ class ModuleAnalyzer:
             else:
                 v = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
                 if v is UNKNOWN and isinstance(prm.annotation, ArrayType):
-                    v = prm.annotation  # unknown at the call: the body's own annotation
+                    # unknown at the call: the body's own annotation (which says nothing of varying axes)
+                    v = declared_value(prm.annotation, UNKNOWN, frame.env.manual)
                 frame.vars[prm.name] = v
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
@@ -226,7 +238,7 @@ class ModuleAnalyzer:
         if key is not None:
             self.memo[key] = out
         if out is UNKNOWN and sig.returns is not None:
-            return result
+            return declared_value(result, UNKNOWN, caller.env.manual)
         return out
 
     def escapes(self, ref: FuncRef) -> bool:

@@ -399,7 +399,7 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
             shape[i] = shape[i] // k
         elif e and k != 1:
             shape[i] = None
-    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual)
+    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
 
 
 def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
@@ -434,7 +434,10 @@ def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set across the body."""
     for i, (a, b) in enumerate(zip(_leaves(init), _leaves(out))):
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
-            extra = sorted(b.varying - a.varying)
+            # a varying set known only as a lower bound proves nothing about what it lacks
+            extra = sorted(b.varying - a.varying) if a.vary_exact else []
+            if not extra and not (b.vary_exact and a.varying - b.varying):
+                continue
             where = f"carry item {i}" if len(_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
@@ -455,29 +458,48 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
         if len(arrays) == len(group) and len({a.varying for a in arrays}) > 1:
             union = frozenset().union(*(a.varying for a in arrays))
             for b, a in enumerate(arrays):
-                if a.varying != union:
+                if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
                     raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
                                              f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
 
 
+def map_leaves(v: Any, fn: Any) -> Any:
+    """`fn` applied to every leaf of a pytree of engine values; dict keys are kept, not mapped."""
+    if not isinstance(v, Seq):
+        return fn(v)
+    if v.kind == "dict":
+        return Seq(tuple(Seq((p.items[0], map_leaves(p.items[1], fn)), p.kind)
+                         if isinstance(p, Seq) and len(p.items) == 2 else UNKNOWN for p in v.items), "dict")
+    return Seq(tuple(map_leaves(i, fn) for i in v.items), v.kind)
+
+
 def scan_slice(v: Any) -> Any:
     """What a scan body sees of `xs`: every leaf without its leading dimension."""
+    if isinstance(v, Seq):
+        return map_leaves(v, scan_slice)
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
         return v.with_shape(v.shape[1:])
-    if isinstance(v, Seq):
-        return Seq(tuple(scan_slice(i) for i in v.items), v.kind)
     return UNKNOWN
 
 
 def scan_stack(v: Any, n: Any) -> Any:
     """A scan's stacked outputs: every leaf with a leading dimension of the scan length."""
+    if isinstance(v, Seq):
+        return map_leaves(v, lambda leaf: scan_stack(leaf, n))
     if isinstance(v, ArrayType) and not v.has_ellipsis:
         return v.with_shape((n,) + v.shape)
-    if isinstance(v, Seq):
-        return Seq(tuple(scan_stack(i, n) for i in v.items), v.kind)
     return UNKNOWN
+
+
+def rebuild_from_leaves(template: Any, leaves: list[Any]) -> Any:
+    """`template` with its leaves (in `seq_leaves` order) replaced; Unknown when the counts differ."""
+    if not isinstance(template, Seq):
+        return leaves[0] if len(leaves) == 1 else UNKNOWN
+    if len(leaves) != len(seq_leaves(template, "")):
+        return UNKNOWN
+    return seq_rebuild(template, iter(leaves))
 
 
 def union_varying(values: Sequence[Any]) -> frozenset[str]:

@@ -94,6 +94,25 @@ def with_varying(v: Any, varying: frozenset[str]) -> Any:
     return v
 
 
+def varying_exact(values: list[Any]) -> bool:
+    """Whether every array among `values` (pytrees included) has an exactly known varying set."""
+    for v in values:
+        if isinstance(v, ArrayType) and not v.vary_exact:
+            return False
+        if isinstance(v, Seq) and not varying_exact(list(v.items)):
+            return False
+    return True
+
+
+def inexact_varying(v: Any) -> Any:
+    """`v` with its varying sets known only as lower bounds (an input's was)."""
+    if isinstance(v, ArrayType):
+        return v.with_varying(v.varying, exact=False)
+    if isinstance(v, Seq):
+        return Seq(tuple(inexact_varying(i) for i in v.items), v.kind)
+    return v
+
+
 def family(name: str) -> Callable[[Rule], Rule]:
     """Register a rule family that stubs name with a decorator (`@elementwise`)."""
     def deco(fn: Rule) -> Rule:
@@ -132,6 +151,8 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
             result = with_varying(result, vma(call, vin, result))
         elif vin:
             result = with_varying(result, vin)
+        if not varying_exact([*args, *kwargs.values()]):
+            result = inexact_varying(result)
     except (Unprovable, NotLiteral):
         return UNKNOWN
     except RuleError:

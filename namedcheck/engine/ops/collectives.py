@@ -42,7 +42,10 @@ def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozen
     names = axis_names(call)
     manual = [n for n in names if n in call.env.manual]
     varying_part = [n for n in manual if n in vin]
-    if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual):
+    x = call.get("x", None)
+    exact = not isinstance(x, ArrayType) or x.vary_exact  # a lower bound does not prove the invariant part
+    if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual) \
+            and exact:
         invariant = tuple(n for n in manual if n not in vin)
         raise RuleError("NC603", f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
                                  f"but invariant over {invariant!r}; JAX rejects a partly varying input",
