@@ -11,11 +11,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import DevicesVal, MappedRef, MeshVal
+from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
+from namedcheck.engine.signature import NORMAL, POSONLY
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
@@ -224,6 +225,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(axis_name, str):
         _at(ref.node, maps.check_not_rebound, [axis_name], f.env, "vmap axis_name")
         env = env.with_names({axis_name: size})
+        locals_ = _named_views(f, ref.func, locals_, per_arg, axis_name, size)
     result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
@@ -241,6 +243,19 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         return Seq(tuple(maps.map_leaves(v, lambda leaf, a=a: out(leaf, a)) for v, a in zip(result.items, out_axes)),
                    result.kind)
     return maps.map_leaves(result, lambda leaf: out(leaf, out_axes))
+
+
+def _named_views(f: Frame, func: Any, locals_: list[Any], per_arg: tuple[Any, ...], axis_name: str,
+                 size: Any) -> list[Any]:
+    """The mapped arguments as the body's annotations read them: with vmap's axis as a named axis where
+    the parameter declares it."""
+    signature = getattr(f.an, "signature", None)
+    if not isinstance(func, FuncRef) or signature is None:
+        return locals_
+    params = [p for p in signature(func).params if p.kind in (POSONLY, NORMAL)]
+    return [maps.vmap_named_view(v, axis_name, size, params[i].annotation)
+            if isinstance(ax, int) and i < len(params) else v
+            for i, (v, ax) in enumerate(zip(locals_, per_arg))]
 
 
 def _call_shard_map(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:

@@ -350,6 +350,15 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
     return UNKNOWN
 
 
+def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any:
+    """vmap(axis_name=n) read the xmap way: a body parameter whose annotation declares named axis `n` sees
+    the mapped axis as that named axis, of the mapped size (a size the annotation contradicts stays NC302)."""
+    if isinstance(local, ArrayType) and isinstance(declared, ArrayType) and axis_name in declared.named_shape \
+            and axis_name not in local.named_shape:
+        return local.with_named({**local.named_shape, axis_name: size})
+    return local
+
+
 def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
     if axis is None or res.has_ellipsis:
         return res
