@@ -240,7 +240,7 @@ class Expressions(FrameState):
             return DevicesVal((None,))
         if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
             for pair in recv.items:
-                if same_value(pair.items[0], idx):
+                if isinstance(pair, Seq) and len(pair.items) == 2 and same_value(pair.items[0], idx):
                     return pair.items[1]
             return UNKNOWN
         if isinstance(recv, Seq):

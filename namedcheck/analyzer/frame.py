@@ -23,6 +23,9 @@ _BUILTIN_DTYPES = {"float": "f32", "int": "i32", "bool": "bool_", "complex": "c6
 class Frame(Statements, Expressions, Calls):
     """A function body (or the module body) being analysed."""
 
+    # the function analysed on its own that this (call-specific) analysis is part of: NC705 waits for it
+    nc705_owner: FuncRef | None = None
+
     def __init__(self, an: Analyzer, parent: Frame | None, declared_return: Any = None,
                  lenient: bool = False, quiet: bool = False, env: AxisEnv | None = None,
                  function: FuncRef | None = None) -> None:
@@ -79,8 +82,9 @@ class Frame(Statements, Expressions, Calls):
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
         if self.silent:
             return
-        if err.code == "NC705" and self.function is not None:
-            self.an.defer_unbound_name(self.function, node, err)  # it may yet be called under a map
+        owner = self.function if self.function is not None else self.nc705_owner
+        if err.code == "NC705" and owner is not None:
+            self.an.defer_unbound_name(owner, node, err)  # it may yet be called under a map
             return
         self.an.report(node, err)
 

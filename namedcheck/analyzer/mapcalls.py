@@ -18,6 +18,7 @@ from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
+from namedcheck.engine.signature import NORMAL, POSONLY
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
 
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
@@ -175,9 +176,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     for s, v, w in out_leaves:
         m = at(param_node(ref, "out_axes"), maps.parse_mapping, s, w)
         outs.append(at(param_node(ref, "out_axes"), maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
-    if isinstance(result, Seq):
-        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
-    return outs[0] if len(outs) == 1 else UNKNOWN
+    return maps.rebuild_from_leaves(result, outs)
 
 
 def define(f: Frame, ref: MappedRef) -> None:
@@ -225,6 +224,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(axis_name, str):
         at(param_node(ref, "axis_name"), maps.check_not_rebound, [axis_name], f.env, f"{ref.kind} axis_name")
         env = env.with_names({axis_name: size})
+        locals_ = _named_views(f, ref.func, locals_, per_arg, axis_name, size)
     result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
@@ -236,12 +236,25 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             v = v.with_named({n: s for n, s in v.named if n != axis_name})
         return at(ref.node, maps.vmap_out, v, ax, size)
 
-    if isinstance(result, Seq):
-        axes = out_axes if isinstance(out_axes, tuple) else (out_axes,) * len(result.items)
-        if len(axes) != len(result.items):
+    if isinstance(result, Seq) and isinstance(out_axes, tuple):  # one entry per item of a tuple result
+        if result.kind == "dict" or len(out_axes) != len(result.items):
             return UNKNOWN
-        return Seq(tuple(out(v, a) for v, a in zip(result.items, axes)), result.kind)
-    return out(result, out_axes)
+        return Seq(tuple(maps.map_leaves(v, lambda leaf, a=a: out(leaf, a)) for v, a in zip(result.items, out_axes)),
+                   result.kind)
+    return maps.map_leaves(result, lambda leaf: out(leaf, out_axes))
+
+
+def _named_views(f: Frame, func: Any, locals_: list[Any], per_arg: tuple[Any, ...], axis_name: str,
+                 size: Any) -> list[Any]:
+    """The mapped arguments as the body's annotations read them: with vmap's axis as a named axis where
+    the parameter declares it."""
+    signature = getattr(f.an, "signature", None)
+    if not isinstance(func, FuncRef) or signature is None:
+        return locals_
+    params = [p for p in signature(func).params if p.kind in (POSONLY, NORMAL)]
+    return [maps.vmap_named_view(v, axis_name, size, params[i].annotation)
+            if isinstance(ax, int) and i < len(params) else v
+            for i, (v, ax) in enumerate(zip(locals_, per_arg))]
 
 
 # ---- control flow (NC602) ----------------------------------------------------------------------------
@@ -263,8 +276,9 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
             maps.check_carry(init, out.items[0], short)
+            first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
             n = length if length is not None else (
-                xs.shape[0] if isinstance(xs, ArrayType) and xs.shape and not xs.has_ellipsis else None)
+                first.shape[0] if first is not None and first.shape and not first.has_ellipsis else None)
             return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")

@@ -15,7 +15,18 @@ from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
-from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature, apply, bind
+from namedcheck.engine.signature import (
+    KWONLY,
+    NORMAL,
+    POSONLY,
+    VARARGS,
+    VARKW,
+    Param,
+    Signature,
+    apply,
+    bind,
+    declared_value,
+)
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
 
 MAX_CALL_DEPTH = 12
@@ -55,6 +66,7 @@ class ModuleAnalyzer:
         self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
+        self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
         # Work bound: statements analysed. Past it, calls are no longer followed into bodies (their
         # results are Unknown), so analysis time stays roughly linear in the file's size.
@@ -142,9 +154,12 @@ class ModuleAnalyzer:
         return out
 
     def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
-                    lenient: bool, quiet: bool = False, env: AxisEnv | None = None, standalone: bool = False) -> Any:
-        """Analyse a function body with parameters bound to `values`; the joined return value."""
+                    lenient: bool, quiet: bool = False, env: AxisEnv | None = None, standalone: bool = False,
+                    nc705_owner: FuncRef | None = None) -> Any:
+        """Analyse a function body with parameters bound to `values`; the joined return value.
+        `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
+        frame.nc705_owner = nc705_owner
         sig = self.signature(ref)
         defaults = self._defaults(ref)
         for prm in sig.params:
@@ -155,7 +170,8 @@ class ModuleAnalyzer:
             else:
                 v = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
                 if v is UNKNOWN and isinstance(prm.annotation, ArrayType):
-                    v = prm.annotation  # unknown at the call: the body's own annotation
+                    # unknown at the call: the body's own annotation (which says nothing of varying axes)
+                    v = declared_value(prm.annotation, UNKNOWN, frame.env.manual)
                 frame.vars[prm.name] = v
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
@@ -226,7 +242,9 @@ class ModuleAnalyzer:
             self.active.add(key)
         self.depth += 1
         try:
-            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env)
+            owner = caller.function if caller.function is not None else caller.nc705_owner
+            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env,
+                                   nc705_owner=owner)
         finally:
             self.depth -= 1
             if key is not None:
@@ -234,7 +252,7 @@ class ModuleAnalyzer:
         if key is not None:
             self.memo[key] = out
         if out is UNKNOWN and sig.returns is not None:
-            return result
+            return declared_value(result, UNKNOWN, caller.env.manual)
         return out
 
     def escapes(self, ref: FuncRef) -> bool:
@@ -254,9 +272,22 @@ class ModuleAnalyzer:
 
     def _settle_unbound_names(self) -> None:
         for ref, node, err in self.unbound_names:
-            if id(ref.node) not in self.under_map and not self.escapes(ref):
+            if id(ref.node) not in self.under_map and not self.escapes(ref) and not self._enclosing_may_map(ref):
                 self.report(node, err)
         self.unbound_names = []
+
+    def _enclosing_may_map(self, ref: FuncRef) -> bool:
+        """A function defined inside another runs when that one runs: if an enclosing function may run
+        under a map (called from a map body, passed to one), so may this one."""
+        if self._enclosing is None:
+            self._enclosing = _enclosing_functions(self.module)
+        outer = self._enclosing.get(id(ref.node))
+        while outer is not None:
+            if id(outer) in self.under_map or id(outer) in self.mapped \
+                    or self.escapes(FuncRef(outer, None, outer.name.value)):
+                return True
+            outer = self._enclosing.get(id(outer))
+        return False
 
     def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
         self._settle_unbound_names()
@@ -337,6 +368,31 @@ class _Uses(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.defined[node.name.value] = self.defined.get(node.name.value, 0) + 1
+
+
+class _Nesting(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.stack: list[cst.FunctionDef] = []
+        self.enclosing: dict[int, cst.FunctionDef] = {}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if self.stack:
+            self.enclosing[id(node)] = self.stack[-1]
+        self.stack.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        if self.stack:
+            self.enclosing[id(node)] = self.stack[-1]
+
+
+def _enclosing_functions(module: cst.Module) -> dict[int, cst.FunctionDef]:
+    """Function (and lambda) node id -> the function it is defined in, for nested definitions."""
+    v = _Nesting()
+    module.visit(v)
+    return v.enclosing
 
 
 def _escaping_names(module: cst.Module) -> set[str]:

@@ -215,9 +215,7 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
             if len(rets) == 1 and rets[0].value is not None:
                 e = RuleError(e.code, f"{e.message}; it is returned by `return {source(rets[0].value)}`", e.hint)
         raise Fail(where, e) from None
-    if isinstance(result, Seq):
-        return Seq(tuple(outs), result.kind) if len(outs) == len(result.items) else UNKNOWN
-    return outs[0] if len(outs) == 1 else UNKNOWN
+    return maps.rebuild_from_leaves(result, outs)
 
 
 __all__ = ["define", "call", "spec_tree"]

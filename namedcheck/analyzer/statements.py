@@ -20,7 +20,7 @@ from namedcheck.analyzer.shardings import states_shardings
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
-from namedcheck.engine.signature import compare_declared
+from namedcheck.engine.signature import compare_declared, declared_value
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
 
 
@@ -131,7 +131,8 @@ class Statements(FrameState):
                 self.check_declared(declared, v, s.value, f"`{label(s.target) or 'the target'}`")
             else:
                 v = UNKNOWN
-            self.assign(s.target, declared if isinstance(declared, (ArrayType, Seq)) else v)
+            self.assign(s.target, declared_value(declared, v, self.env.manual)
+                        if isinstance(declared, (ArrayType, Seq)) else v)
         elif isinstance(s, cst.AugAssign):
             op = OPERATORS.get(type(s.operator).__name__.replace("Assign", ""))
             left, right = self.ev(s.target), self.ev(s.value)

@@ -353,6 +353,15 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
     return UNKNOWN
 
 
+def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any:
+    """vmap(axis_name=n) read the xmap way: a body parameter whose annotation declares named axis `n` sees
+    the mapped axis as that named axis, of the mapped size (a size the annotation contradicts stays NC302)."""
+    if isinstance(local, ArrayType) and isinstance(declared, ArrayType) and axis_name in declared.named_shape \
+            and axis_name not in local.named_shape:
+        return local.with_named({**local.named_shape, axis_name: size})
+    return local
+
+
 def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
     if axis is None or res.has_ellipsis:
         return res
@@ -397,7 +406,7 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
             shape[i] = shape[i] // k
         elif e and k != 1:
             shape[i] = None
-    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual)
+    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
 
 
 def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
@@ -464,24 +473,43 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
 
 
+def map_leaves(v: Any, fn: Any) -> Any:
+    """`fn` applied to every leaf of a pytree of engine values; dict keys are kept, not mapped."""
+    if not isinstance(v, Seq):
+        return fn(v)
+    if v.kind == "dict":
+        return Seq(tuple(Seq((p.items[0], map_leaves(p.items[1], fn)), p.kind)
+                         if isinstance(p, Seq) and len(p.items) == 2 else UNKNOWN for p in v.items), "dict")
+    return Seq(tuple(map_leaves(i, fn) for i in v.items), v.kind)
+
+
 def scan_slice(v: Any) -> Any:
     """What a scan body sees of `xs`: every leaf without its leading dimension."""
+    if isinstance(v, Seq):
+        return map_leaves(v, scan_slice)
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
         return v.with_shape(v.shape[1:])
     if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
         return replace(ArrayType.partial(v.varying, v.vary_exact, v.dtype_code), named_open=True)
-    if isinstance(v, Seq):
-        return Seq(tuple(scan_slice(i) for i in v.items), v.kind)
     return UNKNOWN
 
 
 def scan_stack(v: Any, n: Any) -> Any:
     """A scan's stacked outputs: every leaf with a leading dimension of the scan length."""
+    if isinstance(v, Seq):
+        return map_leaves(v, lambda leaf: scan_stack(leaf, n))
     if isinstance(v, ArrayType) and not v.has_ellipsis:
         return v.with_shape((n,) + v.shape)
-    if isinstance(v, Seq):
-        return Seq(tuple(scan_stack(i, n) for i in v.items), v.kind)
     return UNKNOWN
+
+
+def rebuild_from_leaves(template: Any, leaves: list[Any]) -> Any:
+    """`template` with its leaves (in `seq_leaves` order) replaced; Unknown when the counts differ."""
+    if not isinstance(template, Seq):
+        return leaves[0] if len(leaves) == 1 else UNKNOWN
+    if len(leaves) != len(seq_leaves(template, "")):
+        return UNKNOWN
+    return seq_rebuild(template, iter(leaves))
 
 
 def union_varying(values: Sequence[Any]) -> frozenset[str]:

@@ -7,7 +7,7 @@ signatures from `stubs/` (which report NC203), and for declared-vs-inferred chec
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from namedcheck.engine import dtypes
@@ -259,3 +259,22 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
 def _rigid(shape: tuple[Any, ...]) -> tuple[Any, ...]:
     # Symbols in a body annotation are rigid: they never bind, and never prove a mismatch.
     return tuple(None if isinstance(d, str) else d for d in shape)
+
+
+def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozenset()) -> Any:
+    """The value a name annotated `declared` holds after `x: declared = actual`. An annotation states dtype
+    and shapes, never varying axes: the declared type takes the value's varying set (exact or a lower bound)
+    and stated sharding; where the value is not known under manual mesh axes, its varying set is unknown."""
+    if isinstance(declared, Seq):
+        items = actual.items if isinstance(actual, Seq) and len(actual.items) == len(declared.items) \
+            else (UNKNOWN,) * len(declared.items)
+        return Seq(tuple(declared_value(d, a, manual) if d is not None else a
+                         for d, a in zip(declared.items, items)), declared.kind)
+    if not isinstance(declared, ArrayType):
+        return declared
+    value = as_array(actual)
+    if isinstance(value, ArrayType):
+        same_rank = not value.has_ellipsis and not declared.has_ellipsis and len(value.shape) == len(declared.shape)
+        return replace(declared, varying=value.varying, vary_exact=value.vary_exact,
+                       spec=value.spec if same_rank else None)
+    return declared.with_varying(frozenset(), exact=False) if manual else declared

@@ -155,6 +155,10 @@ def axis_index_rule(call: Call) -> Any:
     (name,) = axis_names(call)
     call.env.check_bound((name,), call.short)
     named = {name: call.env.size(name)} if name in dict(call.env.named) else {}
+    if not named and name in call.env.declared and name not in call.env.manual:
+        # a function analysed on its own whose parameters declare the named axis: it runs under a map
+        # binding that name (xmap / vmap), whose size the annotations state but the environment does not
+        named = {name: None}
     return ArrayType.make("i32", (), named)
 
 
