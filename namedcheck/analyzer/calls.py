@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer import iteration, mapcalls
 from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
@@ -132,6 +132,9 @@ class Calls(FrameState):
             has_aux = kw.get("has_aux", Const(False))
             return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
                            isinstance(has_aux, Const) and has_aux.value is True)
+        handled = iteration.builtin(self, name, pos, kw, node)
+        if handled is not NotImplemented:
+            return handled
         if name == "builtins.len":
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
         if name.startswith("builtins."):

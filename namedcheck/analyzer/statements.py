@@ -7,6 +7,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import iteration
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -45,9 +46,13 @@ class Statements(FrameState):
             self.branches([s.body, s.orelse])
         elif isinstance(s, cst.For):
             it = self.ev(s.iter)
+            if iteration.unroll(self, s, it):  # a short known sequence: once per item
+                return
             elem = UNKNOWN
             if isinstance(it, ArrayType):
                 elem = scan_slice(it)  # iterating an array walks its leading dimension
+            elif isinstance(it, Seq):
+                elem = iteration.common_item(it)
             self.loop(s, lambda f: f.assign(s.target, elem))
         elif isinstance(s, cst.While):
             self.ev(s.test)
@@ -162,6 +167,9 @@ class Statements(FrameState):
             if isinstance(v, Seq) and len(v.items) == len(elems) and not any(
                     isinstance(e, cst.StarredElement) for e in elems):
                 for e, item in zip(elems, v.items):
+                    self.assign(e.value, item)
+            elif (parts := iteration.starred_parts(elems, v)) is not None:  # `*hidden, last = layers`
+                for e, item in zip(elems, parts):
                     self.assign(e.value, item)
             else:
                 for e in elems:
