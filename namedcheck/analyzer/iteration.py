@@ -40,15 +40,18 @@ def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
     return items if len(items) <= limit else None
 
 
-def starred_parts(elems: Any, v: Any) -> list[Any] | None:
-    """The values of unpacking targets with one starred target (`first, *rest = xs`), the starred
-    one getting a list; None when `v` is not a known sequence of enough items."""
+def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
+    """The values of unpacking targets from a known sequence or an array of known length (one starred
+    target gets a list: `first, *rest = xs`); None when not known."""
     stars = [i for i, e in enumerate(elems) if isinstance(e, cst.StarredElement)]
-    if len(stars) != 1 or not isinstance(v, Seq) or v.kind == "dict" or len(v.items) < len(elems) - 1:
+    items = items_of(v) if not (isinstance(v, Seq) and v.kind == "dict") else None
+    if len(stars) > 1 or items is None or len(items) < len(elems) - len(stars):
         return None
+    if not stars:
+        return list(items) if len(items) == len(elems) else None
     i, after = stars[0], len(elems) - 1 - stars[0]
-    end = len(v.items) - after
-    return [*v.items[:i], Seq(v.items[i:end], "list"), *v.items[end:]]
+    end = len(items) - after
+    return [*items[:i], Seq(items[i:end], "list"), *items[end:]]
 
 
 def common_item(v: Any) -> Any:

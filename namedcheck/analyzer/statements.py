@@ -168,7 +168,7 @@ class Statements(FrameState):
                     isinstance(e, cst.StarredElement) for e in elems):
                 for e, item in zip(elems, v.items):
                     self.assign(e.value, item)
-            elif (parts := iteration.starred_parts(elems, v)) is not None:  # `*hidden, last = layers`
+            elif (parts := iteration.unpack_parts(elems, v)) is not None:  # `*hidden, last = layers`, `k1, k2 = keys`
                 for e, item in zip(elems, parts):
                     self.assign(e.value, item)
             else:

@@ -146,6 +146,7 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
 def _load_rules() -> None:
     from namedcheck.engine.ops import (  # noqa: F401
         collectives,
+        comparisons,
         creation,
         einsum,
         elementwise,
