@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, mapcalls
+from namedcheck.analyzer import iteration, mapcalls, mutation
 from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
@@ -60,7 +60,7 @@ class Calls(FrameState):
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
-            for a in node.args:
+            for a in mutation.mutable_args(func, node.args):
                 self.forget_if_mutable(a.value)
         if not ok:
             return UNKNOWN

@@ -131,3 +131,30 @@ def wrong_named_layers():
     w_dec, b_dec = params["dec"]
     z = jnp.ones((5, 12)) @ w_enc + b_enc
     return z @ w_dec + b_enc  # expect: NC201
+
+
+def widen_input(params, d_in):
+    for layer in params[:1]:
+        layer["w"] = jnp.zeros((d_in, layer["w"].shape[1]))
+
+
+def l2_penalty(params):
+    return sum(jnp.sum(layer["w"] ** 2) for layer in params)
+
+
+def right_mutated_params_are_forgotten():
+    params = [{"w": jnp.ones((4, 8))}, {"w": jnp.ones((8, 2))}]
+    widen_input(params, 6)
+    x = jnp.ones((3, 6))
+    for layer in params:
+        x = x @ layer["w"]
+    return x
+
+
+def wrong_params_reused_after_read():
+    params = [{"w": jnp.ones((4, 8))}, {"w": jnp.ones((8, 2))}]
+    penalty = l2_penalty(params)  # reveal: f32[()]
+    x = jnp.ones((3, 8))
+    for layer in params:
+        x = x @ layer["w"]  # expect: NC203
+    return x, penalty
