@@ -328,3 +328,8 @@ def asarray(object, dtype=None, order=None, *, copy=None, device=None) -> Array:
 
 @rule
 def unstack(x: Array, /, *, axis=0) -> Array: ...
+
+# whole-array comparisons (engine/ops/comparisons.py); array_equal / array_equiv answer False on a shape
+# mismatch instead of raising, so they have no stub
+@rule
+def allclose(a: Array, b: Array, rtol=1e-05, atol=1e-08, equal_nan=False) -> Array: ...

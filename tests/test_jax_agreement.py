@@ -123,6 +123,7 @@ AGREE = [
     ("jnp.linalg.det(a)", [("f32", (5, 3, 3))]),
     ("jnp.round(a)", [("f32", (2,))]),
     ("jnp.isclose(a, b)", [("f32", (2, 3)), ("f32", (3,))]),
+    ("jnp.allclose(a, b)", [("f32", (3, 1)), ("f32", (3, 4))]),
     ("jax.lax.psum(a, 'i')", [("f32", (2,), {"i": 3})]),
     ("jax.lax.dynamic_slice(a, (0, 1), (2, 3))", [("f32", (8, 4))]),
     ("jax.lax.dynamic_slice(a, (b, 1), (2, 3))", [("f32", (8, 4)), ("i32", ())]),
@@ -193,6 +194,8 @@ DISAGREE = [
     ("jax.lax.broadcast_in_dim(a, (2, 3), (1,))", [("f32", (4,))]),
     ("jax.lax.broadcast_in_dim(a, (2, 3), (0, 1))", [("f32", (3,))]),
     ("jax.lax.slice_in_dim(a, 1, 9, axis=1)", [("f32", (2, 7))]),
+    ("jnp.allclose(a, b)", [("f32", (3, 4)), ("f32", (4, 3))]),
+    ("jnp.isclose(a, b)", [("f32", (3, 4)), ("f32", (3,))]),
 ]
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import mapcalls, shardings
+from namedcheck.analyzer import iteration, mapcalls, mutation, shardings
 from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
@@ -61,7 +61,7 @@ class Calls(FrameState):
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
-            for a in node.args:
+            for a in mutation.mutable_args(func, node.args):
                 self.forget_if_mutable(a.value)
         if not ok:
             return UNKNOWN
@@ -135,6 +135,9 @@ class Calls(FrameState):
             has_aux = kw.get("has_aux", Const(False))
             return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
                            isinstance(has_aux, Const) and has_aux.value is True)
+        handled = iteration.builtin(self, name, pos, kw, node)
+        if handled is not NotImplemented:
+            return handled
         if name == "builtins.len":
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
         if name.startswith("builtins."):

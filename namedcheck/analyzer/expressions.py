@@ -6,6 +6,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import iteration
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
 from namedcheck.analyzer.refs import (
     DevicesVal,
@@ -174,6 +175,8 @@ class Expressions(FrameState):
             v = self.ev(node.value)
             self.assign(node.target, v)
             return v
+        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp):
+            return iteration.comprehension(self, node)
         if isinstance(node, cst.Set):
             return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
         if isinstance(node, cst.Dict):
@@ -212,7 +215,7 @@ class Expressions(FrameState):
                 return value
             if attr in METHODS:
                 return MethodRef(recv, attr)
-        return UNKNOWN
+        return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:
         if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ANNOTATION_HEADS:

@@ -75,7 +75,8 @@ class Frame(Statements, Expressions, Calls):
             return DtypeRef(_BUILTIN_DTYPES[name])
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name])
-        if name in ("len", "range", "print", "isinstance", "tuple", "list"):
+        if name in ("len", "range", "print", "isinstance", "tuple", "list", "zip", "map", "enumerate",
+                    "reversed", "sum"):
             return QualRef(f"builtins.{name}")
         return UNKNOWN
 

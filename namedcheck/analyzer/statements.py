@@ -7,6 +7,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import iteration
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -47,9 +48,13 @@ class Statements(FrameState):
             self.branches([s.body, s.orelse])
         elif isinstance(s, cst.For):
             it = self.ev(s.iter)
+            if iteration.unroll(self, s, it):  # a short known sequence: once per item
+                return
             elem = UNKNOWN
             if isinstance(it, ArrayType):
                 elem = scan_slice(it)  # iterating an array walks its leading dimension
+            elif isinstance(it, Seq):
+                elem = iteration.common_item(it)
             self.loop(s, lambda f: f.assign(s.target, elem))
         elif isinstance(s, cst.While):
             self.ev(s.test)
@@ -169,10 +174,9 @@ class Statements(FrameState):
                     isinstance(e, cst.StarredElement) for e in elems):
                 for e, item in zip(elems, v.items):
                     self.assign(e.value, item)
-            elif isinstance(v, ArrayType) and v.shape and v.shape[0] == len(elems) and not v.has_ellipsis \
-                    and not any(isinstance(e, cst.StarredElement) for e in elems):
-                for e in elems:  # `k1, k2 = jax.random.split(key)`: the rows
-                    self.assign(e.value, v.with_shape(v.shape[1:]))
+            elif (parts := iteration.unpack_parts(elems, v)) is not None:  # `*hidden, last = layers`, `k1, k2 = keys`
+                for e, item in zip(elems, parts):
+                    self.assign(e.value, item)
             elif isinstance(v, ArrayType) and v.has_ellipsis:
                 # a value of unknown structure (rows of an array, or a pytree's leaves): each part
                 # varies as the whole does

@@ -123,8 +123,20 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
 _INT_OPS = {
     "jax.numpy.add": lambda a, b: a + b, "jax.numpy.subtract": lambda a, b: a - b,
     "jax.numpy.multiply": lambda a, b: a * b, "jax.numpy.floor_divide": lambda a, b: a // b,
-    "jax.numpy.mod": lambda a, b: a % b,
+    "jax.numpy.mod": lambda a, b: a % b, "jax.numpy.divide": lambda a, b: a / b,
+    "jax.numpy.power": lambda a, b: _power(a, b),
 }
+
+
+def _power(a: Any, b: Any) -> Any:
+    """`a ** b` on Python numbers, None when it is not a real number of modest size."""
+    if abs(b) > 64 or (a == 0 and b < 0):
+        return None
+    try:
+        r = a ** b
+    except OverflowError:
+        return None
+    return r if is_number(r) else None
 
 
 def is_number(v: Any) -> bool:
@@ -133,8 +145,14 @@ def is_number(v: Any) -> bool:
 
 def dim_arith(op: str, a: Any, b: Any) -> Any:
     """Python arithmetic on sizes and constants (`d // heads`, `8 * 16.`): a number, a symbol when the
-    other side is the identity, or None when not static. Raises KeyError for other operators."""
+    other side is the identity, or None when not static. Raises KeyError for other operators, and for
+    `/` and `**` unless both sides are numbers."""
     fn = _INT_OPS[op]
+    if op in ("jax.numpy.divide", "jax.numpy.power"):  # not sizes: only numbers give a number
+        r = fn(a, b) if is_number(a) and is_number(b) and not (b == 0 and op == "jax.numpy.divide") else None
+        if r is None:
+            raise KeyError(op)
+        return r
     if is_number(a) and is_number(b):
         return fn(a, b) if not (b == 0 and op in ("jax.numpy.floor_divide", "jax.numpy.mod")) else None
     identity = {"jax.numpy.add": 0, "jax.numpy.subtract": 0, "jax.numpy.multiply": 1, "jax.numpy.floor_divide": 1}

@@ -237,6 +237,7 @@ def _leaves(v: Any) -> list[Any]:
 def _load_rules() -> None:
     from namedcheck.engine.ops import (  # noqa: F401
         collectives,
+        comparisons,
         creation,
         einsum,
         elementwise,

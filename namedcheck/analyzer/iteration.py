@@ -1,0 +1,325 @@
+"""Python iteration the analysis follows: comprehensions and builtins over known sequences (`zip`,
+`map`, `range`, `enumerate`, ...), `for` loops unrolled over them, pytree maps, and tracing
+transforms (`jax.eval_shape`, `jax.make_jaxpr`, `jit(f).lower`) as calls of their function."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, PartialRef, QualRef
+from namedcheck.analyzer.scope import FrameState, same_value
+from namedcheck.engine.maps import scan_slice
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+
+MAX_ITEMS = 64  # longest sequence built item by item
+MAX_UNROLL = 16  # longest `for` loop analysed once per item
+MAX_UNROLL_WORK = 64  # nested unrolled loops: at most this many analyses of the innermost body
+
+# Internal names of functions wrapped by a tracing transform (called through a PartialRef).
+_TRACED = "namedcheck.analyzer.iteration.traced"  # its value is the function's (eval_shape)
+_STAGED = "namedcheck.analyzer.iteration.staged"  # a jaxpr or a lowering: its value is not tracked
+_TREE_MAP = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
+_TREE_LEAVES = {"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"}
+_SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
+# attributes of a jitted function that trace it with the arguments they are called with
+_STAGING_METHODS = {"lower": _STAGED, "trace": _STAGED, "eval_shape": _TRACED}
+
+
+# ---- sequences -------------------------------------------------------------------------------------
+def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
+    """The values iterating `v` yields, when their number is known (and at most `limit`)."""
+    if isinstance(v, Seq):
+        items = tuple(p.items[0] for p in v.items) if v.kind == "dict" else v.items
+    elif isinstance(v, ArrayType) and v.shape and not v.has_ellipsis and isinstance(v.shape[0], int) \
+            and not isinstance(v.shape[0], bool) and v.shape[0] <= limit:
+        items = (scan_slice(v),) * v.shape[0]  # iterating an array walks its leading dimension
+    else:
+        return None
+    return items if len(items) <= limit else None
+
+
+def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
+    """The values of unpacking targets from a known sequence or an array of known length (one starred
+    target gets a list: `first, *rest = xs`); None when not known."""
+    stars = [i for i, e in enumerate(elems) if isinstance(e, cst.StarredElement)]
+    items = items_of(v) if not (isinstance(v, Seq) and v.kind == "dict") else None
+    if len(stars) > 1 or items is None or len(items) < len(elems) - len(stars):
+        return None
+    if not stars:
+        return list(items) if len(items) == len(elems) else None
+    i, after = stars[0], len(elems) - 1 - stars[0]
+    end = len(items) - after
+    return [*items[:i], Seq(items[i:end], "list"), *items[end:]]
+
+
+def common_item(v: Any) -> Any:
+    """What every iteration over `v` binds, when all its items agree (else Unknown)."""
+    items = items_of(v, limit=1 << 30)
+    if not items or not all(same_value(i, items[0]) for i in items):
+        return UNKNOWN
+    return items[0]
+
+
+def _int(v: Any) -> int | None:
+    if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
+        return v.value
+    if isinstance(v, DimVal) and isinstance(v.dim, int) and not isinstance(v.dim, bool):
+        return v.dim
+    return None
+
+
+def _range(pos: list[Any]) -> Any:
+    bounds = [_int(v) for v in pos]
+    if not 1 <= len(bounds) <= 3 or any(b is None for b in bounds) or (len(bounds) == 3 and bounds[2] == 0):
+        return UNKNOWN
+    r = range(*bounds)  # type: ignore[arg-type]
+    return Seq(tuple(Const(i) for i in r)) if len(r) <= MAX_ITEMS else UNKNOWN
+
+
+def _zip(pos: list[Any]) -> Any:
+    seqs = [items_of(v) for v in pos]
+    if any(s is None for s in seqs):
+        return UNKNOWN
+    return Seq(tuple(Seq(t) for t in zip(*seqs)), "tuple")  # type: ignore[misc]
+
+
+def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """Builtins over sequences, pytree maps and tracing transforms; NotImplemented for other names."""
+    if name == "builtins.range" and not kw:
+        return _range(pos)
+    if name == "builtins.zip" and set(kw) <= {"strict"}:
+        return _zip(pos)
+    if name == "builtins.enumerate":
+        start = _int(pos[1] if len(pos) > 1 else kw.get("start", Const(0)))
+        items = items_of(pos[0]) if pos else None
+        if items is None or start is None:
+            return UNKNOWN
+        return Seq(tuple(Seq((Const(start + i), v)) for i, v in enumerate(items)), "tuple")
+    if name in ("builtins.list", "builtins.tuple", "builtins.reversed") and len(pos) <= 1 and not kw:
+        items = items_of(pos[0]) if pos else ()
+        if items is None:
+            return UNKNOWN
+        if name == "builtins.reversed":
+            items = items[::-1]
+        return Seq(tuple(items), "list" if name == "builtins.list" else "tuple")
+    if name == "builtins.map" and len(pos) >= 2 and not kw:
+        seqs = _zip(pos[1:])
+        if not isinstance(seqs, Seq):
+            return UNKNOWN
+        return Seq(tuple(f.call_value(pos[0], list(args.items), {}, [None] * len(args.items), {}, node)
+                         for args in seqs.items), "tuple")
+    if name == "builtins.sum" and 1 <= len(pos) <= 2 and not kw:
+        return _sum(f, pos, node)
+    if name in _TREE_MAP:
+        if len(pos) < 2 or set(kw) - {"is_leaf"} or kw.get("is_leaf", Const(None)) != Const(None):
+            return UNKNOWN
+        return tree_map(f, pos[0], pos[1], pos[2:], node)
+    if name in _TREE_LEAVES and len(pos) == 1 and not kw:
+        leaves = tree_leaves(pos[0])
+        return Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
+    if name in _SHAPE_STRUCT:
+        return _shape_struct(f, pos, kw, node)
+    if name == "jax.eval_shape" and pos:
+        return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
+    if name == "jax.make_jaxpr" and pos:
+        return PartialRef(QualRef(_STAGED), (pos[0],))
+    if name in (_TRACED, _STAGED) and pos:
+        value = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
+        return value if name == _TRACED else UNKNOWN
+    return NotImplemented
+
+
+def _sum(f: FrameState, pos: list[Any], node: cst.CSTNode) -> Any:
+    items = items_of(pos[0])
+    if items is None:
+        return UNKNOWN
+    total = pos[1] if len(pos) > 1 else Const(0)
+    for v in items:
+        total = f.apply_op("jax.numpy.add", [total, v], [None, None], node)  # type: ignore[attr-defined]
+        if total is UNKNOWN:
+            return UNKNOWN
+    return total
+
+
+def _shape_struct(f: FrameState, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`jax.ShapeDtypeStruct(shape, dtype)`: an array of that shape and dtype."""
+    shape = pos[0] if pos else kw.get("shape", UNKNOWN)
+    dtype = pos[1] if len(pos) > 1 else kw.get("dtype", UNKNOWN)
+    if shape is UNKNOWN or dtype is UNKNOWN:
+        return UNKNOWN
+    return f.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
+
+
+def staging_attribute(recv: Any, attr: str) -> Any:
+    """`jax.jit(f).lower` / `.trace` / `.eval_shape`: calling it analyses `f` with those arguments."""
+    if attr in _STAGING_METHODS and isinstance(recv, FuncRef | PartialRef | MappedRef | GradRef):
+        return PartialRef(QualRef(_STAGING_METHODS[attr]), (recv,))
+    return UNKNOWN
+
+
+# ---- pytrees ---------------------------------------------------------------------------------------
+def _is_leaf(v: Any) -> bool:
+    return isinstance(v, ArrayType) or (isinstance(v, Const) and v.value is not None)
+
+
+def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTNode) -> Any:
+    """`jax.tree.map(fn, first, *rest)` over known trees: `fn` called leaf by leaf."""
+    if isinstance(first, Seq) and first.kind != "dict":
+        if not all(isinstance(t, Seq) and t.kind != "dict" and len(t.items) == len(first.items) for t in rest):
+            return UNKNOWN
+        return Seq(tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node)
+                         for i, item in enumerate(first.items)), first.kind)
+    if isinstance(first, Seq):  # a dict: matched by key
+        out = []
+        for pair in first.items:
+            key, value = pair.items
+            others = [_dict_get(t, key) for t in rest]
+            if any(o is None for o in others) or not all(
+                    isinstance(t, Seq) and t.kind == "dict" and len(t.items) == len(first.items) for t in rest):
+                return UNKNOWN
+            out.append(Seq((key, tree_map(f, fn, value, others, node))))
+        return Seq(tuple(out), "dict")
+    if isinstance(first, Const) and first.value is None:
+        return first  # None is an empty subtree
+    if not _is_leaf(first):
+        return UNKNOWN  # an object that may be a pytree node
+    return f.call_value(fn, [first, *rest], {}, [None] * (1 + len(rest)), {}, node)
+
+
+def _dict_get(tree: Any, key: Any) -> Any:
+    if not isinstance(tree, Seq) or tree.kind != "dict":
+        return None
+    for pair in tree.items:
+        if same_value(pair.items[0], key):
+            return pair.items[1]
+    return None
+
+
+def tree_leaves(tree: Any) -> list[Any] | None:
+    """The leaves of a known tree in JAX's order (dict keys sorted); None when not known."""
+    if isinstance(tree, Seq) and tree.kind == "dict":
+        try:
+            pairs = sorted(tree.items, key=lambda p: p.items[0].value)
+        except (AttributeError, TypeError):
+            return None
+        tree = Seq(tuple(p.items[1] for p in pairs))
+    if isinstance(tree, Seq):
+        out: list[Any] = []
+        for item in tree.items:
+            sub = tree_leaves(item)
+            if sub is None:
+                return None
+            out.extend(sub)
+        return out
+    if isinstance(tree, Const) and tree.value is None:
+        return []
+    return [tree] if _is_leaf(tree) else None
+
+
+# ---- comprehensions --------------------------------------------------------------------------------
+def _inner(f: Any) -> Any:
+    """The scope of a comprehension's variables (reads fall through to `f`)."""
+    return f.new_frame(lenient=f.lenient, quiet=f.silent, env=f.env, function=f.function)
+
+
+def comprehension(f: Any, node: cst.BaseComp) -> Any:
+    """A list / tuple (generator) / dict comprehension over known sequences, item by item."""
+    if isinstance(node, cst.SetComp):
+        return UNKNOWN
+    out: list[Any] = []
+
+    def emit(scope: Any) -> bool:
+        if isinstance(node, cst.DictComp):
+            key, value = scope.ev(node.key), scope.ev(node.value)
+            if not isinstance(key, Const):
+                return False
+            out[:] = [p for p in out if not same_value(p.items[0], key)]
+            out.append(Seq((key, value)))
+        else:
+            out.append(scope.ev(node.elt))
+        return len(out) <= MAX_ITEMS
+
+    if not _expand(f, node.for_in, emit):
+        return UNKNOWN
+    kind = "dict" if isinstance(node, cst.DictComp) else "list" if isinstance(node, cst.ListComp) else "tuple"
+    return Seq(tuple(out), kind)
+
+
+def _expand(f: Any, comp: cst.CompFor, emit: Any) -> bool:
+    """Run one `for ... in ... if ...` clause: the rest of the comprehension per item. False when the
+    items (or which of them pass the filters) are not known."""
+    if comp.asynchronous is not None:
+        return False
+    items = items_of(f.ev(comp.iter))
+    if items is None:
+        return False
+    for item in items:
+        scope = _inner(f)
+        scope.assign(comp.target, item)
+        keep = True
+        for cond in comp.ifs:
+            c = scope.ev(cond.test)
+            if not isinstance(c, Const):
+                return False
+            if not c.value:
+                keep = False
+                break
+        if not keep:
+            continue
+        if not (_expand(scope, comp.inner_for_in, emit) if comp.inner_for_in is not None else emit(scope)):
+            return False
+    return True
+
+
+# ---- for loops -------------------------------------------------------------------------------------
+class _Exits(cst.CSTVisitor):
+    """Whether a loop body leaves an iteration early (break / continue / return at this loop's level)."""
+
+    def __init__(self) -> None:
+        self.found = False
+
+    def visit_Break(self, node: cst.Break) -> None:
+        self.found = True
+
+    def visit_Continue(self, node: cst.Continue) -> None:
+        self.found = True
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found = True
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def _exits_early(s: cst.For) -> bool:
+    v = _Exits()
+    s.body.visit(v)
+    return v.found
+
+
+def unroll(f: Any, s: cst.For, it: Any) -> bool:
+    """Analyse a `for` loop over a short known sequence once per item, in order (each iteration sees
+    the values the previous one left). False when it is not unrolled (the caller's loop applies)."""
+    weight = getattr(f, "unroll_weight", 1)
+    items = items_of(it, MAX_UNROLL)
+    if items is None or s.asynchronous is not None or weight * max(len(items), 1) > MAX_UNROLL_WORK \
+            or _exits_early(s):
+        return False
+    f.unroll_weight = weight * max(len(items), 1)
+    try:
+        for item in items:
+            f.assign(s.target, item)
+            f.run_block(s.body)
+    finally:
+        f.unroll_weight = weight
+    if s.orelse is not None:
+        f.run_block(s.orelse.body)
+    return True

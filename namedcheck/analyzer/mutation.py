@@ -1,0 +1,179 @@
+"""Whether a call may mutate a list or dict passed to it. A function of the module that only reads its
+parameter (indexes it, iterates it, passes it to JAX / numpy or to another such function) leaves the
+caller's value known; anything else (a method call, an item assignment, storing or returning it, a
+closure over it) may mutate it, and the caller forgets the value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, PartialRef, QualRef
+from namedcheck.engine.values import UNKNOWN
+
+# Packages whose functions never mutate a Python container they are given (JAX flattens pytrees).
+_PURE_PACKAGES = {"jax", "numpy", "math", "optax", "chex", "einops", "namedcheck"}
+_PURE_BUILTINS = {"len", "zip", "enumerate", "list", "tuple", "sorted", "sum", "range", "reversed", "isinstance",
+                  "print", "min", "max", "any", "all", "dict", "str", "repr", "type", "id", "iter", "set"}
+# attributes of a list or dict that only read it
+_READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items", "get", "copy", "index", "count"}
+# wrappers that hand the function flattened copies of its arguments' containers
+_COPYING = ("namedcheck.analyzer.iteration.",)
+
+
+def mutable_args(func: Any, args: Any) -> list[cst.Arg]:
+    """The arguments of a call of `func` (not a QualRef) that the call may mutate."""
+    out = []
+    index = 0
+    for a in args:
+        if a.star:
+            out.append(a)
+            index = -1_000_000  # positions after a `*args` are not known
+        elif a.keyword is not None:
+            if may_mutate(func, None, a.keyword.value):
+                out.append(a)
+        else:
+            if index < 0 or may_mutate(func, index, None):
+                out.append(a)
+            index += 1
+    return out
+
+
+def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozenset[int] = frozenset()) -> bool:
+    """Whether calling `func` may mutate its argument at position `index` (or keyword `keyword`)."""
+    if isinstance(func, MappedRef | GradRef):
+        return False  # the function sees arrays of the flattened arguments, not their containers
+    if isinstance(func, PartialRef):
+        if isinstance(func.func, QualRef):
+            return not func.func.name.startswith(_COPYING)
+        if index is not None:
+            index += len(func.args)
+        elif any(k == keyword for k, _ in func.kwargs):
+            return True
+        return may_mutate(func.func, index, keyword, active)
+    if not isinstance(func, FuncRef) or id(func.node) in active:
+        return True
+    name = _param_name(func, index, keyword)
+    if name is None:
+        return True
+    body = func.node.body
+    return not _only_read(body, name, func, active | {id(func.node)})
+
+
+def _param_name(func: FuncRef, index: int | None, keyword: str | None) -> str | None:
+    p = func.node.params
+    positional = [prm.name.value for prm in (*p.posonly_params, *p.params)]
+    if index is not None:
+        return positional[index] if index < len(positional) else None
+    named = [prm.name.value for prm in (*p.params, *p.kwonly_params)]
+    return keyword if keyword in named else None
+
+
+def _only_read(body: cst.CSTNode, name: str, func: FuncRef, active: frozenset[int]) -> bool:
+    """Every use of `name` in `body` reads it."""
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, ())]
+    while stack:
+        node, ancestors = stack.pop()
+        if isinstance(node, cst.Name) and node.value == name:
+            if not _safe_use(node, ancestors, func, active):
+                return False
+            continue
+        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef) and ancestors:
+            if _mentions(node, name):
+                return False  # a closure may mutate it later
+            continue
+        for child in node.children:
+            stack.append((child, (*ancestors, node)))
+    return True
+
+
+def _mentions(node: cst.CSTNode, name: str) -> bool:
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Name) and n.value == name:
+            return True
+        stack.extend(n.children)
+    return False
+
+
+def _safe_use(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], func: FuncRef, active: frozenset[int]) -> bool:
+    if not ancestors:
+        return False
+    parent = ancestors[-1]
+    if isinstance(node, cst.Name) and _is_target(node, ancestors):
+        return True  # the name rebound
+    if isinstance(parent, cst.Subscript) and parent.value is node:
+        return _safe_use(parent, ancestors[:-1], func, active)  # `p[0]` is used as `p` is
+    if isinstance(parent, cst.Index | cst.Slice):
+        return True  # an index
+    if isinstance(parent, cst.Attribute) and parent.value is node:
+        return parent.attr.value in _READ_ATTRS
+    if isinstance(parent, cst.For | cst.CompFor) and parent.iter is node:
+        scope = parent.body if isinstance(parent, cst.For) else next(
+            (a for a in reversed(ancestors) if isinstance(a, cst.BaseComp)), None)
+        # the items are only read too (`for layer in p: layer['w'] = ...` mutates p)
+        return scope is not None and all(_only_read(scope, t, func, active) for t in _names(parent.target))
+    if isinstance(parent, cst.BinaryOperation | cst.Comparison | cst.ComparisonTarget | cst.UnaryOperation
+                  | cst.BooleanOperation | cst.If | cst.While | cst.Assert):
+        return True
+    if isinstance(parent, cst.IfExp):
+        return parent.test is node
+    if isinstance(parent, cst.Arg) and len(ancestors) >= 2 and isinstance(ancestors[-2], cst.Call):
+        return _pure_call(ancestors[-2], parent, func, active)
+    return False
+
+
+def _is_target(node: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """`node` is (part of) an assignment or loop target."""
+    inner: cst.CSTNode = node
+    i = len(ancestors) - 1
+    while i >= 0 and isinstance(ancestors[i], cst.Element | cst.StarredElement | cst.Tuple | cst.List):
+        inner = ancestors[i]
+        i -= 1
+    if i < 0:
+        return False
+    a = ancestors[i]
+    return isinstance(a, cst.For | cst.CompFor | cst.AssignTarget | cst.AnnAssign | cst.NamedExpr) \
+        and a.target is inner
+
+
+def _names(target: cst.CSTNode) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    out: list[str] = []
+    for child in target.children:
+        out.extend(_names(child))
+    return out
+
+
+def _pure_call(call: cst.Call, arg: cst.Arg, func: FuncRef, active: frozenset[int]) -> bool:
+    """A call that does not mutate `arg`: a JAX / numpy function, a reading builtin, or a function of
+    the module that only reads that parameter."""
+    root: cst.BaseExpression = call.func
+    while isinstance(root, cst.Attribute):
+        root = root.value
+    if not isinstance(root, cst.Name) or arg.star:
+        return False
+    imported = func.scope.an.imports.get(root.value)
+    if imported is not None:
+        return imported.split(".")[0] in _PURE_PACKAGES
+    if not isinstance(call.func, cst.Name):
+        return False
+    callee = func.scope.lookup(call.func.value)
+    if call.func.value in _PURE_BUILTINS and isinstance(callee, QualRef) or callee is UNKNOWN:
+        return call.func.value in _PURE_BUILTINS
+    if not isinstance(callee, FuncRef | PartialRef | MappedRef | GradRef):
+        return False
+    if arg.keyword is not None:
+        return not may_mutate(callee, None, arg.keyword.value, active)
+    index = 0
+    for a in call.args:
+        if a is arg:
+            break
+        if a.star:
+            return False
+        if a.keyword is None:
+            index += 1
+    return not may_mutate(callee, index, None, active)
