@@ -120,7 +120,7 @@ def test_paths_that_differ_only_in_sharding_merge_without_it() -> None:
                  "for _ in range(3):\n"
                  "    x = jax.device_put(x, rows)\n"
                  "after_loop = x\n"
-                 "either = jax.device_put(x, rows) if len(jax.devices()) > 1 else x\n"
+                 "either = jax.device_put(jnp.ones((8, 4)), rows) if len(jax.devices()) > 1 else jnp.ones((8, 4))\n"
                  "both = jax.device_put(x, rows) if len(jax.devices()) > 1 else jax.device_put(x, rows)\n")
     plain = ArrayType.make("f32", (8, 4))
     assert v[4] == plain and v[4].spec is None
