@@ -116,6 +116,8 @@ AGREE = [
     ("jnp.clip(a, 0, 1)", [("f32", (2, 3))]),
     ("jax.random.normal(jax.random.key(0), (3, 2))", []),
     ("jax.random.split(jax.random.PRNGKey(0), 4)", []),
+    ("jax.random.PRNGKey(0, impl='rbg')", []),
+    ("jax.random.PRNGKey(0, impl='threefry2x32').reshape(1, 2)", []),
     ("jax.device_put(a)", [("f32", (2, 3))]),
     ("jnp.dot(a, b, out_sharding=None)", [("f32", (2, 3)), ("f32", (3,))]),
     ("a.astype(jnp.int32)", [("f32", (2, 3))]),
@@ -153,6 +155,8 @@ DISAGREE = [
     ("jnp.repeat(a, 3, axis=2)", [("f32", (4, 5))]),
     ("jnp.sort(a, axis=2)", [("f32", (4, 5))]),
     ("jnp.take(a, b, axis=2)", [("f32", (4, 5)), ("i32", (2,))]),
+    ("jax.random.key(0).reshape(2)", []),
+    ("jax.random.PRNGKey(0, impl='rbg').reshape(2)", []),
 ]
 
 

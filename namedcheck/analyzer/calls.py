@@ -132,6 +132,8 @@ class Calls(FrameState):
             has_aux = kw.get("has_aux", Const(False))
             return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
                            isinstance(has_aux, Const) and has_aux.value is True)
+        if name == "jax.random.PRNGKey" and getattr(self.an, "prng_configured", lambda: True)():
+            return UNKNOWN  # the program configures the PRNG: the key may be typed, of another size
         if name == "builtins.len":
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
         if name.startswith("builtins."):

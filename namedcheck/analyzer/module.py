@@ -30,6 +30,7 @@ from namedcheck.engine.signature import (
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 MAX_CALL_DEPTH = 12
+_PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 _IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
@@ -63,6 +64,7 @@ class ModuleAnalyzer:
         self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
+        self._prng_configured: bool | None = None
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
 
@@ -97,6 +99,13 @@ class ModuleAnalyzer:
                     continue
                 local = a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name) else name
                 self.imports[local] = f"{mod}.{name}"
+
+    def prng_configured(self) -> bool:
+        """Whether the module configures JAX's PRNG (custom / typed keys, another default implementation):
+        then a raw key's shape is not the default one."""
+        if self._prng_configured is None:
+            self._prng_configured = _PRNG_CONFIG.search(self.module.code) is not None
+        return self._prng_configured
 
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:
