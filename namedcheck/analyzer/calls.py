@@ -135,7 +135,12 @@ class Calls(FrameState):
         if name == "jax.random.PRNGKey" and getattr(self.an, "prng_configured", lambda: True)():
             return UNKNOWN  # the program configures the PRNG: the key may be typed, of another size
         if name == "builtins.len":
+            if len(pos) == 1 and isinstance(pos[0], DevicesVal):
+                flat_all = pos[0].every and pos[0].shape == (None,)
+                return mapcalls.device_count(self) if flat_all else length(ArrayType(None, pos[0].shape))
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
+        if name == "jax.device_count" and not pos and not kw:
+            return mapcalls.device_count(self)
         if name.startswith("builtins."):
             return UNKNOWN
         return NotImplemented

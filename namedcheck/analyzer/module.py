@@ -65,6 +65,8 @@ class ModuleAnalyzer:
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
         self._prng_configured: bool | None = None
+        self.device_count: int | None = None  # the run's device count, where module code states it
+        self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
 
@@ -106,6 +108,11 @@ class ModuleAnalyzer:
         if self._prng_configured is None:
             self._prng_configured = _PRNG_CONFIG.search(self.module.code) is not None
         return self._prng_configured
+
+    def note_device_count(self, n: int) -> None:
+        """Module code laid out all devices as `n`: the run has `n` devices (two different counts: unknown)."""
+        self._device_counts.add(n)
+        self.device_count = n if self._device_counts == {n} else None
 
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:

@@ -63,7 +63,9 @@ class Statements(FrameState):
             self.run_block(s.body)
             self.env = saved
         elif isinstance(s, cst.Try | cst.TryStar):
+            self.skip_depth += 1
             self.run_block(s.body)
+            self.skip_depth -= 1
             self.cond_depth += 1
             for h in s.handlers:
                 if h.name is not None:
@@ -103,7 +105,9 @@ class Statements(FrameState):
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
         bind_target(self)
+        self.skip_depth += 1
         self.run_block(s.body)
+        self.skip_depth -= 1
         changed = {k for k in before if k in self.vars and not same_value(before[k], self.vars[k])}
         if changed:
             for k in self.vars:
