@@ -179,8 +179,8 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     p = ref.params
     in_axes = _lit(p.get("in_axes"), default=UNKNOWN)
     out_axes = _lit(p.get("out_axes"), default=UNKNOWN)
-    if in_axes is UNKNOWN or out_axes is UNKNOWN:
-        return UNKNOWN
+    if in_axes is UNKNOWN or out_axes is UNKNOWN or _has_pytree_dict(in_axes) or _has_pytree_dict(out_axes):
+        return UNKNOWN  # dict prefixes of pytree arguments are not modelled
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
@@ -219,6 +219,15 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         m = _at(ref.node, maps.parse_mapping, s, w)
         outs.append(_at(ref.node, maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
     return maps.rebuild_from_leaves(result, outs)
+
+
+def _has_pytree_dict(spec: Any) -> bool:
+    """A dict that is a pytree node (string keys), not an axis mapping ({int: name})."""
+    if isinstance(spec, dict):
+        return not maps.is_axis_mapping(spec) or any(_has_pytree_dict(v) for v in spec.values())
+    if isinstance(spec, (tuple, list)):
+        return any(_has_pytree_dict(v) for v in spec)
+    return False
 
 
 def _rebuild(pos: list[Any], locals_: list[Any]) -> list[Any]:
