@@ -116,6 +116,8 @@ AGREE = [
     ("jnp.clip(a, 0, 1)", [("f32", (2, 3))]),
     ("jax.random.normal(jax.random.key(0), (3, 2))", []),
     ("jax.random.split(jax.random.PRNGKey(0), 4)", []),
+    ("jax.random.PRNGKey(0, impl='rbg')", []),
+    ("jax.random.PRNGKey(0, impl='threefry2x32').reshape(1, 2)", []),
     ("jax.device_put(a)", [("f32", (2, 3))]),
     ("jnp.dot(a, b, out_sharding=None)", [("f32", (2, 3)), ("f32", (3,))]),
     ("a.astype(jnp.int32)", [("f32", (2, 3))]),
@@ -196,6 +198,8 @@ DISAGREE = [
     ("jax.lax.slice_in_dim(a, 1, 9, axis=1)", [("f32", (2, 7))]),
     ("jnp.allclose(a, b)", [("f32", (3, 4)), ("f32", (4, 3))]),
     ("jnp.isclose(a, b)", [("f32", (3, 4)), ("f32", (3,))]),
+    ("jax.random.key(0).reshape(2)", []),
+    ("jax.random.PRNGKey(0, impl='rbg').reshape(2)", []),
 ]
 
 

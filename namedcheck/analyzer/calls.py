@@ -135,11 +135,18 @@ class Calls(FrameState):
             has_aux = kw.get("has_aux", Const(False))
             return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
                            isinstance(has_aux, Const) and has_aux.value is True)
+        if name == "jax.random.PRNGKey" and getattr(self.an, "prng_configured", lambda: True)():
+            return UNKNOWN  # the program configures the PRNG: the key may be typed, of another size
         handled = iteration.builtin(self, name, pos, kw, node)
         if handled is not NotImplemented:
             return handled
         if name == "builtins.len":
+            if len(pos) == 1 and isinstance(pos[0], DevicesVal):
+                flat_all = pos[0].every and pos[0].shape == (None,)
+                return mapcalls.device_count(self) if flat_all else length(ArrayType(None, pos[0].shape))
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
+        if name == "jax.device_count" and not pos and not kw:
+            return mapcalls.device_count(self)
         if name.startswith("builtins."):
             return UNKNOWN
         return NotImplemented

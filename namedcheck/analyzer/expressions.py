@@ -12,13 +12,15 @@ from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
     InstanceRef,
+    MeshVal,
     MethodRef,
     PartialRef,
     QualRef,
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, same_value
-from namedcheck.engine.attributes import array_attribute
+from namedcheck.engine.algebra import num_elements
+from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import METHODS, OPERATORS, canonical_name
@@ -161,13 +163,17 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(node, cst.BooleanOperation):
             self.ev(node.left)
+            self.skip_depth += 1  # evaluated only for some values of the left side
             self.ev(node.right)
+            self.skip_depth -= 1
             return UNKNOWN
         if isinstance(node, cst.Subscript):
             return self.subscript(node)
         if isinstance(node, cst.IfExp):
             self.ev(node.test)
+            self.skip_depth += 1
             a, b = self.ev(node.body), self.ev(node.orelse)
+            self.skip_depth -= 1
             return join([a, b])
         if isinstance(node, cst.Lambda):
             return FuncRef(node, self, "<lambda>")
@@ -207,6 +213,8 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
+        if isinstance(recv, MeshVal | DevicesVal):
+            return mesh_attribute(recv, attr)
         if isinstance(recv, ArrayType):
             if attr == "T":
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
@@ -259,6 +267,31 @@ class Expressions(FrameState):
         if isinstance(recv, ArrayType):
             return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node)
         return UNKNOWN
+
+
+def mesh_attribute(v: MeshVal | DevicesVal, attr: str) -> Any:
+    """Sizes a mesh (or an array of devices) states: `mesh.shape['x']`, `mesh.size`, `mesh.axis_names`,
+    `mesh.devices.shape`, as Python values (Unknown where a size is not static)."""
+    if isinstance(v, DevicesVal):
+        if attr == "shape":
+            return Seq(tuple(size_value(d) for d in v.shape))
+        if attr == "size":
+            return size_value(num_elements(v.shape))
+        if attr == "ndim":
+            return Const(len(v.shape))
+        return UNKNOWN
+    axes = v.info.axes
+    if attr == "shape":
+        return Seq(tuple(Seq((Const(n), size_value(s))) for n, s in axes), "dict")
+    if attr == "axis_sizes":
+        return Seq(tuple(size_value(s) for _, s in axes))
+    if attr == "axis_names":
+        return Seq(tuple(Const(n) for n, _ in axes))
+    if attr == "size":
+        return size_value(num_elements(tuple(s for _, s in axes)))
+    if attr == "devices":
+        return DevicesVal(tuple(s for _, s in axes))
+    return UNKNOWN
 
 
 def _trailing_comma(node: cst.Subscript) -> bool:

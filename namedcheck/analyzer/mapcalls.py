@@ -52,13 +52,19 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             define(f, ref)
         return ref
     if name in DEVICES:
-        return DevicesVal((None,))
+        return DevicesVal((None,), every=name == "jax.devices" and not pos and not kw)
     if name == "jax.experimental.mesh_utils.create_device_mesh":
         shape = lit(pos[0] if pos else kw.get("mesh_shape"))
-        return DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,))
+        every = len(pos) < 2 and "devices" not in kw  # all devices, and JAX checks their number
+        devs = DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,), every)
+        note_device_count(f, devs)
+        return devs
     if name in ("jax.numpy.array", "jax.numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
         return pos[0]
     if name in MESH or name == "jax.make_mesh":
+        devs = pos[0] if pos and name in MESH else kw.get("devices")
+        if isinstance(devs, DevicesVal):
+            note_device_count(f, devs)
         return _mesh(name, pos, kw)
     if name in SPEC:
         return _spec(pos)
@@ -108,7 +114,27 @@ def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
     shape = lit(args[0]) if len(args) == 1 else tuple(lit(a) for a in args)
     if isinstance(shape, int):
         shape = (shape,)
-    return DevicesVal(tuple(shape)) if isinstance(shape, tuple) else DevicesVal((None,))
+    if isinstance(shape, tuple) and -1 in shape:
+        shape = tuple(None if d == -1 else d for d in shape)
+    return DevicesVal(tuple(shape), v.every) if isinstance(shape, tuple) else DevicesVal((None,), v.every)
+
+
+def note_device_count(f: Frame, devs: DevicesVal) -> None:
+    """All the devices laid out in a static shape by straight-line module code: the run has that many
+    devices (JAX raises otherwise), so `jax.device_count()` is known. Conflicting layouts: unknown."""
+    total = 1
+    for d in devs.shape:
+        total = total * d if isinstance(d, int) and isinstance(total, int) else None
+    note = getattr(f.an, "note_device_count", None)
+    if devs.every and total is not None and f.parent is None and not f.cond_depth and not f.skip_depth \
+            and note is not None:
+        note(total)
+
+
+def device_count(f: Frame) -> Any:
+    """`jax.device_count()`: known once the program laid out all its devices in a static shape."""
+    n = getattr(f.an, "device_count", None)
+    return Const(n) if isinstance(n, int) else UNKNOWN
 
 
 # ---- calling a mapped function ---------------------------------------------------------------------
@@ -137,8 +163,8 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     p = ref.params
     in_axes = lit(p.get("in_axes"), default=UNKNOWN)
     out_axes = lit(p.get("out_axes"), default=UNKNOWN)
-    if in_axes is UNKNOWN or out_axes is UNKNOWN:
-        return UNKNOWN
+    if in_axes is UNKNOWN or out_axes is UNKNOWN or _has_pytree_dict(in_axes) or _has_pytree_dict(out_axes):
+        return UNKNOWN  # dict prefixes of pytree arguments are not modelled
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
@@ -198,6 +224,15 @@ def define(f: Frame, ref: MappedRef) -> None:
     args = [UNKNOWN] * n
     f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}),
                  as_map_body=True)
+
+
+def _has_pytree_dict(spec: Any) -> bool:
+    """A dict that is a pytree node (string keys), not an axis mapping ({int: name})."""
+    if isinstance(spec, dict):
+        return not maps.is_axis_mapping(spec) or any(_has_pytree_dict(v) for v in spec.values())
+    if isinstance(spec, (tuple, list)):
+        return any(_has_pytree_dict(v) for v in spec)
+    return False
 
 
 def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:

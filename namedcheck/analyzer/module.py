@@ -33,6 +33,7 @@ MAX_CALL_DEPTH = 12
 STEP_BUDGET_BASE = 5_000
 STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
+_PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 _IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
@@ -66,6 +67,9 @@ class ModuleAnalyzer:
         self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
         self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
         self._escaping: set[str] | None = None
+        self._prng_configured: bool | None = None
+        self.device_count: int | None = None  # the run's device count, where module code states it
+        self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
         # Work bound: statements analysed. Past it, calls are no longer followed into bodies (their
@@ -104,6 +108,18 @@ class ModuleAnalyzer:
                     continue
                 local = a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name) else name
                 self.imports[local] = f"{mod}.{name}"
+
+    def prng_configured(self) -> bool:
+        """Whether the module configures JAX's PRNG (custom / typed keys, another default implementation):
+        then a raw key's shape is not the default one."""
+        if self._prng_configured is None:
+            self._prng_configured = _PRNG_CONFIG.search(self.module.code) is not None
+        return self._prng_configured
+
+    def note_device_count(self, n: int) -> None:
+        """Module code laid out all devices as `n`: the run has `n` devices (two different counts: unknown)."""
+        self._device_counts.add(n)
+        self.device_count = n if self._device_counts == {n} else None
 
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:

@@ -77,9 +77,11 @@ class TypeAlias:
 
 @dataclass(frozen=True, slots=True)
 class DevicesVal:
-    """`jax.devices()` and arrays of devices: the shape when static (None entries otherwise)."""
+    """`jax.devices()` and arrays of devices: the shape when static (None entries otherwise). `every`:
+    all the devices of the run (so a static shape states the device count)."""
 
     shape: tuple[Any, ...]
+    every: bool = False
 
 
 @dataclass(frozen=True, slots=True)

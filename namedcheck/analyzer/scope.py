@@ -45,6 +45,7 @@ class FrameState:
     lenient: bool
     quiet: bool
     cond_depth: int
+    skip_depth: int
     env: AxisEnv
     function: Any
     class_info: Any

@@ -70,7 +70,9 @@ class Statements(FrameState):
             self.run_block(s.body)
             self.env = saved
         elif isinstance(s, cst.Try | cst.TryStar):
+            self.skip_depth += 1
             self.run_block(s.body)
+            self.skip_depth -= 1
             self.cond_depth += 1
             for h in s.handlers:
                 if h.name is not None:
@@ -110,7 +112,9 @@ class Statements(FrameState):
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
         bind_target(self)
+        self.skip_depth += 1
         self.run_block(s.body)
+        self.skip_depth -= 1
         # what both the entry and one iteration agree on (a stated sharding alone is not a change)
         joined = {k: join([before[k], self.vars[k]]) for k in before if k in self.vars}
         changed = {k for k, v in joined.items() if not same_value(before[k], v)}

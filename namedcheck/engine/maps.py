@@ -346,7 +346,7 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
     if isinstance(arg, ArrayType) and not arg.has_ellipsis:
         return vmap_in(arg, axis, what, sizes)
     if isinstance(arg, Seq) and arg.kind == "dict":
-        return Seq(tuple(Seq((p.items[0], vmap_in_tree(p.items[1], axis, f"{what}[{p.items[0]!r}]", sizes)))
+        return Seq(tuple(Seq((p.items[0], vmap_in_tree(p.items[1], axis, f"{what}[{getattr(p.items[0], 'value', '?')!r}]", sizes)))
                          for p in arg.items), "dict")
     if isinstance(arg, Seq):
         return Seq(tuple(vmap_in_tree(v, axis, f"{what}[{i}]", sizes) for i, v in enumerate(arg.items)), arg.kind)

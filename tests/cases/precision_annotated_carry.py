@@ -48,6 +48,14 @@ def from_helper(x):
     return ys
 
 
+@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+def nested_loops(x):
+    def outer(i, acc: f32[(3,)]) -> f32[(3,)]:  # acc arrives not inferred: the annotation says nothing of 'data'
+        return lax.fori_loop(0, 2, lambda j, a: a + x[j], acc)
+
+    return lax.fori_loop(0, 2, outer, jax.tree.map(lambda v: v[0], x))[None] + x
+
+
 # --- wrong: the annotated carry really is invariant, the body makes it vary
 @partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
 def bad_total(x):
@@ -72,5 +80,6 @@ t = running_total(jnp.arange(8.0))
 s = prefix_sums(a)
 z = scaled(a)
 h = from_helper(a)
+n = nested_loops(a)
 bt = bad_total(jnp.arange(8.0))  # the wrong programs are reported where they are called
 bs = bad_scaled(a)

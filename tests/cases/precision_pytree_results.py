@@ -58,3 +58,14 @@ def accumulate(carry, batch):
 
 total, per_step = lax.scan(accumulate, jnp.float32(0.0), {"x": jnp.ones((5, 3))})
 squares = per_step["sq"]  # reveal: f32[(5, 3)]
+
+
+# --- dict prefixes of pytree arguments, dict carries and branch outputs
+by_key = xmap(lambda d: ({"a": d["x"]}, (d["x"],)), in_axes=({"x": ['i', ...]},),
+              out_axes=(['i', ...], (['i', ...],)))({"x": jnp.ones((8, 2))})
+params = {"w": jnp.ones((3, 4)), "b": jnp.zeros((4,))}
+doubled = lax.cond(True, lambda p: {"w": p["w"] * 2}, lambda p: {"w": p["w"]}, params)["w"]
+stepped = lax.fori_loop(0, 3, lambda i, p: {"w": p["w"] + 1, "b": p["b"]}, params)["w"]
+picked = lax.switch(0, [lambda p: {"w": p["w"]}, lambda p: {"w": p["w"] + 1}], params)["w"]
+inner = jax.vmap(lambda t: t)({"a": {"b": (jnp.ones(3), {"c": jnp.ones(3)})}})["a"]["b"][1]["c"]  # reveal: f32[(3,)]
+ragged = jax.vmap(lambda t: t)({"a": (jnp.ones(3), {"c": jnp.ones(2)})})  # expect: NC403

@@ -162,6 +162,14 @@ def axis_index_rule(call: Call) -> Any:
     return ArrayType.make("i32", (), named)
 
 
+@rule("jax.lax.axis_size")
+def axis_size_rule(call: Call) -> Any:
+    """The size of a bound axis as a Python int (a mesh axis: the mesh's size for it)."""
+    (name,) = axis_names(call)
+    call.env.check_bound((name,), call.short)
+    return DimVal(call.env.size(name))
+
+
 @vma_rule("jax.lax.all_gather", "jax.lax.psum_scatter", "jax.lax.all_to_all", "jax.lax.ppermute",
           "jax.lax.pshuffle", "jax.lax.axis_index")
 def varies_over_axis_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:

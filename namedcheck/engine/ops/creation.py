@@ -109,9 +109,20 @@ def randint_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape")))
 
 
+# raw key words per PRNG implementation (the default is threefry2x32)
+_KEY_WORDS = {"threefry2x32": 2, "rbg": 4, "unsafe_rbg": 4}
+
+
 @rule("jax.random.PRNGKey")
 def prng_key_rule(call: Call) -> Any:
-    return ArrayType.make("u32", (2,))
+    """A raw uint32 key whose size depends on the implementation (`impl=`, or the default threefry2x32).
+    Front ends give Unknown where the program configures the PRNG (`jax_enable_custom_prng` makes it a
+    typed key of shape (), `jax_default_prng_impl` changes its size)."""
+    impl = literal(call.get("impl", Const(None)))
+    words = _KEY_WORDS.get(impl or "threefry2x32")
+    if words is None:
+        raise Unprovable
+    return ArrayType.make("u32", (words,))
 
 
 @rule("jax.random.key")
