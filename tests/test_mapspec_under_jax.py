@@ -47,12 +47,13 @@ def _calls(m: Any) -> dict[str, tuple[Callable[[], Any], bool]]:
         "fine": (lambda: m.fine(jnp.ones((8, 8))), False),
         "inferred_specs_bad": (m.run_inferred_specs_bad, True),
         "inferred_specs_ok": (m.run_inferred_specs_ok, False),
+        "gather": (lambda: m.make_gather(m.mesh)(jnp.ones((8, 3))), False),
     }
 
 
 NAMES = ["loss_forgot_pmean", "loss_ok", "collective_matmul_bad", "collective_matmul_ok", "scan_layers_bad",
          "pmap_bad", "pmap_ok", "normalise", "make_train_step_bad", "make_train_step_ok", "misspelt", "repeated", "fine",
-         "inferred_specs_bad", "inferred_specs_ok"]
+         "inferred_specs_bad", "inferred_specs_ok", "gather"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -79,9 +79,10 @@ def _named_axes(ref: MappedRef, s: _Setup) -> set[str]:
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
             name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-            for a in node.args:
-                if a.keyword is not None and a.keyword.value in ("axis_name", "spmd_axis_name"):
-                    inner.update(_strings(a.value))
+            if name in ("vmap", "pmap"):  # names an inner map binds are not mesh axes
+                for a in node.args:
+                    if a.keyword is not None and a.keyword.value in ("axis_name", "spmd_axis_name"):
+                        inner.update(_strings(a.value))
             if name in _COLLECTIVES:
                 for i, a in enumerate(node.args):
                     if (a.keyword is None and i == (0 if name == "axis_index" else 1)) or \

@@ -151,3 +151,11 @@ def run_inferred_specs_ok():
         w = jax.device_put(jnp.ones((8, 4)), NamedSharding(explicit_mesh, P()))
         xb = jax.device_put(jnp.ones((16, 8)), NamedSharding(explicit_mesh, P('data')))
         return jax.shard_map(mean_loss_ok, out_specs=P())(w, xb)
+
+
+# --- a collective's `axis_name=` keyword names a mesh axis (not an inner map's)
+def make_gather(mesh):
+    def gather(w):
+        full = lax.all_gather(w, axis_name='data', tiled=True)
+        return lax.psum(full, axis_name='data')
+    return jax.shard_map(gather, mesh=mesh, in_specs=P('data'), out_specs=P())
