@@ -5,6 +5,7 @@ closure over it) may mutate it, and the caller forgets the value."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import libcst as cst
@@ -57,8 +58,60 @@ def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozen
     name = _param_name(func, index, keyword)
     if name is None:
         return True
-    body = func.node.body
-    return not _only_read(body, name, func, active | {id(func.node)})
+    cache = _cache(func)
+    key = id(func.node)
+    if key not in cache:  # one walk of the body per function, once per module
+        cache[key] = _unsafe_params(func, active | {id(func.node)})
+    return name in cache[key]
+
+
+def _cache(func: FuncRef) -> dict[int, frozenset[str]]:
+    """The module analyzer's memo (its function nodes live as long as it does)."""
+    an = getattr(func.scope, "an", None)
+    if an is None:
+        return {}
+    memo = getattr(an, "mutation_memo", None)
+    if memo is None:
+        memo = {}
+        an.mutation_memo = memo
+    return memo
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """A node's child nodes, read off its dataclass fields (libcst's `children` runs a visitor)."""
+    names = _FIELDS.get(type(node))
+    if names is None:
+        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node)
+                                            if not f.name.startswith(("whitespace", "lpar", "rpar", "comma")))
+    out: list[cst.CSTNode] = []
+    for n in names:
+        v = getattr(node, n)
+        if isinstance(v, cst.CSTNode):
+            out.append(v)
+        elif isinstance(v, tuple | list):
+            out.extend(x for x in v if isinstance(x, cst.CSTNode))
+    return out
+
+
+def _unsafe_params(func: FuncRef, active: frozenset[int]) -> frozenset[str]:
+    """The parameters of `func` its body may mutate (any use that is not a read), in one walk."""
+    p = func.node.params
+    params = {prm.name.value for prm in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    unsafe: set[str] = set()
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool]] = [(func.node.body, (), False)]
+    while stack and unsafe != params:
+        node, ancestors, nested = stack.pop()
+        if isinstance(node, cst.Name) and node.value in params and node.value not in unsafe:
+            if nested or not _safe_use(node, ancestors, func, active):
+                unsafe.add(node.value)  # a closure over it, or a use that may mutate it
+            continue
+        inner = nested or (isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef) and bool(ancestors))
+        for child in _children(node):
+            stack.append((child, (*ancestors, node), inner))
+    return frozenset(unsafe)
 
 
 def _param_name(func: FuncRef, index: int | None, keyword: str | None) -> str | None:
