@@ -61,7 +61,7 @@ class Calls(FrameState):
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
-            for a in mutation.mutable_args(func, node.args):
+            for a in mutation.mutable_args(func, node.args, self.lookup):
                 self.forget_if_mutable(a.value)
         if not ok:
             return UNKNOWN

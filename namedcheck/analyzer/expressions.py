@@ -136,6 +136,9 @@ class Expressions(FrameState):
         if isinstance(node, cst.Attribute):
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
+                method = iteration.container_method(recv, node.attr.value)
+                if method is not None:  # `params.items()`: reads it
+                    return method
                 self.forget_if_mutable(node.value)  # `xs.append(...)`, `d.update(...)`
                 return UNKNOWN
             if isinstance(recv, ArrayType) and node.attr.value == "resize":

@@ -23,6 +23,8 @@ _STAGED = "namedcheck.analyzer.iteration.staged"  # a jaxpr or a lowering: its v
 _TREE_MAP = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 _TREE_LEAVES = {"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"}
 _SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
+_METHOD = "namedcheck.analyzer.iteration.method_"  # a reading method of a known list or dict
+_READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("copy",)}
 # attributes of a jitted function that trace it with the arguments they are called with
 _STAGING_METHODS = {"lower": _STAGED, "trace": _STAGED, "eval_shape": _TRACED}
 
@@ -125,6 +127,8 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
     if name == "jax.make_jaxpr" and pos:
         return PartialRef(QualRef(_STAGED), (pos[0],))
+    if name.startswith(_METHOD) and pos:
+        return _container_call(name[len(_METHOD):], pos[0], pos[1:], kw)
     if name in (_TRACED, _STAGED) and pos:
         value = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
         return value if name == _TRACED else UNKNOWN
@@ -150,6 +154,29 @@ def _shape_struct(f: FrameState, pos: list[Any], kw: dict[str, Any], node: cst.C
     if shape is UNKNOWN or dtype is UNKNOWN:
         return UNKNOWN
     return f.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
+
+
+def container_method(recv: Seq, attr: str) -> Any:
+    """`params.items` / `.keys` / `.values` / `.get` / `.copy` of a known dict (`.copy` of a list): a
+    method that only reads it; None for the others (which may mutate it)."""
+    return PartialRef(QualRef(_METHOD + attr), (recv,)) if attr in _READ_METHODS.get(recv.kind, ()) else None
+
+
+def _container_call(method: str, recv: Any, pos: list[Any], kw: dict[str, Any]) -> Any:
+    if method == "copy" and not pos and not kw:
+        return recv
+    if recv.kind != "dict" or kw:
+        return UNKNOWN
+    pairs = [p.items for p in recv.items]
+    if method in ("items", "keys", "values") and not pos:
+        return Seq(tuple(Seq(p) if method == "items" else p[0 if method == "keys" else 1] for p in pairs))
+    if method == "get" and 1 <= len(pos) <= 2:
+        for key, value in pairs:
+            if same_value(key, pos[0]):
+                return value
+        if isinstance(pos[0], Const) and all(isinstance(k, Const) for k, _ in pairs):
+            return pos[1] if len(pos) > 1 else Const(None)
+    return UNKNOWN
 
 
 def staging_attribute(recv: Any, attr: str) -> Any:

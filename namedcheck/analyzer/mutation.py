@@ -11,7 +11,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, PartialRef, QualRef
-from namedcheck.engine.values import UNKNOWN
+from namedcheck.engine.values import UNKNOWN, Seq
 
 # Packages whose functions never mutate a Python container they are given (JAX flattens pytrees).
 _PURE_PACKAGES = {"jax", "numpy", "math", "optax", "chex", "einops", "namedcheck"}
@@ -23,11 +23,17 @@ _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items",
 _COPYING = ("namedcheck.analyzer.iteration.",)
 
 
-def mutable_args(func: Any, args: Any) -> list[cst.Arg]:
-    """The arguments of a call of `func` (not a QualRef) that the call may mutate."""
-    out = []
+def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
+    """The arguments of a call of `func` (not a QualRef) that the call may mutate, among those that are
+    names of known lists or dicts (`lookup` reads a name)."""
+    out: list[cst.Arg] = []
+    if not any(_container(a, lookup) for a in args):
+        return out
     index = 0
     for a in args:
+        if not _container(a, lookup):
+            index = -1_000_000 if a.star else index + (a.keyword is None)
+            continue
         if a.star:
             out.append(a)
             index = -1_000_000  # positions after a `*args` are not known
@@ -39,6 +45,13 @@ def mutable_args(func: Any, args: Any) -> list[cst.Arg]:
                 out.append(a)
             index += 1
     return out
+
+
+def _container(a: cst.Arg, lookup: Any) -> bool:
+    if not isinstance(a.value, cst.Name):
+        return False
+    v = lookup(a.value.value)
+    return isinstance(v, Seq) and v.kind in ("list", "dict")
 
 
 def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozenset[int] = frozenset()) -> bool:

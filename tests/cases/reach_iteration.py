@@ -158,3 +158,20 @@ def wrong_params_reused_after_read():
     for layer in params:
         x = x @ layer["w"]  # expect: NC203
     return x, penalty
+
+
+def right_dict_of_layers():
+    params = {"embed": (jnp.ones((16, 32)), jnp.zeros(32)), "head": (jnp.ones((32, 5)), jnp.zeros(5))}
+    x = jnp.ones((2, 16))
+    for _, (w, b) in params.items():
+        x = x @ w + b
+    out = x  # reveal: f32[(2, 5)]
+    return out, sum(v[0].size for v in params.values())
+
+
+def wrong_dict_of_layers():
+    params = {"embed": (jnp.ones((16, 32)), jnp.zeros(32)), "head": (jnp.ones((32, 5)), jnp.zeros(32))}
+    x = jnp.ones((2, 16))
+    for name, (w, b) in params.items():
+        x = x @ w + b  # expect: NC201
+    return x
