@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import os
 import random
 import shutil
@@ -97,6 +98,14 @@ def typo(name: str) -> str:
     return name + "_"
 
 
+def requote(value: str, like: str) -> str:
+    """repr(value) in the quote style of the literal `like`."""
+    text = repr(value)
+    if like.startswith('"') and '"' not in value and "'" not in value:
+        return '"' + text[1:-1] + '"'
+    return text
+
+
 def str_const(node: ast.expr | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
@@ -126,6 +135,7 @@ class Finder(ast.NodeVisitor):
 
     # -- infrastructure
     def run(self, tree: ast.Module) -> list[tuple[str, str, str, Edit]]:
+        axis_counts: Counter[str] = Counter()
         for parent in ast.walk(tree):
             for child in ast.iter_child_nodes(parent):
                 self.parents[child] = parent
@@ -134,10 +144,14 @@ class Finder(ast.NodeVisitor):
             if isinstance(parent, ast.Call) and call_name(parent.func) in SPEC_CALLS | {"Mesh", "make_mesh"}:
                 for const in ast.walk(parent):
                     name = str_const(const)  # type: ignore[arg-type]
-                    if name and name.isidentifier() and name not in self.axis_names:
-                        self.axis_names.append(name)
+                    if name and name.isidentifier():
+                        axis_counts[name] += 1
+        self.axis_names = [name for name, _ in axis_counts.most_common()]
         self.visit(tree)
         return self.found
+
+    def quoted(self, value: str, like: ast.expr) -> str:
+        return requote(value, segment(self.lines, like))
 
     def add(self, kind: str, context: str, edit: Edit) -> None:
         if not self.stack and not self.allow_module_level:
@@ -184,9 +198,10 @@ class Finder(ast.NodeVisitor):
             self.collective_mutations(node, name)
         elif name in LOOP_CALLS and dotted(node.func) in {f"lax.{name}", f"jax.lax.{name}"}:
             self.carry_mutation(node, name)
-        elif name == "einsum":
+        elif name == "einsum" and dotted(node.func) in {"einsum", "jnp.einsum", "jax.numpy.einsum"}:
             self.einsum_mutations(node)
-        elif name in {"dot", "matmul"} and len(node.args) >= 2 and dotted(node.func) != "dot":
+        elif name in {"dot", "matmul"} and len(node.args) >= 2 and dotted(node.func) in {
+            f"jnp.{name}", f"jax.numpy.{name}", f"lax.{name}", f"jax.lax.{name}"}:
             self.transpose_operand(node.args[1], "jnp." + name)
         elif name == "reshape":
             self.reshape_mutation(node)
@@ -229,11 +244,11 @@ class Finder(ast.NodeVisitor):
             entry, axis = strings[0]
             others = [e for e in entries if e is not entry and one_line(e)]
             if others:
-                self.add("spec_repeat_axis", context, replace(others[-1], repr(axis)))
+                self.add("spec_repeat_axis", context, replace(others[-1], self.quoted(axis, entry)))
             elif one_line(node) and node.end_col_offset is not None:
                 close = node.end_col_offset - 1
-                self.add("spec_repeat_axis", context, Edit(node.lineno, close, close, f", {axis!r}"))
-            self.add("spec_unknown_axis", context, replace(entry, repr(typo(axis))))
+                self.add("spec_repeat_axis", context, Edit(node.lineno, close, close, ", " + self.quoted(axis, entry)))
+            self.add("spec_unknown_axis", context, replace(entry, self.quoted(typo(axis), entry)))
 
     def collective_axis_arg(self, node: ast.Call, name: str) -> ast.expr | None:
         if name == "axis_index":
@@ -254,8 +269,8 @@ class Finder(ast.NodeVisitor):
             return
         other = self.other_axis(axis)
         if other is not None:
-            self.add("collective_axis_other", name, replace(axis_arg, repr(other)))
-        self.add("collective_axis_misspelt", name, replace(axis_arg, repr(typo(axis))))
+            self.add("collective_axis_other", name, replace(axis_arg, self.quoted(other, axis_arg)))
+        self.add("collective_axis_misspelt", name, replace(axis_arg, self.quoted(typo(axis), axis_arg)))
 
     def carry_mutation(self, node: ast.Call, name: str) -> None:
         if not (self.has_shard_map and self.imports_jax and self.axis_names):
@@ -280,7 +295,7 @@ class Finder(ast.NodeVisitor):
         text = segment(self.lines, value)
         if not isinstance(value, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
             text = f"({text})"
-        edit = replace(value, f"{text} + jax.lax.axis_index({self.axis_names[0]!r})")
+        edit = replace(value, f"{text} + jax.lax.axis_index({self.axis_names[0]!r})")  # the most used axis
         saved, self.stack = self.stack, [fn.name]
         self.add("carry_varying", name, edit)
         self.stack = saved
@@ -294,14 +309,14 @@ class Finder(ast.NodeVisitor):
         inputs = lhs.split(",")
         if len(inputs) >= 2 and inputs[0] != inputs[1]:
             swapped = ",".join([inputs[1], inputs[0], *inputs[2:]]) + "->" + out
-            self.add("einsum_swap_operands", "einsum", replace(spec_node, repr(swapped)))
+            self.add("einsum_swap_operands", "einsum", replace(spec_node, self.quoted(swapped, spec_node)))
         letters = [c for c in out if c.isalpha()]
         if letters:
             candidates = [c for c in lhs if c.isalpha() and c not in out]
             unused = [c for c in "zyxwvutsrqponmlkjihgfedcba" if c not in spec]
             new = (candidates or unused or ["Z"])[0]
             mutated = lhs + "->" + out.replace(letters[-1], new, 1)
-            self.add("einsum_output_letter", "einsum", replace(spec_node, repr(mutated)))
+            self.add("einsum_output_letter", "einsum", replace(spec_node, self.quoted(mutated, spec_node)))
 
     def transpose_operand(self, operand: ast.expr, context: str) -> None:
         if not one_line(operand) or isinstance(operand, ast.Starred):
@@ -534,7 +549,7 @@ def source_mutants(args: argparse.Namespace, base: Path) -> tuple[dict[str, str]
 
 
 def run_program(path: Path, timeout: float = JAX_TIMEOUT) -> tuple[bool, str]:
-    """Run one program under JAX with 8 host devices; (raised, last line of the error)."""
+    """Run one program in its own process under JAX with 8 host devices; (raised, last error line)."""
     env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
     try:
         proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, env=env)
@@ -545,6 +560,61 @@ def run_program(path: Path, timeout: float = JAX_TIMEOUT) -> tuple[bool, str]:
     lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
     errors = [ln for ln in lines if ln and not ln.startswith(" ") and ("Error" in ln or "Exception" in ln)]
     return True, (errors[-1] if errors else (lines[-1] if lines else f"rc={proc.returncode}"))[:200]
+
+
+# Runs many programs in one interpreter (jax imported once): each is exec'd in a fresh namespace as
+# __main__ and any exception counts as "JAX raised". Prints one JSON line per program.
+BATCH_RUNNER = """
+import contextlib, io, json, sys
+import jax  # noqa: F401  (imported once, with XLA_FLAGS already set)
+for path in json.loads(sys.argv[1]):
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink):
+            code = compile(open(path, encoding='utf-8').read(), path, 'exec')
+            exec(code, {'__name__': '__main__', '__file__': path})
+        result = [False, '']
+    except BaseException as exc:  # the mutant's own failure, whatever it is
+        result = [True, (type(exc).__name__ + ': ' + str(exc).strip().splitlines()[0] if str(exc).strip()
+                         else type(exc).__name__)[:200]]
+    print(json.dumps([path, *result]), flush=True)
+"""
+
+
+def run_programs(paths: Sequence[Path], timeout_each: float = JAX_TIMEOUT) -> list[tuple[bool, str]]:
+    """Run many programs, a few interpreters each taking a chunk; a chunk that dies or hangs falls
+    back to one process per remaining program."""
+    workers = max(1, os.cpu_count() or 2)
+    chunks = [list(paths[i::workers]) for i in range(workers)]
+    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
+
+    def chunk_run(chunk: list[Path]) -> dict[str, tuple[bool, str]]:
+        done: dict[str, tuple[bool, str]] = {}
+        if not chunk:
+            return done
+        cmd = [sys.executable, "-c", BATCH_RUNNER, json.dumps([str(p) for p in chunk])]
+        try:
+            proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                                  timeout=timeout_each * len(chunk) / 4 + 60)
+            out = proc.stdout
+        except subprocess.TimeoutExpired as exc:
+            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        for line in out.splitlines():
+            try:
+                path, raised, why = json.loads(line)
+            except (json.JSONDecodeError, ValueError):
+                continue
+            done[path] = (bool(raised), str(why))
+        for path in chunk:
+            if str(path) not in done:
+                done[str(path)] = run_program(path, timeout_each)
+        return done
+
+    results: dict[str, tuple[bool, str]] = {}
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        for part in pool.map(chunk_run, chunks):
+            results.update(part)
+    return [results[str(p)] for p in paths]
 
 
 def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str]], dict[Mutant, str]]:
@@ -563,8 +633,14 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
             path.write_text(mutated, encoding="utf-8")
             candidates.append((mutant, mutated))
             jobs.append((origin, mutant, path))
+    originals_idx = [i for i, job in enumerate(jobs) if job[1] is None]
+    mutant_idx = [i for i, job in enumerate(jobs) if job[1] is not None]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 2)) as pool:
-        outcomes = list(pool.map(lambda job: run_program(job[2]), jobs))
+        clean = list(pool.map(lambda i: run_program(jobs[i][2]), originals_idx))  # each in its own process
+    mutated = run_programs([jobs[i][2] for i in mutant_idx])
+    outcomes: list[tuple[bool, str]] = [(False, "")] * len(jobs)
+    for i, outcome in [*zip(originals_idx, clean, strict=True), *zip(mutant_idx, mutated, strict=True)]:
+        outcomes[i] = outcome
     broken = [(origin, why) for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True)
               if mutant is None and (raised or why)]
     for origin, why in broken:
@@ -573,7 +649,7 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
     kept: list[tuple[Mutant, str]] = []
     notes: dict[Mutant, str] = {}
     texts = {m: t for m, t in candidates}
-    silent = Counter()
+    silent: Counter[str] = Counter()
     for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True):
         if mutant is None or origin in bad:
             continue
