@@ -5,7 +5,7 @@ Run it with the interpreter of the environment whose `namedcheck` is to be measu
 
     python bench/realcode.py precision [--packages flax equinox ...] [--keep DIR] [--timeout 900]
                                        [--slow-files] [--json-out FILE]
-    python bench/realcode.py mutants [--seed 0] [--limit 300] [--packages ...] [--runnable-only]
+    python bench/realcode.py mutants [--seed 0] [--limit 200] [--packages ...] [--runnable-only]
                                      [--no-runnable] [--keep DIR] [--show-unflagged]
 
 precision: each package is installed with `pip install --no-deps --target TMP/<name>` (maxtext is
@@ -325,7 +325,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mut = sub.add_parser("mutants", help="mutation recall on installed sources and runnable programs")
     common(mut, DEFAULT_PACKAGES)
     mut.add_argument("--seed", type=int, default=0)
-    mut.add_argument("--limit", type=int, default=300, help="at most this many installed-source mutants")
+    mut.add_argument("--limit", type=int, default=200, help="at most this many installed-source mutants")
     mut.add_argument("--runnable-only", action="store_true", help="only the runnable (verified) set")
     mut.add_argument("--no-runnable", action="store_true", help="only the installed-source set")
     mut.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
