@@ -556,24 +556,12 @@ def source_mutants(args: argparse.Namespace, base: Path) -> tuple[dict[str, str]
 # Runnable programs (verified)
 
 
-def run_program(path: Path, timeout: float = JAX_TIMEOUT) -> tuple[bool, str]:
-    """Run one program in its own process under JAX with 8 host devices; (raised, last error line)."""
-    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
-    try:
-        proc = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=timeout, env=env)
-    except subprocess.TimeoutExpired:
-        return False, "timeout"
-    if proc.returncode == 0:
-        return False, ""
-    lines = [ln for ln in proc.stderr.strip().splitlines() if ln.strip()]
-    errors = [ln for ln in lines if ln and not ln.startswith(" ") and ("Error" in ln or "Exception" in ln)]
-    return True, (errors[-1] if errors else (lines[-1] if lines else f"rc={proc.returncode}"))[:200]
-
-
 # Runs many programs in one interpreter (jax imported once): each is exec'd in a fresh namespace as
 # __main__ and any exception counts as "JAX raised". Prints one JSON line per program.
+# An AssertionError raised by the program itself or by numpy.testing is a wrong number, not JAX
+# rejecting the program: it does not count as raising.
 BATCH_RUNNER = """
-import contextlib, io, json, sys
+import contextlib, io, json, sys, traceback
 import jax  # noqa: F401  (imported once, with XLA_FLAGS already set)
 for path in json.loads(sys.argv[1]):
     sink = io.StringIO()
@@ -583,10 +571,30 @@ for path in json.loads(sys.argv[1]):
             exec(code, {'__name__': '__main__', '__file__': path})
         result = [False, '']
     except BaseException as exc:  # the mutant's own failure, whatever it is
-        result = [True, (type(exc).__name__ + ': ' + str(exc).strip().splitlines()[0] if str(exc).strip()
-                         else type(exc).__name__)[:200]]
+        text = str(exc).strip()
+        why = (type(exc).__name__ + ': ' + text.splitlines()[0] if text else type(exc).__name__)[:200]
+        last = traceback.extract_tb(exc.__traceback__)[-1].filename if exc.__traceback__ else ''
+        numeric = isinstance(exc, AssertionError) and (last == path or 'numpy' in last)
+        result = [not numeric, ('numerical only: ' + why) if numeric else why]
     print(json.dumps([path, *result]), flush=True)
 """
+
+
+def run_program(path: Path, timeout: float = JAX_TIMEOUT) -> tuple[bool, str]:
+    """Run one program in its own interpreter; (JAX raised, first line of the error)."""
+    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
+    cmd = [sys.executable, "-c", BATCH_RUNNER, json.dumps([str(path)])]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+    except subprocess.TimeoutExpired:
+        return False, "timeout"
+    for line in proc.stdout.splitlines():
+        try:
+            _, raised, why = json.loads(line)
+        except (json.JSONDecodeError, ValueError):
+            continue
+        return bool(raised), str(why)
+    return True, f"interpreter died (rc={proc.returncode}): {proc.stderr.strip()[-200:]}"
 
 
 def run_programs(paths: Sequence[Path], timeout_each: float = JAX_TIMEOUT) -> list[tuple[bool, str]]:
@@ -658,16 +666,20 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
     notes: dict[Mutant, str] = {}
     texts = {m: t for m, t in candidates}
     silent: Counter[str] = Counter()
+    numeric: Counter[str] = Counter()
     for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True):
         if mutant is None or origin in bad:
             continue
         if raised:
             kept.append((mutant, texts[mutant]))
             notes[mutant] = why
+        elif why.startswith("numerical only"):
+            numeric[mutant.kind] += 1
         else:
             silent[mutant.kind] += 1
     print(f"runnable programs: {len(originals) - len(bad)} run cleanly; {len(candidates)} mutants, "
-          f"{len(kept)} make JAX raise (kept); JAX accepts per kind: {dict(sorted(silent.items()))}")
+          f"{len(kept)} make JAX raise (kept); JAX accepts per kind: {dict(sorted(silent.items()))}; "
+          f"only a wrong number (assertion) per kind: {dict(sorted(numeric.items()))}")
     return {k: v for k, v in originals.items() if k not in bad}, kept, notes
 
 
