@@ -6,7 +6,7 @@ Run it with the interpreter of the environment whose `namedcheck` is to be measu
     python bench/realcode.py precision [--packages flax equinox ...] [--keep DIR] [--timeout 900]
                                        [--slow-files] [--json-out FILE]
     python bench/realcode.py mutants [--seed 0] [--limit 200] [--packages ...] [--runnable-only]
-                                     [--no-runnable] [--keep DIR] [--show-unflagged]
+                                     [--no-runnable] [--keep DIR] [--show-unflagged] [--per-file]
 
 precision: each package is installed with `pip install --no-deps --target TMP/<name>` (maxtext is
 fetched as a py3.12 wheel with `pip download` and unzipped; `jax` is the installed jax, found
@@ -328,6 +328,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     mut.add_argument("--limit", type=int, default=200, help="at most this many installed-source mutants")
     mut.add_argument("--runnable-only", action="store_true", help="only the runnable (verified) set")
     mut.add_argument("--no-runnable", action="store_true", help="only the installed-source set")
+    mut.add_argument("--per-file", action="store_true", help="one checker process per file (slower)")
     mut.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
 
     args = parser.parse_args(argv)

@@ -435,21 +435,51 @@ class Scored:
     anywhere: list[Diagnostic]  # new diagnostics anywhere in the file (a looser, secondary figure)
 
 
-def check_files(checker: str, files: Sequence[Path], timeout: float) -> list[list[Diagnostic]]:
-    """Check every file on its own (one process each, in parallel)."""
+CHUNK = 40
 
-    def one(path: Path) -> list[Diagnostic]:
+
+def check_files(checker: str, files: Sequence[Path], timeout: float, per_file: bool = False) -> list[list[Diagnostic]]:
+    """Diagnostics of every file, each file checked as if alone.
+
+    Default: a few files per checker process (no two with the same file name in one process, so
+    no copy of a module stands in for another); `per_file`: one process per file. A chunk whose
+    run fails is re-run one file at a time."""
+
+    def alone(path: Path) -> list[Diagnostic]:
         run = run_checker(checker, [path], timeout)
         if run.error:
             return [Diagnostic(str(path), 1, 1, "NC000", f"checker run failed: {run.error[-300:]}")]
         return run.diagnostics
 
-    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 2)) as pool:
-        return list(pool.map(one, files))
+    if per_file:
+        with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 2)) as pool:
+            return list(pool.map(alone, files))
+    chunks: list[list[int]] = []
+    for i, path in enumerate(files):
+        for chunk in chunks:
+            if len(chunk) < CHUNK and all(files[j].name != path.name for j in chunk):
+                chunk.append(i)
+                break
+        else:
+            chunks.append([i])
+    out: list[list[Diagnostic]] = [[] for _ in files]
+    for chunk in chunks:
+        run = run_checker(checker, [files[j] for j in chunk], timeout)
+        if run.error:
+            for j in chunk:
+                out[j] = alone(files[j])
+            continue
+        index = {str(files[j]): j for j in chunk}
+        index.update({str(files[j].resolve()): j for j in chunk})
+        for d in run.diagnostics:
+            j = index.get(d.path, index.get(str(Path(d.path).resolve()), -1))
+            if j >= 0:
+                out[j].append(d)
+    return out
 
 
 def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence[tuple[Mutant, str]],
-          timeout: float) -> tuple[list[Scored], dict[str, list[Diagnostic]]]:
+          timeout: float, per_file: bool = False) -> tuple[list[Scored], dict[str, list[Diagnostic]]]:
     names = sorted(originals)
     orig_paths = []
     for i, origin in enumerate(names):
@@ -457,15 +487,26 @@ def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(originals[origin], encoding="utf-8")
         orig_paths.append(path)
-    orig_diags = dict(zip(names, check_files(checker, orig_paths, timeout), strict=True))
+    orig_diags = dict(zip(names, check_files(checker, orig_paths, timeout, per_file), strict=True))
     mut_paths = []
     for i, (mutant, text) in enumerate(mutants):
         path = work / "mut" / f"{i:05d}" / Path(mutant.origin).name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         mut_paths.append(path)
+    mutated = check_files(checker, mut_paths, timeout, per_file)
+    # The checker may change while this runs (it is being developed): check the originals again and
+    # count a diagnostic of either run as "already there", so drift is never credited to a mutant.
+    again = dict(zip(names, check_files(checker, orig_paths, timeout, per_file), strict=True))
+    drift = sorted(n for n in names if {diag_key(d) for d in again[n]} != {diag_key(d) for d in orig_diags[n]})
+    if drift:
+        print(f"warning: the checker's output on {len(drift)} unmutated files changed during the run "
+              f"(e.g. {drift[0]}); both runs count as the baseline")
+        for n in drift:
+            seen = {diag_key(d) for d in orig_diags[n]}
+            orig_diags[n] = orig_diags[n] + [d for d in again[n] if diag_key(d) not in seen]
     results = []
-    for (mutant, _), diags in zip(mutants, check_files(checker, mut_paths, timeout), strict=True):
+    for (mutant, _), diags in zip(mutants, mutated, strict=True):
         internal = [d for d in diags if d.code == "NC000"]
         before = {diag_key(d) for d in orig_diags[mutant.origin]}
         anywhere = [d for d in diags if d.code not in INTERNAL_CODES and diag_key(d) not in before]
@@ -508,6 +549,9 @@ def report(title: str, results: Sequence[Scored], orig_diags: dict[str, list[Dia
         for r in results:
             if not r.hits:
                 why = f"  JAX: {notes[r.mutant]}" if notes and r.mutant in notes else ""
+                if r.anywhere:
+                    d = r.anywhere[0]
+                    why += f"  [elsewhere: line {d.line} {d.code} {d.message[:120]}]"
                 print(f"  - {r.mutant.origin}:{r.mutant.line} {r.mutant.function} [{r.mutant.kind}/"
                       f"{r.mutant.context}] {r.mutant.before!r} => {r.mutant.after!r}{why}")
 
@@ -694,13 +738,13 @@ def mutants(args: argparse.Namespace) -> int:
         summary: list[str] = []
         if not args.no_runnable:
             originals, kept, notes = runnable_mutants(work)
-            results, orig_diags = score(checker, work / "runnable", originals, kept, args.timeout)
+            results, orig_diags = score(checker, work / "runnable", originals, kept, args.timeout, args.per_file)
             report("runnable programs, mutants that JAX rejects (verified recall)", results, orig_diags,
                    args.show_unflagged, notes)
             summary.append(share_line("verified recall (runnable, JAX raises)", results))
         if not args.runnable_only:
             originals, chosen = source_mutants(args, base)
-            results, orig_diags = score(checker, work / "sources", originals, chosen, args.timeout)
+            results, orig_diags = score(checker, work / "sources", originals, chosen, args.timeout, args.per_file)
             report("installed sources, mutants not run (unverified recall)", results, orig_diags,
                    args.show_unflagged)
             summary.append(share_line("unverified recall (installed sources)", results))
