@@ -602,8 +602,9 @@ def source_mutants(args: argparse.Namespace, base: Path) -> tuple[dict[str, str]
 
 # Runs many programs in one interpreter (jax imported once): each is exec'd in a fresh namespace as
 # __main__ and any exception counts as "JAX raised". Prints one JSON line per program.
-# An AssertionError raised by the program itself or by numpy.testing is a wrong number, not JAX
-# rejecting the program: it does not count as raising.
+# An AssertionError raised by an `assert` of the program itself or by numpy.testing is a wrong
+# number, not JAX rejecting the program: it does not count as raising. (JAX raises bare
+# AssertionErrors too, e.g. for an unbound axis name; JAX_TRACEBACK_FILTERING=off keeps its frames.)
 BATCH_RUNNER = """
 import contextlib, io, json, sys, traceback
 import jax  # noqa: F401  (imported once, with XLA_FLAGS already set)
@@ -617,8 +618,10 @@ for path in json.loads(sys.argv[1]):
     except BaseException as exc:  # the mutant's own failure, whatever it is
         text = str(exc).strip()
         why = (type(exc).__name__ + ': ' + text.splitlines()[0] if text else type(exc).__name__)[:200]
-        last = traceback.extract_tb(exc.__traceback__)[-1].filename if exc.__traceback__ else ''
-        numeric = isinstance(exc, AssertionError) and (last == path or 'numpy' in last)
+        frames = traceback.extract_tb(exc.__traceback__)
+        last = frames[-1] if frames else None
+        numeric = isinstance(exc, AssertionError) and last is not None and (
+            'numpy' in last.filename or (last.filename == path and (last.line or '').startswith('assert')))
         result = [not numeric, ('numerical only: ' + why) if numeric else why]
     print(json.dumps([path, *result]), flush=True)
 """
@@ -626,7 +629,7 @@ for path in json.loads(sys.argv[1]):
 
 def run_program(path: Path, timeout: float = JAX_TIMEOUT) -> tuple[bool, str]:
     """Run one program in its own interpreter; (JAX raised, first line of the error)."""
-    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
+    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu", JAX_TRACEBACK_FILTERING="off")
     cmd = [sys.executable, "-c", BATCH_RUNNER, json.dumps([str(path)])]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
@@ -646,7 +649,7 @@ def run_programs(paths: Sequence[Path], timeout_each: float = JAX_TIMEOUT) -> li
     back to one process per remaining program."""
     workers = max(1, os.cpu_count() or 2)
     chunks = [list(paths[i::workers]) for i in range(workers)]
-    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu")
+    env = dict(os.environ, XLA_FLAGS=XLA_FLAGS, JAX_PLATFORMS="cpu", JAX_TRACEBACK_FILTERING="off")
 
     def chunk_run(chunk: list[Path]) -> dict[str, tuple[bool, str]]:
         done: dict[str, tuple[bool, str]] = {}
