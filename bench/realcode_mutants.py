@@ -77,8 +77,8 @@ def dotted(node: ast.expr) -> str:
     return ""
 
 
-def one_line(node: ast.AST) -> bool:
-    return getattr(node, "lineno", None) is not None and node.lineno == node.end_lineno  # type: ignore[attr-defined]
+def one_line(node: ast.expr | ast.stmt) -> bool:
+    return node.lineno == node.end_lineno
 
 
 def segment(lines: Sequence[bytes], node: ast.expr) -> str:
@@ -106,7 +106,7 @@ def requote(value: str, like: str) -> str:
     return text
 
 
-def str_const(node: ast.expr | None) -> str | None:
+def str_const(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
     return None
@@ -143,7 +143,7 @@ class Finder(ast.NodeVisitor):
                 self.defs.setdefault(parent.name, parent)
             if isinstance(parent, ast.Call) and call_name(parent.func) in SPEC_CALLS | {"Mesh", "make_mesh"}:
                 for const in ast.walk(parent):
-                    name = str_const(const)  # type: ignore[arg-type]
+                    name = str_const(const)
                     if name and name.isidentifier():
                         axis_counts[name] += 1
         self.axis_names = [name for name, _ in axis_counts.most_common()]
@@ -295,7 +295,7 @@ class Finder(ast.NodeVisitor):
         text = segment(self.lines, value)
         if not isinstance(value, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
             text = f"({text})"
-        edit = replace(value, f"{text} + jax.lax.axis_index({self.axis_names[0]!r})")  # the most used axis
+        edit = replace(value, f"{text} + jax.lax.axis_index({self.axis_names[0]!r})")
         saved, self.stack = self.stack, [fn.name]
         self.add("carry_varying", name, edit)
         self.stack = saved
@@ -341,18 +341,18 @@ class Finder(ast.NodeVisitor):
         for arg in shape_args:
             entries.extend(arg.elts if isinstance(arg, ast.Tuple | ast.List) else [arg])
         entries = [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
-        ints = [e for e in entries if isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 1]
+        ints = [(e, e.value) for e in entries
+                if isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 1]
         if ints:
-            target = ints[-1]
-            self.add("reshape_size", "reshape", replace(target, str(int(getattr(target, "value", 0)) + 1)))
+            target, size = ints[-1]
+            self.add("reshape_size", "reshape", replace(target, str(size + 1)))
             return
         others = [e for e in entries if not (isinstance(e, ast.Constant) and isinstance(e.value, int))]
         if others and len(entries) >= 2:
-            target = others[-1]
-            text = segment(self.lines, target)
-            if isinstance(target, ast.Attribute) and target.attr == "shape":
+            other = others[-1]
+            if isinstance(other, ast.Attribute) and other.attr == "shape":
                 return  # x.reshape(y.shape): no single size to change
-            self.add("reshape_size", "reshape", replace(target, f"({text}) + 1"))
+            self.add("reshape_size", "reshape", replace(other, f"({segment(self.lines, other)}) + 1"))
 
     def transpose_mutation(self, node: ast.Call) -> None:
         perm = node.args[0] if len(node.args) == 1 and isinstance(node.args[0], ast.Tuple) else None
@@ -700,9 +700,9 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
     mutant_idx = [i for i, job in enumerate(jobs) if job[1] is not None]
     with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 2)) as pool:
         clean = list(pool.map(lambda i: run_program(jobs[i][2]), originals_idx))  # each in its own process
-    mutated = run_programs([jobs[i][2] for i in mutant_idx])
+    ran = run_programs([jobs[i][2] for i in mutant_idx])
     outcomes: list[tuple[bool, str]] = [(False, "")] * len(jobs)
-    for i, outcome in [*zip(originals_idx, clean, strict=True), *zip(mutant_idx, mutated, strict=True)]:
+    for i, outcome in [*zip(originals_idx, clean, strict=True), *zip(mutant_idx, ran, strict=True)]:
         outcomes[i] = outcome
     broken = [(origin, why) for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True)
               if mutant is None and (raised or why)]
@@ -714,9 +714,10 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
     texts = {m: t for m, t in candidates}
     silent: Counter[str] = Counter()
     numeric: Counter[str] = Counter()
-    for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True):
-        if mutant is None or origin in bad:
+    for (origin, maybe, _), (raised, why) in zip(jobs, outcomes, strict=True):
+        if maybe is None or origin in bad:
             continue
+        mutant = maybe
         if raised:
             kept.append((mutant, texts[mutant]))
             notes[mutant] = why
