@@ -4,7 +4,7 @@ Run it with the interpreter of the environment whose `namedcheck` is to be measu
 (the `namedcheck` script next to that interpreter is used, or `--checker PATH`):
 
     python bench/realcode.py precision [--packages flax equinox ...] [--keep DIR] [--timeout 900]
-                                       [--slow-files] [--json-out FILE]
+                                       [--slow-files [--slow-min-lines N]] [--json-out FILE]
     python bench/realcode.py mutants [--seed 0] [--limit 200] [--packages ...] [--runnable-only]
                                      [--no-runnable] [--keep DIR] [--show-unflagged] [--per-file]
 
@@ -24,7 +24,9 @@ than NC000/NC001 lies within 2 lines of the edited line and the unmutated file h
 with that code and message there. Prints the number of mutants, the flagged share overall and per
 mutation kind, and the diagnostics on the unmutated files (false alarms unless they are real bugs).
 
-Everything is installed and edited in a temporary directory; nothing in the repository is changed.
+Everything is installed and edited in a temporary directory (or --keep DIR, which also caches the
+installs between runs); nothing in the repository is changed. On 2 idle cores precision takes about
+1 minute after the installs, mutants (200 source mutants + the runnable set) about 5 minutes.
 """
 
 from __future__ import annotations
@@ -215,9 +217,14 @@ def relative(path: str, root: Path) -> str:
         return path
 
 
-def time_files_alone(checker: str, name: str, root: Path, timeout: float) -> list[tuple[str, float]]:
-    """Check every file that mentions jax on its own; return those slower than SLOW_FILE_SECONDS."""
-    files = [p for p in package_sources(name, root) if b"jax" in p.read_bytes()]
+def time_files_alone(checker: str, name: str, root: Path, timeout: float, min_lines: int) -> list[tuple[str, float]]:
+    """Check every file that mentions jax and has at least min_lines lines on its own; return those
+    slower than SLOW_FILE_SECONDS."""
+    files = []
+    for path in package_sources(name, root):
+        data = path.read_bytes()
+        if b"jax" in data and data.count(b"\n") >= min_lines:
+            files.append(path)
 
     def one(path: Path) -> tuple[str, float]:
         run = run_checker(checker, [path], timeout)
@@ -242,7 +249,7 @@ def precision(args: argparse.Namespace) -> int:
                 continue
             res.run = run_checker(checker, [check_target(res.name, res.root)], args.timeout)
             if args.slow_files:
-                res.slow_files = time_files_alone(checker, res.name, res.root, args.timeout)
+                res.slow_files = time_files_alone(checker, res.name, res.root, args.timeout, args.slow_min_lines)
         report_precision(results)
         if args.json_out:
             dump_precision(results, Path(args.json_out))
@@ -320,6 +327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pre = sub.add_parser("precision", help="diagnostics on unmodified public packages")
     common(pre, DEFAULT_PACKAGES)
     pre.add_argument("--slow-files", action="store_true", help=f"time every file alone, list > {SLOW_FILE_SECONDS} s")
+    pre.add_argument("--slow-min-lines", type=int, default=0, help="--slow-files: only files this long")
     pre.add_argument("--json-out", help="also write the results as JSON here")
 
     mut = sub.add_parser("mutants", help="mutation recall on installed sources and runnable programs")
