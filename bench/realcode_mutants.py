@@ -435,7 +435,7 @@ class Scored:
     anywhere: list[Diagnostic]  # new diagnostics anywhere in the file (a looser, secondary figure)
 
 
-CHUNK = 40
+CHUNK = 20
 
 
 def check_files(checker: str, files: Sequence[Path], timeout: float, per_file: bool = False) -> list[list[Diagnostic]]:
@@ -463,18 +463,22 @@ def check_files(checker: str, files: Sequence[Path], timeout: float, per_file: b
         else:
             chunks.append([i])
     out: list[list[Diagnostic]] = [[] for _ in files]
-    for chunk in chunks:
+
+    def one_chunk(chunk: list[int]) -> None:
         run = run_checker(checker, [files[j] for j in chunk], timeout)
         if run.error:
             for j in chunk:
                 out[j] = alone(files[j])
-            continue
+            return
         index = {str(files[j]): j for j in chunk}
         index.update({str(files[j].resolve()): j for j in chunk})
         for d in run.diagnostics:
             j = index.get(d.path, index.get(str(Path(d.path).resolve()), -1))
             if j >= 0:
                 out[j].append(d)
+
+    with ThreadPoolExecutor(max_workers=max(1, os.cpu_count() or 2)) as pool:
+        list(pool.map(one_chunk, chunks))  # the checker analyses a handful of files in one process
     return out
 
 
