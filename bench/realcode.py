@@ -110,12 +110,15 @@ def run_checker(checker: str, paths: Sequence[Path | str], timeout: float, cwd: 
     except subprocess.TimeoutExpired:
         return CheckRun([], time.perf_counter() - start, -1, f"timed out after {timeout:.0f} s")
     seconds = time.perf_counter() - start
-    if proc.returncode not in (0, 1):
-        return CheckRun([], seconds, proc.returncode, (proc.stderr or proc.stdout).strip()[-2000:])
+    # --format json always prints an array: an empty stdout is a crash (a Python traceback exits 1 too)
+    if proc.returncode not in (0, 1) or not proc.stdout.strip():
+        return CheckRun([], seconds, proc.returncode, (proc.stderr or proc.stdout).strip()[-2000:] or "no output")
     try:
-        raw = json.loads(proc.stdout or "[]")
+        raw = json.loads(proc.stdout)
     except json.JSONDecodeError as exc:
         return CheckRun([], seconds, proc.returncode, f"unparsable JSON ({exc}): {proc.stdout[:500]!r}")
+    if not isinstance(raw, list):
+        return CheckRun([], seconds, proc.returncode, f"JSON is not an array: {proc.stdout[:500]!r}")
     return CheckRun([Diagnostic.from_json(d) for d in raw], seconds, proc.returncode)
 
 
