@@ -48,12 +48,15 @@ def _calls(m: Any) -> dict[str, tuple[Callable[[], Any], bool]]:
         "inferred_specs_bad": (m.run_inferred_specs_bad, True),
         "inferred_specs_ok": (m.run_inferred_specs_ok, False),
         "gather": (lambda: m.make_gather(m.mesh)(jnp.ones((8, 3))), False),
+        "layers_bad": (lambda: m.layers_bad([jnp.ones((8,))] * 2, jnp.ones((8,))), True),
+        "layers_ok": (lambda: m.layers_ok([jnp.ones((8,))] * 2, jnp.ones((8,))), False),
     }
 
 
 NAMES = ["loss_forgot_pmean", "loss_ok", "collective_matmul_bad", "collective_matmul_ok", "scan_layers_bad",
          "pmap_bad", "pmap_ok", "normalise", "make_train_step_bad", "make_train_step_ok", "misspelt", "repeated", "fine",
-         "inferred_specs_bad", "inferred_specs_ok", "gather"]
+         "inferred_specs_bad", "inferred_specs_ok", "gather",
+         "layers_bad", "layers_ok"]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -160,6 +160,8 @@ class Calls(FrameState):
             except KeyError:
                 return UNKNOWN
             return size_value(d)
+        if len(vals) == 2 and (joined := _sequence_op(op, *vals)) is not None:
+            return joined  # `[P('data')] * n_layers`, `xs + [x]`
         if all(isinstance(v, Const) for v in vals):
             return UNKNOWN  # other plain Python arithmetic
         if not any(isinstance(v, ArrayType) for v in vals):
@@ -182,6 +184,20 @@ class Calls(FrameState):
             self.report(node, e)
             return UNKNOWN
 
+
+
+def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
+    """Python list / tuple repetition and concatenation of known sequences (at most 256 items)."""
+    if op == "jax.numpy.multiply":
+        seq, n = (a, b) if isinstance(a, Seq) else (b, a)
+        count = n.value if isinstance(n, Const) else n.dim if isinstance(n, DimVal) else None
+        if isinstance(seq, Seq) and seq.kind != "dict" and isinstance(count, int) and not isinstance(count, bool) \
+                and 0 <= count * len(seq.items) <= 256:
+            return Seq(seq.items * count, seq.kind)
+    if op == "jax.numpy.add" and isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind != "dict" \
+            and len(a.items) + len(b.items) <= 256:
+        return Seq(a.items + b.items, a.kind)
+    return None
 
 
 def _is_size(v: Any) -> bool:

@@ -159,3 +159,15 @@ def make_gather(mesh):
         full = lax.all_gather(w, axis_name='data', tiled=True)
         return lax.psum(full, axis_name='data')
     return jax.shard_map(gather, mesh=mesh, in_specs=P('data'), out_specs=P())
+
+
+# --- per-layer spec lists built by repetition
+def apply_layers(ws, x):
+    for w in ws:
+        x = x * w
+    return x
+
+
+layers_bad = jax.shard_map(apply_layers, mesh=mesh, in_specs=([P('dtaa')] * 2, P('data')), out_specs=P('data'))  # expect: NC501
+layers_ok = jax.shard_map(apply_layers, mesh=mesh, in_specs=([P('data')] * 2, P('data')), out_specs=P('data'))
+shape_plus = jnp.zeros((4, 3)).shape + (1,)  # reveal: Seq(items=(Const(value=4), Const(value=3), Const(value=1)), kind='tuple')
