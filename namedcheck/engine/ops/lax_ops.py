@@ -1,6 +1,6 @@
 """jax.lax's structural ops that real code calls most after the jnp ones (measured over the
 maxtext, easydel, levanter, flax, equinox and praxis sources): dot_general, top_k, select,
-broadcast_in_dim, broadcast, broadcasted_iota, iota, slice_in_dim, expand_dims, convert_element_type,
+broadcast_in_dim, broadcast, broadcasted_iota, iota, slice_in_dim, convert_element_type,
 and jnp.unstack. Unlike jnp, lax does not broadcast: operands must agree exactly."""
 
 from __future__ import annotations
@@ -146,18 +146,6 @@ def slice_in_dim_rule(call: Call) -> Any:
         raise RuleError("NC203", f"{call.short}: slice [{start}:{limit}:{stride}] of dimension {i} of size {d} is out "
                                  f"of bounds ({fmt_shape(x.shape)})", hint="lax slices do not clamp; check the bounds")
     return x.with_shape(x.shape[:i] + (-(-(hi - lo) // stride),) + x.shape[i + 1:])
-
-
-@rule("jax.lax.expand_dims")
-def lax_expand_dims_rule(call: Call) -> Any:
-    x = positional(call, "array")
-    dims = _ints(call.get("dimensions"))
-    nd = len(x.shape) + len(dims)
-    where = sorted(norm_axis(d, nd, call.short) for d in dims)
-    shape = list(x.shape)
-    for d in where:
-        shape.insert(d, 1)
-    return x.with_shape(tuple(shape))
 
 
 @rule("jax.lax.convert_element_type")

@@ -110,9 +110,9 @@ def moveaxis_rule(call: Call) -> Any:
     return x.with_shape(tuple(x.shape[i] for i in perm))
 
 
-@rule("jax.numpy.expand_dims")
+@rule("jax.numpy.expand_dims", "jax.lax.expand_dims")
 def expand_dims_rule(call: Call) -> Any:
-    x = positional(call, "a")
+    x = positional(call, "a" if "a" in call.args else "array")
     axis = literal(call.get("axis", None) or call.get("dimensions"))
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     nd = len(x.shape) + len(axes)
