@@ -64,6 +64,16 @@ def rebuild(pos: list[Any], locals_: list[Any]) -> list[Any]:
     return [maps.seq_rebuild(p, it) for p in pos]
 
 
+def required_positional(func: Any) -> int | None:
+    """How many positional arguments a map hands a plain function of the module (its parameters without
+    defaults); None for lambdas, methods (`self` is no argument of the map) and `*args` functions."""
+    fn = getattr(func, "node", None)
+    if not isinstance(fn, cst.FunctionDef) or getattr(func, "owner", None) is not None \
+            or isinstance(fn.params.star_arg, cst.Param):
+        return None
+    return len(fn.params.posonly_params) + len([p for p in fn.params.params if p.default is None])
+
+
 def return_nodes(fn: Any) -> list[cst.Return]:
     """The return statements of a function body (not of functions nested in it)."""
     out: list[cst.Return] = []

@@ -12,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import shard_map, shardings
-from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild
+from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
@@ -215,12 +215,9 @@ def define(f: Frame, ref: MappedRef) -> None:
             f.parent is not None and not f.env.definitive):
         return  # inside a function analysed on its own, an enclosing map may bind more names
     axis_name = lit(ref.params.get("axis_name", Const(None)), default=UNKNOWN)
-    if not isinstance(axis_name, str) or axis_name in dict(f.env.named) or ref.func.owner is not None:
+    n = required_positional(ref.func)
+    if not isinstance(axis_name, str) or axis_name in dict(f.env.named) or n is None:
         return
-    fn = ref.func.node
-    if not isinstance(fn, cst.FunctionDef) or isinstance(fn.params.star_arg, cst.Param):
-        return
-    n = len(fn.params.posonly_params) + len([p for p in fn.params.params if p.default is None])
     args = [UNKNOWN] * n
     f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}),
                  as_map_body=True)

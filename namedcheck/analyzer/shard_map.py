@@ -9,7 +9,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, return_nodes, source
+from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, required_positional, return_nodes, source
 from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
@@ -130,16 +130,11 @@ def define(f: Frame, ref: MappedRef) -> None:
     s = _Setup(f, ref)
     if not s.ok or not _check_names(f, ref, s):
         return
-    if not isinstance(ref.func, FuncRef) or not isinstance(ref.func.node, cst.FunctionDef):
+    n = required_positional(ref.func)
+    if n is None:
         return
-    params = ref.func.node.params
-    if params.star_arg is not cst.MaybeSentinel.DEFAULT and isinstance(params.star_arg, cst.Param):
-        return
-    n = len(params.posonly_params) + len([p for p in params.params if p.default is None])
-    if ref.func.owner is not None:
-        return  # a method: `self` is not an argument of the map
     if s.omitted:
-        args = [replace(ArrayType.partial(exact=False), named_open=True) for _ in range(n)]  # their shardings
+        args = [ArrayType.partial(exact=False) for _ in range(n)]  # known at the call, from their shardings
     elif isinstance(s.specs_in, Spec):
         args = [_param(s.specs_in, s.manual, not s.open) for _ in range(n)]
     else:
@@ -153,8 +148,7 @@ def define(f: Frame, ref: MappedRef) -> None:
 
 
 def _param(spec: Spec, manual: frozenset[str], exact: bool) -> ArrayType:
-    t = ArrayType.partial(frozenset(spec.axes()) & manual, exact=exact, min_rank=len(spec.entries))
-    return replace(t, named_open=True)
+    return ArrayType.partial(frozenset(spec.axes()) & manual, exact=exact, min_rank=len(spec.entries))
 
 
 def _param_tree(t: Any, manual: frozenset[str], exact: bool) -> Any:
@@ -195,7 +189,7 @@ def _from_sharding(v: Any, s: _Setup, what: str) -> Any:
     assert s.mesh is not None
     if isinstance(v, ArrayType) and v.spec is not None and not v.has_ellipsis:
         return maps.shard_in(v, Spec(v.spec), s.mesh, s.manual, what)
-    return replace(ArrayType.partial(exact=False), named_open=True)
+    return ArrayType.partial(exact=False)
 
 
 def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode) -> Any:

@@ -184,7 +184,7 @@ class Statements(FrameState):
             elif isinstance(v, ArrayType) and v.has_ellipsis:
                 # a value of unknown structure (rows of an array, or a pytree's leaves): each part
                 # varies as the whole does
-                part = replace(ArrayType.partial(v.varying, v.vary_exact), named_open=True)
+                part = ArrayType.partial(v.varying, v.vary_exact)
                 for e in elems:
                     self.assign(e.value, part)
             else:

@@ -432,21 +432,22 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
 
-def _leaves(v: Any) -> list[Any]:
+def tree_leaves(v: Any) -> list[Any]:
+    """Every leaf of a pytree of engine values (a dict's keys and values alike)."""
     if isinstance(v, Seq):
-        return [x for item in v.items for x in _leaves(item)]
+        return [x for item in v.items for x in tree_leaves(item)]
     return [v]
 
 
 def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set across the body."""
-    for i, (a, b) in enumerate(zip(_leaves(init), _leaves(out))):
+    for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
             # gaining an axis is proven when the initial set is exact; losing one when the body's is
             extra = sorted(b.varying - a.varying) if a.vary_exact else []
             if not extra and not (b.vary_exact and a.varying - b.varying):
                 continue
-            where = f"carry item {i}" if len(_leaves(init)) > 1 else "the carry"
+            where = f"carry item {i}" if len(tree_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
                 raise RuleError("NC602", f"{what}: {where} enters invariant over {axes!r} but the body returns it "
@@ -460,8 +461,8 @@ def check_carry(init: Any, out: Any, what: str) -> None:
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
     """lax.cond / switch branches must agree on their outputs' varying sets."""
-    leaves = [_leaves(o) for o in outs]
-    for i, group in enumerate(zip(*leaves)):
+    per_out = [tree_leaves(o) for o in outs]
+    for i, group in enumerate(zip(*per_out)):
         arrays = [g for g in group if isinstance(g, ArrayType)]
         if len(arrays) == len(group) and len({a.varying for a in arrays}) > 1:
             union = frozenset().union(*(a.varying for a in arrays))
@@ -490,7 +491,7 @@ def scan_slice(v: Any) -> Any:
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
         return v.with_shape(v.shape[1:])
     if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
-        return replace(ArrayType.partial(v.varying, v.vary_exact, v.dtype_code), named_open=True)
+        return ArrayType.partial(v.varying, v.vary_exact, v.dtype_code)
     return UNKNOWN
 
 
@@ -515,7 +516,7 @@ def rebuild_from_leaves(template: Any, leaves: list[Any]) -> Any:
 def union_varying(values: Sequence[Any]) -> frozenset[str]:
     out: frozenset[str] = frozenset()
     for v in values:
-        for leaf in _leaves(v):
+        for leaf in tree_leaves(v):
             if isinstance(leaf, ArrayType):
                 out |= leaf.varying
     return out

@@ -230,7 +230,7 @@ def _join2(a: Any, b: Any) -> Any:
         return a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
-        return ArrayType(dtype, (...,), (), False, a.varying & b.varying, True, False)
+        return ArrayType.partial(a.varying & b.varying, exact=False, dtype=dtype)
     if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind and len(a.items) == len(b.items) \
             and a.kind != "dict":
         return Seq(tuple(_join2(x, y) for x, y in zip(a.items, b.items)), a.kind)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from namedcheck.engine.errors import RuleError  # noqa: F401  (re-exported for rule modules)
-from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, union_varying
+from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
 from namedcheck.engine.signature import Param, Signature, apply, as_array, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
 
@@ -162,7 +162,7 @@ def opaque(v: Any) -> bool:
 def _partial_parts(result: Any, inputs: list[Any], exact: bool) -> Any:
     """A result computed from partly known inputs is itself partly known: named axes an input may
     have unlisted stay possible, and a varying set computed from opaque inputs is a lower bound."""
-    open_named = any(isinstance(leaf, ArrayType) and leaf.named_open for v in inputs for leaf in _leaves(v))
+    open_named = any(isinstance(leaf, ArrayType) and leaf.named_open for v in inputs for leaf in tree_leaves(v))
     if not (open_named or not exact):
         return result
     if isinstance(result, Seq):
@@ -187,7 +187,7 @@ def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]
         dt = call.args.get("dtype", MISSING)
         code = dt.code if isinstance(dt, DtypeRef) else "f32" if dt is MISSING and name != _ARANGE else None
         return ArrayType.partial(frozenset(), True, code)
-    if not any(isinstance(leaf, ArrayType) for v in inputs for leaf in _leaves(v)):
+    if not any(isinstance(leaf, ArrayType) for v in inputs for leaf in tree_leaves(v)):
         return UNKNOWN
     vma = VMA_RULES.get(name)
     try:
@@ -220,18 +220,12 @@ def unmodelled(name: str, args: list[Any], kwargs: dict[str, Any], env: AxisEnv 
     if any(w in short for w in _NOT_STANDARD) or short in _NOT_ARRAYS:
         return UNKNOWN
     inputs = [*args, *kwargs.values()]
-    leaves = [leaf for v in inputs for leaf in _leaves(v)]
+    leaves = [leaf for v in inputs for leaf in tree_leaves(v)]
     known_kinds = (ArrayType, Const, DimVal, DtypeRef)
     if not any(isinstance(leaf, ArrayType) for leaf in leaves) or \
             any(leaf is not UNKNOWN and not isinstance(leaf, known_kinds) for leaf in leaves):
         return UNKNOWN  # no array input, or a function / object input (its body may hold collectives)
     return ArrayType.partial(union_varying(inputs), exact=not any(opaque(v) for v in inputs))
-
-
-def _leaves(v: Any) -> list[Any]:
-    if isinstance(v, Seq):
-        return [x for i in v.items for x in _leaves(i)]
-    return [v]
 
 
 def _load_rules() -> None:
