@@ -9,15 +9,8 @@ from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
-from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.ops.shaping import positional, shape_arg
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
-
-
-def _operand(call: Call, name: str = "operand") -> ArrayType:
-    x = call.array(name)
-    if x.has_ellipsis:
-        raise Unprovable
-    return x
 
 
 def _fits(call: Call, x: ArrayType, sizes: tuple[Any, ...], what: str) -> None:
@@ -36,6 +29,14 @@ def _rank(call: Call, x: ArrayType, n: int, what: str) -> None:
                                  f"{fmt_shape(x.shape)}", hint="give one entry per dimension of the operand")
 
 
+def _check_starts(call: Call, x: ArrayType) -> None:
+    """One start index per dimension of the operand (when their number is known)."""
+    try:
+        _rank(call, x, _count(call.get("start_indices")), "start indices")
+    except Unprovable:
+        pass
+
+
 def _count(v: Any) -> int:
     if isinstance(v, Seq):
         return len(v.items)
@@ -46,20 +47,17 @@ def _count(v: Any) -> int:
 
 @rule("jax.lax.dynamic_slice")
 def dynamic_slice_rule(call: Call) -> Any:
-    x = _operand(call)
+    x = positional(call, "operand")
     sizes = shape_arg(call.get("slice_sizes"))
     _rank(call, x, len(sizes), "slice sizes")
-    try:
-        _rank(call, x, _count(call.get("start_indices")), "start indices")
-    except Unprovable:
-        pass
+    _check_starts(call, x)
     _fits(call, x, sizes, "slice")
     return x.with_shape(sizes)
 
 
 @rule("jax.lax.dynamic_slice_in_dim")
 def dynamic_slice_in_dim_rule(call: Call) -> Any:
-    x = _operand(call)
+    x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     (size,) = shape_arg(call.get("slice_size"))
     shape = x.shape[:i] + (size,) + x.shape[i + 1:]
@@ -69,7 +67,7 @@ def dynamic_slice_in_dim_rule(call: Call) -> Any:
 
 @rule("jax.lax.dynamic_index_in_dim")
 def dynamic_index_in_dim_rule(call: Call) -> Any:
-    x = _operand(call)
+    x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     keep = literal(call.get("keepdims", Const(True)))
     return x.with_shape(x.shape[:i] + ((1,) if keep else ()) + x.shape[i + 1:])
@@ -92,23 +90,18 @@ def _update(call: Call, x: ArrayType) -> ArrayType:
 
 @rule("jax.lax.dynamic_update_slice")
 def dynamic_update_slice_rule(call: Call) -> Any:
-    x = _operand(call)
+    x = positional(call, "operand")
     _update(call, x)
-    try:
-        _rank(call, x, _count(call.get("start_indices")), "start indices")
-    except Unprovable:
-        pass
+    _check_starts(call, x)
     return x
 
 
 @rule("jax.lax.dynamic_update_slice_in_dim", "jax.lax.dynamic_update_index_in_dim")
 def dynamic_update_in_dim_rule(call: Call) -> Any:
-    x = _operand(call)
-    norm_axis(literal(call.get("axis")), len(x.shape), call.short)
+    x = positional(call, "operand")
+    i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
     u = _update(call, x)
-    if call.op.endswith("index_in_dim"):
-        i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
-        if is_int(u.shape[i]) and u.shape[i] != 1:
-            raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
-                                     f"update writes one entry (size 1)")
+    if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
+        raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
+                                 f"update writes one entry (size 1)")
     return x
