@@ -38,6 +38,22 @@ def at(node: cst.CSTNode, fn: Any, *args: Any) -> Any:
         raise Fail(node, e) from None
 
 
+def keyword_arg(node: cst.CSTNode, key: str) -> cst.Arg | None:
+    """The `key=` argument written at a call or decorator (`@partial(jax.jit, key=...)`, or a call of
+    such a call), None when it is not written there."""
+    stack: list[Any] = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, cst.Decorator):
+            stack.append(n.decorator)
+        elif isinstance(n, cst.Call):
+            for a in n.args:
+                if a.keyword is not None and a.keyword.value == key:
+                    return a
+            stack.append(n.func)
+    return None
+
+
 def param_node(ref: Any, name: str) -> cst.CSTNode:
     """Where a map's argument `name` is written (its keyword's value, or the positional argument),
     in `jax.shard_map(f, ..., out_specs=...)` or `@partial(jax.shard_map, ..., out_specs=...)`;
@@ -46,9 +62,9 @@ def param_node(ref: Any, name: str) -> cst.CSTNode:
     call = node.decorator if isinstance(node, cst.Decorator) else node
     if not isinstance(call, cst.Call):
         return node
-    for a in call.args:
-        if a.keyword is not None and a.keyword.value == name:
-            return a.value
+    arg = keyword_arg(call, name)
+    if arg is not None:
+        return arg.value
     names = POSITIONAL_PARAMS.get(ref.kind, ())
     positional = [a for a in call.args if a.keyword is None and not a.star]
     if name in names and isinstance(node, cst.Call):  # the call form: f comes first

@@ -113,11 +113,16 @@ def _unsafe_params(func: FuncRef, active: frozenset[int]) -> frozenset[str]:
     """The parameters of `func` its body may mutate (any use that is not a read), in one walk."""
     p = func.node.params
     params = {prm.name.value for prm in (*p.posonly_params, *p.params, *p.kwonly_params)}
+    return _unsafe_names(func.node.body, params, func, active)
+
+
+def _unsafe_names(body: cst.CSTNode, names: set[str], func: FuncRef, active: frozenset[int]) -> frozenset[str]:
+    """Those of `names` that `body` uses other than by reading them (a closure over one counts)."""
     unsafe: set[str] = set()
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool]] = [(func.node.body, (), False)]
-    while stack and unsafe != params:
+    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...], bool]] = [(body, (), False)]
+    while stack and unsafe != names:
         node, ancestors, nested = stack.pop()
-        if isinstance(node, cst.Name) and node.value in params and node.value not in unsafe:
+        if isinstance(node, cst.Name) and node.value in names and node.value not in unsafe:
             if nested or not _safe_use(node, ancestors, func, active):
                 unsafe.add(node.value)  # a closure over it, or a use that may mutate it
             continue
@@ -136,34 +141,6 @@ def _param_name(func: FuncRef, index: int | None, keyword: str | None) -> str | 
     return keyword if keyword in named else None
 
 
-def _only_read(body: cst.CSTNode, name: str, func: FuncRef, active: frozenset[int]) -> bool:
-    """Every use of `name` in `body` reads it."""
-    stack: list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]] = [(body, ())]
-    while stack:
-        node, ancestors = stack.pop()
-        if isinstance(node, cst.Name) and node.value == name:
-            if not _safe_use(node, ancestors, func, active):
-                return False
-            continue
-        if isinstance(node, cst.FunctionDef | cst.Lambda | cst.ClassDef) and ancestors:
-            if _mentions(node, name):
-                return False  # a closure may mutate it later
-            continue
-        for child in node.children:
-            stack.append((child, (*ancestors, node)))
-    return True
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Name) and n.value == name:
-            return True
-        stack.extend(n.children)
-    return False
-
-
 def _safe_use(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], func: FuncRef, active: frozenset[int]) -> bool:
     if not ancestors:
         return False
@@ -180,7 +157,7 @@ def _safe_use(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], func: FuncR
         scope = parent.body if isinstance(parent, cst.For) else next(
             (a for a in reversed(ancestors) if isinstance(a, cst.BaseComp)), None)
         # the items are only read too (`for layer in p: layer['w'] = ...` mutates p)
-        return scope is not None and all(_only_read(scope, t, func, active) for t in _names(parent.target))
+        return scope is not None and not _unsafe_names(scope, set(_names(parent.target)), func, active)
     if isinstance(parent, cst.BinaryOperation | cst.Comparison | cst.ComparisonTarget | cst.UnaryOperation
                   | cst.BooleanOperation | cst.If | cst.While | cst.Assert):
         return True

@@ -15,6 +15,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.mapargs import keyword_arg
 from namedcheck.analyzer.refs import FuncRef, JitRef, MeshVal, ShardingVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
@@ -231,17 +232,7 @@ def _has_bare_spec(v: Any) -> bool:
 
 def kw_node(node: cst.CSTNode, key: str) -> cst.CSTNode:
     """The `key=` argument of the call (or decorator) at `node`, else `node` itself."""
-    stack: list[Any] = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, cst.Decorator):
-            stack.append(n.decorator)
-        elif isinstance(n, cst.Call):
-            for a in n.args:
-                if a.keyword is not None and a.keyword.value == key:
-                    return a
-            stack.append(n.func)
-    return node
+    return keyword_arg(node, key) or node
 
 
 def _param_names(func: Any) -> list[str]:
