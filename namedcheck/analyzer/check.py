@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import traceback
 from collections.abc import Iterator
@@ -9,32 +10,68 @@ from contextlib import contextmanager
 
 import libcst as cst
 
+from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, python_rejects
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.stubs import op_table
 
 
-def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False) -> list[Diagnostic]:
+def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
+                 limits: Limits | None = None) -> list[Diagnostic]:
+    return check_source_bounded(source, path, stub_paths, force, limits)[0]
+
+
+def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
+                         limits: Limits | None = None) -> tuple[list[Diagnostic], bool]:
+    """The file's diagnostics, and whether its analysis finished within the budgets of `limits` (a file
+    cut short reports what was found before the bound; the rest is Unknown, hence silent)."""
     if not force and not is_relevant(source):
-        return []
+        return [], True
+    rejected = python_rejects(source)
+    if rejected is not None:
+        line, column, message = rejected
+        return [Diagnostic(path, line, column, line, column, "NC001", message)], True
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError as e:
         return [Diagnostic(path, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1, "NC001",
-                           f"File does not parse: {e.message}")]
+                           f"File does not parse: {e.message}")], True
     except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
-        return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")]
+        return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")], True
+    an = ModuleAnalyzer(module, op_table(stub_paths))
+    an.guard = Guard(limits or Limits())
     try:
         with _deep_recursion():
-            an = ModuleAnalyzer(module, op_table(stub_paths))
             an.run()
-            return an.diagnostics(path, source.splitlines())
+            return an.diagnostics(path, source_lines(source)), True
+    except (BudgetExceeded, MemoryError):
+        return _found_before_budget(an, path, source), False
     except RecursionError:
-        return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")]
+        return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")], True
     except Exception as e:
         tb = traceback.extract_tb(e.__traceback__)[-1]
-        return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")]
+        return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")], True
+
+
+def _found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diagnostic]:
+    """What a file cut short by its budget had proven (an unbound axis name waits for the whole module:
+    dropped)."""
+    an.guard = None
+    an.unbound_names = []
+    try:
+        return an.diagnostics(path, source_lines(source))
+    except (MemoryError, RecursionError):
+        return []
+
+
+def source_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them: only \\n, \\r\\n and \\r end a line (`str.splitlines` also
+    splits at form feeds, \\x0b, \\x1c-\\x1e, \\x85, U+2028 and U+2029)."""
+    return _LINE_BREAK.split(source.removesuffix("\n").removesuffix("\r")) if source else []
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @contextmanager
@@ -56,6 +93,8 @@ def _internal(path: str, what: str) -> Diagnostic:
 
 def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnostic], dict[int, object]]:
     """Diagnostics and the inferred value of each assignment, by line (for the test corpus)."""
+    if python_rejects(source) is not None:
+        return check_source(source, path, force=True), {}
     try:
         module = cst.parse_module(source)
     except cst.ParserSyntaxError:
@@ -63,7 +102,7 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
     with _deep_recursion():
         an = ModuleAnalyzer(module, op_table(), record=True)
         an.run()
-        return an.diagnostics(path, source.splitlines()), an.revealed_by_line()
+        return an.diagnostics(path, source_lines(source)), an.revealed_by_line()
 
 
 def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ()) \
@@ -72,14 +111,19 @@ def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ())
     of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises."""
     if not is_relevant(source):
         return [], {}
+    if python_rejects(source) is not None:
+        return check_source(source, path, stub_paths), {}
     try:
         module = cst.parse_module(source)
     except Exception:
         return check_source(source, path, stub_paths), {}
+    an = ModuleAnalyzer(module, op_table(stub_paths), record_types=True)
+    an.guard = Guard(Limits())
     try:
         with _deep_recursion():
-            an = ModuleAnalyzer(module, op_table(stub_paths), record_types=True)
             an.run()
-            return an.diagnostics(path, source.splitlines()), an.types_by_span()
+            return an.diagnostics(path, source_lines(source)), an.types_by_span()
+    except (BudgetExceeded, MemoryError):
+        return _found_before_budget(an, path, source), {}
     except Exception:
         return check_source(source, path, stub_paths), {}

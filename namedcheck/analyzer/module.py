@@ -9,6 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef
 from namedcheck.diagnostic import Diagnostic
@@ -33,6 +34,7 @@ MAX_CALL_DEPTH = 12
 STEP_BUDGET_BASE = 5_000
 STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
+MAX_RECURSION = 2  # calls of one function active at once (recursion with growing arguments is not followed)
 _PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 _IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
@@ -76,10 +78,17 @@ class ModuleAnalyzer:
         # results are Unknown), so analysis time stays roughly linear in the file's size.
         self.steps = 0
         self.budget = STEP_BUDGET_BASE + STEP_BUDGET_PER_STMT * _count_statements(module)
+        self.guard: Guard | None = None  # the file's time and memory budgets (analyzer/budget.py)
+        self.running: dict[int, int] = {}  # function node id -> its calls being analysed now
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
         self.found.setdefault((id(node), err.code), (node, err))
+
+    def checkpoint(self) -> None:
+        """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
+        if self.guard is not None:
+            self.guard.checkpoint()
 
     def reveal(self, stmt: cst.CSTNode, value: Any) -> None:
         if self.record:
@@ -252,17 +261,22 @@ class ModuleAnalyzer:
             key = None
         if key is not None and key in self.memo:
             return self.memo[key]
-        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget:
+        running = self.running.get(id(ref.node), 0)
+        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
+                or running >= MAX_RECURSION:
             return UNKNOWN
+        self.checkpoint()
         if key is not None:
             self.active.add(key)
         self.depth += 1
+        self.running[id(ref.node)] = running + 1
         try:
             owner = caller.function if caller.function is not None else caller.nc705_owner
             out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env,
                                    nc705_owner=owner)
         finally:
             self.depth -= 1
+            self.running[id(ref.node)] = running
             if key is not None:
                 self.active.discard(key)
         if key is not None:

@@ -36,6 +36,7 @@ class Statements(FrameState):
 
     def run_stmt(self, s: cst.CSTNode) -> None:
         self.an.steps += 1
+        self.an.checkpoint()
         if isinstance(s, cst.SimpleStatementLine | cst.SimpleStatementSuite):
             for small in s.body:
                 self.run_small(small)

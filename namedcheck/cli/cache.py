@@ -3,7 +3,8 @@ namedcheck build are unchanged is not parsed again.
 
 Per-file results depend only on the file's own text (analysis is module-local), the stubs and the
 analyzer's code, so the key hashes exactly those. Entries are written atomically; a damaged or
-unreadable entry is a miss.
+unreadable entry is a miss; so is a corrupt one (each entry
+names its key and carries a checksum of its diagnostics).
 """
 
 from __future__ import annotations
@@ -18,6 +19,9 @@ from pathlib import Path
 from namedcheck.diagnostic import Diagnostic
 
 CACHE_DIR_NAME = ".namedcheck_cache"
+MAX_ENTRY_BYTES = 16 * 1024 * 1024
+_FIELDS = {"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str,
+           "message": str, "hint": (str, type(None)), "severity": str}
 
 
 @lru_cache(maxsize=4)
@@ -46,10 +50,19 @@ class ResultCache:
         return h.hexdigest()
 
     def get(self, key: str) -> list[Diagnostic] | None:
+        """The entry's diagnostics; None (a miss) for a missing, unreadable or corrupt entry: one that is not
+        a small regular file, not the JSON this cache writes, for another key, or failing its checksum."""
+        from namedcheck.cli.runner import read_regular
+        data = read_regular(str(self.dir / key[:2] / key), MAX_ENTRY_BYTES)
+        if isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:
+            return None
         try:
-            raw = json.loads((self.dir / key[:2] / key).read_text(encoding="utf-8"))
-            return [Diagnostic(**d) for d in raw]
-        except (OSError, ValueError, TypeError):
+            entry = json.loads(data)
+            body = entry["diagnostics"]
+            if entry["key"] != key or entry["sha256"] != hashlib.sha256(body.encode()).hexdigest():
+                return None
+            return [_diagnostic(d) for d in json.loads(body)]
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return None
 
     def put(self, key: str, diags: list[Diagnostic]) -> None:
@@ -59,10 +72,18 @@ class ResultCache:
                 self.dir.mkdir(parents=True, exist_ok=True)
                 (self.dir / ".gitignore").write_text("# created by namedcheck\n*\n")
             sub.mkdir(exist_ok=True)
-            payload = json.dumps([{**d.as_json(), "hint": d.hint} for d in diags])
+            body = json.dumps([{**d.as_json(), "hint": d.hint} for d in diags])
+            payload = json.dumps({"key": key, "sha256": hashlib.sha256(body.encode()).hexdigest(), "diagnostics": body})
             fd, tmp = tempfile.mkstemp(dir=sub)
             with os.fdopen(fd, "w", encoding="utf-8") as f:
                 f.write(payload)
             os.replace(tmp, sub / key)
         except OSError:
             pass  # a read-only tree still gets checked, just not cached
+
+
+def _diagnostic(d: object) -> Diagnostic:
+    """A cached diagnostic, its fields checked (TypeError when it is not one)."""
+    if not isinstance(d, dict) or set(d) != set(_FIELDS) or not all(isinstance(d[k], t) for k, t in _FIELDS.items()):
+        raise TypeError("not a cached diagnostic")
+    return Diagnostic(**d)

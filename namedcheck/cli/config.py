@@ -1,10 +1,14 @@
-"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, stub-paths."""
+"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, stub-paths, and the resource guard's
+time-budget, memory-budget and max-file-size."""
 
 from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+from namedcheck.analyzer.budget import Limits
 
 
 class ConfigError(Exception):
@@ -18,6 +22,7 @@ class Config:
     exclude: list[str] = field(default_factory=list)
     stub_paths: list[str] = field(default_factory=list)
     root: Path | None = None  # the folder holding the pyproject.toml
+    limits: Limits = field(default_factory=Limits)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -37,16 +42,56 @@ def load_config(start: Path) -> Config:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
-    section = data.get("tool", {}).get("namedcheck", {})
+    section = _section(path, data)
     cfg = Config(root=path.parent)
-    known = {"select", "ignore", "exclude", "stub-paths"}
+    known = {"select", "ignore", "exclude", "stub-paths", *_NUMBERS}
     for key, value in section.items():
         if key not in known:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.namedcheck]; expected one of {sorted(known)}")
+        if key in _NUMBERS:
+            continue
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: [tool.namedcheck] {key} must be a list of strings; found {value!r}")
     cfg.select = section.get("select", [])
     cfg.ignore = section.get("ignore", [])
+    for key in ("select", "ignore"):
+        bad = unknown_codes(section.get(key, []))
+        if bad:
+            raise ConfigError(f"{path}: [tool.namedcheck] {key} names no known code: {', '.join(map(repr, bad))} "
+                              f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)")
     cfg.exclude = section.get("exclude", [])
     cfg.stub_paths = [str((path.parent / p).resolve()) for p in section.get("stub-paths", [])]
+    cfg.limits = Limits(**{_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS})
     return cfg
+
+
+# key -> (Limits field, type, smallest value)
+_NUMBERS: dict[str, tuple[str, type, float]] = {
+    "time-budget": ("time_budget", float, 0.1), "memory-budget": ("memory_budget", int, 64),
+    "max-file-size": ("max_file_size", int, 1)}
+
+
+def _section(path: Path, data: dict[str, Any]) -> dict[str, Any]:
+    tool = data.get("tool", {})
+    if not isinstance(tool, dict):
+        raise ConfigError(f"{path}: `tool` must be a table; found {tool!r}")
+    section = tool.get("namedcheck", {})
+    if not isinstance(section, dict):
+        raise ConfigError(f"{path}: [tool.namedcheck] must be a table; found {section!r}")
+    return section
+
+
+def _number(path: Path, key: str, value: Any) -> float | int:
+    name, kind, least = _NUMBERS[key]
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and (kind is float or isinstance(value, int))
+    if not ok or value < least:
+        unit = "seconds" if kind is float else "MB"
+        raise ConfigError(f"{path}: [tool.namedcheck] {key} must be {'a number' if kind is float else 'an integer'} "
+                          f"of {unit}, at least {least:g}; found {value!r}")
+    return kind(value)
+
+
+def unknown_codes(patterns: list[str]) -> list[str]:
+    """The select / ignore entries that are no code and no prefix of one (`NC2` is a prefix, `zz` none)."""
+    from namedcheck.engine.codes import CODES
+    return [p for p in patterns if not p.strip() or not any(c.startswith(p.strip().upper()) for c in CODES)]

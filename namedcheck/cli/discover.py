@@ -4,41 +4,82 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 from pathlib import Path
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", "node_modules", "build", "dist", ".eggs"}
+_GLOB = re.compile(r"[*?\[]")
 
 
-def _excluded(path: Path, patterns: list[str], root: Path | None) -> bool:
+class Excludes:
+    """Exclude patterns, indexed by their first path component so that a path is matched only against the
+    patterns that can match it (100,000 patterns cost a dictionary lookup per path, not 100,000 matches)."""
+
+    def __init__(self, patterns: list[str]) -> None:
+        self.by_first: dict[str, list[str]] = {}
+        self.wild: list[str] = []  # patterns whose first component is itself a glob
+        self.compiled: dict[str, re.Pattern[str]] = {}
+        for pat in patterns:
+            pat = pat.rstrip("/")
+            first = pat.split("/", 1)[0]
+            if _GLOB.search(first):
+                self.wild.append(pat)
+            else:
+                self.by_first.setdefault(first, []).append(pat)
+
+    def __bool__(self) -> bool:
+        return bool(self.by_first or self.wild)
+
+    def _matches(self, candidate: str, pat: str) -> bool:
+        if not _GLOB.search(pat):
+            return candidate == pat
+        rx = self.compiled.get(pat)
+        if rx is None:
+            rx = self.compiled[pat] = re.compile(fnmatch.translate(pat))
+        return rx.match(candidate) is not None
+
+    def match(self, candidate: str) -> bool:
+        """Whether `candidate` (a posix path) or one of its leading parts matches a pattern."""
+        parts = candidate.split("/")
+        pats = self.by_first.get(parts[0], []) + self.wild
+        if not pats:
+            return False
+        prefixes = ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+        return any(self._matches(c, pat) for pat in pats for c in prefixes)
+
+
+def _excluded(path: Path, patterns: Excludes, root: Path | None) -> bool:
+    if not patterns:
+        return False
     cands = {path.as_posix()}
     if root is not None:
         try:
             cands.add(path.resolve().relative_to(root).as_posix())
-        except ValueError:
+        except (ValueError, OSError, RuntimeError):
             pass
-    for c in cands:
-        parts = c.split("/")
-        for pat in patterns:
-            pat = pat.rstrip("/")
-            if fnmatch.fnmatch(c, pat) or fnmatch.fnmatch(c, pat + "/*") or any(
-                    fnmatch.fnmatch("/".join(parts[:i]), pat) for i in range(1, len(parts))):
-                return True
-    return False
+    return any(patterns.match(c) for c in cands)
 
 
-def discover(paths: list[str], exclude: list[str], root: Path | None) -> tuple[list[tuple[str, Path]], list[str]]:
-    """(display path, file) pairs in sorted order, and paths that do not exist."""
+def discover(paths: list[str], exclude: list[str], root: Path | None,
+             unreadable: list[tuple[str, str]] | None = None) -> tuple[list[tuple[str, Path]], list[str]]:
+    """(display path, file) pairs in sorted order, and paths that do not exist. Directories that cannot be
+    listed are appended to `unreadable` as (display path, reason)."""
     files: list[tuple[str, Path]] = []
     missing: list[str] = []
+    excludes = Excludes(exclude)
     for arg in paths:
         p = Path(arg)
-        if p.is_file():
-            files.append((arg, p))  # named explicitly: checked even if it matches an exclude
-        elif p.is_dir():
+        if p.is_dir():
             # A directory named explicitly is checked even if it matches an exclude pattern.
-            patterns = [] if _excluded(p, exclude, root) else exclude
-            for dirpath, dirnames, filenames in os.walk(p):
+            patterns = Excludes([]) if _excluded(p, excludes, root) else excludes
+
+            def walk_error(e: OSError, arg: str = arg, p: Path = p) -> None:
+                if unreadable is not None:
+                    where = os.path.join(arg, os.path.relpath(e.filename, p)) if e.filename else arg
+                    unreadable.append((os.path.normpath(where), e.strerror or str(e)))
+
+            for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
                 d = Path(dirpath)
                 dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS and not n.startswith(".")
                                      and not _excluded(d / n, patterns, root))
@@ -47,12 +88,17 @@ def discover(paths: list[str], exclude: list[str], root: Path | None) -> tuple[l
                         f = d / name
                         if not _excluded(f, patterns, root):
                             files.append((os.path.join(arg, os.path.relpath(f, p)), f))
+        elif os.path.lexists(p):
+            files.append((arg, p))  # named explicitly: checked even if excluded (and told if not a regular file)
         else:
             missing.append(arg)
     seen: set[Path] = set()
     out = []
     for disp, f in files:
-        key = f.resolve()
+        try:
+            key = f.resolve()
+        except (OSError, RuntimeError):  # a symlink loop: reported when it is read
+            key = f.absolute()
         if key not in seen:
             seen.add(key)
             out.append((disp, f))

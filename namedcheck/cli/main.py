@@ -18,51 +18,21 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagnostic]:
-    display, path, stub_paths, cache_root = job
-    try:
-        data = Path(path).read_bytes()
-    except OSError as e:
-        return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File cannot be read: {e.strerror or e}")]
-    from namedcheck.analyzer.relevance import RELEVANT
-    try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
-    if not RELEVANT.search(source):
-        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
-    cache = key = None
-    if cache_root is not None:
-        from namedcheck.cli.cache import ResultCache
-        cache = ResultCache(Path(cache_root), stub_paths)
-        key = cache.key(display, data)
-        hit = cache.get(key)
-        if hit is not None:
-            return hit
-    from namedcheck.analyzer.check import check_source
-    diags = check_source(source, display, stub_paths)
-    if cache is not None and key is not None:
-        cache.put(key, diags)
-    return diags
+    from namedcheck.analyzer.budget import Limits
+    from namedcheck.cli.runner import Job, check_file
+    return check_file(Job(*job, limits=Limits()))
 
 
 def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None) -> list[Diagnostic]:
-    files, missing = discover(list(paths), cfg.exclude, cfg.root)
+    from namedcheck.cli.runner import Job, check_all, unreadable
+    bad_dirs: list[tuple[str, str]] = []
+    files, missing = discover(list(paths), cfg.exclude, cfg.root, bad_dirs)
     if missing:
         raise FileNotFoundError(", ".join(missing))
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
-    todo = [(disp, str(f), stub_paths, root) for disp, f in files]
-    results: list[Diagnostic] = []
-    if jobs > 1 and len(todo) > 8:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-        ctx = multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
-        with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
-            for diags in pool.map(_check_file, todo, chunksize=max(1, len(todo) // (jobs * 8))):
-                results.extend(diags)
-    else:
-        for job in todo:
-            results.extend(_check_file(job))
+    todo = [Job(disp, str(f), stub_paths, root, cfg.limits) for disp, f in files]
+    results = check_all(todo, jobs) + [unreadable(d, "Directory", why) for d, why in bad_dirs]
     return sorted(results)
 
 
@@ -88,7 +58,10 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
     def read(path: str, line: int) -> str:
         if path not in cache:
             try:
-                cache[path] = Path(path).read_text(encoding="utf-8", errors="replace").splitlines()
+                from namedcheck.analyzer.check import source_lines
+                from namedcheck.cli.runner import read_regular
+                data = read_regular(path, 64 * 1024 * 1024)
+                cache[path] = source_lines(data.decode("utf-8", errors="replace")) if isinstance(data, bytes) else []
             except OSError:
                 cache[path] = []
         lines = cache[path]
@@ -103,17 +76,29 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as e:
         print(f"namedcheck: error: {e}", file=sys.stderr)
         return 2
+    from namedcheck.cli.config import unknown_codes
+    for flag, value in (("--select", args.select), ("--ignore", args.ignore)):
+        bad = unknown_codes(_codes(value)) if value else []
+        if bad:
+            print(f"namedcheck: error: {flag} names no known code: {', '.join(bad)} "
+                  f"(expected codes or prefixes such as NC2 or NC502)", file=sys.stderr)
+            return 2
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache else (cfg.root or Path.cwd())
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
         cache_root = None
     read_line = _line_reader()
     if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
-        from namedcheck.analyzer.check import check_source
-        source = sys.stdin.read()
+        from namedcheck.analyzer.check import check_source, source_lines
         display = args.stdin_filename or "-"
-        diags = check_source(source, display, tuple(cfg.stub_paths))
-        lines = source.splitlines()
+        try:
+            raw = getattr(sys.stdin, "buffer", None)  # a text stream without bytes (tests, embedders): its text
+            source = raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
+        except UnicodeDecodeError as e:
+            print(f"namedcheck: error: standard input is not UTF-8 text: {e}", file=sys.stderr)
+            return 2
+        diags = check_source(source, display, tuple(cfg.stub_paths), limits=cfg.limits)
+        lines = source_lines(source)
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
     else:
         try:
@@ -134,7 +119,26 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(text)
     else:
         print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
-    return 1 if diags else 0
+    return _unreadable_status(diags) or (1 if diags else 0)
+
+
+def _unreadable_status(diags: list[Diagnostic]) -> int:
+    """2 when a path could not be read (each is also a diagnostic of the output), after saying which."""
+    from namedcheck.cli.runner import is_unreadable
+    bad = [d for d in diags if is_unreadable(d)]
+    for d in bad:
+        print(f"namedcheck: error: {d.path}: {d.message}", file=sys.stderr)
+    return 2 if bad else 0
+
+
+def _internal_failure(args: argparse.Namespace, e: Exception) -> int:
+    """Any failure of the command itself: a clear message, exit 2, and under --format json still an array."""
+    what = f"the analyzer cannot be imported ({e})" if isinstance(e, ImportError) else f"{type(e).__name__}: {e}"
+    print(f"namedcheck: internal error: {what}; please report it at "
+          f"https://github.com/namedcheck/namedcheck/issues", file=sys.stderr)
+    if getattr(args, "format", None) == "json":
+        print("[]")
+    return 2
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -184,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 1
+    except Exception as e:  # never a traceback
+        return _internal_failure(args, e)
 
 
 if __name__ == "__main__":

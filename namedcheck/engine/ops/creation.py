@@ -61,7 +61,10 @@ def arange_rule(call: Call) -> Any:
         n = len(range(start, stop, step))
     else:
         import math
-        n = max(0, math.ceil((stop - start) / step))
+        span = (stop - start) / step
+        if not math.isfinite(span):  # jnp.arange(1e400), arange(0, inf): JAX itself fails
+            raise Unprovable
+        n = max(0, math.ceil(span))
     return ArrayType.make(_dtype(call, default), (n,))
 
 

@@ -1,0 +1,102 @@
+"""The resource guard: per-file bounds on what parsing and analysis may cost.
+
+Before libcst sees a file, CPython's own parser (C, milliseconds) checks it: what Python rejects is NC001
+with Python's message, and an expression nested deeper than `MAX_NESTING` is NC001 too (libcst's parser
+takes time quadratic in the depth and its native code overflows the C stack on deep input). During the
+analysis, a file gets a time budget and the process a memory budget; past either, the analysis of the
+file stops and what is not analysed stays Unknown (silent).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import time
+from dataclasses import dataclass
+
+MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
+DEFAULT_TIME_BUDGET = 10.0  # seconds of analysis per file
+DEFAULT_MEMORY_BUDGET = 1024  # MB of resident memory per process
+DEFAULT_MAX_FILE_SIZE = 5  # MB read per file
+_MEMORY_EVERY = 256  # checkpoints between two reads of the resident set size
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Per-file bounds; `[tool.namedcheck]` time-budget, memory-budget and max-file-size set them."""
+
+    time_budget: float = DEFAULT_TIME_BUDGET
+    memory_budget: int = DEFAULT_MEMORY_BUDGET
+    max_file_size: int = DEFAULT_MAX_FILE_SIZE
+
+
+class BudgetExceeded(BaseException):  # noqa: N818  (not an Exception: rule code never swallows it)
+    """The file's analysis ran past its time or memory budget."""
+
+
+class Guard:
+    """Checkpoints for one file's analysis: raise `BudgetExceeded` past the deadline or the memory bound."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.deadline = time.monotonic() + limits.time_budget
+        self.memory_pages = limits.memory_budget * 1024 * 1024 // _PAGE
+        self.count = 0
+
+    def checkpoint(self) -> None:
+        if time.monotonic() > self.deadline:
+            raise BudgetExceeded("time")
+        self.count += 1
+        if self.count % _MEMORY_EVERY == 0 and resident_pages() > self.memory_pages:
+            raise BudgetExceeded("memory")
+
+
+_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def resident_pages() -> int:
+    """The process's resident set size in pages (0 where /proc is not available)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def python_rejects(source: str) -> tuple[int, int, str] | None:
+    """(line, column, message) when CPython cannot parse `source` or it nests too deeply for libcst."""
+    nul = source.find("\0")
+    if nul >= 0:
+        line = source.count("\n", 0, nul) + 1
+        return line, nul - source.rfind("\n", 0, nul), "File does not parse: it contains a NUL byte (\\x00)"
+    try:
+        tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as e:
+        line = e.lineno or 1
+        return line, max(1, e.offset or 1), f"File does not parse: {e.msg}"
+    except (RecursionError, MemoryError):
+        return 1, 1, "File does not parse: it nests too deeply for Python's own parser"
+    except ValueError as e:  # e.g. NUL bytes on older Pythons
+        return 1, 1, f"File does not parse: {e}"
+    deep = _too_deep(tree)
+    if deep is not None:
+        return deep, 1, (f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
+                         f"(namedcheck's limit; real code stays far below it)")
+    return None
+
+
+def _too_deep(tree: ast.AST) -> int | None:
+    """The line of the first node nested more than MAX_NESTING expression levels deep, if any. Each level
+    takes at least one character, so a one-line expression shorter than the levels left is not entered."""
+    todo: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        if isinstance(node, ast.stmt):
+            depth = 0  # nested blocks are bounded by Python's own indentation limit
+        elif isinstance(node, ast.expr):
+            depth += 1
+            if depth > MAX_NESTING:
+                return node.lineno
+            if node.lineno == node.end_lineno and (node.end_col_offset or 0) - node.col_offset < MAX_NESTING - depth:
+                continue
+        todo.extend((child, depth) for child in ast.iter_child_nodes(node))
+    return None

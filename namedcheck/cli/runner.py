@@ -1,0 +1,148 @@
+"""Checking many files: each file read safely (regular files only, a size cap), analysed within its
+budgets, in worker processes; a worker that dies (a crash in native code, the OOM killer) costs the file
+it was checking one NC001 diagnostic, never the run."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+from pathlib import Path
+
+from namedcheck.analyzer.budget import Limits
+from namedcheck.diagnostic import Diagnostic
+
+UNREADABLE = "cannot be read"  # in the message of every NC001 about a path that could not be read
+_KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
+
+
+@dataclass(frozen=True)
+class Job:
+    display: str
+    path: str
+    stub_paths: tuple[str, ...]
+    cache_root: str | None
+    limits: Limits
+
+
+def is_unreadable(d: Diagnostic) -> bool:
+    return d.code == "NC001" and UNREADABLE in d.message
+
+
+def unreadable(display: str, what: str, reason: str) -> Diagnostic:
+    return Diagnostic(display, 1, 1, 1, 1, "NC001", f"{what} {UNREADABLE}: {reason}")
+
+
+def read_regular(path: str, max_bytes: int) -> bytes | str:
+    """The file's bytes, or why it is not read: only a regular file (symlinks followed) of at most
+    `max_bytes` is read; a FIFO or device is never opened for reading (no blocking, no endless data)."""
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
+            return f"it is {kind}, not a regular file"
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two calls
+                return "it is not a regular file"
+            with os.fdopen(fd, "rb", closefd=False) as f:
+                data = f.read(max_bytes + 1)
+        finally:
+            os.close(fd)
+    except OSError as e:
+        return e.strerror or str(e)
+    return data
+
+
+def check_file(job: Job) -> list[Diagnostic]:
+    """One file's diagnostics (never raises)."""
+    max_bytes = job.limits.max_file_size * 1024 * 1024
+    data = read_regular(job.path, max_bytes)
+    if isinstance(data, str):
+        return [unreadable(job.display, "File", data)]
+    if len(data) > max_bytes:
+        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
+                           f"File is not checked: it is larger than {job.limits.max_file_size} MB "
+                           f"(max-file-size in [tool.namedcheck])")]
+    from namedcheck.analyzer.relevance import RELEVANT
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
+    if not RELEVANT.search(source):
+        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+    cache = key = None
+    if job.cache_root is not None:
+        from namedcheck.cli.cache import ResultCache
+        cache = ResultCache(Path(job.cache_root), job.stub_paths)
+        key = cache.key(job.display, data)
+        hit = cache.get(key)
+        if hit is not None:
+            return hit
+    from namedcheck.analyzer.check import check_source_bounded
+    diags, complete = check_source_bounded(source, job.display, job.stub_paths, limits=job.limits)
+    if cache is not None and key is not None and complete:  # a file cut short by its budget is not cached
+        cache.put(key, diags)
+    return diags
+
+
+def check_all(todo: list[Job], jobs: int) -> list[Diagnostic]:
+    """Every job's diagnostics: in worker processes when there are many files and cores."""
+    if jobs > 1 and len(todo) > 8:
+        return _in_pool(todo, jobs)
+    out: list[Diagnostic] = []
+    for job in todo:
+        out.extend(check_file(job))
+    return out
+
+
+def _fork_context():  # type: ignore[no-untyped-def]
+    import multiprocessing
+    return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
+
+
+def _in_pool(todo: list[Job], jobs: int) -> list[Diagnostic]:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    size = max(1, len(todo) // (jobs * 8))
+    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    done: dict[int, list[Diagnostic]] = {}
+    try:
+        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_fork_context()) as pool:
+            futures = {pool.submit(_check_chunk, chunk): i for i, chunk in enumerate(chunks)}
+            for fut, i in futures.items():
+                try:
+                    done[i] = fut.result()
+                except BrokenProcessPool:
+                    continue  # this chunk's worker died (or the pool broke before it ran)
+    except BrokenProcessPool:
+        pass
+    out: list[Diagnostic] = []
+    for i, chunk in enumerate(chunks):
+        if i in done:
+            out.extend(done[i])
+        else:  # lost with a dead worker: each file again, alone in a fresh process
+            for job in chunk:
+                out.extend(isolated(job))
+    return out
+
+
+def _check_chunk(chunk: list[Job]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for job in chunk:
+        out.extend(check_file(job))
+    return out
+
+
+def isolated(job: Job) -> list[Diagnostic]:
+    """One file checked in a process of its own: its crash is that file's NC001, nothing more."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+    try:
+        with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
+            return pool.submit(check_file, job).result()
+    except BrokenProcessPool:
+        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
+                           "File is not checked: the process analysing it crashed (out of memory, or a fault "
+                           "in the native parser); please report it with the file")]
