@@ -155,6 +155,17 @@ AGREE = [
     ("jnp.unstack(a, axis=1)[0]", [("f32", (2, 3, 4))]),
 ]
 
+AGREE += [  # issue 10: the accepted neighbours of the rejections below
+    ("jnp.tril(a)", [("f32", (3, 4))]),
+    ("jnp.triu(a, k=1)", [("f32", (2, 3, 4))]),
+    ("jax.vmap(lambda x: x * 2, in_axes=None, axis_size=4)(a)", [("f32", (3,))]),
+    ("jax.vmap(lambda x, y: y * 2, in_axes=(0, None), out_axes=None)(a, b)", [("f32", (4, 3)), ("f32", (3,))]),
+    ("jnp.pad(a, ((1, 2),))", [("f32", (2, 3))]),
+    ("jnp.pad(a, (1,))", [("f32", (2, 3))]),
+    ("jnp.pad(a, (1, 2))", [("f32", (2, 3))]),
+    ("jnp.pad(a, ((1, 2), (3, 4)))", [("f32", (2, 3))]),
+]
+
 DISAGREE = [
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
     ("jnp.dot(a, b)", [("f32", (3, 4)), ("f32", (5, 6))]),
@@ -200,6 +211,17 @@ DISAGREE = [
     ("jnp.isclose(a, b)", [("f32", (3, 4)), ("f32", (3,))]),
     ("jax.random.key(0).reshape(2)", []),
     ("jax.random.PRNGKey(0, impl='rbg').reshape(2)", []),
+    # issue 10: found by the random-program property check
+    ("jnp.tril(a)", [("f32", (3,))]),
+    ("jnp.triu(a, k=1)", [("f32", ())]),
+    ("jax.vmap(lambda x: x * 2, in_axes=None)(a)", [("f32", (3,))]),
+    ("jax.vmap(lambda x, y: x * y, in_axes=(None, None))(a, b)", [("f32", (3,)), ("f32", (3,))]),
+    ("jax.vmap(lambda x: x, out_axes=None)(a)", [("f32", (4, 3))]),
+    ("jax.vmap(lambda x, y: (y, x), in_axes=(0, None), out_axes=(0, None))(a, b)", [("f32", (4, 3)), ("f32", (3,))]),
+    ("jnp.pad(a, ((1, 1), (2, 2), (3, 3)))", [("f32", (2, 3))]),
+    ("jnp.pad(a, (1, 2, 3))", [("f32", (2, 3))]),
+    ("jnp.pad(a, ((1,), (2,)))", [("f32", (2, 3))]),
+    ("jnp.pad(a, [[1, 2], [3, 4]])", [("f32", (3,))]),
 ]
 
 

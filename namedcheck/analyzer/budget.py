@@ -74,7 +74,8 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
         line = e.lineno or 1
         return line, max(1, e.offset or 1), f"File does not parse: {e.msg}"
     except (RecursionError, MemoryError):
-        return 1, 1, "File does not parse: it nests too deeply for Python's own parser"
+        line = _longest_line(source)
+        return line, 1, "File does not parse: it nests too deeply for Python's own parser (the longest line)"
     except ValueError as e:  # e.g. NUL bytes on older Pythons
         return 1, 1, f"File does not parse: {e}"
     deep = _too_deep(tree)
@@ -82,6 +83,11 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
         return deep, 1, (f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
                          f"(namedcheck's limit; real code stays far below it)")
     return None
+
+
+def _longest_line(source: str) -> int:
+    lengths = [len(line) for line in source.split("\n")]
+    return lengths.index(max(lengths)) + 1
 
 
 def _too_deep(tree: ast.AST) -> int | None:

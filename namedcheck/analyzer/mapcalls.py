@@ -242,6 +242,9 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     per_arg = at(param_node(ref, "in_axes"), maps.vmap_axes_per_arg, in_axes, len(pos))
+    axis_size = lit(p.get("axis_size", Const(None)), default=UNKNOWN)
+    if ref.kind == "vmap":
+        at(param_node(ref, "in_axes"), maps.check_vmap_size_known, per_arg, axis_size)
     sizes: list[tuple[Any, str]] = []
     locals_: list[Any] = []
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
@@ -252,6 +255,8 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         else:
             locals_.append(UNKNOWN)
     size = next((s for s, _ in sizes if s is not None), None)
+    if size is None and ref.kind == "vmap" and isinstance(axis_size, int) and not isinstance(axis_size, bool):
+        size = axis_size
     env = f.env
     if isinstance(axis_name, str):
         at(param_node(ref, "axis_name"), maps.check_not_rebound, [axis_name], f.env, f"{ref.kind} axis_name")
@@ -264,6 +269,9 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     def out(v: Any, ax: Any) -> Any:
         if not isinstance(v, ArrayType) or not (ax is None or isinstance(ax, int)):
             return UNKNOWN
+        if ref.kind == "vmap":  # the body returns a mapped argument itself: proven mapped
+            at(param_node(ref, "out_axes"), maps.check_unmapped_output,
+               any(v is a for a, m in zip(locals_, per_arg) if isinstance(m, int)), ax)
         if isinstance(axis_name, str) and axis_name in v.named_shape:
             v = v.with_named({n: s for n, s in v.named if n != axis_name})
         return at(ref.node, maps.vmap_out, v, ax, size)

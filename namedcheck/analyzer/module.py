@@ -218,10 +218,13 @@ class ModuleAnalyzer:
             values[sig.params[0].name] = InstanceRef(ref.owner)  # `self`: its fields are typed
             env = replace(env, declared=declared | {n for t in ref.owner.fields.values() for n, _ in t.named})
         self.depth += 1
+        running = self.running.get(id(ref.node), 0)
+        self.running[id(ref.node)] = running + 1
         try:
             self.body_values(ref, values, (), sig.returns, lenient=False, env=env, standalone=True)
         finally:
             self.depth -= 1
+            self.running[id(ref.node)] = running
 
     def call_function(self, ref: FuncRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
                       node: cst.CSTNode, caller: Frame, as_map_body: bool = False) -> Any:

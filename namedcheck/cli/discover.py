@@ -76,8 +76,8 @@ def discover(paths: list[str], exclude: list[str], root: Path | None,
 
             def walk_error(e: OSError, arg: str = arg, p: Path = p) -> None:
                 if unreadable is not None:
-                    where = os.path.join(arg, os.path.relpath(e.filename, p)) if e.filename else arg
-                    unreadable.append((os.path.normpath(where), e.strerror or str(e)))
+                    rel = os.path.relpath(e.filename, p) if e.filename else "."
+                    unreadable.append((arg if rel == "." else os.path.join(arg, rel), e.strerror or str(e)))
 
             for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
                 d = Path(dirpath)

@@ -141,7 +141,7 @@ def isolated(job: Job) -> list[Diagnostic]:
     from concurrent.futures.process import BrokenProcessPool
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
-            return pool.submit(check_file, job).result()
+            return pool.submit(_check_chunk, [job]).result()
     except BrokenProcessPool:
         return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
                            "File is not checked: the process analysing it crashed (out of memory, or a fault "

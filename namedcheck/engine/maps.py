@@ -362,6 +362,21 @@ def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any
     return local
 
 
+def check_vmap_size_known(per_arg: tuple[Any, ...], axis_size: Any) -> None:
+    """vmap needs its mapped size: from a mapped argument (an in_axes entry that is not None) or axis_size."""
+    if per_arg and all(a is None for a in per_arg) and axis_size is None:
+        raise RuleError("NC402", "vmap in_axes maps no argument (every entry is None) and axis_size is not given, "
+                                 "so the mapped size is unknown", hint="map an argument or pass axis_size=")
+
+
+def check_unmapped_output(mapped: bool, axis: Any) -> None:
+    """out_axes=None promises an output that does not depend on the mapped axis."""
+    if mapped and axis is None:
+        raise RuleError("NC402", "vmap out_axes is None for an output that is mapped (it is a mapped argument)",
+                        hint="give the output an out_axes entry, or return a value that does not depend on "
+                             "the mapped arguments")
+
+
 def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
     if axis is None or res.has_ellipsis:
         return res

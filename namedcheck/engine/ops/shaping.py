@@ -302,21 +302,37 @@ def repeat_rule(call: Call) -> Any:
 @rule("jax.numpy.pad")
 def pad_rule(call: Call) -> Any:
     x = positional(call, "array")
-    width = literal(call.get("pad_width"))
-    nd = len(x.shape)
+    pairs = _pad_pairs(literal(call.get("pad_width")), len(x.shape), call.short)
+    return x.with_shape(tuple(d + a + b if is_int(d) else None for d, (a, b) in zip(x.shape, pairs)))
+
+
+def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
+    """pad_width as (before, after) per dimension; JAX accepts the shapes (nd, 2), (1, 2), (2,), (1,), ()."""
     if is_int(width):
-        pairs = [(width, width)] * nd
-    elif isinstance(width, tuple) and len(width) == 2 and all(is_int(w) for w in width):
-        pairs = [width] * nd
-    elif isinstance(width, tuple) and len(width) == 1 and isinstance(width[0], tuple):
-        pairs = [width[0]] * nd
-    elif isinstance(width, tuple) and len(width) == nd and all(isinstance(w, tuple) for w in width):
-        pairs = [w if len(w) == 2 else (w[0], w[0]) for w in width]
+        return [(width, width)] * nd
+    if not isinstance(width, tuple) or not width:
+        raise Unprovable
+    if all(is_int(w) for w in width):
+        shape: tuple[int, ...] = (len(width),)
+        if len(width) in (1, 2):
+            return [(width[0], width[-1])] * nd
+    elif all(isinstance(w, tuple) and all(is_int(v) for v in w) for w in width) and len({len(w) for w in width}) == 1:
+        shape = (len(width), len(width[0]))
+        if shape[1] == 2 and shape[0] in (1, nd):
+            return [width[0]] * nd if shape[0] == 1 else list(width)
     else:
         raise Unprovable
-    if any(not (is_int(a) and is_int(b)) for a, b in pairs):
-        raise Unprovable
-    return x.with_shape(tuple(d + a + b if is_int(d) else None for d, (a, b) in zip(x.shape, pairs)))
+    raise RuleError("NC203", f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
+                             f"{'s' if nd != 1 else ''}; expected one of {(nd, 2)}, (1, 2), (2,), (1,) or ()")
+
+
+@rule("jax.numpy.tril", "jax.numpy.triu")
+def tri_rule(call: Call) -> Any:
+    x = call.array("m")
+    if not x.has_ellipsis and len(x.shape) < 2:
+        raise RuleError("NC203", f"{call.short} needs an array of at least 2 dimensions; found "
+                                 f"{fmt_shape(x.shape)}")
+    return x
 
 
 @rule("jax.numpy.take")
