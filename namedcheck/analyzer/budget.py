@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import os
 import time
+import warnings
 from dataclasses import dataclass
 
 MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
@@ -69,7 +70,9 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
         line = source.count("\n", 0, nul) + 1
         return line, nul - source.rfind("\n", 0, nul), "File does not parse: it contains a NUL byte (\\x00)"
     try:
-        tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        with warnings.catch_warnings():  # invalid escape sequences and the like: not ours to report
+            warnings.simplefilter("ignore")
+            tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as e:
         line = e.lineno or 1
         return line, max(1, e.offset or 1), f"File does not parse: {e.msg}"

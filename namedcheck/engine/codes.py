@@ -19,7 +19,10 @@ _CODES: list[Code] = [
          "namedcheck failed while analysing this file. The rest of the run goes on; please report it "
          "with the file that triggers it.", "", ""),
     Code("NC001", "file does not parse",
-         "The file is not valid Python 3 syntax, so nothing in it can be checked.",
+         "The file is not valid Python 3 syntax, so nothing in it can be checked. The same code says a file "
+         "was not checked for another reason given in the message: it cannot be read (not a regular file, "
+         "no permission: the run exits 2), it is larger than max-file-size, it nests deeper than the analyzer's "
+         "limit, or the process checking it crashed.",
          "def f(x:\n    return x\n", "def f(x):\n    return x\n"),
     Code("NC101", "malformed annotation",
          "An array annotation must be `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]` "
