@@ -88,9 +88,10 @@ def check_file(job: Job) -> list[Diagnostic]:
 
 
 def check_all(todo: list[Job], jobs: int) -> list[Diagnostic]:
-    """Every job's diagnostics: in worker processes when there are many files and cores."""
-    if jobs > 1 and len(todo) > 8:
-        return _in_pool(todo, jobs)
+    """Every job's diagnostics: in worker processes when there are many files (one worker for `jobs=1`,
+    so that a crash still costs one file, not the run)."""
+    if len(todo) > 8:
+        return _in_pool(todo, max(1, jobs))
     out: list[Diagnostic] = []
     for job in todo:
         out.extend(check_file(job))
