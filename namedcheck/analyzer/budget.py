@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import time
 import warnings
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays und
 DEFAULT_TIME_BUDGET = 10.0  # seconds of analysis per file
 DEFAULT_MEMORY_BUDGET = 1024  # MB of resident memory per process
 DEFAULT_MAX_FILE_SIZE = 5  # MB read per file
+_TOO_DEEP = re.compile(r"nested|too many|too deeply|too complex")  # CPython's errors about nesting
 _MEMORY_EVERY = 256  # checkpoints between two reads of the resident set size
 
 
@@ -64,7 +66,8 @@ def resident_pages() -> int:
 
 
 def python_rejects(source: str) -> tuple[int, int, str] | None:
-    """(line, column, message) when CPython cannot parse `source` or it nests too deeply for libcst."""
+    """(line, column, message) when `source` nests too deeply for CPython's parser or for libcst, or holds a
+    NUL byte. Other syntax errors are left to libcst (which reads syntax newer than the running Python)."""
     nul = source.find("\0")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1
@@ -74,6 +77,8 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
             warnings.simplefilter("ignore")
             tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as e:
+        if not _TOO_DEEP.search(e.msg or ""):
+            return None  # libcst decides (and says where): it also knows syntax newer than this Python's
         line = e.lineno or 1
         return line, max(1, e.offset or 1), f"File does not parse: {e.msg}"
     except (RecursionError, MemoryError):

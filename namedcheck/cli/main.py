@@ -17,12 +17,6 @@ from namedcheck.engine.codes import CODES, matches
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagnostic]:
-    from namedcheck.analyzer.budget import Limits
-    from namedcheck.cli.runner import Job, check_file
-    return check_file(Job(*job, limits=Limits()))
-
-
 def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None) -> list[Diagnostic]:
     from namedcheck.cli.runner import Job, check_all, unreadable
     bad_dirs: list[tuple[str, str]] = []
