@@ -1,8 +1,9 @@
 """The resource guard: per-file bounds on what parsing and analysis may cost.
 
-Before libcst sees a file, CPython's own parser (C, milliseconds) checks it: what Python rejects is NC001
-with Python's message, and an expression nested deeper than `MAX_NESTING` is NC001 too (libcst's parser
-takes time quadratic in the depth and its native code overflows the C stack on deep input). During the
+Before libcst sees a file, CPython's own parser (C, milliseconds) checks it: a NUL byte, nesting Python
+rejects (more than 200 brackets, chains too deep for its parser) and an expression nested deeper than
+`MAX_NESTING` are NC001 (libcst's parser takes time quadratic in the depth and its native code overflows
+the C stack on deep input); other syntax errors are libcst's to report. During the
 analysis, a file gets a time budget and the process a memory budget; past either, the analysis of the
 file stops and what is not analysed stays Unknown (silent).
 """
