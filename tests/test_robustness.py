@@ -394,3 +394,13 @@ def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
     out, err = io.StringIO(), io.StringIO()
     with redirect_stdout(out), redirect_stderr(err):
         yield out, err
+
+
+def test_resource_limits_are_read_from_the_config(tmp_path) -> None:
+    from namedcheck.analyzer.budget import Limits
+    from namedcheck.cli.config import load_config
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\ntime-budget = 2\nmemory-budget = 300\n"
+                                             "max-file-size = 1\n")
+    assert load_config(tmp_path).limits == Limits(time_budget=2.0, memory_budget=300, max_file_size=1)
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    assert load_config(tmp_path).limits == Limits()
