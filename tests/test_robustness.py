@@ -145,7 +145,8 @@ def test_jax_public_test_util_is_analysed_a_bounded_number_of_times(monkeypatch)
 def test_nul_byte_and_huge_arange_are_no_internal_errors() -> None:
     diags = check_source(HEADER + 'x = "a\\x00b"\n'.replace("\\x00", "\x00"), "nul.py")
     assert [(d.line, d.column, d.code) for d in diags] == [(3, 7, "NC001")]
-    assert check_source(HEADER + "x = jnp.arange(1e400)\ny = jnp.arange(0, float('inf'))\n", "big.py") == []
+    assert check_source(HEADER + "x = jnp.arange(1e400)\ny = jnp.arange(0, float('inf'))\nz = jnp.arange(10**30)\n"
+                        "w = jnp.pad(jnp.ones((2, 3)), ((1,), (2,)))\n", "big.py") == []  # np.pad accepts (n, 1)
 
 
 def test_lines_are_counted_as_pythons_tokenizer_counts_them(tmp_path, capsys, monkeypatch) -> None:

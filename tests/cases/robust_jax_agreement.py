@@ -22,4 +22,3 @@ def wrong(m: f32[(3, 4)], v: f32[(4,)], batch: f32[(8, 4)]) -> None:
     c = jax.vmap(lambda x: x * 2, in_axes=None)(v)  # expect: NC402
     d = jax.vmap(lambda x: x, out_axes=None)(batch)  # expect: NC402
     e = jnp.pad(m, ((1, 1), (0, 2), (3, 3)))  # expect: NC203
-    g = jnp.pad(m, ((1,), (2,)))  # expect: NC203

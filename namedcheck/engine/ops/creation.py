@@ -58,7 +58,10 @@ def arange_rule(call: Call) -> Any:
     if step == 0:
         raise Unprovable
     if all(isinstance(v, int) for v in nums):
-        n = len(range(start, stop, step))
+        try:
+            n = len(range(start, stop, step))
+        except OverflowError:  # more elements than an index holds
+            raise Unprovable from None
     else:
         import math
         span = (stop - start) / step

@@ -318,6 +318,8 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
             return [(width[0], width[-1])] * nd
     elif all(isinstance(w, tuple) and all(is_int(v) for v in w) for w in width) and len({len(w) for w in width}) == 1:
         shape = (len(width), len(width[0]))
+        if shape[1] == 1:  # numpy's pad accepts (n, 1) (np.pad reads as jnp.pad): not proven wrong
+            raise Unprovable
         if shape[1] == 2 and shape[0] in (1, nd):
             return [width[0]] * nd if shape[0] == 1 else list(width)
     else:
