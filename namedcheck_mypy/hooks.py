@@ -156,7 +156,8 @@ class NamedcheckPlugin(Plugin):
         of the file reaches a hook (unannotated functions, code mypy cannot type)."""
         path = file.path
         self._files.pop(path, None)  # (re-)parsed: the file may have changed (dmypy)
-        if file.is_stub or not path.endswith(".py") or file.fullname.partition(".")[0] in _OWN_PACKAGES:
+        if file.is_stub or not path.endswith(".py") or file.fullname.partition(".")[0] in _OWN_PACKAGES \
+                or _installed(path):  # mypy keeps installed packages silent
             return
         try:
             with open(path, encoding="utf-8") as f:
@@ -171,8 +172,7 @@ class NamedcheckPlugin(Plugin):
         stmt.set_line(1, 0)
         file.defs.insert(0, stmt)
         self._anchors[path] = anchor
-        if not _installed(path):
-            self._worker.submit(path)  # analysed while mypy reads the imports
+        self._worker.submit(path)  # analysed while mypy reads the imports
 
     # ---- hook selection ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
