@@ -11,8 +11,11 @@ analyzer and engine; this module only translates between them and mypy.
 - Calls of functions with shaped parameters: a parameter whose declared shape the engine accepts for
   the argument (symbols, lifted named axes) takes the argument's type, so mypy's own check agrees
   with the engine; a plain `jax.Array` (Unknown shape) is accepted too.
-- Diagnostics: the file's diagnostics are reported once, at the first hook that runs in the file,
-  as `error: [NC202] message  [namedcheck]`.
+- Diagnostics: every file that mentions jax gets an anchor, a `0 + 0` statement put first in its parsed
+  tree, whose operator hook reports the file's diagnostics (whatever else in the file fires a hook
+  or not) as `error: message  [NC202]`, with the hint as a note; each code is a sub-code of
+  `namedcheck`, so `# type: ignore[NC202]` and `# type: ignore[namedcheck]` both silence it.
+- Typing changes only in modules that import namedcheck; elsewhere every hook returns mypy's own type.
 - Robustness: every hook catches everything and falls back to mypy's own type.
 """
 
@@ -40,8 +43,10 @@ from mypy.nodes import (
     ComparisonExpr,
     Context,
     Decorator,
+    ExpressionStmt,
     FuncDef,
     IndexExpr,
+    IntExpr,
     MemberExpr,
     MypyFile,
     OpExpr,
@@ -72,10 +77,13 @@ from mypy.types import (
     TypedDictType,
     TypeOfAny,
     UnboundType,
+    UnionType,
     get_proper_type,
 )
 
 from namedcheck import __version__
+from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.engine.codes import CODES
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, materialize
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import Param, Signature, apply
@@ -86,11 +94,15 @@ SHAPED = "namedcheck.shaped.Shaped"
 SHAPED_VALUE = "namedcheck.shaped.ShapedValue"
 ARRAY_CLASSES = {"jax._src.basearray.Array", "jax.Array", "jaxlib.xla_extension.ArrayImpl", SHAPED, SHAPED_VALUE}
 NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication rules", "namedcheck")
+# one mypy error code per diagnostic code, each a sub-code of `namedcheck`
+ERROR_CODES = {code: ErrorCode(code, c.title, "namedcheck", sub_code_of=NAMEDCHECK) for code, c in CODES.items()}
+ANCHOR_METHOD = "builtins.int.__add__"  # the anchor statement `0 + 0` (see `_anchor`)
 ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in ANNOTATION_HEADS}
 # callees whose results the analyzer may type (besides functions of modules that import namedcheck)
 _ARRAY_MODULES = ("jax.", "jaxlib.", "numpy.", "namedcheck.", "flax.", "equinox.", "optax.")
 
 
+_OWN_PACKAGES = {"namedcheck", "namedcheck_mypy"}
 _MAPS = {"vmap", "pmap", "shard_map", "xmap", "smap"}
 
 
@@ -102,7 +114,6 @@ class _NotLiteral(Exception):
 class _FileFacts:
     diagnostics: list[Any]
     types: dict[tuple[int, int, int, int], Any]
-    reported: bool = False
 
 
 class NamedcheckPlugin(Plugin):
@@ -112,6 +123,7 @@ class NamedcheckPlugin(Plugin):
         super().__init__(options)
         self._files: dict[str, _FileFacts | None] = {}
         self._user_modules: set[str] = set()  # modules that import namedcheck (their functions get hooks)
+        self._anchors: dict[str, OpExpr] = {}  # path -> the statement whose hook reports the diagnostics
         self._worker = _Worker()
         atexit.register(self._worker.close)
 
@@ -120,19 +132,47 @@ class NamedcheckPlugin(Plugin):
         return _fingerprint()  # another namedcheck (or an edited checkout) invalidates mypy's cache
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
+        """Called once per (re-)parse of a file: anchor its diagnostics, and note whether it imports
+        namedcheck (then its types change and its annotations are read)."""
+        try:
+            self._anchor(file)
+        except Exception:
+            pass
         if file.fullname.startswith("namedcheck") or not any(
                 getattr(imp, "id", "").startswith("namedcheck")
                 or any(i.startswith("namedcheck") for i, _ in getattr(imp, "ids", ()))
                 for imp in file.imports):
             return []
         self._user_modules.add(file.fullname)
-        if file.path.endswith(".py"):
-            self._worker.submit(file.path)  # analysed while mypy reads the imports
         try:  # the file is parsed, not yet analysed: keep symbols in annotations from name lookup
             _mark_symbols(file.defs)
         except Exception:
             pass
         return [(10, "namedcheck.shaped", -1)]
+
+    def _anchor(self, file: MypyFile) -> None:
+        """Put `0 + 0` first in a file that mentions jax: mypy checks a module's first statement in every
+        file it checks, so the operator's hook reports the file's diagnostics even where nothing else
+        of the file reaches a hook (unannotated functions, code mypy cannot type)."""
+        path = file.path
+        self._files.pop(path, None)  # (re-)parsed: the file may have changed (dmypy)
+        if file.is_stub or not path.endswith(".py") or file.fullname.partition(".")[0] in _OWN_PACKAGES \
+                or _installed(path):  # mypy keeps installed packages silent
+            return
+        try:
+            with open(path, encoding="utf-8") as f:
+                if not is_relevant(f.read()):
+                    return
+        except (OSError, UnicodeDecodeError):
+            return
+        anchor = OpExpr("+", IntExpr(0), IntExpr(0))
+        for node in (anchor, anchor.left, anchor.right):
+            node.set_line(1, 0)
+        stmt = ExpressionStmt(anchor)
+        stmt.set_line(1, 0)
+        file.defs.insert(0, stmt)
+        self._anchors[path] = anchor
+        self._worker.submit(path)  # analysed while mypy reads the imports
 
     # ---- hook selection ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
@@ -153,6 +193,8 @@ class NamedcheckPlugin(Plugin):
         return self._call if fullname.startswith(_ARRAY_MODULES) or self._user(fullname) else None
 
     def get_method_hook(self, fullname: str) -> Callable[[MethodContext], Type] | None:
+        if fullname == ANCHOR_METHOD:
+            return self._report
         if not (fullname.startswith(_ARRAY_MODULES) or self._user(fullname)):
             return None
         method = fullname.rpartition(".")[2]
@@ -170,12 +212,6 @@ class NamedcheckPlugin(Plugin):
 
     # ---- annotations ------------------------------------------------------------------------------
     def _annotation(self, ctx: AnalyzeTypeContext) -> Type:
-        try:  # a file whose annotations are all the plugin sees still gets its diagnostics
-            sem = ctx.api.api  # type: ignore[attr-defined]
-            self._file(sem.cur_mod_node.path, sem.errors,
-                       lambda msg, c: sem.fail(msg, c, serious=True, code=NAMEDCHECK))
-        except Exception:
-            pass
         try:
             head = ctx.type.name.rpartition(".")[2]
             text = "(" + "".join(_literal_text(a) + ", " for a in ctx.type.args) + ")"
@@ -206,7 +242,8 @@ class NamedcheckPlugin(Plugin):
         """`vmap(f)` / `shard_map(f, ...)`: the mapped callable takes and returns other shapes than f
         declares (a batch dim, global arrays); its calls are typed by the analyzer, not f's signature."""
         try:
-            self._facts(ctx.api)
+            if not self._typed(ctx.api):
+                return ctx.default_return_type
             ret = get_proper_type(ctx.default_return_type)
             if isinstance(ret, CallableType):
                 anything = AnyType(TypeOfAny.special_form)
@@ -227,8 +264,10 @@ class NamedcheckPlugin(Plugin):
 
     def _expression(self, api: Any, node: Context, default: Type) -> Type:
         try:
+            if not self._typed(api):
+                return default
             facts = self._facts(api)
-            if facts is None or not self._typed(api):
+            if facts is None:
                 return default
             value = facts.types.get((node.line, node.column, node.end_line or -1, node.end_column or -1))
             typ = _mypy_type(value, _maker(api)) if value is not None else None
@@ -241,10 +280,9 @@ class NamedcheckPlugin(Plugin):
     def _signature(self, ctx: FunctionSigContext | MethodSigContext) -> CallableType:
         sig = ctx.default_signature
         try:
-            facts = self._facts(ctx.api)
-            if not any(_shaped_arg(t) is not None for t in sig.arg_types):
+            if not self._typed(ctx.api) or not any(_shaped_arg(t) is not None for t in sig.arg_types):
                 return sig
-            if facts is None or not self._typed(ctx.api):
+            if self._facts(ctx.api) is None:
                 return sig
             arg_types = list(sig.arg_types)
             for i, formal in enumerate(sig.arg_types):
@@ -259,42 +297,68 @@ class NamedcheckPlugin(Plugin):
             return sig
 
     # ---- the file's analysis ------------------------------------------------------------------------
+    def _report(self, ctx: MethodContext) -> Type:
+        """The anchor's hook: report the file's diagnostics unless they are reported already (a target
+        checked again, as dmypy does, keeps its errors until mypy clears them)."""
+        try:
+            api = ctx.api
+            path = getattr(api, "path", None)
+            if path is None or ctx.context is not self._anchors.get(path):
+                return ctx.default_return_type
+            errors = api.msg.errors  # type: ignore[attr-defined]
+            if path in errors.ignored_files or any(
+                    info.code is not None and info.code.sub_code_of is NAMEDCHECK
+                    for info in errors.error_info_map.get(path, ())):
+                return ctx.default_return_type
+            facts = self._facts(api)
+            if facts is not None:
+                _report_diagnostics(errors, api, facts.diagnostics)
+        except Exception:
+            pass
+        return ctx.default_return_type
+
     def _facts(self, api: Any) -> _FileFacts | None:
-        """The analysis of the file the checker is in; its diagnostics are reported on first use."""
+        """The analysis of the file the checker is in (None for files mypy keeps silent)."""
         path = getattr(api, "path", None)
         if path is None:
             return None
-        return self._file(path, api.msg.errors, lambda msg, ctx: api.fail(msg, ctx, code=NAMEDCHECK))
-
-    def _file(self, path: str, errors: Any, fail: Callable[[str, Context], Any]) -> _FileFacts | None:
         if path not in self._files:
             # mypy reports nothing for silenced modules (installed packages, follow_imports=silent)
-            if path in errors.ignored_files or path.endswith(".pyi"):
+            if path in api.msg.errors.ignored_files or path.endswith(".pyi"):
                 self._files[path] = None
+                try:
+                    self._worker.discard(path)
+                except KeyError:
+                    pass
             else:
                 try:
                     self._files[path] = _facts_of(self._worker.result(path))
                 except KeyError:
                     self._files[path] = _analyse(path)
-        facts = self._files[path]
-        if facts is not None and not facts.reported:
-            facts.reported = True
-            _report(errors, fail, facts.diagnostics)
-        return facts
+        return self._files[path]
 
 
-def _report(errors: Any, fail: Callable[[str, Context], Any], diagnostics: list[Any]) -> None:
-    """Report the file's diagnostics. Hooks may run while mypy tries an alternative with its errors
-    muted (operators, overloads); the file's diagnostics are reported past those mutes."""
+def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
+    """Report the file's diagnostics, each with its own code and its hint as a note (past any mute
+    mypy has on while it tries an alternative, though the anchor is checked outside those)."""
     watchers = errors._watchers
     errors._watchers = []
     try:
         for d in diagnostics:
             ctx = Context(d.line, d.column - 1)
             ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
-            fail(f"[{d.code}] {d.message}", ctx)
+            code = ERROR_CODES.get(d.code, NAMEDCHECK)
+            api.fail(d.message, ctx, code=code)
+            if d.hint:
+                api.note(f"hint: {d.hint}", ctx, code=code)
     finally:
         errors._watchers = watchers
+
+
+def _installed(path: str) -> bool:
+    """A file of an installed package (mypy checks those silently: not worth analysing ahead)."""
+    parts = set(Path(path).parts)
+    return "site-packages" in parts or "dist-packages" in parts or "typeshed" in parts
 
 
 def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
@@ -352,6 +416,11 @@ class _Worker:
         except Exception:
             self.failed = True
 
+    def discard(self, path: str) -> None:
+        """`path` will not be asked for (mypy keeps the file silent)."""
+        if path in self.sent:
+            self.result(path)
+
     def result(self, path: str) -> Any:
         """The worker's result for `path`; raises KeyError when it was not sent or the worker failed."""
         if path not in self.sent or self.failed or self.proc is None or self.proc.stdout is None:
@@ -364,15 +433,20 @@ class _Worker:
             (n,) = struct.unpack("<Q", head)
             got, result = pickle.loads(self.proc.stdout.read(n))
             self.done[got] = result
-        return self.done.pop(path)
+        result = self.done.pop(path)
+        self.sent.remove(path)
+        if not self.sent:  # nothing pending: the worker ends now, not with mypy (dmypy starts another)
+            self.close()
+        return result
 
     def close(self) -> None:
-        if self.proc is not None and self.proc.stdin is not None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.stdin is not None:
             try:
-                self.proc.stdin.close()
-                self.proc.wait(timeout=5)
+                proc.stdin.close()
+                proc.wait(timeout=5)
             except Exception:
-                self.proc.kill()
+                proc.kill()
 
 
 def _analyse(path: str) -> _FileFacts | None:
@@ -461,18 +535,17 @@ def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instan
 
 
 def _mypy_type(v: Any, make: Callable[[str, list[Type]], Instance]) -> Type | None:
-    """An inferred value's type: `ShapedValue` (a `Shaped[Any]`) carrying the exact type as its last known value (shown
-    by reveal_type as `Literal['f32[(5, 3)]']?`). Like an int literal's, the exact part is dropped when
-    a variable or container takes the value, so re-assigning a variable with another shape or mixing
-    shapes in a list stays legal; the engine checks the inferred shapes against declarations (NC301)."""
+    """An inferred value's type: `ShapedValue[Literal['f32[(5, 3)]'] | Any]`, a `Shaped[Any]` whose
+    parameter shows the exact type and, through the `Any`, takes any other: a variable keeps the shape
+    for reveal_type, and re-assigning it with another shape stays legal (as in the CLI); the engine
+    checks inferred shapes against declarations (NC301)."""
     if isinstance(v, ArrayType):
         exact = _shaped(v, make)
-        inst = make(SHAPED_VALUE, [])
         arg = get_proper_type(exact.args[0]) if exact.args else None
-        if isinstance(arg, LiteralType):  # the literal's fallback is the array type itself, so that
-            # whatever mypy asks of the value (iteration, attributes) it asks of the array
-            inst = inst.copy_modified(last_known_value=LiteralType(arg.value, fallback=inst))
-        return inst
+        anything = AnyType(TypeOfAny.special_form)
+        if not isinstance(arg, LiteralType):
+            return make(SHAPED_VALUE, [anything])
+        return make(SHAPED_VALUE, [UnionType([arg, anything])])
     if isinstance(v, Seq) and v.kind == "tuple":
         items: list[Type] = [_mypy_type(i, make) or AnyType(TypeOfAny.special_form) for i in v.items]
         return TupleType(items, make("builtins.tuple", [AnyType(TypeOfAny.special_form)]))

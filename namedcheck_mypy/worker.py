@@ -7,9 +7,12 @@ on stdout. Analysing in parallel hides the analyzer's cost behind mypy's own ana
 
 from __future__ import annotations
 
+import os
 import pickle
 import struct
 import sys
+import threading
+import time
 from typing import Any
 
 
@@ -25,7 +28,16 @@ def analyse(path: str) -> tuple[list[Any], dict[Any, Any]] | None:
     return analyse_for_plugin(source, path)
 
 
+def _exit_with_parent(parent: int) -> None:
+    """Leave as soon as mypy is gone, even in the middle of a file (mypy may end with os._exit,
+    which runs no clean-up; the closed pipe alone would be noticed only after the current file)."""
+    while os.getppid() == parent:
+        time.sleep(0.05)
+    os._exit(0)
+
+
 def main() -> int:
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     out = sys.stdout.buffer
     for line in sys.stdin:
         path = line.rstrip("\n")
