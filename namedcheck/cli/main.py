@@ -7,10 +7,12 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.cli.discover import discover
+from namedcheck.cli.summary import RunStats, SkippedFile
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.codes import CODES, matches
 
@@ -29,7 +31,7 @@ def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagn
     except UnicodeDecodeError as e:
         return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
     if not RELEVANT.search(source):
-        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+        return SkippedFile()  # nothing of namedcheck, xmap or shard_map: skipped cheaply
     cache = key = None
     if cache_root is not None:
         from namedcheck.cli.cache import ResultCache
@@ -45,7 +47,10 @@ def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagn
     return diags
 
 
-def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None) -> list[Diagnostic]:
+def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None,
+              stats: RunStats | None = None) -> list[Diagnostic]:
+    """Every diagnostic of the files under `paths`, sorted; `stats` counts files and draws progress."""
+    stats = stats if stats is not None else RunStats()
     files, missing = discover(list(paths), cfg.exclude, cfg.root)
     if missing:
         raise FileNotFoundError(", ".join(missing))
@@ -53,6 +58,7 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     root = str(cache_root) if cache_root is not None else None
     todo = [(disp, str(f), stub_paths, root) for disp, f in files]
     results: list[Diagnostic] = []
+    stats.begin(len(todo), sys.stderr)
     if jobs > 1 and len(todo) > 8:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
@@ -60,9 +66,13 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
         with ProcessPoolExecutor(max_workers=min(jobs, len(todo)), mp_context=ctx) as pool:
             for diags in pool.map(_check_file, todo, chunksize=max(1, len(todo) // (jobs * 8))):
                 results.extend(diags)
+                stats.record(diags)
     else:
         for job in todo:
-            results.extend(_check_file(job))
+            diags = _check_file(job)
+            results.extend(diags)
+            stats.record(diags)
+    stats.finish()
     return sorted(results)
 
 
@@ -97,7 +107,6 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from namedcheck.cli import output
     try:
         cfg = load_config(Path(args.config_root or "."))
     except ConfigError as e:
@@ -108,23 +117,38 @@ def cmd_check(args: argparse.Namespace) -> int:
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
         cache_root = None
     read_line = _line_reader()
+    stats = RunStats()
     if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
         from namedcheck.analyzer.check import check_source
         source = sys.stdin.read()
         display = args.stdin_filename or "-"
         diags = check_source(source, display, tuple(cfg.stub_paths))
+        stats.files = stats.analysed = 1
         lines = source.splitlines()
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
     else:
         try:
-            diags = run_check(args.paths or ["."], cfg, jobs, cache_root)
+            diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats)
         except FileNotFoundError as e:
             print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
             return 2
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = _filter(diags, select, ignore)
-    if args.format == "json":
+    _print_results(args, diags, read_line, stats)
+    return 1 if diags else 0
+
+
+def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line: Any, stats: RunStats) -> None:
+    """Diagnostics (or --statistics) in the chosen format; the text format ends with the run's summary line."""
+    from namedcheck.cli import output
+    if args.statistics:
+        text = output.render_statistics(diags, as_json=args.format == "json")
+        if text:
+            print(text)
+        if args.format != "json":
+            print(stats.summary(diags))
+    elif args.format == "json":
         print(output.render_json(diags))
     elif args.format == "sarif":
         print(output.render_sarif(diags))
@@ -134,7 +158,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(text)
     else:
         print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
-    return 1 if diags else 0
+        print(stats.summary(diags))
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -164,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
+    c.add_argument("--statistics", action="store_true", help="print how many diagnostics of each code, not each one")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")

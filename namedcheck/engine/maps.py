@@ -9,7 +9,7 @@ from typing import Any
 
 from namedcheck.engine import sharding
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 
@@ -55,6 +55,7 @@ class AxisEnv:
     check_vma: bool = True
     definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
+    origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)
@@ -159,11 +160,13 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
         if not isinstance(value, Seq):
             if not isinstance(value, ArrayType) or value.is_partial:
                 return []  # a value of unknown structure (a partial array may stand for a pytree)
-            raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
+            raise RuleError(code, f"{spec_name} gives {what} a container of {count(len(spec), 'entry', 'entries')}, "
+                                  f"but {what} is a single array", hint="give a single array one entry, not a container")
         if len(spec) != len(value.items):
-            n = len(value.items)
-            raise RuleError(code, f"{spec_name} has {len(spec)} entr{'ies' if len(spec) != 1 else 'y'} but {what} "
-                                  f"{'are' if n != 1 else 'is'} {n} value{'s' if n != 1 else ''}",
+            entries, n = count(len(spec), "entry", "entries"), len(value.items)
+            found = (f"the function is called with {count(n, 'argument')}" if what == "the arguments"
+                     else f"{what} is a {value.kind} of {count(n, 'value')}")
+            raise RuleError(code, f"{spec_name} has {entries} but {found}",
                             hint="give one entry per value (or a single entry for all of them)")
         out = []
         for i, (s, v) in enumerate(zip(spec, value.items)):
@@ -231,6 +234,21 @@ class AxisMapping:
 
     pairs: tuple[tuple[int, str], ...]
     prefix: bool  # list form: the leading positional axes
+
+
+def format_mapping(v: Any) -> str:
+    """Axis mappings (and trees of them) as the user writes them: `['i', ...]`, `{0: 'i'}`, `(['i', ...],)`."""
+    if isinstance(v, AxisMapping):
+        if v.prefix:
+            return "[" + "".join(f"{n!r}, " for _, n in v.pairs) + "...]"
+        return "{" + ", ".join(f"{p}: {n!r}" for p, n in v.pairs) + "}"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(map(format_mapping, v)) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, list):
+        return "[" + ", ".join(map(format_mapping, v)) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {format_mapping(x)}" for k, x in v.items()) + "}"
+    return "..." if v is ... else repr(v)
 
 
 def parse_mapping(v: Any, what: str) -> AxisMapping:
@@ -319,8 +337,8 @@ def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
     """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
     per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
     if len(per_arg) != n_args:
-        raise RuleError("NC401", f"vmap in_axes has {len(per_arg)} entries but the function is called with "
-                                 f"{n_args} arguments", hint="give one in_axes entry per argument")
+        raise RuleError("NC401", f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
+                                 f"called with {count(n_args, 'argument')}", hint="give one in_axes entry per argument")
     return per_arg
 
 
@@ -450,13 +468,23 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             where = f"carry item {i}" if len(tree_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
-                raise RuleError("NC602", f"{what}: {where} enters invariant over {axes!r} but the body returns it "
-                                         f"varying over {axes!r}",
-                                hint=f"apply lax.pcast(init, {axes!r}, to='varying') to the initial carry")
+                raise RuleError("NC602", f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
+                                         f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
+                                hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')")
             lost = tuple(sorted(a.varying - b.varying))
-            raise RuleError("NC602", f"{what}: {where} enters varying over {lost!r} but the body returns it "
-                                     f"invariant over {lost!r}",
+            raise RuleError("NC602", f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
+                                     f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
                             hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output")
+
+
+def _axes(axes: Sequence[str]) -> str:
+    """Mesh axes for a message: `'x'`, `'x' and 'y'`."""
+    names = [repr(a) for a in axes]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 2 else names)
+
+
+def _varies(axes: frozenset[str]) -> str:
+    return f"varies over {_axes(sorted(axes))}" if axes else "is invariant (varies over no mesh axis)"
 
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
@@ -469,8 +497,10 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
             for b, a in enumerate(arrays):
                 if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
-                    raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
-                                             f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
+                    other = next(o for o in arrays if o.varying - a.varying)
+                    raise RuleError("NC602", f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
+                                             f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
+                                             f"outputs varying over the same axes",
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
 
 
