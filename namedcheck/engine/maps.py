@@ -111,7 +111,8 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
                 raise RuleError(
                     "NC502",
                     f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
-                    f"{', '.join(map(repr, shared))} ({a!r} -> {res[a]!r}, {b!r} -> {res[b]!r})",
+                    f"{', '.join(map(repr, shared))} (axis_resources maps {a!r} to {_res(res[a])} and {b!r} to "
+                    f"{_res(res[b])})",
                     hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources")
 
 
@@ -167,7 +168,8 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
             found = (f"the function is called with {count(n, 'argument')}" if what == "the arguments"
                      else f"{what} is a {value.kind} of {count(n, 'value')}")
             raise RuleError(code, f"{spec_name} has {entries} but {found}",
-                            hint="give one entry per value (or a single entry for all of them)")
+                            hint=f"give one entry per {'argument' if what == 'the arguments' else 'value'} "
+                                 f"(or a single entry for all of them)")
         out = []
         for i, (s, v) in enumerate(zip(spec, value.items)):
             out.extend(match_prefix(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
@@ -266,11 +268,14 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
             raise RuleError("NC401", f"{what}: a list axis mapping holds names then `...`; found {v!r}")
         m = AxisMapping(tuple(enumerate(names)), True)
     else:
-        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found {v!r}")
+        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found "
+                                 f"{format_mapping(v)}",
+                        hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else None)
     names = [n for _, n in m.pairs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping")
+        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping",
+                        hint="give each mapped positional axis its own name")
     return m
 
 
@@ -475,6 +480,11 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             raise RuleError("NC602", f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
                                      f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
                             hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output")
+
+
+def _res(axes: Sequence[str]) -> str:
+    """A resource assignment as written: `'x'` or `('x', 'y')`."""
+    return repr(axes[0]) if len(axes) == 1 else repr(tuple(axes))
 
 
 def _axes(axes: Sequence[str]) -> str:

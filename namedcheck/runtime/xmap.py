@@ -107,7 +107,8 @@ def _to_mappings(spec: Any, what: str) -> Any:
     if isinstance(spec, dict):
         return {k: _to_mappings(v, what) for k, v in spec.items()}
     raise AxisMappingError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]) or a "
-                                    f"container of them; found {format_mapping(spec)}")
+                                    f"container of them; found {format_mapping(spec)}",
+                           f"write [{spec!r}, ...] to map the leading axis to {spec!r}" if isinstance(spec, str) else None)
 
 
 def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
