@@ -7,6 +7,9 @@ says how to fix it. The runtime's errors for the same mistakes are pinned at the
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from namedcheck.analyzer import check
@@ -168,3 +171,16 @@ def test_runtime_message_text(program, cls, code, message, hint):
     e = info.value
     assert type(e).__name__ == cls and isinstance(e, getattr(namedcheck, cls, Exception))
     assert (getattr(e, "code", None), e.message if hasattr(e, "message") else str(e), e.hint) == (code, message, hint)
+
+
+INTERNAL_REPR = re.compile(r"\b(Const|Seq|ArrayType|AxisMapping|AxisEnv|Spec|MeshInfo|PyTreeDef|DimVal|DtypeRef|Pairs|"
+                           r"QualRef|FuncRef|MappedRef|ShardingVal|MeshVal)\(|\bUnknown\b|<[\w.]+ object at 0x")
+
+
+def test_no_message_in_the_corpus_prints_an_internal_repr():
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*(root / "tests" / "cases").glob("*.py"), *(root / "examples").rglob("*.py")])
+    leaks = [(p.name, d.line, d.message, d.hint) for p in files
+             for d in check_source(p.read_text(), str(p), force=True)
+             if INTERNAL_REPR.search(f"{d.message} {d.hint}")]
+    assert not leaks
