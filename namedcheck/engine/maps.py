@@ -175,7 +175,7 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
             out.extend(match_prefix(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
                                     code, spec_name))
         return out
-    raise RuleError(code, f"{what}: cannot read the {spec_name} entry {spec!r}")
+    raise RuleError(code, f"{what}: cannot read the {spec_name} entry {format_mapping(spec)}")
 
 
 def seq_leaves(value: Any, what: str) -> list[tuple[Any, str]]:
@@ -292,7 +292,11 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
                                      f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
         idx.append(pos % nd)
     if len(set(idx)) != len(idx):
-        raise RuleError("NC402", f"{what}: one positional axis is mapped twice")
+        twice = next(i for i in idx if idx.count(i) > 1)
+        names = " and ".join(repr(n) for (_, n), i in zip(m.pairs, idx) if i == twice)
+        raise RuleError("NC402", f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
+                                 f"shape {fmt_shape(arg.shape)}",
+                        hint="map each positional axis once; negative positions count from the end")
     check_not_rebound([n for _, n in m.pairs], outer, f"{what}: in_axes")
     named = dict(arg.named)
     for (_, name), i in zip(m.pairs, idx):
