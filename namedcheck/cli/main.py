@@ -49,7 +49,9 @@ def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagn
 
 def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None,
               stats: RunStats | None = None) -> list[Diagnostic]:
-    """Every diagnostic of the files under `paths`, sorted; `stats` counts files and draws progress."""
+    """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files and draws
+    a progress line on a terminal's stderr."""
+    progress_to = sys.stderr if stats is not None else None
     stats = stats if stats is not None else RunStats()
     files, missing = discover(list(paths), cfg.exclude, cfg.root)
     if missing:
@@ -58,7 +60,7 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     root = str(cache_root) if cache_root is not None else None
     todo = [(disp, str(f), stub_paths, root) for disp, f in files]
     results: list[Diagnostic] = []
-    stats.begin(len(todo), sys.stderr)
+    stats.begin(len(todo), progress_to)
     if jobs > 1 and len(todo) > 8:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
