@@ -116,7 +116,7 @@ EXPECTED = {
               'make dimension 0 a multiple of 4, or split it over fewer mesh axes'),
     'NC701': (2, 'Axis 2 is out of range for jnp.sum of a value with 2 positional dimensions',
               'valid axes are -2..1'),
-    'NC702': (2, "jnp.einsum 'n{k},{}->n' mentions named axis 'k' for another operand but skips it for operand 2, which also has it",
+    'NC702': (2, "jnp.einsum 'n{k},{}->n' mentions named axis 'k' for another operand but skips it for `y`, which also has it",
               "add 'k' to the braces of that operand's term"),
     'NC705': (2, "lax.psum names axis 'btach', which no enclosing map or mesh binds (bound here: 'batch')",
               'bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name'),
