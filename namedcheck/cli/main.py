@@ -14,7 +14,7 @@ from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats, SkippedFile
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import CODES, matches
+from namedcheck.engine.codes import CODES, default_hint, matches
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -175,6 +175,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print("\nWrong:\n" + "\n".join("    " + ln for ln in c.wrong.splitlines()))
     if c.right:
         print("\nRight:\n" + "\n".join("    " + ln for ln in c.right.splitlines()))
+    if default_hint(c.code):
+        print(f"\nFix: {default_hint(c.code)}.")
     return 0
 
 

@@ -258,6 +258,8 @@ def help_text(code: str, markdown: bool = False) -> str:
         parts = [f"{c.code}: {c.title}", c.explanation]
         parts += [f"{label}:\n" + "\n".join("    " + ln for ln in src.splitlines())
                   for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
+        if c.code in DEFAULT_HINTS:
+            parts.append(f"Fix: {DEFAULT_HINTS[c.code]}.")
         return "\n\n".join(parts)
     parts = [f"**{c.code}: {c.title}**", c.explanation]
     parts += [f"{label}:\n\n```python\n{src.rstrip()}\n```" for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
