@@ -16,6 +16,8 @@ class AnnotationError(TypeError):
     def __init__(self, err: RuleError) -> None:
         super().__init__(f"{err.code}: {err.message}" + (f" (hint: {err.hint})" if err.hint else ""))
         self.code = err.code
+        self.message = err.message
+        self.hint = err.hint
 
 
 class DtypeAnnotation:

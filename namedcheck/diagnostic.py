@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from namedcheck.engine.codes import default_hint
+
 
 @dataclass(frozen=True, slots=True, order=True)
 class Diagnostic:
@@ -17,7 +19,11 @@ class Diagnostic:
     hint: str | None = None
     severity: str = "error"
 
+    def __post_init__(self) -> None:
+        if self.hint is None:  # every diagnostic says how to fix it: the code's generic hint at least
+            object.__setattr__(self, "hint", default_hint(self.code))
+
     def as_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "column": self.column, "end_line": self.end_line,
                 "end_column": self.end_column, "code": self.code, "message": self.message,
-                "severity": self.severity}
+                "hint": self.hint, "severity": self.severity}

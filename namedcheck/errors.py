@@ -6,11 +6,14 @@ and the checker's diagnostic for the same mistake name the same rule.
 
 from __future__ import annotations
 
+from namedcheck.engine.codes import default_hint
+
 
 class NamedcheckRuntimeError(Exception):
     """Base of the runtime's errors: a code (NCxxx) and a message naming what, where, expected, found."""
 
     def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        hint = hint or default_hint(code)
         super().__init__(f"[{code}] {message}" + (f" (hint: {hint})" if hint else ""))
         self.code = code
         self.message = message

@@ -48,7 +48,8 @@ def test_json_format_is_sorted_and_complete(project, capsys):
     data = json.loads(out)
     assert [(d["line"], d["code"]) for d in data] == [(6, "NC201"), (10, "NC202")]
     first = data[0]
-    assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message", "severity"}
+    assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message", "hint", "severity",
+                          "url"}
     assert first["path"] == str(Path("pkg") / "bad.py")
     assert (first["column"], first["end_column"]) == (12, 17)
     assert first["severity"] == "error"
@@ -62,7 +63,8 @@ def test_text_format_shows_source_caret_and_hint(project, capsys):
     assert "    return x + y" in lines[2]
     assert lines[3].endswith("^^^^^")
     assert any(ln.strip().startswith("= hint:") for ln in lines)
-    assert lines[-1] == "Found 2 errors."
+    assert lines[-2] == "Found 2 errors."
+    assert lines[-1].startswith("Checked 1 file (1 analysed) in ") and lines[-1].endswith(" s: 2 errors in 1 file")
 
 
 def test_clean_run_exits_zero(project, capsys):

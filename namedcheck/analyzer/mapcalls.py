@@ -348,7 +348,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             maps.check_branches(outs, short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
-        f.report(node, e)
+        f.report(node, shard_map.name_origin(f, e) if e.code == "NC602" else e)
     return UNKNOWN
 
 

@@ -37,6 +37,7 @@ class _Setup:
 
     def __init__(self, f: Frame, ref: MappedRef) -> None:
         p = ref.params
+        self.ref = ref
         mesh_v = p.get("mesh")
         self.mesh: MeshInfo | None = mesh_v.info if isinstance(mesh_v, MeshVal) else (
             f.env.mesh if mesh_v is None else None)
@@ -56,7 +57,8 @@ class _Setup:
 
     def env(self, f: Frame) -> AxisEnv:
         assert self.mesh is not None
-        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=not self.open)
+        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=not self.open,
+                       origin=self.ref)
 
 
 _COLLECTIVES = ("psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter", "all_to_all",
@@ -213,4 +215,18 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
     return maps.rebuild_from_leaves(result, outs)
 
 
-__all__ = ["define", "call", "spec_tree"]
+def name_origin(f: Frame, err: RuleError) -> RuleError:
+    """A varying-set error inside a shard_map body, naming the shard_map whose in_specs make values vary."""
+    ref = f.env.origin
+    if not isinstance(ref, MappedRef) or ref.kind != "shard_map" or "in_specs" not in ref.params:
+        return err
+    try:
+        line = f.an.positions()[ref.node].start.line  # type: ignore[attr-defined]
+    except (AttributeError, KeyError):
+        return err
+    specs = source(param_node(ref, "in_specs"))
+    return RuleError(err.code, f"{err.message} (inside the shard_map at line {line}, whose in_specs={specs} "
+                               f"make its inputs vary)", err.hint)
+
+
+__all__ = ["define", "call", "spec_tree", "name_origin"]

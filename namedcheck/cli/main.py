@@ -7,18 +7,25 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.cli.discover import discover
+from namedcheck.cli.summary import RunStats
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import CODES, matches
+from namedcheck.engine.codes import CODES, default_hint, matches
 
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None) -> list[Diagnostic]:
+def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None,
+              stats: RunStats | None = None) -> list[Diagnostic]:
+    """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files and draws
+    a progress line on a terminal's stderr."""
     from namedcheck.cli.runner import Job, check_all, unreadable
+    progress_to = sys.stderr if stats is not None else None
+    stats = stats if stats is not None else RunStats()
     bad_dirs: list[tuple[str, str]] = []
     files, missing = discover(list(paths), cfg.exclude, cfg.root, bad_dirs)
     if missing:
@@ -26,7 +33,9 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
     todo = [Job(disp, str(f), stub_paths, root, cfg.limits) for disp, f in files]
-    results = check_all(todo, jobs) + [unreadable(d, "Directory", why) for d, why in bad_dirs]
+    stats.begin(len(todo), progress_to)
+    results = check_all(todo, jobs, stats.record) + [unreadable(d, "Directory", why) for d, why in bad_dirs]
+    stats.finish()
     return sorted(results)
 
 
@@ -64,7 +73,6 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from namedcheck.cli import output
     try:
         cfg = load_config(Path(args.config_root or "."))
     except ConfigError as e:
@@ -82,6 +90,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
         cache_root = None
     read_line = _line_reader()
+    stats = RunStats()
     if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
         from namedcheck.analyzer.check import check_source, source_lines
         display = args.stdin_filename or "-"
@@ -92,18 +101,32 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"namedcheck: error: standard input is not UTF-8 text: {e}", file=sys.stderr)
             return 2
         diags = check_source(source, display, tuple(cfg.stub_paths), limits=cfg.limits)
+        stats.files = stats.analysed = 1
         lines = source_lines(source)
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
     else:
         try:
-            diags = run_check(args.paths or ["."], cfg, jobs, cache_root)
+            diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats)
         except FileNotFoundError as e:
             print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
             return 2
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = _filter(diags, select, ignore)
-    if args.format == "json":
+    _print_results(args, diags, read_line, stats)
+    return _unreadable_status(diags) or (1 if diags else 0)
+
+
+def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line: Any, stats: RunStats) -> None:
+    """Diagnostics (or --statistics) in the chosen format; the text format ends with the run's summary line."""
+    from namedcheck.cli import output
+    if args.statistics:
+        text = output.render_statistics(diags, as_json=args.format == "json")
+        if text:
+            print(text)
+        if args.format != "json":
+            print(stats.summary(diags))
+    elif args.format == "json":
         print(output.render_json(diags))
     elif args.format == "sarif":
         print(output.render_sarif(diags))
@@ -113,7 +136,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(text)
     else:
         print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
-    return _unreadable_status(diags) or (1 if diags else 0)
+        print(stats.summary(diags))
 
 
 def _unreadable_status(diags: list[Diagnostic]) -> int:
@@ -147,6 +170,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print("\nWrong:\n" + "\n".join("    " + ln for ln in c.wrong.splitlines()))
     if c.right:
         print("\nRight:\n" + "\n".join("    " + ln for ln in c.right.splitlines()))
+    if default_hint(c.code):
+        print(f"\nFix: {default_hint(c.code)}.")
     return 0
 
 
@@ -162,6 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
+    c.add_argument("--statistics", action="store_true", help="print how many diagnostics of each code, not each one")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from namedcheck import __version__
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import CODES
+from namedcheck.engine.codes import CODES, REPO_URL, family, help_text, help_uri
 
 
 def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], color: bool = False) -> str:
@@ -31,34 +31,85 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 
 def render_json(diags: list[Diagnostic]) -> str:
-    return json.dumps([d.as_json() for d in diags], indent=2)
+    """One array of diagnostics, each with its fix hint and a link to the code's explanation (`url`)."""
+    return json.dumps([{**d.as_json(), "url": help_uri(d.code)} for d in diags], indent=2)
 
 
 def render_github(diags: list[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: one `::error` annotation per diagnostic, hint on its own line."""
     def esc(s: str) -> str:
         return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-    return "\n".join(f"::error file={d.path},line={d.line},col={d.column},endLine={d.end_line},"
-                     f"endColumn={d.end_column},title={d.code}::{esc(d.message)}" for d in diags)
+
+    def prop(s: str) -> str:
+        return esc(s).replace(":", "%3A").replace(",", "%2C")
+    out = []
+    for d in diags:
+        title = f"{d.code} {CODES[d.code].title}" if d.code in CODES else d.code
+        text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        out.append(f"::error file={prop(d.path)},line={d.line},col={d.column},endLine={d.end_line},"
+                   f"endColumn={d.end_column},title={prop(title)}::{esc(text)}")
+    return "\n".join(out)
+
+
+def sarif_rule(code: str) -> dict[str, object]:
+    """A SARIF reportingDescriptor: descriptions, the explain text as help (text and markdown), link, family tag."""
+    c = CODES.get(code)
+    if c is None:
+        return {"id": code, "shortDescription": {"text": code}}
+    return {
+        "id": code,
+        "name": "".join(w.capitalize() for w in c.title.replace("/", " ").replace("`", "").split() if w.isalnum()),
+        "shortDescription": {"text": c.title},
+        "fullDescription": {"text": c.explanation},
+        "help": {"text": help_text(code), "markdown": help_text(code, markdown=True)},
+        "helpUri": help_uri(code),
+        "defaultConfiguration": {"level": "error"},
+        "properties": {"tags": ["namedcheck", family(code)], "precision": "high", "problem.severity": "error"},
+    }
 
 
 def render_sarif(diags: list[Diagnostic]) -> str:
     rules = sorted({d.code for d in diags})
+    index = {c: i for i, c in enumerate(rules)}
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
             "tool": {"driver": {
-                "name": "namedcheck", "version": __version__,
-                "rules": [{"id": c, "shortDescription": {"text": CODES[c].title if c in CODES else c},
-                           "fullDescription": {"text": CODES[c].explanation if c in CODES else c}} for c in rules],
+                "name": "namedcheck", "version": __version__, "informationUri": REPO_URL,
+                "rules": [sarif_rule(c) for c in rules],
             }},
             "results": [{
-                "ruleId": d.code, "level": "error", "message": {"text": d.message},
+                "ruleId": d.code, "ruleIndex": index[d.code], "level": "error",
+                "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
                 "locations": [{"physicalLocation": {
                     "artifactLocation": {"uri": d.path},
                     "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
                                "endColumn": d.end_column}}}],
+                **({"properties": {"hint": d.hint}} if d.hint else {}),
             } for d in diags],
         }],
     }
     return json.dumps(doc, indent=2)
+
+
+def render_statistics(diags: list[Diagnostic], as_json: bool = False) -> str:
+    """`--statistics`: how many diagnostics of each code, most frequent first (like ruff)."""
+    counts: dict[str, int] = {}
+    for d in diags:
+        counts[d.code] = counts.get(d.code, 0) + 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    if as_json:
+        return json.dumps([{"code": c, "name": CODES[c].title if c in CODES else c, "count": n} for c, n in rows],
+                          indent=2)
+    width = max((len(str(n)) for _, n in rows), default=1)
+    return "\n".join(f"{n:>{width}}\t{c}\t{CODES[c].title if c in CODES else ''}" for c, n in rows)
+
+
+if __name__ == "__main__":
+    import sys
+
+    from namedcheck.engine.codes import codes_markdown
+    if sys.argv[1:] != ["--codes-md"]:
+        sys.exit("usage: python -m namedcheck.cli.output --codes-md > docs/codes.md")
+    print(codes_markdown(), end="")

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from namedcheck.analyzer.budget import Limits
+from namedcheck.cli.summary import SkippedFile
 from namedcheck.diagnostic import Diagnostic
 
 UNREADABLE = "cannot be read"  # in the message of every NC001 about a path that could not be read
@@ -71,7 +73,7 @@ def check_file(job: Job) -> list[Diagnostic]:
     except UnicodeDecodeError as e:
         return [Diagnostic(job.display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
     if not RELEVANT.search(source):
-        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+        return SkippedFile()  # nothing of namedcheck, xmap or shard_map: skipped cheaply
     cache = key = None
     if job.cache_root is not None:
         from namedcheck.cli.cache import ResultCache
@@ -87,14 +89,18 @@ def check_file(job: Job) -> list[Diagnostic]:
     return diags
 
 
-def check_all(todo: list[Job], jobs: int) -> list[Diagnostic]:
+def check_all(todo: list[Job], jobs: int,
+              on_file: Callable[[list[Diagnostic]], None] | None = None) -> list[Diagnostic]:
     """Every job's diagnostics: in worker processes when there are many files (one worker for `jobs=1`,
-    so that a crash still costs one file, not the run)."""
+    so that a crash still costs one file, not the run); `on_file` sees each file's result as it comes."""
+    record = on_file or (lambda _result: None)
     if len(todo) > 8:
-        return _in_pool(todo, max(1, jobs))
+        return _in_pool(todo, max(1, jobs), record)
     out: list[Diagnostic] = []
     for job in todo:
-        out.extend(check_file(job))
+        result = check_file(job)
+        record(result)
+        out.extend(result)
     return out
 
 
@@ -103,18 +109,20 @@ def _fork_context():  # type: ignore[no-untyped-def]
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
-def _in_pool(todo: list[Job], jobs: int) -> list[Diagnostic]:
+def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
     size = max(1, len(todo) // (jobs * 8))
     chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
-    done: dict[int, list[Diagnostic]] = {}
+    done: dict[int, list[list[Diagnostic]]] = {}
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_fork_context()) as pool:
             futures = {pool.submit(_check_chunk, chunk): i for i, chunk in enumerate(chunks)}
             for fut, i in futures.items():
                 try:
                     done[i] = fut.result()
+                    for result in done[i]:
+                        record(result)
                 except BrokenProcessPool:
                     continue  # this chunk's worker died (or the pool broke before it ran)
     except BrokenProcessPool:
@@ -122,18 +130,19 @@ def _in_pool(todo: list[Job], jobs: int) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for i, chunk in enumerate(chunks):
         if i in done:
-            out.extend(done[i])
+            for result in done[i]:
+                out.extend(result)
         else:  # lost with a dead worker: each file again, alone in a fresh process
             for job in chunk:
-                out.extend(isolated(job))
+                result = isolated(job)
+                record(result)
+                out.extend(result)
     return out
 
 
-def _check_chunk(chunk: list[Job]) -> list[Diagnostic]:
-    out: list[Diagnostic] = []
-    for job in chunk:
-        out.extend(check_file(job))
-    return out
+def _check_chunk(chunk: list[Job]) -> list[list[Diagnostic]]:
+    """Each file's result, in order."""
+    return [check_file(job) for job in chunk]
 
 
 def isolated(job: Job) -> list[Diagnostic]:
@@ -142,7 +151,7 @@ def isolated(job: Job) -> list[Diagnostic]:
     from concurrent.futures.process import BrokenProcessPool
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
-            return pool.submit(_check_chunk, [job]).result()
+            return pool.submit(_check_chunk, [job]).result()[0]
     except BrokenProcessPool:
         return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
                            "File is not checked: the process analysing it crashed (out of memory, or a fault "

@@ -188,3 +188,94 @@ CODES: dict[str, Code] = {c.code: c for c in _CODES}
 def matches(code: str, patterns: list[str] | tuple[str, ...]) -> bool:
     """Whether a code is selected by any prefix pattern (`NC2` selects NC201, NC202, ...)."""
     return any(code.startswith(p.strip().upper()) for p in patterns if p.strip())
+
+
+# ---- fix hints, rule families and help links (every output format carries them) ---------------
+
+#: What to do about a code, for a diagnostic whose rule gives no more specific hint.
+DEFAULT_HINTS: dict[str, str] = {
+    "NC000": "please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile",
+    "NC001": "make the file valid UTF-8 Python 3 source; only files that parse can be checked",
+    "NC101": "write `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]`, e.g. f32[(5, 7), {'batch': 20}]",
+    "NC102": "write a size as a non-negative int or a symbol such as 'N'",
+    "NC103": "name each axis once in a named shape",
+    "NC104": "keep a single `...`, standing for the leading dimensions",
+    "NC105": "write sizes as ints or quoted symbols ('N') and axis names as strings",
+    "NC201": "make the right-aligned sizes equal or 1 (reshape, transpose or expand_dims one operand)",
+    "NC202": "give the named axis one size everywhere; named axes never stretch from size 1",
+    "NC203": "make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)",
+    "NC301": "change the value or its annotation so that they agree",
+    "NC302": "pass a value of the declared shape, or change the parameter's annotation",
+    "NC303": "pass arguments that give each symbol one size",
+    "NC304": "convert the value with .astype(...), or change the annotation's dtype",
+    "NC401": "give one axis mapping per argument (in_axes) or result (out_axes), or one mapping for a whole subtree",
+    "NC402": "map each positional axis the argument has at most once, each to its own name",
+    "NC403": "pass arguments whose mapped axes have one size per name",
+    "NC404": "add the name to out_axes, or reduce over it (e.g. psum) before returning",
+    "NC405": "place only names this xmap binds through in_axes or axis_sizes",
+    "NC406": "assign resources only to names that in_axes or axis_sizes define",
+    "NC407": "use a fresh name for the inner map",
+    "NC501": "use an axis of the mesh in scope, or add the axis to the mesh",
+    "NC502": "reduce one of the two axes away before they meet, or map them to different mesh axes",
+    "NC503": "make the axis size a multiple of the device count, or split it over fewer mesh axes",
+    "NC504": "use each mesh axis at most once in one mapping or PartitionSpec",
+    "NC601": "add the axis to out_specs, or psum over it before returning",
+    "NC602": "cast the invariant side with lax.pcast(..., axes, to='varying')",
+    "NC603": "cast the input with lax.pcast(..., to='varying') first, or reduce only over the axes it varies over",
+    "NC604": "give one spec per argument, no longer than its rank, splitting only dimensions its mesh axes divide",
+    "NC701": "use an axis within the value's rank (negative axes count from the end)",
+    "NC702": "match the spec's letters to the operands' ranks and mention a named axis for every operand that has it",
+    "NC705": "bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling",
+}
+
+#: The rule family of each code prefix (SARIF tags).
+FAMILIES: dict[str, str] = {
+    "NC0": "input", "NC1": "annotation", "NC2": "shape", "NC3": "signature", "NC4": "named-map",
+    "NC5": "mesh-resources", "NC6": "shard-map", "NC7": "axes",
+}
+
+#: Where `namedcheck explain`'s text lives on the web: one heading per code (docs/codes.md).
+REPO_URL = "https://github.com/namedcheck/namedcheck"
+DOCS_URL = f"{REPO_URL}/blob/main/docs/codes.md"
+
+
+def default_hint(code: str) -> str | None:
+    """The code's generic fix hint (None for an unknown code)."""
+    return DEFAULT_HINTS.get(code)
+
+
+def family(code: str) -> str:
+    """The rule family a code belongs to (`NC202` -> `shape`)."""
+    return FAMILIES.get(code[:3], "other")
+
+
+def help_uri(code: str) -> str:
+    """A stable link to the code's explanation (an anchor per code in docs/codes.md)."""
+    return f"{DOCS_URL}#{code.lower()}"
+
+
+def help_text(code: str, markdown: bool = False) -> str:
+    """`namedcheck explain CODE` as plain text or markdown (title, explanation, wrong and right examples)."""
+    c = CODES[code]
+    if not markdown:
+        parts = [f"{c.code}: {c.title}", c.explanation]
+        parts += [f"{label}:\n" + "\n".join("    " + ln for ln in src.splitlines())
+                  for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
+        if c.code in DEFAULT_HINTS:
+            parts.append(f"Fix: {DEFAULT_HINTS[c.code]}.")
+        return "\n\n".join(parts)
+    parts = [f"**{c.code}: {c.title}**", c.explanation]
+    parts += [f"{label}:\n\n```python\n{src.rstrip()}\n```" for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
+    if c.code in DEFAULT_HINTS:
+        parts.append(f"Fix: {DEFAULT_HINTS[c.code]}.")
+    return "\n\n".join(parts)
+
+
+def codes_markdown() -> str:
+    """docs/codes.md: one section per code, anchored by the code (`#nc202`), as SARIF's helpUri links it."""
+    out = ["# Diagnostic codes", "",
+           "Generated from `namedcheck/engine/codes.py` (`python -m namedcheck.cli.output --codes-md > docs/codes.md`); "
+           "`namedcheck explain CODE` prints the same text.", ""]
+    for c in _CODES:
+        out += [f"## {c.code}", "", help_text(c.code, markdown=True), ""]
+    return "\n".join(out)

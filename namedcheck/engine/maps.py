@@ -9,7 +9,7 @@ from typing import Any
 
 from namedcheck.engine import sharding
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 
@@ -55,6 +55,7 @@ class AxisEnv:
     check_vma: bool = True
     definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
+    origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)
@@ -110,7 +111,8 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
                 raise RuleError(
                     "NC502",
                     f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
-                    f"{', '.join(map(repr, shared))} ({a!r} -> {res[a]!r}, {b!r} -> {res[b]!r})",
+                    f"{', '.join(map(repr, shared))} (axis_resources maps {a!r} to {_res(res[a])} and {b!r} to "
+                    f"{_res(res[b])})",
                     hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources")
 
 
@@ -159,18 +161,21 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
         if not isinstance(value, Seq):
             if not isinstance(value, ArrayType) or value.is_partial:
                 return []  # a value of unknown structure (a partial array may stand for a pytree)
-            raise RuleError(code, f"{spec_name} for {what} is a container of {len(spec)} but {what} is not")
+            raise RuleError(code, f"{spec_name} gives {what} a container of {count(len(spec), 'entry', 'entries')}, "
+                                  f"but {what} is a single array", hint="give a single array one entry, not a container")
         if len(spec) != len(value.items):
-            n = len(value.items)
-            raise RuleError(code, f"{spec_name} has {len(spec)} entr{'ies' if len(spec) != 1 else 'y'} but {what} "
-                                  f"{'are' if n != 1 else 'is'} {n} value{'s' if n != 1 else ''}",
-                            hint="give one entry per value (or a single entry for all of them)")
+            entries, n = count(len(spec), "entry", "entries"), len(value.items)
+            found = (f"the function is called with {count(n, 'argument')}" if what == "the arguments"
+                     else f"{what} is a {value.kind} of {count(n, 'value')}")
+            raise RuleError(code, f"{spec_name} has {entries} but {found}",
+                            hint=f"give one entry per {'argument' if what == 'the arguments' else 'value'} "
+                                 f"(or a single entry for all of them)")
         out = []
         for i, (s, v) in enumerate(zip(spec, value.items)):
             out.extend(match_prefix(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
                                     code, spec_name))
         return out
-    raise RuleError(code, f"{what}: cannot read the {spec_name} entry {spec!r}")
+    raise RuleError(code, f"{what}: cannot read the {spec_name} entry {format_mapping(spec)}")
 
 
 def seq_leaves(value: Any, what: str) -> list[tuple[Any, str]]:
@@ -233,6 +238,21 @@ class AxisMapping:
     prefix: bool  # list form: the leading positional axes
 
 
+def format_mapping(v: Any) -> str:
+    """Axis mappings (and trees of them) as the user writes them: `['i', ...]`, `{0: 'i'}`, `(['i', ...],)`."""
+    if isinstance(v, AxisMapping):
+        if v.prefix:
+            return "[" + "".join(f"{n!r}, " for _, n in v.pairs) + "...]"
+        return "{" + ", ".join(f"{p}: {n!r}" for p, n in v.pairs) + "}"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(map(format_mapping, v)) + ("," if len(v) == 1 else "") + ")"
+    if isinstance(v, list):
+        return "[" + ", ".join(map(format_mapping, v)) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k!r}: {format_mapping(x)}" for k, x in v.items()) + "}"
+    return "..." if v is ... else repr(v)
+
+
 def parse_mapping(v: Any, what: str) -> AxisMapping:
     """A literal mapping: {0: 'x', 2: 'y'} or ['a', 'b', ...] (NC402 for repeated names)."""
     if isinstance(v, dict):
@@ -248,11 +268,14 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
             raise RuleError("NC401", f"{what}: a list axis mapping holds names then `...`; found {v!r}")
         m = AxisMapping(tuple(enumerate(names)), True)
     else:
-        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found {v!r}")
+        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found "
+                                 f"{format_mapping(v)}",
+                        hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else None)
     names = [n for _, n in m.pairs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping")
+        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping",
+                        hint="give each mapped positional axis its own name")
     return m
 
 
@@ -269,7 +292,11 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
                                      f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
         idx.append(pos % nd)
     if len(set(idx)) != len(idx):
-        raise RuleError("NC402", f"{what}: one positional axis is mapped twice")
+        twice = next(i for i in idx if idx.count(i) > 1)
+        names = " and ".join(repr(n) for (_, n), i in zip(m.pairs, idx) if i == twice)
+        raise RuleError("NC402", f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
+                                 f"shape {fmt_shape(arg.shape)}",
+                        hint="map each positional axis once; negative positions count from the end")
     check_not_rebound([n for _, n in m.pairs], outer, f"{what}: in_axes")
     named = dict(arg.named)
     for (_, name), i in zip(m.pairs, idx):
@@ -319,8 +346,8 @@ def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
     """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
     per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
     if len(per_arg) != n_args:
-        raise RuleError("NC401", f"vmap in_axes has {len(per_arg)} entries but the function is called with "
-                                 f"{n_args} arguments", hint="give one in_axes entry per argument")
+        raise RuleError("NC401", f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
+                                 f"called with {count(n_args, 'argument')}", hint="give one in_axes entry per argument")
     return per_arg
 
 
@@ -465,13 +492,28 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             where = f"carry item {i}" if len(tree_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
-                raise RuleError("NC602", f"{what}: {where} enters invariant over {axes!r} but the body returns it "
-                                         f"varying over {axes!r}",
-                                hint=f"apply lax.pcast(init, {axes!r}, to='varying') to the initial carry")
+                raise RuleError("NC602", f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
+                                         f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
+                                hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')")
             lost = tuple(sorted(a.varying - b.varying))
-            raise RuleError("NC602", f"{what}: {where} enters varying over {lost!r} but the body returns it "
-                                     f"invariant over {lost!r}",
+            raise RuleError("NC602", f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
+                                     f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
                             hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output")
+
+
+def _res(axes: Sequence[str]) -> str:
+    """A resource assignment as written: `'x'` or `('x', 'y')`."""
+    return repr(axes[0]) if len(axes) == 1 else repr(tuple(axes))
+
+
+def _axes(axes: Sequence[str]) -> str:
+    """Mesh axes for a message: `'x'`, `'x' and 'y'`."""
+    names = [repr(a) for a in axes]
+    return " and ".join([", ".join(names[:-1]), names[-1]] if len(names) > 2 else names)
+
+
+def _varies(axes: frozenset[str]) -> str:
+    return f"varies over {_axes(sorted(axes))}" if axes else "is invariant (varies over no mesh axis)"
 
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
@@ -484,8 +526,10 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
             for b, a in enumerate(arrays):
                 if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
-                    raise RuleError("NC602", f"{what}: branch {b} returns output {i} varying over "
-                                             f"{tuple(sorted(a.varying))!r}, another branch over {tuple(sorted(union))!r}",
+                    other = next(o for o in arrays if o.varying - a.varying)
+                    raise RuleError("NC602", f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
+                                             f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
+                                             f"outputs varying over the same axes",
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
 
 

@@ -149,7 +149,7 @@ def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any,
         u.ellipsis.append((...,))
     for _i, (d, a) in enumerate(pairs):
         try:
-            u.dim(d, a, f"dimension of {what}", code)
+            u.dim(d, a, f"a dimension of {what}", code)
         except RuleError as e:
             if e.code == code:
                 raise RuleError(code, mismatch.message) from None

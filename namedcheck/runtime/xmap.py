@@ -28,13 +28,14 @@ from jax._src import mesh as mesh_lib
 from jax._src.api_util import flatten_axes
 from jax.sharding import NamedSharding, PartitionSpec
 
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.maps import (
     AxisEnv,
     AxisMapping,
     MeshInfo,
     add_axis_sizes,
     check_resources,
+    format_mapping,
     out_positions,
     parse_mapping,
     xmap_in,
@@ -106,17 +107,38 @@ def _to_mappings(spec: Any, what: str) -> Any:
     if isinstance(spec, dict):
         return {k: _to_mappings(v, what) for k, v in spec.items()}
     raise AxisMappingError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]) or a "
-                                    f"container of them; found {spec!r}")
+                                    f"container of them; found {format_mapping(spec)}",
+                           f"write [{spec!r}, ...] to map the leading axis to {spec!r}" if isinstance(spec, str) else None)
 
 
 def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
     try:
         return list(flatten_axes(what, tree, spec))
     except ValueError:
+        values = "arguments" if "in" in what else "results"
+        shown = tree_util.tree_unflatten(tree, [_ARRAY] * tree.num_leaves)
         raise AxisMappingError(
-            "NC401", f"{what} must be a pytree prefix of the {'arguments' if 'in' in what else 'results'} "
-                     f"(structure {tree}); found {spec!r}",
+            "NC401", f"{what} {format_mapping(spec)} is not a pytree prefix of the {values} "
+                     f"{'(a single array)' if shown is _ARRAY else format_mapping(shown)}"
+                     f"{_count_mismatch(spec, shown, values)}",
             hint="give one axis mapping per array, or one mapping for a whole subtree") from None
+
+
+class _Leaf:
+    """Shows an array leaf of a pytree's structure in a message."""
+
+    def __repr__(self) -> str:
+        return "array"
+
+
+_ARRAY = _Leaf()
+
+
+def _count_mismatch(spec: Any, shown: Any, values: str) -> str:
+    """`: 1 entry for 2 arguments` when both are tuples of different lengths."""
+    if isinstance(spec, tuple) and isinstance(shown, tuple) and len(spec) != len(shown):
+        return f": {count(len(spec), 'entry', 'entries')} for {count(len(shown), values[:-1])}"
+    return ""
 
 
 def _error(e: RuleError) -> XmapError:

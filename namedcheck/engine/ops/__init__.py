@@ -13,7 +13,7 @@ from typing import Any
 
 from namedcheck.engine.errors import RuleError  # noqa: F401  (re-exported for rule modules)
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
-from namedcheck.engine.signature import Param, Signature, apply, as_array, bind
+from namedcheck.engine.signature import NORMAL, POSONLY, Param, Signature, apply, as_array, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
 
 MISSING = object()
@@ -121,6 +121,8 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
     names = [p.name for p in op.signature.params]
     lab = {names[i]: labels[i] for i in range(min(len(names), len(labels))) if labels[i]}
     lab.update(kwlabels or {})
+    n_pos = len([p for p in op.signature.params if p.kind in (POSONLY, NORMAL)])
+    lab.update({f"*{i}": text for i, text in enumerate(labels[n_pos:]) if text})  # varargs (`*operands`), by index
     inputs = [*args, *kwargs.values()]
     # outside shard_map nothing varies, whatever the inputs are
     exact = not env.manual or not any(opaque(v) for v in inputs)

@@ -151,5 +151,5 @@ def einsum_rule(call: Call) -> Any:
     ops = [as_array(v) for v in call.extra]
     if any(not isinstance(t, ArrayType) for t in ops):
         raise Unprovable
-    labels = [f"operand {i + 1}" for i in range(len(ops))]
+    labels = [call.label(f"*{i}") if f"*{i}" in call.labels else f"operand {i + 1}" for i in range(len(ops))]
     return einsum_type(spec.value, ops, labels)  # type: ignore[arg-type]

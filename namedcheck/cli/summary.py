@@ -1,0 +1,96 @@
+"""What a `namedcheck check` run did: files found and analysed, time taken, a progress line on a terminal."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from namedcheck.diagnostic import Diagnostic
+
+#: A run over at least this many files may show a progress line (on a terminal, after PROGRESS_DELAY s).
+PROGRESS_MIN_FILES = 20
+PROGRESS_DELAY = 0.5
+PROGRESS_EVERY = 0.1  # seconds between redraws
+
+
+class SkippedFile(list):  # type: ignore[type-arg]
+    """The (empty) result of a file skipped without parsing: it never mentions jax, namedcheck or xmap."""
+
+
+@dataclass
+class Progress:
+    """`namedcheck: 120/1000 files` redrawn in place on a terminal's stderr while a long run goes on."""
+
+    total: int
+    stream: TextIO | None
+    done: int = 0
+    start: float = field(default_factory=time.monotonic)
+    _drawn: float = 0.0
+    _shown: bool = False
+
+    @property
+    def enabled(self) -> bool:
+        return self.stream is not None and self.total >= PROGRESS_MIN_FILES and _isatty(self.stream)
+
+    def tick(self) -> None:
+        self.done += 1
+        if not self.enabled:
+            return
+        now = time.monotonic()
+        if now - self.start < PROGRESS_DELAY or (now - self._drawn < PROGRESS_EVERY and self.done < self.total):
+            return
+        assert self.stream is not None
+        self.stream.write(f"\r\033[Knamedcheck: checked {self.done}/{self.total} files")
+        self.stream.flush()
+        self._drawn, self._shown = now, True
+
+    def close(self) -> None:
+        """Erase the progress line, so that what follows starts on a clean line."""
+        if self._shown and self.stream is not None:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+            self._shown = False
+
+
+@dataclass
+class RunStats:
+    """Counts for the final summary line: files found, files analysed (not skipped cheaply), elapsed time."""
+
+    files: int = 0
+    analysed: int = 0
+    start: float = field(default_factory=time.monotonic)
+    progress: Progress | None = None
+
+    def begin(self, files: int, stream: TextIO | None) -> None:
+        self.files = files
+        self.progress = Progress(files, stream)
+
+    def record(self, result: list[Diagnostic]) -> None:
+        """One file's result is in."""
+        if not isinstance(result, SkippedFile):
+            self.analysed += 1
+        if self.progress is not None:
+            self.progress.tick()
+
+    def finish(self) -> None:
+        if self.progress is not None:
+            self.progress.close()
+
+    def summary(self, diags: list[Diagnostic]) -> str:
+        """`Checked 12 files (3 analysed) in 0.41 s: 2 errors in 1 file`."""
+        elapsed = time.monotonic() - self.start
+        n, f = len(diags), len({d.path for d in diags})
+        return (f"Checked {_count(self.files, 'file')} ({self.analysed} analysed) in {elapsed:.2f} s: "
+                f"{_count(n, 'error')} in {_count(f, 'file')}")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _isatty(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

@@ -1,0 +1,186 @@
+"""The text of one message per code, pinned: code -> a program -> the exact message, line and hint.
+
+A change to a message shows up here as a diff to review: every message says what is wrong, where,
+what was expected and what was found, in the user's own spelling (no internal reprs), and its hint
+says how to fix it. The runtime's errors for the same mistakes are pinned at the end.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from namedcheck.analyzer import check
+from namedcheck.analyzer.check import check_source
+from namedcheck.engine.codes import CODES
+
+HEADER = ("import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
+          "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
+          "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
+          "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n")
+
+# code -> a program (after HEADER) with one mistake
+PROGRAMS = {
+    "NC001": "def loss(w, x:\n    return w @ x\n",
+    "NC101": "def embed(tokens: f32[(16,), ['batch', 8]]) -> None: ...\n",
+    "NC102": "def embed(tokens: f32[(-1, 64)]) -> None: ...\n",
+    "NC103": "def embed(tokens: f32[(64,), {'batch': 8, 'batch': 4}]) -> None: ...\n",
+    "NC104": "def embed(tokens: f32[(..., 64, ...)]) -> None: ...\n",
+    "NC105": "def embed(tokens: f32[(seq, 64)]) -> None: ...\n",
+    "NC201": "def add_bias(h: f32[(128, 512)], b: f32[(256,)]):\n    return h + b\n",
+    "NC202": "def mix(h: f32[(64,), {'batch': 32}], g: f32[(64,), {'batch': 16}]):\n    return h * g\n",
+    "NC203": "def project(h: f32[(128, 512)], w: f32[(256, 64)]):\n    return h @ w\n",
+    "NC301": "def head(h: f32[(128, 512)]) -> f32[(128, 256)]:\n    return h * 2\n",
+    "NC302": "def head(h: f32[(128, 512)]) -> f32[(128, 512)]:\n    return h\n\n\nhead(jnp.zeros((128, 256)))\n",
+    "NC303": "def gate(a: f32[('N', 'D')], b: f32[('N', 'D')]) -> f32[('N', 'D')]:\n    return a * b\n\n\ngate(jnp.zeros((8, 4)), jnp.zeros((8, 5)))\n",
+    "NC304": "ids: i32[(8,)] = jnp.zeros(8)\n",
+    "NC401": "pairwise = xmap(lambda a, b: a * b, in_axes=(['batch', ...],), out_axes=['batch', ...])\npairwise(jnp.ones((8, 3)), jnp.ones((8, 3)))\n",
+    "NC402": "xmap(lambda a: a, in_axes={2: 'batch'}, out_axes=['batch', ...])(jnp.ones((8, 3)))\n",
+    "NC403": "xmap(lambda a, b: a + b, in_axes=(['batch', ...], ['batch', ...]), out_axes=['batch', ...])(jnp.ones((8, 3)), jnp.ones((4, 3)))\n",
+    "NC404": "xmap(lambda a: a * 2, in_axes=['batch', ...], out_axes=[...])(jnp.ones((8, 3)))\n",
+    "NC405": "xmap(lambda a: a, in_axes=['batch', ...], out_axes=['batch', 'seq', ...])(jnp.ones((8, 3)))\n",
+    "NC406": "xmap(lambda a: a, in_axes=['batch', ...], out_axes=['batch', ...], axis_resources={'seq': 'data'})(jnp.ones((8, 3)))\n",
+    "NC407": "def inner(v):\n    return xmap(lambda w: w, in_axes=['batch', ...], out_axes=['batch', ...])(v)\n\n\nxmap(inner, in_axes=['batch', ...], out_axes=['batch', ...])(jnp.ones((2, 3, 4)))\n",
+    "NC501": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('dta'), out_specs=P('data'))(jnp.ones(8))\n",
+    "NC502": "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n    return jnp.sum(a + b, axis=('a', 'b'))\n\n\nwith Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(4))\n",
+    "NC503": "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))\n",
+    "NC504": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('data', 'data')), out_specs=P('data'))(jnp.ones(8))\n",
+    "NC601": "def step(v):\n    return v * 2\n\n\njax.shard_map(step, mesh=mesh, in_specs=P('data'), out_specs=P())(jnp.ones(8))\n",
+    "NC602": "def body(v):\n    return lax.fori_loop(0, 3, lambda i, c: c + v, jnp.zeros(v.shape))\n\n\njax.shard_map(body, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones(8))\n",
+    "NC603": "jax.shard_map(lambda v: lax.psum(v, ('data', 'model')), mesh=mesh, in_specs=P('data'), out_specs=P())(jnp.ones(8))\n",
+    "NC604": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones(6))\n",
+    "NC701": "def total(h: f32[(128, 512)]):\n    return jnp.sum(h, axis=2)\n",
+    "NC702": "def contract(x: f32[(5,), {'b': 2, 'k': 7}], y: f32[(), {'k': 7}]):\n    return jnp.einsum('n{k},{}->n', x, y)\n",
+    "NC705": "def norm(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')\n",
+}
+
+# code -> (line in the program, message, hint)
+EXPECTED = {
+    'NC001': (2, 'File does not parse: parser error: error at 11:11: expected one of +, -, ..., AWAIT, False, NUMBER, None, True, lambda, not, ~',
+              'make the file valid UTF-8 Python 3 source; only files that parse can be checked'),
+    'NC101': (1, "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
+              "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]"),
+    'NC102': (1, 'Negative size -1 in the positional shape; sizes are non-negative ints or symbols',
+              "use a symbol such as 'N' for a size that is not known in advance"),
+    'NC103': (1, "Named axis 'batch' appears twice in the named shape",
+              'name each axis once in a named shape'),
+    'NC104': (1, '`...` appears more than once in the positional shape; it may appear at most once',
+              'keep a single `...`, standing for the leading dimensions'),
+    'NC105': (1, 'Annotation part `seq` is not a literal; sizes and names must be written as ints and strings',
+              "write a symbolic size as a string, e.g. f32[('N', 7)]"),
+    'NC201': (2, 'Cannot broadcast positional shapes (128, 512) of `h` and (256,) of `b`: dimension -1 is 512 in `h` and 256 in `b`',
+              'sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand'),
+    'NC202': (2, "Named axis 'batch' has size 32 in `h` and size 16 in `g`",
+              'a named axis has one size everywhere; named axes never stretch from size 1'),
+    'NC203': (2, 'jnp.matmul contracts dimension 1 of `h` (size 512, shape (128, 512)) with dimension 0 of `w` (size 256, shape (256, 64)); the sizes must be equal',
+              'transpose one operand, or check which axis should be contracted'),
+    'NC301': (2, 'Positional shape mismatch: the return value is declared f32[(128, 256)] but inferred f32[(128, 512)]',
+              'change the value or its annotation so that they agree'),
+    'NC302': (5, "Argument 'h' (`jnp.zeros(...)`) has positional shape (128, 256); `head` declares (128, 512)",
+              "pass a value of the declared shape, or change the parameter's annotation"),
+    'NC303': (5, "Symbol 'D' of `gate` is bound to 4 by a dimension of argument 'a' (`jnp.zeros(...)`) and to 5 by a dimension of argument 'b' (`jnp.zeros(...)`)",
+              "every use of 'D' in one call must have the same size"),
+    'NC304': (1, 'Dtype mismatch: `ids` is declared i32[(8,)] but inferred f32[(8,)]',
+              "convert the value with .astype(...), or change the annotation's dtype"),
+    'NC401': (1, 'xmap in_axes has 1 entry but the function is called with 2 arguments',
+              'give one entry per argument (or a single entry for all of them)'),
+    'NC402': (1, "argument 0: in_axes maps positional axis 2 to 'batch', but the argument has 2 positional dimensions (8, 3)",
+              'map each positional axis the argument has at most once, each to its own name'),
+    'NC403': (1, "Axis 'batch' has size 4 in argument 1 but 8 in argument 0",
+              'pass arguments whose mapped axes have one size per name'),
+    'NC404': (1, "the result carries named axis 'batch', which out_axes does not place",
+              "add 'batch' to out_axes, or reduce over it (e.g. psum) before returning"),
+    'NC405': (1, "the result: out_axes names 'seq', which this xmap does not define (it defines 'batch')",
+              'place only names this xmap binds through in_axes or axis_sizes'),
+    'NC406': (1, "axis_resources maps 'seq', which neither in_axes nor axis_sizes defines (defined: 'batch')",
+              'assign resources only to names that in_axes or axis_sizes define'),
+    'NC407': (2, "argument 0: in_axes binds 'batch', which an enclosing map already binds",
+              'use a fresh name for the inner map'),
+    'NC501': (1, "in_specs of shard_map: P('dta') names mesh axis 'dta', but the mesh has axes ('data', 'model')",
+              "use one of 'data', 'model'"),
+    'NC502': (2, "Named axes 'a' and 'b' both appear in this value (f32[(), {'a': 4, 'b': 4}]) but share mesh resource 'x' (axis_resources maps 'a' to 'x' and 'b' to 'x')",
+              "reduce over 'a' or 'b' before they meet, or map them to different resources"),
+    'NC503': (2, "Named axis 'i' has size 6, not divisible by the 4 devices of its resources ('x',)",
+              'pick a resource assignment whose size divides the axis size'),
+    'NC504': (1, "in_specs of shard_map: P(('data', 'data')) uses mesh axis 'data' more than once",
+              'a mesh axis may split at most one dimension, once'),
+    'NC601': (5, "the result of shard_map varies over mesh axis 'data', but its out_specs P() leaves 'data' out (out_specs without an axis promise a value replicated over it); it is returned by `return v * 2`",
+              "add 'data' to out_specs, or psum over 'data' before returning"),
+    'NC602': (2, "lax.fori_loop: the carry starts invariant over 'data' but the body returns it varying over 'data'; a loop carry must keep its varying set (inside the shard_map at line 14, whose in_specs=P('data') make its inputs vary)",
+              "start from a varying carry: lax.pcast(init, ('data',), to='varying')"),
+    'NC603': (1, "lax.psum over ('data', 'model') of a value varying over ('data',) but invariant over ('model',); JAX rejects a partly varying input",
+              "apply lax.pcast(x, ('model',), to='varying') first, or reduce over ('data',) only"),
+    'NC604': (1, "argument 0 of shard_map: dimension 0 has size 6, not divisible by the 4 devices of mesh axes ('data',) (P('data'), mesh {'data': 4, 'model': 2})",
+              'make dimension 0 a multiple of 4, or split it over fewer mesh axes'),
+    'NC701': (2, 'Axis 2 is out of range for jnp.sum of a value with 2 positional dimensions',
+              'valid axes are -2..1'),
+    'NC702': (2, "jnp.einsum 'n{k},{}->n' mentions named axis 'k' for another operand but skips it for `y`, which also has it",
+              "add 'k' to the braces of that operand's term"),
+    'NC705': (2, "lax.psum names axis 'btach', which no enclosing map or mesh binds (bound here: 'batch')",
+              'bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name'),
+}
+
+
+def test_every_code_has_a_pinned_message():
+    assert set(EXPECTED) | {"NC000"} == set(CODES)
+
+
+@pytest.mark.parametrize("code", sorted(EXPECTED))
+def test_message_text(code):
+    diags = [d for d in check_source(HEADER + PROGRAMS[code], "model.py", force=True) if d.code == code]
+    assert diags, code
+    line, message, hint = EXPECTED[code]
+    assert (diags[0].line - HEADER.count("\n"), diags[0].message, diags[0].hint) == (line, message, hint)
+
+
+def test_internal_error_message(monkeypatch):
+    def boom(self):
+        raise RecursionError
+    monkeypatch.setattr(check.ModuleAnalyzer, "run", boom)
+    [d] = check_source("import jax\n", "model.py", force=True)
+    assert (d.code, d.line, d.message, d.hint) == (
+        "NC000", 1, "Internal error while analysing this file: the file nests too deeply for the analyzer "
+        "(RecursionError); please report it at https://github.com/namedcheck/namedcheck/issues with the file",
+        "please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile")
+
+
+RUNTIME = [  # (program run under jax, error class, code, exact message, hint)
+    ("xmap(lambda a, b: a, in_axes=(['i', ...],), out_axes=['i', ...])(x, x)", "AxisMappingError", "NC401",
+     "xmap in_axes (['i', ...],) is not a pytree prefix of the arguments (array, array): 1 entry for 2 arguments",
+     "give one axis mapping per array, or one mapping for a whole subtree"),
+    ("xmap(lambda a: a, in_axes=('i',), out_axes=['i', ...])(x)", "AxisMappingError", "NC401",
+     "xmap in_axes: expected an axis mapping ({0: 'name'} or ['name', ...]) or a container of them; found 'i'",
+     "write ['i', ...] to map the leading axis to 'i'"),
+    ("xmap(lambda a: a, in_axes={0: 'i', 1: 'i'}, out_axes=['i', ...])(x)", "XmapError", "NC402",
+     "xmap in_axes: axis name 'i' appears twice in one mapping", "give each mapped positional axis its own name"),
+    ("f32[(16,), ['batch', 8]]", "AnnotationError", "NC101",
+     "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
+     "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]"),
+]
+
+
+@pytest.mark.parametrize(("program", "cls", "code", "message", "hint"), RUNTIME, ids=[r[0][:40] for r in RUNTIME])
+def test_runtime_message_text(program, cls, code, message, hint):
+    jnp = pytest.importorskip("jax.numpy")
+    import namedcheck
+    from namedcheck import f32, xmap
+    with pytest.raises(Exception) as info:
+        eval(program, {"xmap": xmap, "f32": f32, "x": jnp.ones((4, 3))})
+    e = info.value
+    assert type(e).__name__ == cls and isinstance(e, getattr(namedcheck, cls, Exception))
+    assert (getattr(e, "code", None), e.message if hasattr(e, "message") else str(e), e.hint) == (code, message, hint)
+
+
+INTERNAL_REPR = re.compile(r"\b(Const|Seq|ArrayType|AxisMapping|AxisEnv|Spec|MeshInfo|PyTreeDef|DimVal|DtypeRef|Pairs|"
+                           r"QualRef|FuncRef|MappedRef|ShardingVal|MeshVal)\(|\bUnknown\b|<[\w.]+ object at 0x")
+
+
+def test_no_message_in_the_corpus_prints_an_internal_repr():
+    root = Path(__file__).resolve().parent.parent
+    files = sorted([*(root / "tests" / "cases").glob("*.py"), *(root / "examples").rglob("*.py")])
+    leaks = [(p.name, d.line, d.message, d.hint) for p in files
+             for d in check_source(p.read_text(), str(p), force=True)
+             if INTERNAL_REPR.search(f"{d.message} {d.hint}")]
+    assert not leaks

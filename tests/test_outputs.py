@@ -1,0 +1,158 @@
+"""Machine-readable outputs carry hints and rule help; --statistics; the summary line; the progress line."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from namedcheck.cli import summary
+from namedcheck.cli.main import main
+from namedcheck.cli.output import render_github, render_sarif
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import CODES, DEFAULT_HINTS, FAMILIES, codes_markdown, family, help_uri
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BAD = """import jax.numpy as jnp
+from namedcheck import f32
+
+
+def f(x: f32[(3, 4)], y: f32[(5,)]):
+    return x + y
+
+
+def g(x: f32[(), {'b': 4}], y: f32[(), {'b': 8}]):
+    return x * y
+
+
+def h(x: f32[(3, 4)], y: f32[(7,)]):
+    return x - y
+"""
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "bad.py").write_text(BAD)
+    (tmp_path / "pkg" / "good.py").write_text("from namedcheck import f32\n\ndef f(x: f32[(3,)]) -> f32[(3,)]:\n"
+                                              "    return x * 2\n")
+    (tmp_path / "pkg" / "unrelated.py").write_text("x = [1, 2] + 3\n")
+    return tmp_path
+
+
+def test_every_code_has_a_hint_a_family_and_a_help_link():
+    assert set(DEFAULT_HINTS) == set(CODES)
+    for code in CODES:
+        assert code[:3] in FAMILIES and family(code) != "other"
+        assert help_uri(code).endswith(f"/docs/codes.md#{code.lower()}")
+
+
+def test_docs_codes_md_is_generated_from_codes_py():
+    """helpUri anchors (#nc202) exist: docs/codes.md has a `## NC202` heading per code, in sync with codes.py."""
+    text = (ROOT / "docs" / "codes.md").read_text()
+    assert text == codes_markdown(), "regenerate: python -m namedcheck.cli.output --codes-md > docs/codes.md"
+    assert re.findall(r"^## (NC\d{3})$", text, re.M) == list(CODES)
+
+
+def test_json_carries_hint_and_url(project, capsys):
+    _, out, _ = run(capsys, "check", "pkg", "--format", "json", "--no-cache")
+    data = json.loads(out)  # pure JSON: no summary line on stdout
+    assert all(d["hint"] for d in data)
+    assert data[1]["hint"] == "a named axis has one size everywhere; named axes never stretch from size 1"
+    assert data[1]["url"] == help_uri("NC202")
+
+
+def test_sarif_rules_have_help_uri_tags_and_results_carry_hints(project, capsys):
+    _, out, _ = run(capsys, "check", "pkg", "--format", "sarif", "--no-cache")
+    run_ = json.loads(out)["runs"][0]
+    rules = {r["id"]: r for r in run_["tool"]["driver"]["rules"]}
+    assert sorted(rules) == ["NC201", "NC202"]
+    r = rules["NC202"]
+    assert r["shortDescription"]["text"] == CODES["NC202"].title
+    assert r["fullDescription"]["text"] == CODES["NC202"].explanation
+    assert r["help"]["text"].startswith("NC202: named axis size conflict\n\n" + CODES["NC202"].explanation)
+    assert "Wrong:" in r["help"]["text"] and "```python" in r["help"]["markdown"]
+    assert r["helpUri"] == help_uri("NC202")
+    assert r["properties"]["tags"] == ["namedcheck", "shape"]
+    for res in run_["results"]:
+        assert run_["tool"]["driver"]["rules"][res["ruleIndex"]]["id"] == res["ruleId"]
+        assert "\nhint: " in res["message"]["text"] and res["properties"]["hint"]
+
+
+def test_sarif_for_an_unknown_code_and_no_hint():
+    doc = json.loads(render_sarif([Diagnostic("a.py", 1, 1, 1, 2, "NC999", "odd")]))
+    assert doc["runs"][0]["tool"]["driver"]["rules"] == [{"id": "NC999", "shortDescription": {"text": "NC999"}}]
+    assert doc["runs"][0]["results"][0]["message"]["text"] == "odd"
+
+
+def test_github_annotation_has_title_and_hint_on_a_second_line():
+    d = Diagnostic("p, q.py", 3, 5, 3, 9, "NC202", "Named axis 'b' has size 4 in `x` and size 8 in `y`", "fix: it")
+    line = render_github([d])
+    assert line == ("::error file=p%2C q.py,line=3,col=5,endLine=3,endColumn=9,title=NC202 named axis size "
+                    "conflict::Named axis 'b' has size 4 in `x` and size 8 in `y`%0Ahint: fix: it")
+
+
+def test_statistics_counts_per_code(project, capsys):
+    code, out, _ = run(capsys, "check", "pkg", "--statistics", "--no-cache")
+    assert code == 1
+    lines = out.splitlines()
+    assert lines[:2] == ["2\tNC201\tpositional broadcasting mismatch", "1\tNC202\tnamed axis size conflict"]
+    assert re.fullmatch(r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file", lines[2])
+    _, out, _ = run(capsys, "check", "pkg", "--statistics", "--format", "json", "--no-cache")
+    assert json.loads(out) == [{"code": "NC201", "name": "positional broadcasting mismatch", "count": 2},
+                               {"code": "NC202", "name": "named axis size conflict", "count": 1}]
+
+
+def test_summary_line_counts_files_analysed_and_errors(project, capsys):
+    code, out, _ = run(capsys, "check", "pkg", "--no-cache")
+    assert code == 1
+    assert re.fullmatch(r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file", out.splitlines()[-1])
+    code, out, _ = run(capsys, "check", "pkg/good.py", "pkg/unrelated.py", "--no-cache")
+    assert code == 0
+    assert out.splitlines()[-2:] == ["All checks passed.", out.splitlines()[-1]]
+    assert re.fullmatch(r"Checked 2 files \(1 analysed\) in \d+\.\d\d s: 0 errors in 0 files", out.splitlines()[-1])
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_line_only_on_a_terminal_for_long_runs(monkeypatch):
+    monkeypatch.setattr(summary, "PROGRESS_DELAY", 0.0)
+    monkeypatch.setattr(summary, "PROGRESS_EVERY", 0.0)
+    tty = _Tty()
+    p = summary.Progress(25, tty)
+    for _ in range(25):
+        p.tick()
+    p.close()
+    text = tty.getvalue()
+    assert "namedcheck: checked 1/25 files" in text and "checked 25/25 files" in text
+    assert text.endswith("\r\033[K")  # erased before the results are printed
+    pipe = io.StringIO()
+    p = summary.Progress(25, pipe)  # not a terminal: nothing
+    for _ in range(25):
+        p.tick()
+    p.close()
+    assert pipe.getvalue() == ""
+    short = _Tty()
+    p = summary.Progress(3, short)  # a short run: nothing
+    for _ in range(3):
+        p.tick()
+    assert short.getvalue() == ""
+
+
+def test_json_run_keeps_stderr_quiet_off_a_terminal(project, capsys):
+    _, out, err = run(capsys, "check", "pkg", "--format", "json", "--no-cache")
+    assert err == "" and out.lstrip().startswith("[")
