@@ -67,7 +67,7 @@ def _eval(node: ast.expr, env: Mapping[str, Any]) -> int | None:
         v = env.get(node.id)
         return v if isinstance(v, int) and not isinstance(v, bool) else None
     if isinstance(node, ast.Constant):
-        return node.value  # type: ignore[no-any-return]
+        return node.value if isinstance(node.value, int) else None
     if isinstance(node, ast.UnaryOp):
         v = _eval(node.operand, env)
         return None if v is None else -v
