@@ -155,3 +155,12 @@ def test_import_hook_leaves_other_modules_and_uninstalls(package):
     assert layers.wrong_result(jnp.ones((2, 3))).shape == (2, 3)  # not checked: the hook was removed
     with pytest.raises(TypeError, match="package name"):
         install_import_hook([])
+
+
+def test_corpus_wrong_calls_fail_under_plain_jax():
+    """ann_variadic.py / ann_arith.py: the wrong calls whose bodies JAX itself rejects."""
+    with pytest.raises((TypeError, ValueError)):
+        jnp.ones((8, 16, 64)) / jnp.ones((8, 4, 1))  # normalise(x, (8, 4, 1)): '*batch' runs differ
+    x, d = jnp.ones(5), jnp.ones(5)
+    with pytest.raises((TypeError, ValueError)):
+        x[1:] - x[:-1] + d  # diff(x, d) with d of size N, not N-1

@@ -76,11 +76,6 @@ def _dims_call(node: cst.Call) -> Dims:
     return Dims.written(tuple(dims), named)
 
 
-def _is_dims(node: cst.BaseExpression) -> bool:
-    func = node.func if isinstance(node, cst.Call) else None
-    return isinstance(func, cst.Name) and func.value == "Dims" or isinstance(func, cst.Attribute) and func.attr.value == "Dims"
-
-
 def subscript_item(node: cst.Subscript) -> Any:
     """What is written between the brackets, as the runtime's __getitem__ would receive it: the leading
     type of the short spelling (`Array`, `jax.Array`) as `BASE`, a `Dims(...)` call as a `Dims`."""
@@ -92,8 +87,8 @@ def subscript_item(node: cst.Subscript) -> Any:
         if i == 0 and len(node.slice) > 1 and isinstance(value, cst.Name | cst.Attribute) \
                 and not (isinstance(value, cst.Name) and value.value in ("True", "False", "None")):
             elems.append(BASE)
-        elif _is_dims(value):
-            elems.append(_dims_call(value))  # type: ignore[arg-type]
+        elif isinstance(value, cst.Call) and elems and elems[0] is BASE:
+            elems.append(_dims_call(value))  # `Dims(...)`, under any name it was imported as
         else:
             elems.append(literal_value(value))
     return elems[0] if len(elems) == 1 else tuple(elems)

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 from jax import Array
 
 from namedcheck import Dims, f32, i32
+from namedcheck import Dims as D
 
 
 def right_forms(
@@ -54,3 +55,8 @@ def wrong_named_size(x: f32[Array, Dims(3, batch=-1)]) -> None:  # expect: NC102
 
 def wrong_extra_part(x: f32[Array, Dims(3), Dims(4)]) -> None:  # expect: NC101
     pass
+
+
+def aliased_import(x: f32[Array, D(4, 'K')]) -> f32[Array, D('K', 4)]:
+    y = x.T  # reveal: f32[('K', 4)]
+    return y
