@@ -93,3 +93,42 @@ def test_namedcheck_reads_the_future_variant_alike(corpus: Path) -> None:
     future = analyse_for_test((corpus / "tests_cases_ann_spelling_clean_future.py").read_text(), "future.py")
     assert plain[0] == [] and future[0] == []
     assert sorted(map(repr, plain[1].values())) == sorted(map(repr, future[1].values()))
+
+
+PLUGIN_PROGRAM = '''\
+from typing import Annotated
+
+import jax.numpy as jnp
+from jax import Array
+
+from namedcheck import Dims, Float, f32
+
+
+def project(x: f32[Array, Dims('B', 784)], w: f32[Array, Dims(784, 10)]) -> f32[Array, Dims('B', 10)]:
+    return x @ w
+
+
+def scale(x: Float[Array, Dims('N')]) -> Float[Array, Dims('N')]:
+    return x * 2
+
+
+c: f32[Array, Dims(3, 10)] = project(jnp.ones((3, 784)), jnp.ones((784, 10)))
+reveal_type(c)
+project(jnp.ones((3, 784)), jnp.ones((785, 10)))
+plain: Annotated[int, "metadata"] = 3
+reveal_type(plain)
+'''
+
+
+def test_mypy_plugin_reads_the_short_spelling(tmp_path: Path) -> None:
+    mypy = _tool("mypy")
+    (tmp_path / "prog.py").write_text(PLUGIN_PROGRAM)
+    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = namedcheck_mypy\n[mypy-namedcheck.*]\nfollow_imports = silent\n")
+    run = subprocess.run([mypy, "--config-file", "mypy.ini", "--no-incremental", "prog.py"], capture_output=True,
+                         text=True, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(ROOT)})
+    out = run.stdout
+    assert "Traceback" not in out + run.stderr
+    assert "prog.py:18: note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(3, 10)]']]\"" in out, out
+    assert "prog.py:19: error: [NC302]" in out, out
+    assert "prog.py:21: note: Revealed type is \"int\"" in out, out
+    assert out.count("error:") == 1, out
