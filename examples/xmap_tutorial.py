@@ -11,24 +11,24 @@ os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
+from jax import Array, lax
 from jax.sharding import Mesh
 
 import namedcheck.lax as nlax
 import namedcheck.nn as nnn
 import namedcheck.numpy as nnp
-from namedcheck import checked, f32, i32, xmap
+from namedcheck import Dims, checked, f32, i32, xmap
 
 
-def named_predict(w1: f32[(), {'inputs': 784, 'hidden': 512}], w2: f32[(), {'hidden': 512, 'classes': 10}],
-                  image: f32[(), {'batch': 'B', 'inputs': 784}]) -> f32[(), {'batch': 'B', 'classes': 10}]:
+def named_predict(w1: f32[Array, Dims(inputs=784, hidden=512)], w2: f32[Array, Dims(hidden=512, classes=10)],
+                  image: f32[Array, Dims(batch='B', inputs=784)]) -> f32[Array, Dims(batch='B', classes=10)]:
     hidden = jax.nn.relu(nlax.pdot(image, w1, 'inputs'))
     logits = nlax.pdot(hidden, w2, 'hidden')
     return logits - nnn.logsumexp(logits, 'classes')
 
 
-def named_loss(w1: f32[(), {'inputs': 784, 'hidden': 512}], w2: f32[(), {'hidden': 512, 'classes': 10}],
-               images: f32[(), {'batch': 'B', 'inputs': 784}], labels: i32[(), {'batch': 'B'}]) -> f32[()]:
+def named_loss(w1: f32[Array, Dims(inputs=784, hidden=512)], w2: f32[Array, Dims(hidden=512, classes=10)],
+               images: f32[Array, Dims(batch='B', inputs=784)], labels: i32[Array, Dims(batch='B')]) -> f32[Array, Dims()]:
     predictions = named_predict(w1, w2, images)
     num_classes = lax.psum(1, 'classes')
     targets = nnn.one_hot(labels, num_classes, axis='classes')
@@ -36,29 +36,29 @@ def named_loss(w1: f32[(), {'inputs': 784, 'hidden': 512}], w2: f32[(), {'hidden
     return -lax.pmean(losses, 'batch')
 
 
-def named_broadcasting(x: f32[(2, 1, 1), {'a': 2}], y: f32[(1, 3, 1), {'b': 3}],
-                       z: f32[(1, 1, 5), {'c': 5}]) -> f32[(2, 3, 5), {'a': 2, 'b': 3, 'c': 5}]:
-    i: f32[(2, 3, 1), {'a': 2, 'b': 3}] = x + y
-    j: f32[(1, 3, 5), {'b': 3, 'c': 5}] = y + z
+def named_broadcasting(x: f32[Array, Dims(2, 1, 1, a=2)], y: f32[Array, Dims(1, 3, 1, b=3)],
+                       z: f32[Array, Dims(1, 1, 5, c=5)]) -> f32[Array, Dims(2, 3, 5, a=2, b=3, c=5)]:
+    i: f32[Array, Dims(2, 3, 1, a=2, b=3)] = x + y
+    j: f32[Array, Dims(1, 3, 5, b=3, c=5)] = y + z
     return i + j
 
 
-def named_broadcast_and_reduce(x: f32[(), {'x': 2}], y: f32[(5,), {'y': 4}]) -> f32[()]:
-    z: f32[(5,), {'x': 2, 'y': 4}] = x + y
+def named_broadcast_and_reduce(x: f32[Array, Dims(x=2)], y: f32[Array, Dims(5, y=4)]) -> f32[Array, Dims()]:
+    z: f32[Array, Dims(5, x=2, y=4)] = x + y
     return nnp.sum(z, axis=(0, 'x', 'y'))
 
 
-def named_batch_matrix_single_matrix(x: f32[(5,), {'b': 20, 'k': 7}],
-                                     y: f32[(), {'k': 7, 'm': 11}]) -> f32[(5,), {'b': 20, 'm': 11}]:
+def named_batch_matrix_single_matrix(x: f32[Array, Dims(5, b=20, k=7)],
+                                     y: f32[Array, Dims(k=7, m=11)]) -> f32[Array, Dims(5, b=20, m=11)]:
     return nnp.einsum('n{b,k},{k,m}->n{b,m}', x, y)
 
 
-def sum_two_args(x: f32[(), {'a': 4}], y: f32[(), {'b': 12}]) -> f32[()]:
+def sum_two_args(x: f32[Array, Dims(a=4)], y: f32[Array, Dims(b=12)]) -> f32[Array, Dims()]:
     return nnp.sum(x, axis='a') + nnp.sum(y, axis='b')
 
 
 @checked
-def normalize(x: f32[('B', 'D')]) -> f32[('B', 'D')]:
+def normalize(x: f32[Array, Dims('B', 'D')]) -> f32[Array, Dims('B', 'D')]:
     return x / jnp.linalg.norm(x, axis=-1, keepdims=True)
 
 

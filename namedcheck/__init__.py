@@ -10,7 +10,13 @@ from typing import Any
 from namedcheck.annotations import (
     AnnotationError,
     Array,
+    Complex,
+    Dims,
     DtypeAnnotation,
+    Float,
+    Int,
+    Num,
+    Shaped,
     bf16,
     bool_,
     c64,
@@ -36,6 +42,7 @@ _LAZY = {
     "SerialLoop": ("namedcheck.runtime.xmap", "SerialLoop"),
     "serial_loop": ("namedcheck.runtime.xmap", "serial_loop"),
     "checked": ("namedcheck.runtime.checked", "checked"),
+    "install_import_hook": ("namedcheck.runtime.import_hook", "install_import_hook"),
 }
 
 
@@ -58,4 +65,5 @@ __all__ = [
     "Array", "ArrayType", "AnnotationError", "AxisMappingError", "DtypeAnnotation", "NamedAxisError",
     "SerialLoop", "ShapeError", "XmapError", "__version__", "checked", "serial_loop", "xmap",
     "bf16", "bool_", "c64", "c128", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
+    "Complex", "Dims", "Float", "Int", "Num", "Shaped", "install_import_hook",
 ]

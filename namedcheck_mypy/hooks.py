@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mypy.errorcodes import ErrorCode
+from mypy.errorcodes import VALID_TYPE, ErrorCode
 from mypy.nodes import (
     AssignmentStmt,
     Block,
@@ -84,7 +84,7 @@ from mypy.types import (
 from namedcheck import __version__
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.engine.codes import CODES
-from namedcheck.engine.dtypes import ANNOTATION_HEADS, materialize
+from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS, materialize
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import Param, Signature, apply
 from namedcheck.engine.syntax import parse_item
@@ -98,6 +98,9 @@ NAMEDCHECK = ErrorCode("namedcheck", "namedcheck's shape, map and replication ru
 ERROR_CODES = {code: ErrorCode(code, c.title, "namedcheck", sub_code_of=NAMEDCHECK) for code, c in CODES.items()}
 ANCHOR_METHOD = "builtins.int.__add__"  # the anchor statement `0 + 0` (see `_anchor`)
 ANNOTATIONS = {f"{module}.{name}" for module in ("namedcheck", "namedcheck.annotations") for name in ANNOTATION_HEADS}
+# `f32`, `Float`, ... are `typing.Annotated` for type checkers (`f32[Array, Dims(...)]`): told apart by the name written
+ARRAY_HEADS = ANNOTATION_HEADS | FAMILY_HEADS
+ANNOTATED = ("typing.Annotated", "typing_extensions.Annotated")
 # callees whose results the analyzer may type (besides functions of modules that import namedcheck)
 _ARRAY_MODULES = ("jax.", "jaxlib.", "numpy.", "namedcheck.", "flax.", "equinox.", "optax.")
 
@@ -176,6 +179,8 @@ class NamedcheckPlugin(Plugin):
 
     # ---- hook selection ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
+        if fullname in ANNOTATED:
+            return self._annotated
         return self._annotation if fullname in ANNOTATIONS else None
 
     def _user(self, fullname: str) -> bool:
@@ -211,11 +216,26 @@ class NamedcheckPlugin(Plugin):
         return self._signature if self._user(fullname) else None
 
     # ---- annotations ------------------------------------------------------------------------------
+    def _annotated(self, ctx: AnalyzeTypeContext) -> Type:
+        """`f32[...]` written with namedcheck's heads (Annotated for type checkers), else mypy's Annotated."""
+        t = ctx.type
+        if t.name.rpartition(".")[2] in ARRAY_HEADS:
+            return self._annotation(ctx)
+        api: Any = ctx.api
+        if len(t.args) < 2:
+            api.fail("Annotated[...] must have exactly one type argument and at least one annotation", t,
+                     code=VALID_TYPE)
+            return AnyType(TypeOfAny.from_error)
+        return api.anal_type(t.args[0], allow_typed_dict_special_forms=api.allow_typed_dict_special_forms)
+
     def _annotation(self, ctx: AnalyzeTypeContext) -> Type:
         try:
             head = ctx.type.name.rpartition(".")[2]
-            text = "(" + "".join(_literal_text(a) + ", " for a in ctx.type.args) + ")"
-            array = parse_item(None if head == "Array" else head, ast.literal_eval(text))
+            try:
+                text = "(" + "".join(_literal_text(a) + ", " for a in ctx.type.args) + ")"
+                array = parse_item(None if head == "Array" else head, ast.literal_eval(text))
+            except _NotLiteral:  # `f32[Array, Dims(...)]`: mypy's types lose the call; read the source
+                array = _from_source(ctx.api.api.cur_mod_node.path, ctx.type, head)  # type: ignore[attr-defined]
             return _shaped(array, lambda name, args: ctx.api.named_type(name, args))
         except (_NotLiteral, RuleError, ValueError, SyntaxError):
             return AnyType(TypeOfAny.from_error)  # NC1xx: reported with the file's diagnostics
@@ -487,9 +507,34 @@ def _mark_symbols(stmts: list[Any]) -> None:
                 _mark_symbols(b.body)
 
 
+def _from_source(path: str, t: UnboundType, head: str) -> ArrayType:
+    """An annotation `f32[...]` read from its source text by the analyzer's reader (raises on failure)."""
+    import libcst as cst
+
+    from namedcheck.analyzer.literals import parse_annotation_subscript
+
+    lines = _source_lines(path, Path(path).stat().st_mtime_ns)
+    if t.end_line is None or t.end_column is None or t.line < 1:
+        raise _NotLiteral
+    if t.line == t.end_line:
+        text = lines[t.line - 1][t.column:t.end_column]
+    else:
+        text = "\n".join([lines[t.line - 1][t.column:], *lines[t.line:t.end_line - 1],
+                          lines[t.end_line - 1][:t.end_column]])
+    node = cst.parse_expression(text)
+    if not isinstance(node, cst.Subscript):
+        raise _NotLiteral
+    return parse_annotation_subscript(head, node)  # type: ignore[no-any-return]
+
+
+@functools.lru_cache(maxsize=64)
+def _source_lines(path: str, mtime: int) -> list[str]:
+    return Path(path).read_text(encoding="utf-8").splitlines()
+
+
 def _mark(t: Any) -> None:
     if isinstance(t, UnboundType):
-        if t.name.rpartition(".")[2] in ANNOTATION_HEADS:
+        if t.name.rpartition(".")[2] in ARRAY_HEADS:
             t.args = tuple(_as_literal(a) for a in t.args)
         else:
             for a in t.args:

@@ -10,16 +10,16 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
+from jax import Array, lax
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from namedcheck import f32
+from namedcheck import Dims, f32
 
 mesh = Mesh(np.array(jax.devices()).reshape((4, 2)), ('data', 'model'))
 
 
-def loss(w: f32[(784, 10)], x: f32[('B', 784)], y: f32[('B', 10)]) -> f32[()]:
+def loss(w: f32[Array, Dims(784, 10)], x: f32[Array, Dims('B', 784)], y: f32[Array, Dims('B', 10)]) -> f32[Array, Dims()]:
     return jnp.mean((x @ w - y) ** 2)
 
 
@@ -43,8 +43,8 @@ def main() -> None:
     w = jnp.zeros((784, 10))
     x = jnp.zeros((64, 784))
     y = jnp.zeros((64, 10))
-    new_w: f32[(784, 10)] = train_step(w, x, y)
-    out: f32[(64, 784)] = mlp(x, jnp.zeros((784, 1024)), jnp.zeros((1024, 784)))
+    new_w: f32[Array, Dims(784, 10)] = train_step(w, x, y)
+    out: f32[Array, Dims(64, 784)] = mlp(x, jnp.zeros((784, 1024)), jnp.zeros((1024, 784)))
     print(new_w.shape, out.shape)
 
 

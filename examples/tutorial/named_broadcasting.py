@@ -4,19 +4,19 @@ From the xmap tutorial ("Broadcasting"). `namedcheck check` proves every annotat
 """
 
 import jax.numpy as jnp
-from jax.experimental.maps import xmap
+from jax import Array
 
-from namedcheck import f32
+from namedcheck import Dims, f32, xmap
 
 
 def named_broadcasting(
-        x: f32[(2, 1, 1), {'a': 2}],
-        y: f32[(1, 3, 1), {'b': 3}],
-        z: f32[(1, 1, 5), {'c': 5}]) \
-        -> f32[(2, 3, 5), {'a': 2, 'b': 3, 'c': 5}]:
-    i: f32[(2, 3, 1), {'a': 2, 'b': 3}] = x + y
-    j: f32[(1, 3, 5), {'b': 3, 'c': 5}] = y + z
-    k: f32[(2, 3, 5), {'a': 2, 'b': 3, 'c': 5}] = i + j
+        x: f32[Array, Dims(2, 1, 1, a=2)],
+        y: f32[Array, Dims(1, 3, 1, b=3)],
+        z: f32[Array, Dims(1, 1, 5, c=5)]) \
+        -> f32[Array, Dims(2, 3, 5, a=2, b=3, c=5)]:
+    i: f32[Array, Dims(2, 3, 1, a=2, b=3)] = x + y
+    j: f32[Array, Dims(1, 3, 5, b=3, c=5)] = y + z
+    k: f32[Array, Dims(2, 3, 5, a=2, b=3, c=5)] = i + j
     return k
 
 

@@ -3,32 +3,32 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
-from jax.experimental.maps import xmap
-from jax.nn import logsumexp, one_hot, relu
+from jax import Array, lax
 from jax.sharding import Mesh
 
-from namedcheck import f32, i32
+from namedcheck import Dims, f32, i32, xmap
+from namedcheck.lax import pdot
+from namedcheck.nn import logsumexp, one_hot, relu
 
 # Type aliases work as annotations.
-Weights1 = f32[(), {'inputs': 784, 'hidden': 512}]
-Weights2 = f32[(), {'hidden': 512, 'classes': 10}]
+Weights1 = f32[Array, Dims(inputs=784, hidden=512)]
+Weights2 = f32[Array, Dims(hidden=512, classes=10)]
 
 
 def named_predict(w1: Weights1, w2: Weights2,
-                  image: f32[(), {'batch': 128, 'inputs': 784}]) -> f32[(), {'batch': 128, 'classes': 10}]:
-    hidden: f32[(), {'batch': 128, 'hidden': 512}] = relu(lax.pdot(image, w1, 'inputs'))
-    logits: f32[(), {'batch': 128, 'classes': 10}] = lax.pdot(hidden, w2, 'hidden')
+                  image: f32[Array, Dims(batch=128, inputs=784)]) -> f32[Array, Dims(batch=128, classes=10)]:
+    hidden: f32[Array, Dims(batch=128, hidden=512)] = relu(pdot(image, w1, 'inputs'))
+    logits: f32[Array, Dims(batch=128, classes=10)] = pdot(hidden, w2, 'hidden')
     return logits - logsumexp(logits, 'classes')
 
 
 def named_loss(w1: Weights1, w2: Weights2,
-               images: f32[(), {'batch': 128, 'inputs': 784}],
-               labels: i32[(), {'batch': 128}]) -> f32[()]:
+               images: f32[Array, Dims(batch=128, inputs=784)],
+               labels: i32[Array, Dims(batch=128)]) -> f32[Array, Dims()]:
     predictions = named_predict(w1, w2, images)
     num_classes = lax.psum(1, 'classes')
-    targets: f32[(), {'batch': 128, 'classes': 10}] = one_hot(labels, num_classes, axis='classes')
-    losses: f32[(), {'batch': 128}] = lax.psum(targets * predictions, 'classes')
+    targets: f32[Array, Dims(batch=128, classes=10)] = one_hot(labels, num_classes, axis='classes')
+    losses: f32[Array, Dims(batch=128)] = lax.psum(targets * predictions, 'classes')
     return -lax.pmean(losses, 'batch')
 
 
@@ -44,7 +44,7 @@ def run() -> None:
     w2 = jnp.zeros((512, 10))
     images = jnp.zeros((128, 784))
     labels = jnp.zeros(128, dtype=jnp.int32)
-    value: f32[()] = loss(w1, w2, images, labels)
+    value: f32[Array, Dims()] = loss(w1, w2, images, labels)
 
     # The same program, parallelised three ways by changing only axis_resources (checked for
     # co-occurring axes and divisibility against each mesh).
@@ -56,3 +56,4 @@ def run() -> None:
     with Mesh(np.array(jax.local_devices()).reshape((4, 2)), ('x', 'y')):
         both = xmap(named_loss, in_axes=in_axes, out_axes=[...], axis_resources={'batch': 'x', 'hidden': 'y'})
         value = both(w1, w2, images, labels)
+    print(value)

@@ -7,7 +7,13 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import iteration
-from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
+from namedcheck.analyzer.literals import (
+    ANNOTATION_HEADS,
+    ARRAY_HEADS,
+    NotALiteral,
+    literal_value,
+    parse_annotation_subscript,
+)
 from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
@@ -55,7 +61,7 @@ class Expressions(FrameState):
         else:
             return None
         mod, _, last = q.rpartition(".")
-        if mod == "namedcheck" and last in ANNOTATION_HEADS:
+        if mod in ("namedcheck", "namedcheck.annotations") and last in ARRAY_HEADS:
             return last
         if q in ("typing.Annotated", "typing_extensions.Annotated"):
             return "Annotated"
@@ -77,7 +83,7 @@ class Expressions(FrameState):
         if not isinstance(node, cst.Subscript):
             return None
         head = self.annotation_head(node.value)
-        if head in ANNOTATION_HEADS:
+        if head in ARRAY_HEADS:
             try:
                 return parse_annotation_subscript(head, node)  # type: ignore[arg-type]
             except RuleError as e:
@@ -229,7 +235,7 @@ class Expressions(FrameState):
         return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:
-        if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ANNOTATION_HEADS:
+        if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ARRAY_HEADS:
             # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
             t = self.annotation(node, dynamic_ok=True)
             return TypeAlias(t) if t is not None else UNKNOWN

@@ -6,9 +6,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.engine.dtypes import ANNOTATION_HEADS
+from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.syntax import Pairs, parse_item
+from namedcheck.engine.syntax import BASE, Dims, Pairs, parse_item
+
+# every head of an array annotation: dtypes, `Array` and the dtype families (`Float`, ...)
+ARRAY_HEADS = ANNOTATION_HEADS | FAMILY_HEADS
 
 
 class NotALiteral(Exception):
@@ -57,13 +60,37 @@ def _element(e: cst.BaseElement) -> Any:
     return literal_value(e.value)
 
 
+def _dims_call(node: cst.Call) -> Dims:
+    """`Dims(5, 'N', batch=20)` as written (keywords in order; `**{'my-axis': 2}` spelled out)."""
+    dims: list[Any] = []
+    named = Pairs()
+    for a in node.args:
+        if a.keyword is not None:
+            named.append((a.keyword.value, literal_value(a.value)))
+        elif a.star == "**" and isinstance(a.value, cst.Dict):
+            named.extend(literal_value(a.value))
+        elif a.star:
+            raise NotALiteral(a.value)
+        else:
+            dims.append(literal_value(a.value))
+    return Dims.written(tuple(dims), named)
+
+
 def subscript_item(node: cst.Subscript) -> Any:
-    """What is written between the brackets, as the runtime's __getitem__ would receive it."""
+    """What is written between the brackets, as the runtime's __getitem__ would receive it: the leading
+    type of the short spelling (`Array`, `jax.Array`) as `BASE`, a `Dims(...)` call as a `Dims`."""
     elems = []
-    for s in node.slice:
+    for i, s in enumerate(node.slice):
         if not isinstance(s.slice, cst.Index) or s.slice.star is not None:
             raise NotALiteral(node)
-        elems.append(literal_value(s.slice.value))
+        value = s.slice.value
+        if i == 0 and len(node.slice) > 1 and isinstance(value, cst.Name | cst.Attribute) \
+                and not (isinstance(value, cst.Name) and value.value in ("True", "False", "None")):
+            elems.append(BASE)
+        elif isinstance(value, cst.Call) and elems and elems[0] is BASE:
+            elems.append(_dims_call(value))  # `Dims(...)`, under any name it was imported as
+        else:
+            elems.append(literal_value(value))
     return elems[0] if len(elems) == 1 else tuple(elems)
 
 
@@ -79,4 +106,4 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
     return parse_item(None if head == "Array" else head, item)
 
 
-__all__ = ["ANNOTATION_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript"]
+__all__ = ["ANNOTATION_HEADS", "ARRAY_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript"]

@@ -113,3 +113,21 @@ def to_inexact(code: str | None) -> str | None:
     if k in ("b", "i", "u"):
         return "f*" if is_weak(code) else "f32"
     return code
+
+
+# Dtype families (`Float[...]`, `Int[...]`, ...): a declared array of any dtype in the family.
+# `Shaped` is any dtype (like `Array`). A family declares no dtype for inference: only NC304 reads it.
+FAMILIES: dict[str, frozenset[str]] = {
+    "Float": frozenset({"bf16", "f16", "f32", "f64"}),
+    "Int": frozenset({"i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64"}),
+    "Complex": frozenset({"c64", "c128"}),
+}
+FAMILIES["Num"] = FAMILIES["Float"] | FAMILIES["Int"] | FAMILIES["Complex"]
+FAMILY_HEADS = frozenset({*FAMILIES, "Shaped"})
+
+
+def outside_family(family: str | None, inferred: str | None) -> bool:
+    """Whether a dtype is provably not in the family (unknown and weak dtypes never are)."""
+    if family not in FAMILIES or inferred is None or is_weak(inferred):
+        return False
+    return materialize(inferred) not in FAMILIES[family]

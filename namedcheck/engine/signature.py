@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from namedcheck.engine import dtypes
+from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
@@ -100,9 +100,13 @@ class _Unifier:
         self.fname = fname
         self.sizes: dict[str, tuple[Any, str]] = {}
         self.ellipsis: list[tuple[Any, ...]] = []
+        self.runs: dict[str, tuple[tuple[Any, ...], str]] = {}  # variadic '*name' -> its dims, where bound
+        self.pending: list[tuple[str, int, str, str]] = []  # expressions not yet solvable
 
     def dim(self, declared: Any, actual: Any, where: str, code: str) -> None:
-        if isinstance(declared, str):
+        if isinstance(declared, str) and not declared.isidentifier():
+            self.expression(declared, actual, where, code)
+        elif isinstance(declared, str):
             if actual is None:
                 return
             if declared in self.sizes:
@@ -119,12 +123,58 @@ class _Unifier:
             raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared}")
 
     def subst(self, d: Any) -> Any:
+        if isinstance(d, str) and not d.isidentifier():
+            return symbolic.evaluate(d, self.bound())
         if isinstance(d, str):
             return self.sizes[d][0] if d in self.sizes else None
         return d
 
+    def bound(self) -> dict[str, Any]:
+        return {k: v for k, (v, _) in self.sizes.items()}
 
-def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any, ...], what: str, code: str) -> None:
+    def expression(self, declared: str, actual: Any, where: str, code: str, final: bool = False) -> None:
+        """A size expression (`'N+1'`) against an actual size: checked when its symbols are bound, solved
+        for its one unbound symbol when linear, otherwise left for the end of the call (then Unknown)."""
+        if not is_int(actual):
+            return
+        value = symbolic.evaluate(declared, self.bound())
+        if value is None:
+            solved = symbolic.solve(declared, actual, self.bound())
+            if solved is None:
+                if not final:
+                    self.pending.append((declared, actual, where, code))
+                return
+            sym, value = solved
+            if value is not None:
+                self.dim(sym, value, where, code)
+                return
+        if value is None or value != actual:
+            shown = f"{declared!r} = {value}" if value is not None else f"{declared!r} (no integer solution)"
+            raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {shown}",
+                            hint=f"symbols bound so far: {self.bound() or 'none'}")
+
+    def finish(self) -> None:
+        """Check the expressions that became solvable once every argument was bound."""
+        pending, self.pending = self.pending, []
+        for declared, actual, where, code in pending:
+            self.expression(declared, actual, where, code, final=True)
+
+    def run(self, name: str, dims: tuple[Any, ...], where: str) -> None:
+        """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303)."""
+        if name not in self.runs:
+            self.runs[name] = (dims, where)
+            return
+        prev, prev_where = self.runs[name]
+        if ... in prev or ... in dims:
+            return
+        if len(prev) != len(dims) or any(differ(a, b) for a, b in zip(prev, dims)):
+            raise RuleError("NC303", f"Variadic dimensions '*{name}' of {self.fname} are {fmt_shape(prev)} in "
+                                     f"{prev_where} and {fmt_shape(dims)} in {where}",
+                            hint=f"every use of '*{name}' in one call must stand for the same dimensions")
+
+
+def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any, ...], what: str, code: str,
+                      variadic: str | None = None) -> None:
     dv, av = ... in declared, ... in actual
     dh, dt = (declared[:declared.index(...)], declared[declared.index(...) + 1:]) if dv else (declared, ())
     ah, at = (actual[:actual.index(...)], actual[actual.index(...) + 1:]) if av else (actual, ())
@@ -140,6 +190,8 @@ def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any,
             raise mismatch
         pairs = list(zip(dh, actual)) + list(zip(dt, actual[len(actual) - len(dt):]))
         u.ellipsis.append(actual[len(dh):len(actual) - len(dt)])
+        if variadic:
+            u.run(variadic, actual[len(dh):len(actual) - len(dt)], what)
     elif av and not dv:
         if len(ah) + len(at) > len(declared):
             raise mismatch
@@ -147,6 +199,8 @@ def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any,
     else:
         pairs = list(zip(dh, ah)) + list(zip(reversed(dt), reversed(at)))
         u.ellipsis.append((...,))
+        if variadic:
+            u.run(variadic, (...,), what)
     for _i, (d, a) in enumerate(pairs):
         try:
             u.dim(d, a, f"a dimension of {what}", code)
@@ -160,7 +214,10 @@ def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: st
     """Match one argument against its declared type; return the named axes it lifts."""
     if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
         raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
-    _match_positional(u, declared.shape, actual.shape, what, code)
+    if dtypes.outside_family(declared.family, actual.dtype_code):
+        raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares "
+                                 f"{_family_text(declared.family)}")
+    _match_positional(u, declared.shape, actual.shape, what, code, declared.variadic)
     have = dict(actual.named)
     for name, size in declared.named:
         if name not in have and actual.named_open:
@@ -180,14 +237,20 @@ def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
         return UNKNOWN
     shape: list[Any] = []
     for d in t.shape:
-        if d is ...:
+        if d is ... and t.variadic in u.runs:
+            shape.extend(u.runs[t.variadic][0])
+        elif d is ... and t.variadic:
+            shape.append(...)
+        elif d is ...:
             if len(u.ellipsis) != 1 or ... in u.ellipsis[0]:
                 return UNKNOWN
             shape.extend(u.ellipsis[0])
         else:
             shape.append(u.subst(d))
+    if shape.count(...) > 1:
+        return UNKNOWN
     named = {n: u.subst(s) for n, s in t.named}
-    ret = ArrayType.make(t.dtype_code, tuple(shape), named)
+    ret = replace(ArrayType.make(t.dtype_code, tuple(shape), named), family=t.family)
     if lifted:
         merged = union_named([ret, ArrayType.make(None, (), lifted)], ["the declared result", "the lifted arguments"])
         ret = ret.with_named(merged)
@@ -211,6 +274,7 @@ def apply(sig: Signature, bound: dict[str, Any], code: str = "NC302", labels: di
         if extra:
             lifted_types.append(ArrayType.make(None, (), extra))
             lifted_labels.append(what)
+    u.finish()
     lifted = union_named(lifted_types, lifted_labels) if lifted_types else {}
     if sig.returns is None:
         return UNKNOWN
@@ -245,6 +309,8 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
         raise RuleError("NC301", f"Positional shape mismatch: {shown}{also}") from None
     if dtype_differs:
         raise RuleError("NC304", f"Dtype mismatch: {shown}")
+    if dtypes.outside_family(declared.family, actual.dtype_code):
+        raise RuleError("NC304", f"Dtype mismatch: {shown} (not {_family_text(declared.family)})")
     dn, an = dict(declared.named), dict(actual.named)
     if set(dn) != set(an) and not (actual.named_open and set(an) <= set(dn)):
         missing, extra = sorted(set(dn) - set(an)) if not actual.named_open else [], sorted(set(an) - set(dn))
@@ -254,6 +320,10 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     for n in dn:
         if n in an and differ(dn[n], an[n]):
             raise RuleError("NC301", f"Named axis {n!r} mismatch: {shown}")
+
+
+def _family_text(family: str | None) -> str:
+    return f"a dtype of the {family} family ({', '.join(sorted(dtypes.FAMILIES.get(family or '', ())))})"
 
 
 def _rigid(shape: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -1,15 +1,19 @@
-"""The one parser of the annotation language: `dtype[(dims), {'name': size}]`.
+"""The one parser of the annotation language: `dtype[(dims), {'name': size}]`, and the spelling
+static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type).
 
 Front ends hand it the literal Python value written between the brackets: the runtime gets it from
 `__getitem__`, the analyzer builds it from syntax (a dict is passed as a list of pairs so duplicate
-keys can be reported).
+keys can be reported; the leading type as `BASE`; a `Dims(...)` call as a `Dims`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
+from namedcheck.engine import symbolic
+from namedcheck.engine.dtypes import FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import ArrayType
 
@@ -55,6 +59,39 @@ def _bad_named_axes(dtype: str | None, item: tuple[Any, ...]) -> RuleError:
                          hint=f"named axes are a dict {{'name': size}}: write {example}")
     return RuleError("NC101", f"Expected `[(dims...), {{'name': size}}]`: a positional shape and at most one dict of "
                               f"named axes; found {len(item)} parts {written(item)[1:-1]}")
+class _Base:
+    """The leading type of `f32[Array, Dims(...)]` (`jax.Array` or any class) as a front end saw it."""
+
+    def __repr__(self) -> str:
+        return "Array"
+
+
+BASE = _Base()
+
+
+class Dims:
+    """`Dims(5, 'N', batch=20)`: the positional dims, then the named axes as keywords.
+
+    `f32[Array, Dims('B', 784, batch=20)]` means `f32[('B', 784), {'batch': 20}]`; static type checkers
+    see `Annotated[Array, Dims(...)]`, and strings inside a call are never read as forward references.
+    """
+
+    __slots__ = ("dims", "named")
+
+    def __init__(self, *dims: Any, **named: Any) -> None:
+        self.dims = dims
+        self.named: Mapping[str, Any] | Pairs = named
+
+    @classmethod
+    def written(cls, dims: tuple[Any, ...], named: Pairs) -> Dims:
+        """A `Dims(...)` call as a front end read it from source (keywords kept in order, repeats kept)."""
+        out = cls(*dims)
+        out.named = named
+        return out
+
+    def __repr__(self) -> str:
+        named = self.named.items() if isinstance(self.named, Mapping) else self.named
+        return "Dims(" + ", ".join([*map(repr, self.dims), *(f"{k}={v!r}" for k, v in named)]) + ")"
 
 
 def _size(v: Any, where: str) -> int | str:
@@ -64,23 +101,46 @@ def _size(v: Any, where: str) -> int | str:
         raise RuleError("NC102", f"Negative size {v} in {where}; sizes are non-negative ints or symbols",
                         hint="use a symbol such as 'N' for a size that is not known in advance")
     if isinstance(v, str) and not v.isidentifier():
-        raise RuleError("NC102", f"Invalid symbol {v!r} in {where}; a symbolic size must be an identifier")
+        if symbolic.parse(v) is None:
+            raise RuleError("NC102", f"Invalid symbol {v!r} in {where}; a symbolic size is an identifier or "
+                                     f"an expression of identifiers and ints with + - * //",
+                            hint="write e.g. 'N', 'N+1', '2*D' or 'D//H'")
+        return symbolic.normalise(v)
     return v
 
 
+def _variadic(d: Any) -> str | None:
+    """The name of a variadic run `'*batch'`, or None."""
+    if isinstance(d, str) and d.startswith("*"):
+        if not d[1:].isidentifier():
+            raise RuleError("NC102", f"Invalid variadic dimension {d!r}; write '*name' with an identifier name",
+                            hint="e.g. f32[('*batch', 3)]")
+        return d[1:]
+    return None
+
+
 def parse_shape(shape: Any) -> tuple[Any, ...]:
+    return parse_shape_variadic(shape)[0]
+
+
+def parse_shape_variadic(shape: Any) -> tuple[tuple[Any, ...], str | None]:
+    """The positional dims (a variadic `'*name'` becomes `...`) and the variadic's name."""
     if not isinstance(shape, tuple):
         raise RuleError("NC101", f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
                         hint="write f32[(5,)] for a 1-d array, f32[()] for a scalar")
     dims: list[Any] = []
+    name: str | None = None
     for d in shape:
-        if d is ...:
+        var = _variadic(d)
+        if d is ... or var:
             if ... in dims:
-                raise RuleError("NC104", "`...` appears more than once in the positional shape; it may appear at most once")
+                raise RuleError("NC104", "`...` or a variadic '*name' appears more than once in the positional "
+                                         "shape; it may appear at most once")
             dims.append(...)
+            name = var
         else:
             dims.append(_size(d, "the positional shape"))
-    return tuple(dims)
+    return tuple(dims), name
 
 
 def parse_named(named: Any) -> dict[str, Any]:
@@ -100,12 +160,37 @@ def parse_named(named: Any) -> dict[str, Any]:
     return out
 
 
+def _strip_base(item: Any) -> Any:
+    """`[Array, Dims(...)]` / `[Array, (dims), {named}]` -> what the short spelling leaves after the type."""
+    if not (isinstance(item, tuple) and item and (item[0] is BASE or isinstance(item[0], type))):
+        return item
+    rest = item[1:]
+    if len(rest) == 1 and isinstance(rest[0], Dims):
+        return (tuple(rest[0].dims), rest[0].named)
+    if len(rest) == 1 and isinstance(rest[0], tuple):
+        return rest[0]
+    if len(rest) == 2 and isinstance(rest[0], tuple):
+        return rest
+    raise RuleError("NC101", f"Expected `[Array, Dims(dims..., name=size)]` after the dtype; found {len(rest)} "
+                             f"part{'s' if len(rest) != 1 else ''} after the type",
+                    hint="write f32[Array, Dims(5, 'N', batch=20)]")
+
+
 def parse_item(dtype: str | None, item: Any) -> ArrayType:
-    """Parse what was written between the brackets of `dtype[...]` into an ArrayType."""
+    """Parse what was written between the brackets of `dtype[...]` into an ArrayType.
+
+    `dtype` is a dtype's short name, a family (`Float`, `Int`, `Complex`, `Num`, `Shaped`) or None (any)."""
+    family = dtype if dtype in FAMILY_HEADS and dtype != "Shaped" else None
+    dtype = None if dtype in FAMILY_HEADS else dtype
+    if isinstance(item, Dims):
+        item = (tuple(item.dims), item.named)
+    item = _strip_base(item)
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (Mapping, Pairs)):
         shape, named = item
     elif isinstance(item, tuple) and item and isinstance(item[0], tuple):
         raise _bad_named_axes(dtype, item)
     else:
         shape, named = item, {}
-    return ArrayType.make(dtype, parse_shape(shape), parse_named(named))
+    dims, variadic = parse_shape_variadic(shape)
+    out = ArrayType.make(dtype, dims, parse_named(named))
+    return replace(out, family=family, variadic=variadic) if family or variadic else out

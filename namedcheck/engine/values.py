@@ -62,6 +62,10 @@ class ArrayType:
     # The PartitionSpec entries (per positional dim, a tuple of mesh axes or None) the program placed
     # this value with (`device_put`, `jit(in_shardings=)`, `with_sharding_constraint`, ...), if stated.
     spec: tuple[tuple[str, ...] | None, ...] | None = None
+    # Declared only: a dtype family (`Float`, `Int`, ...; dtype_code is then None) and the name of the
+    # variadic run the `...` of the shape stands for (`'*batch'`), bound per call like a symbol.
+    family: str | None = None
+    variadic: str | None = None
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -99,13 +103,13 @@ class ArrayType:
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
     def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
-        return replace(self, shape=tuple(shape), spec=None)
+        return replace(self, shape=tuple(shape), spec=None, variadic=None)
 
     def with_named(self, named: dict[str, Any]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
 
     def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
-        return replace(self, dtype_code=dtype, weak=weak)
+        return replace(self, dtype_code=dtype, weak=weak, family=None)
 
     def with_varying(self, varying: frozenset[str], exact: bool | None = None) -> ArrayType:
         return replace(self, varying=frozenset(varying), vary_exact=self.vary_exact if exact is None else exact)
@@ -115,8 +119,8 @@ class ArrayType:
         return replace(self, spec=spec)
 
     def __repr__(self) -> str:
-        head = self.dtype_code or "Array"
-        dims = ", ".join(_fmt_dim(d) for d in self.shape)
+        head = self.family or self.dtype_code or "Array"
+        dims = ", ".join(f"'*{self.variadic}'" if d is ... and self.variadic else _fmt_dim(d) for d in self.shape)
         if len(self.shape) == 1:
             dims += ","
         vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \
