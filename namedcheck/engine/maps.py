@@ -309,6 +309,31 @@ def check_rank(m: AxisMapping, nd: int, what: str, role: str) -> None:
                              "to leave further dimensions positional")
 
 
+def mapping_leaves(spec: Any) -> list[Any]:
+    """The axis mappings of a literal in_axes / out_axes tree (containers walked; NC401 for another leaf)."""
+    if is_axis_mapping(spec):
+        return [spec]
+    if isinstance(spec, (list, tuple)):
+        return [m for s in spec for m in mapping_leaves(s)]
+    if isinstance(spec, dict):
+        return [m for s in spec.values() for m in mapping_leaves(s)]
+    raise RuleError("NC401", f"cannot read {format_mapping(spec)} as an axis mapping")
+
+
+def check_xmap_written(in_axes: Any, out_axes: Any, axis_sizes: Any, resources: Any) -> None:
+    """What an xmap's own arguments prove before any call: out_axes (NC405) and axis_resources (NC406)
+    name only axes in_axes or axis_sizes define. Mappings that do not parse are left to the call."""
+    try:
+        ins = [parse_mapping(m, "in_axes") for m in mapping_leaves(in_axes)]
+    except RuleError:
+        return
+    try:
+        outs = [parse_mapping(m, "out_axes") for m in mapping_leaves(out_axes)]
+    except RuleError:
+        outs = []
+    check_defined(outs, resources, defined_names(ins, axis_sizes))
+
+
 def defined_names(in_maps: Sequence[AxisMapping], axis_sizes: Any) -> set[str]:
     """The names an xmap defines: in its in_axes mappings and its axis_sizes."""
     return {n for m in in_maps for _, n in m.pairs} | set(axis_sizes or ())

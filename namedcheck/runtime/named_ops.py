@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import jax
@@ -102,14 +103,16 @@ def einsum(spec: str, *operands: Any, **kwargs: Any) -> Any:
     inputs, out = parse_spec_checked(spec, len(operands))
     ops = [jnp.asarray(o) for o in operands]
     named = [context.named_shape_of(o) for o in ops]
-    if all(n is not None for n in named):
-        try:
-            einsum_type(spec, [context.engine_type(o, n) for o, n in zip(ops, named)],
-                        [f"operand {i}" for i in range(len(ops))])
-        except RuleError as e:
-            raise XmapError(e.code, e.message, e.hint) from None
-        except Unprovable:
-            pass
+    # Named shapes not observable here (the per-instance trace): the positional part is still checked.
+    types = [context.engine_type(o, n) if n is not None else
+             replace(context.engine_type(o, dict.fromkeys(t.names)), named_open=True)
+             for o, n, t in zip(ops, named, inputs)]
+    try:
+        einsum_type(spec, types, [f"operand {i}" for i in range(len(ops))])
+    except RuleError as e:
+        raise XmapError(e.code, e.message, e.hint) from None
+    except Unprovable:
+        pass
     positional = ",".join(t.letters.replace(".", "...") for t in inputs)
     if out is not None:
         positional += "->" + out.letters.replace(".", "...")
