@@ -233,7 +233,7 @@ class XMapped:
                                backend=backend)
         self._jitted_meshless = jax.jit(functools.partial(self._impl, None), donate_argnums=donate,
                                         backend=backend)
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # never copy a wrapped XMapped's state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:

@@ -184,3 +184,21 @@ def case_named_reductions():
     peak = xmap(lambda a: nnp.max(a, axis="i"), in_axes=["i", ...], out_axes=[...])(x)
     avg = xmap(lambda a: nnp.mean(a, axis=("i", 1)), in_axes=["i", ...], out_axes=[...])(x)
     return [(total, x.sum((0, 1))), (peak, x.max(0)), (avg, x.mean((0, 2)))]
+
+
+def case_xmap_of_xmap_with_named_einsum():
+    x = jnp.arange(6.0).reshape(2, 3)
+    inner = xmap(lambda a: nnp.einsum("{j},{j}->{}", a, a), in_axes=["j"], out_axes=[])
+    got = xmap(inner, in_axes=["i", ...], out_axes=["i"])(x)
+    return [(got, (x * x).sum(1))]
+
+
+def case_xmap_of_xmap_outer_name_in_einsum():
+    x = jnp.arange(24.0).reshape(2, 3, 4)
+    y = jnp.arange(3.0)
+
+    def per_i(a, b):
+        return xmap(lambda u, v: nnp.einsum("n{k},{k}->n", u, v), in_axes=({0: "k"}, ["k"]), out_axes=[...])(a, b)
+
+    got = xmap(per_i, in_axes=(["i", ...], {}), out_axes=["i", ...])(x, y)
+    return [(got, jnp.einsum("ikn,k->in", x, y))]
