@@ -221,6 +221,7 @@ class XMapped:
         self.out_axes = _to_mappings(out_axes, "xmap out_axes")
         self.axis_sizes = _axis_sizes(axis_sizes)
         self.resources = _resources(axis_resources)
+        self._placed_ok: set[Any] = set()  # argument placements already found to agree with axis_resources
         in_leaves = tree_util.tree_leaves(self.in_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
         out_leaves = tree_util.tree_leaves(self.out_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
         try:
@@ -277,9 +278,13 @@ class XMapped:
         """An argument already placed on the mesh with a NamedSharding must be placed the way
         axis_resources asks (jax 0.4.30 rejected any other partitioning)."""
         leaves, tree = tree_util.tree_flatten(args)
+        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(jnp.ndim(x) for x in leaves))
+        if key in self._placed_ok:
+            return
         placed = [(i, x) for i, x in enumerate(leaves) if isinstance(getattr(x, "sharding", None), NamedSharding)
                   and not x.sharding.is_fully_replicated]
         if not placed:
+            self._placed_ok.add(key)
             return
         maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
         for i, x in placed:
@@ -295,6 +300,7 @@ class XMapped:
                                          f"{dict(x.sharding.mesh.shape)}, but axis_resources and in_axes {m!r} ask "
                                          f"for {want} on the mesh in scope {dict(mesh.shape)}",
                                 hint="place it with NamedSharding(mesh, " + f"{want}) or pass it unplaced")
+        self._placed_ok.add(key)
 
     def __repr__(self) -> str:
         return f"xmap({getattr(self.fun, '__name__', self.fun)!r})"
