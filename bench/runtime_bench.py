@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import sys
@@ -30,9 +31,12 @@ from jax import lax  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+import numpy as np  # noqa: E402
+from jax.sharding import Mesh, NamedSharding, PartitionSpec  # noqa: E402
+
 import namedcheck.lax as nlax  # noqa: E402
 import namedcheck.nn as nnn  # noqa: E402
-from namedcheck import checked, f32, xmap  # noqa: E402
+from namedcheck import SerialLoop, checked, f32, xmap  # noqa: E402
 
 # ---- the tutorial MLP loss ------------------------------------------------------------------------
 
@@ -93,6 +97,54 @@ def block() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
             lambda: jax.jit(fresh(positional_block)), args)
 
 
+# ---- a SerialLoop resource: the batch evaluated in 4 sequential chunks --------------------------
+
+
+def named_chunked(x, w1, w2):
+    return jnp.tanh(x @ w1) @ w2
+
+
+def positional_chunked(x, w1, w2):
+    chunks = x.reshape(4, -1, x.shape[-1])
+    out = lax.map(lambda c: jnp.tanh(c @ w1) @ w2, chunks)
+    return out.reshape(x.shape[0], -1)
+
+
+def serial() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
+    k = jax.random.split(jax.random.PRNGKey(2), 3)
+    args = (jax.random.normal(k[0], (256, 128)), jax.random.normal(k[1], (128, 256)) * 0.1,
+            jax.random.normal(k[2], (256, 64)) * 0.1)
+    return (lambda: xmap(fresh(named_chunked), in_axes=(["batch", ...], {}, {}), out_axes=["batch", ...],
+                         axis_resources={"batch": SerialLoop(4)}),
+            lambda: jax.jit(fresh(positional_chunked)), args)
+
+
+# ---- a collective on an 8-device mesh -----------------------------------------------------------
+
+
+def named_centered(x, w):
+    h = x @ w
+    return h - lax.pmean(h, "batch")
+
+
+def positional_centered(x, w):
+    h = x @ w
+    return h - jnp.mean(h, axis=0, keepdims=True)
+
+
+MESH8 = Mesh(np.array(jax.devices()[:8]), ("r",))
+
+
+def mesh8() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
+    k = jax.random.split(jax.random.PRNGKey(3), 2)
+    rows = NamedSharding(MESH8, PartitionSpec("r"))
+    args = (jax.device_put(jax.random.normal(k[0], (512, 256)), rows),
+            jax.device_put(jax.random.normal(k[1], (256, 256)) * 0.1, NamedSharding(MESH8, PartitionSpec())))
+    return (lambda: xmap(fresh(named_centered), in_axes=(["batch", ...], {}), out_axes=["batch", ...],
+                         axis_resources={"batch": "r"}),
+            lambda: jax.jit(fresh(positional_centered), out_shardings=rows), args)
+
+
 # ---- timing -------------------------------------------------------------------------------------
 
 
@@ -126,24 +178,37 @@ def interleaved(a: Callable[[], float], b: Callable[[], float], repeats: int) ->
     return statistics.median(xs), statistics.median(ys)
 
 
+def run_case(label: str, build: Callable[[], Any], opts: argparse.Namespace) -> None:
+    """Steady-state and first-call ratios of one xmap program against its positional jit version."""
+    make_named, make_positional, args = build()
+    named, positional = make_named(), make_positional()
+    diff = float(jnp.max(jnp.abs(named(*args) - positional(*args))))
+    n, p = interleaved(lambda f=named, a=args: per_call(f, a, opts.calls),
+                       lambda f=positional, a=args: per_call(f, a, opts.calls), opts.repeats)
+    print(f"{label}: steady state {n * 1e6:8.1f} us vs positional jit {p * 1e6:8.1f} us  "
+          f"ratio {n / p:.3f}  (target <= 1.05; max |difference| {diff:.1e})")
+    n, p = interleaved(lambda m=make_named, a=args: first_call(m, a),
+                       lambda m=make_positional, a=args: first_call(m, a), max(3, opts.repeats // 2))
+    print(f"{label}: first call    {n * 1e3:8.1f} ms vs positional jit {p * 1e3:8.1f} ms  "
+          f"ratio {n / p:.3f}  (target <= 1.3)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--calls", type=int, default=300)
     ap.add_argument("--repeats", type=int, default=7)
+    ap.add_argument("--only", default="", help="run only the cases whose label contains this text")
     opts = ap.parse_args()
     print(f"jax {jax.__version__}, {jax.device_count()} CPU devices; medians of {opts.repeats} interleaved runs")
-    for label, build in (("tutorial MLP loss", mlp), ("transformer block", block)):
-        make_named, make_positional, args = build()
-        named, positional = make_named(), make_positional()
-        diff = float(jnp.max(jnp.abs(named(*args) - positional(*args))))
-        n, p = interleaved(lambda f=named, a=args: per_call(f, a, opts.calls),
-                           lambda f=positional, a=args: per_call(f, a, opts.calls), opts.repeats)
-        print(f"{label}: steady state {n * 1e6:8.1f} us vs positional jit {p * 1e6:8.1f} us  "
-              f"ratio {n / p:.3f}  (target <= 1.05; max |difference| {diff:.1e})")
-        n, p = interleaved(lambda m=make_named, a=args: first_call(m, a),
-                           lambda m=make_positional, a=args: first_call(m, a), max(3, opts.repeats // 2))
-        print(f"{label}: first call    {n * 1e3:8.1f} ms vs positional jit {p * 1e3:8.1f} ms  "
-              f"ratio {n / p:.3f}  (target <= 1.3)")
+    cases = (("tutorial MLP loss", mlp, None), ("transformer block", block, None),
+             ("SerialLoop(4) batch", serial, None), ("pmean on an 8-device mesh", mesh8, MESH8))
+    for label, build, mesh in cases:
+        if opts.only and opts.only not in label:
+            continue
+        with jax.set_mesh(mesh) if mesh is not None else contextlib.nullcontext():
+            run_case(label, build, opts)
+    if opts.only and opts.only not in "@checked":
+        return 0
 
     def dense(x: f32[("B", 256)], w: f32[(256, 256)]) -> f32[("B", 256)]:  # noqa: F821
         return jax.nn.relu(x @ w)

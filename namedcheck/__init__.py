@@ -34,7 +34,7 @@ from namedcheck.annotations import (
     u64,
 )
 from namedcheck.engine.values import ArrayType
-from namedcheck.errors import AxisMappingError, NamedAxisError, ShapeError, XmapError
+from namedcheck.errors import AxisMappingError, BadInputError, NamedAxisError, ShapeError, UnboundAxisError, XmapError
 
 # Runtime names import jax, so they load on first use (`import namedcheck` stays light).
 _LAZY = {
@@ -62,7 +62,7 @@ def __getattr__(name: str) -> Any:
 __version__ = "0.1.0"
 
 __all__ = [
-    "Array", "ArrayType", "AnnotationError", "AxisMappingError", "DtypeAnnotation", "NamedAxisError",
+    "Array", "ArrayType", "AnnotationError", "AxisMappingError", "BadInputError", "UnboundAxisError", "DtypeAnnotation", "NamedAxisError",
     "SerialLoop", "ShapeError", "XmapError", "__version__", "checked", "serial_loop", "xmap",
     "bf16", "bool_", "c64", "c128", "f16", "f32", "f64", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64",
     "Complex", "Dims", "Float", "Int", "Num", "Shaped", "install_import_hook",

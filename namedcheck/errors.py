@@ -42,3 +42,20 @@ class NamedAxisError(NamedcheckRuntimeError, ValueError):
 
 class ShapeError(NamedcheckRuntimeError, TypeError):
     """`@checked`: an argument or the result does not match its annotation (NC302 / NC303 / NC304 / NC301)."""
+
+
+class BadInputError(NamedcheckRuntimeError, TypeError):
+    """A value of the wrong kind given to xmap or `@checked`: an argument that is not an array (or is
+    None where an array is mapped), axis_resources / axis_sizes that are not dicts."""
+
+
+class UnboundAxisError(NamedcheckRuntimeError, NameError):
+    """A collective or named reduction inside an xmap body names an axis no enclosing xmap binds (NC705);
+    `filename` and `lineno` point at the user's source line."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None,
+                 filename: str | None = None, lineno: int | None = None) -> None:
+        where = f"{filename}:{lineno}: " if filename else ""
+        super().__init__(code, where + message, hint)
+        self.filename = filename
+        self.lineno = lineno

@@ -214,9 +214,9 @@ def test_pytree_prefix_and_dict_arguments():
     np.testing.assert_allclose(got, params["w"].sum(axis=1) + params["b"])
 
 
-def test_multiple_results_and_negative_out_axes():
+def test_multiple_results_and_dict_out_axes():
     x = jnp.arange(24.0).reshape(2, 3, 4)
-    a, b = xmap(lambda v: (v, lax.psum(v.sum(), "q")), in_axes={0: "p", 2: "q"}, out_axes=({-1: "p", 0: "q"}, ["p", ...]))(x)
+    a, b = xmap(lambda v: (v, lax.psum(v.sum(), "q")), in_axes={0: "p", 2: "q"}, out_axes=({2: "p", 0: "q"}, ["p", ...]))(x)
     np.testing.assert_allclose(a, jnp.transpose(x, (2, 1, 0)))
     np.testing.assert_allclose(b, x.sum(axis=(1, 2)))
 

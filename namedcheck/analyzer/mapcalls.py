@@ -211,6 +211,9 @@ def define(f: Frame, ref: MappedRef) -> None:
     if ref.kind == "shard_map":
         shard_map.define(f, ref)
         return
+    if ref.kind == "xmap":
+        _define_xmap(f, ref)
+        return
     if ref.kind not in ("vmap", "pmap") or not isinstance(ref.func, FuncRef) or (
             f.parent is not None and not f.env.definitive):
         return  # inside a function analysed on its own, an enclosing map may bind more names
@@ -221,6 +224,21 @@ def define(f: Frame, ref: MappedRef) -> None:
     args = [UNKNOWN] * n
     f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}),
                  as_map_body=True)
+
+
+def _define_xmap(f: Frame, ref: MappedRef) -> None:
+    """NC405 / NC406 where the xmap is written (jax 0.4.30 raised them before any call)."""
+    p = ref.params
+    in_axes = lit(p.get("in_axes"), default=UNKNOWN)
+    out_axes = lit(p.get("out_axes"), default=UNKNOWN)
+    axis_sizes = lit(p.get("axis_sizes"), default=None) if "axis_sizes" in p else {}
+    resources = lit(p.get("axis_resources"), default=None) if "axis_resources" in p else {}
+    if UNKNOWN in (in_axes, out_axes) or not isinstance(axis_sizes, dict) or not isinstance(resources, dict):
+        return
+    try:
+        maps.check_xmap_written(in_axes, out_axes, axis_sizes, resources)
+    except RuleError as e:
+        f.report(param_node(ref, "out_axes" if e.code == "NC405" else "axis_resources"), e)
 
 
 def _has_pytree_dict(spec: Any) -> bool:
@@ -353,3 +371,27 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
 
 
 __all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]
+
+
+# ---- loop resources ---------------------------------------------------------------------------------
+
+def serial_loop_axes(f: Frame, node: cst.BaseExpression) -> list[tuple[str | None, Any]]:
+    """`with serial_loop('l', 4):` (namedcheck's or jax.experimental.maps'): the loop resource it
+    defines, as (name, length); a name that is not a literal is None."""
+    if not isinstance(node, cst.Call) or not node.args:
+        return []
+    func = node.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    if name != "serial_loop":
+        return []
+    axis = lit(f.ev(node.args[0].value), default=None)
+    size = lit(f.ev(node.args[1].value), default=None) if len(node.args) > 1 else None
+    return [(axis if isinstance(axis, str) else None, size if isinstance(size, int) else None)]
+
+
+def with_loops(mesh: MeshInfo | None, loops: list[tuple[str | None, Any]]) -> MeshInfo:
+    """The resources in scope inside `with serial_loop(...)`: the mesh's axes and the loops (open when
+    no mesh is known here, so axis_resources naming a mesh entered elsewhere stay unproven)."""
+    known = tuple((n, s) for n, s in loops if n is not None)
+    is_open = mesh is None or mesh.open or any(n is None for n, _ in loops)
+    return MeshInfo((mesh.axes if mesh is not None else ()) + known, open=is_open)

@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration
+from namedcheck.analyzer import iteration, mapcalls
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -62,12 +62,16 @@ class Statements(FrameState):
             self.loop(s, lambda f: None)
         elif isinstance(s, cst.With):
             saved = self.env
+            loops = []
             for item in s.items:
                 v = self.ev(item.item)
                 if isinstance(v, MeshVal):  # `with Mesh(...)`, `with jax.set_mesh(mesh)`
                     self.env = replace(self.env, mesh=v.info)
+                loops.extend(mapcalls.serial_loop_axes(self, item.item))
                 if item.asname is not None:
                     self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)
+            if loops:  # `with serial_loop(name, n):` adds a resource axis for xmaps in the block
+                self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
             self.run_block(s.body)
             self.env = saved
         elif isinstance(s, cst.Try | cst.TryStar):

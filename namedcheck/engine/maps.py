@@ -143,10 +143,20 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, An
 
 # ---- pytree prefixes ----------------------------------------------------------------------------
 
+def _axes_leaf_item(x: Any) -> bool:
+    """A pytree leaf in jax 0.4.30's sense for axis specs: not a container and not None."""
+    return x is not None and not isinstance(x, (list, tuple, dict))
+
+
 def is_axis_mapping(v: Any) -> bool:
-    """An xmap axis mapping: {int: name} or a list of names ending in `...` (as literals)."""
-    return (isinstance(v, dict) and all(isinstance(k, int) and not isinstance(k, bool) for k in v)) or (
-        isinstance(v, tuple) and bool(v) and v[-1] is ...)
+    """An xmap axis mapping leaf of an in_axes / out_axes tree, as jax 0.4.30 read it: a dict whose values
+    are all leaves, or a list / tuple whose non-None items are all leaves (names, `...`). Anything else
+    is a container of mappings (or, for a plain name, a malformed entry)."""
+    if isinstance(v, AxisMapping):
+        return True
+    if isinstance(v, dict):
+        return all(_axes_leaf_item(x) for x in v.values())
+    return isinstance(v, (list, tuple)) and all(_axes_leaf_item(x) for x in v if x is not None)
 
 
 def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
@@ -232,51 +242,123 @@ def add_axis_sizes(sizes: dict[str, tuple[Any, str]], axis_sizes: dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class AxisMapping:
-    """One xmap axis mapping: positional index -> name (a dict, or a list ending in `...`)."""
+    """One xmap axis mapping: positional index -> name (a dict, or a list of names / None, optionally
+    ending in `...`). `rank`: the exact rank a list without `...` asserts; `written`: the mapping as the
+    user wrote it (for messages)."""
 
     pairs: tuple[tuple[int, str], ...]
     prefix: bool  # list form: the leading positional axes
+    rank: int | None = None
+    written: str = ""
+
+    def __repr__(self) -> str:
+        return self.written or format_mapping(dict((p, n) for p, n in self.pairs))
 
 
 def format_mapping(v: Any) -> str:
-    """Axis mappings (and trees of them) as the user writes them: `['i', ...]`, `{0: 'i'}`, `(['i', ...],)`."""
+    """An axis mapping (or any in_axes / out_axes value) as written: `['i', None, ...]`, `{0: 'i'}`."""
+    if v is ...:
+        return "..."
     if isinstance(v, AxisMapping):
-        if v.prefix:
-            return "[" + "".join(f"{n!r}, " for _, n in v.pairs) + "...]"
-        return "{" + ", ".join(f"{p}: {n!r}" for p, n in v.pairs) + "}"
-    if isinstance(v, tuple):
-        return "(" + ", ".join(map(format_mapping, v)) + ("," if len(v) == 1 else "") + ")"
-    if isinstance(v, list):
-        return "[" + ", ".join(map(format_mapping, v)) + "]"
+        return repr(v)
     if isinstance(v, dict):
-        return "{" + ", ".join(f"{k!r}: {format_mapping(x)}" for k, x in v.items()) + "}"
-    return "..." if v is ... else repr(v)
+        return "{" + ", ".join(f"{format_mapping(k)}: {format_mapping(x)}" for k, x in v.items()) + "}"
+    if isinstance(v, list):
+        return "[" + ", ".join(format_mapping(x) for x in v) + "]"
+    if isinstance(v, tuple):
+        return "(" + ", ".join(format_mapping(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    return repr(v)
+
+
+_GRAMMAR = ("an axis mapping is a list of names (None for a dim that stays positional), optionally ending in "
+            "`...`, or a dict {position: name}")
 
 
 def parse_mapping(v: Any, what: str) -> AxisMapping:
-    """A literal mapping: {0: 'x', 2: 'y'} or ['a', 'b', ...] (NC402 for repeated names)."""
-    if isinstance(v, dict):
-        pairs = []
-        for k, n in v.items():
-            if not isinstance(k, int) or isinstance(k, bool) or not isinstance(n, str):
-                raise RuleError("NC401", f"{what}: an axis mapping dict maps int positions to names; found {k!r}: {n!r}")
-            pairs.append((k, n))
-        m = AxisMapping(tuple(pairs), False)
-    elif isinstance(v, (list, tuple)) and (not v or v[-1] is ...):
-        names = list(v[:-1]) if v else []
-        if any(not isinstance(n, str) for n in names):
-            raise RuleError("NC401", f"{what}: a list axis mapping holds names then `...`; found {v!r}")
-        m = AxisMapping(tuple(enumerate(names)), True)
+    """One mapping, read as jax 0.4.30 read it: {0: 'x', 2: 'y'}; ['a', None, 'b'] (exactly that rank);
+    ['a', 'b', ...] (at least). NC401 for anything else, NC402 for a repeated name or a negative position."""
+    if isinstance(v, AxisMapping):
+        return v
+    written = format_mapping(v)
+    if isinstance(v, dict) and all(isinstance(k, int) and not isinstance(k, bool) for k in v):
+        pairs = tuple(v.items())
+        m = AxisMapping(pairs, False, None, written)
+    elif isinstance(v, (list, tuple)):
+        ellipsis = bool(v) and v[-1] is ...
+        entries = list(v[:-1]) if ellipsis else list(v)
+        m = AxisMapping(tuple((i, n) for i, n in enumerate(entries) if n is not None), True,
+                        None if ellipsis else len(entries), written)
     else:
-        raise RuleError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]); found "
-                                 f"{format_mapping(v)}",
-                        hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else None)
+        raise RuleError("NC401", f"{what}: cannot read {written} as an axis mapping: expected a list or a dict",
+                        hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else _GRAMMAR)
+    for pos, n in m.pairs:
+        if not isinstance(n, str):
+            raise RuleError("NC401", f"{what}: axis mapping {written} holds {format_mapping(n)} where an axis name "
+                                     f"(a str) belongs", hint=_GRAMMAR)
+        if pos < 0:
+            raise RuleError("NC402", f"{what}: axis mapping {written} maps the negative position {pos}; xmap "
+                                     f"takes positions >= 0", hint="count positions from the front")
     names = [n for _, n in m.pairs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping",
+        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping ({written})",
                         hint="give each mapped positional axis its own name")
     return m
+
+
+def check_rank(m: AxisMapping, nd: int, what: str, role: str) -> None:
+    """NC402: a list mapping without `...` states the exact rank of its value (`role`: in_axes / out_axes)."""
+    if m.rank is not None and nd != m.rank:
+        raise RuleError("NC402", f"{what}: {role} {m!r} lists {m.rank} dimension{'s' if m.rank != 1 else ''}, "
+                                 f"so the value must have rank {m.rank}, but it has rank {nd}",
+                        hint=f"end the list with `...` ({format_mapping([*[dict(m.pairs).get(i) for i in range(m.rank)], ...])}) "
+                             "to leave further dimensions positional")
+
+
+def mapping_leaves(spec: Any) -> list[Any]:
+    """The axis mappings of a literal in_axes / out_axes tree (containers walked; NC401 for another leaf)."""
+    if is_axis_mapping(spec):
+        return [spec]
+    if isinstance(spec, (list, tuple)):
+        return [m for s in spec for m in mapping_leaves(s)]
+    if isinstance(spec, dict):
+        return [m for s in spec.values() for m in mapping_leaves(s)]
+    raise RuleError("NC401", f"cannot read {format_mapping(spec)} as an axis mapping")
+
+
+def check_xmap_written(in_axes: Any, out_axes: Any, axis_sizes: Any, resources: Any) -> None:
+    """What an xmap's own arguments prove before any call: out_axes (NC405) and axis_resources (NC406)
+    name only axes in_axes or axis_sizes define. Mappings that do not parse are left to the call."""
+    try:
+        ins = [parse_mapping(m, "in_axes") for m in mapping_leaves(in_axes)]
+    except RuleError:
+        return
+    try:
+        outs = [parse_mapping(m, "out_axes") for m in mapping_leaves(out_axes)]
+    except RuleError:
+        outs = []
+    check_defined(outs, resources, defined_names(ins, axis_sizes))
+
+
+def defined_names(in_maps: Sequence[AxisMapping], axis_sizes: Any) -> set[str]:
+    """The names an xmap defines: in its in_axes mappings and its axis_sizes."""
+    return {n for m in in_maps for _, n in m.pairs} | set(axis_sizes or ())
+
+
+def check_defined(out_maps: Sequence[AxisMapping], resources: Any, defined: set[str]) -> None:
+    """What jax 0.4.30 checked when xmap was called with its arguments: out_axes (NC405) and
+    axis_resources (NC406) name only axes that in_axes or axis_sizes define."""
+    known = ", ".join(map(repr, sorted(defined))) or "none"
+    for m in out_maps:
+        for _, n in m.pairs:
+            if n not in defined:
+                raise RuleError("NC405", f"out_axes {m!r} names {n!r}, which neither in_axes nor axis_sizes "
+                                         f"defines (defined: {known})",
+                                hint=f"map {n!r} in in_axes, or give its size in axis_sizes")
+    for n in resources or ():
+        if n not in defined:
+            raise RuleError("NC406", f"axis_resources maps {n!r}, which neither in_axes nor axis_sizes defines "
+                                     f"(defined: {known})")
 
 
 def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[Any, str]],
@@ -285,6 +367,7 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     if arg.has_ellipsis:
         raise ValueError
     nd = len(arg.shape)
+    check_rank(m, nd, what, "in_axes")
     idx = []
     for pos, name in m.pairs:
         if not -nd <= pos < nd:
@@ -325,6 +408,7 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> 
                         hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning")
     if res.has_ellipsis:
         raise ValueError
+    check_rank(m, len(res.shape) + len(m.pairs), what, "out_axes")
     slots = out_positions(m, len(res.shape) + len(m.pairs))
     dims = iter(res.shape)
     shape = [next(dims) if s is None else (named.pop(s) if s in named else own[s]) for s in slots]
@@ -582,5 +666,5 @@ def union_varying(values: Sequence[Any]) -> frozenset[str]:
 
 
 __all__ = ["AxisEnv", "EMPTY_ENV", "MeshInfo", "Spec", "AxisMapping", "check_cooccurrence", "check_resources",
-           "parse_mapping", "xmap_in", "xmap_out", "vmap_in", "vmap_out", "shard_in", "shard_out", "check_carry",
+           "parse_mapping", "format_mapping", "check_rank", "check_defined", "defined_names", "xmap_in", "xmap_out", "vmap_in", "vmap_out", "shard_in", "shard_out", "check_carry",
            "check_branches", "union_varying", "union_named"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import jax
@@ -84,6 +85,10 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float32, axis: int | s
     """`jax.nn.one_hot`; with a named `axis` the classes are that named axis (`x == axis_index(axis)`)."""
     if not isinstance(axis, str):
         return jax.nn.one_hot(x, num_classes, dtype=dtype, axis=axis, **kwargs)
+    size = context.bound_axes().get(axis)
+    if size is not None and num_classes != size:
+        raise XmapError("NC403", f"one_hot(..., num_classes={num_classes}, axis={axis!r}): the classes are named "
+                                 f"axis {axis!r}, which has size {size}", hint=f"pass num_classes={size}")
     return (jnp.asarray(x)[...] == lax.axis_index(axis)).astype(dtype)
 
 
@@ -95,20 +100,19 @@ def einsum(spec: str, *operands: Any, **kwargs: Any) -> Any:
     """
     if "{" not in spec:
         return jnp.einsum(spec, *operands, **kwargs)
-    if len(operands) < 2:
-        raise XmapError("NC702", f"einsum {spec!r}: named axes in braces need two operands at least "
-                                 f"(found {len(operands)})")
     inputs, out = parse_spec_checked(spec, len(operands))
     ops = [jnp.asarray(o) for o in operands]
     named = [context.named_shape_of(o) for o in ops]
-    if all(n is not None for n in named):
-        try:
-            einsum_type(spec, [context.engine_type(o, n) for o, n in zip(ops, named)],
-                        [f"operand {i}" for i in range(len(ops))])
-        except RuleError as e:
-            raise XmapError(e.code, e.message, e.hint) from None
-        except Unprovable:
-            pass
+    # Named shapes not observable here (the per-instance trace): the positional part is still checked.
+    types = [context.engine_type(o, n) if n is not None else
+             replace(context.engine_type(o, dict.fromkeys(t.names)), named_open=True)
+             for o, n, t in zip(ops, named, inputs)]
+    try:
+        einsum_type(spec, types, [f"operand {i}" for i in range(len(ops))])
+    except RuleError as e:
+        raise XmapError(e.code, e.message, e.hint) from None
+    except Unprovable:
+        pass
     positional = ",".join(t.letters.replace(".", "...") for t in inputs)
     if out is not None:
         positional += "->" + out.letters.replace(".", "...")

@@ -15,6 +15,7 @@ How a call runs (all of it at trace time; a compiled call is one `jax.jit` dispa
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax import tree_util
 from jax._src import core
 from jax._src import mesh as mesh_lib
@@ -34,18 +36,23 @@ from namedcheck.engine.maps import (
     AxisMapping,
     MeshInfo,
     add_axis_sizes,
+    check_defined,
     check_resources,
+    defined_names,
     format_mapping,
+    is_axis_mapping,
     out_positions,
     parse_mapping,
     xmap_in,
     xmap_out,
 )
 from namedcheck.engine.values import ArrayType
-from namedcheck.errors import AxisMappingError, NamedAxisError, XmapError
-from namedcheck.runtime import context
+from namedcheck.errors import AxisMappingError, BadInputError, NamedAxisError, UnboundAxisError, XmapError
+from namedcheck.runtime import collectives, context
 from namedcheck.runtime.contract import fuse_contractions
 from namedcheck.runtime.named_pass import NamedShapePass, user_line
+
+assert collectives  # imported for its ppermute batching rule (partial permutations)
 
 # ---- serial loops (the "time" resource of the original) -----------------------------------------
 
@@ -87,28 +94,20 @@ def serial_loop(name: str, length: int) -> Iterator[None]:
 # ---- argument handling --------------------------------------------------------------------------
 
 
-def _is_mapping_leaf(v: Any) -> bool:
-    if isinstance(v, AxisMapping):
-        return True
-    if isinstance(v, dict):
-        return all(isinstance(k, int) and not isinstance(k, bool) for k in v)
-    return isinstance(v, list) and (not v or v[-1] is ...)
-
-
 def _to_mappings(spec: Any, what: str) -> Any:
-    """Replace every axis mapping of an in_axes / out_axes tree by an engine AxisMapping leaf."""
-    if _is_mapping_leaf(spec):
+    """Replace every axis mapping of an in_axes / out_axes tree by an engine AxisMapping leaf (the
+    engine's `is_axis_mapping` / `parse_mapping`: jax 0.4.30's grammar)."""
+    if is_axis_mapping(spec) or not isinstance(spec, (list, tuple, dict)) or spec is None:
+        if spec is None:
+            raise AxisMappingError("NC401", f"{what}: found None where an axis mapping or a container of them "
+                                            f"belongs", hint="write {} for values that stay positional")
         try:
             return parse_mapping(spec, what)
         except RuleError as e:
             raise _error(e) from None
     if isinstance(spec, (list, tuple)):
         return tuple(_to_mappings(s, what) for s in spec)
-    if isinstance(spec, dict):
-        return {k: _to_mappings(v, what) for k, v in spec.items()}
-    raise AxisMappingError("NC401", f"{what}: expected an axis mapping ({{0: 'name'}} or ['name', ...]) or a "
-                                    f"container of them; found {format_mapping(spec)}",
-                           f"write [{spec!r}, ...] to map the leading axis to {spec!r}" if isinstance(spec, str) else None)
+    return {k: _to_mappings(v, what) for k, v in spec.items()}
 
 
 def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
@@ -146,10 +145,43 @@ def _error(e: RuleError) -> XmapError:
     return cls(e.code, e.message, e.hint)
 
 
+_RESOURCES_FORM = "axis_resources is a dict {axis name: mesh axis name, SerialLoop(n), or a tuple of them}"
+
+
 def _resources(axis_resources: Any) -> dict[str, tuple[Hashable, ...]]:
+    """axis_resources as {name: resources}; BadInputError (NC406) for anything but that dict."""
+    if axis_resources is None:
+        return {}
+    if not isinstance(axis_resources, dict):
+        raise BadInputError("NC406", f"xmap axis_resources: expected a dict; found {type(axis_resources).__name__} "
+                                     f"{axis_resources!r}", hint=f"{_RESOURCES_FORM}, e.g. {{'batch': 'x'}}")
     out: dict[str, tuple[Hashable, ...]] = {}
-    for name, res in dict(axis_resources or {}).items():
-        out[name] = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+    for name, res in axis_resources.items():
+        items = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+        for r in items:
+            if not isinstance(r, (str, SerialLoop)):
+                raise BadInputError("NC406", f"xmap axis_resources[{name!r}]: expected a mesh axis name or "
+                                             f"SerialLoop; found {type(r).__name__} {r!r}", hint=_RESOURCES_FORM)
+        out[name] = items
+    return out
+
+
+_MAX_AXIS_SIZE = 2**31 - 1
+
+
+def _axis_sizes(axis_sizes: Any) -> dict[str, int]:
+    """axis_sizes as {name: int}; XmapError (NC403) for a size that is not an int in 0 .. 2**31-1."""
+    if axis_sizes is None:
+        return {}
+    if not isinstance(axis_sizes, dict):
+        raise BadInputError("NC403", f"xmap axis_sizes: expected a dict {{axis name: size}}; found "
+                                     f"{type(axis_sizes).__name__} {axis_sizes!r}")
+    out = {}
+    for n, s in axis_sizes.items():
+        if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= _MAX_AXIS_SIZE:
+            raise XmapError("NC403", f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints from 0 to "
+                                     f"{_MAX_AXIS_SIZE}")
+        out[str(n)] = s
     return out
 
 
@@ -186,34 +218,93 @@ class XMapped:
                  axis_resources: Any, donate_argnums: int | Sequence[int], backend: str | None) -> None:
         if not callable(fun):
             raise TypeError(f"xmap: the first argument must be callable; found {type(fun).__name__}")
-        if isinstance(in_axes, list) and not _is_mapping_leaf(in_axes):
-            in_axes = tuple(in_axes)
-        if isinstance(out_axes, list) and not _is_mapping_leaf(out_axes):
-            out_axes = tuple(out_axes)
+        if isinstance(in_axes, list) and not is_axis_mapping(in_axes):
+            in_axes = tuple(in_axes)  # a list of per-argument entries reads as a tuple (as in jax 0.4.30)
         self.fun = fun
-        self.in_axes = _to_mappings(in_axes, "xmap in_axes")
+        self.in_axes = () if in_axes == () else _to_mappings(in_axes, "xmap in_axes")
         self.out_axes = _to_mappings(out_axes, "xmap out_axes")
-        self.axis_sizes = {str(k): v for k, v in dict(axis_sizes or {}).items()}
-        for n, s in self.axis_sizes.items():
-            if not isinstance(s, int) or isinstance(s, bool) or s < 0:
-                raise XmapError("NC403", f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints >= 0")
+        self.axis_sizes = _axis_sizes(axis_sizes)
         self.resources = _resources(axis_resources)
+        self._placed_ok: set[Any] = set()  # argument placements already found to agree with axis_resources
+        in_leaves = tree_util.tree_leaves(self.in_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
+        out_leaves = tree_util.tree_leaves(self.out_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
+        try:
+            check_defined(out_leaves, self.resources, defined_names(in_leaves, self.axis_sizes))
+        except RuleError as e:
+            raise _error(e) from None
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         # With resources the mesh in scope is part of the compiled program (a static argument).
         self._jitted = jax.jit(self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate),
                                backend=backend)
         self._jitted_meshless = jax.jit(functools.partial(self._impl, None), donate_argnums=donate,
                                         backend=backend)
-        functools.update_wrapper(self, fun)
+        functools.update_wrapper(self, fun, updated=())  # never copy a wrapped XMapped's state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             raise TypeError("xmap: keyword arguments are not supported; pass the arrays positionally")
         mesh = current_mesh() if self.resources else None
+        plain = True
         for a in args:
-            if isinstance(a, core.Tracer):
+            if isinstance(a, core.Tracer) or _bound_meshes():
                 return self._impl(mesh, *args)  # inside a trace: inline, so named axes stay visible
+            plain = plain and isinstance(a, _ARRAY_TYPES)
+        if not plain:
+            self._check_arguments(args)
+        if mesh is not None and self.resources:
+            self._check_placed(args, mesh)
         return self._jitted(mesh, *args) if self.resources else self._jitted_meshless(*args)
+
+    def lower(self, *args: Any) -> Any:
+        """Ahead-of-time lowering (`.lower(*args).compile()`), as jax 0.4.30's `xmap(...).lower`."""
+        self._check_arguments(args)
+        if self.resources:
+            mesh = current_mesh()
+            if mesh is not None:
+                self._check_placed(args, mesh)
+            return self._jitted.lower(mesh, *args)
+        return self._jitted_meshless.lower(*args)
+
+    def _check_arguments(self, args: tuple[Any, ...]) -> None:
+        """Every argument leaf is an array (or a Python number); None only where in_axes maps nothing."""
+        leaves, tree = tree_util.tree_flatten(args, is_leaf=lambda v: v is None)
+        maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
+        for i, (x, m) in enumerate(zip(leaves, maps)):
+            if x is None and m.pairs:
+                raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps "
+                                             f"it with {m!r}", hint="pass an array there")
+            if x is not None and not isinstance(x, _ARRAY_TYPES) and not hasattr(x, "__jax_array__"):
+                raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
+                                             f"({_short(x)}); xmap takes arrays (jax or numpy arrays, Python "
+                                             f"numbers) and pytrees of them")
+
+    def _check_placed(self, args: tuple[Any, ...], mesh: Any) -> None:
+        """An argument already placed on the mesh with a NamedSharding must be placed the way
+        axis_resources asks (jax 0.4.30 rejected any other partitioning)."""
+        leaves, tree = tree_util.tree_flatten(args)
+        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(jnp.ndim(x) for x in leaves))
+        if key in self._placed_ok:
+            return
+        placed = [(i, x) for i, x in enumerate(leaves) if isinstance(getattr(x, "sharding", None), NamedSharding)
+                  and not x.sharding.is_fully_replicated]
+        if not placed:
+            self._placed_ok.add(key)
+            return
+        maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
+        for i, x in placed:
+            m = maps[i]
+            entries: list[tuple[str, ...]] = [()] * x.ndim
+            for pos, name in m.pairs:
+                if 0 <= pos < x.ndim:
+                    entries[pos] = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str))
+            want = _spec(entries)
+            got = x.sharding.spec
+            if _norm_spec(got, x.ndim) != _norm_spec(want, x.ndim) or x.sharding.mesh.shape != mesh.shape:
+                raise XmapError("NC501", f"xmap: {_leaf_label(tree, i, 'argument')} is placed with {got} on a mesh "
+                                         f"{dict(x.sharding.mesh.shape)}, but axis_resources and in_axes {m!r} ask "
+                                         f"for {want} on the mesh in scope {dict(mesh.shape)}",
+                                hint="place it with NamedSharding(mesh, " + f"{want}) or pass it unplaced")
+        self._placed_ok.add(key)
 
     def __repr__(self) -> str:
         return f"xmap({getattr(self.fun, '__name__', self.fun)!r})"
@@ -221,6 +312,11 @@ class XMapped:
     # -- the traced program -------------------------------------------------------------------
 
     def _impl(self, mesh: Any, *args: Any) -> Any:
+        enclosing = _bound_meshes()
+        if enclosing and (mesh if mesh is not None else current_mesh()) != enclosing[-1]:
+            raise XmapError("NC501", "xmap called inside an xmap body under a different mesh than the enclosing "
+                                     "xmap's; the physical mesh cannot change inside xmap",
+                            hint="enter the mesh (`with jax.set_mesh(mesh):`) outside the outermost xmap")
         leaves, in_tree = tree_util.tree_flatten(args)
         leaves = [jnp.asarray(x) for x in leaves]
         maps = _flatten_prefix("xmap in_axes", in_tree, self.in_axes)
@@ -238,11 +334,6 @@ class XMapped:
         own = {n: s for n, (s, _) in sizes.items()}
         order = _order(maps, self.axis_sizes)
         self._check_resources(own, mesh)
-        for m in tree_util.tree_leaves(self.out_axes, is_leaf=lambda v: isinstance(v, AxisMapping)):
-            try:  # NC405 before the body runs: out_axes may only place axes this xmap defines
-                xmap_out(ArrayType.make(None, (1,) * 64), m, own, "xmap out_axes")  # any rank: names only
-            except RuleError as e:
-                raise _error(e) from None
 
         # The named-shape pass: the body per instance, with every name bound.
         out_store: dict[str, Any] = {}
@@ -254,8 +345,11 @@ class XMapped:
 
         avals = [jax.ShapeDtypeStruct(t.shape, x.dtype) for t, x in zip(per_instance, leaves)]
         axis_env = [*outer.items(), *((n, own[n]) for n in order)]
-        with context.binding(own), context.names_unobservable():
-            closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
+        with context.binding(own), context.names_unobservable(), _binding_mesh(mesh or current_mesh()):
+            try:
+                closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
+            except NameError as e:
+                raise _unbound(e, self.fun, axis_env) from None
         out_tree = out_store["tree"]
         out_maps = _flatten_prefix("xmap out_axes", out_tree, self.out_axes)
         collective_axes = self._named_pass(closed, leaves, maps, out_maps, own, out_tree)
@@ -275,7 +369,7 @@ class XMapped:
                          spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
             if steps > 1:
                 f = _serially(f, steps, in_has, out_has)
-        with context.binding(own):
+        with context.binding(own), _binding_mesh(mesh or current_mesh()):
             program = jax.make_jaxpr(f, axis_env=list(outer.items()))(
                 *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved])
         outs = core.jaxpr_as_fun(fuse_contractions(program))(*moved)
@@ -363,6 +457,67 @@ def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: An
     """Map `fun` over named axes: `in_axes` names positional axes of the arguments, `out_axes` places
     the named axes of the results; `axis_resources` partitions named axes over mesh axes."""
     return XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
+
+
+# ---- argument kinds, meshes of enclosing bodies, unbound names ---------------------------------
+
+
+_ARRAY_TYPES = (jax.Array, np.ndarray, np.generic, bool, int, float, complex)
+_body_meshes = threading.local()
+
+
+def _bound_meshes() -> list[Any]:
+    """The meshes in scope of the xmaps whose bodies are being traced (outermost first)."""
+    return getattr(_body_meshes, "stack", [])
+
+
+@contextmanager
+def _binding_mesh(mesh: Any) -> Iterator[None]:
+    prev = _bound_meshes()
+    _body_meshes.stack = [*prev, mesh]
+    try:
+        yield
+    finally:
+        _body_meshes.stack = prev
+
+
+def _short(x: Any) -> str:
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _norm_spec(spec: Any, ndim: int) -> tuple[tuple[str, ...], ...]:
+    """A PartitionSpec as one tuple of mesh axes per dim (trailing dims unsplit)."""
+    entries = list(spec) + [None] * (ndim - len(spec))
+    return tuple(() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in entries[:ndim])
+
+
+def _unbound(e: NameError, fun: Callable[..., Any], axis_env: list[tuple[str, int]]) -> Exception:
+    """JAX's NameError for an unbound axis name, as NC705 at the user's line (other NameErrors as they are)."""
+    found = re.search(r"unbound axis name: ([^.\s]+)", str(e))
+    if not found:
+        return e
+    name = found.group(1)
+    filename, line = _user_frame(e, fun)
+    bound = ", ".join(repr(n) for n, _ in axis_env) or "none"
+    return UnboundAxisError("NC705", f"the xmap body names axis {name!r}, which no enclosing xmap binds "
+                                     f"(bound here: {bound})",
+                            "bind it with in_axes or axis_sizes, or fix the name", filename, line)
+
+
+def _user_frame(e: BaseException, fun: Callable[..., Any]) -> tuple[str | None, int | None]:
+    """The innermost traceback frame outside jax and namedcheck (the user's line)."""
+    found: tuple[str | None, int | None] = (None, None)
+    tb = e.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if "/jax/" not in name and "/namedcheck/" not in name and "/jaxlib/" not in name:
+            found = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    if found[0] is None:
+        code = getattr(fun, "__code__", None)
+        return (code.co_filename, code.co_firstlineno) if code else (None, None)
+    return found
 
 
 # ---- positions ----------------------------------------------------------------------------------
