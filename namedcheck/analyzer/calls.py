@@ -6,8 +6,9 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, mapcalls, mutation, shardings
+from namedcheck.analyzer import classes, iteration, mapcalls, mutation, shardings
 from namedcheck.analyzer.refs import (
+    ClassInfo,
     DevicesVal,
     FuncRef,
     GradRef,
@@ -98,8 +99,9 @@ class Calls(FrameState):
                     and func.name == "reshape":
                 pos = [Seq((pos[0],))]
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
-        if isinstance(func, FuncRef):
-            return self.an.call_function(func, pos, kw, nodes, node, self, as_map_body)
+        if isinstance(func, FuncRef):  # analysed by the analyzer of its own module (another project module's)
+            owner = getattr(func.scope, "an", None) or self.an
+            return owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
         if isinstance(func, PartialRef):
             return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
                                    [None] * len(func.args) + nodes, kwl, node, None, as_map_body)
@@ -116,6 +118,8 @@ class Calls(FrameState):
             if func.with_value:
                 return Seq((Seq((value, aux)) if func.has_aux else value, g))
             return g
+        if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`
+            return classes.construct(func, pos, kw)
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
             return pos[0].with_dtype(func.code)
         return UNKNOWN

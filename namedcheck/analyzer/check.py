@@ -6,6 +6,8 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -15,7 +17,10 @@ from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.stubs import op_table
 
 
-def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False) -> list[Diagnostic]:
+def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
+                 project: Any = None, file: Path | None = None) -> list[Diagnostic]:
+    """`project` (analyzer/project.py): the file's imports of the project's modules are followed; the
+    result then also holds diagnostics its calls cause inside those modules. `file`: where it lives."""
     if not force and not is_relevant(source):
         return []
     try:
@@ -27,14 +32,28 @@ def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force
         return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")]
     try:
         with _deep_recursion():
-            an = ModuleAnalyzer(module, op_table(stub_paths))
+            an = _analyzer(module, stub_paths, project, file or Path(path))
             an.run()
-            return an.diagnostics(path, source.splitlines())
+            found = an.diagnostics(path, source.splitlines())
+            if project is not None:
+                found = sorted(set(found) | set(project.dependency_diagnostics()))
+            return found
     except RecursionError:
         return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")]
     except Exception as e:
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")]
+
+
+def _analyzer(module: cst.Module, stub_paths: tuple[str, ...], project: Any, file: Path,
+              **kw: Any) -> ModuleAnalyzer:
+    """The analyzer of a checked file, placed in its project when there is one."""
+    if project is None:
+        return ModuleAnalyzer(module, op_table(stub_paths), **kw)
+    project.begin_target()
+    named = project.index.module_name(file)
+    name, is_package = named if named is not None else (None, False)
+    return ModuleAnalyzer(module, op_table(stub_paths), project=project, modname=name, is_package=is_package, **kw)
 
 
 @contextmanager
@@ -66,20 +85,41 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
         return an.diagnostics(path, source.splitlines()), an.revealed_by_line()
 
 
-def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ()) \
+def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None) \
         -> tuple[list[Diagnostic], dict[tuple[int, int, int, int], object]]:
     """What the mypy plugin needs from one file: the diagnostics `check_source` gives, and the value
-    of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises."""
+    of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises.
+    The file's project (`project_for(path)` unless given) is used as the CLI uses it; diagnostics
+    inside other modules are left to their own files."""
     if not is_relevant(source):
         return [], {}
+    if project is None:
+        project = project_for(path, stub_paths)
     try:
         module = cst.parse_module(source)
     except Exception:
         return check_source(source, path, stub_paths), {}
     try:
         with _deep_recursion():
-            an = ModuleAnalyzer(module, op_table(stub_paths), record_types=True)
+            an = _analyzer(module, stub_paths, project, Path(path), record_types=True)
             an.run()
             return an.diagnostics(path, source.splitlines()), an.types_by_span()
     except Exception:
         return check_source(source, path, stub_paths), {}
+
+
+_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
+def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) -> Any:
+    """The project of a file (one per set of roots in this process, modules loaded lazily); None when
+    the file's project cannot be determined."""
+    from namedcheck.analyzer.project import Project, ProjectIndex
+    try:
+        index = ProjectIndex.for_paths([*(roots_from or []), path])
+    except OSError:
+        return None
+    key = (tuple(str(r) for r in index.roots), stub_paths)
+    if key not in _PROJECTS:
+        _PROJECTS[key] = Project(index, op_table(stub_paths))
+    return _PROJECTS[key]

@@ -200,6 +200,10 @@ class Expressions(FrameState):
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
         if isinstance(recv, QualRef):
+            project = getattr(self.an, "project", None)
+            if project is not None and project.owns(recv.name):  # `layers.dense`, `pkg.config.CONFIG`
+                v = project.resolve(f"{recv.name}.{attr}")
+                return v if v is not None else UNKNOWN
             mod = canonical_name(recv.name + ".x").rpartition(".")[0]
             if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):
                 return DtypeRef(ALIASES[attr])
@@ -209,6 +213,9 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef):
+            built = recv.field_value(attr)
+            if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
+                return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:

@@ -27,18 +27,36 @@ class FuncRef:
 
 @dataclass(eq=False, slots=True)
 class ClassInfo:
-    """A class of the module: its annotated fields (dataclass / equinox / flax style) and methods."""
+    """A class of the module: its annotated fields (dataclass / equinox / flax style) and methods.
+    `kind` says how calling the class binds its fields: "fields" (a dataclass, NamedTuple, flax linen
+    module: positional arguments in `order`, then `defaults`), "" (not known: an instance is opaque)."""
 
     name: str
     fields: dict[str, Any] = field(default_factory=dict)
     methods: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
+    order: list[str] = field(default_factory=list)  # every field, annotated or not, in definition order
+    defaults: dict[str, Any] = field(default_factory=dict)  # class-body values of fields and constants
+    bases: tuple[str, ...] = ()  # canonical names of library bases (`flax.linen.Module`)
+    mutated: bool = False  # an attribute of a built instance was assigned somewhere: built values are not known
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(frozen=True, slots=True)
 class InstanceRef:
-    """`self` inside a method: attribute reads give the annotated field types."""
+    """`self` inside a method (attribute reads give the annotated field types), or an instance built by
+    calling the class (`values`: its fields as bound by the call)."""
 
     cls: ClassInfo
+    values: tuple[tuple[str, Any], ...] | None = None
+
+    def field_value(self, name: str) -> Any:
+        """The value a built instance holds for a field (None when not a field or not built)."""
+        if self.values is None or self.cls.mutated:
+            return None
+        for k, v in self.values:
+            if k == name:
+                return v
+        return None
 
 
 @dataclass(frozen=True, slots=True)

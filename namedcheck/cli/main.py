@@ -17,8 +17,8 @@ from namedcheck.engine.codes import CODES, matches
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagnostic]:
-    display, path, stub_paths, cache_root = job
+def _check_file(job: tuple[str, str, tuple[str, ...], str | None, tuple[str, ...]]) -> list[Diagnostic]:
+    display, path, stub_paths, cache_root, project_paths = job
     try:
         data = Path(path).read_bytes()
     except OSError as e:
@@ -28,18 +28,21 @@ def _check_file(job: tuple[str, str, tuple[str, ...], str | None]) -> list[Diagn
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return [Diagnostic(display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
-    if not RELEVANT.search(source):
-        return []  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+    from namedcheck.cli.discover import file_project
+    project = file_project(Path(path), stub_paths, project_paths)
+    if not RELEVANT.search(source) and not (project is not None and project.imports_project(Path(path))):
+        return []  # nothing of namedcheck, xmap or shard_map, nor of the project's modules: skipped cheaply
     cache = key = None
     if cache_root is not None:
         from namedcheck.cli.cache import ResultCache
         cache = ResultCache(Path(cache_root), stub_paths)
-        key = cache.key(display, data)
+        deps = project.dependency_fingerprint(Path(path)) if project is not None else ""
+        key = cache.key(display, data, deps)
         hit = cache.get(key)
         if hit is not None:
             return hit
     from namedcheck.analyzer.check import check_source
-    diags = check_source(source, display, stub_paths)
+    diags = check_source(source, display, stub_paths, project=project, file=Path(path))
     if cache is not None and key is not None:
         cache.put(key, diags)
     return diags
@@ -51,7 +54,8 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
         raise FileNotFoundError(", ".join(missing))
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
-    todo = [(disp, str(f), stub_paths, root) for disp, f in files]
+    project_paths = tuple(paths)
+    todo = [(disp, str(f), stub_paths, root, project_paths) for disp, f in files]
     results: list[Diagnostic] = []
     if jobs > 1 and len(todo) > 8:
         import multiprocessing
@@ -63,7 +67,8 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     else:
         for job in todo:
             results.extend(_check_file(job))
-    return sorted(results)
+    from namedcheck.cli.discover import checked_files_only
+    return checked_files_only(results, files)
 
 
 def _filter(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
