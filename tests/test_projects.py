@@ -73,12 +73,18 @@ _RUNNER = textwrap.dedent('''
 UNDER_JAX = {
     "mlp": ("src", "mlpnet.train", {"main": True, "predict_main": True, "evaluate_main": True}),
     "mlp_bugs": ("src", "mlpnet.train", {"main": False, "predict_main": False, "evaluate_main": False}),
+    "linen_lm": (".", "linenlm.train", {"train_main": True, "probe_attention": True, "probe_ffn": True}),
+    "linen_lm_bugs": (".", "linenlm.train", {"train_main": False, "probe_attention": False, "probe_ffn": False}),
 }
+NEEDS = {"linen": "flax", "nnx": "flax", "eqx": "equinox"}
 
 
 @pytest.mark.parametrize("name", sorted(UNDER_JAX))
 def test_project_under_jax(name: str) -> None:
     pytest.importorskip("jax")
+    for prefix, package in NEEDS.items():
+        if name.startswith(prefix):
+            pytest.importorskip(package, reason=f"{package} is not installed (pip install -e '.[dev]')")
     root, module, entries = UNDER_JAX[name]
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
     out = subprocess.run([sys.executable, "-c", _RUNNER, str(PROJECTS / name / root), module, *entries],

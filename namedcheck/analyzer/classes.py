@@ -62,6 +62,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                         if isinstance(t.target, cst.Name):
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
     info.order = order
+    info.mutated = _methods_assign_self(body)
     by_fields = any(b in FIELD_BASES for b in bases) or any(base.kind == "fields" for base in inherited) \
         or _decorated_dataclass(frame, c)
     if by_fields and not defines_init and not opaque_base:
@@ -105,3 +106,45 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     except TypeError:
         return UNKNOWN
     return InstanceRef(info, tuple(values.items()))
+
+
+_BUILDERS = {"__init__", "setup", "__post_init__"}
+
+
+def _methods_assign_self(body: Any) -> bool:
+    """Whether a method other than the builders assigns an attribute of `self` (`self.count.value += 1`):
+    then an instance's values may change after it is built, and are not relied on."""
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in _BUILDERS:
+            params = stmt.params.params
+            if params and _assigns_root(stmt, params[0].name.value):
+                return True
+    return False
+
+
+class _SelfAssigns(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def _check(self, target: cst.BaseExpression) -> None:
+        node = target
+        while isinstance(node, cst.Attribute | cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Name) and node.value == self.name and target is not node:
+            self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._check(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._check(node.target)
+
+
+def _assigns_root(fn: cst.FunctionDef, name: str) -> bool:
+    v = _SelfAssigns(name)
+    fn.visit(v)
+    return v.found

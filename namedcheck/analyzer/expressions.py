@@ -6,9 +6,10 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration
+from namedcheck.analyzer import iteration, modules
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, NotALiteral, literal_value, parse_annotation_subscript
 from namedcheck.analyzer.refs import (
+    BuildingRef,
     DevicesVal,
     FuncRef,
     InstanceRef,
@@ -212,7 +213,10 @@ class Expressions(FrameState):
             if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
-        if isinstance(recv, InstanceRef):
+        if isinstance(recv, InstanceRef | BuildingRef):
+            special = modules.instance_attribute(recv, attr)
+            if special is not NotImplemented:
+                return special
             built = recv.field_value(attr)
             if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
                 return built
@@ -228,6 +232,8 @@ class Expressions(FrameState):
         if isinstance(recv, ArrayType):
             if attr == "T":
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
+            if attr == "value":  # an nnx variable's array (`self.w.value`); arrays have no such attribute
+                return recv
             value = array_attribute(recv, attr)
             if value is not NotImplemented:
                 return value

@@ -24,6 +24,9 @@ class FuncRef:
     name: str
     owner: Any = None  # ClassInfo when this is an instance method
 
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
 
 @dataclass(eq=False, slots=True)
 class ClassInfo:
@@ -39,6 +42,9 @@ class ClassInfo:
     defaults: dict[str, Any] = field(default_factory=dict)  # class-body values of fields and constants
     bases: tuple[str, ...] = ()  # canonical names of library bases (`flax.linen.Module`)
     mutated: bool = False  # an attribute of a built instance was assigned somewhere: built values are not known
+
+    def __repr__(self) -> str:
+        return f"<class {self.name}>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,3 +144,29 @@ class JitRef:
     in_shardings: Any
     out_shardings: Any
     node: Any
+
+
+@dataclass(frozen=True, slots=True)
+class LayerRef:
+    """A library layer built with its constructor arguments (`nn.Dense(64)`, `nnx.Linear(4, 8, rngs=r)`):
+    calling it runs the engine's layer rule `op` (engine/ops/layers.py) on the inputs."""
+
+    op: str
+    ctor: tuple[tuple[str, Any], ...]
+
+
+@dataclass(eq=False, slots=True)
+class BuildingRef:
+    """`self` while `__init__` / linen `setup` runs: attribute assignments are recorded as the instance's
+    values (Unknown where made under a condition)."""
+
+    cls: ClassInfo
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleMethodRef:
+    """`model.apply` / `model.init` of a flax linen module instance."""
+
+    instance: InstanceRef
+    name: str

@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration
+from namedcheck.analyzer import classes, iteration, modules
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -199,6 +199,8 @@ class Statements(FrameState):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
         elif isinstance(target, cst.Attribute):
             owner = self.ev(target.value)
+            if modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
+                return
             if isinstance(owner, InstanceRef) and owner.values is not None:
                 owner.cls.mutated = True  # `cfg.batch = 8`: built instances of the class are no longer known
         # other attributes: state we do not track

@@ -47,6 +47,12 @@ _OP_ALIASES: dict[str, str] = {
     "jax.lax.xeinsum": "jax.numpy.einsum",
     "namedcheck.numpy.logsumexp": "jax.nn.logsumexp",
 }
+# flax re-exports jax's activations (`nn.gelu` is `jax.nn.gelu`)
+for _lib in ("flax.linen", "flax.nnx"):
+    for _fn in ("gelu", "relu", "silu", "swish", "sigmoid", "softmax", "log_softmax", "one_hot", "elu",
+                "leaky_relu", "softplus", "logsumexp", "standardize", "celu", "selu", "glu", "log_sigmoid"):
+        _OP_ALIASES[f"{_lib}.{_fn}"] = _OP_ALIASES.get(f"jax.nn.{_fn}", f"jax.nn.{_fn}")
+    _OP_ALIASES[f"{_lib}.tanh"] = "jax.numpy.tanh"
 
 # Array methods and attributes -> (op, how the receiver is passed).
 METHODS: dict[str, str] = {
