@@ -75,6 +75,10 @@ UNDER_JAX = {
     "mlp_bugs": ("src", "mlpnet.train", {"main": False, "predict_main": False, "evaluate_main": False}),
     "linen_lm": (".", "linenlm.train", {"train_main": True, "probe_attention": True, "probe_ffn": True}),
     "linen_lm_bugs": (".", "linenlm.train", {"train_main": False, "probe_attention": False, "probe_ffn": False}),
+    "nnx_mlp": (".", "nnxmlp.train", {"train_main": True, "predict_main": True, "probe_head": True}),
+    "nnx_mlp_bugs": (".", "nnxmlp.train", {"train_main": False, "predict_main": False, "probe_head": False}),
+    "eqx_seq": (".", "eqxseq.train", {"train_main": True, "predict_main": True}),
+    "eqx_seq_bugs": (".", "eqxseq.train", {"train_main": False, "predict_main": False}),
 }
 NEEDS = {"linen": "flax", "nnx": "flax", "eqx": "equinox"}
 

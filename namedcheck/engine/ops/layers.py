@@ -217,9 +217,10 @@ def _eqx_size(call: Call, name: str) -> int | str:
 def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
     want: tuple[Any, ...] = () if n == "scalar" else (n,)
     if len(x.shape) != len(want) or any(differ(a, b) for a, b in zip(x.shape, want)):
+        hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) > len(want) \
+            else f"build the layer with {what}={x.shape[-1] if x.shape else 'scalar'!r}, or check which array is passed"
         raise RuleError("NC203", f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
-                        f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}",
-                        "equinox layers are unbatched: map them over the batch with jax.vmap")
+                        f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
 
 
 @layer("equinox.nn.Linear")
