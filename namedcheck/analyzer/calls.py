@@ -6,14 +6,19 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, mapcalls, mutation, shardings
+from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, shardings
 from namedcheck.analyzer.refs import (
+    BuildingRef,
+    ClassInfo,
     DevicesVal,
     FuncRef,
     GradRef,
+    InstanceRef,
     JitRef,
+    LayerRef,
     MappedRef,
     MethodRef,
+    ModuleMethodRef,
     PartialRef,
     QualRef,
 )
@@ -24,6 +29,7 @@ from namedcheck.engine.attributes import length, size_value
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv
 from namedcheck.engine.names import METHODS, VARARG_METHODS, canonical_name
+from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
 
@@ -58,6 +64,9 @@ class Calls(FrameState):
         return pos, kw, nodes, kwl, ok
 
     def call(self, node: cst.Call) -> Any:
+        param = modules.self_param(self, node)  # `self.param('w', init, shape)` in a linen module
+        if param is not NotImplemented:
+            return param
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
@@ -98,8 +107,9 @@ class Calls(FrameState):
                     and func.name == "reshape":
                 pos = [Seq((pos[0],))]
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
-        if isinstance(func, FuncRef):
-            return self.an.call_function(func, pos, kw, nodes, node, self, as_map_body)
+        if isinstance(func, FuncRef):  # analysed by the analyzer of its own module (another project module's)
+            owner = getattr(func.scope, "an", None) or self.an
+            return owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
         if isinstance(func, PartialRef):
             return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
                                    [None] * len(func.args) + nodes, kwl, node, None, as_map_body)
@@ -116,6 +126,15 @@ class Calls(FrameState):
             if func.with_value:
                 return Seq((Seq((value, aux)) if func.has_aux else value, g))
             return g
+        if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
+            built = modules.construct(self, func, pos, kw, node)
+            return built if built is not NotImplemented else classes.construct(func, pos, kw)
+        if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
+            return modules.call_layer(self, func, pos, kw, nodes, kwl, node)
+        if isinstance(func, InstanceRef | BuildingRef):  # `model(x)`, `self.block(h)`
+            return modules.call_instance(self, func, pos, kw, nodes, kwl, node)
+        if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
+            return modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
             return pos[0].with_dtype(func.code)
         return UNKNOWN
@@ -127,6 +146,11 @@ class Calls(FrameState):
             return built
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
+        if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
+            return modules.build_layer(self, name, pos, kw)
+        wrapped = modules.param_wrapper(name, pos)
+        if wrapped is not NotImplemented:
+            return wrapped
         if name == "functools.partial":
             return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
         if name in ("jax.grad", "jax.value_and_grad"):

@@ -7,6 +7,8 @@ import sys
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -18,14 +20,17 @@ from namedcheck.engine.stubs import op_table
 
 
 def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
-                 limits: Limits | None = None) -> list[Diagnostic]:
-    return check_source_bounded(source, path, stub_paths, force, limits)[0]
+                 limits: Limits | None = None, project: Any = None, file: Path | None = None) -> list[Diagnostic]:
+    return check_source_bounded(source, path, stub_paths, force, limits, project, file)[0]
 
 
 def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
-                         limits: Limits | None = None) -> tuple[list[Diagnostic], bool]:
+                         limits: Limits | None = None, project: Any = None,
+                         file: Path | None = None) -> tuple[list[Diagnostic], bool]:
     """The file's diagnostics, and whether its analysis finished within the budgets of `limits` (a file
-    cut short reports what was found before the bound; the rest is Unknown, hence silent)."""
+    cut short reports what was found before the bound; the rest is Unknown, hence silent).
+    `project` (analyzer/project.py): the file's imports of the project's modules are followed; the
+    result then also holds diagnostics its calls cause inside those modules. `file`: where it lives."""
     if not force and not is_relevant(source):
         return [], True
     rejected = python_rejects(source)
@@ -39,14 +44,20 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
                            f"File does not parse: {e.message}")], True
     except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
         return [Diagnostic(path, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")], True
-    an = ModuleAnalyzer(module, op_table(stub_paths))
-    an.guard = Guard(limits or Limits())
+    an: ModuleAnalyzer | None = None
     try:
         with _deep_recursion():
+            an = _analyzer(module, stub_paths, project, file or Path(path))
+            an.guard = Guard(limits or Limits())
+            if project is not None:
+                project.guard = an.guard  # the project's modules analysed for this file share its budget
             an.run()
-            return an.diagnostics(path, source_lines(source)), True
+            found = an.diagnostics(path, source_lines(source))
+            if project is not None:
+                found = sorted(set(found) | set(project.dependency_diagnostics()))
+            return found, True
     except (BudgetExceeded, MemoryError):
-        return _found_before_budget(an, path, source), False
+        return (_found_before_budget(an, path, source) if an is not None else []), False
     except RecursionError:
         return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")], True
     except Exception as e:
@@ -72,6 +83,17 @@ def source_lines(source: str) -> list[str]:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def _analyzer(module: cst.Module, stub_paths: tuple[str, ...], project: Any, file: Path,
+              **kw: Any) -> ModuleAnalyzer:
+    """The analyzer of a checked file, placed in its project when there is one."""
+    if project is None:
+        return ModuleAnalyzer(module, op_table(stub_paths), **kw)
+    project.begin_target()
+    named = project.index.module_name(file)
+    name, is_package = named if named is not None else (None, False)
+    return ModuleAnalyzer(module, op_table(stub_paths), project=project, modname=name, is_package=is_package, **kw)
 
 
 @contextmanager
@@ -105,19 +127,23 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
         return an.diagnostics(path, source_lines(source)), an.revealed_by_line()
 
 
-def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ()) \
+def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None) \
         -> tuple[list[Diagnostic], dict[tuple[int, int, int, int], object]]:
     """What the mypy plugin needs from one file: the diagnostics `check_source` gives, and the value
-    of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises."""
+    of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises.
+    The file's project (`project_for(path)` unless given) is used as the CLI uses it; diagnostics
+    inside other modules are left to their own files."""
     if not is_relevant(source):
         return [], {}
     if python_rejects(source) is not None:
         return check_source(source, path, stub_paths), {}
+    if project is None:
+        project = project_for(path, stub_paths)
     try:
         module = cst.parse_module(source)
     except Exception:
         return check_source(source, path, stub_paths), {}
-    an = ModuleAnalyzer(module, op_table(stub_paths), record_types=True)
+    an = _analyzer(module, stub_paths, project, Path(path), record_types=True)
     an.guard = Guard(Limits())
     try:
         with _deep_recursion():
@@ -127,3 +153,20 @@ def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = ())
         return _found_before_budget(an, path, source), {}
     except Exception:
         return check_source(source, path, stub_paths), {}
+
+
+_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
+
+
+def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) -> Any:
+    """The project of a file (one per set of roots in this process, modules loaded lazily); None when
+    the file's project cannot be determined."""
+    from namedcheck.analyzer.project import Project, ProjectIndex
+    try:
+        index = ProjectIndex.for_paths([*(roots_from or []), path])
+    except OSError:
+        return None
+    key = (tuple(str(r) for r in index.roots), stub_paths)
+    if key not in _PROJECTS:
+        _PROJECTS[key] = Project(index, op_table(stub_paths))
+    return _PROJECTS[key]

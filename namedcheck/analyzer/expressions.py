@@ -6,7 +6,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration
+from namedcheck.analyzer import iteration, modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -15,6 +15,7 @@ from namedcheck.analyzer.literals import (
     parse_annotation_subscript,
 )
 from namedcheck.analyzer.refs import (
+    BuildingRef,
     DevicesVal,
     FuncRef,
     InstanceRef,
@@ -206,6 +207,10 @@ class Expressions(FrameState):
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
         if isinstance(recv, QualRef):
+            project = getattr(self.an, "project", None)
+            if project is not None and project.owns(recv.name):  # `layers.dense`, `pkg.config.CONFIG`
+                v = project.resolve(f"{recv.name}.{attr}")
+                return v if v is not None else UNKNOWN
             mod = canonical_name(recv.name + ".x").rpartition(".")[0]
             if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):
                 return DtypeRef(ALIASES[attr])
@@ -214,7 +219,13 @@ class Expressions(FrameState):
             if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
-        if isinstance(recv, InstanceRef):
+        if isinstance(recv, InstanceRef | BuildingRef):
+            special = modules.instance_attribute(recv, attr)
+            if special is not NotImplemented:
+                return special
+            built = recv.field_value(attr)
+            if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
+                return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:
@@ -227,6 +238,8 @@ class Expressions(FrameState):
         if isinstance(recv, ArrayType):
             if attr == "T":
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
+            if attr == "value":  # an nnx variable's array (`self.w.value`); arrays have no such attribute
+                return recv
             value = array_attribute(recv, attr)
             if value is not NotImplemented:
                 return value

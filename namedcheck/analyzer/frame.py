@@ -71,7 +71,7 @@ class Frame(Statements, Expressions, Calls):
                 return f.vars[name]
             f = f.parent
         if name in self.an.imports:
-            return QualRef(self.an.imports[name])
+            return self.an.import_value(name)
         if name in _BUILTIN_DTYPES:
             return DtypeRef(_BUILTIN_DTYPES[name])
         if name in ("True", "False", "None"):

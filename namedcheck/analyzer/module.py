@@ -11,7 +11,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
-from namedcheck.analyzer.refs import FuncRef, InstanceRef
+from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
@@ -50,8 +50,17 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 class ModuleAnalyzer:
     def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False,
-                 record_types: bool = False) -> None:
+                 record_types: bool = False, project: Any = None, modname: str | None = None,
+                 is_package: bool = False, dependency: bool = False) -> None:
         self.module = module
+        # whole-project analysis (analyzer/project.py): the project, this module's dotted name, and
+        # whether it runs as a quiet dependency of a checked file (body only, no standalone analyses)
+        self.project = project
+        self.modname = modname
+        self.is_package = is_package
+        self.dependency = dependency
+        self.top: Frame | None = None
+        self.path: Any = None
         # expression node id -> (node, value) of the module body and of functions analysed under their
         # own annotations (what mypy sees); filled only for the mypy plugin
         self.types: dict[int, tuple[cst.CSTNode, Any]] | None = {} if record_types else None
@@ -87,8 +96,9 @@ class ModuleAnalyzer:
 
     def checkpoint(self) -> None:
         """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
-        if self.guard is not None:
-            self.guard.checkpoint()
+        guard = self.guard if self.guard is not None else getattr(self.project, "guard", None)
+        if guard is not None:  # a project module analysed for a checked file spends that file's budget
+            guard.checkpoint()
 
     def reveal(self, stmt: cst.CSTNode, value: Any) -> None:
         if self.record:
@@ -106,9 +116,11 @@ class ModuleAnalyzer:
                     top = full.split(".")[0]
                     self.imports[top] = top
         else:
-            if s.relative or s.module is None or isinstance(s.names, cst.ImportStar):
+            if isinstance(s.names, cst.ImportStar):
                 return
-            mod = _dotted(s.module)
+            mod = _dotted(s.module) if s.module is not None else None
+            if s.relative:
+                mod = self._absolute(mod, len(s.relative))
             if mod is None:
                 return
             for a in s.names:
@@ -117,6 +129,38 @@ class ModuleAnalyzer:
                     continue
                 local = a.asname.name.value if a.asname is not None and isinstance(a.asname.name, cst.Name) else name
                 self.imports[local] = f"{mod}.{name}"
+
+    def _absolute(self, mod: str | None, level: int) -> str | None:
+        """A relative import's module, where this module's dotted name is known."""
+        if self.modname is None:
+            return None
+        from namedcheck.analyzer.project import absolute_import
+        return absolute_import(mod, level, self.modname, self.is_package)
+
+    def import_value(self, name: str) -> Any:
+        """The value of an imported name: a project module's function, class, constant or module when
+        the project knows it, else a `QualRef` to the library name."""
+        q = self.imports[name]
+        if self.project is not None and self.project.owns(q):
+            v = self.project.resolve(q)
+            return v if v is not None else UNKNOWN
+        return QualRef(q)
+
+    def export(self, name: str) -> Any:
+        """A module-level name as other modules import it (None when this module does not bind it)."""
+        if self.top is not None and name in self.top.vars:
+            return self.top.vars[name]
+        if name in self.imports:  # a re-export (`from .layers import Dense` in `__init__.py`)
+            return self.import_value(name)
+        return None
+
+    def reset_calls(self) -> None:
+        """Forget call-specific analyses and their diagnostics (a dependency between checked files)."""
+        self.memo.clear()
+        self.active.clear()
+        self.found.clear()
+        self.steps = 0
+        self.depth = 0
 
     def prng_configured(self) -> bool:
         """Whether the module configures JAX's PRNG (custom / typed keys, another default implementation):
@@ -133,10 +177,15 @@ class ModuleAnalyzer:
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:
         top = Frame(self, None)
+        self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.
         for s in self.module.body:
             if isinstance(s, cst.FunctionDef):
                 top.vars[s.name.value] = FuncRef(s, top, s.name.value)
+        if self.dependency:  # imported, not run as a script: its `__main__` block does not run
+            top.quiet = True
+            top.run_block([s for s in self.module.body if not _is_main_guard(s)])
+            return
         top.run_block(self.module)
 
     def signature(self, ref: FuncRef) -> Signature:
@@ -206,7 +255,7 @@ class ModuleAnalyzer:
 
     def analyse_standalone(self, ref: FuncRef) -> None:
         """A function's body under its own annotations (unannotated parameters are Unknown)."""
-        if id(ref.node) in self.analysed:
+        if id(ref.node) in self.analysed or self.dependency:
             return
         self.analysed.add(id(ref.node))
         sig = self.signature(ref)
@@ -451,6 +500,12 @@ def _count_statements(module: cst.Module) -> int:
             elif sub is not None:
                 todo.append(sub)
     return n
+
+
+def _is_main_guard(s: cst.CSTNode) -> bool:
+    """`if __name__ == "__main__":`"""
+    return isinstance(s, cst.If) and isinstance(s.test, cst.Comparison) and \
+        isinstance(s.test.left, cst.Name) and s.test.left.value == "__name__"
 
 
 def _suppressed(line: str, code: str) -> bool:

@@ -24,21 +24,45 @@ class FuncRef:
     name: str
     owner: Any = None  # ClassInfo when this is an instance method
 
+    def __repr__(self) -> str:
+        return f"<function {self.name}>"
+
 
 @dataclass(eq=False, slots=True)
 class ClassInfo:
-    """A class of the module: its annotated fields (dataclass / equinox / flax style) and methods."""
+    """A class of the module: its annotated fields (dataclass / equinox / flax style) and methods.
+    `kind` says how calling the class binds its fields: "fields" (a dataclass, NamedTuple, flax linen
+    module: positional arguments in `order`, then `defaults`), "" (not known: an instance is opaque)."""
 
     name: str
     fields: dict[str, Any] = field(default_factory=dict)
     methods: dict[str, Any] = field(default_factory=dict)
+    kind: str = ""
+    order: list[str] = field(default_factory=list)  # every field, annotated or not, in definition order
+    defaults: dict[str, Any] = field(default_factory=dict)  # class-body values of fields and constants
+    bases: tuple[str, ...] = ()  # canonical names of library bases (`flax.linen.Module`)
+    mutated: bool = False  # an attribute of a built instance was assigned somewhere: built values are not known
+
+    def __repr__(self) -> str:
+        return f"<class {self.name}>"
 
 
-@dataclass(eq=False, slots=True)
+@dataclass(frozen=True, slots=True)
 class InstanceRef:
-    """`self` inside a method: attribute reads give the annotated field types."""
+    """`self` inside a method (attribute reads give the annotated field types), or an instance built by
+    calling the class (`values`: its fields as bound by the call)."""
 
     cls: ClassInfo
+    values: tuple[tuple[str, Any], ...] | None = None
+
+    def field_value(self, name: str) -> Any:
+        """The value a built instance holds for a field (None when not a field or not built)."""
+        if self.values is None or self.cls.mutated:
+            return None
+        for k, v in self.values:
+            if k == name:
+                return v
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +144,29 @@ class JitRef:
     in_shardings: Any
     out_shardings: Any
     node: Any
+
+
+@dataclass(frozen=True, slots=True)
+class LayerRef:
+    """A library layer built with its constructor arguments (`nn.Dense(64)`, `nnx.Linear(4, 8, rngs=r)`):
+    calling it runs the engine's layer rule `op` (engine/ops/layers.py) on the inputs."""
+
+    op: str
+    ctor: tuple[tuple[str, Any], ...]
+
+
+@dataclass(eq=False, slots=True)
+class BuildingRef:
+    """`self` while `__init__` / linen `setup` runs: attribute assignments are recorded as the instance's
+    values (Unknown where made under a condition)."""
+
+    cls: ClassInfo
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleMethodRef:
+    """`model.apply` / `model.init` of a flax linen module instance."""
+
+    instance: InstanceRef
+    name: str

@@ -7,10 +7,11 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, mapcalls
+from namedcheck.analyzer import classes, iteration, mapcalls, modules
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
+    InstanceRef,
     MappedRef,
     MeshVal,
     PartialRef,
@@ -201,6 +202,12 @@ class Statements(FrameState):
             self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
         elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
+        elif isinstance(target, cst.Attribute):
+            owner = self.ev(target.value)
+            if modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
+                return
+            if isinstance(owner, InstanceRef) and owner.values is not None:
+                owner.cls.mutated = True  # `cfg.batch = 8`: built instances of the class are no longer known
         # other attributes: state we do not track
 
     def define_class(self, c: cst.ClassDef) -> None:
@@ -217,7 +224,8 @@ class Statements(FrameState):
                         if isinstance(t, ArrayType):
                             info.fields[small.target.value] = t
         inner.run_block(c.body)
-        self.vars[c.name.value] = UNKNOWN
+        classes.describe(inner, c, info)
+        self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
 
     def define_function(self, fn: cst.FunctionDef) -> None:
         info = self.class_info

@@ -1,8 +1,9 @@
 """A content-addressed result cache, as ruff and mypy keep one: a file whose bytes, stubs and
 namedcheck build are unchanged is not parsed again.
 
-Per-file results depend only on the file's own text (analysis is module-local), the stubs and the
-analyzer's code, so the key hashes exactly those. Entries are written atomically; a damaged or
+Per-file results depend on the file's own text, the contents of the project modules it imports
+(transitively: calls into them are analysed), the stubs and the analyzer's code, so the key hashes
+exactly those. Entries are written atomically; a damaged or
 unreadable entry is a miss; so is a corrupt one (each entry
 names its key and carries a checksum of its diagnostics).
 """
@@ -42,11 +43,14 @@ class ResultCache:
         self.dir = root / CACHE_DIR_NAME
         self.fingerprint = build_fingerprint(stub_paths)
 
-    def key(self, display: str, data: bytes) -> str:
+    def key(self, display: str, data: bytes, dependencies: str = "") -> str:
+        """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it)."""
         h = hashlib.sha256(self.fingerprint.encode())
         h.update(display.encode())
         h.update(b"\0")
         h.update(data)
+        if dependencies:
+            h.update(b"\0" + dependencies.encode())
         return h.hexdigest()
 
     def get(self, key: str) -> list[Diagnostic] | None:

@@ -6,6 +6,9 @@ import fnmatch
 import os
 import re
 from pathlib import Path
+from typing import Any
+
+from namedcheck.diagnostic import Diagnostic
 
 SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
              ".pytest_cache", ".ruff_cache", "node_modules", "build", "dist", ".eggs"}
@@ -103,3 +106,35 @@ def discover(paths: list[str], exclude: list[str], root: Path | None,
             seen.add(key)
             out.append((disp, f))
     return out, missing
+
+
+def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]) -> Any:
+    """The project a checked file belongs to (analyzer/project.py), from the paths the run was given and
+    the file itself; one per process and set of roots, its modules loaded as calls need them."""
+    from namedcheck.analyzer.check import project_for
+    return project_for(path, stub_paths, [p for p in paths if p != "-"])
+
+
+def checked_files_only(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
+    """The run's diagnostics in the checked files only, each once, under the file's display path (a
+    call may find a mistake inside another module of the project: reported there, if it is checked)."""
+    shown: dict[str, str] = {}
+    for disp, f in files:
+        shown[disp] = disp
+        shown[str(f.resolve())] = disp
+    out: set[Diagnostic] = set()
+    for d in diags:
+        disp = shown.get(d.path)
+        if disp is None:
+            try:
+                disp = shown.get(str(Path(d.path).resolve()))
+            except OSError:
+                disp = None
+        if disp is not None:
+            out.add(d if disp == d.path else _moved(d, disp))
+    return sorted(out)
+
+
+def _moved(d: Diagnostic, path: str) -> Diagnostic:
+    from dataclasses import replace
+    return replace(d, path=path)

@@ -32,11 +32,13 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
         raise FileNotFoundError(", ".join(missing))
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
-    todo = [Job(disp, str(f), stub_paths, root, cfg.limits) for disp, f in files]
+    project_paths = tuple(paths)
+    todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths) for disp, f in files]
     stats.begin(len(todo), progress_to)
-    results = check_all(todo, jobs, stats.record) + [unreadable(d, "Directory", why) for d, why in bad_dirs]
+    results = check_all(todo, jobs, stats.record)
     stats.finish()
-    return sorted(results)
+    from namedcheck.cli.discover import checked_files_only
+    return sorted(checked_files_only(results, files) + [unreadable(d, "Directory", why) for d, why in bad_dirs])
 
 
 def _filter(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:

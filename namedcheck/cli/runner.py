@@ -26,6 +26,7 @@ class Job:
     stub_paths: tuple[str, ...]
     cache_root: str | None
     limits: Limits
+    project_paths: tuple[str, ...] = ()  # the paths the run was given (they help find the file's project)
 
 
 def is_unreadable(d: Diagnostic) -> bool:
@@ -72,18 +73,23 @@ def check_file(job: Job) -> list[Diagnostic]:
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return [Diagnostic(job.display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
-    if not RELEVANT.search(source):
-        return SkippedFile()  # nothing of namedcheck, xmap or shard_map: skipped cheaply
+    from namedcheck.cli.discover import file_project
+    path = Path(job.path)
+    project = file_project(path, job.stub_paths, job.project_paths)
+    if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
+        return SkippedFile()  # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
     cache = key = None
     if job.cache_root is not None:
         from namedcheck.cli.cache import ResultCache
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
-        key = cache.key(job.display, data)
+        deps = project.dependency_fingerprint(path) if project is not None else ""
+        key = cache.key(job.display, data, deps)
         hit = cache.get(key)
         if hit is not None:
             return hit
     from namedcheck.analyzer.check import check_source_bounded
-    diags, complete = check_source_bounded(source, job.display, job.stub_paths, limits=job.limits)
+    diags, complete = check_source_bounded(source, job.display, job.stub_paths, limits=job.limits,
+                                           project=project, file=path)
     if cache is not None and key is not None and complete:  # a file cut short by its budget is not cached
         cache.put(key, diags)
     return diags

@@ -47,6 +47,16 @@ _OP_ALIASES: dict[str, str] = {
     "jax.lax.xeinsum": "jax.numpy.einsum",
     "namedcheck.numpy.logsumexp": "jax.nn.logsumexp",
 }
+# flax re-exports jax's activations (`nn.gelu` is `jax.nn.gelu`)
+for _lib in ("flax.linen", "flax.nnx"):
+    for _fn in ("gelu", "relu", "silu", "swish", "sigmoid", "softmax", "log_softmax", "one_hot", "elu",
+                "leaky_relu", "softplus", "logsumexp", "standardize", "celu", "selu", "glu", "log_sigmoid"):
+        _OP_ALIASES[f"{_lib}.{_fn}"] = _OP_ALIASES.get(f"jax.nn.{_fn}", f"jax.nn.{_fn}")
+    _OP_ALIASES[f"{_lib}.tanh"] = "jax.numpy.tanh"
+# the libraries' filtered transforms act as jax's on the arrays of their arguments
+_OP_ALIASES.update({"flax.nnx.value_and_grad": "jax.value_and_grad", "flax.nnx.grad": "jax.grad",
+                    "flax.nnx.jit": "jax.jit", "equinox.filter_jit": "jax.jit",
+                    "equinox.filter_value_and_grad": "jax.value_and_grad", "equinox.filter_grad": "jax.grad"})
 
 # Array methods and attributes -> (op, how the receiver is passed).
 METHODS: dict[str, str] = {

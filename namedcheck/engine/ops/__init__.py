@@ -239,6 +239,7 @@ def _load_rules() -> None:
         elementwise,
         indexing,
         lax_ops,
+        layers,
         linalg,
         nn,
         reductions,

@@ -1,0 +1,150 @@
+"""Classes as values: what a class statement says of its instances (fields in order, class-body defaults,
+library bases), and instances built by calling the class (dataclasses, NamedTuples, flax linen modules,
+config objects), so `cfg.d_model` is known where the object is built from literals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import ClassInfo, InstanceRef, QualRef
+from namedcheck.engine.names import canonical_name
+from namedcheck.engine.values import UNKNOWN
+
+# bases whose subclasses take their fields as constructor arguments (unless they define `__init__`)
+FIELD_BASES = ("typing.NamedTuple", "typing_extensions.NamedTuple", "flax.linen.Module", "flax.linen.module.Module",
+               "flax.struct.PyTreeNode", "equinox.Module")
+_DATACLASS_DECORATORS = ("dataclass", "dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass")
+
+
+def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
+    """Fill `info` from the class statement: bases, whether calling it binds fields, field order and
+    class-body defaults (evaluated in `frame`, the class body's scope, after it ran)."""
+    bases: list[str] = []
+    inherited: list[ClassInfo] = []
+    opaque_base = False
+    for b in c.bases:
+        if b.keyword is not None:
+            continue
+        v = frame.parent.ev(b.value) if frame.parent is not None else UNKNOWN
+        if isinstance(v, QualRef):
+            bases.append(canonical_name(v.name))
+        elif isinstance(v, ClassInfo):
+            inherited.append(v)
+            bases.extend(v.bases)
+        else:
+            opaque_base = True
+    info.bases = tuple(bases)
+    body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
+    order: list[str] = []
+    for base in inherited:
+        order.extend(n for n in base.order if n not in order)
+        for k, v in base.defaults.items():
+            info.defaults.setdefault(k, v)
+        for k, v in base.fields.items():
+            info.fields.setdefault(k, v)
+    defines_init = False
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value == "__init__":
+            defines_init = True
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    if small.target.value not in order and not _is_classvar(small.annotation.annotation):
+                        order.append(small.target.value)
+                    if small.value is not None:
+                        info.defaults[small.target.value] = frame.vars.get(small.target.value, UNKNOWN)
+                    else:
+                        info.defaults.pop(small.target.value, None)
+                elif isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
+    info.order = order
+    info.mutated = _methods_assign_self(body)
+    by_fields = any(b in FIELD_BASES for b in bases) or any(base.kind == "fields" for base in inherited) \
+        or _decorated_dataclass(frame, c)
+    if by_fields and not defines_init and not opaque_base:
+        info.kind = "fields"
+
+
+def _is_classvar(ann: cst.BaseExpression) -> bool:
+    head = ann.value if isinstance(ann, cst.Subscript) else ann
+    return isinstance(head, cst.Name | cst.Attribute) and (
+        (isinstance(head, cst.Name) and head.value == "ClassVar") or
+        (isinstance(head, cst.Attribute) and head.attr.value == "ClassVar"))
+
+
+def _decorated_dataclass(frame: Any, c: cst.ClassDef) -> bool:
+    for d in c.decorators:
+        node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        v = frame.parent.ev(node) if frame.parent is not None else UNKNOWN
+        if isinstance(v, QualRef) and (canonical_name(v.name) in _DATACLASS_DECORATORS
+                                       or v.name in _DATACLASS_DECORATORS):
+            return True
+    return False
+
+
+def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
+    """Calling a class: an instance with its fields bound (Unknown where the class is not field-built
+    or the call does not match its fields)."""
+    if info.kind != "fields" or len(pos) > len(info.order) or any(k not in info.order for k in kw):
+        return InstanceRef(info, None) if info.kind == "fields" else UNKNOWN
+    values: dict[str, Any] = {}
+    for name, v in zip(info.order, pos):
+        values[name] = v
+    for name, v in kw.items():
+        if name in values:
+            return UNKNOWN  # bound twice: a TypeError at run time
+        values[name] = v
+    for name in info.order:
+        if name not in values:
+            values[name] = info.defaults.get(name, UNKNOWN)
+    try:
+        hash(tuple(values.items()))
+    except TypeError:
+        return UNKNOWN
+    return InstanceRef(info, tuple(values.items()))
+
+
+_BUILDERS = {"__init__", "setup", "__post_init__"}
+
+
+def _methods_assign_self(body: Any) -> bool:
+    """Whether a method other than the builders assigns an attribute of `self` (`self.count.value += 1`):
+    then an instance's values may change after it is built, and are not relied on."""
+    for stmt in body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in _BUILDERS:
+            params = stmt.params.params
+            if params and _assigns_root(stmt, params[0].name.value):
+                return True
+    return False
+
+
+class _SelfAssigns(cst.CSTVisitor):
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.found = False
+
+    def _check(self, target: cst.BaseExpression) -> None:
+        node = target
+        while isinstance(node, cst.Attribute | cst.Subscript):
+            node = node.value
+        if isinstance(node, cst.Name) and node.value == self.name and target is not node:
+            self.found = True
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._check(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._check(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._check(node.target)
+
+
+def _assigns_root(fn: cst.FunctionDef, name: str) -> bool:
+    v = _SelfAssigns(name)
+    fn.visit(v)
+    return v.found

@@ -1,0 +1,304 @@
+"""Whole-project analysis: the project's own modules by name, loaded lazily as dependencies.
+
+`ProjectIndex` maps dotted module names to files from the project's roots (the directory of the nearest
+pyproject.toml and its `src/`, the parent of the outermost package holding a checked file, the directory
+of a checked script). `Project` loads a module the first time another one reads a name from it: its body
+runs quietly (no standalone analyses, no `if __name__ == "__main__":` block), so its constants, functions,
+classes and config objects are known where they are imported; calls into it are analysed by its own
+`ModuleAnalyzer` (diagnostics located in its file). Nothing here imports jax.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+from pathlib import Path
+from typing import Any
+
+from namedcheck.diagnostic import Diagnostic
+
+MAX_RESOLVE_DEPTH = 16
+
+
+class ProjectIndex:
+    """Dotted module names <-> files under the project's roots."""
+
+    def __init__(self, roots: list[Path]) -> None:
+        self.roots: list[Path] = []
+        for r in roots:
+            r = r.resolve()
+            if r not in self.roots and r.is_dir():
+                self.roots.append(r)
+        self._files: dict[str, Path | None] = {}
+        self._tops: dict[str, bool] = {}
+
+    @classmethod
+    def for_paths(cls, paths: list[str | Path]) -> ProjectIndex:
+        roots: list[Path] = []
+        for p in paths:
+            p = Path(p).resolve()
+            d = p if p.is_dir() else p.parent
+            pyproject = _nearest_pyproject(d)
+            if pyproject is not None:
+                roots.append(pyproject.parent)
+                if (pyproject.parent / "src").is_dir():
+                    roots.append(pyproject.parent / "src")
+            top = d
+            while (top / "__init__.py").is_file() and top.parent != top:
+                top = top.parent
+            roots.append(top)  # the parent of the outermost package (or the script's own directory)
+            if p.is_dir() and not (p / "__init__.py").is_file():
+                roots.append(p)  # a project directory given itself: its packages are top-level
+        return cls(roots)
+
+    def has_top(self, name: str) -> bool:
+        """Whether a top-level name is one of the project's modules or packages (cheap, memoised)."""
+        top = name.split(".", 1)[0]
+        hit = self._tops.get(top)
+        if hit is None:
+            hit = any((r / f"{top}.py").is_file() or (r / top).is_dir() for r in self.roots) \
+                and not _shadows_library(top)
+            self._tops[top] = hit
+        return hit
+
+    def module_file(self, name: str) -> Path | None:
+        """The file of a module (a package's `__init__.py`); None when it is not the project's or is a
+        namespace package (a directory without `__init__.py`)."""
+        if name in self._files:
+            return self._files[name]
+        found: Path | None = None
+        if self.has_top(name):
+            rel = Path(*name.split("."))
+            for r in self.roots:
+                if (r / rel).with_suffix(".py").is_file():
+                    found = (r / rel).with_suffix(".py")
+                    break
+                if (r / rel / "__init__.py").is_file():
+                    found = r / rel / "__init__.py"
+                    break
+        self._files[name] = found
+        return found
+
+    def is_module(self, name: str) -> bool:
+        """A module, package or namespace package of the project."""
+        if not self.has_top(name):
+            return False
+        if self.module_file(name) is not None:
+            return True
+        rel = Path(*name.split("."))
+        return any((r / rel).is_dir() for r in self.roots)
+
+    def module_name(self, path: str | Path) -> tuple[str, bool] | None:
+        """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
+        p = Path(path).resolve()
+        best: tuple[str, bool] | None = None
+        best_len = -1
+        for r in self.roots:
+            try:
+                rel = p.relative_to(r)
+            except ValueError:
+                continue
+            parts = list(rel.with_suffix("").parts)
+            if not parts or not all(x.isidentifier() for x in parts):
+                continue
+            is_pkg = parts[-1] == "__init__"
+            if is_pkg:
+                parts = parts[:-1]
+            if parts and len(r.parts) > best_len:
+                best, best_len = (".".join(parts), is_pkg), len(r.parts)
+        return best
+
+
+def _nearest_pyproject(d: Path) -> Path | None:
+    for cand in [d, *d.parents]:
+        if (cand / "pyproject.toml").is_file():
+            return cand / "pyproject.toml"
+    return None
+
+
+_LIBRARIES = {"jax", "jaxlib", "numpy", "flax", "equinox", "optax", "namedcheck", "functools", "typing",
+              "dataclasses", "math", "os", "sys", "collections", "itertools", "abc", "enum"}
+
+
+def _shadows_library(top: str) -> bool:
+    """A project directory named like a library it uses is not taken for it (`jax` under a tests dir)."""
+    return top in _LIBRARIES
+
+
+def absolute_import(module: str | None, level: int, current: str, is_package: bool) -> str | None:
+    """The absolute name of `from <level dots><module> import ...` written in module `current`."""
+    if level == 0:
+        return module
+    base = current.split(".") if is_package else current.split(".")[:-1]
+    if level - 1 > len(base) or (level - 1 == len(base) and not module):
+        return None
+    base = base[: len(base) - (level - 1)]
+    parts = [*base, *(module.split(".") if module else [])]
+    return ".".join(parts) if parts else None
+
+
+class Project:
+    """The modules of one project, loaded on demand as quiet dependencies of the checked files."""
+
+    def __init__(self, index: ProjectIndex, ops: dict[str, Any], displays: dict[Path, str] | None = None) -> None:
+        self.index = index
+        self.ops = ops
+        self.displays = displays or {}
+        self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
+        self.loading: set[str] = set()
+        self._imports: dict[Path, tuple[str, ...]] = {}
+        self.depth = 0
+        self.guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
+
+    # ---- names --------------------------------------------------------------------------------
+    def owns(self, qualname: str) -> bool:
+        return self.index.has_top(qualname)
+
+    def resolve(self, qualname: str) -> Any:
+        """The value a dotted name of the project stands for (a function, class, constant, module as a
+        `QualRef`); None when it is not the project's or not known."""
+        from namedcheck.analyzer.refs import QualRef
+        if not self.owns(qualname) or self.depth > MAX_RESOLVE_DEPTH:
+            return None
+        parts = qualname.split(".")
+        for i in range(len(parts), 0, -1):
+            mod = ".".join(parts[:i])
+            if self.index.is_module(mod):
+                break
+        else:
+            return None
+        if i == len(parts):
+            return QualRef(mod)
+        an = self.load(mod)
+        if an is None:
+            return None
+        self.depth += 1
+        try:
+            v = an.export(parts[i])
+            if v is None and self.index.is_module(f"{mod}.{parts[i]}"):
+                v = QualRef(f"{mod}.{parts[i]}")  # a submodule not (yet) imported by its package
+            if v is None or i + 1 == len(parts):
+                return v
+            if isinstance(v, QualRef):
+                return self.resolve(".".join([v.name, *parts[i + 1:]]))
+            return None
+        finally:
+            self.depth -= 1
+
+    def load(self, name: str) -> Any:
+        """The (quiet) analyzer of a project module, its body run once; None when it cannot be read."""
+        if name in self.loaded:
+            return self.loaded[name]
+        if name in self.loading:
+            return None  # an import cycle: the names it reads are Unknown
+        path = self.index.module_file(name)
+        if path is None:
+            self.loaded[name] = None
+            return None
+        import libcst as cst
+
+        from namedcheck.analyzer.module import ModuleAnalyzer
+        self.loading.add(name)
+        an = None
+        try:
+            from namedcheck.analyzer.budget import python_rejects
+            text = path.read_text(encoding="utf-8")
+            if python_rejects(text) is not None:  # nests too deeply for libcst's native parser
+                raise ValueError(path)
+            module = cst.parse_module(text)
+            an = ModuleAnalyzer(module, self.ops, project=self, modname=name,
+                                is_package=path.name == "__init__.py", dependency=True)
+            an.path = path
+            an.run()
+        except Exception:
+            an = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
+        finally:
+            self.loading.discard(name)
+        self.loaded[name] = an
+        return an
+
+    # ---- one checked file --------------------------------------------------------------------
+    def begin_target(self) -> None:
+        """A new checked file: call-specific analyses of the dependencies start afresh, so the file's
+        result holds every diagnostic its calls cause (the result cache stores it with the file)."""
+        for an in self.loaded.values():
+            if an is not None:
+                an.reset_calls()
+
+    def dependency_diagnostics(self) -> list[Diagnostic]:
+        """Diagnostics found inside dependency modules by the calls of the file just analysed."""
+        out: list[Diagnostic] = []
+        for an in self.loaded.values():
+            if an is not None and an.found:
+                try:
+                    lines = an.path.read_text(encoding="utf-8").splitlines()
+                    out.extend(an.diagnostics(self.display(an.path), lines))
+                except Exception:
+                    continue
+        return out
+
+    def display(self, path: Path) -> str:
+        p = path.resolve()
+        if p in self.displays:
+            return self.displays[p]
+        try:
+            return os.path.relpath(p)
+        except ValueError:
+            return str(p)
+
+    # ---- incremental ---------------------------------------------------------------------------
+    def imported_modules(self, path: Path, name: str | None, is_package: bool) -> tuple[str, ...]:
+        """The project modules a file imports (read with `ast`, cheap)."""
+        key = path.resolve()
+        if key in self._imports:
+            return self._imports[key]
+        out: list[str] = []
+        try:
+            tree = ast.parse(path.read_bytes())
+        except (OSError, SyntaxError, ValueError):
+            tree = None
+        for node in ast.walk(tree) if tree is not None else ():
+            if isinstance(node, ast.Import):
+                out.extend(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = absolute_import(node.module, node.level, name or "", is_package) \
+                    if node.level == 0 or name else None
+                if base:
+                    out.append(base)
+                    out.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
+        mods = tuple(sorted({m for m in out if self.index.module_file(m) is not None}))
+        self._imports[key] = mods
+        return mods
+
+    def imports_project(self, path: Path) -> bool:
+        """Whether a file imports a module of the project (then it is analysed even without jax text)."""
+        named = self.index.module_name(path)
+        return bool(self.imported_modules(path, *(named or (None, False))))
+
+    def dependency_fingerprint(self, path: Path) -> str:
+        """A hash of the contents of every project module a file imports, transitively (a file's result
+        depends on them)."""
+        named = self.index.module_name(path)
+        todo = list(self.imported_modules(path, *(named or (None, False))))
+        # a module's packages run first: their `__init__` re-exports are part of what it reads
+        seen: set[str] = set()
+        digests: list[bytes] = []
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            f = self.index.module_file(m)
+            if f is None:
+                continue
+            try:
+                data = f.read_bytes()
+            except OSError:
+                continue
+            digests.append(m.encode() + b"\0" + hashlib.sha256(data).digest())
+            todo.extend(self.imported_modules(f, m, f.name == "__init__.py"))
+            parent = m.rpartition(".")[0]
+            if parent:
+                todo.append(parent)
+        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest() if digests else ""

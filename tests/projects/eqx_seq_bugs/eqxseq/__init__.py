@@ -1,0 +1,1 @@
+"""A small equinox sequence classifier (namedcheck test project)."""

@@ -1,0 +1,1 @@
+"""A tiny flax linen language model (namedcheck test project)."""

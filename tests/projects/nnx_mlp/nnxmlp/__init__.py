@@ -1,0 +1,1 @@
+"""A small flax nnx classifier (namedcheck test project)."""

@@ -1,0 +1,99 @@
+"""Whole-project analysis: the test projects under tests/projects/ (a package per project, bugs whose
+cause and effect sit in different modules). `# expect: NCxxx` marks the lines reported; every other line
+of every module must be silent, and each right project (no `_bugs` suffix) is silent. Each project also
+runs under JAX, so the expectations are real."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from namedcheck.analyzer import check
+from namedcheck.analyzer.budget import Limits
+from namedcheck.cli.config import Config
+from namedcheck.cli.main import run_check
+from namedcheck.cli.runner import Job, check_file
+from tests.test_cases import expectations
+
+PROJECTS = Path(__file__).parent / "projects"
+NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+def expected_in(project: Path) -> set[tuple[str, int, str]]:
+    out: set[tuple[str, int, str]] = set()
+    for f in sorted(project.rglob("*.py")):
+        got, _ = expectations(f.read_text())
+        out |= {(str(f.resolve()), line, code) for line, code in got}
+    return out
+
+
+def found(diags: list) -> set[tuple[str, int, str]]:
+    return {(str(Path(d.path).resolve()), d.line, d.code) for d in diags}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_project_expectations(name: str) -> None:
+    project = PROJECTS / name
+    check._PROJECTS.clear()
+    got = found(run_check([str(project)], Config(), jobs=1))
+    want = expected_in(project)
+    assert got == want, f"missing: {sorted(want - got)}\nunexpected: {sorted(got - want)}"
+    if not name.endswith("_bugs"):
+        assert not want
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_files_checked_separately_agree(name: str) -> None:
+    """What parallel workers do: each file checked in a fresh process state, results unioned."""
+    project = PROJECTS / name
+    files = sorted(project.rglob("*.py"))
+    got: set[tuple[str, int, str]] = set()
+    for f in files:
+        check._PROJECTS.clear()
+        got |= found(check_file(Job(str(f), str(f), (), None, Limits(), (str(project),))))
+    assert got == expected_in(project)
+
+
+_RUNNER = textwrap.dedent('''
+    import importlib, sys, traceback
+    sys.path.insert(0, sys.argv[1])
+    mod = importlib.import_module(sys.argv[2])
+    for name in sys.argv[3:]:
+        try:
+            getattr(mod, name)()
+            print(name, "ok")
+        except Exception as e:
+            print(name, "fails", type(e).__name__)
+''')
+
+# project -> (source root, module, {entry point: whether it runs under JAX})
+UNDER_JAX = {
+    "mlp": ("src", "mlpnet.train", {"main": True, "predict_main": True, "evaluate_main": True}),
+    "mlp_bugs": ("src", "mlpnet.train", {"main": False, "predict_main": False, "evaluate_main": False}),
+    "linen_lm": (".", "linenlm.train", {"train_main": True, "probe_attention": True, "probe_ffn": True}),
+    "linen_lm_bugs": (".", "linenlm.train", {"train_main": False, "probe_attention": False, "probe_ffn": False}),
+    "nnx_mlp": (".", "nnxmlp.train", {"train_main": True, "predict_main": True, "probe_head": True}),
+    "nnx_mlp_bugs": (".", "nnxmlp.train", {"train_main": False, "predict_main": False, "probe_head": False}),
+    "eqx_seq": (".", "eqxseq.train", {"train_main": True, "predict_main": True}),
+    "eqx_seq_bugs": (".", "eqxseq.train", {"train_main": False, "predict_main": False}),
+}
+NEEDS = {"linen": "flax", "nnx": "flax", "eqx": "equinox"}
+
+
+@pytest.mark.parametrize("name", sorted(UNDER_JAX))
+def test_project_under_jax(name: str) -> None:
+    pytest.importorskip("jax")
+    for prefix, package in NEEDS.items():
+        if name.startswith(prefix):
+            pytest.importorskip(package, reason=f"{package} is not installed (pip install -e '.[dev]')")
+    root, module, entries = UNDER_JAX[name]
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    out = subprocess.run([sys.executable, "-c", _RUNNER, str(PROJECTS / name / root), module, *entries],
+                         capture_output=True, text=True, env=env, timeout=300)
+    got = dict(line.split()[:2] for line in out.stdout.splitlines() if line.strip())
+    assert got == {k: "ok" if v else "fails" for k, v in entries.items()}, out.stdout + out.stderr
