@@ -47,6 +47,8 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 
 class ModuleAnalyzer:
+    value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
+
     def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False,
                  record_types: bool = False) -> None:
         self.module = module

@@ -96,10 +96,18 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
     return read
 
 
+def _stdin_config_start(args: argparse.Namespace) -> str:
+    """Where to look for pyproject.toml: beside the file that `--stdin-filename` names (an editor buffer
+    belongs to its own project), else the working directory."""
+    if args.paths == ["-"] and args.stdin_filename:
+        return str(Path(args.stdin_filename).resolve().parent)
+    return "."
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from namedcheck.cli import output
     try:
-        cfg = load_config(Path(args.config_root or "."))
+        cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
     except ConfigError as e:
         print(f"namedcheck: error: {e}", file=sys.stderr)
         return 2
@@ -152,6 +160,16 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from namedcheck.lsp.server import serve
+    except ImportError as e:
+        print(f"namedcheck: error: the language server needs pygls ({e}); install it with "
+              f"pip install 'namedcheck[lsp]'", file=sys.stderr)
+        return 2
+    return serve()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="namedcheck", description="Check named-shape JAX programs before they run.")
     p.add_argument("--version", action="version", version=f"namedcheck {__version__}")
@@ -169,6 +187,12 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
     e.add_argument("code")
     e.set_defaults(func=cmd_explain)
+    ls = sub.add_parser("lsp", help="run the language server on stdio (for editors)",
+                        description="A Language Server over stdio: diagnostics on open, change and save, hover "
+                                    "with inferred types, inlay hints (setting inlayHints: true) and code actions "
+                                    "(fixes, ignore a code on a line). The configuration is each file's nearest "
+                                    "pyproject.toml.")
+    ls.set_defaults(func=cmd_lsp)
     return p
 
 
