@@ -265,7 +265,15 @@ def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int,
                 best, found = span, vs
     if best is None:
         return None
-    return best, distinct(found)
+    return best, sorted(distinct(found), key=lambda v: not _complete(v))
+
+
+def _complete(v: Any) -> bool:
+    """Every part of the value known (shown first: a call's shapes before the partial view of a map body)."""
+    from namedcheck.engine.values import ArrayType, Seq
+    if isinstance(v, Seq):
+        return all(_complete(i) for i in v.items)
+    return isinstance(v, ArrayType) and not v.is_partial and v.dtype_code is not None and None not in v.shape
 
 
 def _smaller(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:

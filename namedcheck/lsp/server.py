@@ -70,7 +70,9 @@ class NamedcheckServer(LanguageServer):
         return self.results[uri]
 
     def publish(self, uri: str) -> None:
-        self.pending.pop(uri, None)
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()  # a save while a change waits: this run covers both
         if uri not in self.workspace.text_documents:
             return
         got = self.analyse(uri)
