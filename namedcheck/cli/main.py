@@ -132,6 +132,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = _filter(diags, select, ignore)
+    fixed = 0
+    if args.fix or args.unsafe_fixes or args.format in ("json", "sarif"):
+        stdin_source = source if args.paths == ["-"] else None
+        diags, fixed = _fix_and_attach(args, diags, cfg, select, ignore, stdin_source, jobs, cache_root)
+    if fixed:
+        print(f"Fixed {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
     if args.format == "json":
         print(output.render_json(diags))
     elif args.format == "sarif":
@@ -143,6 +149,35 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
     return 1 if diags else 0
+
+
+def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Config, select: list[str],
+                    ignore: list[str], stdin_source: str | None, jobs: int, cache_root: Path | None) \
+        -> tuple[list[Diagnostic], int]:
+    """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
+    from namedcheck.lsp.analysis import DocumentAnalyser
+    from namedcheck.lsp.fixes import FIXABLE, fix_file
+    stubs = tuple(cfg.stub_paths)
+
+    def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
+        return _filter(DocumentAnalyser(path, stubs).analyse(source).diagnostics, select, ignore)
+    fixed = 0
+    if (args.fix or args.unsafe_fixes) and stdin_source is None:
+        for path in sorted({d.path for d in diags if d.code in FIXABLE}):
+            fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)
+        if fixed:
+            diags = _filter(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
+    out: list[Diagnostic] = []
+    for path in sorted({d.path for d in diags}):
+        group = [d for d in diags if d.path == path]
+        if any(d.code in FIXABLE for d in group):
+            try:
+                source = stdin_source if stdin_source is not None else Path(path).read_text(encoding="utf-8")
+                group = analyse(path, source)
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(group)
+    return sorted(out), fixed
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
@@ -182,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
+    c.add_argument("--fix", action="store_true", help="apply safe fixes (e.g. lax.pcast on a loop's initial carry)")
+    c.add_argument("--unsafe-fixes", action="store_true",
+                   help="also apply fixes that may change what the program computes (implies --fix)")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 
 from namedcheck import __version__
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Fix
 from namedcheck.engine.codes import CODES
 
 
@@ -31,7 +31,7 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 
 def render_json(diags: list[Diagnostic]) -> str:
-    return json.dumps([d.as_json() for d in diags], indent=2)
+    return json.dumps([{**d.as_json(), "fixes": [f.as_json() for f in d.fixes]} for d in diags], indent=2)
 
 
 def render_github(diags: list[Diagnostic]) -> str:
@@ -58,7 +58,16 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     "artifactLocation": {"uri": d.path},
                     "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
                                "endColumn": d.end_column}}}],
+                **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
             } for d in diags],
         }],
     }
     return json.dumps(doc, indent=2)
+
+
+def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:
+    return {"description": {"text": f"{fix.title} ({'safe' if fix.safe else 'unsafe'})"},
+            "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": [
+                {"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
+                                   "endColumn": e.end_column}, "insertedContent": {"text": e.text}}
+                for e in fix.edits]}]}

@@ -210,6 +210,8 @@ class DocumentAnalyser:
             return Analysis([_internal(self.path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:"
                                                   f"{tb.lineno})")])
         self.replays = an.replays
+        from namedcheck.lsp.fixes import attach_fixes
+        diags = attach_fixes(diags, source, chunks, an.value_log)
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
