@@ -31,7 +31,8 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 
 def render_json(diags: list[Diagnostic]) -> str:
-    return json.dumps([{**d.as_json(), "fixes": [f.as_json() for f in d.fixes]} for d in diags], indent=2)
+    return json.dumps([{**d.as_json(), **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})}
+                       for d in diags], indent=2)
 
 
 def render_github(diags: list[Diagnostic]) -> str:
