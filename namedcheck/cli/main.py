@@ -195,6 +195,42 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_infer(args: argparse.Namespace) -> int:
+    from namedcheck.lsp.infer import infer_source, unified_diff
+    try:
+        cfg = load_config(Path(args.config_root or "."))
+        files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)
+    except ConfigError as e:
+        print(f"namedcheck: error: {e}", file=sys.stderr)
+        return 2
+    if missing:
+        print(f"namedcheck: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    total = changed = 0
+    for display, f in files:
+        try:
+            source = Path(f).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"namedcheck: error: {display}: cannot read: {e}", file=sys.stderr)
+            return 2
+        new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths))
+        if new == source:
+            continue
+        total += len(added)
+        changed += 1
+        if args.write:
+            Path(f).write_text(new, encoding="utf-8")
+        if args.diff:
+            print(unified_diff(display, source, new), end="")
+        elif not args.write:
+            for i in added:
+                print(f"{display}:{i.line}:{i.column + 1}: {i.kind} {i.name}: {i.type}")
+    what = "annotated" if args.write else "would annotate"
+    print(f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
+          file=sys.stderr)
+    return 0
+
+
 def cmd_lsp(args: argparse.Namespace) -> int:
     try:
         from namedcheck.lsp.server import serve
@@ -225,6 +261,14 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
     e.add_argument("code")
     e.set_defaults(func=cmd_explain)
+    inf = sub.add_parser("infer", help="add the annotations the checker fully knows (parameters, returns, locals)")
+    inf.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    inf.add_argument("--write", action="store_true", help="write the annotations into the files")
+    inf.add_argument("--diff", action="store_true", help="print a unified diff instead of a list")
+    inf.add_argument("--spelling", choices=("plain", "annotated"), default="plain",
+                     help="annotated: Annotated[jax.Array, f32[...]] (for pyright / pylance)")
+    inf.add_argument("--config-root", help=argparse.SUPPRESS)
+    inf.set_defaults(func=cmd_infer)
     ls = sub.add_parser("lsp", help="run the language server on stdio (for editors)",
                         description="A Language Server over stdio: diagnostics on open, change and save, hover "
                                     "with inferred types, inlay hints (setting inlayHints: true) and code actions "
