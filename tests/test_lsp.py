@@ -29,6 +29,25 @@ def project(x: f32[(4, 8)], w: f32[(16, 3)]):
 '''
 
 
+SHARDED = '''import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import Mesh, PartitionSpec as P
+
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
+
+
+def running_sum(xb):
+    total = jnp.zeros(xb.shape[1:])
+    total, _ = lax.scan(lambda c, row: (c + row, None), total, xb)
+    return total
+
+
+scan_rows = jax.shard_map(running_sum, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones((8, 4)))
+'''
+
+
 def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
     lines = text.splitlines(keepends=True)
     offsets = [0]
@@ -109,6 +128,28 @@ async def _scenario(tmp: Path) -> None:
         lsp.VersionedTextDocumentIdentifier(version=3, uri=uri),
         [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(7, start), lsp.Position(7, len(line))), "")]))
     assert [d.code for d in await s.next_diagnostics(uri)] == ["NC203"]
+
+    # a fix as a code action: lax.pcast on a scan's initial carry; hover shows the varying set
+    sharded = tmp / "sharded.py"
+    suri = sharded.as_uri()
+    sharded.write_text(SHARDED)
+    c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(suri, "python", 1, SHARDED)))
+    diags = await s.next_diagnostics(suri)
+    assert [(d.code, d.range.start.line) for d in diags] == [("NC602", 11)]
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
+                                                              lsp.Position(10, 4)))
+    assert hover is not None and "f32[(4,)]" in hover.contents.value
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
+                                                              lsp.Position(11, 63)))
+    assert hover is not None and "f32[(2, 4)]{V:data}" in hover.contents.value  # xb: a block of 'data'
+    actions = await c.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(suri), diags[0].range, lsp.CodeActionContext(diagnostics=diags)))
+    assert actions[0].is_preferred and "lax.pcast" in actions[0].title
+    fixed = _apply(SHARDED, actions[0].edit.changes[suri])
+    assert "lax.pcast(total, ('data',), to='varying')" in fixed
+    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=suri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    assert await s.next_diagnostics(suri) == []
 
     await c.shutdown_async(None)
     c.exit(None)

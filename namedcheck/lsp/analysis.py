@@ -265,6 +265,18 @@ def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int,
             vs = [v for n, v in a.values if n is value_node]
             if vs:
                 best, found = span, vs
+    for fn, records in a.functions.values():
+        if not isinstance(fn, cst.FunctionDef) or local.get(fn) is None:
+            continue
+        for prm in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]:
+            r = local.get(prm.name)
+            if r is None:
+                continue
+            span = (r.start.line + offset, r.start.column, r.end.line + offset, r.end.column)
+            if (span[0], span[1]) <= (line, column) <= (span[2], span[3]):
+                vs = [rec.params[prm.name.value] for rec in records if prm.name.value in rec.params]
+                if vs:
+                    best, found = span, vs
     if best is None:
         return None
     return best, sorted(distinct(found), key=lambda v: not _complete(v))

@@ -78,8 +78,9 @@ class NamedcheckServer(LanguageServer):
         got = self.analyse(uri)
         if got is None:
             return
+        units = Units(self.workspace.get_text_document(uri))
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[to_lsp(uri, d) for d in got[2]],
+            uri=uri, diagnostics=[to_lsp(uri, d, units) for d in got[2]],
             version=self.workspace.get_text_document(uri).version))
 
     def schedule(self, uri: str, delay: float) -> None:
@@ -89,27 +90,46 @@ class NamedcheckServer(LanguageServer):
         self.pending[uri] = asyncio.get_running_loop().call_later(delay, self.publish, uri)
 
 
-def to_range(line: int, column: int, end_line: int, end_column: int) -> lsp.Range:
+class Units:
+    """Columns between the analyzer (code points) and the client (UTF-16 code units unless negotiated)."""
+
+    def __init__(self, doc: Any) -> None:
+        self.doc = doc
+        self.identity = doc is None or doc.source.isascii()
+
+    def out(self, line0: int, col0: int) -> lsp.Position:
+        p = lsp.Position(line0, col0)
+        return p if self.identity else self.doc.position_codec.position_to_client_units(self.doc.lines, p)
+
+    def inp(self, p: lsp.Position) -> tuple[int, int]:
+        if self.identity:
+            return p.line, p.character
+        q = self.doc.position_codec.position_from_client_units(self.doc.lines, p)
+        return q.line, q.character
+
+
+def to_range(line: int, column: int, end_line: int, end_column: int, units: Units | None = None) -> lsp.Range:
     """1-based (line, column) pairs, end exclusive -> an LSP range."""
-    return lsp.Range(lsp.Position(line - 1, column - 1), lsp.Position(end_line - 1, end_column - 1))
+    u = units or Units(None)
+    return lsp.Range(u.out(line - 1, column - 1), u.out(end_line - 1, end_column - 1))
 
 
-def to_lsp(uri: str, d: Diagnostic) -> lsp.Diagnostic:
-    rng = to_range(d.line, d.column, d.end_line, d.end_column)
+def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnostic:
+    rng = to_range(d.line, d.column, d.end_line, d.end_column, units)
     related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), f"hint: {d.hint}")] if d.hint else None
     return lsp.Diagnostic(range=rng, message=d.message, severity=lsp.DiagnosticSeverity.Error, code=d.code,
                           source="namedcheck", related_information=related)
 
 
-def _overlaps(d: Diagnostic, r: lsp.Range) -> bool:
+def _overlaps(d: Diagnostic, r: lsp.Range, units: Units) -> bool:
     start = (d.line - 1, d.column - 1)
     end = (d.end_line - 1, d.end_column - 1)
-    return start <= (r.end.line, r.end.character) and (r.start.line, r.start.character) <= end
+    return start <= units.inp(r.end) and units.inp(r.start) <= end
 
 
-def to_action(uri: str, d: Diagnostic, fix: Fix, preferred: bool) -> lsp.CodeAction:
-    edits = [lsp.TextEdit(to_range(e.line, e.column, e.end_line, e.end_column), e.text) for e in fix.edits]
-    return lsp.CodeAction(title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[to_lsp(uri, d)],
+def to_action(uri: str, d: Diagnostic, fix: Fix, preferred: bool, units: Units) -> lsp.CodeAction:
+    edits = [lsp.TextEdit(to_range(e.line, e.column, e.end_line, e.end_column, units), e.text) for e in fix.edits]
+    return lsp.CodeAction(title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[to_lsp(uri, d, units)],
                           edit=lsp.WorkspaceEdit(changes={uri: edits}), is_preferred=preferred)
 
 
@@ -153,8 +173,9 @@ def build_server() -> NamedcheckServer:
         got = ls.analyse(params.text_document.uri)
         if got is None:
             return None
-        pos = params.position
-        found = values_at(got[1], pos.line + 1, pos.character)
+        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        line0, col0 = units.inp(params.position)
+        found = values_at(got[1], line0 + 1, col0)
         if found is None or not found[1]:
             return None
         (line, col, end_line, end_col), values = found
@@ -163,7 +184,7 @@ def build_server() -> NamedcheckServer:
         title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
         return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
                                                     f"```python\n{text}\n```\n{title}{more}"),
-                         range=lsp.Range(lsp.Position(line - 1, col), lsp.Position(end_line - 1, end_col)))
+                         range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)))
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
     def inlay_hint(ls: NamedcheckServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
@@ -173,7 +194,8 @@ def build_server() -> NamedcheckServer:
         if got is None:
             return []
         r = params.range
-        return [lsp.InlayHint(lsp.Position(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
+        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        return [lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
                 for line, col, label in inlay_hints(got[0], got[1]) if r.start.line <= line - 1 <= r.end.line]
 
     @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
@@ -184,13 +206,14 @@ def build_server() -> NamedcheckServer:
         if got is None:
             return []
         source, _, diags = got
+        units = Units(ls.workspace.get_text_document(uri))
         actions: list[lsp.CodeAction] = []
         for d in diags:
-            if not _overlaps(d, params.range):
+            if not _overlaps(d, params.range, units):
                 continue
             for i, fix in enumerate(d.fixes):
-                actions.append(to_action(uri, d, fix, preferred=i == 0 and fix.safe))
-            actions.append(to_action(uri, d, ignore_fix(source, d), preferred=False))
+                actions.append(to_action(uri, d, fix, i == 0 and fix.safe, units))
+            actions.append(to_action(uri, d, ignore_fix(source, d), False, units))
         return actions
 
     return server
