@@ -117,6 +117,8 @@ class Expressions(FrameState):
         if self.an.types is not None and (self.function is not None or self.parent is None) \
                 and has_array(value):
             self.an.types[id(node)] = (node, value)
+        if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
+            self.an.value_log.append((node, value))
         return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:

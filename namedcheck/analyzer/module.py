@@ -49,6 +49,8 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 
 class ModuleAnalyzer:
+    value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
+
     def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False,
                  record_types: bool = False, project: Any = None, modname: str | None = None,
                  is_package: bool = False, dependency: bool = False) -> None:

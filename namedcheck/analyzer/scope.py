@@ -22,6 +22,7 @@ class Analyzer(Protocol):
     imports: dict[str, str]
     ops: dict[str, Any]
     types: dict[int, tuple[cst.CSTNode, Any]] | None
+    value_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, value) of every analysis, for editors
     mapped: set[int]
     steps: int  # statements analysed so far (the work bound counts them)
 

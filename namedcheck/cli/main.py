@@ -74,9 +74,17 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
     return read
 
 
+def _stdin_config_start(args: argparse.Namespace) -> str:
+    """Where to look for pyproject.toml: beside the file that `--stdin-filename` names (an editor buffer
+    belongs to its own project), else the working directory."""
+    if args.paths == ["-"] and args.stdin_filename:
+        return str(Path(args.stdin_filename).resolve().parent)
+    return "."
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     try:
-        cfg = load_config(Path(args.config_root or "."))
+        cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
     except ConfigError as e:
         print(f"namedcheck: error: {e}", file=sys.stderr)
         return 2
@@ -115,6 +123,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = _filter(diags, select, ignore)
+    fixed = 0
+    if args.fix or args.unsafe_fixes or args.format in ("json", "sarif"):
+        stdin_source = source if args.paths == ["-"] else None
+        diags, fixed = _fix_and_attach(args, diags, cfg, select, ignore, stdin_source, jobs, cache_root)
+    if fixed:
+        print(f"Fixed {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
     _print_results(args, diags, read_line, stats)
     return _unreadable_status(diags) or (1 if diags else 0)
 
@@ -160,6 +174,35 @@ def _internal_failure(args: argparse.Namespace, e: Exception) -> int:
     return 2
 
 
+def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Config, select: list[str],
+                    ignore: list[str], stdin_source: str | None, jobs: int, cache_root: Path | None) \
+        -> tuple[list[Diagnostic], int]:
+    """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
+    from namedcheck.lsp.analysis import DocumentAnalyser
+    from namedcheck.lsp.fixes import FIXABLE, fix_file
+    stubs = tuple(cfg.stub_paths)
+
+    def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
+        return _filter(DocumentAnalyser(path, stubs).analyse(source).diagnostics, select, ignore)
+    fixed = 0
+    if (args.fix or args.unsafe_fixes) and stdin_source is None:
+        for path in sorted({d.path for d in diags if d.code in FIXABLE}):
+            fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)
+        if fixed:
+            diags = _filter(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
+    out: list[Diagnostic] = []
+    for path in sorted({d.path for d in diags}):
+        group = [d for d in diags if d.path == path]
+        if any(d.code in FIXABLE for d in group):
+            try:
+                source = stdin_source if stdin_source is not None else Path(path).read_text(encoding="utf-8")
+                group = analyse(path, source)
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(group)
+    return sorted(out), fixed
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     code = args.code.upper()
     c = CODES.get(code)
@@ -177,6 +220,52 @@ def cmd_explain(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_infer(args: argparse.Namespace) -> int:
+    from namedcheck.lsp.infer import infer_source, unified_diff
+    try:
+        cfg = load_config(Path(args.config_root or "."))
+        files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)
+    except ConfigError as e:
+        print(f"namedcheck: error: {e}", file=sys.stderr)
+        return 2
+    if missing:
+        print(f"namedcheck: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
+        return 2
+    total = changed = 0
+    for display, f in files:
+        try:
+            source = Path(f).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            print(f"namedcheck: error: {display}: cannot read: {e}", file=sys.stderr)
+            return 2
+        new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths))
+        if new == source:
+            continue
+        total += len(added)
+        changed += 1
+        if args.write:
+            Path(f).write_text(new, encoding="utf-8")
+        if args.diff:
+            print(unified_diff(display, source, new), end="")
+        elif not args.write:
+            for i in added:
+                print(f"{display}:{i.line}:{i.column + 1}: {i.kind} {i.name}: {i.type}")
+    what = "annotated" if args.write else "would annotate"
+    print(f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
+          file=sys.stderr)
+    return 0
+
+
+def cmd_lsp(args: argparse.Namespace) -> int:
+    try:
+        from namedcheck.lsp.server import serve
+    except ImportError as e:
+        print(f"namedcheck: error: the language server needs pygls ({e}); install it with "
+              f"pip install 'namedcheck[lsp]'", file=sys.stderr)
+        return 2
+    return serve()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="namedcheck", description="Check named-shape JAX programs before they run.")
     p.add_argument("--version", action="version", version=f"namedcheck {__version__}")
@@ -190,11 +279,28 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
     c.add_argument("--statistics", action="store_true", help="print how many diagnostics of each code, not each one")
+    c.add_argument("--fix", action="store_true", help="apply safe fixes (e.g. lax.pcast on a loop's initial carry)")
+    c.add_argument("--unsafe-fixes", action="store_true",
+                   help="also apply fixes that may change what the program computes (implies --fix)")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
     e.add_argument("code")
     e.set_defaults(func=cmd_explain)
+    inf = sub.add_parser("infer", help="add the annotations the checker fully knows (parameters, returns, locals)")
+    inf.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    inf.add_argument("--write", action="store_true", help="write the annotations into the files")
+    inf.add_argument("--diff", action="store_true", help="print a unified diff instead of a list")
+    inf.add_argument("--spelling", choices=("plain", "annotated"), default="plain",
+                     help="annotated: Annotated[jax.Array, f32[...]] (for pyright / pylance)")
+    inf.add_argument("--config-root", help=argparse.SUPPRESS)
+    inf.set_defaults(func=cmd_infer)
+    ls = sub.add_parser("lsp", help="run the language server on stdio (for editors)",
+                        description="A Language Server over stdio: diagnostics on open, change and save, hover "
+                                    "with inferred types, inlay hints (setting inlayHints: true) and code actions "
+                                    "(fixes, ignore a code on a line). The configuration is each file's nearest "
+                                    "pyproject.toml.")
+    ls.set_defaults(func=cmd_lsp)
     return p
 
 

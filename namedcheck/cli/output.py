@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 
 from namedcheck import __version__
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Fix
 from namedcheck.engine.codes import CODES, REPO_URL, family, help_text, help_uri
 
 
@@ -32,7 +32,8 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 def render_json(diags: list[Diagnostic]) -> str:
     """One array of diagnostics, each with its fix hint and a link to the code's explanation (`url`)."""
-    return json.dumps([{**d.as_json(), "url": help_uri(d.code)} for d in diags], indent=2)
+    return json.dumps([{**d.as_json(), "url": help_uri(d.code),
+                        **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})} for d in diags], indent=2)
 
 
 def render_github(diags: list[Diagnostic]) -> str:
@@ -87,10 +88,19 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
                                "endColumn": d.end_column}}}],
                 **({"properties": {"hint": d.hint}} if d.hint else {}),
+                **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
             } for d in diags],
         }],
     }
     return json.dumps(doc, indent=2)
+
+
+def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:
+    return {"description": {"text": f"{fix.title} ({'safe' if fix.safe else 'unsafe'})"},
+            "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": [
+                {"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
+                                   "endColumn": e.end_column}, "insertedContent": {"text": e.text}}
+                for e in fix.edits]}]}
 
 
 def render_statistics(diags: list[Diagnostic], as_json: bool = False) -> str:

@@ -1,0 +1,324 @@
+"""In-process analysis for editors: the CLI's diagnostics for a buffer, re-checked incrementally, with the
+value of every expression, parameter and return for hover, inlay hints and `namedcheck infer`.
+
+A buffer is split into top-level chunks (lsp/chunks.py), each parsed once per text. A top-level function or
+class analysed on its own (the bulk of the work) is not analysed again when neither its chunk, nor a chunk
+it refers to by name (transitively), nor a module-level statement before it changed: what that analysis
+reported and recorded is replayed. Module-level statements always run again. The result equals
+`check_source` (tests/test_lsp.py compares them over the corpus, before and after edits).
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.check import _deep_recursion, _internal, check_source
+from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
+from namedcheck.analyzer.refs import FuncRef
+from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.stubs import op_table
+from namedcheck.engine.values import UNKNOWN
+from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
+
+
+@dataclass
+class Replay:
+    """What one standalone analysis of a top-level definition left behind."""
+
+    node: cst.CSTNode
+    reports: list[tuple[cst.CSTNode, RuleError]]
+    unbound: list[tuple[Any, cst.CSTNode, RuleError]]
+    values: list[tuple[cst.CSTNode, Any]]
+    functions: list[tuple[cst.CSTNode, str, dict[str, Any], Any]]
+    under_map: set[int]
+    mapped: set[int]
+
+
+@dataclass
+class FunctionRecord:
+    """One analysis of a function body: how it was reached, its parameters' values, its return value."""
+
+    kind: str  # "standalone" (under its own annotations), "call" (at a call site) or "map" (as a map body)
+    params: dict[str, Any]
+    returns: Any
+
+
+@dataclass
+class Analysis:
+    """One buffer's analysis."""
+
+    diagnostics: list[Diagnostic]
+    chunks: list[tuple[int, Chunk]] = field(default_factory=list)
+    values: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)
+    functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = field(default_factory=dict)
+
+    @property
+    def positions(self) -> ChunkPositions:
+        return ChunkPositions(self.chunks)
+
+
+class EditorAnalyzer(ModuleAnalyzer):
+    """The CLI's module analyzer, recording every analysis's values and replaying unchanged definitions."""
+
+    def __init__(self, module: cst.Module, ops: dict[str, Any], chunks: list[tuple[int, Chunk]], source: str,
+                 previous: dict[Any, Replay]) -> None:
+        super().__init__(module, ops)
+        self.value_log = []
+        self.function_log: list[tuple[cst.CSTNode, str, dict[str, Any], Any]] = []
+        self.report_log: list[tuple[cst.CSTNode, RuleError]] = []
+        self.unbound_log: list[tuple[Any, cst.CSTNode, RuleError]] = []
+        self.chunks = chunks
+        self.previous = previous
+        self.replays: dict[Any, Replay] = {}
+        self.keys = _definition_keys(chunks, _PRNG_CONFIG.search(source) is not None)
+        self._positions = ChunkPositions(chunks)
+        self._prng_configured = _PRNG_CONFIG.search(source) is not None
+
+    def report(self, node: cst.CSTNode, err: RuleError) -> None:
+        self.report_log.append((node, err))
+        super().report(node, err)
+
+    def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
+        self.unbound_log.append((ref, node, err))
+        super().defer_unbound_name(ref, node, err)
+
+    def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
+                    lenient: bool, quiet: bool = False, env: Any = None, standalone: bool = False,
+                    nc705_owner: FuncRef | None = None) -> Any:
+        out = super().body_values(ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner)
+        kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
+        self.function_log.append((ref.node, kind, dict(values), out))
+        return out
+
+    def analyse_standalone(self, ref: FuncRef) -> None:
+        key = self.keys.get(id(ref.node))
+        if key is None or id(ref.node) in self.analysed:
+            return super().analyse_standalone(ref)
+        old = self.previous.get(key)
+        # a report naming another statement's line ("inside the shard_map at line 35") may have moved: re-analyse
+        if old is not None and old.node is ref.node and not any(" at line " in e.message for _, e in old.reports):
+            self.analysed.add(id(ref.node))
+            for node, err in old.reports:
+                super().report(node, err)
+            self.unbound_names.extend(old.unbound)
+            self.value_log.extend(old.values)
+            self.function_log.extend(old.functions)
+            self.under_map |= old.under_map
+            self.mapped |= old.mapped
+            self.replays[key] = old
+            return None
+        marks = (len(self.report_log), len(self.unbound_log), len(self.value_log), len(self.function_log),
+                 set(self.under_map), set(self.mapped))
+        super().analyse_standalone(ref)
+        self.replays[key] = Replay(ref.node, self.report_log[marks[0]:], self.unbound_log[marks[1]:],
+                                   self.value_log[marks[2]:], self.function_log[marks[3]:],
+                                   self.under_map - marks[4], self.mapped - marks[5])
+        return None
+
+    def escapes(self, ref: FuncRef) -> bool:
+        if self._escaping is None:
+            names: dict[str, int] = {}
+            called: dict[str, int] = {}
+            defined: dict[str, int] = {}
+            for _, chunk in self.chunks:
+                for total, part in zip((names, called, defined), chunk.names()):
+                    for k, n in part.items():
+                        total[k] = total.get(k, 0) + n
+            self._escaping = {n for n, k in names.items() if k > called.get(n, 0) + defined.get(n, 0)}
+        return super().escapes(ref)
+
+    def _enclosing_may_map(self, ref: FuncRef) -> bool:
+        if self._enclosing is None:
+            self._enclosing = {}
+            for _, chunk in self.chunks:
+                self._enclosing.update(chunk.enclosing())
+        return super()._enclosing_may_map(ref)
+
+
+def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, Any]:
+    """Replay keys of top-level functions and methods of top-level classes: the texts of the chunk, of the
+    chunks it names (transitively), and of every module-level statement before it."""
+    definers: dict[str, list[int]] = {}
+    for i, (_, chunk) in enumerate(chunks):
+        d = chunk.definition
+        if d is not None:
+            definers.setdefault(d.name.value, []).append(i)
+    keys: dict[int, Any] = {}
+    prefix: list[str] = []
+    for i, (_, chunk) in enumerate(chunks):
+        d = chunk.definition
+        if d is None:
+            prefix.append(chunk.text)
+            continue
+        seen = {i}
+        todo = [i]
+        while todo:
+            j = todo.pop()
+            for name in chunks[j][1].names()[0]:
+                for k in definers.get(name, ()):
+                    if k not in seen:
+                        seen.add(k)
+                        todo.append(k)
+        key = hash((prng, tuple(prefix), tuple(chunks[j][1].text for j in sorted(seen))))
+        nodes = [d] if isinstance(d, cst.FunctionDef) else [
+            s for s in (d.body.body if isinstance(d.body, cst.IndentedBlock) else ()) if isinstance(s, cst.FunctionDef)]
+        for n in nodes:
+            keys[id(n)] = (key, id(n))
+    return keys
+
+
+class DocumentAnalyser:
+    """Analyses successive versions of one buffer, replaying what an edit did not touch."""
+
+    def __init__(self, path: str, stub_paths: tuple[str, ...] = ()) -> None:
+        self.path = path
+        self.stub_paths = stub_paths
+        self.replays: dict[Any, Replay] = {}
+        self.last: tuple[str, Analysis] | None = None
+
+    def analyse(self, source: str) -> Analysis:
+        if self.last is not None and self.last[0] == source:
+            return self.last[1]
+        result = self._analyse(source)
+        self.last = (source, result)
+        return result
+
+    def _analyse(self, source: str) -> Analysis:
+        if not is_relevant(source):
+            return Analysis([])
+        try:
+            chunks = split(source)
+        except ChunkSyntaxError:
+            return Analysis(check_source(source, self.path, self.stub_paths))
+        body = [s for _, c in chunks for s in c.module.body]
+        module = cst.Module(body=body)
+        try:
+            with _deep_recursion():
+                an = EditorAnalyzer(module, op_table(self.stub_paths), chunks, source, self.replays)
+                an.run()
+                diags = an.diagnostics(self.path, source.splitlines())
+        except RecursionError:
+            return Analysis([_internal(self.path, "the file nests too deeply for the analyzer (RecursionError)")])
+        except Exception as e:
+            tb = traceback.extract_tb(e.__traceback__)[-1]
+            return Analysis([_internal(self.path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:"
+                                                  f"{tb.lineno})")])
+        self.replays = an.replays
+        from namedcheck.lsp.fixes import attach_fixes
+        diags = attach_fixes(diags, source, chunks, an.value_log)
+        functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
+        for node, kind, params, out in an.function_log:
+            functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
+        return Analysis(diags, chunks, an.value_log, functions)
+
+
+# ---- reading an analysis: values at a position --------------------------------------------------------
+
+def distinct(values: list[Any]) -> list[Any]:
+    """The known values among `values`, each once, in order."""
+    out: list[Any] = []
+    for v in values:
+        if v is UNKNOWN:
+            continue
+        try:
+            if v in out:
+                continue
+        except Exception:
+            continue
+        out.append(v)
+    return out
+
+
+def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int, int], list[Any]] | None:
+    """The innermost recorded expression around 1-based `line`, 0-based `column`: its span and values."""
+    positions = a.positions
+    at = positions.chunk_at(line)
+    if at is None:
+        return None
+    offset, chunk = at
+    local = chunk.positions()
+    best: tuple[int, int, int, int] | None = None
+    found: list[Any] = []
+    by_span: dict[tuple[int, int, int, int], list[Any]] = {}
+    for node, v in a.values:
+        r = local.get(node)
+        if r is None:
+            continue
+        span = (r.start.line + offset, r.start.column, r.end.line + offset, r.end.column)
+        if (span[0], span[1]) <= (line, column) <= (span[2], span[3]):
+            by_span.setdefault(span, []).append(v)
+    for span, vs in by_span.items():
+        if best is None or _smaller(span, best):
+            best, found = span, vs
+    for target, value_node in _bindings(chunk.module):
+        r = local.get(target)
+        if r is None:
+            continue
+        span = (r.start.line + offset, r.start.column, r.end.line + offset, r.end.column)
+        if (span[0], span[1]) <= (line, column) <= (span[2], span[3]) and (best is None or _smaller(span, best)):
+            vs = [v for n, v in a.values if n is value_node]
+            if vs:
+                best, found = span, vs
+    for fn, records in a.functions.values():
+        if not isinstance(fn, cst.FunctionDef) or local.get(fn) is None:
+            continue
+        for prm in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]:
+            r = local.get(prm.name)
+            if r is None:
+                continue
+            span = (r.start.line + offset, r.start.column, r.end.line + offset, r.end.column)
+            if (span[0], span[1]) <= (line, column) <= (span[2], span[3]):
+                vs = [rec.params[prm.name.value] for rec in records if prm.name.value in rec.params]
+                if vs:
+                    best, found = span, vs
+    if best is None:
+        return None
+    return best, sorted(distinct(found), key=lambda v: not _complete(v))
+
+
+def _complete(v: Any) -> bool:
+    """Every part of the value known (shown first: a call's shapes before the partial view of a map body)."""
+    from namedcheck.engine.values import ArrayType, Seq
+    if isinstance(v, Seq):
+        return all(_complete(i) for i in v.items)
+    return isinstance(v, ArrayType) and not v.is_partial and v.dtype_code is not None and None not in v.shape
+
+
+def _smaller(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> bool:
+    return (a[0], -a[1]) >= (b[0], -b[1]) and (a[2], a[3]) <= (b[2], b[3])
+
+
+def _bindings(module: cst.Module) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
+    """(assigned name, assigned expression) for `name = expr` statements, at any depth."""
+    out: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                out.append((node.targets[0].target, node.value))
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None and isinstance(node.target, cst.Name):
+                out.append((node.target, node.value))
+
+    module.visit(V())
+    return out
+
+
+def format_value(v: Any) -> str:
+    """A value in the annotation language (`f32[('B', 512)]{V:data}`), tuples item by item."""
+    from namedcheck.engine.values import ArrayType, Seq
+    if isinstance(v, ArrayType):
+        return repr(v)
+    if isinstance(v, Seq) and v.kind == "tuple":
+        return "(" + ", ".join(format_value(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+    if v is UNKNOWN:
+        return "?"
+    return re.sub(r"^Const\((.*)\)$", r"\1", repr(v))

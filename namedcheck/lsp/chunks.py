@@ -1,0 +1,188 @@
+"""A module as top-level chunks (one statement, or a decorated definition, with the comments before the
+next), each parsed on its own and cached by its text: an edit re-parses only the chunk it touches."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
+
+_CONTINUATIONS = ("else", "elif", "except", "finally")
+_DEFINITIONS = ("def ", "async ", "class ")
+MAX_CACHED_CHUNKS = 20_000
+
+
+class ChunkSyntaxError(Exception):
+    """A chunk does not parse: the file has a syntax error (the caller reports NC001)."""
+
+
+@dataclass(eq=False)
+class Chunk:
+    """One parsed top-level chunk; positions are relative to the chunk (line 1 = its first line)."""
+
+    text: str
+    module: cst.Module
+    _positions: Any = None
+    _names: tuple[dict[str, int], dict[str, int], dict[str, int]] | None = None
+    _enclosing: dict[int, cst.FunctionDef] | None = None
+    line_count: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.line_count = self.text.count("\n") + (0 if self.text.endswith("\n") or not self.text else 1)
+
+    @property
+    def definition(self) -> cst.FunctionDef | cst.ClassDef | None:
+        """The function or class this chunk defines, when that is all it holds."""
+        body = self.module.body
+        if len(body) == 1 and isinstance(body[0], cst.FunctionDef | cst.ClassDef):
+            return body[0]
+        return None
+
+    def positions(self) -> Any:
+        if self._positions is None:
+            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        return self._positions
+
+    def names(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+        """Counts of names used, called (`f(...)`) and defined (`def f`) in the chunk."""
+        if self._names is None:
+            from namedcheck.analyzer.module import _Uses
+            v = _Uses()
+            self.module.visit(v)
+            self._names = (v.names, v.called, v.defined)
+        return self._names
+
+    def enclosing(self) -> dict[int, cst.FunctionDef]:
+        if self._enclosing is None:
+            from namedcheck.analyzer.module import _enclosing_functions
+            self._enclosing = _enclosing_functions(self.module)
+        return self._enclosing
+
+
+_cache: OrderedDict[str, Chunk | None] = OrderedDict()
+
+
+def parse_chunk(text: str) -> Chunk | None:
+    """The chunk for `text` (cached), or None when it does not parse on its own."""
+    if text in _cache:
+        _cache.move_to_end(text)
+        return _cache[text]
+    try:
+        chunk: Chunk | None = Chunk(text, cst.parse_module(text))
+    except Exception:
+        chunk = None
+    _cache[text] = chunk
+    if len(_cache) > MAX_CACHED_CHUNKS:
+        _cache.popitem(last=False)
+    return chunk
+
+
+def chunk_starts(lines: list[str]) -> list[int]:
+    """Indices of the lines that start a top-level statement, by a cheap look at column 0 (a line inside a
+    string or brackets may be taken for one: such a split does not parse and `split_exact` is used)."""
+    starts = [0]
+    in_decorator = lines[0].startswith("@") if lines else False
+    for i in range(1, len(lines)):
+        line = lines[i]
+        c = line[:1]
+        if not c or c in " \t\r\n#)]}'\"\\":
+            continue
+        if in_decorator:
+            if line.startswith(_DEFINITIONS):
+                in_decorator = False
+            continue
+        word = line.split(None, 1)[0].rstrip(":")
+        if word in _CONTINUATIONS:
+            continue
+        starts.append(i)
+        in_decorator = line.startswith("@")
+    return starts
+
+
+def split_exact(source: str) -> list[int]:
+    """Start lines of top-level statements from Python's tokenizer (raises ChunkSyntaxError)."""
+    starts = [0]
+    depth = 0
+    at_start = True
+    in_decorator = False
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.INDENT:
+                depth += 1
+            elif tok.type == tokenize.DEDENT:
+                depth -= 1
+            elif tok.type == tokenize.NEWLINE:
+                at_start = True
+            elif tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.ENCODING, tokenize.ENDMARKER):
+                continue
+            elif at_start:
+                at_start = False
+                if depth == 0 and tok.start[0] - 1 > 0:
+                    if in_decorator or tok.string in _CONTINUATIONS:
+                        in_decorator = tok.string == "@" or (in_decorator and tok.string not in ("def", "class",
+                                                                                                 "async"))
+                        continue
+                    starts.append(tok.start[0] - 1)
+                in_decorator = depth == 0 and tok.string == "@"
+    except (tokenize.TokenError, IndentationError, SyntaxError) as e:
+        raise ChunkSyntaxError(str(e)) from None
+    return sorted(set(starts))
+
+
+def split(source: str) -> list[tuple[int, Chunk]]:
+    """The source's chunks with the 0-based line each starts at (raises ChunkSyntaxError)."""
+    lines = source.splitlines(keepends=True)
+    if not lines:
+        return []
+    for starts in (chunk_starts(lines), None):
+        if starts is None:
+            starts = split_exact(source)
+        out = []
+        bounds = [*starts, len(lines)]
+        for a, b in zip(bounds, bounds[1:]):
+            chunk = parse_chunk("".join(lines[a:b]))
+            if chunk is None:
+                break
+            out.append((a, chunk))
+        else:
+            return out
+    raise ChunkSyntaxError("a top-level statement does not parse")
+
+
+def shifted(r: CodeRange, lines: int) -> CodeRange:
+    return CodeRange(CodePosition(r.start.line + lines, r.start.column), CodePosition(r.end.line + lines, r.end.column))
+
+
+class ChunkPositions:
+    """Node positions across chunks (as `PositionProvider` gives them for one module), shifted to the file."""
+
+    def __init__(self, chunks: list[tuple[int, Chunk]]) -> None:
+        self.chunks = chunks
+
+    def get(self, node: cst.CSTNode, default: Any = None) -> CodeRange | None:
+        for offset, chunk in self.chunks:
+            r = chunk.positions().get(node)
+            if r is not None:
+                return shifted(r, offset)
+        return default
+
+    def __getitem__(self, node: cst.CSTNode) -> CodeRange:
+        r = self.get(node)
+        if r is None:
+            raise KeyError(node)
+        return r
+
+    def chunk_at(self, line: int) -> tuple[int, Chunk] | None:
+        """The chunk holding 1-based file line `line`."""
+        found = None
+        for offset, chunk in self.chunks:
+            if offset < line:
+                found = (offset, chunk)
+            else:
+                break
+        return found

@@ -1,0 +1,469 @@
+"""Fixes of diagnostics, as edits of the source (one representation for `check --fix`, json / SARIF
+`fixes` and the editor's code actions)."""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.diagnostic import Diagnostic, Edit, Fix
+from namedcheck.engine.values import ArrayType
+from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
+
+_IGNORE_LIST = re.compile(r"#\s*namedcheck:\s*ignore\[([A-Za-z0-9_,\s]*)\]")
+
+
+def ignore_fix(source: str, d: Diagnostic) -> Fix:
+    """`# namedcheck: ignore[NCxxx]` at the end of the diagnostic's line (added to a list already there)."""
+    lines = source.splitlines()
+    text = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    m = _IGNORE_LIST.search(text)
+    if m is not None:
+        at = m.end(1)
+        edit = Edit(d.line, at + 1, d.line, at + 1, f", {d.code}")
+    else:
+        end = len(text.rstrip())
+        edit = Edit(d.line, end + 1, d.line, len(text) + 1, f"  # namedcheck: ignore[{d.code}]")
+    return Fix(f"Ignore {d.code} on this line", True, (edit,))
+
+
+# ---- locating nodes -----------------------------------------------------------------------------------
+
+class Located:
+    """The parsed chunks of a source with positions in the file, parents and top-level definitions."""
+
+    def __init__(self, source: str, chunks: list[tuple[int, Chunk]],
+                 values: list[tuple[cst.CSTNode, Any]] | None = None) -> None:
+        self.source = source
+        self.chunks = chunks
+        self.values: dict[int, list[Any]] = {}
+        for node, v in values or ():
+            self.values.setdefault(id(node), []).append(v)
+        self._parents: dict[int, dict[int, cst.CSTNode]] = {}
+
+    def chunk_of(self, line: int) -> tuple[int, Chunk] | None:
+        return ChunkPositions(self.chunks).chunk_at(line)
+
+    def span(self, node: cst.CSTNode) -> tuple[int, int, int, int] | None:
+        """1-based (line, column, end line, end column) of a node, end exclusive."""
+        r = ChunkPositions(self.chunks).get(node)
+        return None if r is None else (r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
+
+    def nodes_at(self, d: Diagnostic) -> list[cst.CSTNode]:
+        """Nodes whose span is exactly the diagnostic's, outermost first."""
+        at = self.chunk_of(d.line)
+        if at is None:
+            return []
+        offset, chunk = at
+        want = (d.line - offset, d.column - 1, d.end_line - offset, d.end_column - 1)
+        return [n for n, r in chunk.positions().items()
+                if (r.start.line, r.start.column, r.end.line, r.end.column) == want]
+
+    def within(self, d: Diagnostic) -> list[cst.CSTNode]:
+        """Nodes inside the diagnostic's span, in source order."""
+        at = self.chunk_of(d.line)
+        if at is None:
+            return []
+        offset, chunk = at
+        lo, hi = (d.line - offset, d.column - 1), (d.end_line - offset, d.end_column - 1)
+        found = [(r.start.line, r.start.column, n) for n, r in chunk.positions().items()
+                 if lo <= (r.start.line, r.start.column) and (r.end.line, r.end.column) <= hi]
+        return [n for _, _, n in sorted(found, key=lambda t: (t[0], t[1]))]
+
+    def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        for _, chunk in self.chunks:
+            table = self._parents.get(id(chunk))
+            if table is None:
+                table = self._parents[id(chunk)] = {}
+                todo: list[cst.CSTNode] = [chunk.module]
+                while todo:
+                    n = todo.pop()
+                    for c in n.children:
+                        table[id(c)] = n
+                        todo.append(c)
+            if id(node) in table:
+                return table[id(node)]
+        return None
+
+    def function_named(self, name: str) -> cst.FunctionDef | None:
+        found = None
+        for _, chunk in self.chunks:
+            for s in chunk.module.body:
+                if isinstance(s, cst.FunctionDef) and s.name.value == name:
+                    found = s
+        return found
+
+    def lax_spelling(self) -> tuple[str, Edit | None]:
+        """How this module spells jax.lax, and an import edit when it has none."""
+        jax_alias = None
+        last_import = 0
+        for offset, chunk in self.chunks:
+            for s in chunk.module.body:
+                if not isinstance(s, cst.SimpleStatementLine):
+                    continue
+                for small in s.body:
+                    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+                            and isinstance(small.names, tuple | list):
+                        last_import = offset + chunk.line_count
+                        mod = chunk.module.code_for_node(small.module)
+                        for a in small.names:
+                            if mod == "jax" and chunk.module.code_for_node(a.name) == "lax":
+                                return (a.asname.name.value if a.asname else "lax"), None  # type: ignore[union-attr]
+                    elif isinstance(small, cst.Import):
+                        last_import = offset + chunk.line_count
+                        for a in small.names:
+                            full = chunk.module.code_for_node(a.name)
+                            local = a.asname.name.value if a.asname else None  # type: ignore[union-attr]
+                            if full == "jax.lax" and local:
+                                return local, None
+                            if full == "jax":
+                                jax_alias = local or "jax"
+        if jax_alias is not None:
+            return f"{jax_alias}.lax", None
+        line = last_import + 1
+        return "lax", Edit(line, 1, line, 1, "from jax import lax\n")
+
+
+# ---- the fixes ----------------------------------------------------------------------------------------
+
+def attach_fixes(diags: list[Diagnostic], source: str, chunks: list[tuple[int, Chunk]] | None = None,
+                 values: list[tuple[cst.CSTNode, Any]] | None = None) -> list[Diagnostic]:
+    """The diagnostics with their `fixes` (the source's chunks are split here when not given; `values`, the
+    analysis's expression values, let a fix see what the message does not say)."""
+    if not any(d.code in _FIXERS for d in diags):
+        return diags
+    if chunks is None:
+        try:
+            chunks = split(source)
+        except ChunkSyntaxError:
+            return diags
+    loc = Located(source, chunks, values)
+    out = []
+    for d in diags:
+        fixer = _FIXERS.get(d.code)
+        fixes: list[Fix] = []
+        if fixer is not None:
+            try:
+                fixes = fixer(loc, d)
+            except Exception:  # a fix is a convenience: never let it break the check
+                fixes = []
+        out.append(replace(d, fixes=tuple(fixes)) if fixes else d)
+    return out
+
+
+def _code(loc: Located, node: cst.CSTNode) -> str:
+    return cst.Module(body=()).code_for_node(node)
+
+
+def _replace(loc: Located, node: cst.CSTNode, text: str) -> Edit | None:
+    s = loc.span(node)
+    return None if s is None else Edit(s[0], s[1], s[2], s[3], text)
+
+
+def _axes_in(text: str | None) -> tuple[str, ...] | None:
+    m = re.search(r"pcast\((?:init|\.\.\.), (\([^)]*\)), to='varying'\)", text or "")
+    if m is None:
+        return None
+    try:
+        axes = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError):
+        return None
+    return axes if isinstance(axes, tuple) and all(isinstance(a, str) for a in axes) else None
+
+
+def _pcast(loc: Located, node: cst.BaseExpression, axes: tuple[str, ...]) -> tuple[str, Edit | None]:
+    lax, imp = loc.lax_spelling()
+    return f"{lax}.pcast({_code(loc, node)}, {axes!r}, to='varying')", imp
+
+
+def _argument(call: cst.Call, index: int, keyword: str) -> cst.BaseExpression | None:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == keyword:
+            return a.value
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    return positional[index].value if index < len(positional) else None
+
+
+def _item(expr: cst.BaseExpression, i: int, several: bool) -> cst.BaseExpression | None:
+    """Item `i` of an output: the expression itself for a single output, an element of a tuple literal."""
+    if not several:
+        return expr
+    if isinstance(expr, cst.Tuple) and i < len(expr.elements) and not isinstance(expr.elements[i], cst.StarredElement):
+        return expr.elements[i].value
+    return None
+
+
+def _fix_nc602(loc: Located, d: Diagnostic) -> list[Fix]:
+    axes = _axes_in(d.hint)
+    call = next((n for n in loc.nodes_at(d) if isinstance(n, cst.Call)), None)
+    if axes is None or call is None:
+        return []
+    op = d.message.split(":", 1)[0]
+    target: cst.BaseExpression | None = None
+    if "pcast(init," in (d.hint or ""):
+        init = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"),
+                "lax.while_loop": (2, "init_val")}.get(op)
+        m = re.search(r"carry item (\d+)", d.message)
+        arg = _argument(call, *init) if init else None
+        target = _item(arg, int(m.group(1)) if m else 0, m is not None) if arg is not None else None
+        title = f"Make the initial carry varying over {', '.join(map(repr, axes))} (lax.pcast)"
+    elif "branch" in (d.hint or ""):
+        m = re.search(r"output (\d+) of branch (\d+) (varies over [^,]*|is invariant)", d.message)
+        if m is None:
+            return []
+        i, b = int(m.group(1)), int(m.group(2))
+        union = set(axes) | set(re.findall(r"'([^']+)'", m.group(3)))
+        edits: list[Edit] = []
+        for k, fn in enumerate(_branches(call, op)):
+            outputs = _outputs(loc, fn)
+            target = _item(outputs[0], i, isinstance(outputs[0], cst.Tuple)) \
+                if outputs is not None and len(outputs) == 1 else None
+            if target is None:
+                if k == b:
+                    return []
+                continue
+            need = axes if k == b else _missing(loc.values.get(id(target), []), union)
+            if need:
+                text, imp = _pcast(loc, target, need)
+                e = _replace(loc, target, text)
+                if e is None:
+                    return []
+                edits += [x for x in (imp, e) if x is not None and x not in edits]
+        if not edits:
+            return []
+        return [Fix(f"Make the branches' outputs vary over {', '.join(map(repr, sorted(union)))} (lax.pcast)",
+                    True, tuple(edits))]
+    if target is None:
+        return []
+    text, imp = _pcast(loc, target, axes)
+    edit = _replace(loc, target, text)
+    if edit is None:
+        return []
+    return [Fix(title, True, tuple(e for e in (imp, edit) if e is not None))]
+
+
+def _branches(call: cst.Call, op: str) -> list[cst.BaseExpression | None]:
+    if op == "lax.cond":
+        return [_argument(call, 1, "true_fun"), _argument(call, 2, "false_fun")]
+    branches = _argument(call, 1, "branches")
+    if op == "lax.switch" and isinstance(branches, cst.List | cst.Tuple):
+        return [e.value for e in branches.elements]
+    return []
+
+
+def _missing(values: list[Any], union: set[str]) -> tuple[str, ...]:
+    """The axes of `union` that no recorded value of a branch output is known to vary over (none when its
+    values are not known exactly)."""
+    arrays = [v for v in values if isinstance(v, ArrayType)]
+    if not arrays or not all(v.vary_exact for v in arrays):
+        return ()
+    return tuple(sorted(union - set().union(*(v.varying for v in arrays))))
+
+
+def _outputs(loc: Located, fn: cst.BaseExpression | None) -> list[cst.BaseExpression] | None:
+    """The returned expressions of a lambda or of a module-level function named here."""
+    if isinstance(fn, cst.Lambda):
+        return [fn.body]
+    if isinstance(fn, cst.Name):
+        f = loc.function_named(fn.value)
+        if f is None:
+            return None
+        found: list[cst.BaseExpression] = []
+
+        class Returns(cst.CSTVisitor):
+            def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+                return node is f
+
+            def visit_Lambda(self, node: cst.Lambda) -> bool:
+                return False
+
+            def visit_Return(self, node: cst.Return) -> None:
+                if node.value is not None:
+                    found.append(node.value)
+        f.visit(Returns())
+        return found or None
+    return None
+
+
+def _mapped_function(loc: Located, spec_node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The function a shard_map's argument node belongs to: `shard_map(f, ...)` or `@partial(shard_map, ...)`."""
+    arg = loc.parent(spec_node)
+    call = loc.parent(arg) if isinstance(arg, cst.Arg) else None
+    if not isinstance(call, cst.Call):
+        return None
+    deco = loc.parent(call)
+    if isinstance(deco, cst.Decorator):
+        fn = loc.parent(deco)
+        return fn.name if isinstance(fn, cst.FunctionDef) else None
+    return _argument(call, 0, "f")
+
+
+def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
+    m = re.search(r"varies over mesh axis '([^']+)'", d.message)
+    spec = next(iter(loc.nodes_at(d)), None)
+    if m is None or not isinstance(spec, cst.Call):
+        return []
+    axis = m.group(1)
+    fixes: list[Fix] = []
+    entries = [a for a in spec.args if a.keyword is None]
+    if len(entries) == len(spec.args) and not any(a.star for a in entries):
+        none_at = next((i for i, a in enumerate(entries) if isinstance(a.value, cst.Name) and a.value.value == "None"),
+                       None)
+        texts = [_code(loc, a.value) for a in entries]
+        if none_at is not None:
+            texts[none_at] = repr(axis)
+        elif not texts:
+            texts = []  # P(): the output's rank is not known here (a 0-d output takes no spec entry)
+        else:
+            first = entries[0].value
+            inner = [_code(loc, e.value) for e in first.elements] if isinstance(first, cst.Tuple) else [texts[0]]
+            texts[0] = "(" + ", ".join([*inner, repr(axis)]) + ")"
+        edit = _replace(loc, spec, f"{_code(loc, spec.func)}({', '.join(texts)})") if texts else None
+        if edit is not None:
+            fixes.append(Fix(f"Add {axis!r} to out_specs (the output is then split over {axis!r})", False, (edit,)))
+    fn = _mapped_function(loc, spec)
+    outputs = _outputs(loc, fn)
+    if outputs and not any(isinstance(o, cst.Tuple) for o in outputs):
+        lax, imp = loc.lax_spelling()
+        for reduce in ("pmean", "psum"):
+            edits = [_replace(loc, o, f"{lax}.{reduce}({_code(loc, o)}, {axis!r})") for o in outputs]
+            if all(e is not None for e in edits):
+                fixes.append(Fix(f"Reduce the output over {axis!r} with lax.{reduce} before returning", False,
+                                 tuple(e for e in (imp, *edits) if e is not None)))
+    return fixes
+
+
+def _fix_nc404(loc: Located, d: Diagnostic) -> list[Fix]:
+    m = re.search(r"carries named axis '([^']+)'", d.message)
+    node = next(iter(loc.nodes_at(d)), None)
+    if m is None or not isinstance(node, cst.List) or not node.elements:
+        return []
+    first = loc.span(node.elements[0])
+    if first is None:
+        return []
+    name = m.group(1)
+    return [Fix(f"Place {name!r} at position 0 of out_axes", True,
+                (Edit(first[0], first[1], first[0], first[1], f"{name!r}, "),))]
+
+
+def _fix_name(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC705 / NC501: the closest bound or mesh axis name, within edit distance 2."""
+    m = re.search(r"axis '([^']+)'", d.message)
+    k = re.search(r"(?:bound here: |has axes )(.*)", d.message)
+    if m is None or k is None:
+        return []
+    wrong = m.group(1)
+    known = re.findall(r"'([^']+)'", k.group(1))
+    scored = sorted((distance(wrong, n), n) for n in set(known) if n != wrong)
+    best = [n for s, n in scored if s <= 2 and s == scored[0][0]] if scored else []
+    # the name is wrong wherever the statement's lines spell it (in_specs and out_specs alike)
+    lines = replace(d, column=1, end_column=10**6)
+    strings = [n for n in loc.within(lines) if isinstance(n, cst.SimpleString) and n.evaluated_value == wrong]
+    if not strings:
+        return []
+    fixes = []
+    for name in best:
+        edits = []
+        for s in strings:
+            quote = s.quote
+            e = _replace(loc, s, f"{s.prefix}{quote}{name}{quote}")
+            if e is not None:
+                edits.append(e)
+        if edits:
+            fixes.append(Fix(f"Replace axis {wrong!r} by {name!r}", False, tuple(edits)))
+    return fixes
+
+
+def distance(a: str, b: str) -> int:
+    """Levenshtein edit distance."""
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i]
+        for j, cb in enumerate(b, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+_FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
+    "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
+}
+FIXABLE = frozenset(_FIXERS)
+
+
+# ---- applying fixes -----------------------------------------------------------------------------------
+
+def apply_edits(source: str, edits: list[Edit]) -> str:
+    """The source with non-overlapping edits applied (an edit overlapping an earlier one is skipped)."""
+    lines = source.splitlines(keepends=True)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+
+    def offset(line: int, column: int) -> int:
+        return starts[min(line - 1, len(lines))] + column - 1
+    spans = sorted(((offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in edits),
+                   key=lambda t: (t[0], t[1]))
+    out, at = [], 0
+    for a, b, text in spans:
+        if a < at:
+            continue
+        out.append(source[at:a])
+        out.append(text)
+        at = b
+    out.append(source[at:])
+    return "".join(out)
+
+
+def chosen_edits(diags: list[Diagnostic], unsafe: bool) -> tuple[list[Edit], int]:
+    """The edits of the first applicable fix of each diagnostic (fixes whose edits overlap another chosen
+    fix wait for the next round); how many diagnostics they fix."""
+    edits: list[Edit] = []
+    taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    imports: set[str] = set()
+    n = 0
+    for d in diags:
+        fix = next((f for f in d.fixes if f.safe or unsafe), None)
+        if fix is None:
+            continue
+        spans = [((e.line, e.column), (e.end_line, e.end_column)) for e in fix.edits if e.text not in imports]
+        if any(a < tb and ta < b or a == b == ta for a, b in spans for ta, tb in taken):
+            continue
+        for e in fix.edits:
+            if e.line == e.end_line and e.column == e.end_column == 1 and e.text.startswith("from jax import"):
+                if e.text in imports:
+                    continue
+                imports.add(e.text)
+            edits.append(e)
+        taken.extend(spans)
+        n += 1
+    return edits, n
+
+
+# ---- the command line: check --fix / --unsafe-fixes ------------------------------------------------
+
+def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5) -> int:
+    """Apply fixes to one file until none applies (each round re-checks with `recheck`, which gives the
+    diagnostics with their fixes); how many diagnostics were fixed."""
+    from pathlib import Path
+    p = Path(path)
+    fixed = 0
+    for _ in range(rounds):
+        source = p.read_text(encoding="utf-8")
+        diags = recheck(source)
+        edits, n = chosen_edits(diags, unsafe)
+        if not edits:
+            break
+        new = apply_edits(source, edits)
+        try:
+            cst.parse_module(new)
+        except Exception:  # never write a file that no longer parses
+            break
+        p.write_text(new, encoding="utf-8")
+        fixed += n
+    return fixed

@@ -1,0 +1,71 @@
+"""Inlay hints: the inferred type after each unannotated `name = ...` and after the `)` of each function
+without a return annotation."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.scope import has_array
+from namedcheck.lsp.analysis import Analysis, distinct, format_value
+
+
+def _label(values: list[Any]) -> str | None:
+    known = [v for v in distinct(values) if has_array(v)]
+    if not known:
+        return None
+    return " | ".join(format_value(v) for v in known[:2]) + (" | ..." if len(known) > 2 else "")
+
+
+class _Sites(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.assigns: list[tuple[cst.Name, cst.BaseExpression]] = []
+        self.functions: list[cst.FunctionDef] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigns.append((node.targets[0].target, node.value))
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        if node.returns is None:
+            self.functions.append(node)
+
+
+def inlay_hints(source: str, a: Analysis) -> list[tuple[int, int, str]]:
+    """(1-based line, 0-based column, label) of each hint, in file order."""
+    by_node: dict[int, list[Any]] = {}
+    for node, v in a.values:
+        by_node.setdefault(id(node), []).append(v)
+    lines = source.splitlines()
+    out: list[tuple[int, int, str]] = []
+    for offset, chunk in a.chunks:
+        sites = _Sites()
+        chunk.module.visit(sites)
+        if not sites.assigns and not sites.functions:
+            continue
+        pos = chunk.positions()
+        for target, value in sites.assigns:
+            label = _label(by_node.get(id(value), []))
+            if label is not None:
+                r = pos[target]
+                out.append((r.end.line + offset, r.end.column, f": {label}"))
+        for fn in sites.functions:
+            records = a.functions.get(id(fn))
+            label = _label([rec.returns for rec in records[1]]) if records else None
+            if label is None:
+                continue
+            close = _closing_paren(lines, pos[fn.params].end.line + offset, pos[fn.params].end.column)
+            if close is not None:
+                out.append((close[0], close[1], f" -> {label}"))
+    return sorted(out)
+
+
+def _closing_paren(lines: list[str], line: int, column: int) -> tuple[int, int] | None:
+    """The position just after the first `)` at or after (line, column)."""
+    for ln in range(line, min(line + 5, len(lines) + 1)):
+        text = lines[ln - 1]
+        i = text.find(")", column if ln == line else 0)
+        if i >= 0:
+            return ln, i + 1
+    return None

@@ -1,0 +1,263 @@
+"""`namedcheck infer`: annotations the engine fully knows, added to unannotated parameters (from their call
+sites, when every call agrees), returns and local assignments (when every analysis agrees).
+
+Types are written in the annotation language (`f32[(8, 4)]`, or `Annotated[jax.Array, f32[(8, 4)]]` with
+spelling "annotated"); varying sets are never written (annotations do not state them). A name assigned
+more than once in its scope is left alone. The edits are applied and the file analysed again until nothing
+new is found, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass, replace
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.diagnostic import Edit
+from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
+from namedcheck.lsp.analysis import Analysis, DocumentAnalyser
+from namedcheck.lsp.chunks import ChunkPositions
+from namedcheck.lsp.fixes import apply_edits
+from namedcheck.lsp.hints import _closing_paren
+
+MAX_ROUNDS = 4
+
+
+@dataclass(frozen=True)
+class Inferred:
+    """One annotation to add: where (1-based line, 0-based column), what kind of site, the name and type."""
+
+    line: int
+    column: int
+    kind: str  # "parameter", "return" or "local"
+    name: str
+    type: str
+
+
+def known_type(v: Any) -> ArrayType | Seq | None:
+    """The value as an annotation states it, when every part of it is known (tuples of such arrays too)."""
+    if isinstance(v, Seq) and v.kind == "tuple" and v.items:
+        items = [known_type(i) for i in v.items]
+        return Seq(tuple(items), "tuple") if all(isinstance(i, ArrayType) for i in items) else None
+    if not isinstance(v, ArrayType) or v.weak or v.dtype_code is None or v.named_open or v.has_ellipsis:
+        return None
+    dims = [*v.shape, *(s for _, s in v.named)]
+    if not all(isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) for d in dims):
+        return None
+    return ArrayType(v.dtype_code, v.shape, v.named)
+
+
+def agreed(values: list[Any]) -> ArrayType | Seq | None:
+    """The one fully known type all values have (None when one is not known or two differ)."""
+    types = [known_type(v) for v in values]
+    if not types or any(t is None for t in types) or any(t != types[0] for t in types):
+        return None
+    return types[0]
+
+
+def spell(t: ArrayType | Seq, annotated: bool) -> str:
+    if isinstance(t, Seq):
+        return "tuple[" + ", ".join(spell(i, annotated) for i in t.items) + "]"
+    text = repr(t)
+    return f"Annotated[jax.Array, {text}]" if annotated else text
+
+
+def _dtype_names(t: ArrayType | Seq) -> set[str]:
+    if isinstance(t, Seq):
+        return set().union(*(_dtype_names(i) for i in t.items))
+    return {t.dtype_code or "Array"}
+
+
+class _Sites(cst.CSTVisitor):
+    """Unannotated parameters, returns and single assignments, per scope."""
+
+    def __init__(self) -> None:
+        self.functions: list[cst.FunctionDef] = []
+        self.assigns: list[tuple[cst.Name, cst.BaseExpression, int]] = []
+        self.counts: dict[tuple[int, str], int] = {}
+        self.scopes: list[int] = [0]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.functions.append(node)
+        self.scopes.append(id(node))
+        for p in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
+            self._count(p.name.value)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.scopes.append(id(node))
+        return True
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self.scopes.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def _count(self, name: str) -> None:
+        key = (self.scopes[-1], name)
+        self.counts[key] = self.counts.get(key, 0) + 1
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for t in node.targets:
+            for n in _names(t.target):
+                self._count(n)
+        if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+            self.assigns.append((node.targets[0].target, node.value, self.scopes[-1]))
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        for n in _names(node.target):
+            self._count(n)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        for n in _names(node.target):
+            self._count(n)
+
+    def visit_For(self, node: cst.For) -> None:
+        for n in _names(node.target):
+            self._count(n)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            for n in _names(node.asname.name):
+                self._count(n)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        for n in _names(node.target):
+            self._count(n)
+
+
+def _names(target: cst.BaseExpression) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, cst.Tuple | cst.List):
+        return [n for e in target.elements for n in _names(e.value)]
+    if isinstance(target, cst.StarredElement):
+        return _names(target.value)
+    return []
+
+
+def infer_once(source: str, a: Analysis, annotated: bool) -> tuple[list[Inferred], list[Edit]]:
+    """What one analysis lets us annotate, and the edits (annotations and imports) that add it."""
+    values: dict[int, list[Any]] = {}
+    for node, v in a.values:
+        values.setdefault(id(node), []).append(v)
+    positions = ChunkPositions(a.chunks)
+    lines = source.splitlines()
+    found: list[Inferred] = []
+    edits: list[Edit] = []
+    dtypes: set[str] = set()
+    for _, chunk in a.chunks:
+        sites = _Sites()
+        chunk.module.visit(sites)
+        for fn in sites.functions:
+            records = a.functions.get(id(fn), (None, []))[1]
+            at_calls = [r for r in records if r.kind in ("call", "map")]
+            for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]:
+                if p.annotation is not None or not at_calls:
+                    continue
+                t = agreed([r.params.get(p.name.value, UNKNOWN) for r in at_calls])
+                r = positions.get(p.name)
+                if t is None or r is None:
+                    continue
+                found.append(Inferred(r.end.line, r.end.column, "parameter", p.name.value, spell(t, annotated)))
+                dtypes |= _dtype_names(t)
+                if p.default is not None and p.equal is not cst.MaybeSentinel.DEFAULT:
+                    # `x=1` becomes `x: T = 1` (PEP 8 spacing around `=` of an annotated parameter)
+                    eq = positions.get(p.equal)
+                    if eq is not None:
+                        edits.append(Edit(eq.start.line, eq.start.column + 1, eq.end.line, eq.end.column + 1,
+                                          " = "))
+                edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1,
+                                  f": {spell(t, annotated)}"))
+            if fn.returns is None and records:
+                t = agreed([r.returns for r in (at_calls or records)])
+                params = positions.get(fn.params)
+                close = _closing_paren(lines, params.end.line, params.end.column) if params is not None else None
+                if t is not None and close is not None:
+                    found.append(Inferred(close[0], close[1], "return", fn.name.value, spell(t, annotated)))
+                    dtypes |= _dtype_names(t)
+                    edits.append(Edit(close[0], close[1] + 1, close[0], close[1] + 1, f" -> {spell(t, annotated)}"))
+        for target, value, scope in sites.assigns:
+            if sites.counts.get((scope, target.value), 0) != 1:
+                continue
+            t = agreed(values.get(id(value), []))
+            r = positions.get(target)
+            if t is None or r is None or isinstance(t, Seq):
+                continue
+            found.append(Inferred(r.end.line, r.end.column, "local", target.value, spell(t, annotated)))
+            dtypes |= _dtype_names(t)
+            edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {spell(t, annotated)}"))
+    if edits:
+        edits.extend(_imports(a, dtypes, annotated))
+    return found, edits
+
+
+def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
+    """Imports the new annotations need that the module lacks: added to its `from namedcheck import ...`,
+    or on a line after its last top-level import (after the docstring when it has none)."""
+    have: set[str] = set()
+    after = 0  # the line after which new import lines go
+    nc_from: tuple[int, int] | None = None  # the end of the last name of `from namedcheck import ...`
+    for offset, chunk in a.chunks:
+        pos = chunk.positions()
+        for s in chunk.module.body:
+            if not isinstance(s, cst.SimpleStatementLine):
+                continue
+            for small in s.body:
+                if isinstance(small, cst.Import | cst.ImportFrom) and isinstance(small.names, tuple | list):
+                    after = pos[s].end.line + offset
+                    have |= {(n.asname.name.value if n.asname else chunk.module.code_for_node(n.name))
+                             for n in small.names}  # type: ignore[union-attr]
+                    if isinstance(small, cst.ImportFrom) and small.module is not None and small.relative == () \
+                            and chunk.module.code_for_node(small.module) == "namedcheck":
+                        r = pos[small.names[-1].name]
+                        nc_from = (r.end.line + offset, r.end.column + 1)
+                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString) and not after:
+                    after = pos[s].end.line + offset
+    need = sorted(dtypes - have)
+    edits = []
+    lines = []
+    if need and nc_from is not None:
+        edits.append(Edit(nc_from[0], nc_from[1], nc_from[0], nc_from[1], "".join(f", {n}" for n in need)))
+    elif need:
+        lines.append(f"from namedcheck import {', '.join(need)}\n")
+    if annotated and "Annotated" not in have:
+        lines.append("from typing import Annotated\n")
+    if annotated and "jax" not in have:
+        lines.append("import jax\n")
+    if lines:
+        edits.append(Edit(after + 1, 1, after + 1, 1, "".join(lines)))
+    return edits
+
+
+def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = ()) \
+        -> tuple[str, list[Inferred]]:
+    """The source with every annotation the engine fully knows added (to a fixpoint), and what was added."""
+    analyser = DocumentAnalyser(path, stub_paths)
+    added: list[Inferred] = []
+    for _ in range(MAX_ROUNDS):
+        a = analyser.analyse(source)
+        if not a.chunks:
+            break
+        found, edits = infer_once(source, a, annotated)
+        if not edits:
+            break
+        new = apply_edits(source, edits)
+        try:
+            cst.parse_module(new)
+        except Exception:
+            break
+        shift = sum(e.text.count("\n") for e in edits)
+        added = [replace(i, line=i.line + shift) for i in added] + found if shift else added + found
+        source = new
+    return source, added
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=f"a/{path}", tofile=f"b/{path}"))

@@ -1,0 +1,224 @@
+"""`namedcheck lsp`: a Language Server over stdio (pygls). Diagnostics on open / change (debounced) / save,
+hover with inferred types, inlay hints (off unless `inlayHints` is set), code actions (fixes and
+"ignore NCxxx on this line"). One process keeps parsed chunks and analyses (lsp/analysis.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.lsp.server import LanguageServer
+from pygls.uris import to_fs_path
+
+from namedcheck import __version__
+from namedcheck.cli.config import Config, ConfigError, load_config
+from namedcheck.diagnostic import Diagnostic, Fix
+from namedcheck.lsp.analysis import Analysis, DocumentAnalyser, format_value, values_at
+from namedcheck.lsp.fixes import ignore_fix
+from namedcheck.lsp.hints import inlay_hints
+
+DEBOUNCE_S = 0.15
+
+
+class NamedcheckServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("namedcheck", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.analysers: dict[str, DocumentAnalyser] = {}
+        self.results: dict[str, tuple[str, Analysis, list[Diagnostic]]] = {}
+        self.pending: dict[str, asyncio.TimerHandle] = {}
+        self.configs: dict[Path, Config | str] = {}
+        self.inlay_hints_enabled = False
+
+    # ---- configuration ---------------------------------------------------------------------------
+    def config_for(self, path: str) -> Config | str:
+        """The configuration of the file's own project (nearest pyproject.toml), or an error message."""
+        folder = Path(path).parent
+        if folder not in self.configs:
+            try:
+                self.configs[folder] = load_config(folder)
+            except ConfigError as e:
+                self.configs[folder] = str(e)
+        return self.configs[folder]
+
+    def apply_settings(self, settings: Any) -> None:
+        if isinstance(settings, dict):
+            settings = settings.get("namedcheck", settings)
+            if isinstance(settings, dict) and "inlayHints" in settings:
+                self.inlay_hints_enabled = bool(settings["inlayHints"])
+
+    # ---- analysis --------------------------------------------------------------------------------
+    def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
+        doc = self.workspace.get_text_document(uri)
+        source = doc.source
+        cached = self.results.get(uri)
+        if cached is not None and cached[0] == source:
+            return cached
+        path = to_fs_path(uri) or uri
+        cfg = self.config_for(path)
+        if isinstance(cfg, str):
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"namedcheck: {cfg}"))
+            cfg = Config()
+        analyser = self.analysers.get(uri)
+        if analyser is None or analyser.stub_paths != tuple(cfg.stub_paths):
+            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths))
+        from namedcheck.cli.main import _filter
+        result = analyser.analyse(source)
+        diags = _filter(result.diagnostics, cfg.select, cfg.ignore)
+        self.results[uri] = (source, result, diags)
+        return self.results[uri]
+
+    def publish(self, uri: str) -> None:
+        handle = self.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()  # a save while a change waits: this run covers both
+        if uri not in self.workspace.text_documents:
+            return
+        got = self.analyse(uri)
+        if got is None:
+            return
+        units = Units(self.workspace.get_text_document(uri))
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, diagnostics=[to_lsp(uri, d, units) for d in got[2]],
+            version=self.workspace.get_text_document(uri).version))
+
+    def schedule(self, uri: str, delay: float) -> None:
+        old = self.pending.pop(uri, None)
+        if old is not None:
+            old.cancel()
+        self.pending[uri] = asyncio.get_running_loop().call_later(delay, self.publish, uri)
+
+
+class Units:
+    """Columns between the analyzer (code points) and the client (UTF-16 code units unless negotiated)."""
+
+    def __init__(self, doc: Any) -> None:
+        self.doc = doc
+        self.identity = doc is None or doc.source.isascii()
+
+    def out(self, line0: int, col0: int) -> lsp.Position:
+        p = lsp.Position(line0, col0)
+        return p if self.identity else self.doc.position_codec.position_to_client_units(self.doc.lines, p)
+
+    def inp(self, p: lsp.Position) -> tuple[int, int]:
+        if self.identity:
+            return p.line, p.character
+        q = self.doc.position_codec.position_from_client_units(self.doc.lines, p)
+        return q.line, q.character
+
+
+def to_range(line: int, column: int, end_line: int, end_column: int, units: Units | None = None) -> lsp.Range:
+    """1-based (line, column) pairs, end exclusive -> an LSP range."""
+    u = units or Units(None)
+    return lsp.Range(u.out(line - 1, column - 1), u.out(end_line - 1, end_column - 1))
+
+
+def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnostic:
+    rng = to_range(d.line, d.column, d.end_line, d.end_column, units)
+    related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), f"hint: {d.hint}")] if d.hint else None
+    return lsp.Diagnostic(range=rng, message=d.message, severity=lsp.DiagnosticSeverity.Error, code=d.code,
+                          source="namedcheck", related_information=related)
+
+
+def _overlaps(d: Diagnostic, r: lsp.Range, units: Units) -> bool:
+    start = (d.line - 1, d.column - 1)
+    end = (d.end_line - 1, d.end_column - 1)
+    return start <= units.inp(r.end) and units.inp(r.start) <= end
+
+
+def to_action(uri: str, d: Diagnostic, fix: Fix, preferred: bool, units: Units) -> lsp.CodeAction:
+    edits = [lsp.TextEdit(to_range(e.line, e.column, e.end_line, e.end_column, units), e.text) for e in fix.edits]
+    return lsp.CodeAction(title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[to_lsp(uri, d, units)],
+                          edit=lsp.WorkspaceEdit(changes={uri: edits}), is_preferred=preferred)
+
+
+def build_server() -> NamedcheckServer:
+    server = NamedcheckServer()
+
+    @server.feature(lsp.INITIALIZE)
+    def initialize(ls: NamedcheckServer, params: lsp.InitializeParams) -> None:
+        ls.apply_settings(params.initialization_options)
+
+    @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def changed_configuration(ls: NamedcheckServer, params: lsp.DidChangeConfigurationParams) -> None:
+        ls.apply_settings(params.settings)
+        ls.configs.clear()
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    def did_open(ls: NamedcheckServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        ls.publish(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: NamedcheckServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        ls.schedule(params.text_document.uri, DEBOUNCE_S)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
+    def did_save(ls: NamedcheckServer, params: lsp.DidSaveTextDocumentParams) -> None:
+        ls.configs.clear()  # a saved pyproject.toml may have changed the configuration
+        ls.publish(params.text_document.uri)
+
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: NamedcheckServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        for table in (ls.analysers, ls.results):
+            table.pop(uri, None)
+        handle = ls.pending.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+    @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    def hover(ls: NamedcheckServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        got = ls.analyse(params.text_document.uri)
+        if got is None:
+            return None
+        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        line0, col0 = units.inp(params.position)
+        found = values_at(got[1], line0 + 1, col0)
+        if found is None or not found[1]:
+            return None
+        (line, col, end_line, end_col), values = found
+        text = "\n".join(format_value(v) for v in values[:4])
+        more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
+        title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
+        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
+                                                    f"```python\n{text}\n```\n{title}{more}"),
+                         range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)))
+
+    @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
+    def inlay_hint(ls: NamedcheckServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+        if not ls.inlay_hints_enabled:
+            return []
+        got = ls.analyse(params.text_document.uri)
+        if got is None:
+            return []
+        r = params.range
+        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        return [lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
+                for line, col, label in inlay_hints(got[0], got[1]) if r.start.line <= line - 1 <= r.end.line]
+
+    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
+                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+        uri = params.text_document.uri
+        got = ls.analyse(uri)
+        if got is None:
+            return []
+        source, _, diags = got
+        units = Units(ls.workspace.get_text_document(uri))
+        actions: list[lsp.CodeAction] = []
+        for d in diags:
+            if not _overlaps(d, params.range, units):
+                continue
+            for i, fix in enumerate(d.fixes):
+                actions.append(to_action(uri, d, fix, i == 0 and fix.safe, units))
+            actions.append(to_action(uri, d, ignore_fix(source, d), False, units))
+        return actions
+
+    return server
+
+
+def serve() -> int:
+    build_server().start_io()
+    return 0

@@ -1,0 +1,122 @@
+"""Fixes (`check --fix` / `--unsafe-fixes`, json / SARIF `fixes`, the editor's code actions): every fix of
+the corpus makes its diagnostic disappear and keeps the file parsing; the fixes of tests/cases/lsp_fixes.py
+run under JAX (8 CPU devices), to the same values where the fix keeps the program's meaning."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from pathlib import Path
+
+import libcst as cst
+import numpy as np
+import pytest
+
+from namedcheck.analyzer.check import check_source
+from namedcheck.cli.main import main
+from namedcheck.diagnostic import Diagnostic, Fix
+from namedcheck.lsp.analysis import DocumentAnalyser
+from namedcheck.lsp.fixes import FIXABLE, apply_edits, distance
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted([*ROOT.glob("tests/cases/*.py"), *ROOT.glob("examples/buggy/*.py")])
+FIXES_CASE = ROOT / "tests" / "cases" / "lsp_fixes.py"
+RUN = re.compile(r"#\s*run:\s*(\w+)")
+
+
+def _fixed(path: Path) -> list[tuple[Diagnostic, Fix]]:
+    return [(d, f) for d in DocumentAnalyser(str(path)).analyse(path.read_text()).diagnostics for f in d.fixes]
+
+
+def _line_after(d: Diagnostic, fix: Fix) -> int:
+    """The diagnostic's line once the fix is applied (an import added above it moves it down)."""
+    return d.line + sum(e.text.count("\n") for e in fix.edits if e.line < d.line)
+
+
+@pytest.mark.parametrize("path", [p for p in CASES if _fixed(p)], ids=lambda p: p.name)
+def test_each_fix_removes_its_diagnostic(path: Path) -> None:
+    src = path.read_text()
+    for d, fix in _fixed(path):
+        new = apply_edits(src, list(fix.edits))
+        cst.parse_module(new)  # still parses
+        after = check_source(new, str(path))
+        assert (d.code, _line_after(d, fix)) not in {(a.code, a.line) for a in after}, (fix.title, d)
+
+
+def test_every_fixable_code_has_a_fix_in_the_corpus() -> None:
+    codes = {d.code for p in CASES for d, _ in _fixed(p)}
+    assert codes == set(FIXABLE)
+
+
+def _load(source: str, tmp: Path, name: str) -> object:
+    f = tmp / f"{name}.py"
+    f.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, f)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+X = np.arange(32, dtype=np.float32).reshape(8, 4)
+# What each function should compute: the original program's intent, where a fix keeps its meaning.
+REFERENCE = {
+    "scan_rows": lambda: X.reshape(4, 2, 4).sum(1).reshape(16),
+    "pick_rows": lambda: np.concatenate([X, X], axis=1),
+    "double_named": lambda: X * 2,
+}
+
+
+def test_fixed_programs_run_under_jax(tmp_path: Path) -> None:
+    pytest.importorskip("jax")
+    src = FIXES_CASE.read_text()
+    lines = src.splitlines()
+    original = _load(src, tmp_path, "lsp_fixes_original")
+    checked = 0
+    for i, (d, fix) in enumerate(_fixed(FIXES_CASE)):
+        m = RUN.search(lines[d.line - 1]) or RUN.search(lines[d.end_line - 1])
+        assert m is not None, d
+        name = m.group(1)
+        with pytest.raises(Exception):  # noqa: B017 - JAX's own error for the mistake (TypeError, ValueError, ...)
+            getattr(original, name)(X)
+        module = _load(apply_edits(src, list(fix.edits)), tmp_path, f"lsp_fixes_{i}")
+        result = np.asarray(getattr(module, name)(X))
+        if fix.safe:
+            np.testing.assert_allclose(result, REFERENCE[name](), err_msg=fix.title)
+        checked += 1
+    assert checked >= 8
+
+
+def test_check_fix_applies_safe_fixes_and_unsafe_ones_on_request(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(FIXES_CASE, tmp_path / "m.py")
+    assert main(["check", "m.py", "--fix", "--no-cache"]) == 1
+    text = (tmp_path / "m.py").read_text()
+    assert "lax.pcast(total, ('data',), to='varying')" in text and "out_axes=['i', ...]" in text
+    assert "'btach'" in text  # a guessed name is an unsafe fix
+    capsys.readouterr()
+    assert main(["check", "m.py", "--unsafe-fixes", "--no-cache", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+    assert "'batch'" in (tmp_path / "m.py").read_text()
+
+
+def test_json_and_sarif_carry_the_fixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copy(FIXES_CASE, tmp_path / "m.py")
+    main(["check", "m.py", "--no-cache", "--format", "json"])
+    out = json.loads(capsys.readouterr().out)
+    nc602 = next(d for d in out if d["code"] == "NC602")
+    assert nc602["fixes"][0]["applicability"] == "safe"
+    assert nc602["fixes"][0]["edits"][0]["text"] == "lax.pcast(total, ('data',), to='varying')"
+    main(["check", "m.py", "--no-cache", "--format", "sarif"])
+    results = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert any(r.get("fixes") for r in results if r["ruleId"] == "NC602")
+
+
+def test_edit_distance() -> None:
+    assert distance("btach", "batch") == 2 and distance("dta", "data") == 1 and distance("x", "model") == 5

@@ -1,0 +1,193 @@
+"""`namedcheck lsp` driven by a real LSP client (pygls') over stdio, and the editor analysis it runs
+(incremental re-checks equal `check_source`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+from lsprotocol import types as lsp  # noqa: E402
+from pygls.lsp.client import LanguageClient  # noqa: E402
+
+from namedcheck.analyzer.check import check_source  # noqa: E402
+from namedcheck.lsp.analysis import DocumentAnalyser  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+BUGGY = '''import jax
+import jax.numpy as jnp
+from namedcheck import f32
+
+
+def project(x: f32[(4, 8)], w: f32[(16, 3)]):
+    h = jnp.tanh(x)
+    return h @ w
+'''
+
+
+SHARDED = '''import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+from jax.sharding import Mesh, PartitionSpec as P
+
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
+
+
+def running_sum(xb):
+    total = jnp.zeros(xb.shape[1:])
+    total, _ = lax.scan(lambda c, row: (c + row, None), total, xb)
+    return total
+
+
+scan_rows = jax.shard_map(running_sum, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones((8, 4)))
+'''
+
+
+def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
+    lines = text.splitlines(keepends=True)
+    offsets = [0]
+    for ln in lines:
+        offsets.append(offsets[-1] + len(ln))
+
+    def at(p: lsp.Position) -> int:
+        return offsets[p.line] + p.character
+    for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
+        text = text[:at(e.range.start)] + e.new_text + text[at(e.range.end):]
+    return text
+
+
+class Session:
+    """A client talking to `python -m namedcheck lsp`, collecting published diagnostics."""
+
+    def __init__(self) -> None:
+        self.client = LanguageClient("test-client", "1")
+        self.diagnostics: dict[str, list[lsp.Diagnostic]] = {}
+        self.published = asyncio.Event()
+
+        @self.client.feature(lsp.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_diagnostics(params: lsp.PublishDiagnosticsParams) -> None:
+            self.diagnostics[params.uri] = list(params.diagnostics)
+            self.published.set()
+
+    async def next_diagnostics(self, uri: str) -> list[lsp.Diagnostic]:
+        await asyncio.wait_for(self.published.wait(), 60)
+        self.published.clear()
+        return self.diagnostics[uri]
+
+
+async def _scenario(tmp: Path) -> None:
+    (tmp / "pyproject.toml").write_text("[tool.namedcheck]\nignore = ['NC304']\n")
+    path = tmp / "model.py"
+    path.write_text(BUGGY)
+    uri = path.as_uri()
+    s = Session()
+    c = s.client
+    await c.start_io(sys.executable, "-m", "namedcheck", "lsp")
+    await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tmp.as_uri(),
+                                                  initialization_options={"inlayHints": True}))
+    c.initialized(lsp.InitializedParams())
+    c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, BUGGY)))
+
+    # the diagnostic, with its range and the hint as related information
+    diags = await s.next_diagnostics(uri)
+    assert [d.code for d in diags] == ["NC203"]
+    d = diags[0]
+    assert (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character) == (7, 11, 7, 16)
+    assert d.related_information and d.related_information[0].message.startswith("hint: ")
+
+    # hover: a variable's inferred type (the assigned name, and a use of it)
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(6, 4)))
+    assert hover is not None and "f32[(4, 8)]" in hover.contents.value
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(7, 11)))
+    assert hover is not None and "f32[(4, 8)]" in hover.contents.value
+
+    # inlay hints: the unannotated assignment (the return is unknown: the matmul fails)
+    hints = await c.text_document_inlay_hint_async(lsp.InlayHintParams(
+        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(8, 0))))
+    assert [(h.position.line, h.label) for h in hints] == [(6, ": f32[(4, 8)]")]
+
+    # a code action removes the diagnostic
+    actions = await c.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(uri), d.range, lsp.CodeActionContext(diagnostics=[d])))
+    ignore = next(a for a in actions if a.title == "Ignore NC203 on this line")
+    fixed = _apply(BUGGY, ignore.edit.changes[uri])
+    assert "return h @ w  # namedcheck: ignore[NC203]" in fixed
+    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    assert await s.next_diagnostics(uri) == []
+
+    # an edit brings it back (an incremental change, debounced)
+    line = fixed.splitlines()[7]
+    start = line.index("  # namedcheck")
+    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=3, uri=uri),
+        [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(7, start), lsp.Position(7, len(line))), "")]))
+    assert [d.code for d in await s.next_diagnostics(uri)] == ["NC203"]
+
+    # a fix as a code action: lax.pcast on a scan's initial carry; hover shows the varying set
+    sharded = tmp / "sharded.py"
+    suri = sharded.as_uri()
+    sharded.write_text(SHARDED)
+    c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(suri, "python", 1, SHARDED)))
+    diags = await s.next_diagnostics(suri)
+    assert [(d.code, d.range.start.line) for d in diags] == [("NC602", 11)]
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
+                                                              lsp.Position(10, 4)))
+    assert hover is not None and "f32[(4,)]" in hover.contents.value
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
+                                                              lsp.Position(11, 63)))
+    assert hover is not None and "f32[(2, 4)]{V:data}" in hover.contents.value  # xb: a block of 'data'
+    actions = await c.text_document_code_action_async(lsp.CodeActionParams(
+        lsp.TextDocumentIdentifier(suri), diags[0].range, lsp.CodeActionContext(diagnostics=diags)))
+    assert actions[0].is_preferred and "lax.pcast" in actions[0].title
+    fixed = _apply(SHARDED, actions[0].edit.changes[suri])
+    assert "lax.pcast(total, ('data',), to='varying')" in fixed
+    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=suri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    assert await s.next_diagnostics(suri) == []
+
+    await c.shutdown_async(None)
+    c.exit(None)
+    await c.stop()
+
+
+def test_server_over_stdio(tmp_path: Path) -> None:
+    asyncio.run(_scenario(tmp_path))
+
+
+def _corpus() -> list[Path]:
+    return sorted([*ROOT.glob("tests/cases/*.py"), *ROOT.glob("examples/**/*.py")])
+
+
+@pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
+def test_incremental_equals_cli(path: Path) -> None:
+    """Opening, editing the middle of the file and undoing the edit give the CLI's diagnostics."""
+    src = path.read_text()
+    d = DocumentAnalyser(str(path))
+    lines = src.splitlines(keepends=True)
+    mid = len(lines) // 2
+    edited = "".join(lines[:mid]) + "\n\n" + "".join(lines[mid:])
+    for text in (src, edited, src):
+        assert d.analyse(text).diagnostics == check_source(text, str(path))
+
+
+def test_stdin_uses_the_files_own_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """`check - --stdin-filename` reads the configuration beside that file, not the working directory's."""
+    import io
+
+    from namedcheck.cli.main import main
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "pyproject.toml").write_text("[tool.namedcheck]\nignore = ['NC203']\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sys.stdin", io.StringIO(BUGGY))
+    assert main(["check", "-", "--stdin-filename", "proj/model.py", "--no-cache"]) == 0
+    monkeypatch.setattr("sys.stdin", io.StringIO(BUGGY))
+    assert main(["check", "-", "--stdin-filename", "other/model.py", "--no-cache"]) == 1
+    assert "NC203" in capsys.readouterr().out
