@@ -33,6 +33,9 @@ RESHARD = {"jax.reshard", "jax.sharding.reshard"}
 CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
                                        "full_like", "arange", "eye", "array", "asarray")}
 SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
+# creation ops whose result under `jax.set_mesh` of an Explicit mesh is replicated (`*_like` keep their input's)
+REPLICATED_UNDER_SET_MESH = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange", "eye", "array",
+                                                        "asarray")} | {"jax.random.normal", "jax.random.uniform"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ class _How:
 
     divisible: bool = True
     trailing_none_ok: bool = False
+    asserts: bool = False  # with_sharding_constraint: over Explicit axes an assertion (NC807)
+    committed: bool = False  # jit in_shardings on concrete (module-level) arguments: must match theirs (NC808)
 
 
 STRICT = _How()
@@ -57,7 +62,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
     if name in CONSTRAINT:
         # under jit it pads an uneven dimension; only module-level code surely runs eagerly
-        how = _How(divisible=f.parent is None)
+        how = _How(divisible=f.parent is None, asserts=True)
         return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
     if name in RESHARD:
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
@@ -121,10 +126,15 @@ def _is_sharding_tree(v: Any) -> bool:
 # ---- placing values ----------------------------------------------------------------------------------
 
 def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> ArrayType:
-    """One array placed with one sharding: the engine's spec rule, then the spec on the value."""
+    """One array placed with one sharding: the engine's spec rule, then the spec on the value (and, over an
+    Explicit mesh, the sharding in its type)."""
     shape = None if v.has_ellipsis else v.shape
     sharding.check_spec(s.spec, s.mesh, shape, what, divisible=how.divisible, trailing_none_ok=how.trailing_none_ok)
-    return v.with_spec(sharding.placed_entries(s.spec, shape))
+    if how.asserts:
+        sharding.check_constraint(v, s.spec, s.mesh, what)
+    if how.committed:
+        sharding.check_committed(v, s.spec, s.mesh, what)
+    return v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v))
 
 
 def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
@@ -177,6 +187,9 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     """`jnp.zeros(shape, device=sharding)` / `out_sharding=`: the op's type, checked and placed."""
     key = "out_sharding" if isinstance(kw.get("out_sharding"), ShardingVal | Spec) else \
         "device" if isinstance(kw.get("device"), ShardingVal) else None
+    if key is None and name in REPLICATED_UNDER_SET_MESH and not {"device", "out_sharding"} & set(kw) \
+            and f.env.mesh_set and f.env.mesh is not None and f.env.mesh.explicit:
+        key = "mesh"  # under `jax.set_mesh` of an Explicit mesh: committed, replicated
     if key is None or not isinstance(node, cst.Call) or any(a.star for a in node.args):
         return NotImplemented
     nodes = [a.value for a in node.args if a.keyword is None]
@@ -184,6 +197,8 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     out = f.apply_named(name, pos, kw, nodes, node, kwl)
     if not isinstance(out, ArrayType):
         return out
+    if key == "mesh":
+        return out if out.has_ellipsis else out.with_sharding(((),) * len(out.shape))
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
@@ -253,7 +268,8 @@ def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: l
         per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
         if len(per_arg) == len(pos):
             try:
-                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})")
+                how = _How(committed=f.parent is None)
+                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how)
                         for i, (s, v) in enumerate(zip(per_arg, pos))]
             except RuleError as e:
                 f.report(node, e)

@@ -20,6 +20,13 @@ class MeshInfo:
     axes: tuple[tuple[str, Any], ...]
     # A mesh known only by the axes the code names (`mesh=self.mesh`): it may have other axes too.
     open: bool = False
+    # Per axis its type ('explicit', 'auto', 'manual') from `axis_types=`; None where not known.
+    types: tuple[str, ...] | None = None
+
+    @property
+    def explicit(self) -> bool:
+        """Every axis is Explicit: an array's sharding over this mesh is part of its type."""
+        return self.types is not None and not self.open and all(t == "explicit" for t in self.types)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -55,6 +62,7 @@ class AxisEnv:
     check_vma: bool = True
     definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
+    mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)
@@ -440,8 +448,10 @@ def tree_leaves(v: Any) -> list[Any]:
 
 
 def check_carry(init: Any, out: Any, what: str) -> None:
-    """A loop carry must keep its varying set across the body."""
+    """A loop carry must keep its varying set (and its sharding over Explicit axes, NC809) across the body."""
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
+        n = len(tree_leaves(init))
+        sharding.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
             # gaining an axis is proven when the initial set is exact; losing one when the body's is
             extra = sorted(b.varying - a.varying) if a.vary_exact else []
