@@ -120,3 +120,4 @@ class JitRef:
     in_shardings: Any
     out_shardings: Any
     node: Any
+    auto: bool = False  # `jax.sharding.auto_axes(f, ...)`: f runs over Auto axes (shardings leave the types)

@@ -33,6 +33,7 @@ RESHARD = {"jax.reshard", "jax.sharding.reshard"}
 CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
                                        "full_like", "arange", "eye", "array", "asarray")}
 SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
+AXES_SCOPES = {f"jax.{m}.{n}_axes" for m in ("sharding", "_src.pjit") for n in ("auto", "explicit")}
 # creation ops whose result under `jax.set_mesh` of an Explicit mesh is replicated (`*_like` keep their input's)
 REPLICATED_UNDER_SET_MESH = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange", "eye", "array",
                                                         "asarray")} | {"jax.random.normal", "jax.random.uniform"}
@@ -66,6 +67,8 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
     if name in RESHARD:
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
+    if name in AXES_SCOPES and pos and not any(k in kw for k in ("axes",)):
+        return _axes_scope(f, name, pos, kw, node)
     if name in CREATION or name.startswith("jax.random."):
         return _creation(f, name, pos, kw, node)
     return NotImplemented
@@ -198,7 +201,12 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if not isinstance(out, ArrayType):
         return out
     if key == "mesh":
-        return out if out.has_ellipsis else out.with_sharding(((),) * len(out.shape))
+        if out.has_ellipsis:
+            return out
+        src = pos[0] if pos else None
+        if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
+            return out.with_sharding(sharding.of(src))  # an array keeps its own sharding
+        return out.with_sharding(((),) * len(out.shape))
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
@@ -239,6 +247,14 @@ def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any
     return JitRef(pos[0], trees[0], trees[1], node)
 
 
+def _axes_scope(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`auto_axes(f, out_sharding=s)` calls f over Auto axes (its arguments' shardings leave their types) and
+    places the result by s; `explicit_axes(f, in_sharding=s)` places f's arguments by s."""
+    if name.endswith("auto_axes"):
+        return JitRef(pos[0], None, _tree(f, kw.get("out_sharding")), node, auto=True)
+    return JitRef(pos[0], _tree(f, kw.get("in_sharding")), None, node)
+
+
 def _has_bare_spec(v: Any) -> bool:
     return isinstance(v, Spec) or (isinstance(v, Seq) and any(
         _has_bare_spec(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
@@ -261,7 +277,7 @@ def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: l
     """Call the jitted function as a plain call, its arguments placed by in_shardings and its results
     by out_shardings."""
     fname = getattr(ref.func, "name", "f")
-    args = pos
+    args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos] if ref.auto else pos
     ins = _tree(f, ref.in_shardings)
     if ins is not None and ins is not UNKNOWN and not kw:
         names = _param_names(ref.func)

@@ -239,6 +239,13 @@ _CODES: list[Code] = [
          "lax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
          "lax.scan(lambda c, _: (c * 2, None), x, None, length=3)"),
+    Code("NC810", "shard_map in_specs differ from an argument's sharding",
+         "Over an Explicit mesh, shard_map's in_specs must state each argument's own sharding (or be left out, "
+         "and shard_map takes them from the arguments); a `jnp` array made under `jax.set_mesh` is replicated.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

@@ -407,6 +407,8 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
         raise ValueError
     _spec_axes_checked(spec, mesh, manual, what, arg.shape)
     sharding.check_divisible(spec, mesh, arg.shape, what)
+    if set(mesh.names) <= manual:
+        sharding.check_shard_map_arg(arg, spec, mesh, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
         k = _split_size(e, mesh)
@@ -435,7 +437,8 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         k = _split_size(e, mesh)
         if e:
             shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
-    return replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
+    out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
+    return out.with_sharding(sharding.type_sharding(spec, mesh, out)) if set(mesh.names) <= manual else out
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------

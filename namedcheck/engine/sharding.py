@@ -161,6 +161,17 @@ def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) 
                              f"in_shardings")
 
 
+def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> None:
+    """NC810: over an Explicit mesh, shard_map's in_specs must state the argument's own sharding."""
+    want = type_sharding(spec, mesh, v)
+    have = of(v)
+    if want is not None and have is not None and want != have:
+        raise RuleError("NC810", f"{what}: in_specs {_spec_of(want)} does not match the argument's sharding "
+                                 f"{_spec_of(have)} ({fmt_type(v)})",
+                        hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
+                             f"to {_spec_of(want)} first")
+
+
 def check_carry_sharding(init: Any, out: Any, what: str) -> None:
     """NC809: a loop carry whose sharding changes across the body (JAX: the carry types differ)."""
     a, b = of(init), of(out)
@@ -170,5 +181,5 @@ def check_carry_sharding(init: Any, out: Any, what: str) -> None:
                         hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}")
 
 
-__all__ = ["type_sharding", "check_constraint", "check_committed", "check_carry_sharding", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
+__all__ = ["type_sharding", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
            "placed_entries"]

@@ -132,6 +132,12 @@ def like_sharding(call: Call, result: ArrayType) -> Shd | None:
     return of(call.array("a"))
 
 
+@sharding_rule("jax.nn.softmax", "jax.nn.log_softmax")
+def normalise_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A normalisation along an axis keeps its input's sharding (the reduction is broadcast back)."""
+    return of(call.array("x"))
+
+
 @sharding_rule("jax.numpy.where")
 def where_sharding(call: Call, result: ArrayType) -> Shd | None:
     """jnp.where: operands of one shape go to `select`, which needs equal shardings; otherwise they are
@@ -199,6 +205,26 @@ def matmul_sharding(call: Call, result: ArrayType) -> Shd | None:
     j = 0 if nb == 1 else nb - 2
     out = list(sa[:-1]) + ([sb[1]] if nb == 2 else [])
     return _contract(call, "a", "b", [(na - 1, j)], out, ta, tb, len(result.shape))
+
+
+@sharding_rule("jax.lax.dot_general")
+def dot_general_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.dot_general: batch dims first (the lhs's entries; NC803 when both sides are sharded differently),
+    then the lhs's and the rhs's free dims."""
+    ta, tb = call.array("lhs"), call.array("rhs")
+    (lc, rc), (lb, rb) = (tuple(tuple(d) for d in pair) for pair in literal(call.get("dimension_numbers")))
+    sa, sb = of(ta), of(tb)
+    if sa is None or sb is None:
+        return out_sharding(call, len(result.shape)) if has_out_sharding(call) else None
+    if not has_out_sharding(call):
+        for i, j in zip(lb, rb):
+            if sa[i] and sb[j] and sa[i] != sb[j]:
+                raise RuleError("NC803", f"{call.short}: batch dimension {i} of {call.label('lhs')} is split over "
+                                         f"{_axes_desc(sa[i])} and dimension {j} of {call.label('rhs')} over "
+                                         f"{_axes_desc(sb[j])}", hint="reshard one operand so the batch dims agree")
+    out = [sa[i] for i in lb] + [e for i, e in enumerate(sa) if i not in lc + lb] + \
+        [e for j, e in enumerate(sb) if j not in rc + rb]
+    return _contract(call, "lhs", "rhs", list(zip(lc, rc)), out, ta, tb, len(result.shape))
 
 
 @sharding_rule("jax.numpy.einsum")
