@@ -191,7 +191,7 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     key = "out_sharding" if isinstance(kw.get("out_sharding"), ShardingVal | Spec) else \
         "device" if isinstance(kw.get("device"), ShardingVal) else None
     if key is None and name in REPLICATED_UNDER_SET_MESH and not {"device", "out_sharding"} & set(kw) \
-            and f.env.mesh_set and f.env.mesh is not None and f.env.mesh.explicit:
+            and f.env.mesh_set and f.env.mesh is not None and f.env.mesh.explicit and not f.env.manual:
         key = "mesh"  # under `jax.set_mesh` of an Explicit mesh: committed, replicated
     if key is None or not isinstance(node, cst.Call) or any(a.star for a in node.args):
         return NotImplemented
