@@ -13,7 +13,7 @@ import libcst as cst
 
 from namedcheck.analyzer import shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
-from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal
+from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
@@ -70,7 +70,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _spec(pos)
     if name in SET_MESH:
         if pos and isinstance(pos[0], MeshVal):
-            f.env = replace(f.env, mesh=pos[0].info)  # also the context manager's value
+            f.env = replace(f.env, mesh=pos[0].info, mesh_set=True)  # also the context manager's value
             return pos[0]
         return UNKNOWN
     if name in CONTROL:
@@ -92,7 +92,21 @@ def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         return UNKNOWN
     if not isinstance(shape, tuple) or len(shape) != len(names):
         shape = (None,) * len(names)
-    return MeshVal(MeshInfo(tuple(zip(names, shape))))
+    types_v = pos[2] if len(pos) > 2 else kw.get("axis_types")
+    # jax.make_mesh makes Explicit axes by default, Mesh(...) Auto ones
+    types = _axis_types(types_v, len(names)) if types_v is not None else \
+        ("explicit" if name == "jax.make_mesh" else "auto",) * len(names)
+    return MeshVal(MeshInfo(tuple(zip(names, shape)), types=types))
+
+
+AXIS_TYPES = {"Explicit": "explicit", "Auto": "auto", "Manual": "manual"}
+
+
+def _axis_types(v: Any, n: int) -> tuple[str, ...] | None:
+    """`axis_types=(AxisType.Explicit, AxisType.Auto)` (or one AxisType for every axis) as type names."""
+    items = v.items if isinstance(v, Seq) else (v,) * n
+    out = tuple(AXIS_TYPES.get(i.name.rpartition(".")[2]) if isinstance(i, QualRef) else None for i in items)
+    return out if len(out) == n and None not in out else None  # type: ignore[return-value]
 
 
 def _spec(pos: list[Any]) -> Any:

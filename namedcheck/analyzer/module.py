@@ -264,7 +264,7 @@ class ModuleAnalyzer:
         values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
         scope_env: AxisEnv = ref.scope.env
         declared = frozenset(n for v in values.values() for n, _ in v.named)
-        env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared)
+        env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared, mesh_set=scope_env.mesh_set)
         if ref.owner is not None and sig.params and sig.params[0].annotation is None:
             values[sig.params[0].name] = InstanceRef(ref.owner)  # `self`: its fields are typed
             env = replace(env, declared=declared | {n for t in ref.owner.fields.values() for n, _ in t.named})

@@ -144,6 +144,7 @@ class JitRef:
     in_shardings: Any
     out_shardings: Any
     node: Any
+    auto: bool = False  # `jax.sharding.auto_axes(f, ...)`: f runs over Auto axes (shardings leave the types)
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,10 @@ RESHARD = {"jax.reshard", "jax.sharding.reshard"}
 CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
                                        "full_like", "arange", "eye", "array", "asarray")}
 SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
+AXES_SCOPES = {f"jax.{m}.{n}_axes" for m in ("sharding", "_src.pjit") for n in ("auto", "explicit")}
+# creation ops whose result under `jax.set_mesh` of an Explicit mesh is replicated (`*_like` keep their input's)
+REPLICATED_UNDER_SET_MESH = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange", "eye", "array",
+                                                        "asarray")} | {"jax.random.normal", "jax.random.uniform"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +46,8 @@ class _How:
 
     divisible: bool = True
     trailing_none_ok: bool = False
+    asserts: bool = False  # with_sharding_constraint: over Explicit axes an assertion (NC807)
+    committed: bool = False  # jit in_shardings on concrete (module-level) arguments: must match theirs (NC808)
 
 
 STRICT = _How()
@@ -57,10 +63,12 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
     if name in CONSTRAINT:
         # under jit it pads an uneven dimension; only module-level code surely runs eagerly
-        how = _How(divisible=f.parent is None)
+        how = _How(divisible=f.parent is None, asserts=True)
         return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
     if name in RESHARD:
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
+    if name in AXES_SCOPES and pos and not any(k in kw for k in ("axes",)):
+        return _axes_scope(f, name, pos, kw, node)
     if name in CREATION or name.startswith("jax.random."):
         return _creation(f, name, pos, kw, node)
     return NotImplemented
@@ -121,10 +129,15 @@ def _is_sharding_tree(v: Any) -> bool:
 # ---- placing values ----------------------------------------------------------------------------------
 
 def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> ArrayType:
-    """One array placed with one sharding: the engine's spec rule, then the spec on the value."""
+    """One array placed with one sharding: the engine's spec rule, then the spec on the value (and, over an
+    Explicit mesh, the sharding in its type)."""
     shape = None if v.has_ellipsis else v.shape
     sharding.check_spec(s.spec, s.mesh, shape, what, divisible=how.divisible, trailing_none_ok=how.trailing_none_ok)
-    return v.with_spec(sharding.placed_entries(s.spec, shape))
+    if how.asserts:
+        sharding.check_constraint(v, s.spec, s.mesh, what)
+    if how.committed:
+        sharding.check_committed(v, s.spec, s.mesh, what)
+    return v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v))
 
 
 def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
@@ -177,6 +190,9 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     """`jnp.zeros(shape, device=sharding)` / `out_sharding=`: the op's type, checked and placed."""
     key = "out_sharding" if isinstance(kw.get("out_sharding"), ShardingVal | Spec) else \
         "device" if isinstance(kw.get("device"), ShardingVal) else None
+    if key is None and name in REPLICATED_UNDER_SET_MESH and not {"device", "out_sharding"} & set(kw) \
+            and f.env.mesh_set and f.env.mesh is not None and f.env.mesh.explicit and not f.env.manual:
+        key = "mesh"  # under `jax.set_mesh` of an Explicit mesh: committed, replicated
     if key is None or not isinstance(node, cst.Call) or any(a.star for a in node.args):
         return NotImplemented
     nodes = [a.value for a in node.args if a.keyword is None]
@@ -184,6 +200,13 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     out = f.apply_named(name, pos, kw, nodes, node, kwl)
     if not isinstance(out, ArrayType):
         return out
+    if key == "mesh":
+        if out.has_ellipsis:
+            return out
+        src = pos[0] if pos else None
+        if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
+            return out.with_sharding(sharding.of(src))  # an array keeps its own sharding
+        return out.with_sharding(((),) * len(out.shape))
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
@@ -224,6 +247,14 @@ def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any
     return JitRef(pos[0], trees[0], trees[1], node)
 
 
+def _axes_scope(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`auto_axes(f, out_sharding=s)` calls f over Auto axes (its arguments' shardings leave their types) and
+    places the result by s; `explicit_axes(f, in_sharding=s)` places f's arguments by s."""
+    if name.endswith("auto_axes"):
+        return JitRef(pos[0], None, _tree(f, kw.get("out_sharding")), node, auto=True)
+    return JitRef(pos[0], _tree(f, kw.get("in_sharding")), None, node)
+
+
 def _has_bare_spec(v: Any) -> bool:
     return isinstance(v, Spec) or (isinstance(v, Seq) and any(
         _has_bare_spec(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
@@ -246,14 +277,15 @@ def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: l
     """Call the jitted function as a plain call, its arguments placed by in_shardings and its results
     by out_shardings."""
     fname = getattr(ref.func, "name", "f")
-    args = pos
+    args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos] if ref.auto else pos
     ins = _tree(f, ref.in_shardings)
     if ins is not None and ins is not UNKNOWN and not kw:
         names = _param_names(ref.func)
         per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
         if len(per_arg) == len(pos):
             try:
-                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})")
+                how = _How(committed=f.parent is None)
+                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how)
                         for i, (s, v) in enumerate(zip(per_arg, pos))]
             except RuleError as e:
                 f.report(node, e)

@@ -14,6 +14,8 @@ class Code:
     right: str
 
 
+_E = "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\n"  # NC8xx examples: Explicit axes
+
 _CODES: list[Code] = [
     Code("NC000", "internal error",
          "namedcheck failed while analysing this file. The rest of the run goes on; please report it "
@@ -180,6 +182,73 @@ _CODES: list[Code] = [
          "binds, nor the named axes of the function's own parameter annotations.",
          "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
          "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')"),
+    # NC8xx: JAX's sharding rules over Explicit mesh axes (engine/ops/sharding_rules.py). The examples run
+    # with `emesh = jax.make_mesh((4, 2), ('data', 'model'))` (Explicit axes) set by `jax.set_mesh`.
+    Code("NC801", "operands' shardings conflict",
+         "Under Explicit mesh axes an array's sharding is part of its type. Elementwise ops merge their operands' "
+         "shardings dimension by dimension and reject a dimension split over two different mesh axes; "
+         "`jnp.where` of equal shapes (lax.select), `concatenate` and `stack` need identical shardings.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "y = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "y = jax.device_put(jnp.ones((8, 16)), P(None, 'model'))\nx + y"),
+    Code("NC802", "contracting dimension sharded on both operands",
+         "dot / matmul / einsum whose contracting dimension is split over mesh axes on both operands: it is "
+         "ambiguous how the result is sharded. Pass `out_sharding=`, or reshard one operand (one side sharded "
+         "is accepted).",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
+         "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
+         "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\njnp.matmul(x, w, out_sharding=P('data'))"),
+    Code("NC803", "batch dimensions sharded differently",
+         "A batch dimension of a contraction is split over different mesh axes in its two operands.",
+         _E + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\n"
+         "jnp.einsum('bij,bjk->bik', a, b)",
+         _E + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('data'))\n"
+         "jnp.einsum('bij,bjk->bik', a, b)"),
+    Code("NC804", "result would use one mesh axis twice",
+         "The result's sharding, as the op's rule computes it, splits two dimensions over the same mesh axis "
+         "(an outer product of two arrays sharded over one axis, a sum of arrays sharded over one axis on "
+         "different dimensions).",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "w = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "w = jax.device_put(jnp.ones((16, 8)), P(None, 'model'))\nx @ w"),
+    Code("NC805", "reshape not supported for the operand's sharding",
+         "Under Explicit axes a reshape of a sharded array may move size-1 dims, split one dimension (its mesh "
+         "axes going to the major parts, each dividing its part) or merge dimensions of which only the leading "
+         "ones are sharded; anything else needs `out_sharding=` or a reshard first.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)"),
+    Code("NC806", "gather needs an out sharding",
+         "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
+         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first.",
+         _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
+         _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)"),
+    Code("NC807", "with_sharding_constraint asserts a different sharding",
+         "When every mesh axis is Explicit, `with_sharding_constraint` does not move data: it asserts that the "
+         "value already has the given sharding. Use `jax.sharding.reshard` to change it.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.sharding.reshard(x, P('model'))"),
+    Code("NC808", "jit in_shardings differ from a committed argument's",
+         "An array placed with a sharding (device_put, reshard) or made by jnp under `jax.set_mesh` is committed "
+         "to it; `jax.jit(f, in_shardings=...)` rejects it when the shardings differ.",
+         _E + "x = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
+         _E + "x = jax.device_put(jnp.ones((8, 4)), P('data'))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)"),
+    Code("NC809", "loop carry changes its sharding",
+         "A `lax.scan` / `fori_loop` / `while_loop` carry must keep its type, sharding included: the body "
+         "returns the carry with a different sharding than it entered with.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.scan(lambda c, _: (c * 2, None), x, None, length=3)"),
+    Code("NC810", "shard_map in_specs differ from an argument's sharding",
+         "Over an Explicit mesh, shard_map's in_specs must state each argument's own sharding (or be left out, "
+         "and shard_map takes them from the arguments); a `jnp` array made under `jax.set_mesh` is replicated.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}

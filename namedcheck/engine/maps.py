@@ -20,6 +20,13 @@ class MeshInfo:
     axes: tuple[tuple[str, Any], ...]
     # A mesh known only by the axes the code names (`mesh=self.mesh`): it may have other axes too.
     open: bool = False
+    # Per axis its type ('explicit', 'auto', 'manual') from `axis_types=`; None where not known.
+    types: tuple[str, ...] | None = None
+
+    @property
+    def explicit(self) -> bool:
+        """Every axis is Explicit: an array's sharding over this mesh is part of its type."""
+        return self.types is not None and not self.open and all(t == "explicit" for t in self.types)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -56,6 +63,7 @@ class AxisEnv:
     definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
+    mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)
@@ -525,6 +533,8 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
         raise ValueError
     _spec_axes_checked(spec, mesh, manual, what, arg.shape)
     sharding.check_divisible(spec, mesh, arg.shape, what)
+    if set(mesh.names) <= manual:
+        sharding.check_shard_map_arg(arg, spec, mesh, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
         k = _split_size(e, mesh)
@@ -553,7 +563,8 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         k = _split_size(e, mesh)
         if e:
             shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
-    return replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
+    out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
+    return out.with_sharding(sharding.type_sharding(spec, mesh, out)) if set(mesh.names) <= manual else out
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
@@ -566,8 +577,10 @@ def tree_leaves(v: Any) -> list[Any]:
 
 
 def check_carry(init: Any, out: Any, what: str) -> None:
-    """A loop carry must keep its varying set across the body."""
+    """A loop carry must keep its varying set (and its sharding over Explicit axes, NC809) across the body."""
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
+        n = len(tree_leaves(init))
+        sharding.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
             # gaining an axis is proven when the initial set is exact; losing one when the body's is
             extra = sorted(b.varying - a.varying) if a.vary_exact else []

@@ -11,9 +11,36 @@ from typing import TYPE_CHECKING, Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import ArrayType
 
 if TYPE_CHECKING:  # maps.py imports this module
     from namedcheck.engine.maps import MeshInfo, Spec
+
+
+def from_spec(entries: tuple[tuple[str, ...] | None, ...], rank: int) -> tuple[tuple[str, ...], ...] | None:
+    """PartitionSpec entries as a type-level sharding of `rank` dims (trailing dims unsharded)."""
+    if len(entries) > rank:
+        if any(entries[rank:]):
+            return None
+        entries = entries[:rank]
+    return tuple(e or () for e in entries) + ((),) * (rank - len(entries))
+
+
+def of(t: Any) -> tuple[tuple[str, ...], ...] | None:
+    """An array's type-level sharding if known (a 0-d array has the empty one)."""
+    if not isinstance(t, ArrayType) or t.has_ellipsis:
+        return None
+    if not t.shape:
+        return ()
+    return t.sharding if t.sharding is not None and len(t.sharding) == len(t.shape) else None
+
+
+def fmt_type(t: ArrayType) -> str:
+    """A type as JAX prints it in sharding errors: `f32[8@data,16]`."""
+    s = of(t) or ((),) * len(t.shape)
+    dims = [("?" if d is None else str(d)) + ("" if not e else "@" + (e[0] if len(e) == 1 else "(" + ",".join(e) + ")"))
+            for d, e in zip(t.shape, s)]
+    return f"{t.dtype_code or 'Array'}[{','.join(dims)}]"
 
 
 def _mesh_desc(mesh: MeshInfo) -> str:
@@ -97,5 +124,62 @@ def placed_entries(spec: Spec, shape: tuple[Any, ...] | None) -> tuple[tuple[str
     return entries
 
 
-__all__ = ["check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
+# ---- the sharding in the type over Explicit axes (rules per op: engine/ops/sharding_rules.py) -------------
+
+def type_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
+    """The type-level sharding of `v` placed with `spec` over `mesh`: known only over an all-Explicit mesh."""
+    if mesh is None or not mesh.explicit or v.has_ellipsis:
+        return None
+    return from_spec(spec.entries, len(v.shape))
+
+
+def _spec_of(shd: tuple[tuple[str, ...], ...]) -> str:
+    """A sharding as the PartitionSpec that states it: `P('data', None)`."""
+    from namedcheck.engine.maps import Spec
+    return repr(Spec(tuple(e or None for e in shd)))
+
+
+def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
+    """NC807: `with_sharding_constraint` over an all-Explicit mesh asserts the value's sharding."""
+    want = type_sharding(spec, mesh, v)
+    have = of(v)
+    if want is not None and have is not None and want != have:
+        raise RuleError("NC807", f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
+                                 f"the value's sharding {_spec_of(have)} ({fmt_type(v)}) is not {_spec_of(want)}",
+                        hint=f"use jax.sharding.reshard(x, {_spec_of(want)}) to change the sharding")
+
+
+def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
+    """NC808: jit's in_shardings must match the sharding of a committed argument (one placed with a sharding,
+    or made by jnp under `jax.set_mesh`)."""
+    want = type_sharding(spec, mesh, v)
+    have = of(v)
+    if want is not None and have is not None and want != have:
+        raise RuleError("NC808", f"{what}: the sharding passed to jit, {_spec_of(want)}, does not match the "
+                                 f"argument's committed sharding {_spec_of(have)} ({fmt_type(v)})",
+                        hint=f"jax.device_put / reshard the argument to {_spec_of(want)} before the call, or drop "
+                             f"in_shardings")
+
+
+def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> None:
+    """NC810: over an Explicit mesh, shard_map's in_specs must state the argument's own sharding."""
+    want = type_sharding(spec, mesh, v)
+    have = of(v)
+    if want is not None and have is not None and want != have:
+        raise RuleError("NC810", f"{what}: in_specs {_spec_of(want)} does not match the argument's sharding "
+                                 f"{_spec_of(have)} ({fmt_type(v)})",
+                        hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
+                             f"to {_spec_of(want)} first")
+
+
+def check_carry_sharding(init: Any, out: Any, what: str) -> None:
+    """NC809: a loop carry whose sharding changes across the body (JAX: the carry types differ)."""
+    a, b = of(init), of(out)
+    if a is not None and b is not None and a != b:
+        raise RuleError("NC809", f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
+                                 f"{fmt_type(out)}: its sharding changes ({_spec_of(a)} -> {_spec_of(b)})",
+                        hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}")
+
+
+__all__ = ["type_sharding", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
            "placed_entries"]

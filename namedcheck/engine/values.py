@@ -42,6 +42,13 @@ def _fmt_dim(d: Any) -> str:
     return str(d)
 
 
+def _fmt_axes(axes: tuple[str, ...]) -> str:
+    """A dimension's mesh axes as JAX prints them: `@data`, `@(data,model)`."""
+    if not axes:
+        return ""
+    return "@" + (axes[0] if len(axes) == 1 else "(" + ",".join(axes) + ")")
+
+
 @dataclass(frozen=True, slots=True)
 class ArrayType:
     """An array type: dtype (short name, None for any), positional shape, named shape.
@@ -66,6 +73,9 @@ class ArrayType:
     # variadic run the `...` of the shape stands for (`'*batch'`), bound per call like a symbol.
     family: str | None = None
     variadic: str | None = None
+    # The sharding in the type over Explicit mesh axes (`jax.typeof(x)`'s `f32[8@data,4]`): per positional
+    # dim the mesh axes splitting it (() for none); None where not known (engine/ops/sharding_rules.py).
+    sharding: tuple[tuple[str, ...], ...] | None = None
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -103,7 +113,7 @@ class ArrayType:
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
     def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
-        return replace(self, shape=tuple(shape), spec=None, variadic=None)
+        return replace(self, shape=tuple(shape), spec=None, sharding=None, variadic=None)
 
     def with_named(self, named: dict[str, Any]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
@@ -118,9 +128,15 @@ class ArrayType:
         """The value placed with PartitionSpec entries `spec` (None: no stated sharding)."""
         return replace(self, spec=spec)
 
+    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None) -> ArrayType:
+        """The value with a type-level sharding over Explicit mesh axes (None: not known)."""
+        return replace(self, sharding=sharding)
+
     def __repr__(self) -> str:
         head = self.family or self.dtype_code or "Array"
-        dims = ", ".join(f"'*{self.variadic}'" if d is ... and self.variadic else _fmt_dim(d) for d in self.shape)
+        shd = self.sharding if self.sharding is not None and len(self.sharding) == len(self.shape) else None
+        dims = ", ".join((f"'*{self.variadic}'" if d is ... and self.variadic else _fmt_dim(d))
+                         + (_fmt_axes(shd[i]) if shd else "") for i, d in enumerate(self.shape))
         if len(self.shape) == 1:
             dims += ","
         vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \
@@ -222,8 +238,8 @@ def same(a: Any, b: Any) -> bool:
 
 
 def _without_spec(v: Any) -> Any:
-    if isinstance(v, ArrayType) and v.spec is not None:
-        return v.with_spec(None)
+    if isinstance(v, ArrayType) and (v.spec is not None or v.sharding is not None):
+        return replace(v, spec=None, sharding=None)
     if isinstance(v, Seq):
         return Seq(tuple(_without_spec(i) for i in v.items), v.kind)
     return v

@@ -105,8 +105,8 @@ explicit = jax.make_mesh((4, 2), ('data', 'model'))
 
 with jax.set_mesh(explicit):
     acts = jax.device_put(jnp.ones((32, 64)), P('data'))
-    acts = jax.sharding.reshard(acts, P('data', 'model'))  # reveal: f32[(32, 64)]
-    flat = jax.sharding.reshard(jnp.ones((32,)), P('data', None))  # reveal: f32[(32,)]
+    acts = jax.sharding.reshard(acts, P('data', 'model'))  # reveal: f32[(32@data, 64@model)]
+    flat = jax.sharding.reshard(jnp.ones((32,)), P('data', None))  # reveal: f32[(32@data,)]
     noise = jax.random.normal(jax.random.key(1), (32, 64), out_sharding=P('data', 'model'))
     ids = jnp.arange(32, out_sharding=P('data'))
     scaled = jax.jit(lambda a: a * 2.0, in_shardings=P('data', 'model'), out_shardings=P('data'))(acts)

@@ -140,7 +140,29 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         return partial_result(op.name, call, vin, inputs)
     result = _partial_parts(result, inputs, exact)
     check_cooccurrence(result, env)
-    return result
+    return _sharded(op, call, inputs, result)
+
+
+def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
+    """The result's sharding over Explicit mesh axes from the op's sharding rule (ops/sharding_rules.py);
+    unknown without a rule, inside shard_map, or when no input's sharding is known."""
+    from namedcheck.engine.ops.sharding_rules import ELEMENTWISE, SHARDING_RULES
+
+    if not isinstance(result, ArrayType):
+        return result
+    fn = SHARDING_RULES.get(op.name) or (SHARDING_RULES[ELEMENTWISE] if op.rule is FAMILIES.get("elementwise")
+                                         else None)
+    known = any(isinstance(leaf, ArrayType) and leaf.sharding is not None for v in inputs for leaf in tree_leaves(v))
+    shd = None
+    if fn is not None and not call.env.manual and not result.has_ellipsis and \
+            (known or "out_sharding" in call.args):
+        try:
+            shd = fn(call, result)
+        except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+            shd = None
+        if shd is not None and len(shd) != len(result.shape):
+            shd = None
+    return result.with_sharding(shd) if shd != result.sharding else result
 
 
 def _vma(op: Op, call: Call, vin: frozenset[str], result: Any) -> Any:
@@ -244,6 +266,7 @@ def _load_rules() -> None:
         nn,
         reductions,
         shaping,
+        sharding_rules,
         slicing,
         transforms,
     )
