@@ -129,6 +129,6 @@ def test_mypy_plugin_reads_the_short_spelling(tmp_path: Path) -> None:
     out = run.stdout
     assert "Traceback" not in out + run.stderr
     assert "prog.py:18: note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(3, 10)]']]\"" in out, out
-    assert "prog.py:19: error: [NC302]" in out, out
+    assert "prog.py:19: error: " in out and "[NC302]" in out, out
     assert "prog.py:21: note: Revealed type is \"int\"" in out, out
     assert out.count("error:") == 1, out

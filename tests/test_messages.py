@@ -54,6 +54,16 @@ PROGRAMS = {
     "NC701": "def total(h: f32[(128, 512)]):\n    return jnp.sum(h, axis=2)\n",
     "NC702": "def contract(x: f32[(5,), {'b': 2, 'k': 7}], y: f32[(), {'k': 7}]):\n    return jnp.einsum('n{k},{}->n', x, y)\n",
     "NC705": "def norm(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')\n",
+    'NC801': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\ny = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
+    'NC802': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
+    'NC803': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\na = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\njnp.einsum('bij,bjk->bik', a, b)",
+    'NC804': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nw = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
+    'NC805': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
+    'NC806': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
+    'NC807': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
+    'NC808': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
+    'NC809': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
+    'NC810': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
 }
 
 # code -> (line in the program, message, hint)
@@ -122,6 +132,26 @@ EXPECTED = {
               "add 'k' to the braces of that operand's term"),
     'NC705': (2, "lax.psum names axis 'btach', which no enclosing map or mesh binds (bound here: 'batch')",
               'bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name'),
+    'NC801': (5, "jnp.add got incompatible shardings for broadcasting: dimension 0 of `x` is split over mesh axis 'data' and of `y` over mesh axis 'model'",
+              "jax.sharding.reshard one operand to the other's sharding first, e.g. reshard(y, P('data', None))"),
+    'NC802': (5, "jnp.matmul: contracting dimension 1 of `x` is split over mesh axis 'data' and dimension 0 of `w` over mesh axis 'data': it is ambiguous how the output should be sharded (f32[8,16@data] x f32[16@data,4])",
+              'pass out_sharding=P(...) to jnp.matmul, or reshard one operand so that its contracting dimension is unsharded'),
+    'NC803': (5, "jnp.einsum: batch dimension 'b' is split over mesh axis 'data' in one operand and over mesh axis 'model' in the other",
+              'reshard one operand so the batch dims agree'),
+    'NC804': (5, "jnp.matmul of f32[8@data,16] and f32[16,8@data] produces an illegally sharded result: dimensions 0 and 1 would both be split over mesh axis 'data' (P('data', 'data'))",
+              'pass out_sharding= to the op, or jax.sharding.reshard an operand first'),
+    'NC805': (4, "jnp.reshape of argument 'a': f32[8@data,16] to (16, 8) is not supported for its sharding (the sharded dimension cannot be split or merged that way)",
+              'pass out_sharding=P(...) to the reshape, or reshard the operand first'),
+    'NC806': (4, "jnp.take: the gather's out sharding cannot be resolved unambiguously: its indices `ids` are sharded (i32[8@data])",
+              'index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand to be unsharded there first'),
+    'NC807': (4, "with_sharding_constraint of x: with all mesh axes Explicit, with_sharding_constraint is an assertion, and the value's sharding P('data', None) (f32[8@data,16]) is not P('model', None)",
+              "use jax.sharding.reshard(x, P('model', None)) to change the sharding"),
+    'NC808': (4, "argument 0 of jit(<lambda>): the sharding passed to jit, P('data', None), does not match the argument's committed sharding P(None, None) (f32[8,4])",
+              "jax.device_put / reshard the argument to P('data', None) before the call, or drop in_shardings"),
+    'NC809': (4, "lax.scan: the carry enters as f32[8@data,16] and leaves the body as f32[8,16@model]: its sharding changes (P('data', None) -> P(None, 'model'))",
+              "jax.sharding.reshard the body's carry output back to P('data', None)"),
+    'NC810': (4, "argument 0 of shard_map: in_specs P(None, None) does not match the argument's sharding P('data', None) (f32[8@data,16])",
+              "leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument to P(None, None) first"),
 }
 
 

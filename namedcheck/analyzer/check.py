@@ -38,7 +38,8 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
         line, column, message = rejected
         return [Diagnostic(path, line, column, line, column, "NC001", message)], True
     try:
-        module = cst.parse_module(source)
+        module = project.parse(file or Path(path), source, checked=True) if project is not None \
+            else cst.parse_module(source)
     except cst.ParserSyntaxError as e:
         return [Diagnostic(path, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1, "NC001",
                            f"File does not parse: {e.message}")], True

@@ -122,29 +122,38 @@ def _methods_assign_self(body: Any) -> bool:
     return False
 
 
-class _SelfAssigns(cst.CSTVisitor):
-    def __init__(self, name: str) -> None:
-        self.name = name
-        self.found = False
+def _roots_at(target: cst.BaseExpression, name: str) -> bool:
+    """Whether an assignment target writes through `name` (`name.x = ...`, `name.x[i] += ...`)."""
+    node = target
+    while isinstance(node, cst.Attribute | cst.Subscript):
+        node = node.value
+    return isinstance(node, cst.Name) and node.value == name and target is not node
 
-    def _check(self, target: cst.BaseExpression) -> None:
-        node = target
-        while isinstance(node, cst.Attribute | cst.Subscript):
-            node = node.value
-        if isinstance(node, cst.Name) and node.value == self.name and target is not node:
-            self.found = True
 
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._check(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._check(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._check(node.target)
+_ASSIGNS: dict[tuple[int, str], tuple[cst.CSTNode, bool]] = {}  # (id(fn), name) -> (fn kept alive, answer)
 
 
 def _assigns_root(fn: cst.FunctionDef, name: str) -> bool:
-    v = _SelfAssigns(name)
-    fn.visit(v)
-    return v.found
+    """Whether `fn` (nested blocks and functions included) assigns through `name`; statements only are
+    walked (an expression never assigns an attribute), and the answer is kept per function."""
+    hit = _ASSIGNS.get((id(fn), name))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    if len(_ASSIGNS) > 20000:
+        _ASSIGNS.clear()
+    found = _block_assigns(fn.body, name)
+    _ASSIGNS[(id(fn), name)] = (fn, found)
+    return found
+
+
+def _block_assigns(node: cst.CSTNode, name: str) -> bool:
+    if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+        for small in node.body:
+            if isinstance(small, cst.Assign) and any(_roots_at(t.target, name) for t in small.targets):
+                return True
+            if isinstance(small, cst.AugAssign | cst.AnnAssign) and _roots_at(small.target, name):
+                return True
+        return False
+    return any(_block_assigns(c, name) for c in node.children
+               if isinstance(c, cst.BaseStatement | cst.BaseSuite | cst.BaseCompoundStatement | cst.ExceptHandler
+                             | cst.Else | cst.Finally | cst.MatchCase | cst.ExceptStarHandler))

@@ -149,7 +149,8 @@ class Project:
         self.loading: set[str] = set()
         self._imports: dict[Path, tuple[str, ...]] = {}
         self.depth = 0
-        self.guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
+        self.guard: Any = None
+        self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
 
     # ---- names --------------------------------------------------------------------------------
     def owns(self, qualname: str) -> bool:
@@ -186,6 +187,25 @@ class Project:
         finally:
             self.depth -= 1
 
+    def parse(self, path: Path, text: str, checked: bool = False) -> Any:
+        """The libcst module of a project file's text, parsed once per process and text (a checked file
+        that is also another's dependency is parsed once); None when the deep-nesting pre-check rejects it
+        (`checked`: the caller has already run that check)."""
+        import libcst as cst
+
+        from namedcheck.analyzer.budget import python_rejects
+        key = str(path.resolve())
+        hit = self.parsed.get(key)
+        if hit is not None and hit[0] == text:
+            return hit[1]
+        if not checked and python_rejects(text) is not None:  # nests too deeply for libcst's native parser
+            return None
+        module = cst.parse_module(text)
+        if len(self.parsed) > 2000:
+            self.parsed.clear()
+        self.parsed[key] = (text, module)
+        return module
+
     def load(self, name: str) -> Any:
         """The (quiet) analyzer of a project module, its body run once; None when it cannot be read."""
         if name in self.loaded:
@@ -196,17 +216,14 @@ class Project:
         if path is None:
             self.loaded[name] = None
             return None
-        import libcst as cst
 
         from namedcheck.analyzer.module import ModuleAnalyzer
         self.loading.add(name)
         an = None
         try:
-            from namedcheck.analyzer.budget import python_rejects
-            text = path.read_text(encoding="utf-8")
-            if python_rejects(text) is not None:  # nests too deeply for libcst's native parser
+            module = self.parse(path, path.read_text(encoding="utf-8"))
+            if module is None:
                 raise ValueError(path)
-            module = cst.parse_module(text)
             an = ModuleAnalyzer(module, self.ops, project=self, modname=name,
                                 is_package=path.name == "__init__.py", dependency=True)
             an.path = path

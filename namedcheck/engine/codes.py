@@ -295,12 +295,22 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC701": "use an axis within the value's rank (negative axes count from the end)",
     "NC702": "match the spec's letters to the operands' ranks and mention a named axis for every operand that has it",
     "NC705": "bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling",
+    "NC801": "reshard one operand (jax.sharding.reshard) so that each dimension is split over one mesh axis",
+    "NC802": "pass out_sharding= to the contraction, or reshard one operand so only one side is split",
+    "NC803": "reshard one operand so that its batch dimensions are split like the other's",
+    "NC804": "pass out_sharding=, or reshard an operand so the result uses each mesh axis once",
+    "NC805": "pass out_sharding= to the reshape, or reshard the operand before reshaping",
+    "NC806": "index with x.at[ids].get(out_sharding=...), or reshard the indices or the table first",
+    "NC807": "use jax.sharding.reshard to change a sharding; with_sharding_constraint only asserts it here",
+    "NC808": "reshard the argument to the jit's in_shardings first, or change in_shardings",
+    "NC809": "reshard the body's carry output back to the sharding the carry entered with",
+    "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
 }
 
 #: The rule family of each code prefix (SARIF tags).
 FAMILIES: dict[str, str] = {
     "NC0": "input", "NC1": "annotation", "NC2": "shape", "NC3": "signature", "NC4": "named-map",
-    "NC5": "mesh-resources", "NC6": "shard-map", "NC7": "axes",
+    "NC5": "mesh-resources", "NC6": "shard-map", "NC7": "axes", "NC8": "sharding-types",
 }
 
 #: Where `namedcheck explain`'s text lives on the web: one heading per code (docs/codes.md).

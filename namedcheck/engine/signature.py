@@ -333,8 +333,8 @@ def _rigid(shape: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozenset()) -> Any:
     """The value a name annotated `declared` holds after `x: declared = actual`. An annotation states dtype
-    and shapes, never varying axes: the declared type takes the value's varying set (exact or a lower bound)
-    and stated sharding; where the value is not known under manual mesh axes, its varying set is unknown."""
+    and shapes, never varying axes: the declared type takes the value's varying set (exact or a lower bound),
+    stated sharding and type-level sharding; where the value is not known under manual mesh axes, its varying set is unknown."""
     if isinstance(declared, Seq):
         items = actual.items if isinstance(actual, Seq) and len(actual.items) == len(declared.items) \
             else (UNKNOWN,) * len(declared.items)
@@ -346,5 +346,5 @@ def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozense
     if isinstance(value, ArrayType):
         same_rank = not value.has_ellipsis and not declared.has_ellipsis and len(value.shape) == len(declared.shape)
         return replace(declared, varying=value.varying, vary_exact=value.vary_exact,
-                       spec=value.spec if same_rank else None)
+                       spec=value.spec if same_rank else None, sharding=value.sharding if same_rank else None)
     return declared.with_varying(frozenset(), exact=False) if manual else declared
