@@ -40,7 +40,10 @@ def _snapshot(dest: Path) -> Path:
     files = _git(ROOT, "ls-files", "-co", "--exclude-standard").split("\n")
     for name in filter(None, files):
         src = ROOT / name
-        if src.is_file():
+        if src.is_symlink():  # e.g. namedcheck/stubs -> ../stubs: kept a link, as git keeps it
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            os.symlink(os.readlink(src), dest / name)
+        elif src.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / name)
     _git(dest, "init", "-q", ".")
