@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
 DEFAULT_TIME_BUDGET = 10.0  # seconds of analysis per file
-DEFAULT_MEMORY_BUDGET = 1024  # MB of resident memory per process
+DEFAULT_MEMORY_BUDGET = 1024  # MB of resident memory one file's analysis may add to the process
 DEFAULT_MAX_FILE_SIZE = 5  # MB read per file
 _TOO_DEEP = re.compile(r"nested|too many|too deeply|too complex")  # CPython's errors about nesting
 _MEMORY_EVERY = 256  # checkpoints between two reads of the resident set size
@@ -43,14 +43,16 @@ class Guard:
 
     def __init__(self, limits: Limits) -> None:
         self.deadline = time.monotonic() + limits.time_budget
-        self.memory_pages = limits.memory_budget * 1024 * 1024 // _PAGE
+        # the memory one file's analysis may add to the process (a process that already holds jax, an editor's
+        # or a test runner's state, is not charged to the file)
+        self.memory_pages = resident_pages() + limits.memory_budget * 1024 * 1024 // _PAGE
         self.count = 0
 
     def checkpoint(self) -> None:
         if time.monotonic() > self.deadline:
             raise BudgetExceeded("time")
         self.count += 1
-        if self.count % _MEMORY_EVERY == 0 and resident_pages() > self.memory_pages:
+        if self.count % _MEMORY_EVERY == 0 and resident_pages() >= self.memory_pages:
             raise BudgetExceeded("memory")
 
 
