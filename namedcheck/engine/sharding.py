@@ -139,37 +139,40 @@ def _spec_of(shd: tuple[tuple[str, ...], ...]) -> str:
     return repr(Spec(tuple(e or None for e in shd)))
 
 
+def _differs(v: ArrayType, spec: Spec, mesh: MeshInfo | None) -> tuple[str, str] | None:
+    """(wanted, had) as PartitionSpecs when `spec` over `mesh` states a type sharding other than `v`'s known one."""
+    want, have = type_sharding(spec, mesh, v), of(v)
+    return (_spec_of(want), _spec_of(have)) if want is not None and have is not None and want != have else None
+
+
 def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
     """NC807: `with_sharding_constraint` over an all-Explicit mesh asserts the value's sharding."""
-    want = type_sharding(spec, mesh, v)
-    have = of(v)
-    if want is not None and have is not None and want != have:
+    if (d := _differs(v, spec, mesh)) is not None:
+        want, have = d
         raise RuleError("NC807", f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
-                                 f"the value's sharding {_spec_of(have)} ({fmt_type(v)}) is not {_spec_of(want)}",
-                        hint=f"use jax.sharding.reshard(x, {_spec_of(want)}) to change the sharding")
+                                 f"the value's sharding {have} ({fmt_type(v)}) is not {want}",
+                        hint=f"use jax.sharding.reshard(x, {want}) to change the sharding")
 
 
 def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
     """NC808: jit's in_shardings must match the sharding of a committed argument (one placed with a sharding,
     or made by jnp under `jax.set_mesh`)."""
-    want = type_sharding(spec, mesh, v)
-    have = of(v)
-    if want is not None and have is not None and want != have:
-        raise RuleError("NC808", f"{what}: the sharding passed to jit, {_spec_of(want)}, does not match the "
-                                 f"argument's committed sharding {_spec_of(have)} ({fmt_type(v)})",
-                        hint=f"jax.device_put / reshard the argument to {_spec_of(want)} before the call, or drop "
+    if (d := _differs(v, spec, mesh)) is not None:
+        want, have = d
+        raise RuleError("NC808", f"{what}: the sharding passed to jit, {want}, does not match the "
+                                 f"argument's committed sharding {have} ({fmt_type(v)})",
+                        hint=f"jax.device_put / reshard the argument to {want} before the call, or drop "
                              f"in_shardings")
 
 
 def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> None:
     """NC810: over an Explicit mesh, shard_map's in_specs must state the argument's own sharding."""
-    want = type_sharding(spec, mesh, v)
-    have = of(v)
-    if want is not None and have is not None and want != have:
-        raise RuleError("NC810", f"{what}: in_specs {_spec_of(want)} does not match the argument's sharding "
-                                 f"{_spec_of(have)} ({fmt_type(v)})",
+    if (d := _differs(v, spec, mesh)) is not None:
+        want, have = d
+        raise RuleError("NC810", f"{what}: in_specs {want} does not match the argument's sharding "
+                                 f"{have} ({fmt_type(v)})",
                         hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
-                             f"to {_spec_of(want)} first")
+                             f"to {want} first")
 
 
 def check_carry_sharding(init: Any, out: Any, what: str) -> None:

@@ -223,20 +223,22 @@ def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
                         f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
 
 
+def _eqx_dense(call: Call, in_key: str, out_key: str) -> ArrayType:
+    """An equinox layer mapping one example of size `in_key` (or 'scalar') to one of size `out_key`."""
+    x = _array(call, "x")
+    n_in, n_out = _eqx_size(call, in_key), _eqx_size(call, out_key)
+    _eqx_features(call, x, n_in, in_key)
+    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), () if n_out == "scalar" else (n_out,))
+
+
 @layer("equinox.nn.Linear")
 def eqx_linear(call: Call) -> Any:
-    x = _array(call, "x")
-    n_in, n_out = _eqx_size(call, "in_features"), _eqx_size(call, "out_features")
-    _eqx_features(call, x, n_in, "in_features")
-    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), () if n_out == "scalar" else (n_out,))
+    return _eqx_dense(call, "in_features", "out_features")
 
 
 @layer("equinox.nn.MLP")
 def eqx_mlp(call: Call) -> Any:
-    x = _array(call, "x")
-    n_in, n_out = _eqx_size(call, "in_size"), _eqx_size(call, "out_size")
-    _eqx_features(call, x, n_in, "in_size")
-    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), () if n_out == "scalar" else (n_out,))
+    return _eqx_dense(call, "in_size", "out_size")
 
 
 @layer("equinox.nn.Embedding")
