@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from namedcheck.analyzer import check
+import namedcheck.analyzer.project as project_registry
 from namedcheck.analyzer.check import analyse_for_plugin, check_source
 from namedcheck.analyzer.project import Project, ProjectIndex, absolute_import
 from namedcheck.cli.config import Config
@@ -38,7 +38,7 @@ def write(root: Path, files: dict[str, str]) -> None:
 
 
 def codes(root: Path, paths: list[str] | None = None, cache: Path | None = None) -> set[tuple[str, int, str]]:
-    check._PROJECTS.clear()
+    project_registry._PROJECTS.clear()
     diags = run_check([str(root / p) for p in (paths or ["."])], Config(), jobs=1, cache_root=cache)
     return {(Path(d.path).resolve().relative_to(root.resolve()).as_posix(), d.line, d.code) for d in diags}
 
@@ -170,7 +170,7 @@ def test_diagnostics_in_other_modules_reported_once_and_only_if_checked(tmp_path
     write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
                      "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
                      "pkg/eval.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
-    check._PROJECTS.clear()
+    project_registry._PROJECTS.clear()
     diags = run_check([str(tmp_path)], Config(), jobs=1)
     assert sum(d.code == "NC203" for d in diags) == 1
     # only train.py checked (a pre-commit run): layers.py is read and analysed, not reported
@@ -190,7 +190,7 @@ def test_cache_rechecks_importers_of_an_edited_module(tmp_path: Path) -> None:
 def test_plugin_analysis_follows_project_imports(tmp_path: Path) -> None:
     write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
                      "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
-    check._PROJECTS.clear()
+    project_registry._PROJECTS.clear()
     path = tmp_path / "pkg/train.py"
     diags, types = analyse_for_plugin(path.read_text(), str(path))
     assert [(d.line, d.code) for d in diags] == [(7, "NC302")]

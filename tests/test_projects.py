@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from namedcheck.analyzer import check
+import namedcheck.analyzer.project as project_registry
 from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.config import Config
 from namedcheck.cli.main import run_check
@@ -39,7 +39,7 @@ def found(diags: list) -> set[tuple[str, int, str]]:
 @pytest.mark.parametrize("name", NAMES)
 def test_project_expectations(name: str) -> None:
     project = PROJECTS / name
-    check._PROJECTS.clear()
+    project_registry._PROJECTS.clear()
     got = found(run_check([str(project)], Config(), jobs=1))
     want = expected_in(project)
     assert got == want, f"missing: {sorted(want - got)}\nunexpected: {sorted(got - want)}"
@@ -54,7 +54,7 @@ def test_files_checked_separately_agree(name: str) -> None:
     files = sorted(project.rglob("*.py"))
     got: set[tuple[str, int, str]] = set()
     for f in files:
-        check._PROJECTS.clear()
+        project_registry._PROJECTS.clear()
         got |= found(check_file(Job(str(f), str(f), (), None, Limits(), (str(project),))))
     assert got == expected_in(project)
 

@@ -14,6 +14,7 @@ import libcst as cst
 
 from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, python_rejects
 from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.project import project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.stubs import op_table
@@ -154,20 +155,3 @@ def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (),
         return _found_before_budget(an, path, source), {}
     except Exception:
         return check_source(source, path, stub_paths), {}
-
-
-_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Any] = {}
-
-
-def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) -> Any:
-    """The project of a file (one per set of roots in this process, modules loaded lazily); None when
-    the file's project cannot be determined."""
-    from namedcheck.analyzer.project import Project, ProjectIndex
-    try:
-        index = ProjectIndex.for_paths([*(roots_from or []), path])
-    except OSError:
-        return None
-    key = (tuple(str(r) for r in index.roots), stub_paths)
-    if key not in _PROJECTS:
-        _PROJECTS[key] = Project(index, op_table(stub_paths))
-    return _PROJECTS[key]

@@ -141,9 +141,11 @@ def absolute_import(module: str | None, level: int, current: str, is_package: bo
 class Project:
     """The modules of one project, loaded on demand as quiet dependencies of the checked files."""
 
-    def __init__(self, index: ProjectIndex, ops: dict[str, Any], displays: dict[Path, str] | None = None) -> None:
+    def __init__(self, index: ProjectIndex, ops: dict[str, Any] | None = None,
+                 displays: dict[Path, str] | None = None, stub_paths: tuple[str, ...] = ()) -> None:
         self.index = index
-        self.ops = ops
+        self._ops = ops
+        self.stub_paths = stub_paths
         self.displays = displays or {}
         self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
         self.loading: set[str] = set()
@@ -186,6 +188,14 @@ class Project:
             return None
         finally:
             self.depth -= 1
+
+    @property
+    def ops(self) -> dict[str, Any]:
+        """The op table, loaded when a module is first analysed (a cache hit needs only the index)."""
+        if self._ops is None:
+            from namedcheck.engine.stubs import op_table
+            self._ops = op_table(self.stub_paths)
+        return self._ops
 
     def parse(self, path: Path, text: str, checked: bool = False) -> Any:
         """The libcst module of a project file's text, parsed once per process and text (a checked file
@@ -319,3 +329,20 @@ class Project:
             if parent:
                 todo.append(parent)
         return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest() if digests else ""
+
+
+_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
+
+
+def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) \
+        -> Project | None:
+    """The project of a file (one per set of roots in this process, modules loaded lazily); None when
+    the file's project cannot be determined. Imports neither libcst nor the rules: a cache hit stays cheap."""
+    try:
+        index = ProjectIndex.for_paths([*(roots_from or []), path])
+    except OSError:
+        return None
+    key = (tuple(str(r) for r in index.roots), stub_paths)
+    if key not in _PROJECTS:
+        _PROJECTS[key] = Project(index, stub_paths=stub_paths)
+    return _PROJECTS[key]

@@ -111,7 +111,7 @@ def discover(paths: list[str], exclude: list[str], root: Path | None,
 def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]) -> Any:
     """The project a checked file belongs to (analyzer/project.py), from the paths the run was given and
     the file itself; one per process and set of roots, its modules loaded as calls need them."""
-    from namedcheck.analyzer.check import project_for
+    from namedcheck.analyzer.project import project_for
     return project_for(path, stub_paths, [p for p in paths if p != "-"])
 
 
