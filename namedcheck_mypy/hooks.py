@@ -26,6 +26,7 @@ import atexit
 import functools
 import hashlib
 import pickle
+import re
 import struct
 import subprocess
 import sys
@@ -570,7 +571,7 @@ def _literal_text(t: Type) -> str:
 
 def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instance:
     """The mypy type of an engine array type: exact when every size and the dtype are known."""
-    t = ArrayType(materialize(t.dtype_code), t.shape, t.named)
+    t = ArrayType(materialize(t.dtype_code), t.shape, t.named, sharding=t.sharding)
     concrete = t.dtype_code is not None and all(isinstance(d, int) for d in t.shape) and \
         all(isinstance(s, int) for _, s in t.named)
     if not concrete:
@@ -615,8 +616,12 @@ def _shaped_arg(t: Type) -> ArrayType | None | bool:
     return True
 
 
+_SHARDED_DIM = re.compile(r"(\d+@(?:\w+|\([\w,]+\)))")
+
+
 def _parse_repr(text: str) -> ArrayType | None:
-    head, _, rest = text.partition("[")
+    """An exact type's text (`f32[(8@data, 4)]`: a sharded dim is read as the annotation's `'8@data'`)."""
+    head, _, rest = _SHARDED_DIM.sub(r"'\1'", text).partition("[")
     try:
         return parse_item(None if head == "Array" else head, ast.literal_eval("(" + rest[:-1] + ",)")
                           if rest.endswith("]") else None)

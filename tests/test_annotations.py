@@ -56,3 +56,22 @@ def test_import_is_light():
                           "print(sorted(m for m in ('jax', 'libcst', 'mypy') if m in sys.modules))"],
                          capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_sharded_dims_state_the_sharding_and_print_as_jax_does():
+    from namedcheck import Array, Dims
+    t = f32[Array, Dims('8@data', 4, '2@(data2,model)')]
+    assert t.sharding == (("data",), (), ("data2", "model")) and t.shape == (8, 4, 2)
+    assert repr(t) == "f32[(8@data, 4, 2@(data2,model))]"
+    assert f32[("8@data", 4)] == f32[Array, Dims("8@data", 4)]
+    assert f32[(8, 4)].sharding is None  # no '@': nothing stated
+    sym = f32[Array, Dims("B@data", "T")]
+    assert sym.shape == ("B", "T") and repr(sym) == "f32[('B@data', 'T')]"  # the repr is the annotation spelling
+
+
+@pytest.mark.parametrize("dims", [("8@", 4), ("8@data", "4@data"), ("*b", "4@data"), (..., "4@data"), ("-1@x",),
+                                  ("8@da-ta",)])
+def test_bad_sharded_dims_are_annotation_errors(dims):
+    with pytest.raises(AnnotationError) as e:
+        f32[dims]
+    assert e.value.code in ("NC101", "NC102")

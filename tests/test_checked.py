@@ -9,8 +9,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
+from jax.sharding import PartitionSpec as P
 
-from namedcheck import ShapeError, checked, f32, i32, xmap
+from namedcheck import Array, Dims, ShapeError, checked, f32, i32, xmap
 
 
 @checked
@@ -104,3 +105,33 @@ def test_python_scalars_are_weak():
         return x * n
 
     assert float(h(2.0, 3)) == 6.0
+
+
+def test_stated_shardings_are_compared_with_jax_typeof():
+    """`Dims('8@data', 16)` states the sharding of `jax.typeof(x)` (8 CPU devices, an Explicit mesh)."""
+    @checked
+    def wrong_result(x: f32[Array, Dims("8@data", 16)]) -> f32[Array, Dims(8, "16@data")]:
+        return x * 2
+
+    @checked
+    def moved(x: f32[Array, Dims("8@data", 16)]) -> f32[Array, Dims(8, "16@data")]:
+        return jax.sharding.reshard(x, P(None, "data"))
+
+    mesh = jax.make_mesh((4, 2), ("data", "model"))
+    with jax.set_mesh(mesh):
+        x = jax.device_put(jnp.ones((8, 16)), P("data"))
+        assert moved(x).shape == (8, 16) and jax.jit(moved)(x).shape == (8, 16)
+        for fn in (wrong_result, jax.jit(wrong_result)):
+            with pytest.raises(ShapeError, match=r"result is sharded P\('data', None\)") as e:
+                fn(x)
+            assert e.value.code == "NC811"
+        with pytest.raises(ShapeError, match="NC811"):
+            moved(jnp.ones((8, 16)))  # made by jnp under set_mesh: committed replicated
+        with pytest.raises(ShapeError, match="NC811"):
+            moved(x)  # checked again on every call: the sharding is not part of the cache key
+            moved(jnp.ones((8, 16)))
+    # no Explicit mesh: the sharding is not part of the type, nothing is said
+    auto = jax.make_mesh((8,), ("data",), axis_types=(jax.sharding.AxisType.Auto,))
+    with jax.set_mesh(auto):
+        y = jax.device_put(jnp.ones((8, 16)), P("data"))
+        assert wrong_result(y).shape == (8, 16)

@@ -169,3 +169,39 @@ def test_malformed_annotations_never_crash_mypy(mypy_run, tmp_path):
     out = mypy_run([path])
     codes = {m["code"] for m in map(DIAGNOSTIC.match, out.splitlines()) if m}
     assert codes and all(c.startswith("NC1") for c in codes), out
+
+
+SHARDED = '''\
+import jax
+import jax.numpy as jnp
+from jax.sharding import PartitionSpec as P
+from namedcheck import Array, Dims, f32
+
+mesh = jax.make_mesh((4, 2), ('data', 'model'))
+jax.set_mesh(mesh)
+
+
+def scale(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:
+    reveal_type(x)
+    return x * 2
+
+
+a = jax.device_put(jnp.ones((8, 4)), P('data'))
+reveal_type(scale(a))
+scale(jnp.ones((8, 4)))
+b: f32[('8@data', '4@model')] = jax.sharding.reshard(a, P('data', 'model'))
+reveal_type(b)
+'''
+
+
+def test_plugin_reads_and_reveals_stated_shardings(mypy_run, tmp_path):
+    path = tmp_path / "sharded.py"
+    path.write_text(SHARDED)
+    rows = _messages(mypy_run([path]), path)
+    text = "\n".join(f"{n}: {m}" for n, m in rows)
+    assert (11, "note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(8@data, 4)]']]\"") in rows, text
+    assert (16, "note: Revealed type is \"namedcheck.shaped.ShapedValue[Literal['f32[(8@data, 4)]'] | Any]\"") \
+        in rows, text
+    assert (19, "note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(8@data, 4@model)]']]\"") in rows, text
+    errors = [(n, m) for n, m in rows if "error" in m]
+    assert len(errors) == 1 and errors[0][0] == 17 and errors[0][1].endswith("[NC811]"), text

@@ -21,8 +21,9 @@ CASES = sorted((Path(__file__).parent / "cases").glob("shd_*.py"))
 EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
 # what JAX raises for the rules NC8xx model: sharding type errors, jit's in_shardings mismatch (ValueError),
-# with_sharding_constraint's assertion, a scan carry whose type changes (TypeError)
-SHARDING_ERRORS = ("ShardingTypeError", "AssertionError", "ValueError", "TypeError")
+# with_sharding_constraint's assertion, a scan carry whose type changes (TypeError); `@checked` finding a
+# sharding other than the annotation's (ShapeError, NC811)
+SHARDING_ERRORS = ("ShardingTypeError", "AssertionError", "ValueError", "TypeError", "ShapeError")
 
 
 RUNNER = r"""

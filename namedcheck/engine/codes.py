@@ -249,6 +249,15 @@ _CODES: list[Code] = [
          "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
          "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)"),
+    Code("NC811", "sharding differs from the annotation's",
+         "An annotation may state a sharding by naming the Explicit mesh axes that split each dimension, as JAX "
+         "prints types: `f32[Array, Dims('8@data', 4)]` (or `f32[('8@data', 4)]`) is `float32[8@data,4]`, every "
+         "dimension written without `@` unsplit. A value whose sharding is known and differs (an argument, an "
+         "annotated assignment, a returned value) is reported; `@checked` compares with `jax.typeof(x)`.",
+         _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
+         "f(jnp.ones((8, 4)))",
+         _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
+         "f(jax.device_put(jnp.ones((8, 4)), P('data')))"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -305,6 +314,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC808": "reshard the argument to the jit's in_shardings first, or change in_shardings",
     "NC809": "reshard the body's carry output back to the sharding the carry entered with",
     "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
+    "NC811": "jax.sharding.reshard the value to the annotation's sharding, or correct the annotation",
 }
 
 #: The rule family of each code prefix (SARIF tags).

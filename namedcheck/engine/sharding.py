@@ -175,6 +175,16 @@ def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> 
                              f"to {want} first")
 
 
+def check_declared(declared: Any, actual: Any, what: str) -> None:
+    """NC811: a value whose known sharding differs from the one its annotation states (`f32[('8@data', 4)]`)."""
+    want, have = of(declared), of(actual)
+    if want is None or have is None or len(want) != len(have) or want == have or not declared.shape:
+        return
+    raise RuleError("NC811", f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
+                             f"annotation states {_spec_of(want)} ({fmt_type(declared)})",
+                    hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation")
+
+
 def check_carry_sharding(init: Any, out: Any, what: str) -> None:
     """NC809: a loop carry whose sharding changes across the body (JAX: the carry types differ)."""
     a, b = of(init), of(out)
@@ -184,5 +194,5 @@ def check_carry_sharding(init: Any, out: Any, what: str) -> None:
                         hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}")
 
 
-__all__ = ["type_sharding", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
+__all__ = ["type_sharding", "check_declared", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
            "placed_entries"]

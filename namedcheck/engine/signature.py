@@ -13,6 +13,7 @@ from typing import Any
 from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.sharding import check_declared as check_declared_sharding
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
 
 POSONLY, NORMAL, KWONLY, VARARGS, VARKW = "posonly", "normal", "kwonly", "varargs", "varkw"
@@ -218,6 +219,7 @@ def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: st
         raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares "
                                  f"{_family_text(declared.family)}")
     _match_positional(u, declared.shape, actual.shape, what, code, declared.variadic)
+    check_declared_sharding(declared, actual, what)
     have = dict(actual.named)
     for name, size in declared.named:
         if name not in have and actual.named_open:
@@ -250,7 +252,8 @@ def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
     if shape.count(...) > 1:
         return UNKNOWN
     named = {n: u.subst(s) for n, s in t.named}
-    ret = replace(ArrayType.make(t.dtype_code, tuple(shape), named), family=t.family)
+    ret = replace(ArrayType.make(t.dtype_code, tuple(shape), named), family=t.family,
+                  sharding=t.sharding if t.sharding is not None and len(t.sharding) == len(shape) else None)
     if lifted:
         merged = union_named([ret, ArrayType.make(None, (), lifted)], ["the declared result", "the lifted arguments"])
         ret = ret.with_named(merged)
@@ -320,6 +323,7 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     for n in dn:
         if n in an and differ(dn[n], an[n]):
             raise RuleError("NC301", f"Named axis {n!r} mismatch: {shown}")
+    check_declared_sharding(declared, actual, what)
 
 
 def _family_text(family: str | None) -> str:
@@ -345,6 +349,7 @@ def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozense
     value = as_array(actual)
     if isinstance(value, ArrayType):
         same_rank = not value.has_ellipsis and not declared.has_ellipsis and len(value.shape) == len(declared.shape)
+        sharding = declared.sharding if declared.sharding is not None else value.sharding if same_rank else None
         return replace(declared, varying=value.varying, vary_exact=value.vary_exact,
-                       spec=value.spec if same_rank else None, sharding=value.sharding if same_rank else None)
+                       spec=value.spec if same_rank else None, sharding=sharding)
     return declared.with_varying(frozenset(), exact=False) if manual else declared

@@ -1,5 +1,7 @@
 """The one parser of the annotation language: `dtype[(dims), {'name': size}]`, and the spelling
-static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type).
+static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type). A dimension may name the
+Explicit mesh axes that split it as JAX prints them (`'8@data'`, `'B@(data,model)'`): the type then
+states its sharding (`ArrayType.sharding`, every other dimension unsplit).
 
 Front ends hand it the literal Python value written between the brackets: the runtime gets it from
 `__getitem__`, the analyzer builds it from syntax (a dict is passed as a list of pairs so duplicate
@@ -119,8 +121,49 @@ def _variadic(d: Any) -> str | None:
     return None
 
 
+def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
+    """A dimension written with its mesh axes, as JAX prints it: `'8@data'`, `'N@(data,model)'` -> the size
+    and the axes; any other dimension -> itself and None."""
+    if not (isinstance(d, str) and "@" in d):
+        return d, None
+    size, _, axes = d.partition("@")
+    inner = axes[1:-1] if axes.startswith("(") and axes.endswith(")") else axes
+    names = tuple(a.strip() for a in inner.split(","))
+    if not all(n.isidentifier() for n in names) or "@" in axes:
+        raise RuleError("NC102", f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' "
+                                 f"with mesh axis names",
+                        hint="e.g. f32[Array, Dims('8@data', 4)]")
+    if len(set(names)) != len(names):
+        raise RuleError("NC102", f"Invalid sharded dimension {d!r}: mesh axis repeated")
+    size = size.strip()
+    return (int(size) if size.lstrip("-").isdigit() else size), names
+
+
 def parse_shape(shape: Any) -> tuple[Any, ...]:
     return parse_shape_variadic(shape)[0]
+
+
+def parse_sharded_shape(shape: Any) -> tuple[tuple[Any, ...], str | None, tuple[tuple[str, ...], ...] | None]:
+    """The positional dims, the variadic's name, and the sharding the dims state (None when no dimension
+    names a mesh axis; then nothing is said about it). A sharding needs the rank: no `...`."""
+    if not isinstance(shape, tuple):
+        return (*parse_shape_variadic(shape), None)
+    split = [_sharded_dim(d) for d in shape]
+    dims, variadic = parse_shape_variadic(tuple(d for d, _ in split))
+    if all(a is None for _, a in split):
+        return dims, variadic, None
+    if ... in dims:
+        raise RuleError("NC101", "A shape that names mesh axes ('8@data') must list every dimension: no `...` "
+                                 "or variadic '*name' with it",
+                        hint="write each dimension, e.g. f32[Array, Dims('B@data', 'T', 512)]")
+    shd = tuple(a or () for _, a in split)
+    flat = [a for e in shd for a in e]
+    dup = sorted({a for a in flat if flat.count(a) > 1})
+    if dup:
+        raise RuleError("NC102", f"Mesh axis {dup[0]!r} splits more than one dimension of the shape "
+                                 f"{written(shape)}; a mesh axis may split one dimension",
+                        hint="split each dimension over its own mesh axes")
+    return dims, variadic, shd
 
 
 def parse_shape_variadic(shape: Any) -> tuple[tuple[Any, ...], str | None]:
@@ -191,6 +234,8 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
         raise _bad_named_axes(dtype, item)
     else:
         shape, named = item, {}
-    dims, variadic = parse_shape_variadic(shape)
+    dims, variadic, shd = parse_sharded_shape(shape)
     out = ArrayType.make(dtype, dims, parse_named(named))
+    if shd is not None:
+        out = out.with_sharding(shd)
     return replace(out, family=family, variadic=variadic) if family or variadic else out

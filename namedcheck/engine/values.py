@@ -135,8 +135,9 @@ class ArrayType:
     def __repr__(self) -> str:
         head = self.family or self.dtype_code or "Array"
         shd = self.sharding if self.sharding is not None and len(self.sharding) == len(self.shape) else None
-        dims = ", ".join((f"'*{self.variadic}'" if d is ... and self.variadic else _fmt_dim(d))
-                         + (_fmt_axes(shd[i]) if shd else "") for i, d in enumerate(self.shape))
+        dims = ", ".join(f"'*{self.variadic}'" if d is ... and self.variadic else
+                         repr(d + _fmt_axes(shd[i])) if shd and isinstance(d, str) else
+                         _fmt_dim(d) + (_fmt_axes(shd[i]) if shd else "") for i, d in enumerate(self.shape))
         if len(self.shape) == 1:
             dims += ","
         vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \

@@ -29,7 +29,7 @@ from namedcheck.engine.signature import (
 )
 from namedcheck.engine.values import ArrayType, Const, Seq
 from namedcheck.errors import ShapeError
-from namedcheck.runtime.context import engine_type, named_shape_of
+from namedcheck.runtime.context import engine_type, named_shape_of, sharding_of
 
 F = TypeVar("F", bound=Callable[..., Any])
 _KINDS = {inspect.Parameter.POSITIONAL_ONLY: POSONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD: NORMAL,
@@ -75,13 +75,17 @@ def value_type(x: Any, declared: Any = None) -> Any:
     if isinstance(x, (bool, int, float, complex)):
         return Const(x)
     if isinstance(x, (tuple, list)):
-        return Seq(tuple(value_type(i) for i in x))
+        items = declared.items if isinstance(declared, Seq) and len(declared.items) == len(x) else (None,) * len(x)
+        return Seq(tuple(value_type(i, d) for i, d in zip(x, items)))
     if getattr(x, "shape", None) is None or getattr(x, "dtype", None) is None:
         return None
     named = named_shape_of(x) if type(x).__module__.startswith("jax") else {}
     if named is None:  # not observable here: take the declared named shape as given
         named = dict(declared.named) if isinstance(declared, ArrayType) else {}
-    return engine_type(x, named)
+    out = engine_type(x, named)
+    if isinstance(declared, ArrayType) and declared.sharding is not None:  # the sharding of jax.typeof(x)
+        out = out.with_sharding(sharding_of(x))
+    return out
 
 
 def checked(fn: F) -> F:
@@ -91,6 +95,8 @@ def checked(fn: F) -> F:
     if not annotated and sig.returns is None:
         return fn
     passed: dict[Any, Any] = {}  # argument key -> result types seen to pass (the result is checked on every call)
+    # a stated sharding is not part of the (type, shape, dtype) key: such functions are checked on every call
+    sharded = any(_states_sharding(t) for t in [*annotated.values(), sig.returns])
     py_sig = inspect.signature(fn)
 
     def check_result(out: Any, expected: Any, seen: set[Any] | None) -> None:
@@ -111,7 +117,7 @@ def checked(fn: F) -> F:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         key: Any = None
-        if not kwargs:
+        if not kwargs and not sharded:
             try:
                 key = tuple([(type(a), a.shape, a.dtype) for a in args])
             except AttributeError:
@@ -136,7 +142,7 @@ def checked(fn: F) -> F:
         except RuleError as e:
             raise _shape_error(sig, values, e) from None
         out = fn(*args, **kwargs)
-        cacheable = key is not None and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__
+        cacheable = key is not None and not sharded and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__
                                             for t, _, _ in key)
         seen: set[Any] = set()
         check_result(out, expected, seen if cacheable else None)
@@ -145,6 +151,12 @@ def checked(fn: F) -> F:
         return out
 
     return typing.cast(F, wrapper)
+
+
+def _states_sharding(t: Any) -> bool:
+    if isinstance(t, Seq):
+        return any(_states_sharding(i) for i in t.items)
+    return isinstance(t, ArrayType) and t.sharding is not None
 
 
 def _key(out: Any) -> Any:

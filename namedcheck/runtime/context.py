@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import jax
 from jax._src import core
 from jax._src.interpreters import batching, partial_eval
+from jax._src.mesh import AxisType
 
 from namedcheck.engine.dtypes import canonical_dtype
 from namedcheck.engine.values import ArrayType
@@ -69,3 +71,18 @@ def engine_type(x: Any, named: dict[str, Any] | None = None) -> ArrayType:
     dtype = getattr(x, "dtype", None)
     code = canonical_dtype(str(dtype)) if dtype is not None else None
     return ArrayType.make(code, tuple(int(d) for d in x.shape), named or {})
+
+
+def sharding_of(x: Any) -> tuple[tuple[str, ...], ...] | None:
+    """The sharding in `jax.typeof(x)` (per dim the mesh axes splitting it) when every axis of its mesh is
+    Explicit; None otherwise (no mesh, Auto or Manual axes: the type does not state it)."""
+    try:
+        t = jax.typeof(x)
+        s = t.sharding
+        mesh, spec = s.mesh, s.spec
+        if mesh.empty or not all(a == AxisType.Explicit for a in mesh.axis_types):
+            return None
+        entries = tuple(spec) + (None,) * (len(t.shape) - len(spec))
+    except Exception:
+        return None
+    return tuple(() if e is None else (e,) if isinstance(e, str) else tuple(e) for e in entries)
