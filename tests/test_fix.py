@@ -120,3 +120,51 @@ def test_json_and_sarif_carry_the_fixes(tmp_path: Path, monkeypatch: pytest.Monk
 
 def test_edit_distance() -> None:
     assert distance("btach", "batch") == 2 and distance("dta", "data") == 1 and distance("x", "model") == 5
+
+
+SHD_FIXES = ROOT / "tests" / "cases" / "shd_fixes.py"
+RUN_FIXED = r"""
+import ast, json, os, sys
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numpy as np
+path = sys.argv[1]
+ns = {"__name__": "fixed"}
+errors, products = [], {}
+for stmt in ast.parse(open(path).read()).body:
+    try:
+        exec(compile(ast.Module([stmt], []), path, "exec"), ns)
+    except Exception as e:
+        errors.append([stmt.lineno, type(e).__name__])
+for k, v in ns.items():
+    if k.startswith(("product", "unfixed")):
+        products[k] = bool(np.allclose(np.asarray(v), ns["a"] @ ns["b"], rtol=1e-5))
+print(json.dumps({"errors": errors, "products": products}))
+"""
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: bool) -> None:
+    """`check --fix` gives each contraction the out sharding of its free dims (in module code; inside a jitted
+    function only with --unsafe-fixes): the fixed program runs under JAX and every product equals a @ b."""
+    import subprocess
+    import sys
+    pytest.importorskip("jax")
+    f = tmp_path / "m.py"
+    shutil.copy(SHD_FIXES, f)
+    main(["check", str(f), "--no-cache", "--unsafe-fixes" if unsafe else "--fix"])
+    left = {d.line for d in check_source(f.read_text(), str(f)) if d.code == "NC802"}
+    src = f.read_text()
+    clash = next(i for i, line in enumerate(src.splitlines(), 1) if line.startswith("product_clash"))
+    inside = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("    return jnp.matmul(u, v")}
+    assert left == ({clash} if unsafe else {clash} | inside), left
+    out = subprocess.run([sys.executable, "-c", RUN_FIXED, str(f)], capture_output=True, text=True, timeout=300,
+                         check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    raised = {line for line, _ in got["errors"]}
+    # what still raises: the clash (no fix), and without --unsafe-fixes the calls of the jitted functions
+    calls = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith(("product_jit", "unfixed"))}
+    assert raised == ({clash} if unsafe else {clash} | calls), got
+    assert got["products"] and all(got["products"].values()), got
+    assert ("unfixed" in got["products"]) == unsafe and ("unfixed_rows" in got["products"]) == unsafe
+    assert "out_sharding=P(None, None)" in src and "jnp.matmul(x, wm, out_sharding=P(None, 'model'))" in src

@@ -136,7 +136,7 @@ EXPECTED = {
     'NC801': (5, "jnp.add got incompatible shardings for broadcasting: dimension 0 of `x` is split over mesh axis 'data' and of `y` over mesh axis 'model'",
               "jax.sharding.reshard one operand to the other's sharding first, e.g. reshard(y, P('data', None))"),
     'NC802': (5, "jnp.matmul: contracting dimension 1 of `x` is split over mesh axis 'data' and dimension 0 of `w` over mesh axis 'data': it is ambiguous how the output should be sharded (f32[8,16@data] x f32[16@data,4])",
-              'pass out_sharding=P(...) to jnp.matmul, or reshard one operand so that its contracting dimension is unsharded'),
+              'pass out_sharding=P(None, None) to jnp.matmul, or reshard one operand so that its contracting dimension is unsharded'),
     'NC803': (5, "jnp.einsum: batch dimension 'b' is split over mesh axis 'data' in one operand and over mesh axis 'model' in the other",
               'reshard one operand so the batch dims agree'),
     'NC804': (5, "jnp.matmul of f32[8@data,16] and f32[16,8@data] produces an illegally sharded result: dimensions 0 and 1 would both be split over mesh axis 'data' (P('data', 'data'))",

@@ -128,6 +128,32 @@ class Located:
         line = last_import + 1
         return "lax", Edit(line, 1, line, 1, "from jax import lax\n")
 
+    def spelling(self, *names: str) -> str | None:
+        """How this module's top-level imports spell one of the dotted `names` (`jax.sharding.PartitionSpec`
+        imported `as P` -> `P`, `import jax` -> `jax.P`), or None."""
+        found: dict[str, str] = {}  # a full dotted name -> its local spelling
+        for _, chunk in self.chunks:
+            for s in chunk.module.body:
+                for small in s.body if isinstance(s, cst.SimpleStatementLine) else ():
+                    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
+                            and isinstance(small.names, tuple | list):
+                        mod = chunk.module.code_for_node(small.module)
+                        for a in small.names:
+                            full = f"{mod}.{chunk.module.code_for_node(a.name)}"
+                            found[full] = a.asname.name.value if a.asname else full.rpartition(".")[2]  # type: ignore[union-attr]
+                    elif isinstance(small, cst.Import):
+                        for a in small.names:
+                            full = chunk.module.code_for_node(a.name)
+                            found[full] = a.asname.name.value if a.asname else full  # type: ignore[union-attr]
+        for name in names:
+            if name in found:
+                return found[name]
+        for name in names:
+            for full, local in sorted(found.items(), key=lambda kv: -len(kv[0])):  # the longest module first
+                if name.startswith(full + "."):
+                    return local + name[len(full):]
+        return None
+
 
 # ---- the fixes ----------------------------------------------------------------------------------------
 
@@ -390,8 +416,47 @@ def distance(a: str, b: str) -> int:
     return prev[-1]
 
 
+_OUT_SHARDING = re.compile(r"pass out_sharding=(P\((?!\.\.\.)[^)]*\)) to ")
+
+
+def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC802: the contraction with `out_sharding=` the sharding of its non-contracting dims (the engine's hint
+    names it when it uses each mesh axis once); JAX accepts it and computes the same values. Safe in module
+    code; inside a function the operands' shardings are those of the call analysed (another call may pass
+    others, and would get this result sharding), so unsafe there."""
+    m = _OUT_SHARDING.search(d.hint or "")
+    p = loc.spelling("jax.sharding.PartitionSpec", "jax.P")
+    node = next(iter(loc.nodes_at(d)), None)
+    if m is None or p is None or node is None:
+        return []
+    spec = p + m.group(1)[1:]
+    safe = not _in_function(loc, node)
+    title = f"Pass out_sharding={m.group(1)} (the sharding of the non-contracting dims)"
+    if isinstance(node, cst.Call) and node.args and all(a.star == "" for a in node.args) \
+            and not any(a.keyword is not None and a.keyword.value == "out_sharding" for a in node.args):
+        end = loc.span(node)  # inserted before the closing parenthesis (a trailing comma kept)
+        if end is None or end[3] < 2:
+            return []
+        text = f"out_sharding={spec}" if isinstance(node.args[-1].comma, cst.Comma) else f", out_sharding={spec}"
+        return [Fix(title, safe, (Edit(end[2], end[3] - 1, end[2], end[3] - 1, text),))]
+    matmul = loc.spelling("jax.numpy.matmul")
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.MatrixMultiply) and matmul:
+        edit = _replace(loc, node, f"{matmul}({_code(loc, node.left)}, {_code(loc, node.right)}, out_sharding={spec})")
+        return [Fix(title, safe, (edit,))] if edit is not None else []
+    return []
+
+
+def _in_function(loc: Located, node: cst.CSTNode) -> bool:
+    n: cst.CSTNode | None = node
+    while n is not None:
+        if isinstance(n, cst.FunctionDef | cst.Lambda):
+            return True
+        n = loc.parent(n)
+    return False
+
+
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
-    "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
+    "NC802": _fix_nc802, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
 }
 FIXABLE = frozenset(_FIXERS)
 

@@ -184,11 +184,13 @@ def _contract(call: Call, a: str, b: str, pairs: list[tuple[int, int]], out: lis
         return None
     for i, j in pairs:
         if sa[i] and sb[j]:
+            flat = [x for e in out for x in e]  # the free dims' sharding, when it uses each axis once
+            spec = fmt_spec(tuple(out)) if len(flat) == len(set(flat)) else "P(...)"
             raise RuleError("NC802", f"{call.short}: contracting dimension {i} of {call.label(a)} is split over "
                                      f"{_axes_desc(sa[i])} and dimension {j} of {call.label(b)} over "
                                      f"{_axes_desc(sb[j])}: it is ambiguous how the output should be sharded "
                                      f"({fmt_type(ta)} x {fmt_type(tb)})",
-                            hint=f"pass out_sharding=P(...) to {call.short}, or reshard one operand so that its "
+                            hint=f"pass out_sharding={spec} to {call.short}, or reshard one operand so that its "
                                  f"contracting dimension is unsharded")
     return check_distinct(call, tuple(out), f"{fmt_type(ta)} and {fmt_type(tb)}")
 
