@@ -137,7 +137,8 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
         sharding.check_constraint(v, s.spec, s.mesh, what)
     if how.committed:
         sharding.check_committed(v, s.spec, s.mesh, what)
-    return v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v))
+    return v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v),
+                                                                            sharding.known_mesh(s.mesh))
 
 
 def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
@@ -205,8 +206,8 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             return out
         src = pos[0] if pos else None
         if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
-            return out.with_sharding(sharding.of(src))  # an array keeps its own sharding
-        return out.with_sharding(((),) * len(out.shape))
+            return out.with_sharding(sharding.of(src), src.mesh)  # an array keeps its own sharding
+        return out.with_sharding(((),) * len(out.shape), sharding.known_mesh(f.env.mesh))
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)

@@ -65,9 +65,11 @@ class Statements(FrameState):
             saved = self.env
             loops = []
             for item in s.items:
+                before = self.env
                 v = self.ev(item.item)
                 if isinstance(v, MeshVal):  # `with Mesh(...)`, `with jax.set_mesh(mesh)`
-                    self.env = replace(self.env, mesh=v.info)
+                    # only set_mesh sets JAX's context mesh (a legacy `with mesh:` sets none, keeps no outer one)
+                    self.env = replace(self.env, mesh=v.info, mesh_set=self.env is not before and self.env.mesh_set)
                 loops.extend(mapcalls.serial_loop_axes(self, item.item))
                 if item.asname is not None:
                     self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)

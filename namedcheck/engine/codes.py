@@ -258,6 +258,15 @@ _CODES: list[Code] = [
          "f(jnp.ones((8, 4)))",
          _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
          "f(jax.device_put(jnp.ones((8, 4)), P('data')))"),
+    Code("NC812", "array used under another mesh",
+         "An array sharded over Explicit axes carries its mesh (axis names, sizes and types). Under `jax.set_mesh` "
+         "JAX applies an op only to arrays of the context mesh (one made by `jnp` under an earlier `set_mesh` "
+         "included), and never to operands of two different meshes. `reshard` / `device_put` move an array; a "
+         "legacy `with mesh:` sets no context mesh.",
+         _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
+         "with jax.set_mesh(other):\n    y = x * 2",
+         _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
+         "with jax.set_mesh(other):\n    y = jax.sharding.reshard(x, P('x')) * 2"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -315,6 +324,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC809": "reshard the body's carry output back to the sharding the carry entered with",
     "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
     "NC811": "jax.sharding.reshard the value to the annotation's sharding, or correct the annotation",
+    "NC812": "reshard or device_put the array onto the context mesh first, or run the op under its own mesh",
 }
 
 #: The rule family of each code prefix (SARIF tags).

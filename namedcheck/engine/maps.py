@@ -564,7 +564,8 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         if e:
             shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
     out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
-    return out.with_sharding(sharding.type_sharding(spec, mesh, out)) if set(mesh.names) <= manual else out
+    return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh)) \
+        if set(mesh.names) <= manual else out
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------

@@ -175,6 +175,44 @@ def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> 
                              f"to {want} first")
 
 
+def known_mesh(mesh: MeshInfo | None) -> MeshInfo | None:
+    """`mesh` when it is fully known (every axis's size and type, no axis beyond those listed): JAX's
+    abstract mesh, which arrays sharded over it carry (`ArrayType.mesh`); else None."""
+    if mesh is None or mesh.open or mesh.types is None or not all(is_int(s) for _, s in mesh.axes):
+        return None
+    return mesh
+
+
+def _mesh_text(mesh: MeshInfo) -> str:
+    types = mesh.types or ()
+    kinds = sorted(set(types))
+    return _mesh_desc(mesh) + (f" ({kinds[0].capitalize()})" if len(kinds) == 1 else f" (types {types!r})")
+
+
+def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, what: str) -> MeshInfo | None:
+    """NC812: JAX binds a primitive only on arrays of one mesh, and under `jax.set_mesh` only on arrays of the
+    context mesh (`context`; None: no set_mesh, or not known). Returns the operands' common mesh, if known."""
+    ctx = known_mesh(context)
+    common: tuple[str, ArrayType, MeshInfo] | None = None
+    for name, t in arrays:
+        m = t.mesh
+        if m is None:
+            continue
+        if ctx is not None and m != ctx:
+            raise RuleError("NC812", f"{what}: {name} ({fmt_type(t)}) is sharded over mesh {_mesh_text(m)}, but the "
+                                     f"context mesh set by jax.set_mesh is {_mesh_text(ctx)}; JAX requires the "
+                                     f"two to match",
+                            hint="jax.sharding.reshard (or device_put) it onto the context mesh first, or run "
+                                 "this under jax.set_mesh of its own mesh")
+        if common is not None and m != common[2]:
+            raise RuleError("NC812", f"{what}: {common[0]} ({fmt_type(common[1])}) is sharded over mesh "
+                                     f"{_mesh_text(common[2])} and {name} ({fmt_type(t)}) over mesh "
+                                     f"{_mesh_text(m)}; JAX requires the operands of one op to share a mesh",
+                            hint="jax.device_put one operand onto the other's mesh first")
+        common = common or (name, t, m)
+    return common[2] if common else None
+
+
 def check_declared(declared: Any, actual: Any, what: str) -> None:
     """NC811: a value whose known sharding differs from the one its annotation states (`f32[('8@data', 4)]`)."""
     want, have = of(declared), of(actual)
@@ -194,5 +232,5 @@ def check_carry_sharding(init: Any, out: Any, what: str) -> None:
                         hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}")
 
 
-__all__ = ["type_sharding", "check_declared", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
+__all__ = ["type_sharding", "check_declared", "check_meshes", "known_mesh", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
            "placed_entries"]

@@ -76,6 +76,9 @@ class ArrayType:
     # The sharding in the type over Explicit mesh axes (`jax.typeof(x)`'s `f32[8@data,4]`): per positional
     # dim the mesh axes splitting it (() for none); None where not known (engine/ops/sharding_rules.py).
     sharding: tuple[tuple[str, ...], ...] | None = None
+    # The mesh that sharding is over (an engine `MeshInfo`: axis names, sizes and types, JAX's abstract mesh),
+    # when known; JAX rejects an op on it under `jax.set_mesh` of another mesh (engine/sharding.check_meshes).
+    mesh: Any = None
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -113,7 +116,7 @@ class ArrayType:
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
     def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
-        return replace(self, shape=tuple(shape), spec=None, sharding=None, variadic=None)
+        return replace(self, shape=tuple(shape), spec=None, sharding=None, mesh=None, variadic=None)
 
     def with_named(self, named: dict[str, Any]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
@@ -128,9 +131,10 @@ class ArrayType:
         """The value placed with PartitionSpec entries `spec` (None: no stated sharding)."""
         return replace(self, spec=spec)
 
-    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None) -> ArrayType:
-        """The value with a type-level sharding over Explicit mesh axes (None: not known)."""
-        return replace(self, sharding=sharding)
+    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None, mesh: Any = ...) -> ArrayType:
+        """The value with a type-level sharding over Explicit mesh axes (None: not known), over `mesh`
+        (left out: the value's own; no sharding, no mesh)."""
+        return replace(self, sharding=sharding, mesh=None if sharding is None else self.mesh if mesh is ... else mesh)
 
     def __repr__(self) -> str:
         head = self.family or self.dtype_code or "Array"
@@ -240,7 +244,7 @@ def same(a: Any, b: Any) -> bool:
 
 def _without_spec(v: Any) -> Any:
     if isinstance(v, ArrayType) and (v.spec is not None or v.sharding is not None):
-        return replace(v, spec=None, sharding=None)
+        return replace(v, spec=None, sharding=None, mesh=None)
     if isinstance(v, Seq):
         return Seq(tuple(_without_spec(i) for i in v.items), v.kind)
     return v

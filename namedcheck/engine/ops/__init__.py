@@ -150,6 +150,7 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
 
     if not isinstance(result, ArrayType):
         return result
+    mesh = None if call.env.manual else _operands_mesh(op, call, result)
     fn = SHARDING_RULES.get(op.name) or (SHARDING_RULES[ELEMENTWISE] if op.rule is FAMILIES.get("elementwise")
                                          else None)
     known = any(isinstance(leaf, ArrayType) and leaf.sharding is not None for v in inputs for leaf in tree_leaves(v))
@@ -162,7 +163,33 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
             shd = None
         if shd is not None and len(shd) != len(result.shape):
             shd = None
-    return result.with_sharding(shd) if shd != result.sharding else result
+    return result.with_sharding(shd, mesh) if shd != result.sharding or mesh != result.mesh else result
+
+
+# Ops that bind no primitive on their operand (the identity on real arrays, or a new array of its shape), and
+# shaping ops that are the identity when the shape does not change: JAX checks no mesh there.
+_NO_PRIMITIVE = {"jax.numpy.conj", "jax.numpy.conjugate", "jax.numpy.positive", "jax.numpy.real",
+                 "jax.lax.stop_gradient", "jax.device_put", "jax.numpy.asarray", "jax.numpy.array",
+                 *(f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full"))}
+_IDENTITY_IF_SAME_SHAPE = {f"jax.numpy.{n}" for n in ("transpose", "swapaxes", "permute_dims", "reshape", "squeeze",
+                                                      "concatenate", "moveaxis")}
+
+
+def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
+    """The operands' common mesh (NC812 when two differ, or one differs from `jax.set_mesh`'s) for an op that
+    binds a primitive on them (the ops with a sharding rule and the elementwise family)."""
+    from namedcheck.engine.ops.sharding_rules import SHARDING_RULES
+    from namedcheck.engine.sharding import check_meshes
+
+    if op.name in _NO_PRIMITIVE or not (op.name in SHARDING_RULES or op.rule is FAMILIES.get("elementwise")):
+        return None
+    arrays = [(call.label(n), leaf) for n, v in call.args.items() for leaf in tree_leaves(v)
+              if isinstance(leaf, ArrayType)]
+    if not any(t.mesh is not None for _, t in arrays):
+        return None
+    if op.name in _IDENTITY_IF_SAME_SHAPE and len(arrays) == 1 and arrays[0][1].shape == result.shape:
+        return None
+    return check_meshes(arrays, call.env.mesh if call.env.mesh_set else None, call.short)
 
 
 def _vma(op: Op, call: Call, vin: frozenset[str], result: Any) -> Any:
