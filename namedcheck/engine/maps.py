@@ -542,7 +542,25 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
             shape[i] = shape[i] // k
         elif e and k != 1:
             shape[i] = None
-    return arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
+    local = arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
+    return local.with_sharding(_local_sharding(arg, spec, mesh, manual))
+
+
+def _local_sharding(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]) -> Any:
+    """Partly-Manual shard_map (`axis_names=` a subset of an Explicit mesh): inside the body an argument keeps
+    its sharding over the other (Explicit) axes, per dim; its manual axes are those in_specs splits the dim
+    over (an entry left None drops them). Unknown where in_specs moves a manual axis to another dim."""
+    have = sharding.of(arg)
+    if not mesh.explicit or set(mesh.names) <= manual or have is None:
+        return None
+    entries = spec.entries + (None,) * (len(have) - len(spec.entries))
+    out = []
+    for axes, e in zip(have, entries):
+        on_dim = tuple(a for a in axes if a in manual)
+        if e and tuple(e) != on_dim:
+            return None
+        out.append(tuple(a for a in axes if a not in manual))
+    return tuple(out)
 
 
 def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
@@ -564,8 +582,12 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         if e:
             shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
     out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
-    return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh)) \
-        if set(mesh.names) <= manual else out
+    if set(mesh.names) <= manual:
+        return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh))
+    placed, inner = sharding.type_sharding(spec, mesh, out), sharding.of(res)
+    if placed is None or inner is None or len(inner) != len(placed):  # partly Manual: out_specs' axes, then the body's
+        return out
+    return out.with_sharding(tuple(p + i for p, i in zip(placed, inner)), sharding.known_mesh(mesh))
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------

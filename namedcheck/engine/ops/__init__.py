@@ -155,8 +155,10 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
                                          else None)
     known = any(isinstance(leaf, ArrayType) and leaf.sharding is not None for v in inputs for leaf in tree_leaves(v))
     shd = None
-    if fn is not None and not call.env.manual and not result.has_ellipsis and \
-            (known or "out_sharding" in call.args):
+    # inside shard_map only the non-manual Explicit axes of a partly-Manual one are in the types
+    manual = bool(call.env.manual) and (call.env.mesh is None or set(call.env.mesh.names) <= call.env.manual)
+    if fn is not None and not manual and not result.has_ellipsis and \
+            (known or "out_sharding" in call.args and not call.env.manual):
         try:
             shd = fn(call, result)
         except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
