@@ -65,6 +65,7 @@ PROGRAMS = {
     'NC809': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
     'NC810': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
     'NC812': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\nother = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), jax.sharding.NamedSharding(emesh, P('data')))\nwith jax.set_mesh(other):\n    y = x * 2",
+    'NC813': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nu = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nbad = u + 1",
     'NC811': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\ndef scale(x: f32[('8@data', 16)]) -> f32[('8@data', 16)]:\n    return x * 2\nscale(jnp.ones((8, 16)))",
 }
 
@@ -156,6 +157,8 @@ EXPECTED = {
               "leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument to P(None, None) first"),
     'NC812': (5, "jnp.multiply: `x` (f32[8@data,4]) is sharded over mesh {'data': 4, 'model': 2} (Explicit), but the context mesh set by jax.set_mesh is {'x': 8} (Explicit); JAX requires the two to match",
               "jax.sharding.reshard (or device_put) it onto the context mesh first, or run this under jax.set_mesh of its own mesh"),
+    'NC813': (6, "jnp.add: `u` (f32[8,4]) is unreduced over {'data'} while `1` is not: the add would need implicit communication",
+              "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results"),
     'NC811': (5, "Argument 'x' (`jnp.ones(...)`) is sharded P(None, None) (f32[8,16]) but its annotation states P('data', None) (f32[8@data,16])",
               "jax.sharding.reshard the value to P('data', None), or correct the annotation"),
 }

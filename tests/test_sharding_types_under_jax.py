@@ -20,10 +20,12 @@ from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
 CASES = sorted((Path(__file__).parent / "cases").glob("shd_*.py"))
 EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
+UR = re.compile(r"\{[UR]:[^}]*\}")  # unreduced / reduced axes, printed alike: `{U:data}`
 # what JAX raises for the rules NC8xx model: sharding type errors, jit's in_shardings mismatch (ValueError),
 # with_sharding_constraint's assertion, a scan carry whose type changes (TypeError); `@checked` finding a
-# sharding other than the annotation's (ShapeError, NC811)
-SHARDING_ERRORS = ("ShardingTypeError", "AssertionError", "ValueError", "TypeError", "ShapeError")
+# sharding other than the annotation's (ShapeError, NC811); an op JAX has no unreduced rule for (NC813)
+SHARDING_ERRORS = ("ShardingTypeError", "AssertionError", "ValueError", "TypeError", "ShapeError",
+                   "NotImplementedError: unreduced rule")
 
 
 RUNNER = r"""
@@ -97,5 +99,6 @@ def test_revealed_shardings_equal_jax_typeof(case: Path) -> None:
     for line, want in reveals.items():
         if line in types:
             assert dims_of_ours(want) == dims_of_jax(types[line]), f"{case.name}:{line}: {want} vs {types[line]}"
+            assert UR.findall(want) == UR.findall(types[line]), f"{case.name}:{line}: {want} vs {types[line]}"
             checked += 1
     assert checked == len(reveals), f"{case.name}: reveals not at top-level array assignments"

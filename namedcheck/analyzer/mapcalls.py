@@ -67,7 +67,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             note_device_count(f, devs)
         return _mesh(name, pos, kw)
     if name in SPEC:
-        return _spec(pos)
+        return _spec(pos, kw)
     if name in SET_MESH:
         if pos and isinstance(pos[0], MeshVal):
             f.env = replace(f.env, mesh=pos[0].info, mesh_set=True)  # also the context manager's value
@@ -109,7 +109,14 @@ def _axis_types(v: Any, n: int) -> tuple[str, ...] | None:
     return out if len(out) == n and None not in out else None  # type: ignore[return-value]
 
 
-def _spec(pos: list[Any]) -> Any:
+def _spec(pos: list[Any], kw: dict[str, Any] | None = None) -> Any:
+    sets: dict[str, frozenset[str]] = {}
+    for key, v in (kw or {}).items():  # `unreduced={'x'}`, `reduced={'y'}`
+        axes = lit(v, default=UNKNOWN)
+        if key not in ("unreduced", "reduced") or not isinstance(axes, tuple) or \
+                not all(isinstance(a, str) for a in axes):
+            return UNKNOWN
+        sets[key] = frozenset(axes)
     entries: list[tuple[str, ...] | None] = []
     for p in pos:
         v = lit(p, default=UNKNOWN)
@@ -121,7 +128,7 @@ def _spec(pos: list[Any]) -> Any:
             entries.append(v)
         else:
             return UNKNOWN
-    return Spec(tuple(entries))
+    return Spec(tuple(entries), sets.get("unreduced", frozenset()), sets.get("reduced", frozenset()))
 
 
 def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:

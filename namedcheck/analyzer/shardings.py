@@ -10,7 +10,7 @@ accept extra trailing None entries, and a creation op's `device=` pads under jit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
@@ -137,8 +137,10 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
         sharding.check_constraint(v, s.spec, s.mesh, what)
     if how.committed:
         sharding.check_committed(v, s.spec, s.mesh, what)
-    return v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v),
-                                                                            sharding.known_mesh(s.mesh))
+    out = v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v),
+                                                                           sharding.known_mesh(s.mesh))
+    # the spec's unreduced / reduced sets (a reshard without them reduces the value)
+    return replace(out, unreduced=s.spec.unreduced, reduced=s.spec.reduced) if out.sharding is not None else out
 
 
 def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:

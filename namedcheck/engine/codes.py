@@ -267,6 +267,16 @@ _CODES: list[Code] = [
          "with jax.set_mesh(other):\n    y = x * 2",
          _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
          "with jax.set_mesh(other):\n    y = jax.sharding.reshard(x, P('x')) * 2"),
+    Code("NC813", "unreduced value used where JAX needs it reduced",
+         "A contraction given `out_sharding=P(..., unreduced={'x'})` (its contracting dimensions split over 'x' alike "
+         "on both sides, and only those axes) leaves a partial sum on each device (`{U:x}`). JAX lets an add of two "
+         "such values, a product with a value `reduced` over 'x', sums, transposes, reshapes keep it unreduced; "
+         "a contraction of it, a product of two, an add or product with a plain value, and ops without an unreduced "
+         "rule (sin, mean, subtract, ...) are errors. `jax.sharding.reshard` reduces it.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
+         "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nu * 2",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
+         "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\njax.sharding.reshard(u, P(None, None)) * 2"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -325,6 +335,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
     "NC811": "jax.sharding.reshard the value to the annotation's sharding, or correct the annotation",
     "NC812": "reshard or device_put the array onto the context mesh first, or run the op under its own mesh",
+    "NC813": "jax.sharding.reshard the unreduced value first (that sums the partial results)",
 }
 
 #: The rule family of each code prefix (SARIF tags).

@@ -41,12 +41,17 @@ class Spec:
     """A PartitionSpec: per positional dim, the mesh axes it is split over (None: not split)."""
 
     entries: tuple[tuple[str, ...] | None, ...]
+    # `P(..., unreduced={'x'}, reduced={'y'})`: mesh axes over which the value is a partial sum / known reduced
+    unreduced: frozenset[str] = frozenset()
+    reduced: frozenset[str] = frozenset()
 
     def axes(self) -> list[str]:
         return [a for e in self.entries if e for a in e]
 
     def __repr__(self) -> str:
         parts = ["None" if e is None else repr(e[0]) if len(e) == 1 else repr(e) for e in self.entries]
+        parts += [f"{k}={{{', '.join(map(repr, sorted(v)))}}}" for k, v in (("unreduced", self.unreduced),
+                                                                           ("reduced", self.reduced)) if v]
         return f"P({', '.join(parts)})"
 
 

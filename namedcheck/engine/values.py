@@ -79,6 +79,10 @@ class ArrayType:
     # The mesh that sharding is over (an engine `MeshInfo`: axis names, sizes and types, JAX's abstract mesh),
     # when known; JAX rejects an op on it under `jax.set_mesh` of another mesh (engine/sharding.check_meshes).
     mesh: Any = None
+    # Mesh axes over which the value is unreduced (a partial sum per device: JAX's `{U:x}`) or known reduced
+    # (`{R:x}`); meaningful where `sharding` is known (engine/ops/unreduced.py).
+    unreduced: frozenset[str] = frozenset()
+    reduced: frozenset[str] = frozenset()
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
@@ -116,7 +120,8 @@ class ArrayType:
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
     def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
-        return replace(self, shape=tuple(shape), spec=None, sharding=None, mesh=None, variadic=None)
+        return replace(self, shape=tuple(shape), spec=None, sharding=None, mesh=None, variadic=None,
+                       unreduced=frozenset(), reduced=frozenset())
 
     def with_named(self, named: dict[str, Any]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
@@ -134,7 +139,9 @@ class ArrayType:
     def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None, mesh: Any = ...) -> ArrayType:
         """The value with a type-level sharding over Explicit mesh axes (None: not known), over `mesh`
         (left out: the value's own; no sharding, no mesh)."""
-        return replace(self, sharding=sharding, mesh=None if sharding is None else self.mesh if mesh is ... else mesh)
+        if sharding is None:
+            return replace(self, sharding=None, mesh=None, unreduced=frozenset(), reduced=frozenset())
+        return replace(self, sharding=sharding, mesh=self.mesh if mesh is ... else mesh)
 
     def __repr__(self) -> str:
         head = self.family or self.dtype_code or "Array"
@@ -146,6 +153,8 @@ class ArrayType:
             dims += ","
         vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \
             if self.varying or not self.vary_exact else ""
+        vma += "".join("{" + k + ":" + ",".join(sorted(v)) + "}" for k, v in (("U", self.unreduced),
+                                                                              ("R", self.reduced)) if v)
         if not self.named:
             return f"{head}[({dims})]{vma}"
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
@@ -244,7 +253,7 @@ def same(a: Any, b: Any) -> bool:
 
 def _without_spec(v: Any) -> Any:
     if isinstance(v, ArrayType) and (v.spec is not None or v.sharding is not None):
-        return replace(v, spec=None, sharding=None, mesh=None)
+        return replace(v, spec=None, sharding=None, mesh=None, unreduced=frozenset(), reduced=frozenset())
     if isinstance(v, Seq):
         return Seq(tuple(_without_spec(i) for i in v.items), v.kind)
     return v

@@ -157,6 +157,16 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     shd = None
     # inside shard_map only the non-manual Explicit axes of a partly-Manual one are in the types
     manual = bool(call.env.manual) and (call.env.mesh is None or set(call.env.mesh.names) <= call.env.manual)
+    if not manual and any(isinstance(leaf, ArrayType) and (leaf.unreduced or leaf.reduced)
+                          for v in inputs for leaf in tree_leaves(v)):
+        from namedcheck.engine.ops import unreduced
+
+        def rule() -> Any:
+            try:
+                return fn(call, result) if fn is not None and not result.has_ellipsis else None
+            except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+                return None
+        return unreduced.through(op.name, call, result, rule)
     if fn is not None and not manual and not result.has_ellipsis and \
             (known or "out_sharding" in call.args and not call.env.manual):
         try:
@@ -165,7 +175,11 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
             shd = None
         if shd is not None and len(shd) != len(result.shape):
             shd = None
-    return result.with_sharding(shd, mesh) if shd != result.sharding or mesh != result.mesh else result
+    out = result.with_sharding(shd, mesh) if shd != result.sharding or mesh != result.mesh else result
+    if shd is not None and "out_sharding" in call.args:  # `out_sharding=P(..., unreduced={...})`
+        from namedcheck.engine.ops import unreduced
+        out = unreduced.contraction_out(op.name, call, out)
+    return out
 
 
 # Ops that bind no primitive on their operand (the identity on real arrays, or a new array of its shape), and
