@@ -571,7 +571,8 @@ def _literal_text(t: Type) -> str:
 
 def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instance:
     """The mypy type of an engine array type: exact when every size and the dtype are known."""
-    t = ArrayType(materialize(t.dtype_code), t.shape, t.named, sharding=t.sharding)
+    t = ArrayType(materialize(t.dtype_code), t.shape, t.named, sharding=t.sharding, unreduced=t.unreduced,
+                  reduced=t.reduced)
     concrete = t.dtype_code is not None and all(isinstance(d, int) for d in t.shape) and \
         all(isinstance(s, int) for _, s in t.named)
     if not concrete:
