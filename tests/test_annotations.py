@@ -65,6 +65,7 @@ def test_sharded_dims_state_the_sharding_and_print_as_jax_does():
     assert repr(t) == "f32[(8@data, 4, 2@(data2,model))]"
     assert f32[("8@data", 4)] == f32[Array, Dims("8@data", 4)]
     assert f32[(8, 4)].sharding is None  # no '@': nothing stated
+    assert f32[("8@()", 4)].sharding == ((), ())  # '@()': stated unsplit (replicated)
     sym = f32[Array, Dims("B@data", "T")]
     assert sym.shape == ("B", "T") and repr(sym) == "f32[('B@data', 'T')]"  # the repr is the annotation spelling
 

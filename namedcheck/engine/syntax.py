@@ -1,7 +1,7 @@
 """The one parser of the annotation language: `dtype[(dims), {'name': size}]`, and the spelling
 static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type). A dimension may name the
-Explicit mesh axes that split it as JAX prints them (`'8@data'`, `'B@(data,model)'`): the type then
-states its sharding (`ArrayType.sharding`, every other dimension unsplit).
+Explicit mesh axes that split it as JAX prints them (`'8@data'`, `'B@(data,model)'`; `'8@()'`: stated
+unsplit): the type then states its sharding (`ArrayType.sharding`, every other dimension unsplit).
 
 Front ends hand it the literal Python value written between the brackets: the runtime gets it from
 `__getitem__`, the analyzer builds it from syntax (a dict is passed as a list of pairs so duplicate
@@ -128,7 +128,7 @@ def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
         return d, None
     size, _, axes = d.partition("@")
     inner = axes[1:-1] if axes.startswith("(") and axes.endswith(")") else axes
-    names = tuple(a.strip() for a in inner.split(","))
+    names = tuple(a.strip() for a in inner.split(",")) if inner.strip() or axes != "()" else ()  # '8@()': unsplit
     if not all(n.isidentifier() for n in names) or "@" in axes:
         raise RuleError("NC102", f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' "
                                  f"with mesh axis names",

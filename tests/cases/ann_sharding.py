@@ -35,6 +35,8 @@ stated: f32[Array, Dims('8@data', 16)] = jax.sharding.reshard(jnp.ones((8, 16)),
 loose: f32[(8, 16)] = x  # reveal: f32[(8@data, 16)]
 bad: f32[Array, Dims(8, '16@model')] = x  # expect: NC811
 wrong_axes: f32[Array, Dims('8@(data,model)', 16)] = x  # expect: NC811
+stated_replicated: f32[Array, Dims('8@()', 16)] = jnp.ones((8, 16))  # reveal: f32[(8, 16)]
+not_replicated: f32[Array, Dims('8@()', 16)] = x  # expect: NC811
 
 malformed: f32[Array, Dims('8@', 16)] = x  # expect: NC102
 twice: f32[Array, Dims('8@data', '16@data')] = x  # expect: NC102

@@ -31,6 +31,11 @@ def both(x: f32[Array, Dims('8@(data,model)', 16)]) -> f32[Array, Dims('8@(data,
     return jnp.sin(x)
 
 
+@checked
+def whole(x: f32[Array, Dims('8@()', 16)]) -> f32[Array, Dims('8@()', 16)]:
+    return x + 1
+
+
 x = jax.device_put(jnp.ones((8, 16)), P('data', None))  # reveal: f32[(8@data, 16)]
 w = jax.device_put(jnp.ones((16, 4)), P(None, 'model'))  # reveal: f32[(16, 4@model)]
 replicated = jnp.ones((8, 16))  # reveal: f32[(8, 16)]
@@ -47,3 +52,5 @@ bad_arg = scale(replicated)  # expect: NC811
 bad_arg_jit = jax.jit(scale)(replicated)  # expect: NC811
 bad_w = project(x, jax.device_put(jnp.ones((16, 4)), P('data', None)))  # expect: NC811
 bad_both = both(x)  # expect: NC811
+whole_ok = whole(replicated)  # reveal: f32[(8, 16)]
+bad_whole = whole(x)  # expect: NC811
