@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -109,7 +110,10 @@ class Calls(FrameState):
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
         if isinstance(func, FuncRef):  # analysed by the analyzer of its own module (another project module's)
             owner = getattr(func.scope, "an", None) or self.an
-            return owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
+            out = owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
+            if owner.sets_mesh and self.env.mesh_set:  # the callee may have set another context mesh
+                self.env = replace(self.env, mesh_set=False)
+            return out
         if isinstance(func, PartialRef):
             return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
                                    [None] * len(func.args) + nodes, kwl, node, None, as_map_body)

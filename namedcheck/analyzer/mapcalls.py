@@ -69,6 +69,8 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name in SPEC:
         return _spec(pos, kw)
     if name in SET_MESH:
+        if f.parent is not None:
+            f.an.sets_mesh = True
         if pos and isinstance(pos[0], MeshVal):
             f.env = replace(f.env, mesh=pos[0].info, mesh_set=True)  # also the context manager's value
             return pos[0]

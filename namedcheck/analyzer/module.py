@@ -88,6 +88,8 @@ class ModuleAnalyzer:
         # Work bound: statements analysed. Past it, calls are no longer followed into bodies (their
         # results are Unknown), so analysis time stays roughly linear in the file's size.
         self.steps = 0
+        # a function of this module calls jax.set_mesh: after a call of one, the caller's context mesh is not known
+        self.sets_mesh = False
         self.budget = STEP_BUDGET_BASE + STEP_BUDGET_PER_STMT * _count_statements(module)
         self.guard: Guard | None = None  # the file's time and memory budgets (analyzer/budget.py)
         self.running: dict[int, int] = {}  # function node id -> its calls being analysed now

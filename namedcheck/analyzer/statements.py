@@ -45,22 +45,11 @@ class Statements(FrameState):
             self.define_function(s)
         elif isinstance(s, cst.ClassDef):
             self.define_class(s)
-        elif isinstance(s, cst.If):
-            self.ev(s.test)
-            self.branches([s.body, s.orelse])
-        elif isinstance(s, cst.For):
-            it = self.ev(s.iter)
-            if iteration.unroll(self, s, it):  # a short known sequence: once per item
-                return
-            elem = UNKNOWN
-            if isinstance(it, ArrayType):
-                elem = scan_slice(it)  # iterating an array walks its leading dimension
-            elif isinstance(it, Seq):
-                elem = iteration.common_item(it)
-            self.loop(s, lambda f: f.assign(s.target, elem))
-        elif isinstance(s, cst.While):
-            self.ev(s.test)
-            self.loop(s, lambda f: None)
+        elif isinstance(s, cst.If | cst.For | cst.While | cst.Try | cst.TryStar):
+            before = self.env
+            self.run_compound(s)
+            if self.env != before:  # a `jax.set_mesh` that may not have run: the context mesh is not known
+                self.env = replace(self.env, mesh_set=False)
         elif isinstance(s, cst.With):
             saved = self.env
             loops = []
@@ -77,6 +66,26 @@ class Statements(FrameState):
                 self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
             self.run_block(s.body)
             self.env = saved
+        # Match and anything else: not analysed (Unknown is silent)
+
+    def run_compound(self, s: cst.If | cst.For | cst.While | cst.Try | cst.TryStar) -> None:
+        """`if` / `for` / `while` / `try`: the paths joined (statements.branches, loop)."""
+        if isinstance(s, cst.If):
+            self.ev(s.test)
+            self.branches([s.body, s.orelse])
+        elif isinstance(s, cst.For):
+            it = self.ev(s.iter)
+            if iteration.unroll(self, s, it):  # a short known sequence: once per item
+                return
+            elem = UNKNOWN
+            if isinstance(it, ArrayType):
+                elem = scan_slice(it)  # iterating an array walks its leading dimension
+            elif isinstance(it, Seq):
+                elem = iteration.common_item(it)
+            self.loop(s, lambda f: f.assign(s.target, elem))
+        elif isinstance(s, cst.While):
+            self.ev(s.test)
+            self.loop(s, lambda f: None)
         elif isinstance(s, cst.Try | cst.TryStar):
             self.skip_depth += 1
             self.run_block(s.body)
@@ -91,7 +100,6 @@ class Statements(FrameState):
                 self.run_block(s.orelse.body)
             if s.finalbody is not None:
                 self.run_block(s.finalbody.body)
-        # Match and anything else: not analysed (Unknown is silent)
 
     def branches(self, blocks: list[Any]) -> None:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
