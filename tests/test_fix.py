@@ -168,3 +168,4 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     assert got["products"] and all(got["products"].values()), got
     assert ("unfixed" in got["products"]) == unsafe and ("unfixed_rows" in got["products"]) == unsafe
     assert "out_sharding=P(None, None)" in src and "jnp.matmul(x, wm, out_sharding=P(None, 'model'))" in src
+    assert "jax.sharding.reshard(product_ok, P('model', None))" in src

@@ -446,6 +446,20 @@ def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
     return []
 
 
+def _fix_nc807(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC807: `with_sharding_constraint` (an assertion under all-Explicit axes) becomes `reshard`, which takes
+    the same positional arguments (a spec, a NamedSharding, a pytree of them) and moves the value to that
+    sharding whatever it was: the same values, for every call."""
+    node = next(iter(loc.nodes_at(d)), None)
+    reshard = loc.spelling("jax.sharding.reshard", "jax.reshard")
+    if not isinstance(node, cst.Call) or reshard is None or len(node.args) != 2 \
+            or any(a.star or a.keyword is not None for a in node.args):  # reshard's keywords are named otherwise
+        return []
+    edit = _replace(loc, node.func, reshard)
+    return [Fix("Use jax.sharding.reshard (with all mesh axes Explicit, with_sharding_constraint only asserts)",
+                True, (edit,))] if edit is not None else []
+
+
 def _in_function(loc: Located, node: cst.CSTNode) -> bool:
     n: cst.CSTNode | None = node
     while n is not None:
@@ -456,7 +470,7 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
 
 
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
-    "NC802": _fix_nc802, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
+    "NC802": _fix_nc802, "NC807": _fix_nc807, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
 }
 FIXABLE = frozenset(_FIXERS)
 

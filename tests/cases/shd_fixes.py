@@ -1,5 +1,6 @@
 """Contractions whose contracting dimension is split on both operands (NC802), with the safe fix
-`check --fix` applies: `out_sharding=` the sharding of the non-contracting dims. tests/test_fix.py runs the
+`check --fix` applies: `out_sharding=` the sharding of the non-contracting dims; and with_sharding_constraint
+asserting another sharding (NC807), fixed to reshard. tests/test_fix.py runs the
 fixed program under JAX (8 CPU devices) and compares every `product*` with numpy's a @ b. No fix where the
 free dims' sharding would use a mesh axis twice (`product_clash`), nor where one expression is analysed under
 arguments that want different out shardings (`layer_two_ways`)."""
@@ -43,3 +44,4 @@ product_clash = xm @ wm  # expect: NC802
 unfixed = layer_two_ways(x, w)
 unfixed_rows = layer_two_ways(xm, w)
 product_ok = jnp.dot(x, w, out_sharding=P(None, 'model'))  # reveal: f32[(8, 8@model)]
+product_constrained = lax.with_sharding_constraint(product_ok, P('model', None))  # expect: NC807
