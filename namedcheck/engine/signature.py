@@ -350,7 +350,8 @@ def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozense
     if isinstance(value, ArrayType):
         same_rank = not value.has_ellipsis and not declared.has_ellipsis and len(value.shape) == len(declared.shape)
         sharding = declared.sharding if declared.sharding is not None else value.sharding if same_rank else None
+        kept = same_rank and sharding is not None and value.sharding is not None  # an annotation states no mesh, no {U:}
         return replace(declared, varying=value.varying, vary_exact=value.vary_exact,
-                       spec=value.spec if same_rank else None, sharding=sharding,
-                       mesh=value.mesh if same_rank and sharding is not None and value.sharding is not None else None)
+                       spec=value.spec if same_rank else None, sharding=sharding, mesh=value.mesh if kept else None,
+                       unreduced=value.unreduced if kept else frozenset(), reduced=value.reduced if kept else frozenset())
     return declared.with_varying(frozenset(), exact=False) if manual else declared
