@@ -49,6 +49,10 @@ def pair(x: Row) -> tuple[Row, f32[Array, Dims(3, batch=2)]]:
     return x, x
 
 
+def sharded_rows(x: f32[Array, Dims('B@data', '512@model')]) -> f32[Array, Dims('B@data', '512@()')]:
+    return jax.sharding.reshard(x, jax.P('data', None))
+
+
 def main() -> None:
     key = jax.random.key(0)
     tokens = jax.random.randint(key, (4, 16), 0, 100)
