@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -203,7 +204,9 @@ class Calls(FrameState):
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
         try:
-            return engine_ops.run(op, pos, kw, labels, kwl, self.env)  # type: ignore[arg-type]
+            # module-level statements run outside any trace (op by op): the engine may rely on it
+            env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
+            return engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN

@@ -222,7 +222,8 @@ _CODES: list[Code] = [
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)"),
     Code("NC806", "gather needs an out sharding",
          "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
-         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first.",
+         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
+         "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
          _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
          _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)"),
     Code("NC807", "with_sharding_constraint asserts a different sharding",
@@ -249,6 +250,19 @@ _CODES: list[Code] = [
          "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
          "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)"),
+    Code("NC821", "op along a sharded dimension",
+         "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
+         "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
+         "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
+         "`out_sharding=` or a reshard first.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)"),
+    Code("NC822", "result dimension not divisible by its mesh axes",
+         "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
+         "devices do not divide evenly: the new size must stay a multiple of the mesh axes' size (an int index, "
+         "a slice of length 1, counts as such a slice under jit; outside jit it is a gather, NC806).",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((2, 2), (0, 0)))"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -305,6 +319,8 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC808": "reshard the argument to the jit's in_shardings first, or change in_shardings",
     "NC809": "reshard the body's carry output back to the sharding the carry entered with",
     "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
+    "NC821": "reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",
+    "NC822": "keep the sharded dimension's new size a multiple of its mesh axes' size, or reshard it unsharded first",
 }
 
 #: The rule family of each code prefix (SARIF tags).

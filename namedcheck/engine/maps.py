@@ -64,6 +64,7 @@ class AxisEnv:
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
+    eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)

@@ -1,0 +1,268 @@
+"""JAX's sharding rules for ops along one dimension (the sibling of sharding_rules.py): cumulative
+reductions, sort / argsort / top_k, lax reductions, pad, tile and repeat, and static indexing.
+
+Over Explicit mesh axes: a cumulative reduction, a sort or top_k along a sharded dimension is rejected
+(NC821); tiling or repeating a sharded dimension needs `out_sharding=` (NC821); a pad or a slice whose
+result dimension is no longer divisible by its mesh axes is rejected (NC822); outside any trace a static
+index or partial slice of a sharded dimension is a gather (NC806). Each fact was checked against the
+installed JAX (jax/_src/lax/control_flow/loops.py `_cumred_sharding_rule`, lax.py `_sort_abstract_eval`,
+`_pad_sharding_rule`, slicing.py `_get_sharding_for_varying_out_shape`, `_gather_sharding_rule`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from namedcheck.engine.algebra import is_int, norm_axis
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.ops import Call, Unprovable
+from namedcheck.engine.ops.sharding_rules import (
+    Shd,
+    _axes_desc,
+    fmt_spec,
+    has_out_sharding,
+    out_sharding,
+    sharding_rule,
+)
+from namedcheck.engine.sharding import fmt_type, of, split_size
+from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, literal
+
+_UNSHARD_HINT = "jax.sharding.reshard the operand so that dimension {i} is unsharded first, e.g. reshard(x, {spec})"
+
+
+def _along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -> None:
+    """NC821: an op that runs along dimension i needs it unsharded."""
+    if s[i]:
+        unsharded = s[:i] + ((),) + s[i + 1:]
+        raise RuleError("NC821", f"{call.short} {what} dimension {i} of {call.label(_first(call))}, which is split over "
+                                 f"{_axes_desc(s[i])} ({fmt_type(x)}): the operand must be unsharded along it",
+                        hint=_UNSHARD_HINT.format(i=i, spec=fmt_spec(unsharded)))
+
+
+def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
+    """NC821: an op over the flattened array (axis=None) needs a fully replicated operand."""
+    if any(s):
+        raise RuleError("NC821", f"{call.short} {what} with axis=None flattens {call.label(_first(call))}, which is "
+                                 f"sharded ({fmt_type(x)}): the operand must be fully replicated",
+                        hint=f"pass axis= (an unsharded dimension), or reshard the operand to "
+                             f"{fmt_spec(((),) * len(s))} first")
+
+
+def _first(call: Call) -> str:
+    return next(iter(call.args))
+
+
+def _operand(call: Call) -> tuple[ArrayType, Shd]:
+    x = call.array(_first(call))
+    s = of(x)
+    if s is None:
+        raise Unprovable
+    return x, s
+
+
+def _axis(call: Call, name: str, default: Any) -> Any:
+    return literal(call.get(name, Const(default)))
+
+
+# ---- cumulative reductions, sorts, top_k -------------------------------------------------------------
+
+@sharding_rule("jax.numpy.cumsum", "jax.numpy.cumprod", "jax.lax.cumsum", "jax.lax.cumprod", "jax.lax.cummax",
+               "jax.lax.cummin", "jax.lax.cumlogsumexp")
+def cumulative_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A cumulative reduction keeps its operand's sharding; the accumulated dimension must be unsharded
+    (jnp's axis=None flattens a fully replicated operand)."""
+    x, s = _operand(call)
+    lax = call.op.startswith("jax.lax.")
+    axis = _axis(call, "axis", 0 if lax else None)
+    if axis is None:
+        _replicated(call, x, s, "accumulates")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    _along(call, x, s, i, "accumulates along")
+    return s
+
+
+@sharding_rule("jax.numpy.sort", "jax.numpy.argsort", "jax.lax.sort")
+def sort_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Sorting keeps the operand's sharding; the sorted dimension must be unsharded."""
+    x, s = _operand(call)
+    if call.op == "jax.lax.sort":
+        if literal(call.get("num_keys", Const(1))) != 1:
+            raise Unprovable
+        axis = _axis(call, "dimension", -1)
+    else:
+        axis = _axis(call, "axis", -1)
+    if axis is None:
+        _replicated(call, x, s, "sorts")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    _along(call, x, s, i, "sorts along")
+    return s
+
+
+@sharding_rule("jax.lax.top_k")
+def top_k_sharding(call: Call, result: ArrayType) -> Shd | None:
+    x, s = _operand(call)
+    i = norm_axis(_axis(call, "axis", -1), len(s), call.short)
+    _along(call, x, s, i, "selects along")
+    return s
+
+
+@sharding_rule("jax.lax.reduce_sum", "jax.lax.reduce_max", "jax.lax.reduce_min", "jax.lax.reduce_prod")
+def lax_reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.reduce_*: the reduced dims drop out with their mesh axes."""
+    _, s = _operand(call)
+    axes = {norm_axis(a, len(s), call.short) for a in literal(call.get("axes"))}
+    return tuple(e for i, e in enumerate(s) if i not in axes)
+
+
+# ---- pad, tile, repeat ---------------------------------------------------------------------------------
+
+def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, ...], what: str) -> None:
+    """NC822: JAX keeps the operand's sharding when an op changes a dimension's size (pad, slice), and
+    rejects a sharded dimension whose new size its mesh axes do not divide."""
+    mesh = call.env.mesh
+    if mesh is None:
+        raise Unprovable
+    for i, (d, o, e) in enumerate(zip(x.shape, out_shape, s)):
+        if not e or d == o:
+            continue
+        k = split_size(e, mesh)
+        if not (is_int(k) and is_int(o)):
+            raise Unprovable
+        if o % k:
+            raise RuleError("NC822", f"{call.short}: {what} dimension {i} of {call.label(_first(call))} "
+                                     f"({fmt_type(x)}) to size {o}, which its {k} devices of {_axes_desc(e)} do "
+                                     f"not divide: JAX keeps the operand's sharding and does not implement an "
+                                     f"uneven one",
+                            hint=f"keep dimension {i} a multiple of {k}, or reshard it unsharded first")
+
+
+@sharding_rule("jax.numpy.pad")
+def pad_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Constant padding (lax.pad) keeps the operand's sharding: each padded sharded dim must stay
+    divisible by its mesh axes. Other modes slice and concatenate: Unknown unless nothing is sharded."""
+    x, s = _operand(call)
+    mode = literal(call.get("mode", Const("constant")))
+    if not any(s):
+        return s
+    if mode != "constant":
+        raise Unprovable
+    check_divisible_out(call, x, s, result.shape, "pads")
+    return s
+
+
+@sharding_rule("jax.numpy.tile")
+def tile_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Tiling keeps the operand's sharding (new leading dims unsharded); a sharded dim may not be tiled."""
+    x, s = _operand(call)
+    reps = literal(call.get("reps"))
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    n = max(len(reps), len(s))
+    reps = (1,) * (n - len(reps)) + reps
+    full = ((),) * (n - len(s)) + s
+    for i, (r, e) in enumerate(zip(reps, full)):
+        if e and r != 1:
+            raise RuleError("NC821", f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
+                                     f"{_axes_desc(e)} ({fmt_type(x)}) and is tiled {r} times: the operand cannot "
+                                     f"be sharded on a dimension with non-trivial tiling",
+                            hint="reshard the operand so that the tiled dimension is unsharded first")
+    return full
+
+
+@sharding_rule("jax.numpy.repeat")
+def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Repeating along a sharded dimension (or flattening a sharded array, axis=None) needs out_sharding=."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = _operand(call)
+    axis = _axis(call, "axis", None)
+    if axis is None:
+        if any(s):
+            raise RuleError("NC821", f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
+                                     f"({fmt_type(x)}): pass the result's sharding via out_sharding=",
+                            hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand first")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    if s[i]:
+        raise RuleError("NC821", f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
+                                 f"{_axes_desc(s[i])} ({fmt_type(x)}): pass the result's sharding via out_sharding=",
+                        hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand so that dimension "
+                             f"{i} is unsharded first")
+    return s
+
+
+# ---- static indexing -----------------------------------------------------------------------------------
+
+def _full(sl: slice, d: Any) -> bool:
+    """A slice that keeps the whole dimension in order (`:`, `:8` of 8, `0:`) or reverses it (`::-1`)."""
+    if sl.step not in (None, 1, -1):
+        return False
+    if sl.step == -1:
+        return sl.start is None and sl.stop is None
+    return sl.start in (None, 0) and (sl.stop is None or (is_int(d) and is_int(sl.stop) and sl.stop >= d))
+
+
+@sharding_rule("operator.getitem")
+def getitem_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Static indexing: ints, slices, None and `...` (arrays as indices: Unknown). An unsharded dim may be
+    indexed freely; a sharded one kept whole (`:`, `::-1`) keeps its mesh axes. Indexing a sharded dim
+    otherwise is, outside any trace, a gather JAX cannot shard (NC806); under jit a slice whose length its
+    mesh axes do not divide (an int index: length 1) is rejected (NC822), a divisible one keeps the axes.
+    Reported where certain: the gather only for module-level code, the uneven slice everywhere."""
+    x, s = _operand(call)
+    idx = call.get("b")
+    items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
+    if not all(isinstance(i, Const) and (i.value is None or i.value is ... or isinstance(i.value, slice)
+                                         or is_int(i.value)) or isinstance(i, DimVal) for i in items):
+        raise Unprovable
+    n_used = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
+    out: list[tuple[str, ...]] = []
+    touched: list[tuple[int, Any]] = []  # (operand dim, result length) of sharded dims indexed partially
+    dim = 0
+    for it in items:
+        v = it.value if isinstance(it, Const) else it
+        if v is ...:
+            k = len(s) - n_used
+            out.extend(s[dim:dim + k])
+            dim += k
+        elif v is None:
+            out.append(())
+        elif isinstance(v, slice):
+            if any(b is not None and not is_int(b) for b in (v.start, v.stop, v.step)):
+                if s[dim]:
+                    raise Unprovable
+                out.append(())
+            elif _full(v, x.shape[dim]):
+                out.append(s[dim])
+            else:
+                out.append(s[dim])
+                if s[dim]:
+                    touched.append((dim, len(range(*v.indices(x.shape[dim]))) if is_int(x.shape[dim]) else None))
+            dim += 1
+        else:  # an int (or a static size) drops the dim
+            if s[dim]:
+                touched.append((dim, 1))
+            dim += 1
+    out.extend(s[dim:])
+    if not touched:
+        return tuple(out)
+    lengths = list(x.shape)
+    for d, n in touched:
+        lengths[d] = n
+    try:
+        check_divisible_out(call, x, s, tuple(lengths), "indexing slices")
+    except RuleError as e:
+        raise RuleError("NC822", e.message + " (outside jit the index is a gather, which fails as well)",
+                        hint=e.hint) from None
+    if call.env.eager:
+        d = touched[0][0]
+        raise RuleError("NC806", f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
+                                 f"over {_axes_desc(s[d])}: outside jit this is a gather whose out sharding cannot "
+                                 f"be resolved unambiguously",
+                        hint="use x.at[...].get(out_sharding=P(...)), index inside jax.jit, or reshard the "
+                             "dimension unsharded first")
+    return tuple(out)
+
+
+__all__ = ["check_divisible_out"]
