@@ -118,7 +118,8 @@ def lax_reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
 
 # ---- pad, tile, repeat ---------------------------------------------------------------------------------
 
-def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, ...], what: str) -> None:
+def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, ...], what: str,
+                        op: str | None = None, note: str = "") -> None:
     """NC822: JAX keeps the operand's sharding when an op changes a dimension's size (pad, slice), and
     rejects a sharded dimension whose new size its mesh axes do not divide."""
     mesh = call.env.mesh
@@ -131,10 +132,10 @@ def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, 
         if not (is_int(k) and is_int(o)):
             raise Unprovable
         if o % k:
-            raise RuleError("NC822", f"{call.short}: {what} dimension {i} of {call.label(_first(call))} "
+            raise RuleError("NC822", f"{op or call.short}: {what} dimension {i} of {call.label(_first(call))} "
                                      f"({fmt_type(x)}) to size {o}, which its {k} devices of {_axes_desc(e)} do "
                                      f"not divide: JAX keeps the operand's sharding and does not implement an "
-                                     f"uneven one",
+                                     f"uneven one{note}",
                             hint=f"keep dimension {i} a multiple of {k}, or reshard it unsharded first")
 
 
@@ -192,7 +193,7 @@ def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
     return s
 
 
-# ---- static indexing -----------------------------------------------------------------------------------
+# ---- indexing -----------------------------------------------------------------------------------
 
 def _full(sl: slice, d: Any) -> bool:
     """A slice that keeps the whole dimension in order (`:`, `:8` of 8, `0:`) or reverses it (`::-1`)."""
@@ -213,9 +214,13 @@ def getitem_sharding(call: Call, result: ArrayType) -> Shd | None:
     x, s = _operand(call)
     idx = call.get("b")
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
+    arrays = [i for i in items if isinstance(i, ArrayType)]
     if not all(isinstance(i, Const) and (i.value is None or i.value is ... or isinstance(i.value, slice)
-                                         or is_int(i.value)) or isinstance(i, DimVal) for i in items):
+                                         or is_int(i.value)) or isinstance(i, DimVal) for i in items
+               if not isinstance(i, ArrayType)):
         raise Unprovable
+    if arrays:
+        return _array_index(call, x, s, items, arrays)
     n_used = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
     out: list[tuple[str, ...]] = []
     touched: list[tuple[int, Any]] = []  # (operand dim, result length) of sharded dims indexed partially
@@ -247,14 +252,6 @@ def getitem_sharding(call: Call, result: ArrayType) -> Shd | None:
     out.extend(s[dim:])
     if not touched:
         return tuple(out)
-    lengths = list(x.shape)
-    for d, n in touched:
-        lengths[d] = n
-    try:
-        check_divisible_out(call, x, s, tuple(lengths), "indexing slices")
-    except RuleError as e:
-        raise RuleError("NC822", e.message + " (outside jit the index is a gather, which fails as well)",
-                        hint=e.hint) from None
     if call.env.eager:
         d = touched[0][0]
         raise RuleError("NC806", f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
@@ -262,7 +259,51 @@ def getitem_sharding(call: Call, result: ArrayType) -> Shd | None:
                                  f"be resolved unambiguously",
                         hint="use x.at[...].get(out_sharding=P(...)), index inside jax.jit, or reshard the "
                              "dimension unsharded first")
+    lengths = list(x.shape)
+    for d, n in touched:
+        lengths[d] = n
+    check_divisible_out(call, x, s, tuple(lengths), "indexing slices", op="indexing",
+                        note=" (outside jit the index is a gather, which fails as well)")
     return tuple(out)
+
+
+def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: list[ArrayType]) -> Shd:
+    """One integer array among whole slices, None and `...` (`x[:, ids]`): a gather. Along a sharded dim
+    it cannot resolve its out sharding, under jit too (NC806); along an unsharded one the result has the
+    index array's dims (replicated indices only) where it stands."""
+    ids = arrays[0]
+    si = of(ids)
+    if len(arrays) > 1 or ids.dtype_code in (None, "bool_") or ids.has_ellipsis:
+        raise Unprovable
+    n_used = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
+    out: list[tuple[str, ...]] = []
+    dim = 0
+    for it in items:
+        if it is ids:
+            if s[dim]:
+                raise RuleError("NC806", f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array gathers "
+                                         f"along dimension {dim}, which is split over {_axes_desc(s[dim])}: the "
+                                         f"gather's out sharding cannot be resolved unambiguously",
+                                hint="use x.at[ids].get(out_sharding=P(...)), or reshard the dimension unsharded "
+                                     "first")
+            if si is None or any(si):
+                raise Unprovable
+            out.extend(si)
+            dim += 1
+            continue
+        v = it.value if isinstance(it, Const) else it
+        if v is ...:
+            k = len(s) - n_used
+            out.extend(s[dim:dim + k])
+            dim += k
+        elif v is None:
+            out.append(())
+        elif isinstance(v, slice) and v == slice(None):
+            out.append(s[dim])
+            dim += 1
+        else:
+            raise Unprovable  # ints and partial slices beside an array index: not modelled
+    return tuple(out + list(s[dim:]))
 
 
 __all__ = ["check_divisible_out"]
