@@ -25,6 +25,7 @@ from namedcheck.engine.ops.sharding_rules import (
     sharding_rule,
 )
 from namedcheck.engine.sharding import fmt_type, of, split_size
+from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, literal
 
 _UNSHARD_HINT = "jax.sharding.reshard the operand so that dimension {i} is unsharded first, e.g. reshard(x, {spec})"
@@ -211,8 +212,20 @@ def getitem_sharding(call: Call, result: ArrayType) -> Shd | None:
     otherwise is, outside any trace, a gather JAX cannot shard (NC806); under jit a slice whose length its
     mesh axes do not divide (an int index: length 1) is rejected (NC822), a divisible one keeps the axes.
     Reported where certain: the gather only for module-level code, the uneven slice everywhere."""
+    return _index_sharding(call, "b")
+
+
+@sharding_rule("jax.numpy.ndarray.at.get")
+def at_get_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """`x.at[idx].get()`: as `x[idx]`, or the `out_sharding=` given."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    return _index_sharding(call, "index")
+
+
+def _index_sharding(call: Call, index: str) -> Shd | None:
     x, s = _operand(call)
-    idx = call.get("b")
+    idx = call.get(index)
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
     arrays = [i for i in items if isinstance(i, ArrayType)]
     if not all(isinstance(i, Const) and (i.value is None or i.value is ... or isinstance(i.value, slice)
@@ -304,6 +317,74 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
         else:
             raise Unprovable  # ints and partial slices beside an array index: not modelled
     return tuple(out + list(s[dim:]))
+
+
+@sharding_rule(*[f"jax.numpy.ndarray.at.{m}" for m in ("set", "add", "subtract", "multiply", "mul", "divide", "div",
+                                                         "power", "min", "max")])
+def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """`x.at[idx].set(v)` (a scatter) keeps x's sharding. It cannot resolve its out sharding when it updates
+    part of a sharded dimension (an int, array or partial slice index; `::-1` too), eager or under jit
+    (NC806), unless `out_sharding=` is given. The values are broadcast to the updated slice with x's
+    sharding: each of their dims must be unsharded or split like the slice's (NC801)."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = _operand(call)
+    idx = call.get("index")
+    items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
+    for it in items:
+        if not (isinstance(it, (ArrayType, DimVal)) or
+                (isinstance(it, Const) and (it.value is ... or isinstance(it.value, slice) or is_int(it.value)))):
+            raise Unprovable  # None, booleans, unknown values: not modelled
+    n_used = len(items) - sum(1 for i in items if isinstance(i, Const) and i.value is ...)
+    slice_shd: list[tuple[str, ...]] | None = []
+    dim = 0
+    for it in items:
+        v = it.value if isinstance(it, Const) else it
+        if v is ...:
+            k = len(s) - n_used
+            if slice_shd is not None:
+                slice_shd.extend(s[dim:dim + k])
+            dim += k
+            continue
+        whole = isinstance(v, slice) and v.step in (None, 1) and _full(v, x.shape[dim])
+        if s[dim] and not whole:
+            what = "an integer array" if isinstance(v, ArrayType) else "a slice" if isinstance(v, slice) else \
+                "an index"
+            raise RuleError("NC806", f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the scatter's out "
+                                     f"sharding cannot be resolved unambiguously: it updates dimension {dim} of "
+                                     f"{call.label('a')} ({fmt_type(x)}) at {what}, and that dimension is split over "
+                                     f"{_axes_desc(s[dim])}",
+                            hint=f"pass out_sharding=P(...) to .{call.op.rsplit('.', 1)[1]}(...), or reshard the "
+                                 f"array so that dimension {dim} is unsharded first")
+        if isinstance(v, ArrayType):
+            slice_shd = None  # where the index array's dims go: not modelled
+        elif isinstance(v, slice) and slice_shd is not None:
+            slice_shd.append(s[dim])
+        dim += 1
+    if slice_shd is not None:
+        slice_shd.extend(s[dim:])
+    _check_values(call, x, slice_shd)
+    return s
+
+
+def _check_values(call: Call, x: ArrayType, slice_shd: list[tuple[str, ...]] | None) -> None:
+    """NC801: values split over a mesh axis where the updated slice of x is not split over it."""
+    v = as_array(call.get("values"))
+    if not isinstance(v, ArrayType):
+        raise Unprovable
+    sv = of(v)
+    if sv is None or (any(sv) and slice_shd is None) or len(sv) > len(slice_shd or ()):
+        if sv is not None and not any(sv):
+            return
+        raise Unprovable
+    want = slice_shd[len(slice_shd) - len(sv):] if slice_shd else []
+    for i, (e, w) in enumerate(zip(sv, want)):
+        if e and e != w:
+            raise RuleError("NC801", f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the values "
+                                     f"{call.label('values')} ({fmt_type(v)}) split dimension {i} over "
+                                     f"{_axes_desc(e)}, but the updated slice of {call.label('a')} ({fmt_type(x)}) "
+                                     f"is split {'over ' + _axes_desc(w) if w else 'over no mesh axis'} there",
+                            hint="reshard the values to the updated slice's sharding, or pass them unsharded")
 
 
 __all__ = ["check_divisible_out"]
