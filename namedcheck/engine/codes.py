@@ -257,6 +257,13 @@ _CODES: list[Code] = [
          "`out_sharding=` or a reshard first.",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)"),
+    Code("NC823", "cond / switch branches return different shardings",
+         "`lax.cond` and `lax.switch` need their branches to return outputs of equal types, and under Explicit "
+         "mesh axes the sharding is part of the type.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.cond(True, lambda a: a * 2, lambda a: a + 1, x)"),
     Code("NC822", "result dimension not divisible by its mesh axes",
          "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
          "devices do not divide evenly: the new size must stay a multiple of the mesh axes' size (an int index, "
@@ -320,6 +327,7 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC809": "reshard the body's carry output back to the sharding the carry entered with",
     "NC810": "state the argument's own sharding in in_specs, or leave in_specs out",
     "NC821": "reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",
+    "NC823": "reshard one branch's output to the other's sharding",
     "NC822": "keep the sharded dimension's new size a multiple of its mesh axes' size, or reshard it unsharded first",
 }
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine import sharding
+from namedcheck.engine import sharding, sharding_flow
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
@@ -615,7 +615,8 @@ def _varies(axes: frozenset[str]) -> str:
 
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
-    """lax.cond / switch branches must agree on their outputs' varying sets."""
+    """lax.cond / switch branches must agree on their outputs' varying sets (and shardings, NC823)."""
+    sharding_flow.check_branch_shardings(outs, what)
     per_out = [tree_leaves(o) for o in outs]
     for i, group in enumerate(zip(*per_out)):
         arrays = [g for g in group if isinstance(g, ArrayType)]
@@ -646,7 +647,7 @@ def scan_slice(v: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, scan_slice)
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
-        return v.with_shape(v.shape[1:])
+        return sharding_flow.sliced(v, v.with_shape(v.shape[1:]))
     if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
         return ArrayType.partial(v.varying, v.vary_exact, v.dtype_code)
     return UNKNOWN
@@ -657,7 +658,7 @@ def scan_stack(v: Any, n: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, lambda leaf: scan_stack(leaf, n))
     if isinstance(v, ArrayType) and not v.has_ellipsis:
-        return v.with_shape((n,) + v.shape)
+        return sharding_flow.stacked(v, v.with_shape((n,) + v.shape))
     return UNKNOWN
 
 
