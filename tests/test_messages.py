@@ -64,6 +64,9 @@ PROGRAMS = {
     'NC808': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
     'NC809': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
     'NC810': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
+    'NC821': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+    'NC822': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+    'NC823': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
 }
 
 # code -> (line in the program, message, hint)
@@ -152,6 +155,12 @@ EXPECTED = {
               "jax.sharding.reshard the body's carry output back to P('data', None)"),
     'NC810': (4, "argument 0 of shard_map: in_specs P(None, None) does not match the argument's sharding P('data', None) (f32[8@data,16])",
               "leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument to P(None, None) first"),
+    'NC821': (4, "jnp.cumsum accumulates along dimension 0 of `x`, which is split over mesh axis 'data' (f32[8@data,16]): the operand must be unsharded along it",
+              'jax.sharding.reshard the operand so that dimension 0 is unsharded first: reshard(x, P(None, None))'),
+    'NC822': (4, "jnp.pad: pads dimension 0 of `x` (f32[8@data,16]) to size 9, which its 4 devices of mesh axis 'data' do not divide: JAX keeps the operand's sharding and does not implement an uneven one",
+              'keep dimension 0 a multiple of 4, or reshard it unsharded first'),
+    'NC823': (4, 'lax.cond: output 0 of branch 0 is f32[8@data,16] but of branch 1 f32[8@model,16]: branches must return outputs of equal types, sharding included',
+              "jax.sharding.reshard branch 1's output to branch 0's sharding"),
 }
 
 

@@ -28,7 +28,7 @@ from namedcheck.engine.sharding import fmt_type, of, split_size
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, literal
 
-_UNSHARD_HINT = "jax.sharding.reshard the operand so that dimension {i} is unsharded first, e.g. reshard(x, {spec})"
+_UNSHARD_HINT = "jax.sharding.reshard the operand so that dimension {i} is unsharded first: reshard({x}, {spec})"
 
 
 def _along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -> None:
@@ -37,7 +37,7 @@ def _along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -> None:
         unsharded = s[:i] + ((),) + s[i + 1:]
         raise RuleError("NC821", f"{call.short} {what} dimension {i} of {call.label(_first(call))}, which is split over "
                                  f"{_axes_desc(s[i])} ({fmt_type(x)}): the operand must be unsharded along it",
-                        hint=_UNSHARD_HINT.format(i=i, spec=fmt_spec(unsharded)))
+                        hint=_UNSHARD_HINT.format(i=i, x=call.label(_first(call)).strip("`"), spec=fmt_spec(unsharded)))
 
 
 def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
