@@ -273,6 +273,8 @@ def _load_rules() -> None:
         reductions,
         shaping,
         sharding_axis_ops,
+        sharding_contractions,
+        sharding_layout,
         sharding_rules,
         slicing,
         transforms,
