@@ -5,6 +5,7 @@ along a sharded dim or of a sharded flattened array cannot resolve their out sha
 
 import jax
 import jax.numpy as jnp
+from jax import lax
 from jax.sharding import PartitionSpec as P
 
 mesh = jax.make_mesh((4, 2), ('data', 'model'))
@@ -41,3 +42,28 @@ along_rows = jnp.take_along_axis(y, jnp.zeros((3, 16), jnp.int32), axis=0)  # re
 along_ids = jnp.take_along_axis(jnp.ones((8, 16)), jax.device_put(jnp.zeros((8, 3), jnp.int32), P('data')), axis=1)  # reveal: f32[(8@data, 3)]
 along_bad = jnp.take_along_axis(y, jnp.zeros((8, 3), jnp.int32), axis=1)  # expect: NC806
 along_rows_bad = jnp.take_along_axis(x, jnp.zeros((3, 16), jnp.int32), axis=0)  # expect: NC806
+
+flat = jnp.ravel(x)  # reveal: f32[(128@data,)]
+flat_bad = jnp.ravel(y)  # expect: NC805
+
+ds = lax.dynamic_slice(x, (0, 0), (4, 16))  # reveal: f32[(4@data, 16)]
+ds_bad = lax.dynamic_slice(x, (0, 0), (2, 16))  # expect: NC822
+ds_dim = lax.dynamic_slice_in_dim(x, 0, 3, axis=1)  # reveal: f32[(8@data, 3)]
+ds_dim_bad = lax.dynamic_slice_in_dim(x, 0, 3, axis=0)  # expect: NC822
+di = lax.dynamic_index_in_dim(x, 0, axis=1, keepdims=False)  # reveal: f32[(8@data,)]
+di_bad = lax.dynamic_index_in_dim(x, 0, axis=0)  # expect: NC822
+sl = lax.slice_in_dim(x, 0, 8, 2, axis=0)  # reveal: f32[(4@data, 16)]
+sl_bad = lax.slice_in_dim(x, 0, 3, axis=0)  # expect: NC822
+dus = lax.dynamic_update_slice(x, jax.device_put(jnp.ones((4, 16)), P('data')), (0, 0))  # reveal: f32[(8@data, 16)]
+dus_bad = lax.dynamic_update_slice(x, jnp.ones((4, 16)), (0, 0))  # expect: NC801
+dus_dim = lax.dynamic_update_slice_in_dim(y, jax.device_put(jnp.ones((8, 4)), P(None, 'model')), 0, axis=1)  # reveal: f32[(8, 16@model)]
+dus_dim_bad = lax.dynamic_update_slice_in_dim(y, jnp.ones((8, 4)), 0, axis=1)  # expect: NC801
+dui = lax.dynamic_update_index_in_dim(x, jax.device_put(jnp.ones(8), P('data')), 0, axis=1)  # reveal: f32[(8@data, 16)]
+dui_bad = lax.dynamic_update_index_in_dim(x, jnp.ones(8), 0, axis=1)  # expect: NC801
+bid = lax.broadcast_in_dim(jax.device_put(jnp.ones(16), P('model')), (8, 16), (1,))  # reveal: f32[(8, 16@model)]
+bid_one = lax.broadcast_in_dim(jax.device_put(jnp.ones((8, 1)), P('data')), (8, 16), (0, 1))  # reveal: f32[(8@data, 16)]
+bid_out = lax.broadcast_in_dim(labels, (8, 4), (0,), out_sharding=P(None, 'data'))  # reveal: i32[(8, 4@data)]
+lead = lax.broadcast(labels, (3,))  # reveal: i32[(3, 8@data)]
+sel = lax.select(x > 0, x, x * 2)  # reveal: f32[(8@data, 16)]
+sel_bad = lax.select(x > 0, x, jnp.ones((8, 16)))  # expect: NC801
+conv = lax.convert_element_type(x, jnp.int32)  # reveal: i32[(8@data, 16)]

@@ -1,6 +1,8 @@
-"""JAX's sharding rules for jnp's layout ops (the sibling of sharding_rules.py): moveaxis, broadcast_to,
-flip, roll, tril / triu, split, one_hot, outer and take_along_axis. Each was checked against the installed
-JAX on an Explicit mesh (tests/cases/shd_layout.py runs under it)."""
+"""JAX's sharding rules for layout ops (the sibling of sharding_rules.py): jnp's moveaxis, broadcast_to,
+flip, roll, tril / triu, split, ravel, one_hot, outer and take_along_axis; lax's slices and dynamic slices
+(kept sharding, divisible lengths), dynamic updates (operand and update sharded alike), broadcast_in_dim,
+broadcast, select and convert_element_type. Each was checked against the installed JAX on an Explicit mesh
+(tests/cases/shd_layout.py runs under it)."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from namedcheck.engine.ops.sharding_rules import (
     Shd,
     _axes_desc,
     check_distinct,
+    fmt_spec,
     has_out_sharding,
     out_sharding,
+    reshape_sharding,
     sharding_rule,
 )
 from namedcheck.engine.sharding import fmt_type, of
@@ -152,6 +156,94 @@ def take_along_axis_sharding(call: Call, result: ArrayType) -> Shd | None:
             raise Unprovable
         out.append(() if j == i else a or b)
     return tuple(out)
+
+
+# ---- lax ---------------------------------------------------------------------------------------------------
+
+@sharding_rule("jax.lax.dynamic_slice", "jax.lax.dynamic_slice_in_dim", "jax.lax.slice_in_dim")
+def lax_slice_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A (dynamic) slice keeps the operand's sharding: a sharded dim's new length must stay divisible (NC822)."""
+    x, s = _known(call, "operand")
+    if len(result.shape) != len(s):
+        raise Unprovable
+    check_divisible_out(call, x, s, result.shape, "slices")
+    return s
+
+
+@sharding_rule("jax.lax.dynamic_index_in_dim")
+def lax_index_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A dynamic slice of length 1 along `axis` (dropped without keepdims): that dim must be unsharded."""
+    x, s = _known(call, "operand")
+    i = norm_axis(literal(call.get("axis", Const(0))), len(s), call.short)
+    check_divisible_out(call, x, s, x.shape[:i] + (1,) + x.shape[i + 1:], "indexes")
+    return s if literal(call.get("keepdims", Const(True))) else s[:i] + s[i + 1:]
+
+
+@sharding_rule("jax.lax.dynamic_update_slice", "jax.lax.dynamic_update_slice_in_dim",
+               "jax.lax.dynamic_update_index_in_dim")
+def lax_update_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """dynamic_update_slice needs the update sharded exactly like the operand (NC801); the result keeps it.
+    dynamic_update_index_in_dim first gives a one-rank-lower update an unsharded size-1 dim at `axis`."""
+    x, s = _known(call, "operand")
+    u, su = _known(call, "update")
+    if call.op.endswith("index_in_dim") and len(su) == len(s) - 1:
+        i = norm_axis(literal(call.get("axis")), len(s), call.short)
+        su = su[:i] + ((),) + su[i:]
+    if len(su) != len(s):
+        raise Unprovable
+    if su != s:
+        raise RuleError("NC801", f"{call.short}: the update {call.label('update')} ({fmt_type(u)}) must be sharded "
+                                 f"like the operand {call.label('operand')} ({fmt_type(x)})",
+                        hint=f"jax.sharding.reshard the update to {fmt_spec(s)} first")
+    return s
+
+
+@sharding_rule("jax.lax.broadcast_in_dim")
+def broadcast_in_dim_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Operand dims keep their mesh axes where they land (a stretched size-1 dim: unsharded); new dims are
+    unsharded."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = _known(call, "operand")
+    dims = literal(call.get("broadcast_dimensions"))
+    out: list[tuple[str, ...]] = [()] * len(result.shape)
+    for i, d in enumerate(dims):
+        out[d] = s[i] if x.shape[i] == result.shape[d] else ()
+    return tuple(out)
+
+
+@sharding_rule("jax.lax.broadcast")
+def broadcast_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """New leading dims are unsharded."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    _, s = _known(call, "operand")
+    return ((),) * (len(result.shape) - len(s)) + s
+
+
+@sharding_rule("jax.lax.select")
+def select_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.select: the cases must be sharded alike, the predicate (unless a scalar) like them (NC801)."""
+    (tt, st_), (tf, sf) = _known(call, "on_true"), _known(call, "on_false")
+    if st_ != sf:
+        raise RuleError("NC801", f"{call.short}: select cases must have the same shardings, got "
+                                 f"{call.label('on_true')}: {fmt_type(tt)} and {call.label('on_false')}: {fmt_type(tf)}",
+                        hint=f"reshard {call.label('on_false')} to {fmt_spec(st_)} first")
+    p = call.array("pred")
+    sp = of(p)
+    if p.shape and sp is not None and sp != st_:
+        raise RuleError("NC801", f"{call.short}: the predicate {call.label('pred')} must be a scalar or sharded like "
+                                 f"the cases, got {fmt_type(p)} and {fmt_type(tt)}",
+                        hint=f"reshard the predicate to {fmt_spec(st_)} first")
+    return st_
+
+
+@sharding_rule("jax.lax.convert_element_type")
+def convert_sharding(call: Call, result: ArrayType) -> Shd | None:
+    return _known(call, "operand")[1]
+
+
+sharding_rule("jax.numpy.ravel")(reshape_sharding)  # a reshape to one dim
 
 
 __all__: list[str] = []
