@@ -63,3 +63,13 @@ repeated = jnp.repeat(x, 2, axis=1)  # reveal: f32[(8@data, 32)]
 repeated_bad = jnp.repeat(x, 2, axis=0)  # expect: NC821
 repeated_flat_bad = jnp.repeat(x, 2)  # expect: NC821
 repeated_flat = jnp.repeat(rep, 2)  # reveal: f32[(256,)]
+
+nsum = jnp.nansum(y, axis=0)  # reveal: f32[(16@model,)]
+nmax = jnp.nanmax(x, axis=1, keepdims=True)  # reveal: f32[(8@data, 1)]
+nonzero = jnp.count_nonzero(y, axis=0)  # reveal: i32[(16@model,)]
+lse = jax.nn.logsumexp(y, axis=1)  # reveal: f32[(8,)]
+med = jnp.median(y, axis=0)  # reveal: f32[(16@model,)]
+med_bad = jnp.median(y, axis=1)  # expect: NC821
+med_flat_bad = jnp.median(x)  # expect: NC821
+norms = jnp.linalg.norm(y, axis=1)  # reveal: f32[(8,)]
+norms_kept = jnp.linalg.norm(x, axis=1, keepdims=True)  # reveal: f32[(8@data, 1)]

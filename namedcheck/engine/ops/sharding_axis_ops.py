@@ -22,6 +22,7 @@ from namedcheck.engine.ops.sharding_rules import (
     fmt_spec,
     has_out_sharding,
     out_sharding,
+    reduce_sharding,
     sharding_rule,
 )
 from namedcheck.engine.sharding import fmt_type, of, split_size
@@ -115,6 +116,43 @@ def lax_reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
     _, s = _operand(call)
     axes = {norm_axis(a, len(s), call.short) for a in literal(call.get("axes"))}
     return tuple(e for i, e in enumerate(s) if i not in axes)
+
+
+@sharding_rule("jax.numpy.nansum", "jax.numpy.nanmean", "jax.numpy.nanmax", "jax.numpy.nanmin",
+               "jax.numpy.count_nonzero", "jax.nn.logsumexp")
+def more_reductions_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Reductions built from reduce_* (logsumexp: with a max and a sum broadcast back) drop the reduced
+    dims' mesh axes, as jnp.sum does."""
+    if any(k in call.args for k in ("where", "b", "initial")) or literal(call.get("return_sign", Const(False))):
+        raise Unprovable
+    return reduce_sharding(call, result)
+
+
+@sharding_rule("jax.numpy.median")
+def median_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """jnp.median sorts along its axis (NC821 when sharded; axis=None flattens: replicated only), then
+    drops it."""
+    x, s = _operand(call)
+    axis = _axis(call, "axis", None)
+    if axis is None:
+        _replicated(call, x, s, "sorts")
+    elif isinstance(axis, int):
+        _along(call, x, s, norm_axis(axis, len(s), call.short), "sorts along")
+    else:
+        raise Unprovable
+    return reduce_sharding(call, result)
+
+
+@sharding_rule("jax.numpy.linalg.norm")
+def norm_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A vector norm (an int axis, default ord) reduces that axis away."""
+    _, s = _operand(call)
+    axis = _axis(call, "axis", None)
+    if literal(call.get("ord", Const(None))) is not None or not isinstance(axis, int):
+        raise Unprovable
+    i = norm_axis(axis, len(s), call.short)
+    keep = bool(literal(call.get("keepdims", Const(False))))
+    return tuple(() if j == i else e for j, e in enumerate(s) if keep or j != i)
 
 
 # ---- pad, tile, repeat ---------------------------------------------------------------------------------
