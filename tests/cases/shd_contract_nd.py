@@ -54,3 +54,7 @@ dg_rhs_batch = lax.dot_general(jnp.ones((4, 8, 16)), b, (((2,), (1,)), ((0,), (0
 q = jax.device_put(jnp.ones((2, 4, 8, 16)), P('model', 'data'))
 dg_two_batch = lax.dot_general(q, jax.device_put(jnp.ones((4, 2, 16, 3)), P('data', 'model')), (((3,), (2,)), ((0, 1), (1, 0))))  # reveal: f32[(2@model, 4@data, 8, 3)]
 dg_two_batch_bad = lax.dot_general(q, jax.device_put(jnp.ones((4, 2, 16, 3)), P('model', None)), (((3,), (2,)), ((0, 1), (1, 0))))  # expect: NC803
+
+e_lhs_batch = jnp.einsum('bij,bjk->bik', a, jnp.ones((4, 16, 2)))  # reveal: f32[(4@data, 8, 2)]
+e_rhs_batch = jnp.einsum('bij,bjk->bik', jnp.ones((4, 8, 16)), b)  # reveal: f32[(4, 8, 2@model)]
+e_rowwise = jnp.einsum('ij,ij->i', jnp.ones((8, 16)), x)  # reveal: f32[(8,)]

@@ -235,13 +235,11 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     entry: dict[str, tuple[str, ...]] = {}
     for term, s in zip(terms, shds):
         for letter, e in zip(term, s or ()):
-            if letter in entry and letter in outs and entry[letter] != e:
-                if entry[letter] and e:
-                    raise RuleError("NC803", f"{call.short}: batch dimension {letter!r} is split over "
-                                             f"{_axes_desc(entry[letter])} in one operand and over {_axes_desc(e)} "
-                                             f"in the other", hint="reshard one operand so the batch dims agree")
-                raise Unprovable
-            entry.setdefault(letter, e)
+            if letter in entry and letter in outs and entry[letter] != e and entry[letter] and e:
+                raise RuleError("NC803", f"{call.short}: batch dimension {letter!r} is split over "
+                                         f"{_axes_desc(entry[letter])} in one operand and over {_axes_desc(e)} "
+                                         f"in the other", hint="reshard one operand so the batch dims agree")
+            entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's
     out = [entry[letter] for letter in outs]
     if len(ops) == 1:
         return out_sharding(call, len(outs)) if has_out_sharding(call) else tuple(out)
