@@ -61,3 +61,10 @@ picked_rows = y[ids]  # reveal: f32[(4, 16@model)]
 picked_bad = x[ids]  # expect: NC806
 picked_col_bad = y[:, ids]  # expect: NC806
 picked_jit_bad = jax.jit(lambda a: a[ids])(x)  # expect: NC806
+
+from_end = x[-8:]  # reveal: f32[(8@data, 16)]
+flipped_from = x[7::-1]  # reveal: f32[(8@data, 16)]
+past_end = x[:100]  # reveal: f32[(8@data, 16)]
+tail_bad = x[-4:]  # expect: NC806
+rstride_bad = x[::-2]  # expect: NC806
+rstride_jit = jax.jit(lambda a: a[::-2])(x)  # reveal: f32[(4@data, 16)]

@@ -235,12 +235,12 @@ def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
 # ---- indexing -----------------------------------------------------------------------------------
 
 def _full(sl: slice, d: Any) -> bool:
-    """A slice that keeps the whole dimension in order (`:`, `:8` of 8, `0:`) or reverses it (`::-1`)."""
-    if sl.step not in (None, 1, -1):
-        return False
-    if sl.step == -1:
-        return sl.start is None and sl.stop is None
-    return sl.start in (None, 0) and (sl.stop is None or (is_int(d) and is_int(sl.stop) and sl.stop >= d))
+    """A slice that keeps the whole dimension in order (`:`, `:8` or `-8:` of 8) or reverses it (`::-1`,
+    `7::-1` of 8)."""
+    if not is_int(d):
+        return sl.start is None and sl.stop is None and sl.step in (None, 1, -1)
+    start, stop, step = sl.indices(d)
+    return (step == 1 and start == 0 and stop == d) or (step == -1 and start == d - 1 and stop == -1)
 
 
 @sharding_rule("operator.getitem")
