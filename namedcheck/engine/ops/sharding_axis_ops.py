@@ -1,10 +1,12 @@
 """JAX's sharding rules for ops along one dimension (the sibling of sharding_rules.py): cumulative
-reductions, sort / argsort / top_k, lax reductions, pad, tile and repeat, and static indexing.
+reductions, sort / argsort / top_k / median, lax and nan- reductions, vector norms, pad, tile and repeat,
+indexing (`x[...]`) and index updates (`x.at[...]`).
 
 Over Explicit mesh axes: a cumulative reduction, a sort or top_k along a sharded dimension is rejected
 (NC821); tiling or repeating a sharded dimension needs `out_sharding=` (NC821); a pad or a slice whose
 result dimension is no longer divisible by its mesh axes is rejected (NC822); outside any trace a static
-index or partial slice of a sharded dimension is a gather (NC806). Each fact was checked against the
+index or partial slice of a sharded dimension is a gather (NC806), and so is an integer-array index or an
+`.at[...]` update of part of one, eager or traced. Each fact was checked against the
 installed JAX (jax/_src/lax/control_flow/loops.py `_cumred_sharding_rule`, lax.py `_sort_abstract_eval`,
 `_pad_sharding_rule`, slicing.py `_get_sharding_for_varying_out_shape`, `_gather_sharding_rule`).
 """
@@ -44,7 +46,7 @@ def _along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -> None:
 def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
     """NC821: an op over the flattened array (axis=None) needs a fully replicated operand."""
     if any(s):
-        raise RuleError("NC821", f"{call.short} {what} with axis=None flattens {call.label(_first(call))}, which is "
+        raise RuleError("NC821", f"{call.short} with axis=None {what} {call.label(_first(call))} flattened, which is "
                                  f"sharded ({fmt_type(x)}): the operand must be fully replicated",
                         hint=f"pass axis= (an unsharded dimension), or reshard the operand to "
                              f"{fmt_spec(((),) * len(s))} first")
