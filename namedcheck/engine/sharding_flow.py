@@ -36,7 +36,8 @@ def check_scan_xs(xs: Any, what: str) -> None:
     for i, leaf in enumerate(_leaves(xs)):
         s = of(leaf)
         if s and s[0]:
-            raise RuleError("NC821", f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over mesh axes {s[0]!r} along "
+            axes = f"mesh axis {s[0][0]!r}" if len(s[0]) == 1 else f"mesh axes {s[0]!r}"
+            raise RuleError("NC821", f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
                                      f"dimension 0, which scan runs along: it must be replicated there",
                             hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0")
 
