@@ -136,6 +136,7 @@ AGREE = [
     ("jax.lax.dynamic_update_slice(a, b, (1, 0))", [("f32", (8, 4)), ("f32", (2, 4))]),
     ("jax.lax.dynamic_update_slice_in_dim(a, b, 1, axis=1)", [("f32", (8, 4)), ("f32", (8, 1))]),
     ("jax.lax.dynamic_update_index_in_dim(a, b, 2, 0)", [("f32", (8, 4)), ("f32", (1, 4))]),
+    ("jax.lax.dynamic_update_index_in_dim(a, b, 2, 0)", [("f32", (8, 4)), ("f32", (4,))]),  # JAX expands it
     ("jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))))", [("f32", (2, 3, 4)), ("f32", (2, 4, 5))]),
     ("jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())))", [("f32", (3, 4)), ("f32", (4, 6))]),
     ("jax.lax.dot_general(a, b, (((0,), (1,)), ((), ())), preferred_element_type=jnp.float32)",

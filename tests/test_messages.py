@@ -67,6 +67,9 @@ PROGRAMS = {
     'NC812': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\nother = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), jax.sharding.NamedSharding(emesh, P('data')))\nwith jax.set_mesh(other):\n    y = x * 2",
     'NC813': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nu = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nbad = u + 1",
     'NC811': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\ndef scale(x: f32[('8@data', 16)]) -> f32[('8@data', 16)]:\n    return x * 2\nscale(jnp.ones((8, 16)))",
+    'NC821': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+    'NC822': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+    'NC823': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
 }
 
 # code -> (line in the program, message, hint)
@@ -161,6 +164,12 @@ EXPECTED = {
               "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results"),
     'NC811': (5, "Argument 'x' (`jnp.ones(...)`) is sharded P(None, None) (f32[8,16]) but its annotation states P('data', None) (f32[8@data,16])",
               "jax.sharding.reshard the value to P('data', None), or correct the annotation"),
+    'NC821': (4, "jnp.cumsum accumulates along dimension 0 of `x`, which is split over mesh axis 'data' (f32[8@data,16]): the operand must be unsharded along it",
+              'jax.sharding.reshard the operand so that dimension 0 is unsharded first: reshard(x, P(None, None))'),
+    'NC822': (4, "jnp.pad: pads dimension 0 of `x` (f32[8@data,16]) to size 9, which its 4 devices of mesh axis 'data' do not divide: JAX keeps the operand's sharding and does not implement an uneven one",
+              'keep dimension 0 a multiple of 4, or reshard it unsharded first'),
+    'NC823': (4, 'lax.cond: output 0 of branch 0 is f32[8@data,16] but of branch 1 f32[8@model,16]: branches must return outputs of equal types, sharding included',
+              "jax.sharding.reshard branch 1's output to branch 0's sharding"),
 }
 
 

@@ -1,5 +1,5 @@
-"""Property test: random chains of elementwise / matmul / reduce / transpose ops over arrays placed with random
-PartitionSpecs on an Explicit mesh. The checker reports an NC8xx error on exactly the line where JAX raises
+"""Property test: random chains of elementwise / matmul / batched matmul / reduce / transpose / cumsum / sort / pad /
+tile / slicing ops over arrays placed with random PartitionSpecs on an Explicit mesh (module-level code: eager). The checker reports an NC8xx error on exactly the line where JAX raises
 its sharding type error, and every value it knows the sharding of has `jax.typeof`'s (derandomised in conftest)."""
 
 from __future__ import annotations
@@ -21,21 +21,22 @@ HEADER = ("import jax\nimport jax.numpy as jnp\nfrom jax.sharding import Partiti
           "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n")
 SIZES = (8, 16)
 ENTRIES = (None, "'data'", "'model'")
-OPS = ("add", "matmul", "sum", "transpose", "tanh")
+OPS = ("add", "matmul", "sum", "transpose", "tanh", "cumsum", "sort", "pad", "tile", "slice", "bmm")
+MESH_SIZES = {"'data'": 4, "'model'": 2}
 
 
 @st.composite
-def spec(draw: Any, rank: int) -> str:
-    entries = [draw(st.sampled_from(ENTRIES)) for _ in range(rank)]
-    for i in range(rank):  # a mesh axis splits one dimension at most
-        if entries[i] is not None and entries[i] in entries[:i]:
+def spec(draw: Any, shape: tuple[int, ...]) -> str:
+    entries = [draw(st.sampled_from(ENTRIES)) for _ in shape]
+    for i, d in enumerate(shape):  # a mesh axis splits one dimension at most, and divides it
+        if entries[i] is not None and (entries[i] in entries[:i] or d % MESH_SIZES[entries[i]]):
             entries[i] = None
     return "P(" + ", ".join("None" if e is None else e for e in entries) + ")"
 
 
 @st.composite
 def leaf(draw: Any, shape: tuple[int, ...]) -> str:
-    return f"jax.device_put(jnp.ones({shape!r}), {draw(spec(len(shape)))})"
+    return f"jax.device_put(jnp.ones({shape!r}), {draw(spec(shape))})"
 
 
 @st.composite
@@ -61,6 +62,27 @@ def program(draw: Any) -> list[str]:
         elif op == "transpose":
             expr = f"{prev}.T"
             shape = shape[::-1]
+        elif op in ("cumsum", "sort"):
+            expr = f"jnp.{op}({prev}, axis={draw(st.integers(0, len(shape) - 1))})"
+        elif op == "pad":
+            d = draw(st.integers(0, len(shape) - 1))
+            lo, hi = draw(st.sampled_from(((1, 1), (0, 1), (2, 2), (4, 0), (0, 0))))
+            widths = tuple((lo, hi) if i == d else (0, 0) for i in range(len(shape)))
+            expr = f"jnp.pad({prev}, {widths!r})"
+            shape = shape[:d] + (shape[d] + lo + hi,) + shape[d + 1:]
+        elif op == "tile":
+            reps = tuple(draw(st.sampled_from((1, 2))) for _ in shape)
+            expr = f"jnp.tile({prev}, {reps!r})"
+            shape = tuple(n * r for n, r in zip(shape, reps))
+        elif op == "slice":
+            d = draw(st.integers(0, len(shape) - 1))
+            stop = draw(st.integers(1, shape[d]))
+            expr = f"{prev}[{':, ' * d}:{stop}]"
+            shape = shape[:d] + (stop,) + shape[d + 1:]
+        elif op == "bmm" and len(shape) == 2:
+            b, n = draw(st.sampled_from((2, 4))), draw(st.sampled_from(SIZES))
+            expr = f"{prev} @ {draw(leaf((b, shape[-1], n)))}"
+            shape = (b, shape[0], n)
         else:
             expr = f"jnp.tanh({prev})"
         lines.append(f"v{i} = {expr}")
@@ -78,7 +100,8 @@ def under_jax(lines: list[str]) -> tuple[int | None, dict[int, str]]:
         try:
             exec(line, ns)
         except Exception as e:  # noqa: BLE001
-            assert "ShardingTypeError" in type(e).__name__, (line, e)
+            # sharding type errors; batched matmul's batch-sharding mismatch is a ValueError
+            assert type(e).__name__ in ("ShardingTypeError", "ValueError"), (line, e)
             return first + k, types
         types[first + k] = str(jax.typeof(ns[f"v{k}"]))
     return None, types
@@ -90,7 +113,7 @@ def dims(t: str) -> list[str]:
     return [d.strip() for d in inner.replace(", ", ",").split(",") if d.strip()]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(program())
 def test_random_chains_agree_with_jax(lines: list[str]) -> None:
     source = HEADER + "\n".join(lines) + "\n"

@@ -9,6 +9,7 @@ import libcst as cst
 
 from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, shardings
 from namedcheck.analyzer.refs import (
+    AtRef,
     BuildingRef,
     ClassInfo,
     DevicesVal,
@@ -29,7 +30,7 @@ from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.attributes import length, size_value
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv
-from namedcheck.engine.names import METHODS, VARARG_METHODS, canonical_name
+from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_name
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
@@ -100,6 +101,10 @@ class Calls(FrameState):
             return shardings.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
         if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
             return mapcalls.reshape_devices(func.receiver, pos)
+        if isinstance(func, MethodRef) and isinstance(func.receiver, AtRef):  # `x.at[idx].set(v)`
+            at = func.receiver
+            return self.apply_named(AT_OPS + func.name, [at.array, at.index, *pos], kw, [at.node, None, *nodes],
+                                    node, kwl)
         if isinstance(func, MethodRef):
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
@@ -207,7 +212,9 @@ class Calls(FrameState):
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
         try:
-            return engine_ops.run(op, pos, kw, labels, kwl, self.env)  # type: ignore[arg-type]
+            # module-level statements run outside any trace (op by op): the engine may rely on it
+            env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
+            return engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN

@@ -15,6 +15,7 @@ from namedcheck.analyzer.literals import (
     parse_annotation_subscript,
 )
 from namedcheck.analyzer.refs import (
+    AtRef,
     BuildingRef,
     DevicesVal,
     FuncRef,
@@ -30,7 +31,7 @@ from namedcheck.engine.algebra import num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.names import METHODS, OPERATORS, canonical_name
+from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, join, literal
 
 _DTYPE_MODULES = {"jax.numpy", "numpy", "jax.dtypes"}
@@ -237,7 +238,11 @@ class Expressions(FrameState):
             return MethodRef(recv, "reshape")
         if isinstance(recv, MeshVal | DevicesVal):
             return mesh_attribute(recv, attr)
+        if isinstance(recv, AtRef):  # `x.at[idx].set`
+            return MethodRef(recv, attr) if recv.index is not None and attr in AT_METHODS else UNKNOWN
         if isinstance(recv, ArrayType):
+            if attr == "at" and isinstance(node, cst.Attribute):
+                return AtRef(recv, None, node.value)
             if attr == "T":
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
             if attr == "value":  # an nnx variable's array (`self.w.value`); arrays have no such attribute
@@ -290,6 +295,8 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, ArrayType):
             return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node)
+        if isinstance(recv, AtRef) and recv.index is None:
+            return AtRef(recv.array, idx, recv.node)
         return UNKNOWN
 
 

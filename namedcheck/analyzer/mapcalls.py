@@ -15,7 +15,7 @@ from namedcheck.analyzer import shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
-from namedcheck.engine import maps
+from namedcheck.engine import maps, sharding_flow
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.signature import NORMAL, POSONLY
@@ -352,6 +352,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if name == "jax.lax.scan":
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
             length = _static_int(arg(3, "length", Const(None)))
+            sharding_flow.check_scan_xs(xs, short)
             x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):

@@ -74,6 +74,16 @@ class MethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class AtRef:
+    """`x.at` and `x.at[idx]` (index None until subscripted): its methods (`set`, `add`, `get`, ...) are
+    the ops `jax.numpy.ndarray.at.<method>` of (x, idx, ...)."""
+
+    array: Any
+    index: Any = None
+    node: Any = field(default=None, compare=False)  # `x`, for messages
+
+
+@dataclass(frozen=True, slots=True)
 class PartialRef:
     """`functools.partial(f, *args, **kwargs)`."""
 

@@ -222,7 +222,8 @@ _CODES: list[Code] = [
          _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)"),
     Code("NC806", "gather needs an out sharding",
          "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
-         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first.",
+         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
+         "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
          _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
          _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)"),
     Code("NC807", "with_sharding_constraint asserts a different sharding",
@@ -277,6 +278,26 @@ _CODES: list[Code] = [
          "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nu * 2",
          _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
          "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\njax.sharding.reshard(u, P(None, None)) * 2"),
+    Code("NC821", "op along a sharded dimension",
+         "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
+         "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
+         "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
+         "`out_sharding=` or a reshard first.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)"),
+    Code("NC823", "cond / switch branches return different shardings",
+         "`lax.cond` and `lax.switch` need their branches to return outputs of equal types, and under Explicit "
+         "mesh axes the sharding is part of the type.",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+         "lax.cond(True, lambda a: a * 2, lambda a: a + 1, x)"),
+    Code("NC822", "result dimension not divisible by its mesh axes",
+         "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
+         "devices do not divide evenly: the new size must stay a multiple of the mesh axes' size (an int index, "
+         "a slice of length 1, counts as such a slice under jit; outside jit it is a gather, NC806).",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((2, 2), (0, 0)))"),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -336,6 +357,9 @@ DEFAULT_HINTS: dict[str, str] = {
     "NC811": "jax.sharding.reshard the value to the annotation's sharding, or correct the annotation",
     "NC812": "reshard or device_put the array onto the context mesh first, or run the op under its own mesh",
     "NC813": "jax.sharding.reshard the unreduced value first (that sums the partial results)",
+    "NC821": "reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",
+    "NC823": "reshard one branch's output to the other's sharding",
+    "NC822": "keep the sharded dimension's new size a multiple of its mesh axes' size, or reshard it unsharded first",
 }
 
 #: The rule family of each code prefix (SARIF tags).

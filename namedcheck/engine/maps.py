@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine import sharding
+from namedcheck.engine import sharding, sharding_flow
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
@@ -69,6 +69,7 @@ class AxisEnv:
     declared: frozenset[str] = field(default=frozenset())  # named axes of the function's annotations
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
+    eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
 
     def size(self, name: str) -> Any:
         d = dict(self.named)
@@ -642,7 +643,8 @@ def _varies(axes: frozenset[str]) -> str:
 
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
-    """lax.cond / switch branches must agree on their outputs' varying sets."""
+    """lax.cond / switch branches must agree on their outputs' varying sets (and shardings, NC823)."""
+    sharding_flow.check_branch_shardings(outs, what)
     per_out = [tree_leaves(o) for o in outs]
     for i, group in enumerate(zip(*per_out)):
         arrays = [g for g in group if isinstance(g, ArrayType)]
@@ -673,7 +675,7 @@ def scan_slice(v: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, scan_slice)
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
-        return v.with_shape(v.shape[1:])
+        return sharding_flow.sliced(v, v.with_shape(v.shape[1:]))
     if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
         return ArrayType.partial(v.varying, v.vary_exact, v.dtype_code)
     return UNKNOWN
@@ -684,7 +686,7 @@ def scan_stack(v: Any, n: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, lambda leaf: scan_stack(leaf, n))
     if isinstance(v, ArrayType) and not v.has_ellipsis:
-        return v.with_shape((n,) + v.shape)
+        return sharding_flow.stacked(v, v.with_shape((n,) + v.shape))
     return UNKNOWN
 
 

@@ -148,6 +148,12 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     unknown without a rule, inside shard_map, or when no input's sharding is known."""
     from namedcheck.engine.ops.sharding_rules import ELEMENTWISE, SHARDING_RULES
 
+    if isinstance(result, Seq) and result.items and all(isinstance(i, ArrayType) for i in result.items) and \
+            len({len(i.shape) for i in result.items}) == 1 and op.name in SHARDING_RULES:
+        # ops returning arrays of one shape (top_k's values and indices) share the first one's sharding
+        first = _sharded(op, call, inputs, result.items[0])
+        return Seq(tuple(i.with_sharding(first.sharding) if i.sharding != first.sharding else i
+                         for i in result.items), result.kind)
     if not isinstance(result, ArrayType):
         return result
     mesh = None if call.env.manual else _operands_mesh(op, call, result)
@@ -309,6 +315,9 @@ def _load_rules() -> None:
         nn,
         reductions,
         shaping,
+        sharding_axis_ops,
+        sharding_contractions,
+        sharding_layout,
         sharding_rules,
         slicing,
         transforms,

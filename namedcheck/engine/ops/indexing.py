@@ -79,3 +79,26 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
 @rule("operator.getitem")
 def getitem_rule(call: Call) -> Any:
     return index_type(call.array("a"), call.get("b"), call.label("a"))
+
+
+_AT = "jax.numpy.ndarray.at."
+AT_UPDATES = ("set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max")
+
+
+@rule(*[_AT + m for m in AT_UPDATES])
+def at_update_rule(call: Call) -> Any:
+    """`x.at[idx].set(v)` and the other updates: an array of x's shape and dtype (out-of-bounds updates are
+    dropped, so the index is not checked)."""
+    x = call.array("a")
+    if x.has_ellipsis:
+        raise Unprovable
+    return x
+
+
+@rule(_AT + "get")
+def at_get_rule(call: Call) -> Any:
+    """`x.at[idx].get()`: `x[idx]`'s type (an out-of-bounds index is clamped or filled there, not an error)."""
+    try:
+        return index_type(call.array("a"), call.get("index"), call.label("a"))
+    except RuleError:
+        raise Unprovable from None

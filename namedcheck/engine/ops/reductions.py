@@ -126,6 +126,27 @@ def cumulative_rule(call: Call) -> Any:
     return ArrayType.make(reduced_dtype(x.dtype_code, "int"), shape, x.named_shape)
 
 
+@rule("jax.lax.cumsum", "jax.lax.cumprod", "jax.lax.cummax", "jax.lax.cummin", "jax.lax.cumlogsumexp")
+def lax_cumulative_rule(call: Call) -> Any:
+    """lax's cumulative reductions keep the shape (a negative axis is left to JAX)."""
+    x = call.array("operand")
+    axis = literal(call.get("axis", Const(0)))
+    if not isinstance(axis, int) or axis < 0:
+        raise Unprovable
+    if not x.has_ellipsis:
+        norm_axis(axis, len(x.shape), call.short)
+    return x
+
+
+@rule("jax.lax.sort")
+def lax_sort_rule(call: Call) -> Any:
+    """lax.sort of one array keeps its shape (a sequence of operands: not modelled)."""
+    x = call.array("operand")
+    if not x.has_ellipsis:
+        norm_axis(literal(call.get("dimension", Const(-1))), len(x.shape), call.short)
+    return x
+
+
 @rule("jax.numpy.linalg.norm")
 def norm_rule(call: Call) -> Any:
     """Vector / matrix norms: a float reduction over `axis` (None: every positional axis)."""

@@ -195,20 +195,6 @@ def _contract(call: Call, a: str, b: str, pairs: list[tuple[int, int]], out: lis
     return check_distinct(call, tuple(out), f"{fmt_type(ta)} and {fmt_type(tb)}")
 
 
-@sharding_rule("jax.numpy.matmul", "jax.numpy.dot")
-def matmul_sharding(call: Call, result: ArrayType) -> Shd | None:
-    ta, tb = call.array("a"), call.array("b")
-    sa, sb = of(ta), of(tb)
-    na, nb = len(ta.shape), len(tb.shape)
-    if sa is None or sb is None:
-        return out_sharding(call, len(result.shape)) if has_out_sharding(call) else None
-    if na == 0 or nb == 0 or nb > 2 or (call.op.endswith("matmul") and na > 2 and nb > 2):
-        raise Unprovable  # scalars multiply; batched matmul / N-d dot: not modelled
-    j = 0 if nb == 1 else nb - 2
-    out = list(sa[:-1]) + ([sb[1]] if nb == 2 else [])
-    return _contract(call, "a", "b", [(na - 1, j)], out, ta, tb, len(result.shape))
-
-
 @sharding_rule("jax.lax.dot_general")
 def dot_general_sharding(call: Call, result: ArrayType) -> Shd | None:
     """lax.dot_general: batch dims first (the lhs's entries; NC803 when both sides are sharded differently),
@@ -251,13 +237,11 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     entry: dict[str, tuple[str, ...]] = {}
     for term, s in zip(terms, shds):
         for letter, e in zip(term, s or ()):
-            if letter in entry and letter in outs and entry[letter] != e:
-                if entry[letter] and e:
-                    raise RuleError("NC803", f"{call.short}: batch dimension {letter!r} is split over "
-                                             f"{_axes_desc(entry[letter])} in one operand and over {_axes_desc(e)} "
-                                             f"in the other", hint="reshard one operand so the batch dims agree")
-                raise Unprovable
-            entry.setdefault(letter, e)
+            if letter in entry and letter in outs and entry[letter] != e and entry[letter] and e:
+                raise RuleError("NC803", f"{call.short}: batch dimension {letter!r} is split over "
+                                         f"{_axes_desc(entry[letter])} in one operand and over {_axes_desc(e)} "
+                                         f"in the other", hint="reshard one operand so the batch dims agree")
+            entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's
     out = [entry[letter] for letter in outs]
     if len(ops) == 1:
         return out_sharding(call, len(outs)) if has_out_sharding(call) else tuple(out)
@@ -485,8 +469,15 @@ def take_sharding(call: Call, result: ArrayType) -> Shd | None:
     x, idx = call.array("a"), as_array(call.get("indices"))
     axis = literal(call.get("axis", Const(None)))
     sx, si = of(x), of(idx)
-    if axis is None or not isinstance(idx, ArrayType):
+    if not isinstance(idx, ArrayType):
         return None
+    if axis is None:  # the flattened array is gathered from: it must be replicated
+        if sx is not None and any(sx):
+            raise RuleError("NC806", f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
+                                     f"is sharded ({fmt_type(x)}): the gather's out sharding cannot be resolved "
+                                     f"unambiguously", hint="pass axis=, or reshard the array replicated first")
+        x, axis = x.with_shape((None,)).with_sharding(((),)), 0
+        sx = ((),) if sx is not None else None
     k = norm_axis(axis, len(x.shape), call.short)
     if (si is not None and any(si)) or (sx is not None and sx[k]):
         which = f"its indices {call.label('indices')} are sharded ({fmt_type(idx)})" if si and any(si) else \

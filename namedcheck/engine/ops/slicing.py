@@ -73,10 +73,13 @@ def dynamic_index_in_dim_rule(call: Call) -> Any:
     return x.with_shape(x.shape[:i] + ((1,) if keep else ()) + x.shape[i + 1:])
 
 
-def _update(call: Call, x: ArrayType) -> ArrayType:
+def _update(call: Call, x: ArrayType, axis: int | None = None) -> ArrayType:
+    """The update checked against the operand; `axis`: an index update, whose update may lack that dim."""
     u = call.array("update")
     if u.has_ellipsis:
         raise Unprovable
+    if axis is not None and len(u.shape) == len(x.shape) - 1:  # JAX expands it at `axis`
+        u = u.with_shape(u.shape[:axis] + (1,) + u.shape[axis:])
     if len(u.shape) != len(x.shape):
         raise RuleError("NC203", f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
                                  f"operand has rank {len(x.shape)} {fmt_shape(x.shape)}",
@@ -100,7 +103,7 @@ def dynamic_update_slice_rule(call: Call) -> Any:
 def dynamic_update_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
-    u = _update(call, x)
+    u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
     if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
         raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
                                  f"update writes one entry (size 1)")
