@@ -190,7 +190,10 @@ def _from_sharding(v: Any, s: _Setup, what: str) -> Any:
     """in_specs left out: an argument's stated sharding is its spec (JAX reads it off the array)."""
     assert s.mesh is not None
     if isinstance(v, ArrayType) and v.spec is not None and not v.has_ellipsis:
-        return maps.shard_in(v, Spec(v.spec), s.mesh, s.manual, what)
+        # partly Manual (`axis_names=`): JAX takes only the manual axes of the argument's sharding as its in_spec;
+        # the other axes stay the value's Explicit sharding inside the body
+        entries = tuple(tuple(a for a in e if a in s.manual) or None if e else None for e in v.spec)
+        return maps.shard_in(v, Spec(entries), s.mesh, s.manual, what)
     return ArrayType.partial(exact=False)
 
 

@@ -57,3 +57,4 @@ dropped = jax.shard_map(double, in_specs=P(), out_specs=P(), axis_names={'data'}
 other_dim = jax.shard_map(double, in_specs=P(None, 'data'), out_specs=P(None, 'data'), axis_names={'data'})(xm)  # reveal: f32[(8@model, 4@data)]
 regrouped = jax.shard_map(regroup, in_specs=P(None, 'data'), out_specs=P('data'), axis_names={'data'})(xm)
 squared = jax.shard_map(gram, in_specs=P('data'), out_specs=P('data'), axis_names={'data'})(x)
+inferred = jax.shard_map(double, out_specs=P('data'), axis_names={'data'})(x)  # reveal: f32[(8@data, 4@model)]
