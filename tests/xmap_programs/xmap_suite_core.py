@@ -386,3 +386,12 @@ def case_collectives_inside_jit_with_shardings():
         z = jnp.arange(10.0).reshape(2, 5)
         shifted = jax.jit(shift, in_shardings=NamedSharding(mesh, PartitionSpec("x")))(z)
     return [(summed, (x * x).sum(0)), (gathered, y.reshape(8)), (scattered, y * 2), (shifted, z[::-1])]
+
+
+def case_collective_over_a_loop_axis():
+    """jax 0.4.30 refused a collective over a name with a loop resource ("cannot be referenced inside the
+    xmapped computation"); namedcheck evaluates such a name vectorised, so the values are the semantics'."""
+    x = jnp.arange(16.0)
+    with serial_loop("l", 2):
+        got = xmap(lambda v: lax.psum(v, "i"), in_axes=["i"], out_axes=[], axis_resources={"i": "l"})(x)
+    return [(got, x.sum())]
