@@ -18,7 +18,7 @@ import functools
 import re
 import sys
 import threading
-import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -513,15 +513,24 @@ def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: An
     the named axes of the results; `axis_resources` partitions named axes over mesh axes."""
     mapped = XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
     try:
-        per_fun = _instances.setdefault(fun, {})
-    except TypeError:  # a callable that cannot be weakly referenced or hashed: no sharing
+        key = (fun, mapped.cache_key())
+        hash(key)
+    except TypeError:  # an unhashable callable: no sharing
         return mapped
-    return per_fun.setdefault(mapped.cache_key(), mapped)
+    with _instances_lock:
+        shared = _instances.pop(key, mapped)
+        _instances[key] = shared  # most recently used last
+        while len(_instances) > _MAX_SHARED:
+            _instances.popitem(last=False)
+    return shared
 
 
 # xmaps of one function with equal arguments share one XMapped, so its compiled programs (jax 0.4.30
-# traced a body once per function, mappings and argument signature, not once per `xmap(...)` call)
-_instances: weakref.WeakKeyDictionary[Any, dict[Hashable, XMapped]] = weakref.WeakKeyDictionary()
+# traced a body once per function, mappings and argument signature, not once per `xmap(...)` call).
+# Bounded: an XMapped holds its function, so a cache keyed weakly by the function would never free it.
+_MAX_SHARED = 256
+_instances: OrderedDict[Hashable, XMapped] = OrderedDict()
+_instances_lock = threading.Lock()
 
 
 # ---- argument kinds, meshes of enclosing bodies, unbound names ---------------------------------
