@@ -395,3 +395,54 @@ def case_collective_over_a_loop_axis():
     with serial_loop("l", 2):
         got = xmap(lambda v: lax.psum(v, "i"), in_axes=["i"], out_axes=[], axis_resources={"i": "l"})(x)
     return [(got, x.sum())]
+
+
+NESTED_COMBOS = [  # (x's xmap axes, y's xmap axes, result's xmap axes, vmap dim of x, of y, of the result)
+    ({}, {0: "x"}, {0: "x"}, 0, None, 0),
+    ({1: "x"}, {}, {2: "x"}, None, 2, 1),
+    ({0: "x", 2: "y"}, {1: "y"}, {1: "y", 3: "x"}, 1, 0, 2),
+    ({2: "x"}, {0: "y", 2: "x"}, {0: "x", 1: "y"}, 3, None, 4),
+    ({0: "y", 1: "x"}, {2: "y"}, {2: "x", 0: "y"}, 2, 1, 0),
+]
+
+
+def nested_maps(as_xmap):
+    """vmap (or an outer xmap) of an xmapped 'nk,km->nm' with names and the mapped dim at many positions."""
+    rng = np.random.RandomState(11)
+    sizes = {"x": 3, "y": 4, "v": 5}
+    pairs = []
+    for x_axes, y_axes, z_axes, vx, vy, vz in NESTED_COMBOS:
+        dims = {"x": ["n", "k"], "y": ["k", "m"], "z": ["n", "m"]}
+        shapes = {"x": [2, 3], "y": [3, 5], "z": [2, 5]}
+        names = sorted(set(x_axes.values()) | set(y_axes.values()))
+        for key, axes in (("x", x_axes), ("y", y_axes), ("z", z_axes)):
+            for pos, name in sorted(axes.items()):
+                dims[key].insert(pos, name)
+                shapes[key].insert(pos, sizes[name])
+        for key, pos in (("x", vx), ("y", vy), ("z", vz)):
+            if pos is not None:
+                dims[key].insert(pos, "v")
+                shapes[key].insert(pos, sizes["v"])
+        assert sorted(z_axes.values()) == names
+        a = rng.randn(*shapes["x"]).astype(np.float32)
+        b = rng.randn(*shapes["y"]).astype(np.float32)
+        inner = xmap(lambda p, q: jnp.einsum("nk,km->nm", p, q), in_axes=(x_axes, y_axes), out_axes=z_axes)
+        if as_xmap:
+            outer = xmap(inner, in_axes=({} if vx is None else {vx: "v"}, {} if vy is None else {vy: "v"}),
+                         out_axes={vz: "v"})
+        else:
+            outer = jax.vmap(inner, in_axes=(vx, vy), out_axes=vz, axis_name="v")
+        letters = {"n": "n", "k": "k", "m": "m", "x": "a", "y": "b", "v": "c"}
+        spec = ",".join("".join(letters[d] for d in dims[key]) for key in ("x", "y")) + "->" + \
+            "".join(letters[d] for d in dims["z"])
+        with jax.default_matmul_precision("float32"):
+            pairs.append((outer(a, b), jnp.einsum(spec, a, b)))
+    return pairs
+
+
+def case_vmap_of_xmap_at_many_positions():
+    return nested_maps(False)
+
+
+def case_xmap_of_xmap_at_many_positions():
+    return nested_maps(True)

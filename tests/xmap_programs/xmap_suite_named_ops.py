@@ -6,6 +6,7 @@ Written for this project; each `case_*` returns (got, want) pairs, `want` in pos
 import jax
 import jax.numpy as jnp
 import numpy as np
+from jax import lax
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 import namedcheck.lax as nlax
@@ -215,3 +216,83 @@ def case_staged_xmap_with_a_constant():
     closed = jax.make_jaxpr(outer)(x)
     (out,) = jax.core.eval_jaxpr(closed.jaxpr, closed.consts, x)
     return [(out, x + 1)]
+
+
+PDOT_SPECS = [  # (named contraction pairs, positional contraction pairs, named batch pairs, positional batch pairs)
+    (((0, 0),), (), (), ()),
+    (((0, 2),), ((1, 1),), (), ()),
+    (((1, 1),), (), ((0, 2),), ()),
+    (((2, 0),), ((1, 1),), ((0, 2),), ((3, 3),)),
+    ((), ((1, 1),), ((0, 0), (2, 2)), ()),
+]
+
+
+def pdot_general(lhs, rhs, named_c, pos_c, named_b, pos_b, resources):
+    names = iter("ijkl")
+    c_names = [next(names) for _ in named_c]
+    b_names = [next(names) for _ in named_b]
+    lhs_mapped = [p[0] for p in (*named_c, *named_b)]
+    rhs_mapped = [p[1] for p in (*named_c, *named_b)]
+
+    def after(i, mapped):
+        return i - sum(1 for j in mapped if j < i)
+
+    pos_contract = (tuple(after(a, lhs_mapped) for a, _ in pos_c), tuple(after(b, rhs_mapped) for _, b in pos_c))
+    pos_batch = (tuple(after(a, lhs_mapped) for a, _ in pos_b), tuple(after(b, rhs_mapped) for _, b in pos_b))
+    in_axes = (dict(zip(lhs_mapped, c_names + b_names)), dict(zip(rhs_mapped, c_names + b_names)))
+    f = xmap(lambda a, b: nlax.pdot(a, b, tuple(c_names), pos_contract=pos_contract, pos_batch=pos_batch),
+             in_axes=in_axes, out_axes=[*b_names, ...], axis_resources=resources)
+    got = f(lhs, rhs)
+    dims = ((tuple(a for a, _ in (*named_c, *pos_c)), tuple(b for _, b in (*named_c, *pos_c))),
+            (tuple(a for a, _ in (*named_b, *pos_b)), tuple(b for _, b in (*named_b, *pos_b))))
+    return got, lax.dot_general(lhs, rhs, dims)
+
+
+def case_pdot_systematic():
+    """Named and positional contraction and batch dims at several positions, vectorised and with the
+    first named axis on a 2-device mesh axis."""
+    lhs = RNG.randn(2, 4, 2, 1).astype(np.float32)
+    rhs = RNG.randn(2, 4, 2, 1).astype(np.float32)
+    pairs = []
+    with HIGH:
+        for spec in PDOT_SPECS:
+            pairs.append(pdot_general(lhs, rhs, *spec, {}))
+            with grid(2):
+                pairs.append(pdot_general(lhs, rhs, *spec, {"i": "x"}))
+    return pairs
+
+
+def case_pdot_vjp_systematic():
+    """The pullback of pdot inside the body against dot_general's, for each spec of case_pdot_systematic."""
+    lhs = RNG.randn(2, 4, 2, 1).astype(np.float32)
+    rhs = RNG.randn(2, 4, 2, 1).astype(np.float32)
+    pairs = []
+    with HIGH:
+        for named_c, pos_c, named_b, pos_b in PDOT_SPECS:
+            names = iter("ijkl")
+            c_names = [next(names) for _ in named_c]
+            b_names = [next(names) for _ in named_b]
+            lhs_mapped = [p[0] for p in (*named_c, *named_b)]
+            rhs_mapped = [p[1] for p in (*named_c, *named_b)]
+
+            def after(i, mapped):
+                return i - sum(1 for j in mapped if j < i)
+
+            pc = (tuple(after(a, lhs_mapped) for a, _ in pos_c), tuple(after(b, rhs_mapped) for _, b in pos_c))
+            pb = (tuple(after(a, lhs_mapped) for a, _ in pos_b), tuple(after(b, rhs_mapped) for _, b in pos_b))
+            dims = ((tuple(a for a, _ in (*named_c, *pos_c)), tuple(b for _, b in (*named_c, *pos_c))),
+                    (tuple(a for a, _ in (*named_b, *pos_b)), tuple(b for _, b in (*named_b, *pos_b))))
+            out, ref = jax.vjp(lambda a, b, dims=dims: lax.dot_general(a, b, dims), lhs, rhs)
+            g = RNG.randn(*out.shape).astype(np.float32)
+            want_l, want_r = ref(g)
+
+            def pullback(a, b, g, c_names=c_names, pc=pc, pb=pb):
+                _, vjp = jax.vjp(lambda u, v: nlax.pdot(u, v, tuple(c_names), pos_contract=pc, pos_batch=pb), a, b)
+                return vjp(g)
+
+            lhs_axes = dict(zip(lhs_mapped, c_names + b_names))
+            rhs_axes = dict(zip(rhs_mapped, c_names + b_names))
+            got_l, got_r = xmap(pullback, in_axes=(lhs_axes, rhs_axes, [*b_names, ...]),
+                                out_axes=(lhs_axes, rhs_axes))(lhs, rhs, g)
+            pairs += [(got_l, want_l), (got_r, want_r)]
+    return pairs
