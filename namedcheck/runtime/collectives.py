@@ -1,5 +1,6 @@
-"""Collectives of xmap programs that today's vmap rejects: `lax.ppermute` with a partial permutation
-(some instances send nothing; those that receive nothing get zeros, as on devices). Imported by the
+"""Collectives of xmap programs that today's vmap rejects or treats differently: `lax.ppermute` with a
+partial permutation (some instances send nothing; those that receive nothing get zeros, as on
+devices) or over several names, and pdot's sum (a psum with a local transpose). Imported by the
 runtime's xmap; installs one batching rule that defers to JAX's own for every full permutation."""
 
 from __future__ import annotations
@@ -9,7 +10,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax._src.interpreters import batching
+from jax._src import core
+from jax._src.interpreters import ad, batching, mlir
 from jax._src.lax import parallel
 
 _jax_rule = batching.fancy_primitive_batchers[parallel.ppermute_p]
@@ -65,6 +67,37 @@ def _over_several_names(axis_data: Any, vals_in: Any, dims_in: Any, names: tuple
     taken = jnp.take(table, jnp.take(jnp.asarray(src), lin), axis=0)
     mask = jnp.take(jnp.asarray(received), lin).reshape((size,) + (1,) * (taken.ndim - 1))
     return jnp.where(mask, taken, jnp.zeros((), taken.dtype)), 0
+
+
+# ---- pdot's sum: a psum that transposes locally --------------------------------------------------
+# jax 0.4.30's pdot was bilinear with the local dot_general as its transpose: differentiated inside an
+# xmap body, each instance's cotangent is the result's, not its sum over the instances (the transpose
+# today's psum has under vmap). This primitive is psum for values, forward mode and batching (vmap
+# turns it into JAX's psum, so a program differentiated from outside sees plain psums), with that
+# local transpose.
+
+psum_local_transpose_p = core.Primitive("psum_local_transpose")
+
+
+def _local_abstract_eval(x: Any, *, axes: tuple[Any, ...]) -> Any:
+    return parallel.psum_p.abstract_eval(x, axes=axes, axis_index_groups=None)
+
+
+def _local_batcher(axis_data: Any, vals_in: Any, dims_in: Any, *, axes: tuple[Any, ...]) -> Any:
+    return batching.fancy_primitive_batchers[parallel.psum_p](axis_data, vals_in, dims_in, axes=axes,
+                                                               axis_index_groups=None)
+
+
+psum_local_transpose_p.def_effectful_abstract_eval(_local_abstract_eval)
+ad.deflinear2(psum_local_transpose_p, lambda ct, x, *, axes: [ct])
+batching.fancy_primitive_batchers[psum_local_transpose_p] = _local_batcher
+mlir.register_lowering(psum_local_transpose_p,
+                       mlir.lower_fun(lambda x, *, axes: lax.psum(x, axes), multiple_results=False))
+
+
+def psum_local_transpose(x: Any, axes: tuple[str, ...]) -> Any:
+    """psum of x over named axes whose transpose passes each instance's cotangent through."""
+    return psum_local_transpose_p.bind(x, axes=tuple(axes)) if axes else x
 
 
 def install() -> None:

@@ -27,10 +27,9 @@ def fuse_contractions(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     for i, eqn in enumerate(jaxpr.eqns):
         for v in eqn.outvars:
             producer[v] = i
-        psum_params = _psum_params(eqn)
-        if psum_params is None or len(eqn.invars) != 1:
+        if eqn.primitive.name != "psum" or len(eqn.invars) != 1:
             continue
-        axes = psum_params.get("axes", ())
+        axes = eqn.params.get("axes", ())
         src = eqn.invars[0]
         if not axes or not all(isinstance(a, int) for a in axes) or isinstance(src, core.Literal):
             continue
@@ -81,16 +80,3 @@ def fuse_contractions(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
     new = jaxpr.replace(eqns=[e for k, e in enumerate(eqns) if k not in dropped])
     return closed.replace(jaxpr=new)
 
-
-def _psum_params(eqn: Any) -> dict[str, Any] | None:
-    """The parameters of a psum: the equation itself, or a custom-VJP call around one psum (pdot's
-    psum, whose custom VJP only changes differentiation inside a body; this program is final)."""
-    if eqn.primitive.name == "psum":
-        return dict(eqn.params)
-    if eqn.primitive.name == "custom_vjp_call":
-        inner = eqn.params.get("call_jaxpr")
-        j = getattr(inner, "jaxpr", None)
-        if j is not None and len(j.eqns) == 1 and j.eqns[0].primitive.name == "psum" \
-                and list(j.eqns[0].invars) == list(j.invars) and list(j.eqns[0].outvars) == list(j.outvars):
-            return dict(j.eqns[0].params)
-    return None

@@ -4,7 +4,6 @@ one_hot and logsumexp with a named axis. Each splits its axes with the engine's 
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -19,7 +18,7 @@ from namedcheck.engine.ops import Unprovable
 from namedcheck.engine.ops.einsum import einsum_type, parse_spec
 from namedcheck.engine.ops.reductions import split_axes
 from namedcheck.errors import XmapError
-from namedcheck.runtime import context
+from namedcheck.runtime import collectives, context
 
 
 def has_names(axis: Any) -> bool:
@@ -138,25 +137,11 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
     local = lax.dot_general(x, y, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))),
                             precision=precision)
-    return _psum_local_transpose(local, names)
+    if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
+        return collectives.psum_local_transpose(local, names)
+    return lax.psum(local, names)
 
 
-@functools.partial(jax.custom_vjp, nondiff_argnums=(1,))
-def _psum_local_transpose(x: Any, names: tuple[str, ...]) -> Any:
-    """psum whose cotangent goes back to each instance unsummed: jax 0.4.30 transposed pdot as the
-    local dot_general (each instance's cotangent is the result's cotangent, not its sum over instances)."""
-    return lax.psum(x, names)
-
-
-def _psum_fwd(x: Any, names: tuple[str, ...]) -> tuple[Any, None]:
-    return lax.psum(x, names), None
-
-
-def _psum_bwd(names: tuple[str, ...], _: None, g: Any) -> tuple[Any]:
-    return (g,)
-
-
-_psum_local_transpose.defvjp(_psum_fwd, _psum_bwd)
 
 
 def pvary(x: Any, axis_name: str | Sequence[str]) -> Any:

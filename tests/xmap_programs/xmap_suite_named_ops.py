@@ -296,3 +296,17 @@ def case_pdot_vjp_systematic():
                                 out_axes=(lhs_axes, rhs_axes))(lhs, rhs, g)
             pairs += [(got_l, want_l), (got_r, want_r)]
     return pairs
+
+
+def case_pdot_forward_mode_and_hessian():
+    """pdot is bilinear: JVPs and Hessians inside and outside the body agree with positional einsum."""
+    x = RNG.randn(2, 3).astype(np.float32)
+    y = RNG.randn(2, 3).astype(np.float32)
+    with HIGH:
+        f = xmap(lambda a, b: nlax.pdot(a, b, "i"), in_axes=({0: "i"}, {0: "i"}), out_axes={})
+        inside = xmap(lambda u, v: jax.jvp(lambda p: nlax.pdot(p, v, "i"), (u,), (u,))[1],
+                      in_axes=({0: "i"}, {0: "i"}), out_axes={})(x, y)
+        outer = jnp.einsum("ia,ib->ab", x, y)
+        hess = jax.hessian(lambda a: (f(a, y) ** 2).sum())(x)
+        want_hess = jax.hessian(lambda a: (jnp.einsum("ia,ib->ab", a, y) ** 2).sum())(x)
+        return [(jax.jvp(f, (x, y), (x, y))[1], 2 * outer), (inside, outer), (hess, want_hess)]
