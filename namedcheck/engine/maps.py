@@ -354,6 +354,16 @@ def check_xmap_written(in_axes: Any, out_axes: Any, axis_sizes: Any, resources: 
     check_defined(outs, resources, defined_names(ins, axis_sizes))
 
 
+def check_sizes_known(names: Sequence[str], sizes: dict[str, tuple[Any, str]]) -> None:
+    """Every name an xmap maps has a size: from an argument that carries it, or from axis_sizes (NC403;
+    jax 0.4.30: "Failed to infer size of axes")."""
+    unknown = [n for n in names if n not in sizes]
+    if unknown:
+        raise RuleError("NC403", f"the size of named axis {unknown[0]!r} is unknown: in_axes maps it, but no "
+                                 f"argument array carries it and axis_sizes does not give it",
+                        hint=f"pass an array whose mapped axis is {unknown[0]!r}, or give axis_sizes={{{unknown[0]!r}: n}}")
+
+
 def defined_names(in_maps: Sequence[AxisMapping], axis_sizes: Any) -> set[str]:
     """The names an xmap defines: in its in_axes mappings and its axis_sizes."""
     return {n for m in in_maps for _, n in m.pairs} | set(axis_sizes or ())
@@ -422,8 +432,16 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> 
                         hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning")
     if res.has_ellipsis:
         raise ValueError
-    check_rank(m, len(res.shape) + len(m.pairs), what, "out_axes")
-    slots = out_positions(m, len(res.shape) + len(m.pairs))
+    nd_out = len(res.shape) + len(m.pairs)
+    check_rank(m, nd_out, what, "out_axes")
+    for pos, n in m.pairs:
+        if pos >= nd_out:
+            have = len(res.shape)
+            raise RuleError("NC402", f"{what}: out_axes {m!r} puts {n!r} at position {pos}, which needs the body's "
+                                     f"result to have at least {pos + 1 - len(m.pairs)} positional dimension"
+                                     f"{'s' if pos + 1 - len(m.pairs) != 1 else ''}, but it has {have}",
+                            hint=f"place {n!r} at a position from 0 to {nd_out - 1}")
+    slots = out_positions(m, nd_out)
     dims = iter(res.shape)
     shape = [next(dims) if s is None else (named.pop(s) if s in named else own[s]) for s in slots]
     return ArrayType.make(res.dtype_code, tuple(shape), named)

@@ -24,15 +24,22 @@ def bound_axes() -> dict[str, int]:
     return dict(getattr(_state, "bound", {}))
 
 
+def bound_resources() -> dict[str, tuple[str, ...]]:
+    """The resources (mesh axes, loops) of the names enclosing xmaps bind, as the engine labels them."""
+    return dict(getattr(_state, "resources", {}))
+
+
 @contextmanager
-def binding(sizes: dict[str, int]) -> Iterator[None]:
-    """Mark `sizes` as bound while an xmap body is traced."""
-    prev = bound_axes()
+def binding(sizes: dict[str, int], resources: dict[str, tuple[str, ...]] | None = None) -> Iterator[None]:
+    """Mark `sizes` (with their `resources`) as bound while an xmap body is traced."""
+    prev, prev_res = bound_axes(), bound_resources()
     _state.bound = {**prev, **sizes}
+    _state.resources = {**prev_res, **(resources or {})}
     try:
         yield
     finally:
         _state.bound = prev
+        _state.resources = prev_res
 
 
 @contextmanager

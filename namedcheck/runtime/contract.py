@@ -79,3 +79,4 @@ def fuse_contractions(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
         return closed
     new = jaxpr.replace(eqns=[e for k, e in enumerate(eqns) if k not in dropped])
     return closed.replace(jaxpr=new)
+

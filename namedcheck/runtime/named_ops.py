@@ -18,7 +18,7 @@ from namedcheck.engine.ops import Unprovable
 from namedcheck.engine.ops.einsum import einsum_type, parse_spec
 from namedcheck.engine.ops.reductions import split_axes
 from namedcheck.errors import XmapError
-from namedcheck.runtime import context
+from namedcheck.runtime import collectives, context
 
 
 def has_names(axis: Any) -> bool:
@@ -137,7 +137,11 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
     local = lax.dot_general(x, y, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))),
                             precision=precision)
+    if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
+        return collectives.psum_local_transpose(local, names)
     return lax.psum(local, names)
+
+
 
 
 def pvary(x: Any, axis_name: str | Sequence[str]) -> Any:

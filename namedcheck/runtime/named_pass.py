@@ -33,6 +33,7 @@ Names = frozenset[str] | None
 _COLLECTIVES: dict[str, tuple[str, str, dict[str, str]]] = {
     "psum": ("jax.lax.psum", "axes", {}),
     "psum_invariant": ("jax.lax.psum", "axes", {}),
+    "psum_local_transpose": ("jax.lax.psum", "axes", {}),  # pdot's sum (runtime/collectives.py)
     "pmax": ("jax.lax.pmax", "axes", {}),
     "pmin": ("jax.lax.pmin", "axes", {}),
     "axis_index": ("jax.lax.axis_index", "axis_name", {}),

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -36,8 +38,10 @@ from namedcheck.engine.maps import (
     AxisMapping,
     MeshInfo,
     add_axis_sizes,
+    check_cooccurrence,
     check_defined,
     check_resources,
+    check_sizes_known,
     defined_names,
     format_mapping,
     is_axis_mapping,
@@ -112,7 +116,7 @@ def _to_mappings(spec: Any, what: str) -> Any:
 
 def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
     try:
-        return list(flatten_axes(what, tree, spec))
+        return list(flatten_axes(what, _lists_as_tuples(tree), spec))
     except ValueError:
         values = "arguments" if "in" in what else "results"
         shown = tree_util.tree_unflatten(tree, [_ARRAY] * tree.num_leaves)
@@ -121,6 +125,23 @@ def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
                      f"{'(a single array)' if shown is _ARRAY else format_mapping(shown)}"
                      f"{_count_mismatch(spec, shown, values)}",
             hint="give one axis mapping per array, or one mapping for a whole subtree") from None
+
+
+def _lists_as_tuples(tree: Any) -> Any:
+    """The structure with every list node a tuple (the mappings' containers are tuples): a list of
+    mappings matches a list or a tuple of values, as a tuple of mappings does."""
+    def canon(v: Any) -> Any:
+        if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
+            return tuple(canon(x) for x in v)
+        if type(v) is dict:
+            return {k: canon(x) for k, x in v.items()}
+        return v
+    proxy = tree_util.tree_unflatten(tree, [_LeafMark()] * tree.num_leaves)
+    return tree_util.tree_structure(canon(proxy), is_leaf=lambda v: isinstance(v, _LeafMark))
+
+
+class _LeafMark:
+    """A leaf of a structure being rebuilt (never a pytree node)."""
 
 
 class _Leaf:
@@ -227,12 +248,14 @@ class XMapped:
         self.resources = _resources(axis_resources)
         self._placed_ok: set[Any] = set()  # argument placements already found to agree with axis_resources
         in_leaves = tree_util.tree_leaves(self.in_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
+        self._in_names = list(dict.fromkeys(n for m in in_leaves for _, n in m.pairs))
         out_leaves = tree_util.tree_leaves(self.out_axes, is_leaf=lambda v: isinstance(v, AxisMapping))
         try:
             check_defined(out_leaves, self.resources, defined_names(in_leaves, self.axis_sizes))
         except RuleError as e:
             raise _error(e) from None
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
+        self._donate, self._backend = donate, backend
         # With resources the mesh in scope is part of the compiled program (a static argument).
         self._jitted = jax.jit(self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate),
                                backend=backend)
@@ -257,7 +280,7 @@ class XMapped:
 
     def lower(self, *args: Any) -> Any:
         """Ahead-of-time lowering (`.lower(*args).compile()`), as jax 0.4.30's `xmap(...).lower`."""
-        self._check_arguments(args)
+        self._check_arguments(args, abstract=True)
         if self.resources:
             mesh = current_mesh()
             if mesh is not None:
@@ -265,14 +288,17 @@ class XMapped:
             return self._jitted.lower(mesh, *args)
         return self._jitted_meshless.lower(*args)
 
-    def _check_arguments(self, args: tuple[Any, ...]) -> None:
-        """Every argument leaf is an array (or a Python number); None only where in_axes maps nothing."""
+    def _check_arguments(self, args: tuple[Any, ...], abstract: bool = False) -> None:
+        """Every argument leaf is an array (or a Python number; for `lower` also a ShapeDtypeStruct); None
+        only where in_axes maps nothing."""
         leaves, tree = tree_util.tree_flatten(args, is_leaf=lambda v: v is None)
         maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
         for i, (x, m) in enumerate(zip(leaves, maps)):
             if x is None and m.pairs:
                 raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps "
                                              f"it with {m!r}", hint="pass an array there")
+            if abstract and isinstance(x, jax.ShapeDtypeStruct):
+                continue
             if x is not None and not isinstance(x, _ARRAY_TYPES) and not hasattr(x, "__jax_array__"):
                 raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
                                              f"({_short(x)}); xmap takes arrays (jax or numpy arrays, Python "
@@ -282,7 +308,7 @@ class XMapped:
         """An argument already placed on the mesh with a NamedSharding must be placed the way
         axis_resources asks (jax 0.4.30 rejected any other partitioning)."""
         leaves, tree = tree_util.tree_flatten(args)
-        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(jnp.ndim(x) for x in leaves))
+        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(len(np.shape(getattr(x, "shape", x))) if hasattr(x, "shape") else 0 for x in leaves))
         if key in self._placed_ok:
             return
         placed = [(i, x) for i, x in enumerate(leaves) if isinstance(getattr(x, "sharding", None), NamedSharding)
@@ -309,6 +335,13 @@ class XMapped:
     def __repr__(self) -> str:
         return f"xmap({getattr(self.fun, '__name__', self.fun)!r})"
 
+    def cache_key(self) -> Hashable:
+        """What identifies this xmap's programs besides its function."""
+        flat = [tree_util.tree_flatten(t, is_leaf=lambda v: isinstance(v, AxisMapping))
+                for t in (self.in_axes, self.out_axes)]
+        return (tuple((tuple(leaves), tree) for leaves, tree in flat), tuple(sorted(self.axis_sizes.items())),
+                tuple(sorted(self.resources.items())), self._donate, self._backend)
+
     # -- the traced program -------------------------------------------------------------------
 
     def _impl(self, mesh: Any, *args: Any) -> Any:
@@ -329,6 +362,7 @@ class XMapped:
                 what = _leaf_label(in_tree, i, "argument")
                 per_instance.append(xmap_in(context.engine_type(x), m, what, sizes, outer_env))
             add_axis_sizes(sizes, self.axis_sizes)
+            check_sizes_known(self._in_names, sizes)
         except RuleError as e:
             raise _error(e) from None
         own = {n: s for n, (s, _) in sizes.items()}
@@ -345,14 +379,15 @@ class XMapped:
 
         avals = [jax.ShapeDtypeStruct(t.shape, x.dtype) for t, x in zip(per_instance, leaves)]
         axis_env = [*outer.items(), *((n, own[n]) for n in order)]
-        with context.binding(own), context.names_unobservable(), _binding_mesh(mesh or current_mesh()):
+        with context.binding(own, self._labels()), context.names_unobservable(), \
+                _binding_mesh(mesh or current_mesh()):
             try:
                 closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
             except NameError as e:
                 raise _unbound(e, self.fun, axis_env) from None
         out_tree = out_store["tree"]
         out_maps = _flatten_prefix("xmap out_axes", out_tree, self.out_axes)
-        collective_axes = self._named_pass(closed, leaves, maps, out_maps, own, out_tree)
+        collective_axes = self._named_pass(closed, leaves, maps, out_maps, own, in_tree, out_tree)
 
         # The vectorised program.
         moved = [self._place(_to_front(x, m, order), m, order, mesh) for x, m in zip(leaves, maps)]
@@ -369,7 +404,7 @@ class XMapped:
                          spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
             if steps > 1:
                 f = _serially(f, steps, in_has, out_has)
-        with context.binding(own), _binding_mesh(mesh or current_mesh()):
+        with context.binding(own, self._labels()), _binding_mesh(mesh or current_mesh()):
             program = jax.make_jaxpr(f, axis_env=list(outer.items()))(
                 *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved])
         outs = core.jaxpr_as_fun(fuse_contractions(program))(*moved)
@@ -410,17 +445,25 @@ class XMapped:
             raise _error(e) from None
 
     def _named_pass(self, closed: Any, leaves: list[Any], maps: list[AxisMapping], out_maps: list[AxisMapping],
-                    own: dict[str, Any], out_tree: Any) -> set[str]:
+                    own: dict[str, Any], in_tree: Any, out_tree: Any) -> set[str]:
         """Run the named-shape pass (NC502, NC404); return the names the body's collectives use."""
-        env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(self._labels().items())))
-        pas = NamedShapePass({**context.bound_axes(), **own}, env)
+        resources = {**context.bound_resources(), **self._labels()}
+        env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(resources.items())))
+        sizes = {**context.bound_axes(), **own}
+        pas = NamedShapePass(sizes, env)
         ins = []
-        for x, m in zip(leaves, maps):
+        for i, (x, m) in enumerate(zip(leaves, maps)):
             outer = context.named_shape_of(x) or {}
             ins.append(frozenset(n for _, n in m.pairs) | frozenset(outer))
+            self._cooccur(ins[-1], jnp.shape(x), sizes, env, f"{_leaf_label(in_tree, i, 'argument')} of the "
+                                                             f"xmapped function {_fun_name(self.fun)}")
         outs = pas.run(closed.jaxpr, ins, top=True)
         for i, (var, names, m) in enumerate(zip(closed.jaxpr.outvars, outs, out_maps)):
             aval = var.aval
+            if names is not None:
+                self._cooccur(names | {n for _, n in m.pairs}, aval.shape, sizes, env,
+                              f"{_leaf_label(out_tree, i, 'result')} of the xmapped function {_fun_name(self.fun)} "
+                              f"with its out_axes {m!r}")
             t = ArrayType.make(None, tuple(aval.shape), {n: own.get(n) for n in (names or ()) if n in own})
             what = _leaf_label(out_tree, i, "result")
             try:
@@ -432,6 +475,18 @@ class XMapped:
                 filename, line = _where(eqn, self.fun)
                 raise NamedAxisError("NC404", e.message, e.hint, filename, line) from None
         return pas.collective_axes
+
+    @staticmethod
+    def _cooccur(names: frozenset[str], shape: Any, sizes: dict[str, Any], env: AxisEnv, what: str) -> None:
+        """NC502 for an argument or a result of the body (named by `what`) whose named axes share a
+        resource, reported at the user's line that called the xmap."""
+        if len(names) < 2:
+            return
+        try:
+            check_cooccurrence(ArrayType.make(None, tuple(shape), {n: sizes.get(n) for n in names}), env)
+        except RuleError as e:
+            filename, line = _caller()
+            raise NamedAxisError(e.code, f"{e.message}: {what}", e.hint, filename, line) from None
 
     def _place(self, x: Any, m: AxisMapping, order: list[str] | None, mesh: Any, final: bool = False) -> Any:
         """Constrain a value's named dims to their resources (only when a mesh carries them)."""
@@ -456,7 +511,26 @@ def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: An
          axis_resources: Any = None, donate_argnums: int | Sequence[int] = (), backend: str | None = None) -> XMapped:
     """Map `fun` over named axes: `in_axes` names positional axes of the arguments, `out_axes` places
     the named axes of the results; `axis_resources` partitions named axes over mesh axes."""
-    return XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
+    mapped = XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
+    try:
+        key = (fun, mapped.cache_key())
+        hash(key)
+    except TypeError:  # an unhashable callable: no sharing
+        return mapped
+    with _instances_lock:
+        shared = _instances.pop(key, mapped)
+        _instances[key] = shared  # most recently used last
+        while len(_instances) > _MAX_SHARED:
+            _instances.popitem(last=False)
+    return shared
+
+
+# xmaps of one function with equal arguments share one XMapped, so its compiled programs (jax 0.4.30
+# traced a body once per function, mappings and argument signature, not once per `xmap(...)` call).
+# Bounded: an XMapped holds its function, so a cache keyed weakly by the function would never free it.
+_MAX_SHARED = 256
+_instances: OrderedDict[Hashable, XMapped] = OrderedDict()
+_instances_lock = threading.Lock()
 
 
 # ---- argument kinds, meshes of enclosing bodies, unbound names ---------------------------------
@@ -479,6 +553,22 @@ def _binding_mesh(mesh: Any) -> Iterator[None]:
         yield
     finally:
         _body_meshes.stack = prev
+
+
+def _fun_name(fun: Any) -> str:
+    return getattr(fun, "__name__", None) or type(fun).__name__
+
+
+def _caller() -> tuple[str | None, int | None]:
+    """The innermost frame of the current stack outside jax and namedcheck (the user's line)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if "/jax/" not in name and "/namedcheck/" not in name and "/jaxlib/" not in name \
+                and not name.startswith("<frozen"):
+            return name, frame.f_lineno
+        frame = frame.f_back
+    return None, None
 
 
 def _short(x: Any) -> str:
