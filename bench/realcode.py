@@ -342,9 +342,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     mut.add_argument("--per-file", action="store_true", help="one checker process per file (slower)")
     mut.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
 
+    proj = sub.add_parser("projects", help="multi-module recall: cause in one module, effect in another")
+    common(proj, ("flax_examples", "maxtext", "easydel", "levanter", "flax", "equinox"))
+    proj.add_argument("--seed", type=int, default=0)
+    proj.add_argument("--limit", type=int, default=120, help="at most this many installed-project mutants")
+    proj.add_argument("--jobs", type=int, default=2, help="checker processes at once")
+    proj.add_argument("--runnable-only", action="store_true", help="only the runnable (verified) set")
+    proj.add_argument("--no-runnable", action="store_true", help="only the installed projects")
+    proj.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
+
     args = parser.parse_args(argv)
     if args.mode == "precision":
         return precision(args)
+    if args.mode == "projects":
+        from realcode_projects import projects_mode
+
+        return projects_mode(args)
     from realcode_mutants import mutants
 
     return mutants(args)
