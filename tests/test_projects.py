@@ -97,3 +97,46 @@ def test_project_under_jax(name: str) -> None:
                          capture_output=True, text=True, env=env, timeout=300)
     got = dict(line.split()[:2] for line in out.stdout.splitlines() if line.strip())
     assert got == {k: "ok" if v else "fails" for k, v in entries.items()}, out.stdout + out.stderr
+
+
+_BODY = '''\
+import jax.numpy as jnp
+
+
+def block(x, w):
+    return jnp.dot(x, w)
+'''
+_MAP = '''\
+import jax
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec as P
+
+from .layers import block
+
+mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))
+f = jax.shard_map(block, mesh=mesh, in_specs=(P('data', 'model'), P('model', None)), out_specs=P('data', None))
+'''
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_machine_formats_keep_cross_module_diagnostics(tmp_path: Path, fmt: str, capsys) -> None:
+    """A fixable diagnostic (NC601) that a function of another module causes where the shard_map is written
+    is printed in json / sarif too (their fixes come from an analysis of the file alone, which does not see
+    it: it keeps no fix, and is not dropped)."""
+    import json
+
+    from namedcheck.cli.main import main
+    pkg = tmp_path / "tpnet"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layers.py").write_text(_BODY)
+    (pkg / "model.py").write_text(_MAP)
+    project_registry._PROJECTS.clear()
+    main(["check", "--no-cache", "-j", "1", "--format", fmt, str(pkg / "model.py")])
+    out = json.loads(capsys.readouterr().out)
+    if fmt == "sarif":
+        got = [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+               for r in out["runs"][0]["results"]]
+    else:
+        got = [(d["code"], d["line"]) for d in out]
+    assert got == [("NC601", 8)]
