@@ -114,6 +114,20 @@ def _defines(tree: ast.Module) -> set[str]:
     return out
 
 
+def _statement_spans(tree: ast.Module) -> dict[int, tuple[int, ...]]:
+    """For each line, the lines of the innermost simple statement on it (a use's effect may be reported on any
+    line of the statement: `shard_map(f, ...,` / `out_specs=...)`)."""
+    out: dict[int, tuple[int, ...]] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.stmt) and not hasattr(node, "body"):
+            lo, hi = node.lineno, node.end_lineno or node.lineno
+            span = tuple(range(lo, hi + 1))
+            for ln in span:
+                if ln not in out or len(out[ln]) > len(span):
+                    out[ln] = span
+    return out
+
+
 class Graph:
     """Who imports which top-level name of which module, and where it is used."""
 
@@ -175,14 +189,17 @@ class Graph:
                             aliases[a.asname] = target
                         elif "." not in a.name:
                             aliases[a.name] = target
+        own = self.defs.get(mod, set())
+        spans = _statement_spans(tree)
         lines: dict[tuple[str, str], set[int]] = defaultdict(set)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Name) and node.id in local and isinstance(node.ctx, ast.Load):
-                lines[local[node.id]].add(node.lineno)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and (node.id in local or node.id in own):
+                origin = local.get(node.id, (mod, node.id))
+                lines[origin].update(spans.get(node.lineno, (node.lineno,)))
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in aliases:
                 origin = self._origin(aliases[node.value.id], node.attr)
                 if origin is not None and origin[0] != mod:
-                    lines[origin].add(node.lineno)
+                    lines[origin].update(spans.get(node.lineno, (node.lineno,)))
         for (callee, name), ls in sorted(lines.items()):
             yield Use(mod, callee, name, tuple(sorted(ls)))
 
@@ -311,7 +328,11 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
     """Every candidate cross-module mutant of a project, with its mutated text."""
     by_callee: dict[str, list[Use]] = defaultdict(list)
     by_caller: dict[str, list[Use]] = defaultdict(list)
+    effects: dict[str, list[Use]] = defaultdict(list)  # every use, same-module ones too: effect lines
     for u in graph.uses:
+        effects[u.callee].append(u)
+        if u.caller == u.callee:
+            continue
         by_callee[u.callee].append(u)
         by_caller[u.caller].append(u)
     out: list[tuple[ProjMutant, str]] = []
@@ -345,20 +366,22 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
                     continue
                 if owner is not None and owner not in imported and not runnable:
                     continue
-                effect = [(u.caller, ln) for u in by_callee[mod] if u.name == owner for ln in u.lines]
+                effect = [(u.caller, ln) for u in effects[mod] if u.name == owner for ln in u.lines]
                 partners = sorted({u.caller for u in by_callee[mod] if u.name == owner}) or callers
                 add(kind, context, function, edit, partners, effect)
             for context, edit in shape_edits(tree, source):
                 owner = next((n for n, lo, hi in ranges if lo <= edit.line <= hi), None)
                 if owner is None or (owner not in imported and not runnable):
                     continue
-                effect = [(u.caller, ln) for u in by_callee[mod] if u.name == owner for ln in u.lines]
+                effect = [(u.caller, ln) for u in effects[mod] if u.name == owner for ln in u.lines]
                 partners = sorted({u.caller for u in by_callee[mod] if u.name == owner}) or callers
                 add("shape_swap", context, owner, edit, partners, effect)
             for owner, edit in config_edits(tree, source, imported if not runnable else None):
                 if not runnable:
                     break  # a changed size is a bug only where JAX says so: runnable set only
-                add("config_size", owner, owner, edit, callers, [])
+                name = next((n for n, lo, hi in ranges if lo <= edit.line <= hi), owner)
+                effect = [(u.caller, ln) for u in effects[mod] if u.name == name for ln in u.lines]
+                add("config_size", owner, owner, edit, callers, effect)
         uses = by_caller.get(mod, [])
         if uses or runnable:
             names = {u.name for u in uses if any(isinstance(n, ast.ImportFrom) for n in ast.walk(tree))}
@@ -393,6 +416,7 @@ class Outcome:
     hits_effect: list[Diagnostic]
     anywhere: list[Diagnostic]
     alone: bool | None = None  # flagged also when the mutated file is checked alone
+    elsewhere: bool = False  # a hit lies in another module than the edited one
     internal: list[Diagnostic] = field(default_factory=list)
     jax: str = ""
 
@@ -451,7 +475,8 @@ def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple
         if effect_frames is not None:
             effect |= set(effect_frames.get(pm, []))
         effect_hits = [d for d in new if (_key(d, tree)[0], d.line) in effect and d not in edit_hits]
-        out = Outcome(pm, edit_hits, effect_hits, new, internal=internal)
+        out = Outcome(pm, edit_hits, effect_hits, new, internal=internal,
+                      elsewhere=any(_key(d, tree)[0] != rel_s for d in effect_hits))
         if edit_hits or effect_hits:
             alone_dir = tree.with_name(tree.name + ".alone")
             alone_dir.mkdir()
@@ -478,11 +503,13 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
     at_line = [o for o in outcomes if o.hits_edit or o.hits_effect]
     effect_only = [o for o in outcomes if o.hits_effect and not o.hits_edit]
     cross = [o for o in at_line if o.alone is False]
+    other_module = [o for o in at_line if o.elsewhere]
     anywhere = sum(1 for o in outcomes if o.anywhere)
     pct = 100.0 * len(at_line) / total if total else 0.0
     print(f"\n=== {title} ===")
     print(f"mutants: {total}   flagged at the line (edit or effect): {len(at_line)} ({pct:.1f}%)   "
-          f"at an effect line only: {len(effect_only)}   flagged only with the project (missed when the "
+          f"at an effect line only: {len(effect_only)}   at a line in another module than the edit: "
+          f"{len(other_module)}   flagged only with the project (missed when the "
           f"mutated file is checked alone): {len(cross)}   (a new diagnostic anywhere in the checked files: "
           f"{anywhere})")
     for label, key in (("per kind", lambda o: o.pm.mutant.kind), ("per project", lambda o: o.pm.project)):
