@@ -140,3 +140,44 @@ def test_machine_formats_keep_cross_module_diagnostics(tmp_path: Path, fmt: str,
     else:
         got = [(d["code"], d["line"]) for d in out]
     assert got == [("NC601", 8)]
+
+
+_STEP = '''\
+import jax
+from jax.sharding import PartitionSpec as P
+
+
+def local_step(w, x):
+    return x @ w
+
+
+def make_step(mesh):
+    return jax.jit(jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P('data', None)),
+                                 out_specs=P()))
+'''
+_MAIN = '''\
+import jax
+import numpy as np
+from jax.sharding import Mesh
+
+from steps.step import make_step
+
+mesh = Mesh(np.array(jax.devices()), ('data',))
+step = make_step(mesh)
+x = np.random.default_rng(0).standard_normal((32, 12))
+y = step(np.ones((12, 2)), x)
+'''
+
+
+def test_map_written_in_another_module_reports_there(tmp_path: Path) -> None:
+    """A shard_map written in one module (returned by `make_step`) and called in another with known arrays:
+    what the call finds at the map's own arguments (out_specs) is reported in the module that wrote the map,
+    never an internal error in the caller."""
+    pkg = tmp_path / "steps"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "step.py").write_text(_STEP)
+    (tmp_path / "main.py").write_text(_MAIN)
+    project_registry._PROJECTS.clear()
+    got = found(run_check([str(tmp_path / "main.py"), str(pkg / "step.py")], Config(), jobs=1))
+    assert got == {(str((pkg / "step.py").resolve()), 11, "NC601")}
