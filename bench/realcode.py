@@ -24,6 +24,12 @@ than NC000/NC001 lies within 2 lines of the edited line and the unmutated file h
 with that code and message there. Prints the number of mutants, the flagged share overall and per
 mutation kind, and the diagnostics on the unmutated files (false alarms unless they are real bugs).
 
+projects: the multi-module mode (`bench/realcode_projects.py`): a bug's cause in one module of a
+project, its effect in another; installed projects (flax's examples from its sdist, maxtext, easydel,
+levanter, flax, equinox) and runnable multi-module programs verified under JAX.
+
+    python bench/realcode.py projects [--limit 120] [--runnable-only | --no-runnable] [--show-unflagged]
+
 Everything is installed and edited in a temporary directory (or --keep DIR, which also caches the
 installs between runs); nothing in the repository is changed. On 2 idle cores precision takes about
 1 minute after the installs, mutants (200 source mutants + the runnable set) about 5 minutes.
