@@ -24,6 +24,12 @@ than NC000/NC001 lies within 2 lines of the edited line and the unmutated file h
 with that code and message there. Prints the number of mutants, the flagged share overall and per
 mutation kind, and the diagnostics on the unmutated files (false alarms unless they are real bugs).
 
+projects: the multi-module mode (`bench/realcode_projects.py`): a bug's cause in one module of a
+project, its effect in another; installed projects (flax's examples from its sdist, maxtext, easydel,
+levanter, flax, equinox) and runnable multi-module programs verified under JAX.
+
+    python bench/realcode.py projects [--limit 120] [--runnable-only | --no-runnable] [--show-unflagged]
+
 Everything is installed and edited in a temporary directory (or --keep DIR, which also caches the
 installs between runs); nothing in the repository is changed. On 2 idle cores precision takes about
 1 minute after the installs, mutants (200 source mutants + the runnable set) about 5 minutes.
@@ -342,9 +348,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     mut.add_argument("--per-file", action="store_true", help="one checker process per file (slower)")
     mut.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
 
+    proj = sub.add_parser("projects", help="multi-module recall: cause in one module, effect in another")
+    common(proj, ("flax_examples", "maxtext", "easydel", "levanter", "flax", "equinox"))
+    proj.add_argument("--seed", type=int, default=0)
+    proj.add_argument("--limit", type=int, default=120, help="at most this many installed-project mutants")
+    proj.add_argument("--jobs", type=int, default=2, help="checker processes at once")
+    proj.add_argument("--runnable-only", action="store_true", help="only the runnable (verified) set")
+    proj.add_argument("--no-runnable", action="store_true", help="only the installed projects")
+    proj.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
+
     args = parser.parse_args(argv)
     if args.mode == "precision":
         return precision(args)
+    if args.mode == "projects":
+        from realcode_projects import projects_mode
+
+        return projects_mode(args)
     from realcode_mutants import mutants
 
     return mutants(args)

@@ -42,6 +42,17 @@ AGREE = [
     ("equinox.nn.MLP", [((3,), "f32")], ((3, 2, 8, 2), {}), {}),
     ("equinox.nn.Embedding", [((), "i32")], ((10, 6), {}), {}),
     ("equinox.nn.LayerNorm", [((4,), "f32")], ((4,), {}), {}),
+    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {}), {}),
+    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {"padding": 1}), {}),
+    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, (3, 5)), {"stride": 2, "padding": "SAME"}), {}),
+    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {"stride": (2, 1), "padding": ((1, 2), (0, 0)),
+                                                             "dilation": 2}), {}),
+    ("equinox.nn.Conv2d", [((4, 9, 9), "f32")], ((4, 6, 3), {"padding": "VALID", "groups": 2}), {}),
+    ("equinox.nn.Conv1d", [((4, 20), "f32")], ((4, 6, 5), {}), {}),
+    ("equinox.nn.Conv1d", [((4, 20), "f32")], ((4, 6, 4), {"padding": (2,), "stride": 3}), {}),
+    ("equinox.nn.Conv3d", [((2, 5, 6, 7), "f32")], ((2, 3, 3), {"padding": "SAME_LOWER"}), {}),
+    ("equinox.nn.Conv", [((4, 20), "f32")], ((1, 4, 6, 5), {}), {}),
+    ("equinox.nn.Conv", [((2, 8, 8), "f32")], ((2, 2, 4, (3, 2)), {"padding": ((0, 1), (1, 0))}), {}),
 ]
 
 DISAGREE = [
@@ -53,6 +64,11 @@ DISAGREE = [
     ("equinox.nn.MLP", [((4,), "f32")], ((3, 2, 8, 2), {}), {}),
     ("equinox.nn.Embedding", [((3,), "i32")], ((10, 6), {}), {}),
     ("equinox.nn.LayerNorm", [((5,), "f32")], ((4,), {}), {}),
+    ("equinox.nn.Conv1d", [((5, 20), "f32")], ((4, 6, 5), {}), {}),
+    ("equinox.nn.Conv1d", [((2, 4, 20), "f32")], ((4, 6, 5), {}), {}),
+    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((4, 8, 3), {}), {}),
+    ("equinox.nn.Conv", [((4, 9, 9), "f32")], ((2, 3, 6, 3), {}), {}),
+    ("equinox.nn.Conv2d", [((12, 12), "f32")], ((3, 8, 3), {}), {}),
 ]
 
 _DTYPES = {"f32": "float32", "bf16": "bfloat16", "i32": "int32"}

@@ -97,3 +97,87 @@ def test_project_under_jax(name: str) -> None:
                          capture_output=True, text=True, env=env, timeout=300)
     got = dict(line.split()[:2] for line in out.stdout.splitlines() if line.strip())
     assert got == {k: "ok" if v else "fails" for k, v in entries.items()}, out.stdout + out.stderr
+
+
+_BODY = '''\
+import jax.numpy as jnp
+
+
+def block(x, w):
+    return jnp.dot(x, w)
+'''
+_MAP = '''\
+import jax
+import numpy as np
+from jax.sharding import Mesh, PartitionSpec as P
+
+from .layers import block
+
+mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))
+f = jax.shard_map(block, mesh=mesh, in_specs=(P('data', 'model'), P('model', None)), out_specs=P('data', None))
+'''
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_machine_formats_keep_cross_module_diagnostics(tmp_path: Path, fmt: str, capsys) -> None:
+    """A fixable diagnostic (NC601) that a function of another module causes where the shard_map is written
+    is printed in json / sarif too (their fixes come from an analysis of the file alone, which does not see
+    it: it keeps no fix, and is not dropped)."""
+    import json
+
+    from namedcheck.cli.main import main
+    pkg = tmp_path / "tpnet"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layers.py").write_text(_BODY)
+    (pkg / "model.py").write_text(_MAP)
+    project_registry._PROJECTS.clear()
+    main(["check", "--no-cache", "-j", "1", "--format", fmt, str(pkg / "model.py")])
+    out = json.loads(capsys.readouterr().out)
+    if fmt == "sarif":
+        got = [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+               for r in out["runs"][0]["results"]]
+    else:
+        got = [(d["code"], d["line"]) for d in out]
+    assert got == [("NC601", 8)]
+
+
+_STEP = '''\
+import jax
+from jax.sharding import PartitionSpec as P
+
+
+def local_step(w, x):
+    return x @ w
+
+
+def make_step(mesh):
+    return jax.jit(jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P('data', None)),
+                                 out_specs=P()))
+'''
+_MAIN = '''\
+import jax
+import numpy as np
+from jax.sharding import Mesh
+
+from steps.step import make_step
+
+mesh = Mesh(np.array(jax.devices()), ('data',))
+step = make_step(mesh)
+x = np.random.default_rng(0).standard_normal((32, 12))
+y = step(np.ones((12, 2)), x)
+'''
+
+
+def test_map_written_in_another_module_reports_there(tmp_path: Path) -> None:
+    """A shard_map written in one module (returned by `make_step`) and called in another with known arrays:
+    what the call finds at the map's own arguments (out_specs) is reported in the module that wrote the map,
+    never an internal error in the caller."""
+    pkg = tmp_path / "steps"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "step.py").write_text(_STEP)
+    (tmp_path / "main.py").write_text(_MAIN)
+    project_registry._PROJECTS.clear()
+    got = found(run_check([str(tmp_path / "main.py"), str(pkg / "step.py")], Config(), jobs=1))
+    assert got == {(str((pkg / "step.py").resolve()), 11, "NC601")}

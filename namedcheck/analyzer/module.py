@@ -381,7 +381,12 @@ class ModuleAnalyzer:
             return []
         positions = self.positions()
         out = []
-        for node, err in self.found.values():
+        for key, (node, err) in list(self.found.items()):
+            if node not in positions:  # a node of another project module (a map written there, called here)
+                owner = self._owner_of(node)
+                if owner is not None:
+                    owner.found.setdefault(key, (node, err))  # reported in its own file, with its diagnostics
+                continue
             r = positions[node]
             line_text = lines[r.start.line - 1] if r.start.line - 1 < len(lines) else ""
             if _suppressed(line_text, err.code):
@@ -389,6 +394,13 @@ class ModuleAnalyzer:
             out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
                                   err.code, err.message, err.hint))
         return sorted(out)
+
+    def _owner_of(self, node: cst.CSTNode) -> Any:
+        """The loaded project module whose syntax tree holds `node` (None when none does)."""
+        for an in list(getattr(self.project, "loaded", {}).values()):
+            if an is not None and an is not self and node in an.positions():
+                return an
+        return None
 
     def positions(self) -> Any:
         """Source positions of every node (resolved once: it costs a code generation pass)."""
@@ -417,6 +429,8 @@ class ModuleAnalyzer:
         positions = self.positions()
         out: dict[int, Any] = {}
         for node, v in self.revealed:  # a body analysed several times: the last known value wins
+            if node not in positions:
+                continue
             line = positions[node].start.line
             if v is not UNKNOWN or line not in out:
                 out[line] = v

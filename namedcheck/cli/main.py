@@ -196,11 +196,21 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
         if any(d.code in FIXABLE for d in group):
             try:
                 source = stdin_source if stdin_source is not None else Path(path).read_text(encoding="utf-8")
-                group = analyse(path, source)
+                group = _with_fixes(group, analyse(path, source))
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(group)
     return sorted(out), fixed
+
+
+def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Diagnostic]:
+    """The run's diagnostics of one file with the fixes the editor analysis found for the same ones. That
+    analysis sees the file alone: a diagnostic a call from another module of the project causes here is
+    kept (without a fix), never dropped."""
+    from dataclasses import replace
+    fixes = {(d.line, d.column, d.code, d.message): d.fixes for d in analysed if d.fixes}
+    return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d
+            for d in group]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:

@@ -110,6 +110,27 @@ def random_float_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call), shape)
 
 
+# numpy's host-side generators (`np.random.normal(size=...)`, `np.random.default_rng(0).standard_normal(...)`),
+# common in data pipelines: the array's shape is `size`; without `size` numpy returns a Python scalar (Unknown)
+@rule("numpy.random.normal", "numpy.random.uniform", "numpy.random.standard_normal", "numpy.random.random",
+      "numpy.random.Generator.normal", "numpy.random.Generator.uniform", "numpy.random.Generator.standard_normal",
+      "numpy.random.Generator.random")
+def numpy_random_float_rule(call: Call) -> Any:
+    return ArrayType.make(_dtype(call), _numpy_size(call))
+
+
+@rule("numpy.random.randint", "numpy.random.Generator.integers")
+def numpy_random_int_rule(call: Call) -> Any:
+    return ArrayType.make(_dtype(call, "i32"), _numpy_size(call))
+
+
+def _numpy_size(call: Call) -> tuple[Any, ...]:
+    v = call.args.get("size")
+    if v is None or (isinstance(v, Const) and v.value is None):
+        raise Unprovable
+    return shape_arg(v)
+
+
 @rule("jax.random.randint")
 def randint_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape")))

@@ -6,7 +6,7 @@ first, then the constructor's parameters, so the front end binds `nn.Dense(64)(x
 `LayerNorm(n)`) rejects an input whose feature dimension differs (NC203), as the library does at run
 time. Which layers come first was measured on the installed flax, equinox, maxtext and easydel sources
 (grep counts of constructions): linen Dense / DenseGeneral / Dropout / Conv, nnx Linear / LayerNorm /
-Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm.
+Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm / Conv (Conv1d-3d).
 """
 
 from __future__ import annotations
@@ -262,6 +262,64 @@ def eqx_layer_norm(call: Call) -> Any:
         raise RuleError("NC203", f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of "
                         f"shape {fmt_shape(x.shape)}", "equinox layers are unbatched: map them with jax.vmap")
     return x
+
+
+@layer("equinox.nn.Conv", "equinox.nn.Conv1d", "equinox.nn.Conv2d", "equinox.nn.Conv3d")
+def eqx_conv(call: Call) -> Any:
+    """One example of shape (in_channels, *spatial) -> (out_channels, *spatial'); equinox's padding (an int, one
+    per dim, (low, high) pairs, 'VALID', 'SAME', 'SAME_LOWER'), stride and dilation give the spatial sizes."""
+    x = _array(call, "x")
+    n = int(call.op[-2]) if call.op[-1] == "d" else _size(call, "num_spatial_dims")
+    c_in, c_out = _size(call, "in_channels"), _size(call, "out_channels")
+    if len(x.shape) != n + 1:
+        hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) == n + 2 \
+            else "pass one example of shape (channels, *spatial)"
+        raise RuleError("NC203", f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one "
+                        f"example of rank {n + 1}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
+    if differ(x.shape[0], c_in):
+        raise RuleError("NC203", f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with "
+                        f"{x.shape[0]} channels (shape {fmt_shape(x.shape)}; channels come first)",
+                        f"build the layer with in_channels={x.shape[0]}, or check which array is passed")
+    kernel, stride, dilation = (_per_dim(call, k, n, d) for k, d in (("kernel_size", None), ("stride", 1),
+                                                                      ("dilation", 1)))
+    padding = literal(call.get("padding", Const(0)))
+    spatial = tuple(_conv_out(x.shape[1 + i], kernel[i], stride[i], dilation[i], _pad(padding, i, n))
+                    for i in range(n))
+    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (c_out, *spatial))
+
+
+def _per_dim(call: Call, name: str, n: int, default: int | None) -> tuple[Any, ...]:
+    v = literal(call.get(name)) if name in call.args or default is None else default
+    v = v if isinstance(v, tuple) else (v,) * n
+    if len(v) != n or not all(isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in v):
+        raise Unprovable
+    return v
+
+
+def _pad(padding: Any, i: int, n: int) -> Any:
+    """(low, high) padding of spatial dim i, or 'SAME' (None: not static)."""
+    if padding in ("SAME", "SAME_LOWER"):
+        return "SAME"
+    if padding == "VALID":
+        return (0, 0)
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return (padding, padding)
+    if isinstance(padding, tuple) and len(padding) == n:
+        p = padding[i]
+        if isinstance(p, int) and not isinstance(p, bool):
+            return (p, p)
+        if isinstance(p, tuple) and len(p) == 2 and all(isinstance(q, int) for q in p):
+            return p
+    return None
+
+
+def _conv_out(size: Any, kernel: int, stride: int, dilation: int, pad: Any) -> Any:
+    if not isinstance(size, int) or pad is None:
+        return None
+    if pad == "SAME":
+        return -(-size // stride)
+    span = size + pad[0] + pad[1] - dilation * (kernel - 1) - 1
+    return span // stride + 1 if span >= 0 else None
 
 
 def is_layer(name: str) -> bool:
