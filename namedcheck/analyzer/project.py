@@ -201,16 +201,15 @@ class Project:
         """The libcst module of a project file's text, parsed once per process and text (a checked file
         that is also another's dependency is parsed once); None when the deep-nesting pre-check rejects it
         (`checked`: the caller has already run that check)."""
-        import libcst as cst
-
-        from namedcheck.analyzer.budget import python_rejects
+        from namedcheck.analyzer.budget import cpython_accepted, python_rejects
+        from namedcheck.analyzer.parsing import parse_module
         key = str(path.resolve())
         hit = self.parsed.get(key)
         if hit is not None and hit[0] == text:
             return hit[1]
         if not checked and python_rejects(text) is not None:  # nests too deeply for libcst's native parser
             return None
-        module = cst.parse_module(text)
+        module = parse_module(text, trusted=cpython_accepted(text))
         if len(self.parsed) > 2000:
             self.parsed.clear()
         self.parsed[key] = (text, module)
