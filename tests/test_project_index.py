@@ -219,3 +219,62 @@ def test_check_source_without_project_is_module_local(tmp_path: Path) -> None:
     project = Project(ProjectIndex.for_paths([tmp_path / "pkg/mlp/layers.py"]), op_table())
     got = check_source(source, str(tmp_path / "pkg/train.py"), project=project)
     assert {(Path(d.path).name, d.code) for d in got} == {("train.py", "NC302"), ("layers.py", "NC203")}
+
+
+CHAIN = {
+    "pkg/__init__.py": "",
+    "pkg/layers.py": '''
+        import jax.numpy as jnp
+        from namedcheck import f32
+
+
+        def dense(x: f32[("B", 512)], w: f32[(512, 10)]) -> f32[("B", 10)]:
+            return jnp.dot(x, w)
+        ''',
+    "pkg/model.py": '''
+        import jax.numpy as jnp
+        from . import layers
+
+
+        def forward(w):
+            h = jnp.zeros((32, 512))
+            return layers.dense(h, w)
+        ''',
+    "pkg/train.py": '''
+        import jax.numpy as jnp
+        from .model import forward
+
+        out = forward(jnp.zeros((512, 10)))
+        ''',
+}
+
+
+def test_cache_rechecks_model_when_layers_changes(tmp_path: Path) -> None:
+    """Whole-project runs with a warm cache: an edit of layers.py re-checks model.py (which imports it) and
+    train.py (which imports it through model.py); reverting the edit serves the first results again."""
+    write(tmp_path, CHAIN)
+    cache = tmp_path / "cachedir"
+    assert codes(tmp_path, cache=cache) == set()
+    layers = tmp_path / "pkg/layers.py"
+    right = layers.read_text()
+    layers.write_text(right.replace('f32[("B", 512)]', 'f32[("B", 256)]'))
+    assert codes(tmp_path, cache=cache) == {("pkg/model.py", 8, "NC302"), ("pkg/layers.py", 7, "NC203")}
+    layers.write_text(right)
+    assert codes(tmp_path, cache=cache) == set()
+
+
+def test_generated_fifty_module_project(tmp_path: Path) -> None:
+    """The project of bench/project_bench.py: clean; a changed return annotation in layers/dense.py is found
+    at the call in train.py (three packages away) by a warm-cache run of the whole project."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("project_bench", Path(__file__).parent.parent / "bench/project_bench.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    files = bench.generate(tmp_path)
+    assert len(list(tmp_path.rglob("*.py"))) >= 50
+    cache = tmp_path / "cachedir"
+    assert codes(tmp_path, cache=cache) == set()
+    dense = files["layers"]
+    dense.write_text(dense.read_text().replace('f32[("O",)]) -> f32[("B", "O")]', 'f32[("O",)]) -> f32[("B", 128)]'))
+    assert codes(tmp_path, cache=cache) == {("src/bignet/train.py", 16, "NC301")}

@@ -68,9 +68,19 @@ def resident_pages() -> int:
         return 0
 
 
+_LAST_ACCEPTED: list[str] = []  # the last source CPython's parser accepted within limits (`cpython_accepted`)
+
+
+def cpython_accepted(source: str) -> bool:
+    """Whether `source` is the text the last `python_rejects` call saw CPython's parser accept (valid Python
+    of the running version, within the nesting limit): libcst may then skip validating its nodes."""
+    return bool(_LAST_ACCEPTED) and _LAST_ACCEPTED[0] is source
+
+
 def python_rejects(source: str) -> tuple[int, int, str] | None:
     """(line, column, message) when `source` nests too deeply for CPython's parser or for libcst, or holds a
     NUL byte. Other syntax errors are left to libcst (which reads syntax newer than the running Python)."""
+    _LAST_ACCEPTED.clear()
     nul = source.find("\0")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1
@@ -93,6 +103,7 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
     if deep is not None:
         return deep, 1, (f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
                          f"(namedcheck's limit; real code stays far below it)")
+    _LAST_ACCEPTED.append(source)
     return None
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, python_rejects
+from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
 from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
@@ -40,7 +41,7 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
         return [Diagnostic(path, line, column, line, column, "NC001", message)], True
     try:
         module = project.parse(file or Path(path), source, checked=True) if project is not None \
-            else cst.parse_module(source)
+            else parse_module(source, trusted=cpython_accepted(source))
     except cst.ParserSyntaxError as e:
         return [Diagnostic(path, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1, "NC001",
                            f"File does not parse: {e.message}")], True
@@ -139,10 +140,11 @@ def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (),
         return [], {}
     if python_rejects(source) is not None:
         return check_source(source, path, stub_paths), {}
+    trusted = cpython_accepted(source)
     if project is None:
         project = project_for(path, stub_paths)
     try:
-        module = cst.parse_module(source)
+        module = parse_module(source, trusted=trusted)
     except Exception:
         return check_source(source, path, stub_paths), {}
     an = _analyzer(module, stub_paths, project, Path(path), record_types=True)

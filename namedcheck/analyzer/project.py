@@ -32,6 +32,7 @@ class ProjectIndex:
                 self.roots.append(r)
         self._files: dict[str, Path | None] = {}
         self._tops: dict[str, bool] = {}
+        self._dirs: dict[str, bool] = {}  # namespace packages
 
     @classmethod
     def for_paths(cls, paths: list[str | Path]) -> ProjectIndex:
@@ -81,13 +82,16 @@ class ProjectIndex:
         return found
 
     def is_module(self, name: str) -> bool:
-        """A module, package or namespace package of the project."""
+        """A module, package or namespace package of the project (memoised, as `module_file` is)."""
         if not self.has_top(name):
             return False
         if self.module_file(name) is not None:
             return True
-        rel = Path(*name.split("."))
-        return any((r / rel).is_dir() for r in self.roots)
+        hit = self._dirs.get(name)
+        if hit is None:
+            rel = Path(*name.split("."))
+            hit = self._dirs[name] = any((r / rel).is_dir() for r in self.roots)
+        return hit
 
     def module_name(self, path: str | Path) -> tuple[str, bool] | None:
         """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
@@ -108,6 +112,15 @@ class ProjectIndex:
             if parts and len(r.parts) > best_len:
                 best, best_len = (".".join(parts), is_pkg), len(r.parts)
         return best
+
+
+def _stamp(path: Path) -> tuple[int, int]:
+    """(mtime in ns, size) of a file; (-1, -1) when it cannot be stat'ed."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
 
 
 def _nearest_pyproject(d: Path) -> Path | None:
@@ -149,7 +162,9 @@ class Project:
         self.displays = displays or {}
         self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
         self.loading: set[str] = set()
-        self._imports: dict[Path, tuple[str, ...]] = {}
+        self._imports: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}  # by (mtime, size)
+        self._digests: dict[Path, tuple[tuple[int, int], bytes]] = {}
+        self._resolved: dict[str, Path] = {}
         self.depth = 0
         self.guard: Any = None
         self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
@@ -201,16 +216,15 @@ class Project:
         """The libcst module of a project file's text, parsed once per process and text (a checked file
         that is also another's dependency is parsed once); None when the deep-nesting pre-check rejects it
         (`checked`: the caller has already run that check)."""
-        import libcst as cst
-
-        from namedcheck.analyzer.budget import python_rejects
+        from namedcheck.analyzer.budget import cpython_accepted, python_rejects
+        from namedcheck.analyzer.parsing import parse_module
         key = str(path.resolve())
         hit = self.parsed.get(key)
         if hit is not None and hit[0] == text:
             return hit[1]
         if not checked and python_rejects(text) is not None:  # nests too deeply for libcst's native parser
             return None
-        module = cst.parse_module(text)
+        module = parse_module(text, trusted=cpython_accepted(text))
         if len(self.parsed) > 2000:
             self.parsed.clear()
         self.parsed[key] = (text, module)
@@ -275,14 +289,25 @@ class Project:
             return str(p)
 
     # ---- incremental ---------------------------------------------------------------------------
+    def _resolve(self, path: Path) -> Path:
+        """`path.resolve()`, memoised (a realpath per lookup dominated a warm-cache run of many files)."""
+        key = str(path)
+        hit = self._resolved.get(key)
+        if hit is None:
+            hit = self._resolved[key] = path.resolve()
+        return hit
+
     def imported_modules(self, path: Path, name: str | None, is_package: bool) -> tuple[str, ...]:
-        """The project modules a file imports (read with `ast`, cheap)."""
-        key = path.resolve()
-        if key in self._imports:
-            return self._imports[key]
+        """The project modules a file imports (read with `ast`, cheap; memoised while the file's mtime and
+        size stay the same)."""
+        key = self._resolve(path)
+        stamp = _stamp(key)
+        hit = self._imports.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
         out: list[str] = []
         try:
-            tree = ast.parse(path.read_bytes())
+            tree = ast.parse(key.read_bytes())
         except (OSError, SyntaxError, ValueError):
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
@@ -295,8 +320,22 @@ class Project:
                     out.append(base)
                     out.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
         mods = tuple(sorted({m for m in out if self.index.module_file(m) is not None}))
-        self._imports[key] = mods
+        self._imports[key] = (stamp, mods)
         return mods
+
+    def _digest(self, path: Path) -> bytes | None:
+        """sha256 of a file's bytes, memoised while its mtime and size stay the same (None: unreadable)."""
+        key = self._resolve(path)
+        stamp = _stamp(key)
+        hit = self._digests.get(key)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            digest = hashlib.sha256(key.read_bytes()).digest()
+        except OSError:
+            return None
+        self._digests[key] = (stamp, digest)
+        return digest
 
     def imports_project(self, path: Path) -> bool:
         """Whether a file imports a module of the project (then it is analysed even without jax text)."""
@@ -319,11 +358,10 @@ class Project:
             f = self.index.module_file(m)
             if f is None:
                 continue
-            try:
-                data = f.read_bytes()
-            except OSError:
+            digest = self._digest(f)
+            if digest is None:
                 continue
-            digests.append(m.encode() + b"\0" + hashlib.sha256(data).digest())
+            digests.append(m.encode() + b"\0" + digest)
             todo.extend(self.imported_modules(f, m, f.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
