@@ -171,6 +171,9 @@ class ChunkPositions:
                 return shifted(r, offset)
         return default
 
+    def __contains__(self, node: object) -> bool:
+        return isinstance(node, cst.CSTNode) and self.get(node) is not None
+
     def __getitem__(self, node: cst.CSTNode) -> CodeRange:
         r = self.get(node)
         if r is None:
