@@ -191,10 +191,15 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
 # Ops that bind no primitive on their operand (the identity on real arrays, or a new array of its shape), and
 # shaping ops that are the identity when the shape does not change: JAX checks no mesh there.
 _NO_PRIMITIVE = {"jax.numpy.conj", "jax.numpy.conjugate", "jax.numpy.positive", "jax.numpy.real",
-                 "jax.lax.stop_gradient", "jax.device_put", "jax.numpy.asarray", "jax.numpy.array",
-                 *(f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full"))}
+                 "jax.lax.stop_gradient", "jax.device_put", "jax.numpy.asarray", "jax.numpy.array"}
+# `zeros_like(x)` keeps x's sharding and mesh; run eagerly under `set_mesh` of another mesh JAX places it on
+# x's mesh, under jit it broadcasts onto x's sharding and checks that mesh against the context's (NC812)
+_LIKE = {f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full")}
 _IDENTITY_IF_SAME_SHAPE = {f"jax.numpy.{n}" for n in ("transpose", "swapaxes", "permute_dims", "reshape", "squeeze",
                                                       "concatenate", "moveaxis")}
+
+
+_LIKE_RESHAPED = ("shape", "device", "out_sharding")
 
 
 def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
@@ -203,6 +208,12 @@ def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
     from namedcheck.engine.ops.sharding_rules import SHARDING_RULES
     from namedcheck.engine.sharding import check_meshes
 
+    if op.name in _LIKE:
+        a = call.args.get("a")
+        if not isinstance(a, ArrayType) or a.mesh is None or any(k in call.args for k in _LIKE_RESHAPED):
+            return None
+        return a.mesh if call.env.eager else check_meshes([(call.label("a"), a)], call.env.mesh if
+                                                          call.env.mesh_set else None, call.short)
     if op.name in _NO_PRIMITIVE or not (op.name in SHARDING_RULES or op.rule is FAMILIES.get("elementwise")):
         return None
     arrays = [(call.label(n), leaf) for n, v in call.args.items() for leaf in tree_leaves(v)
