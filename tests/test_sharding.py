@@ -178,3 +178,19 @@ def test_rejected_exactly_when_jax_raises(src: str, code: str | None) -> None:
     else:
         with pytest.raises(Exception):  # noqa: B017 - any JAX error counts
             exec(HEADER + src, namespace)  # noqa: S102
+
+
+def test_a_non_manual_axis_in_in_specs_is_reported_once_where_the_spec_is_written() -> None:
+    """JAX raises one error at the call for in_specs naming an axis outside axis_names: one NC604, at in_specs
+    (the spec's own fault), not a second one for the argument it is applied to."""
+    src = ("import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
+           "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n"
+           "x = jax.device_put(jnp.ones((8, 4)), P('data', 'model'))\n"
+           "a = jax.shard_map(lambda b: b, in_specs=P('data', 'model'), out_specs=P('data'), "
+           "axis_names={'data'})(x)\n"
+           "c = jax.shard_map(lambda b, d: b, in_specs=(P('data', 'model'), P()), out_specs=P('data'), "
+           "axis_names={'data'})(x, x)\n")
+    diags, _ = analyse_for_test(src, "pm.py")
+    got = [(d.line, d.code, d.column) for d in diags]
+    assert got == [(7, "NC604", src.splitlines()[6].index("P('data', 'model')") + 1),
+                   (8, "NC604", src.splitlines()[7].index("P('data', 'model')") + 1)], got

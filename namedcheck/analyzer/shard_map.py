@@ -175,10 +175,14 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
         locals_ = []
         for spec, v, w in leaves:
             if isinstance(v, ArrayType) and not v.has_ellipsis:
-                try:
+                try:  # a spec's own axes (in the mesh, manual, once): where it is written, as `define` reports
+                    maps.check_spec_names(spec, s.mesh, s.manual, "in_specs of shard_map")
+                except RuleError as e:
+                    raise Fail(param_node(ref, "in_specs"), e) from None
+                try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
-                except RuleError as e:  # a spec's own axes: where it is written; its fit to the argument: here
-                    raise Fail(param_node(ref, "in_specs") if e.code in ("NC501", "NC504") else node, e) from None
+                except RuleError as e:
+                    raise Fail(node, e) from None
             else:
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
