@@ -9,7 +9,8 @@ from namedcheck.engine.algebra import norm_axis, num_elements
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.values import ArrayType, Const, literal
+from namedcheck.engine.signature import as_array
+from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
 _DTYPE_MODE = {
     "sum": "int", "prod": "int", "mean": "float", "std": "float", "var": "float", "logsumexp": "float",
@@ -140,7 +141,16 @@ def lax_cumulative_rule(call: Call) -> Any:
 
 @rule("jax.lax.sort")
 def lax_sort_rule(call: Call) -> Any:
-    """lax.sort of one array keeps its shape (a sequence of operands: not modelled)."""
+    """lax.sort of one array keeps its shape; a sequence of operands of one shape (sorted together by the
+    first `num_keys`) gives a tuple of the same arrays' types."""
+    ops = call.args.get("operand")
+    if isinstance(ops, Seq):
+        items = [as_array(i) for i in ops.items]
+        if not items or not all(isinstance(i, ArrayType) and not i.has_ellipsis for i in items) or \
+                len({i.shape for i in items}) != 1:
+            raise Unprovable
+        norm_axis(literal(call.get("dimension", Const(-1))), len(items[0].shape), call.short)
+        return Seq(tuple(items), "tuple")
     x = call.array("operand")
     if not x.has_ellipsis:
         norm_axis(literal(call.get("dimension", Const(-1))), len(x.shape), call.short)

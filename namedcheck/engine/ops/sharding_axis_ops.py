@@ -89,6 +89,8 @@ def cumulative_sharding(call: Call, result: ArrayType) -> Shd | None:
 @sharding_rule("jax.numpy.sort", "jax.numpy.argsort", "jax.lax.sort")
 def sort_sharding(call: Call, result: ArrayType) -> Shd | None:
     """Sorting keeps the operand's sharding; the sorted dimension must be unsharded."""
+    if call.op == "jax.lax.sort" and isinstance(call.args.get("operand"), Seq):
+        return _sort_together(call)
     x, s = _operand(call)
     if call.op == "jax.lax.sort":
         if literal(call.get("num_keys", Const(1))) != 1:
@@ -101,6 +103,26 @@ def sort_sharding(call: Call, result: ArrayType) -> Shd | None:
         return ((),)
     i = norm_axis(axis, len(s), call.short)
     _along(call, x, s, i, "sorts along")
+    return s
+
+
+def _sort_together(call: Call) -> Shd:
+    """lax.sort of several operands: JAX needs them equally sharded (NC801) and each unsharded along the
+    sorted dimension (NC821); the results keep that sharding."""
+    items = [as_array(i) for i in call.args["operand"].items]
+    shds = [of(i) if isinstance(i, ArrayType) else None for i in items]
+    if not shds or any(s is None for s in shds):
+        raise Unprovable
+    first, s = items[0], shds[0]
+    assert s is not None
+    for j, other in enumerate(shds[1:], 1):
+        if other != s:
+            raise RuleError("NC801", f"{call.short} got operands of different shardings: operand 0 is "
+                                     f"{fmt_type(first)} and operand {j} {fmt_type(items[j])}; JAX sorts only "
+                                     f"equally sharded operands together",
+                            hint=f"jax.sharding.reshard operand {j} to {fmt_spec(s)} first")
+    i = norm_axis(_axis(call, "dimension", -1), len(s), call.short)
+    _along(call, first, s, i, "sorts along")
     return s
 
 

@@ -6,6 +6,7 @@ broadcast, select and convert_element_type. Each was checked against the install
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from namedcheck.engine.algebra import is_int, norm_axis
@@ -75,9 +76,22 @@ def keep_sharding(call: Call, result: ArrayType) -> Shd | None:
 @sharding_rule("jax.numpy.roll")
 def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
     """Rolling by `shift` along an axis concatenates two slices of lengths shift and n - shift (mod n):
-    along a sharded dim both must stay divisible by its mesh axes (NC822). axis=None: Unknown."""
+    along a sharded dim both must stay divisible by its mesh axes (NC822). axis=None rolls the array
+    flattened (a reshape to one dim and back): known where at most the leading dim is sharded."""
     x, s = _known(call, "a")
     axis, shift = literal(call.get("axis", Const(None))), literal(call.get("shift"))
+    if axis is None and is_int(shift) and not any(s[1:]):
+        n = math.prod(x.shape) if all(is_int(d) for d in x.shape) else None
+        if s and s[0] and n:
+            flat = x.with_shape((n,)).with_sharding(s[:1])
+            k = shift % n
+            if k:
+                for part in (k, n - k):
+                    check_divisible_out(call, flat, s[:1], (part,), f"rolls by {shift}: it slices",
+                                        note=" (axis=None rolls the array flattened)")
+        elif s and s[0]:
+            raise Unprovable
+        return s
     if not (is_int(axis) and is_int(shift)):
         raise Unprovable
     i = norm_axis(axis, len(s), call.short)
