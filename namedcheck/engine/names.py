@@ -71,7 +71,7 @@ METHODS: dict[str, str] = {
 # methods taking their shape / axes as *args (`x.reshape(3, 4)`, `x.transpose(1, 0)`)
 VARARG_METHODS = {"reshape", "transpose"}
 # `x.at[idx].<method>(...)`: the op `jax.numpy.ndarray.at.<method>` of (x, idx, ...) (stubs/jax.numpy.ndarray.at.pyi)
-AT_METHODS = {"get", "set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max"}
+AT_METHODS = {"get", "apply", "set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max"}
 AT_OPS = "jax.numpy.ndarray.at."
 
 OPERATORS: dict[str, str] = {

@@ -85,10 +85,10 @@ _AT = "jax.numpy.ndarray.at."
 AT_UPDATES = ("set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max")
 
 
-@rule(*[_AT + m for m in AT_UPDATES])
+@rule(*[_AT + m for m in (*AT_UPDATES, "apply")])
 def at_update_rule(call: Call) -> Any:
-    """`x.at[idx].set(v)` and the other updates: an array of x's shape and dtype (out-of-bounds updates are
-    dropped, so the index is not checked)."""
+    """`x.at[idx].set(v)`, the other updates and `.apply(func)`: an array of x's shape and dtype
+    (out-of-bounds updates are dropped, so the index is not checked)."""
     x = call.array("a")
     if x.has_ellipsis:
         raise Unprovable

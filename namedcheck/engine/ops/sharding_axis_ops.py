@@ -381,6 +381,21 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
     return tuple(out + list(s[dim:]))
 
 
+@sharding_rule("jax.numpy.ndarray.at.apply")
+def at_apply_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """`x.at[idx].apply(func)` (scatter_apply, which takes no out_sharding=): JAX resolves its out sharding
+    only for a fully replicated x; any sharded dimension, whatever the index, is NC806 (eager or jit)."""
+    x, s = _operand(call)
+    for dim, e in enumerate(s):
+        if e:
+            raise RuleError("NC806", f"{call.label('a')}.at[...].apply: the scatter's out sharding cannot be resolved "
+                                     f"unambiguously: {call.label('a')} ({fmt_type(x)}) has dimension {dim} split over "
+                                     f"{_axes_desc(e)}, and apply takes no out_sharding=",
+                            hint="jax.sharding.reshard the array to P() (fully replicated) before the update, "
+                                 "and back after it")
+    return s
+
+
 @sharding_rule(*[f"jax.numpy.ndarray.at.{m}" for m in ("set", "add", "subtract", "multiply", "mul", "divide", "div",
                                                          "power", "min", "max")])
 def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:

@@ -139,11 +139,16 @@ def one_hot_sharding(call: Call, result: ArrayType) -> Shd | None:
 
 @sharding_rule("jax.numpy.outer")
 def outer_sharding(call: Call, result: ArrayType) -> Shd | None:
-    """jnp.outer of vectors multiplies a column by a row: the result may not use one mesh axis twice."""
+    """jnp.outer multiplies a column by a row of the flattened operands: the result may not use one mesh
+    axis twice. An N-d operand is raveled first, which keeps a sharded leading dim's axes (known only when
+    no other dim is sharded)."""
     (_, sa), (_, sb) = _known(call, "a"), _known(call, "b")
-    if len(sa) != 1 or len(sb) != 1:
-        raise Unprovable  # N-d operands are flattened first (a reshape)
-    return check_distinct(call, sa + sb, f"{call.label('a')} and {call.label('b')}")
+    flat = []
+    for s in (sa, sb):
+        if any(s[1:]):
+            raise Unprovable  # the ravel of a later sharded dim is a reshape JAX may reject (NC805) or merge
+        flat.append(s[0] if s else ())
+    return check_distinct(call, (flat[0], flat[1]), f"{call.label('a')} and {call.label('b')}")
 
 
 @sharding_rule("jax.numpy.take_along_axis")
