@@ -223,7 +223,7 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     ops = [as_array(v) for v in call.extra] if call.extra else []
     if not ops and isinstance(call.args.get("operands"), Seq):
         ops = [as_array(v) for v in call.args["operands"].items]
-    if not isinstance(spec, str) or "->" not in spec or "." in spec or not 1 <= len(ops) <= 2:
+    if not isinstance(spec, str) or "->" not in spec or "." in spec or not ops:
         raise Unprovable
     lhs, outs = spec.replace(" ", "").split("->")
     terms = lhs.split(",")
@@ -232,6 +232,8 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     if any(len(set(t)) != len(t) or not t.isalpha() for t in terms) or len(set(outs)) != len(outs):
         raise Unprovable
     shds = [of(t) for t in ops]
+    if len(ops) > 2:
+        return _einsum_many(terms, outs, shds, has_out_sharding(call))
     if any(s is None for s in shds) and not has_out_sharding(call):
         return None
     entry: dict[str, tuple[str, ...]] = {}
@@ -249,6 +251,26 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     call.labels.setdefault("a", call.labels.get("operands", "") or "the first operand")
     call.labels.setdefault("b", "the second operand")
     return _contract(call, "a", "b", pairs, out, ops[0], ops[1], len(outs))
+
+
+def _einsum_many(terms: list[str], outs: str, shds: list[Shd | None], given_out: bool) -> Shd:
+    """einsum of three or more operands, contracted pairwise in opt_einsum's order. Known only where the
+    order cannot matter: no contracted letter is sharded, every operand holding an output letter splits it
+    alike (a batch dim sharded on one side takes the lhs's, so the order would decide), and the result uses
+    each mesh axis once; the output letters keep that sharding."""
+    if given_out or any(s is None for s in shds):
+        raise Unprovable
+    entry: dict[str, tuple[str, ...]] = {}
+    for term, s in zip(terms, shds):
+        assert s is not None
+        for letter, e in zip(term, s):
+            if letter not in outs and e or entry.setdefault(letter, e) != e:
+                raise Unprovable
+    out = tuple(entry[letter] for letter in outs)
+    axes = [a for e in out for a in e]
+    if len(axes) != len(set(axes)):
+        raise Unprovable
+    return out
 
 
 # ---- reductions and permutations ---------------------------------------------------------------------
