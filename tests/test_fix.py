@@ -169,3 +169,55 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     assert ("unfixed" in got["products"]) == unsafe and ("unfixed_rows" in got["products"]) == unsafe
     assert "out_sharding=P(None, None)" in src and "jnp.matmul(x, wm, out_sharding=P(None, 'model'))" in src
     assert "jax.sharding.reshard(product_ok, P('model', None))" in src
+
+
+CARRY_FIXES = ROOT / "tests" / "cases" / "fix_sharding.py"
+RUN_CARRY = r"""
+import ast, json, os, sys
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax
+import numpy as np
+path = sys.argv[1]
+ns = {"__name__": "fixed"}
+errors = []
+for stmt in ast.parse(open(path).read()).body:
+    try:
+        exec(compile(ast.Module([stmt], []), path, "exec"), ns)
+    except Exception as e:
+        errors.append([stmt.lineno, type(e).__name__])
+a = ns["a"]
+w = a.copy()
+while w.max() < 100:
+    w = w * 2
+want = {"scanned": a * 8, "sums": np.array([a.sum(), 2 * a.sum(), 4 * a.sum()]), "looped": a + 3, "doubled": w,
+        "shared_one": a * 9, "shared_two": a * 9, "stated": a * 2, "replicated": a + 1}
+values = {k: bool(np.allclose(np.asarray(ns[k]), v, rtol=1e-5)) for k, v in want.items() if k in ns}
+specs = {k: str(jax.typeof(ns[k])) for k in ("stated", "replicated") if k in ns}
+print(json.dumps({"errors": errors, "values": values, "specs": specs}))
+"""
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsafe: bool) -> None:
+    """`check --fix` reshards each loop body's carry output back (a body two loops share: only with
+    --unsafe-fixes) and each annotated value to its annotation's sharding: the fixed program runs under JAX,
+    every value equals numpy's, and the annotated values have the stated shardings."""
+    import subprocess
+    import sys
+    pytest.importorskip("jax")
+    f = tmp_path / "m.py"
+    shutil.copy(CARRY_FIXES, f)
+    main(["check", str(f), "--no-cache", "--unsafe-fixes" if unsafe else "--fix"])
+    src = f.read_text()
+    shared = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("shared_")}
+    left = {(d.line, d.code) for d in check_source(src, str(f))}
+    assert left == (set() if unsafe else {(i, "NC809") for i in shared}), left
+    out = subprocess.run([sys.executable, "-c", RUN_CARRY, str(f)], capture_output=True, text=True, timeout=300,
+                         check=True)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert {line for line, _ in got["errors"]} == (set() if unsafe else shared), got
+    assert got["values"] and all(got["values"].values()), got
+    assert len(got["values"]) == (8 if unsafe else 6), got
+    assert got["specs"] == {"stated": "float32[8,16@model]", "replicated": "float32[8,16]"}, got
+    assert "lambda c: jax.sharding.reshard(jax.sharding.reshard(c * 2, P(None, 'model')), P('data', None))" in src

@@ -460,6 +460,65 @@ def _fix_nc807(loc: Located, d: Diagnostic) -> list[Fix]:
                 True, (edit,))] if edit is not None else []
 
 
+_BACK_TO = re.compile(r"reshard the body's carry output back to (P\(.*\))$")
+_VALUE_TO = re.compile(r"reshard the value to (P\(.*\)), or correct the annotation$")
+_LOOP_BODY = {"lax.scan": (0, "f"), "lax.fori_loop": (2, "body_fun"), "lax.while_loop": (1, "body_fun")}
+
+
+def _resharded(loc: Located, node: cst.CSTNode, spec: str) -> Edit | None:
+    """`reshard(<node>, P(...))` in place of the node, spelled with this module's imports."""
+    reshard = loc.spelling("jax.sharding.reshard", "jax.reshard")
+    p = loc.spelling("jax.sharding.PartitionSpec", "jax.P")
+    if reshard is None or p is None:
+        return None
+    return _replace(loc, node, f"{reshard}({_code(loc, node)}, {p}{spec[1:]})")
+
+
+def _fix_nc809(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC809: the loop body's carry output resharded back to the sharding the carry entered with (reshard
+    moves data, never values: the loop computes the same). Safe for a loop in module code whose body is a
+    lambda or a function this loop alone names; unsafe where another loop or call may pass other shardings.
+    A carry of several items is left alone (the message names the item, the body's return spells a tree)."""
+    m = _BACK_TO.search(d.hint or "")
+    op = d.message.split(":", 1)[0]
+    node = next(iter(loc.nodes_at(d)), None)
+    if m is None or op not in _LOOP_BODY or not isinstance(node, cst.Call):
+        return []
+    fn = _argument(node, *_LOOP_BODY[op])
+    outs = _outputs(loc, fn)
+    if not outs:
+        return []
+    carries: list[cst.BaseExpression] = []
+    for out in outs:
+        if op == "lax.scan":
+            if not (isinstance(out, cst.Tuple) and len(out.elements) == 2 and not
+                    any(isinstance(e, cst.StarredElement) for e in out.elements)):
+                return []
+            out = out.elements[0].value
+        if isinstance(out, cst.Tuple | cst.List | cst.Dict):
+            return []
+        carries.append(out)
+    edits = [_resharded(loc, c, m.group(1)) for c in carries]
+    if any(e is None for e in edits):
+        return []
+    alone = isinstance(fn, cst.Lambda) or isinstance(fn, cst.Name) and \
+        len(re.findall(rf"\b{re.escape(fn.value)}\b", loc.source)) == 2  # its def and this loop
+    return [Fix(f"Reshard the body's carry output back to {m.group(1)}", alone and not _in_function(loc, node),
+                tuple(e for e in edits if e is not None))]
+
+
+def _fix_nc811(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC811 on an annotated assignment or a return: the value resharded to the annotation's sharding (the
+    same values). Safe in module code; in a function the value's sharding is that of the call analysed."""
+    m = _VALUE_TO.search(d.hint or "")
+    node = next(iter(loc.nodes_at(d)), None)
+    if m is None or node is None or not re.match(r"(`[^`]+`|The return value) is sharded ", d.message):
+        return []
+    edit = _resharded(loc, node, m.group(1))
+    return [Fix(f"Reshard the value to the annotation's {m.group(1)}", not _in_function(loc, node),
+                (edit,))] if edit is not None else []
+
+
 def _in_function(loc: Located, node: cst.CSTNode) -> bool:
     n: cst.CSTNode | None = node
     while n is not None:
@@ -470,7 +529,7 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
 
 
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
-    "NC802": _fix_nc802, "NC807": _fix_nc807, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
+    "NC802": _fix_nc802, "NC807": _fix_nc807, "NC809": _fix_nc809, "NC811": _fix_nc811, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
 }
 FIXABLE = frozenset(_FIXERS)
 
