@@ -46,21 +46,53 @@ def known_type(v: Any) -> ArrayType | Seq | None:
     dims = [*v.shape, *(s for _, s in v.named)]
     if not all(isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) for d in dims):
         return None
-    return ArrayType(v.dtype_code, v.shape, v.named)
+    out = ArrayType(v.dtype_code, v.shape, v.named)
+    shd = known_sharding(v)
+    return out.with_sharding(shd, v.mesh) if shd is not None else out
+
+
+def known_sharding(v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
+    """The sharding an annotation may state: every dim's mesh axes known, some dim split, over a fully
+    known mesh whose axes the sharding names are Explicit (a replicated value is left unstated: a plain
+    shape states no sharding, which always holds); positional integer dims only."""
+    s, m = v.sharding, v.mesh
+    if s is None or not any(s) or len(s) != len(v.shape) or v.named or m is None or m.open or m.types is None \
+            or v.unreduced or v.reduced or not all(isinstance(d, int) for d in v.shape):
+        return None
+    types = dict(zip(m.names, m.types))
+    return s if all(types.get(a) == "explicit" for e in s for a in e) else None
+
+
+def _unsharded(t: ArrayType | Seq | None) -> ArrayType | Seq | None:
+    if isinstance(t, Seq):
+        return Seq(tuple(_unsharded(i) for i in t.items), t.kind)
+    return t.with_sharding(None) if isinstance(t, ArrayType) and t.sharding is not None else t
 
 
 def agreed(values: list[Any]) -> ArrayType | Seq | None:
-    """The one fully known type all values have (None when one is not known or two differ)."""
+    """The one fully known type all values have (None when one is not known or two shapes differ; the
+    sharding only where every value has the same one)."""
     types = [known_type(v) for v in values]
-    if not types or any(t is None for t in types) or any(t != types[0] for t in types):
+    if not types or any(t is None for t in types):
         return None
-    return types[0]
+    if all(t == types[0] for t in types):
+        return types[0]
+    plain = [_unsharded(t) for t in types]
+    return plain[0] if all(t == plain[0] for t in plain) else None
+
+
+def _axes_text(e: tuple[str, ...]) -> str:
+    return "@" + (e[0] if len(e) == 1 else "(" + ",".join(e) + ")")
 
 
 def spell(t: ArrayType | Seq, annotated: bool) -> str:
     if isinstance(t, Seq):
         return "tuple[" + ", ".join(spell(i, annotated) for i in t.items) + "]"
-    text = repr(t)
+    if t.sharding is not None:  # `f32[('8@data', 4)]`: a split dim is written as a string
+        dims = ", ".join(repr(f"{d}{_axes_text(e)}") if e else str(d) for d, e in zip(t.shape, t.sharding))
+        text = f"{t.dtype_code}[({dims}{',' if len(t.shape) == 1 else ''})]"
+    else:
+        text = repr(t)
     return f"Annotated[jax.Array, {text}]" if annotated else text
 
 
