@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +168,7 @@ class Project:
         self._resolved: dict[str, Path] = {}
         self.depth = 0
         self.guard: Any = None
+        self._graph: tuple[float, dict[str, tuple[str, ...]] | None] | None = None
         self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
 
     # ---- names --------------------------------------------------------------------------------
@@ -368,6 +370,75 @@ class Project:
                 todo.append(parent)
         return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest() if digests else ""
 
+    # ---- what a file's analysis depends on (the mypy plugin's cache) ----------------------------
+    def related_digest(self, path: Path) -> str:
+        """A hash of the contents of every project module whose edit can change a file's analysis as a
+        checked file of a whole-project run: the modules it imports (transitively), the modules that
+        import it (transitively: their calls cause diagnostics inside it) and everything those import.
+        The project's files are listed from its roots (skipping hidden, virtual-environment and build
+        directories; at most `MAX_PROJECT_FILES`, past which only the imported modules count)."""
+        named = self.index.module_name(path)
+        if named is None:
+            return ""
+        graph = self._import_graph()
+        callers = {named[0]}
+        if graph is not None:
+            importers: dict[str, set[str]] = {}
+            for m, deps in graph.items():
+                for d in deps:
+                    importers.setdefault(d, set()).add(m)
+            todo = [named[0]]
+            while todo:
+                for m in importers.get(todo.pop(), ()):
+                    if m not in callers:
+                        callers.add(m)
+                        todo.append(m)
+        seen: set[str] = set()
+        digests: list[bytes] = []
+        todo = list(callers)
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            f = self.index.module_file(m)
+            if f is None:
+                continue
+            digest = self._digest(f)
+            if digest is not None:
+                digests.append(m.encode() + b"\0" + digest)
+            todo.extend(self.imported_modules(f, m, f.name == "__init__.py"))
+            parent = m.rpartition(".")[0]
+            if parent:
+                todo.append(parent)
+        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
+
+    def _import_graph(self) -> dict[str, tuple[str, ...]] | None:
+        """Module name -> the project modules it imports, for every Python file under the roots (listed
+        once per second at most); None when the project has more than `MAX_PROJECT_FILES` files."""
+        now = time.monotonic()
+        if self._graph is not None and now - self._graph[0] < 1.0:
+            return self._graph[1]
+        files: list[Path] = []
+        for root in self.index.roots:
+            for d, dirs, names in os.walk(root):
+                dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
+                           and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
+                files.extend(Path(d, n) for n in names if n.endswith(".py"))
+                if len(files) > MAX_PROJECT_FILES:
+                    self._graph = (now, None)
+                    return None
+        graph: dict[str, tuple[str, ...]] = {}
+        for f in files:
+            named = self.index.module_name(f)
+            if named is not None and named[0] not in graph and self.index.module_file(named[0]) is not None:
+                graph[named[0]] = self.imported_modules(f, *named)
+        self._graph = (now, graph)
+        return graph
+
+
+MAX_PROJECT_FILES = 5000
+_SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
 
 _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
 
