@@ -378,7 +378,8 @@ def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
 
 
 def _reported(path: str, module: str) -> bool:
-    """Whether the plugin analyses and reports a file: the user's own Python files that mention jax."""
+    """Whether the plugin analyses and reports a file: the user's own Python files that mention jax or
+    import their project's modules."""
     if not path.endswith(".py") or module.partition(".")[0] in _OWN_PACKAGES or _installed(path):
         return False  # mypy keeps installed packages silent
     return _relevant(path, *_stamp(path))
@@ -394,11 +395,18 @@ def _stamp(path: str) -> tuple[int, int]:
 
 @functools.lru_cache(maxsize=4096)
 def _relevant(path: str, mtime: int, size: int) -> bool:
+    """A file that mentions jax, or imports a module of its project (the calls of other files may cause
+    diagnostics in it; the CLI reports those too)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return is_relevant(f.read())
+            if is_relevant(f.read()):
+                return True
     except (OSError, UnicodeDecodeError):
         return False
+    from namedcheck.analyzer.project import project_for
+
+    project = project_for(path)
+    return project is not None and project.imports_project(Path(path))
 
 
 def _related_fingerprint(path: str) -> str:
