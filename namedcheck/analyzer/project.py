@@ -365,8 +365,7 @@ class Project:
             if digest is None:
                 continue
             digests.append(m.encode() + b"\0" + digest)
-            deps = graph.get(m) if graph is not None else None
-            todo.extend(deps if deps is not None else self._scanned_imports(f, m, f.name == "__init__.py"))
+            todo.extend(self.imported_modules(f, m, f.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
