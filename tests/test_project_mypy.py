@@ -125,3 +125,29 @@ def test_plugin_reports_the_cli_diagnostics_cold_and_after_editing_the_caller(na
         caller.write_text(text)
         want = _cli(project)
         assert _plugin(project, cache) == want, when
+
+
+_BLOCK = "import jax.numpy as jnp\n\n\ndef block(x, w):\n    return jnp.dot(x, w)\n"
+_CALLER = "import jax.numpy as jnp\n\nfrom .layers import block\n\ny = block(jnp.zeros((4, {n})), jnp.zeros((8, 2)))\n"
+
+
+def test_a_caller_fresh_in_the_cache_still_counts(tmp_path: Path) -> None:
+    """Editing one caller makes mypy check the callee again; the other caller, fresh in mypy's cache and
+    not checked, still causes its diagnostic inside the callee (the worker analyses it too)."""
+    project = tmp_path / "proj"
+    pkg = project / "pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "layers.py").write_text(_BLOCK)
+    (pkg / "a.py").write_text(_CALLER.format(n=3))  # a shape clash inside layers.py
+    (pkg / "b.py").write_text(_CALLER.format(n=8))
+    cache = tmp_path / "cache"
+    layers = str((pkg / "layers.py").resolve())
+    want = _cli(project)
+    assert (layers, 5, "NC203") in want
+    assert _plugin(project, cache) == want
+    (pkg / "b.py").write_text(_CALLER.format(n=5))  # now b's call clashes too (the same line of layers.py)
+    want = _cli(project)
+    assert _plugin(project, cache) == want
+    (pkg / "b.py").write_text(_CALLER.format(n=8) + "# edited\n")
+    assert _plugin(project, cache) == _cli(project) == {(layers, 5, "NC203")}

@@ -35,6 +35,7 @@ class ProjectIndex:
         self._files: dict[str, Path | None] = {}
         self._tops: dict[str, bool] = {}
         self._dirs: dict[str, bool] = {}  # namespace packages
+        self._names: dict[str, tuple[str, bool] | None] = {}
 
     @classmethod
     def for_paths(cls, paths: list[str | Path]) -> ProjectIndex:
@@ -97,6 +98,9 @@ class ProjectIndex:
 
     def module_name(self, path: str | Path) -> tuple[str, bool] | None:
         """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
+        key = str(path)
+        if key in self._names:
+            return self._names[key]
         p = Path(path).resolve()
         best: tuple[str, bool] | None = None
         best_len = -1
@@ -113,6 +117,9 @@ class ProjectIndex:
                 parts = parts[:-1]
             if parts and len(r.parts) > best_len:
                 best, best_len = (".".join(parts), is_pkg), len(r.parts)
+        if len(self._names) > 100_000:
+            self._names.clear()
+        self._names[key] = best
         return best
 
 
@@ -169,7 +176,7 @@ class Project:
         self._resolved: dict[str, Path] = {}
         self.depth = 0
         self.guard: Any = None
-        self._graph: tuple[float, dict[str, tuple[str, ...]] | None] | None = None
+        self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
         self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
 
     # ---- names --------------------------------------------------------------------------------
@@ -374,26 +381,29 @@ class Project:
     # ---- what a file's analysis depends on (the mypy plugin's cache) ----------------------------
     def related_digest(self, path: Path) -> str:
         """A hash of the contents of every project module whose edit can change a file's analysis as a
-        checked file of a whole-project run: the modules it imports (transitively), the modules that
-        import it (transitively: their calls cause diagnostics inside it) and everything those import.
+        checked file of a whole-project run: the modules that import it (transitively: their calls cause
+        diagnostics inside it), and everything those and the file itself import (transitively).
         The project's files are listed from its roots (skipping hidden, virtual-environment and build
-        directories; at most `MAX_PROJECT_FILES`, past which only the imported modules count)."""
+        directories; past `MAX_PROJECT_FILES` only the imported modules count). Cheap: a file is read
+        for imports only when its text names the module."""
         named = self.index.module_name(path)
         if named is None:
             return ""
-        graph = self._import_graph()
+        files = _project_files(tuple(self.index.roots))
         callers = {named[0]}
-        if graph is not None:
-            importers: dict[str, set[str]] = {}
-            for m, deps in graph.items():
-                for d in deps:
-                    importers.setdefault(d, set()).add(m)
-            todo = [named[0]]
-            while todo:
-                for m in importers.get(todo.pop(), ()):
-                    if m not in callers:
-                        callers.add(m)
-                        todo.append(m)
+        todo = [named[0]]
+        while todo and files is not None:
+            m = todo.pop()
+            last = m.rpartition(".")[2]
+            for f, text in files:
+                if last not in text:
+                    continue
+                other = self.index.module_name(f)
+                if other is None or other[0] in callers or self.index.module_file(other[0]) is None:
+                    continue
+                if m in self._scans_of(f, text, *other):
+                    callers.add(other[0])
+                    todo.append(other[0])
         seen: set[str] = set()
         digests: list[bytes] = []
         todo = list(callers)
@@ -408,43 +418,28 @@ class Project:
             digest = self._digest(f)
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
-            deps = graph.get(m) if graph is not None else None
-            todo.extend(deps if deps is not None else self._scanned_imports(f, m, f.name == "__init__.py"))
+            try:
+                text = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            todo.extend(self._scans_of(f, text, m, f.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
         return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
 
-    def _import_graph(self) -> dict[str, tuple[str, ...]] | None:
-        """Module name -> the project modules it imports, for every Python file under the roots (listed
-        once per second at most); None when the project has more than `MAX_PROJECT_FILES` files."""
-        now = time.monotonic()
-        if self._graph is not None and now - self._graph[0] < 1.0:
-            return self._graph[1]
-        files: list[Path] = []
-        for root in self.index.roots:
-            for d, dirs, names in os.walk(root):
-                dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
-                           and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
-                files.extend(Path(d, n) for n in names if n.endswith(".py"))
-                if len(files) > MAX_PROJECT_FILES:
-                    self._graph = (now, None)
-                    return None
-        graph: dict[str, tuple[str, ...]] = {}
-        for f in files:
-            named = self.index.module_name(f)
-            if named is not None and named[0] not in graph and self.index.module_file(named[0]) is not None:
-                graph[named[0]] = self._scanned_imports(f, *named)
-        self._graph = (now, graph)
-        return graph
+    def _scans_of(self, path: Path, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        key = (str(path), name, text)
+        hit = self._scans.get(key)
+        if hit is None:
+            if len(self._scans) > 10_000:
+                self._scans.clear()
+            hit = self._scans[key] = self._scanned_imports(text, name, is_package)
+        return hit
 
-    def _scanned_imports(self, path: Path, name: str, is_package: bool) -> tuple[str, ...]:
-        """The project modules a file may import, read with a regular expression (much cheaper than
-        `imported_modules`' parse; it may name more modules than are imported, never fewer)."""
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            return ()
+    def _scanned_imports(self, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        """The project modules a file's text may import, read with a regular expression (much cheaper
+        than `imported_modules`' parse; it may name more modules than are imported, never fewer)."""
         out: list[str] = []
         for m in _IMPORT.finditer(text):
             if m["names"] is not None:
@@ -463,6 +458,41 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+
                      r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
 MAX_PROJECT_FILES = 5000
 _SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
+_WALKS: dict[tuple[Path, ...], tuple[float, list[tuple[Path, str]] | None]] = {}
+
+
+def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
+    """The Python files under a project's roots with their texts (hidden, virtual-environment and build
+    directories skipped), read once per second at most; None past `MAX_PROJECT_FILES`."""
+    now = time.monotonic()
+    hit = _WALKS.get(roots)
+    if hit is not None and now - hit[0] < 1.0:
+        return hit[1]
+    paths: list[Path] = []
+    seen: set[str] = set()
+    for root in roots:
+        for d, dirs, names in os.walk(root):
+            dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
+                       and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
+            if d in seen:
+                dirs[:] = []
+                continue
+            seen.add(d)
+            paths.extend(Path(d, n) for n in names if n.endswith(".py"))
+            if len(paths) > MAX_PROJECT_FILES:
+                _WALKS[roots] = (now, None)
+                return None
+    files: list[tuple[Path, str]] = []
+    for p in paths:
+        try:
+            files.append((p, p.read_text(encoding="utf-8", errors="replace")))
+        except OSError:
+            continue
+    if len(_WALKS) > 64:
+        _WALKS.clear()
+    _WALKS[roots] = (now, files)
+    return files
+
 
 _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
 
