@@ -422,7 +422,8 @@ class Project:
                 text = f.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            todo.extend(self._scans_of(f, text, m, f.name == "__init__.py"))
+            imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))
+            todo.extend(self._scans_of(f, imports, m, f.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
@@ -462,7 +463,7 @@ _WALKS: dict[tuple[Path, ...], tuple[float, list[tuple[Path, str]] | None]] = {}
 
 
 def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
-    """The Python files under a project's roots with their texts (hidden, virtual-environment and build
+    """The Python files under a project's roots with their import statements (hidden, virtual-environment and build
     directories skipped), read once per second at most; None past `MAX_PROJECT_FILES`."""
     now = time.monotonic()
     hit = _WALKS.get(roots)
@@ -485,9 +486,10 @@ def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
     files: list[tuple[Path, str]] = []
     for p in paths:
         try:
-            files.append((p, p.read_text(encoding="utf-8", errors="replace")))
+            text = p.read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
+        files.append((p, "\n".join(m[0].strip() for m in _IMPORT.finditer(text))))  # its imports only
     if len(_WALKS) > 64:
         _WALKS.clear()
     _WALKS[roots] = (now, files)
