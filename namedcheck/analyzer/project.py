@@ -459,30 +459,35 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+
                      r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
 MAX_PROJECT_FILES = 5000
 _SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
-_WALKS: dict[tuple[Path, ...], tuple[float, list[tuple[Path, str]] | None]] = {}
+_WALKS: dict[Path, tuple[float, list[tuple[Path, str]] | None]] = {}
 
 
 def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
-    """The Python files under a project's roots with their import statements (hidden, virtual-environment and build
-    directories skipped), read once per second at most; None past `MAX_PROJECT_FILES`."""
+    """The Python files under a project's roots with their import statements (hidden, virtual-environment
+    and build directories skipped); None past `MAX_PROJECT_FILES`."""
+    out: dict[Path, str] = {}
+    for root in roots:
+        files = _root_files(root)
+        if files is None:
+            return None
+        out.update(files)
+    return list(out.items()) if len(out) <= MAX_PROJECT_FILES else None
+
+
+def _root_files(root: Path) -> list[tuple[Path, str]] | None:
+    """`_project_files` of one root, read once per second at most (projects share roots)."""
     now = time.monotonic()
-    hit = _WALKS.get(roots)
+    hit = _WALKS.get(root)
     if hit is not None and now - hit[0] < 1.0:
         return hit[1]
     paths: list[Path] = []
-    seen: set[str] = set()
-    for root in roots:
-        for d, dirs, names in os.walk(root):
-            dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
-                       and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
-            if d in seen:
-                dirs[:] = []
-                continue
-            seen.add(d)
-            paths.extend(Path(d, n) for n in names if n.endswith(".py"))
-            if len(paths) > MAX_PROJECT_FILES:
-                _WALKS[roots] = (now, None)
-                return None
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
+                   and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
+        paths.extend(Path(d, n) for n in names if n.endswith(".py"))
+        if len(paths) > MAX_PROJECT_FILES:
+            _WALKS[root] = (now, None)
+            return None
     files: list[tuple[Path, str]] = []
     for p in paths:
         try:
@@ -492,7 +497,7 @@ def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
         files.append((p, "\n".join(m[0].strip() for m in _IMPORT.finditer(text))))  # its imports only
     if len(_WALKS) > 64:
         _WALKS.clear()
-    _WALKS[roots] = (now, files)
+    _WALKS[root] = (now, files)
     return files
 
 
