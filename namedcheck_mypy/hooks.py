@@ -133,7 +133,19 @@ class NamedcheckPlugin(Plugin):
 
     # ---- configuration --------------------------------------------------------------------------
     def report_config_data(self, ctx: ReportConfigContext) -> Any:
-        return _fingerprint()  # another namedcheck (or an edited checkout) invalidates mypy's cache
+        """Another namedcheck (or an edited checkout) invalidates mypy's cache; so does, for a file of a
+        project, an edit of any project module whose analysis can change the file's diagnostics or types
+        (a caller, a callee, their callees): mypy then checks the file again. A file checked from the
+        cache is still part of the build: its calls count for the files mypy checks."""
+        try:
+            path = ctx.path
+            if path and _reported(path, ctx.id):
+                if ctx.is_check:
+                    self._worker.note(path)
+                return [_fingerprint(), _related_fingerprint(path)]
+        except Exception:
+            pass
+        return _fingerprint()
 
     def get_additional_deps(self, file: MypyFile) -> list[tuple[int, str, int]]:
         """Called once per (re-)parse of a file: anchor its diagnostics, and note whether it imports
@@ -160,14 +172,7 @@ class NamedcheckPlugin(Plugin):
         of the file reaches a hook (unannotated functions, code mypy cannot type)."""
         path = file.path
         self._files.pop(path, None)  # (re-)parsed: the file may have changed (dmypy)
-        if file.is_stub or not path.endswith(".py") or file.fullname.partition(".")[0] in _OWN_PACKAGES \
-                or _installed(path):  # mypy keeps installed packages silent
-            return
-        try:
-            with open(path, encoding="utf-8") as f:
-                if not is_relevant(f.read()):
-                    return
-        except (OSError, UnicodeDecodeError):
+        if file.is_stub or not _reported(path, file.fullname):
             return
         anchor = OpExpr("+", IntExpr(0), IntExpr(0))
         for node in (anchor, anchor.left, anchor.right):
@@ -176,7 +181,7 @@ class NamedcheckPlugin(Plugin):
         stmt.set_line(1, 0)
         file.defs.insert(0, stmt)
         self._anchors[path] = anchor
-        self._worker.submit(path)  # analysed while mypy reads the imports
+        self._worker.submit(path)  # analysed while mypy reads the imports (with the build's other files)
 
     # ---- hook selection ---------------------------------------------------------------------------
     def get_type_analyze_hook(self, fullname: str) -> Callable[[AnalyzeTypeContext], Type] | None:
@@ -347,15 +352,11 @@ class NamedcheckPlugin(Plugin):
             # mypy reports nothing for silenced modules (installed packages, follow_imports=silent)
             if path in api.msg.errors.ignored_files or path.endswith(".pyi"):
                 self._files[path] = None
-                try:
-                    self._worker.discard(path)
-                except KeyError:
-                    pass
             else:
                 try:
                     self._files[path] = _facts_of(self._worker.result(path))
                 except KeyError:
-                    self._files[path] = _analyse(path)
+                    self._files[path] = _facts_of(self._worker.in_process(path))
         return self._files[path]
 
 
@@ -374,6 +375,46 @@ def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
                 api.note(f"hint: {d.hint}", ctx, code=code)
     finally:
         errors._watchers = watchers
+
+
+def _reported(path: str, module: str) -> bool:
+    """Whether the plugin analyses and reports a file: the user's own Python files that mention jax or
+    import their project's modules."""
+    if not path.endswith(".py") or module.partition(".")[0] in _OWN_PACKAGES or _installed(path):
+        return False  # mypy keeps installed packages silent
+    return _relevant(path, *_stamp(path))
+
+
+def _stamp(path: str) -> tuple[int, int]:
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return (-1, -1)
+    return (st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=4096)
+def _relevant(path: str, mtime: int, size: int) -> bool:
+    """A file that mentions jax, or imports a module of its project (the calls of other files may cause
+    diagnostics in it; the CLI reports those too)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            if is_relevant(f.read()):
+                return True
+    except (OSError, UnicodeDecodeError):
+        return False
+    from namedcheck.analyzer.project import project_for
+
+    project = project_for(path)
+    return project is not None and project.imports_project(Path(path))
+
+
+def _related_fingerprint(path: str) -> str:
+    """A digest of the project modules whose edit can change this file's analysis (`Project.related_digest`)."""
+    from namedcheck.analyzer.project import project_for
+
+    project = project_for(path)
+    return project.related_digest(Path(path)) if project is not None else ""
 
 
 def _installed(path: str) -> bool:
@@ -414,66 +455,98 @@ def _facts_of(result: tuple[list[Any], dict[Any, Any]] | None) -> _FileFacts | N
 
 
 class _Worker:
-    """The helper process (`namedcheck_mypy.worker`) analysing files ahead of mypy's checker."""
+    """The helper process (`namedcheck_mypy.worker`) analysing the build's files ahead of mypy's checker.
+    Files are named as mypy reads them; the first result asked for closes the list (mypy has read the
+    whole build before it checks a file) and brings every file's result."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
         self.failed = False
-        self.sent: list[str] = []
-        self.done: dict[str, Any] = {}
+        self.build: dict[str, None] = {}  # every file of the build named so far (dmypy: of all updates)
+        self.done: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> (its stamp when analysed, result)
 
     def submit(self, path: str) -> None:
-        if self.failed or path in self.sent:
+        """A file mypy checks: analysed at once."""
+        hit = self.done.get(path)
+        if hit is not None and hit[0] == _stamp(path):
+            return  # parsed late in the same build (a dependency changed): its result stands
+        self.done.clear()  # a file changed (dmypy): every result may have
+        self._send("A", path)
+
+    def note(self, path: str) -> None:
+        """A file of the build mypy may not check (fresh in its cache): its calls count."""
+        if path not in self.build and self.proc is not None:
+            self._send("B", path)
+        self.build[path] = None
+
+    def _send(self, kind: str, path: str) -> None:
+        self.build[path] = None
+        if self.failed:
             return
         try:
             if self.proc is None:
                 self.proc = subprocess.Popen([sys.executable, "-m", "namedcheck_mypy.worker"],
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                              stderr=subprocess.DEVNULL)
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in self.build if p != path))
             assert self.proc.stdin is not None
-            self.proc.stdin.write(path.encode() + b"\n")
+            self.proc.stdin.write(f"{kind} {path}\n".encode())
             self.proc.stdin.flush()
-            self.sent.append(path)
         except Exception:
             self.failed = True
 
-    def discard(self, path: str) -> None:
-        """`path` will not be asked for (mypy keeps the file silent)."""
-        if path in self.sent:
-            self.result(path)
-
     def result(self, path: str) -> Any:
-        """The worker's result for `path`; raises KeyError when it was not sent or the worker failed."""
-        if path not in self.sent or self.failed or self.proc is None or self.proc.stdout is None:
-            raise KeyError(path)
-        while path not in self.done:
-            head = self.proc.stdout.read(8)
-            if len(head) < 8:
-                self.failed = True
+        """The result for `path`; raises KeyError when it was not named or the worker failed."""
+        if path not in self.done:
+            if path not in self.build:
                 raise KeyError(path)
-            (n,) = struct.unpack("<Q", head)
-            got, result = pickle.loads(self.proc.stdout.read(n))
-            self.done[got] = result
-        result = self.done.pop(path)
-        self.sent.remove(path)
-        if not self.sent:  # nothing pending: the worker ends now, not with mypy (dmypy starts another)
-            self.close()
-        return result
+            if self.proc is None:
+                self._send("B", path)
+            self._answer()
+        return self.done[path][1]
+
+    def _answer(self) -> None:
+        proc = self.proc
+        if self.failed or proc is None or proc.stdin is None or proc.stdout is None:
+            raise KeyError("no worker")
+        try:
+            proc.stdin.write(b"E\n")
+            proc.stdin.flush()
+            while True:
+                head = proc.stdout.read(8)
+                if len(head) < 8:
+                    raise EOFError
+                (n,) = struct.unpack("<Q", head)
+                got, result = pickle.loads(proc.stdout.read(n))
+                if got is None:
+                    break
+                self.done[got] = (_stamp(got), result)
+        except Exception:
+            self.failed = True
+            raise KeyError("worker failed") from None
+        finally:
+            self.close()  # the worker ends now, not with mypy (a dmypy update starts another)
+
+    def in_process(self, path: str) -> Any:
+        """The build's analysis in this process (the worker failed)."""
+        from namedcheck_mypy.worker import analyse_build  # libcst loads with the first file
+
+        if path not in self.done:
+            for p, result in analyse_build(list({**self.build, path: None})).items():
+                self.done[p] = (_stamp(p), result)
+        return self.done[path][1]
 
     def close(self) -> None:
+        """End the worker (at once: a file it is still analysing is not needed)."""
         proc, self.proc = self.proc, None
         if proc is not None and proc.stdin is not None:
             try:
                 proc.stdin.close()
-                proc.wait(timeout=5)
+                proc.wait(timeout=0.2)
             except Exception:
                 proc.kill()
-
-
-def _analyse(path: str) -> _FileFacts | None:
-    from namedcheck_mypy.worker import analyse  # libcst loads with the first file
-
-    return _facts_of(analyse(path))
+                proc.wait()
 
 
 def _mark_symbols(stmts: list[Any]) -> None:

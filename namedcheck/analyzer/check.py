@@ -135,25 +135,37 @@ def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (),
     """What the mypy plugin needs from one file: the diagnostics `check_source` gives, and the value
     of every array expression by span (see `ModuleAnalyzer.types_by_span`). Never raises.
     The file's project (`project_for(path)` unless given) is used as the CLI uses it; diagnostics
-    inside other modules are left to their own files."""
+    inside other modules are left out (see `analyse_target_for_plugin`)."""
+    own, _, types = analyse_target_for_plugin(source, path, stub_paths, project)
+    return own, types
+
+
+def analyse_target_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None) \
+        -> tuple[list[Diagnostic], list[Diagnostic], dict[tuple[int, int, int, int], object]]:
+    """`analyse_for_plugin`, plus the diagnostics the file's calls cause inside other modules of its
+    project (each located in its own file, as the CLI reports them). Never raises."""
     if not is_relevant(source):
-        return [], {}
+        return [], [], {}
     if python_rejects(source) is not None:
-        return check_source(source, path, stub_paths), {}
+        return check_source(source, path, stub_paths), [], {}
     trusted = cpython_accepted(source)
     if project is None:
         project = project_for(path, stub_paths)
     try:
         module = parse_module(source, trusted=trusted)
     except Exception:
-        return check_source(source, path, stub_paths), {}
+        return check_source(source, path, stub_paths), [], {}
     an = _analyzer(module, stub_paths, project, Path(path), record_types=True)
     an.guard = Guard(Limits())
+    if project is not None:
+        project.guard = an.guard
     try:
         with _deep_recursion():
             an.run()
-            return an.diagnostics(path, source_lines(source)), an.types_by_span()
+            own = an.diagnostics(path, source_lines(source))
+            others = project.dependency_diagnostics() if project is not None else []
+            return own, others, an.types_by_span()
     except (BudgetExceeded, MemoryError):
-        return _found_before_budget(an, path, source), {}
+        return _found_before_budget(an, path, source), [], {}
     except Exception:
-        return check_source(source, path, stub_paths), {}
+        return check_source(source, path, stub_paths), [], {}

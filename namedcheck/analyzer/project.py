@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
+import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +35,7 @@ class ProjectIndex:
         self._files: dict[str, Path | None] = {}
         self._tops: dict[str, bool] = {}
         self._dirs: dict[str, bool] = {}  # namespace packages
+        self._names: dict[str, tuple[str, bool] | None] = {}
 
     @classmethod
     def for_paths(cls, paths: list[str | Path]) -> ProjectIndex:
@@ -95,6 +98,9 @@ class ProjectIndex:
 
     def module_name(self, path: str | Path) -> tuple[str, bool] | None:
         """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
+        key = str(path)
+        if key in self._names:
+            return self._names[key]
         p = Path(path).resolve()
         best: tuple[str, bool] | None = None
         best_len = -1
@@ -111,6 +117,9 @@ class ProjectIndex:
                 parts = parts[:-1]
             if parts and len(r.parts) > best_len:
                 best, best_len = (".".join(parts), is_pkg), len(r.parts)
+        if len(self._names) > 100_000:
+            self._names.clear()
+        self._names[key] = best
         return best
 
 
@@ -167,6 +176,7 @@ class Project:
         self._resolved: dict[str, Path] = {}
         self.depth = 0
         self.guard: Any = None
+        self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
         self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
 
     # ---- names --------------------------------------------------------------------------------
@@ -367,6 +377,128 @@ class Project:
             if parent:
                 todo.append(parent)
         return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest() if digests else ""
+
+    # ---- what a file's analysis depends on (the mypy plugin's cache) ----------------------------
+    def related_digest(self, path: Path) -> str:
+        """A hash of the contents of every project module whose edit can change a file's analysis as a
+        checked file of a whole-project run: the modules that import it (transitively: their calls cause
+        diagnostics inside it), and everything those and the file itself import (transitively).
+        The project's files are listed from its roots (skipping hidden, virtual-environment and build
+        directories; past `MAX_PROJECT_FILES` only the imported modules count). Cheap: a file is read
+        for imports only when its text names the module."""
+        named = self.index.module_name(path)
+        if named is None:
+            return ""
+        files = _project_files(tuple(self.index.roots))
+        callers = {named[0]}
+        todo = [named[0]]
+        while todo and files is not None:
+            m = todo.pop()
+            last = m.rpartition(".")[2]
+            for f, text in files:
+                if last not in text:
+                    continue
+                other = self.index.module_name(f)
+                if other is None or other[0] in callers or self.index.module_file(other[0]) is None:
+                    continue
+                if m in self._scans_of(f, text, *other):
+                    callers.add(other[0])
+                    todo.append(other[0])
+        seen: set[str] = set()
+        digests: list[bytes] = []
+        todo = list(callers)
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            f = self.index.module_file(m)
+            if f is None:
+                continue
+            digest = self._digest(f)
+            if digest is not None:
+                digests.append(m.encode() + b"\0" + digest)
+            try:
+                text = f.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))
+            todo.extend(self._scans_of(f, imports, m, f.name == "__init__.py"))
+            parent = m.rpartition(".")[0]
+            if parent:
+                todo.append(parent)
+        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
+
+    def _scans_of(self, path: Path, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        key = (str(path), name, text)
+        hit = self._scans.get(key)
+        if hit is None:
+            if len(self._scans) > 10_000:
+                self._scans.clear()
+            hit = self._scans[key] = self._scanned_imports(text, name, is_package)
+        return hit
+
+    def _scanned_imports(self, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        """The project modules a file's text may import, read with a regular expression (much cheaper
+        than `imported_modules`' parse; it may name more modules than are imported, never fewer)."""
+        out: list[str] = []
+        for m in _IMPORT.finditer(text):
+            if m["names"] is not None:
+                out.extend(n.split()[0] for n in m["names"].split(",") if n.strip())
+                continue
+            base = absolute_import(m["module"] or None, len(m["dots"]), name, is_package) \
+                if not m["dots"] or name else None
+            if base:
+                out.append(base)
+                out.extend(f"{base}.{n.split()[0]}" for n in m["what"].strip("()").split(",")
+                           if n.strip() and n.split()[0].isidentifier())
+        return tuple(sorted({m for m in out if self.index.has_top(m) and self.index.module_file(m) is not None}))
+
+
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]+(?P<what>\([^)]*\)|[^\n#;]*)"
+                     r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
+MAX_PROJECT_FILES = 5000
+_SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
+_WALKS: dict[Path, tuple[float, list[tuple[Path, str]] | None]] = {}
+
+
+def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
+    """The Python files under a project's roots with their import statements (hidden, virtual-environment
+    and build directories skipped); None past `MAX_PROJECT_FILES`."""
+    out: dict[Path, str] = {}
+    for root in roots:
+        files = _root_files(root)
+        if files is None:
+            return None
+        out.update(files)
+    return list(out.items()) if len(out) <= MAX_PROJECT_FILES else None
+
+
+def _root_files(root: Path) -> list[tuple[Path, str]] | None:
+    """`_project_files` of one root, read once per second at most (projects share roots)."""
+    now = time.monotonic()
+    hit = _WALKS.get(root)
+    if hit is not None and now - hit[0] < 1.0:
+        return hit[1]
+    paths: list[Path] = []
+    for d, dirs, names in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
+                   and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
+        paths.extend(Path(d, n) for n in names if n.endswith(".py"))
+        if len(paths) > MAX_PROJECT_FILES:
+            _WALKS[root] = (now, None)
+            return None
+    files: list[tuple[Path, str]] = []
+    for p in paths:
+        try:
+            text = p.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        files.append((p, "\n".join(m[0].strip() for m in _IMPORT.finditer(text))))  # its imports only
+    if len(_WALKS) > 64:
+        _WALKS.clear()
+    _WALKS[root] = (now, files)
+    return files
 
 
 _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
