@@ -4,7 +4,8 @@
 the names each binds and reads. `partial_text(wanted)` is the text with every statement that the wanted
 names do not need (transitively: a statement binding any name another kept statement reads, anywhere in it)
 turned into blank lines, so libcst parses little and every kept node keeps its line and column in the file.
-Imports, statements that bind nothing, and those that lay out devices or configure JAX are always kept; the
+Imports, compound statements, statements that bind nothing, and assignments that lay out devices or configure JAX
+are always kept; the
 `if __name__ == "__main__":` block never (a dependency does not run it).
 """
 
@@ -64,8 +65,10 @@ class ModuleOutline:
             else:  # imports, expressions, compound statements: kept (cheap, and they may bind anything)
                 always = True
             reads = frozenset(n.id for n in ast.walk(s) if isinstance(n, ast.Name))
-            seg = "".join(self.lines[first - 1:last])
-            always = always or not binds or bool(_ALWAYS.search(seg))
+            if not always and not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                # module code that lays out the devices or configures JAX runs whatever is imported
+                always = bool(_ALWAYS.search("".join(self.lines[first - 1:last])))
+            always = always or not binds
             stmts.append(_Stmt(first, last, frozenset(binds), reads, always))
         self.stmts = stmts
         self._parsed: dict[int, tuple[tuple[Any, ...], int]] = {}  # statement -> (libcst statements, last line)
