@@ -397,8 +397,10 @@ class ModuleAnalyzer:
 
     def _owner_of(self, node: cst.CSTNode) -> Any:
         """The loaded project module whose syntax tree holds `node` (None when none does)."""
-        for an in list(getattr(self.project, "loaded", {}).values()):
-            if an is not None and an is not self and node in an.positions():
+        found = getattr(self.project, "analyzers", None)
+        analyzers = found() if found is not None else []
+        for an in analyzers:
+            if an is not self and node in an.positions():
                 return an
         return None
 

@@ -175,9 +175,11 @@ class Project:
         self._digests: dict[Path, tuple[tuple[int, int], bytes]] = {}
         self._resolved: dict[str, Path] = {}
         self.depth = 0
-        self.guard: Any = None
+        self.guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
         self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
-        self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)  # the budget of the file being checked (analyzer/budget.Guard)
+        self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)
+        self._partial: dict[str, tuple[Any, set[str]]] = {}  # module -> (ModuleOutline, names it was run for)
+        self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
 
     # ---- names --------------------------------------------------------------------------------
     def owns(self, qualname: str) -> bool:
@@ -198,7 +200,7 @@ class Project:
             return None
         if i == len(parts):
             return QualRef(mod)
-        an = self.load(mod)
+        an = self.load(mod, parts[i])
         if an is None:
             return None
         self.depth += 1
@@ -240,12 +242,19 @@ class Project:
         self.parsed[key] = (text, module)
         return module
 
-    def load(self, name: str) -> Any:
-        """The (quiet) analyzer of a project module, its body run once; None when it cannot be read."""
-        if name in self.loaded:
-            return self.loaded[name]
+    def load(self, name: str, wanted: str | None = None) -> Any:
+        """The (quiet) analyzer of a project module, its body run once; None when it cannot be read.
+        `wanted`: the name read from it. Unless the whole text is already parsed (a checked file), only the
+        statements the names read so far need are parsed and run (`analyzer/partial.py`); a name outside
+        them runs the module again with it (the earlier analyzer is kept for its diagnostics)."""
+        an = self.loaded.get(name, False)
+        if an is not False:
+            part = self._partial.get(name)
+            if an is None or part is None or wanted is None or wanted in part[1] \
+                    or not part[0].binds(wanted):
+                return an
         if name in self.loading:
-            return None  # an import cycle: the names it reads are Unknown
+            return an or None  # an import cycle: the names it reads (beyond those already run) are Unknown
         path = self.index.module_file(name)
         if path is None:
             self.loaded[name] = None
@@ -253,26 +262,58 @@ class Project:
 
         from namedcheck.analyzer.module import ModuleAnalyzer
         self.loading.add(name)
-        an = None
+        new = None
         try:
-            module = self.parse(path, path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
+            module = self._dependency_module(name, path, text, wanted)
             if module is None:
                 raise ValueError(path)
-            an = ModuleAnalyzer(module, self.ops, project=self, modname=name,
-                                is_package=path.name == "__init__.py", dependency=True)
-            an.path = path
-            an.run()
+            new = ModuleAnalyzer(module, self.ops, project=self, modname=name,
+                                 is_package=path.name == "__init__.py", dependency=True)
+            new.path = path
+            new.run()
         except Exception:
-            an = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
+            new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
         finally:
             self.loading.discard(name)
-        self.loaded[name] = an
-        return an
+        if an:
+            self.retired.append(an)
+        self.loaded[name] = new
+        return new
+
+    def _dependency_module(self, name: str, path: Path, text: str, wanted: str | None) -> Any:
+        """The libcst module a dependency runs: the whole text when it is parsed already (or most of it is
+        needed), else the statements the names wanted from it need, the rest blanked."""
+        key = str(path.resolve())
+        hit = self.parsed.get(key)
+        if hit is not None and hit[0] == text:
+            self._partial.pop(name, None)
+            return hit[1]
+        from namedcheck.analyzer.budget import python_rejects
+        part = self._partial.get(name)
+        if part is None or part[0].text != text:
+            from namedcheck.analyzer.partial import ModuleOutline
+            if python_rejects(text) is not None:
+                return None
+            try:
+                outline = ModuleOutline(text, ast.parse(text))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return self.parse(path, text, checked=True)
+            part = (outline, set())
+        outline, names = part
+        names = {*names, *([wanted] if wanted else [])}
+        keep = outline.needed(names)
+        if outline.share(keep) > 0.8:
+            self._partial.pop(name, None)
+            return self.parse(path, text, checked=True)
+        self._partial[name] = (outline, names)
+        return outline.partial_module(keep)  # CPython accepted the whole text: each statement of it too
 
     # ---- one checked file --------------------------------------------------------------------
     def begin_target(self) -> None:
         """A new checked file: call-specific analyses of the dependencies start afresh, so the file's
         result holds every diagnostic its calls cause (the result cache stores it with the file)."""
+        self.retired.clear()
         for an in self.loaded.values():
             if an is not None:
                 an.reset_calls()
@@ -280,14 +321,18 @@ class Project:
     def dependency_diagnostics(self) -> list[Diagnostic]:
         """Diagnostics found inside dependency modules by the calls of the file just analysed."""
         out: list[Diagnostic] = []
-        for an in self.loaded.values():
-            if an is not None and an.found:
+        for an in self.analyzers():
+            if an.found:
                 try:
                     lines = an.path.read_text(encoding="utf-8").splitlines()
                     out.extend(an.diagnostics(self.display(an.path), lines))
                 except Exception:
                     continue
         return out
+
+    def analyzers(self) -> list[Any]:
+        """Every loaded module's analyzer, the earlier ones of modules run again included."""
+        return [*(an for an in self.loaded.values() if an is not None), *self.retired]
 
     def display(self, path: Path) -> str:
         p = path.resolve()
