@@ -98,7 +98,7 @@ class ProjectIndex:
 
     def module_name(self, path: str | Path) -> tuple[str, bool] | None:
         """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
-        key = str(path)
+        key = os.path.abspath(path)
         if key in self._names:
             return self._names[key]
         p = Path(path).resolve()
