@@ -69,6 +69,12 @@ def resident_pages() -> int:
 
 
 _LAST_ACCEPTED: list[str] = []  # the last source CPython's parser accepted within limits (`cpython_accepted`)
+_LAST_TREE: list[ast.Module] = []  # its `ast` tree
+
+
+def accepted_tree(source: str) -> ast.Module | None:
+    """The `ast` tree of `source` when it is the text the last `python_rejects` call accepted (no second parse)."""
+    return _LAST_TREE[0] if _LAST_TREE and cpython_accepted(source) else None
 
 
 def cpython_accepted(source: str) -> bool:
@@ -81,6 +87,7 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
     """(line, column, message) when `source` nests too deeply for CPython's parser or for libcst, or holds a
     NUL byte. Other syntax errors are left to libcst (which reads syntax newer than the running Python)."""
     _LAST_ACCEPTED.clear()
+    _LAST_TREE.clear()
     nul = source.find("\0")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1
@@ -104,6 +111,7 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
         return deep, 1, (f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
                          f"(namedcheck's limit; real code stays far below it)")
     _LAST_ACCEPTED.append(source)
+    _LAST_TREE.append(tree)
     return None
 
 

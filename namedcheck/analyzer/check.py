@@ -35,7 +35,9 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
     result then also holds diagnostics its calls cause inside those modules. `file`: where it lives."""
     if not force and not is_relevant(source):
         return [], True
-    rejected = python_rejects(source)
+    # a project module parsed already as another file's dependency passed this check then
+    rejected = None if project is not None and project.is_parsed(file or Path(path), source) \
+        else python_rejects(source)
     if rejected is not None:
         line, column, message = rejected
         return [Diagnostic(path, line, column, line, column, "NC001", message)], True

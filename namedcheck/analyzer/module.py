@@ -69,7 +69,9 @@ class ModuleAnalyzer:
         self.ops = ops
         self.imports: dict[str, str] = {}
         self.found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]] = {}
-        self.memo: dict[Any, Any] = {}
+        # call analyses: key -> (result, what it reported (replayed on a hit), complete: no bound cut it short)
+        self.memo: dict[Any, tuple[Any, tuple[Any, ...], bool]] = {}
+        self.log: CallLog = getattr(project, "log", None) or CallLog()
         self.active: set[Any] = set()
         self.depth = 0
         self.signatures: dict[int, tuple[Signature, Frame]] = {}
@@ -96,7 +98,11 @@ class ModuleAnalyzer:
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        self.found.setdefault((id(node), err.code), (node, err))
+        key = (id(node), err.code)
+        if key not in self.found:
+            self.found[key] = (node, err)
+            if self.log.recording:
+                self.log.recording[-1].append((self, key, (node, err)))
 
     def checkpoint(self) -> None:
         """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
@@ -159,10 +165,14 @@ class ModuleAnalyzer:
         return None
 
     def reset_calls(self) -> None:
-        """Forget call-specific analyses and their diagnostics (a dependency between checked files)."""
-        self.memo.clear()
+        """A new checked file: forget the diagnostics of the last one and the call analyses that depended on
+        where they were called from (cut short by a depth, recursion or work bound); complete ones are kept
+        with the diagnostics they found, which a later call replays (`CallLog`)."""
+        for k in [k for k, entry in self.memo.items() if not entry[2]]:
+            del self.memo[k]
         self.active.clear()
         self.found.clear()
+        self.unbound_names = []
         self.steps = 0
         self.depth = 0
 
@@ -315,30 +325,51 @@ class ModuleAnalyzer:
                                      caller.env))
         except TypeError:
             key = None
-        if key is not None and key in self.memo:
-            return self.memo[key]
         running = self.running.get(id(ref.node), 0)
-        if self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
+        if key is not None and key in self.memo:
+            out = self.memoised(key, lambda: UNKNOWN)
+        elif self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
                 or running >= MAX_RECURSION:
+            self.log.cuts += 1  # what this call would find depends on where it is made from
             return UNKNOWN
-        self.checkpoint()
-        if key is not None:
-            self.active.add(key)
-        self.depth += 1
-        self.running[id(ref.node)] = running + 1
-        try:
-            owner = caller.function if caller.function is not None else caller.nc705_owner
-            out = self.body_values(ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env,
-                                   nc705_owner=owner)
-        finally:
-            self.depth -= 1
-            self.running[id(ref.node)] = running
+        else:
+            self.checkpoint()
             if key is not None:
-                self.active.discard(key)
-        if key is not None:
-            self.memo[key] = out
+                self.active.add(key)
+            self.depth += 1
+            self.running[id(ref.node)] = running + 1
+            owner = caller.function if caller.function is not None else caller.nc705_owner
+            try:
+                out = self.memoised(key, lambda: self.body_values(
+                    ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
+            finally:
+                self.depth -= 1
+                self.running[id(ref.node)] = running
+                if key is not None:
+                    self.active.discard(key)
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
+        return out
+
+    def memoised(self, key: Any, compute: Any) -> Any:
+        """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed
+        on each later hit (see `CallLog`)."""
+        log = self.log
+        if key is not None:
+            hit = self.memo.get(key)
+            if hit is not None:
+                log.replay(hit[1], hit[2])
+                return hit[0]
+        cuts = log.cuts
+        log.recording.append([])
+        try:
+            out = compute()
+        finally:
+            effects = log.recording.pop()
+            if log.recording:
+                log.recording[-1].extend(effects)
+        if key is not None:
+            self.memo[key] = (out, tuple(effects), log.cuts == cuts)
         return out
 
     def escapes(self, ref: FuncRef) -> bool:
@@ -355,6 +386,8 @@ class ModuleAnalyzer:
         """NC705 found analysing a function on its own: reported at the end unless the function turns
         out to run under a map (called from a map body, passed to one, or used as a value)."""
         self.unbound_names.append((ref, node, err))
+        if self.log.recording:
+            self.log.recording[-1].append((self, None, (ref, node, err)))
 
     def _settle_unbound_names(self) -> None:
         for ref, node, err in self.unbound_names:
@@ -437,6 +470,31 @@ class ModuleAnalyzer:
             if v is not UNKNOWN or line not in out:
                 out[line] = v
         return out
+
+
+class CallLog:
+    """What call analyses found, so that a memoised call replays it (whole-project runs keep a dependency's
+    complete call analyses from one checked file to the next; each file's result holds what its calls find).
+    One per project, shared by its modules' analyzers."""
+
+    def __init__(self) -> None:
+        self.recording: list[list[tuple[Any, Any, Any]]] = []  # one list per call being analysed, innermost last
+        self.cuts = 0  # calls not followed (depth, recursion, work bounds): an analysis that saw one is partial
+        self.touched: set[Any] = set()  # analyzers a replay reported into during the current checked file
+
+    def replay(self, effects: tuple[tuple[Any, Any, Any], ...], complete: bool) -> None:
+        """A memoised call's diagnostics (and deferred NC705s) reported again, where they were found."""
+        if not complete:
+            self.cuts += 1
+        for an, key, item in effects:
+            if key is None:
+                if item not in an.unbound_names:
+                    an.unbound_names.append(item)
+            elif key not in an.found:
+                an.found[key] = item
+            self.touched.add(an)
+        if self.recording:
+            self.recording[-1].extend(effects)
 
 
 class _Key:

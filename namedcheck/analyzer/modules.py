@@ -120,9 +120,34 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     init = info.methods.get("__init__")
     if init is None:
         return NotImplemented
-    building = BuildingRef(info, {})
-    f.call_value(init, [building, *pos], kw, [None] * (len(pos) + 1), {}, node)
-    return _built(building)
+
+    def build() -> InstanceRef:
+        building = BuildingRef(info, {})
+        f.call_value(init, [building, *pos], kw, [None] * (len(pos) + 1), {}, node)
+        return _built(building)
+
+    return _memoised(f, init, ("__init__", info, tuple(pos), tuple(sorted(kw.items()))), build)
+
+
+def _memoised(f: Any, method: Any, parts: tuple[Any, ...], compute: Any) -> Any:
+    """A construction or `setup` memoised like a call (by the analyzer of the module defining the class, for
+    the caller's map context): building the same instance twice runs the method's body once."""
+    an = getattr(getattr(method, "scope", None), "an", None)
+    if an is None:
+        return compute()
+    try:
+        key: Any = _CtorKey((*parts, f.silent, f.env))
+    except TypeError:
+        key = None
+    return an.memoised(key, compute)
+
+
+class _CtorKey(tuple):  # type: ignore[type-arg]
+    """A hashable memo key (hashing fails early, with TypeError, for unhashable arguments)."""
+
+    def __new__(cls, parts: tuple[Any, ...]) -> _CtorKey:
+        hash(parts)
+        return super().__new__(cls, parts)
 
 
 def _built(b: BuildingRef) -> Any:
@@ -147,9 +172,13 @@ def with_setup(f: Any, inst: InstanceRef, node: cst.CSTNode) -> InstanceRef:
     setup = inst.cls.methods.get("setup")
     if setup is None or inst.values is None or not is_linen(inst.cls):
         return inst
-    building = BuildingRef(inst.cls, dict(inst.values))
-    f.call_value(setup, [building], {}, [None], {}, node)
-    return _built(building)
+
+    def build() -> InstanceRef:
+        building = BuildingRef(inst.cls, dict(inst.values or ()))
+        f.call_value(setup, [building], {}, [None], {}, node)
+        return _built(building)
+
+    return _memoised(f, setup, ("setup", inst), build)
 
 
 def call_instance(f: Any, inst: InstanceRef | BuildingRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],

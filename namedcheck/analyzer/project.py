@@ -164,9 +164,14 @@ class Project:
     """The modules of one project, loaded on demand as quiet dependencies of the checked files."""
 
     def __init__(self, index: ProjectIndex, ops: dict[str, Any] | None = None,
-                 displays: dict[Path, str] | None = None, stub_paths: tuple[str, ...] = ()) -> None:
+                 displays: dict[Path, str] | None = None, stub_paths: tuple[str, ...] = (),
+                 base: Project | None = None) -> None:
+        from namedcheck.analyzer.module import CallLog
         self.index = index
-        self._ops = ops
+        # `base`: the project of the run's own roots, when this one adds a checked script's directory to them;
+        # modules found under the base's roots are the base's (loaded once for all its scripts' projects)
+        self.base = base
+        self._ops = ops if ops is not None or base is None else base._ops
         self.stub_paths = stub_paths
         self.displays = displays or {}
         self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
@@ -175,11 +180,26 @@ class Project:
         self._digests: dict[Path, tuple[tuple[int, int], bytes]] = {}
         self._resolved: dict[str, Path] = {}
         self.depth = 0
-        self.guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
+        self._guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
+        self.log: Any = base.log if base is not None else CallLog()  # call analyses' findings (replayed)
         self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
-        self.parsed: dict[str, tuple[str, Any]] = {}  # resolved path -> (text, libcst module)
-        self._partial: dict[str, tuple[Any, set[str]]] = {}  # module -> (ModuleOutline, names it was run for)
+        self.parsed: dict[str, tuple[str, Any]] = base.parsed if base is not None else {}  # path -> (text, module)
+        self._partial: dict[str, tuple[Any, set[int]]] = {}  # module -> (ModuleOutline, the statements it ran)
         self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
+
+    @property
+    def guard(self) -> Any:
+        return self._guard
+
+    @guard.setter
+    def guard(self, guard: Any) -> None:
+        self._guard = guard
+        if self.base is not None:
+            self.base.guard = guard
+
+    def _delegated(self, name: str) -> bool:
+        """Whether a module name is the base project's (its roots come first in this index too)."""
+        return self.base is not None and self.base.index.has_top(name)
 
     # ---- names --------------------------------------------------------------------------------
     def owns(self, qualname: str) -> bool:
@@ -189,6 +209,8 @@ class Project:
         """The value a dotted name of the project stands for (a function, class, constant, module as a
         `QualRef`); None when it is not the project's or not known."""
         from namedcheck.analyzer.refs import QualRef
+        if self._delegated(qualname):
+            return self.base.resolve(qualname)  # type: ignore[union-attr]
         if not self.owns(qualname) or self.depth > MAX_RESOLVE_DEPTH:
             return None
         parts = qualname.split(".")
@@ -242,17 +264,24 @@ class Project:
         self.parsed[key] = (text, module)
         return module
 
+    def is_parsed(self, path: Path, text: str) -> bool:
+        """Whether this text of a project file is parsed already (it passed the deep-nesting pre-check)."""
+        hit = self.parsed.get(str(path.resolve()))
+        return hit is not None and hit[0] == text
+
     def load(self, name: str, wanted: str | None = None) -> Any:
         """The (quiet) analyzer of a project module, its body run once; None when it cannot be read.
         `wanted`: the name read from it. Unless the whole text is already parsed (a checked file), only the
         statements the names read so far need are parsed and run (`analyzer/partial.py`); a name outside
         them runs the module again with it (the earlier analyzer is kept for its diagnostics)."""
+        if self._delegated(name):
+            return self.base.load(name, wanted)  # type: ignore[union-attr]
         an = self.loaded.get(name, False)
         if an is not False:
             part = self._partial.get(name)
-            if an is None or part is None or wanted is None or wanted in part[1] \
-                    or not part[0].binds(wanted):
-                return an
+            if an is None or part is None or wanted is None or not part[0].binds(wanted) \
+                    or all(i in part[1] for i in part[0].binders[wanted]):
+                return an  # every statement binding the name has run
         if name in self.loading:
             return an or None  # an import cycle: the names it reads (beyond those already run) are Unknown
         path = self.index.module_file(name)
@@ -283,30 +312,33 @@ class Project:
 
     def _dependency_module(self, name: str, path: Path, text: str, wanted: str | None) -> Any:
         """The libcst module a dependency runs: the whole text when it is parsed already (or most of it is
-        needed), else the statements the names wanted from it need, the rest blanked."""
+        needed, or it was run partly before and now needs more), else the statements the names wanted from
+        it need, the rest blanked."""
         key = str(path.resolve())
         hit = self.parsed.get(key)
         if hit is not None and hit[0] == text:
             self._partial.pop(name, None)
             return hit[1]
-        from namedcheck.analyzer.budget import python_rejects
+        from namedcheck.analyzer.budget import accepted_tree, python_rejects
         part = self._partial.get(name)
-        if part is None or part[0].text != text:
-            from namedcheck.analyzer.partial import ModuleOutline
-            if python_rejects(text) is not None:
-                return None
-            try:
-                outline = ModuleOutline(text, ast.parse(text))
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return self.parse(path, text, checked=True)
-            part = (outline, set())
-        outline, names = part
-        names = {*names, *([wanted] if wanted else [])}
+        if part is not None and part[0].text == text:
+            # run partly and now read for a name outside that part: the whole module, once (each further
+            # name would otherwise run it again, and start its call analyses afresh)
+            self._partial.pop(name, None)
+            return self.parse(path, text)
+        from namedcheck.analyzer.partial import ModuleOutline
+        if python_rejects(text) is not None:
+            return None
+        tree = accepted_tree(text)
+        try:
+            outline = ModuleOutline(text, tree if tree is not None else ast.parse(text))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return self.parse(path, text, checked=True)
+        names = {wanted} if wanted else set()
         keep = outline.needed(names)
         if outline.share(keep) > 0.8:
-            self._partial.pop(name, None)
             return self.parse(path, text, checked=True)
-        self._partial[name] = (outline, names)
+        self._partial[name] = (outline, keep)
         return outline.partial_module(keep)  # CPython accepted the whole text: each statement of it too
 
     # ---- one checked file --------------------------------------------------------------------
@@ -314,9 +346,13 @@ class Project:
         """A new checked file: call-specific analyses of the dependencies start afresh, so the file's
         result holds every diagnostic its calls cause (the result cache stores it with the file)."""
         self.retired.clear()
+        self.log.touched.clear()
+        self.log.recording.clear()
         for an in self.loaded.values():
             if an is not None:
                 an.reset_calls()
+        if self.base is not None:
+            self.base.begin_target()
 
     def dependency_diagnostics(self) -> list[Diagnostic]:
         """Diagnostics found inside dependency modules by the calls of the file just analysed."""
@@ -331,8 +367,14 @@ class Project:
         return out
 
     def analyzers(self) -> list[Any]:
-        """Every loaded module's analyzer, the earlier ones of modules run again included."""
-        return [*(an for an in self.loaded.values() if an is not None), *self.retired]
+        """Every loaded module's analyzer, the earlier ones of modules run again included (and those a
+        memoised call reported into), the base project's too."""
+        own = [*(an for an in self.loaded.values() if an is not None), *self.retired]
+        if self.base is not None:
+            own.extend(self.base.analyzers())
+        seen = {id(an) for an in own}
+        own.extend(an for an in self.log.touched if id(an) not in seen and an.dependency)
+        return own
 
     def display(self, path: Path) -> str:
         p = path.resolve()
@@ -552,12 +594,22 @@ _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
 def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) \
         -> Project | None:
     """The project of a file (one per set of roots in this process, modules loaded lazily); None when
-    the file's project cannot be determined. Imports neither libcst nor the rules: a cache hit stays cheap."""
+    the file's project cannot be determined. A file whose own directory adds a root to those of the run's
+    paths (a script, a namespace package) gets a project that shares the run's: the modules under the run's
+    roots are loaded once, for all. Imports neither libcst nor the rules: a cache hit stays cheap."""
     try:
         index = ProjectIndex.for_paths([*(roots_from or []), path])
+        base_index = ProjectIndex.for_paths(list(roots_from)) if roots_from else None
     except OSError:
         return None
     key = (tuple(str(r) for r in index.roots), stub_paths)
     if key not in _PROJECTS:
-        _PROJECTS[key] = Project(index, stub_paths=stub_paths)
+        base = None
+        if base_index is not None and base_index.roots and base_index.roots != index.roots \
+                and index.roots[:len(base_index.roots)] == base_index.roots:
+            base_key = (tuple(str(r) for r in base_index.roots), stub_paths)
+            base = _PROJECTS.get(base_key)
+            if base is None:
+                base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths)
+        _PROJECTS[key] = Project(index, stub_paths=stub_paths, base=base)
     return _PROJECTS[key]
