@@ -53,6 +53,7 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
     try:
         with _deep_recursion():
             an = _analyzer(module, stub_paths, project, file or Path(path))
+            an.source = source
             an.guard = Guard(limits or Limits())
             if project is not None:
                 project.guard = an.guard  # the project's modules analysed for this file share its budget

@@ -63,6 +63,7 @@ class ModuleAnalyzer:
         self.dependency = dependency
         self.top: Frame | None = None
         self.path: Any = None
+        self.source: str | None = None  # the file's text, where the front end has it (saves a code generation)
         # expression node id -> (node, value) of the module body and of functions analysed under their
         # own annotations (what mypy sees); filled only for the mypy plugin
         self.types: dict[int, tuple[cst.CSTNode, Any]] | None = {} if record_types else None
@@ -180,7 +181,8 @@ class ModuleAnalyzer:
         """Whether the module configures JAX's PRNG (custom / typed keys, another default implementation):
         then a raw key's shape is not the default one."""
         if self._prng_configured is None:
-            self._prng_configured = _PRNG_CONFIG.search(self.module.code) is not None
+            text = self.source if self.source is not None else self.module.code
+            self._prng_configured = _PRNG_CONFIG.search(text) is not None
         return self._prng_configured
 
     def note_device_count(self, n: int) -> None:

@@ -300,6 +300,7 @@ class Project:
             new = ModuleAnalyzer(module, self.ops, project=self, modname=name,
                                  is_package=path.name == "__init__.py", dependency=True)
             new.path = path
+            new.source = text
             new.run()
         except Exception:
             new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
