@@ -169,6 +169,11 @@ AGREE += [  # issue 10: the accepted neighbours of the rejections below
 
 DISAGREE = [
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
+    ("a['w'] @ b", [("f32", (3, 4)), ("f32", (4, 2))]),  # a swapped argument: an array where a dict was meant
+    ("a[0, 'w']", [("i32", (3, 4))]),
+    ("jax.random.normal(a, (3,))", [("f32", (16, 2))]),  # data where the key was meant
+    ("jax.random.split(a)", [("i32", (2,))]),  # raw key data must be uint32
+    ("jax.random.uniform(3, (2,))", []),
     ("jnp.dot(a, b)", [("f32", (3, 4)), ("f32", (5, 6))]),
     ("a @ b", [("f32", (2, 3, 4)), ("f32", (5, 4, 6))]),
     ("a @ b", [("f32", (3, 4)), ("f32", (3, 4))]),

@@ -1,3 +1,4 @@
+import jax
 import jax.numpy as jnp
 
 from namedcheck import f32, i32
@@ -160,3 +161,37 @@ def right_numpy_in_place_shape() -> None:
     c = np.zeros(4)
     c.resize((2, 2))
     d = c + np.ones(2)
+
+
+def predict(params, x):
+    return x @ params['w']  # expect: NC203
+
+
+def swapped_arguments(x: f32[(8, 4)], w: f32[(4, 2)]) -> None:
+    a = predict({'w': w}, x)
+    b = predict(x, {'w': w})  # the call that brings an array where the dict was meant
+
+
+def right_structured_numpy_fields() -> None:
+    import numpy as np
+    rec = np.zeros(3, dtype=[('a', 'f4'), ('b', 'i4')])
+    a = rec['a']
+    b = rec[0]['b']
+
+
+def make_batch(key, n, d):
+    kx, _ = jax.random.split(key)  # expect: NC203
+    return jax.random.normal(kx, (n, d))
+
+
+def right_keys() -> None:
+    import numpy as np
+    a = make_batch(jax.random.key(0), 16, 4)  # reveal: f32[(16, 4)]
+    b = jax.random.normal(jax.random.PRNGKey(0), (2,))  # reveal: f32[(2,)]
+    c = jax.random.uniform(np.array([0, 1], dtype=np.uint32), (3,))  # reveal: f32[(3,)]
+    d = jax.random.randint(jax.random.split(jax.random.key(1))[0], (2,), 0, 5)  # reveal: i32[(2,)]
+
+
+def swapped_key(x: f32[(16, 6)]) -> None:
+    a = make_batch(16, jax.random.key(0), 4)
+    b = jax.random.normal(x, (3,))  # expect: NC203

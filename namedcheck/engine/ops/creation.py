@@ -11,7 +11,8 @@ from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, dim_of, literal
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 
 
 def _dtype(call: Call, default: str | None = "f32") -> str | None:
@@ -104,8 +105,27 @@ def array_rule(call: Call) -> Any:
     return ArrayType.make(dt, shape, t.named_shape)
 
 
+def check_key(call: Call) -> None:
+    """A sampler's or split's `key` must be a typed key or raw uint32 key data (every PRNG implementation): a
+    Python number, a dict, or an array of another known dtype makes JAX raise (often two swapped arguments)."""
+    v = call.args.get("key")
+    what = None
+    if isinstance(v, Const) and isinstance(v.value, int | float) and not isinstance(v.value, bool):
+        what = f"the Python {type(v.value).__name__} {v.value!r}"
+    elif isinstance(v, Seq) and v.kind == "dict":
+        what = "a dict"
+    elif isinstance(v, ArrayType) and v.dtype_code is not None and v.dtype_code != "u32":
+        what = f"an array {v}"
+    if what is not None:
+        raise RuleError("NC203", f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
+                                 f"{call.label('key')} is {what}",
+                        hint="pass a key from jax.random.key(seed) or jax.random.split(key): check the order of "
+                             "the arguments")
+
+
 @rule("jax.random.normal", "jax.random.uniform", "jax.random.truncated_normal")
 def random_float_rule(call: Call) -> Any:
+    check_key(call)
     shape = shape_arg(call.args["shape"]) if "shape" in call.args else ()
     return ArrayType.make(_dtype(call), shape)
 
@@ -133,6 +153,7 @@ def _numpy_size(call: Call) -> tuple[Any, ...]:
 
 @rule("jax.random.randint")
 def randint_rule(call: Call) -> Any:
+    check_key(call)
     return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape")))
 
 
@@ -160,6 +181,7 @@ def key_rule(call: Call) -> Any:
 
 @rule("jax.random.split")
 def split_rule(call: Call) -> Any:
+    check_key(call)
     key = call.array("key")
     num = call.get("num", Const(2))
     n = dim_of(num) if isinstance(num, Const) and is_int(num.value) else None

@@ -24,6 +24,13 @@ def _slice_len(s: slice, d: Any) -> Any:
 def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     """The type of `x[idx]` for an engine value idx (NC203 for out-of-bounds or too many indices)."""
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
+    for i in items:
+        if isinstance(i, Const) and isinstance(i.value, str) and x.dtype_code is not None:
+            # only numpy's structured arrays take field names, and their dtype is never one of ours
+            raise RuleError("NC203", f"{label[:1].upper()}{label[1:]} is an array ({x}), which cannot be indexed "
+                                     f"by the string {i.value!r}",
+                            hint="a dict (of parameters?) was expected here: check the order of the arguments "
+                                 "that brought this array")
     if x.has_ellipsis:
         raise Unprovable
     for i in items:  # field names (structured arrays), booleans, unknown values: not modelled
