@@ -12,6 +12,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from namedcheck.engine.values import Seq  # noqa: E402
 
 DT = {"f32": jnp.float32, "i32": jnp.int32, "bool_": jnp.bool_}
 
@@ -264,3 +265,31 @@ def test_rejected_exactly_when_jax_raises(expr: str, args: list) -> None:
     assert [d.line for d in diags] == [6], [d.message for d in diags]
     with pytest.raises(Exception):  # noqa: B017 - any JAX error counts
         _jax_result(expr, args)
+
+
+GRAD_PROGRAM = '''import jax
+import jax.numpy as jnp
+
+
+def loss(params, x):
+    return jnp.mean(jnp.tanh(x @ params['w1'] + params['b'][0]) @ params['w2'])
+
+
+params = {'w1': jnp.zeros((12, 16)), 'b': [jnp.zeros((16,), jnp.bfloat16)], 'w2': jnp.zeros((16, 2))}
+x = jnp.zeros((32, 12))
+g = jax.grad(loss)(params, x)
+value, (gp, gx) = jax.value_and_grad(loss, argnums=(0, 1))(params, x)
+w1, b, w2, dx = g['w1'], gp['b'][0], gp['w2'], gx
+'''
+
+
+def test_pytree_gradients_have_the_parameters_structure() -> None:
+    """grad / value_and_grad of a dict (and list) of parameters: the same tree, leaf by leaf as JAX gives it."""
+    diags, revealed = analyse_for_test(GRAD_PROGRAM)
+    assert not diags
+    ns: dict = {}
+    exec(compile(GRAD_PROGRAM, "<grad>", "exec"), ns)  # noqa: S102 - our own test program
+    ours = revealed[max(revealed)]
+    assert isinstance(ours, Seq) and len(ours.items) == 4
+    for t, real in zip(ours.items, (ns["w1"], ns["b"], ns["w2"], ns["dx"]), strict=True):
+        assert t.shape == real.shape and t.dtype == str(real.dtype), (t, real.shape, real.dtype)

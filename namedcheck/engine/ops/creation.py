@@ -7,11 +7,11 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import is_int
+from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 
 
