@@ -110,3 +110,17 @@ def test_a_scripts_project_shares_the_runs_modules(tmp_path: Path) -> None:
     assert script is not None and package is not None
     assert script.base is package and package.base is None
     assert codes(tmp_path, ["."]) == {("scripts/helpers.py", 4, "NC203"), ("pkg/layers.py", 6, "NC203")}
+
+
+def test_past_the_memory_mark_a_process_starts_afresh(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Over `RETAIN_MB` of resident memory, what was kept for earlier files is let go before the next one: the
+    results are the same, each module is loaded again as needed."""
+    monkeypatch.setattr(project_registry, "RETAIN_MB", 0)
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS,
+                     "pkg/train.py": CALLER.format(k=4), "pkg/eval.py": CALLER.format(k=4)})
+    assert codes(tmp_path, ["pkg/train.py", "pkg/eval.py", "pkg/layers.py"]) == {("pkg/layers.py", 6, "NC203")}
+    project = project_for(tmp_path / "pkg/train.py", (), [str(tmp_path / "pkg/train.py")])
+    assert project is not None
+    assert project.load("pkg.layers") is not None and project.loaded
+    project.begin_target()
+    assert project.loaded == {} and project.parsed == {}

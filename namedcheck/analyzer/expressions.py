@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import libcst as cst
@@ -107,6 +108,22 @@ class Expressions(FrameState):
         return None
 
     # ---- expressions ---------------------------------------------------------------------------
+    def truth(self, node: cst.BaseExpression, value: Any = None) -> bool | None:
+        """Whether an evaluated expression (`value`: what `ev` gave) is truthy, where that is known: a constant,
+        a known size, or a boolean operation one side decides (`a or len(x.shape) < 2` with x of rank 1)."""
+        if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
+            return bool(value.value)
+        if isinstance(value, DimVal) and isinstance(value.dim, int):
+            return value.dim != 0
+        return self._truths().get(id(node))
+
+    def _truths(self) -> dict[int, bool]:
+        """Boolean operations of this frame whose truth one side decides, by node (their value stays Unknown)."""
+        found = self.__dict__.get("_truth_of")
+        if found is None:
+            found = self.__dict__["_truth_of"] = {}
+        return found
+
     def ev(self, node: cst.BaseExpression | None) -> Any:
         if node is None:
             return UNKNOWN
@@ -162,6 +179,8 @@ class Expressions(FrameState):
             return self.apply_op(op, [left, right], [node.left, node.right], node) if op else UNKNOWN
         if isinstance(node, cst.UnaryOperation):
             v = self.ev(node.expression)
+            if isinstance(node.operator, cst.Not) and (t := self.truth(node.expression, v)) is not None:
+                return Const(not t)
             if isinstance(node.operator, cst.Minus) and isinstance(v, Const) and isinstance(v.value, (int, float)):
                 return Const(-v.value)
             op = OPERATORS.get(type(node.operator).__name__)
@@ -169,16 +188,25 @@ class Expressions(FrameState):
         if isinstance(node, cst.Comparison):
             left = self.ev(node.left)
             vals = [self.ev(c.comparator) for c in node.comparisons]
+            if len(node.comparisons) == 1 and (folded := _compare_known(
+                    type(node.comparisons[0].operator).__name__, left, vals[0])) is not None:
+                return Const(folded)
             if len(node.comparisons) == 1:
                 op = OPERATORS.get(type(node.comparisons[0].operator).__name__)
                 if op:
                     return self.apply_op(op, [left, vals[0]], [node.left, node.comparisons[0].comparator], node)
             return UNKNOWN
         if isinstance(node, cst.BooleanOperation):
-            self.ev(node.left)
+            left = self.ev(node.left)
+            is_or = isinstance(node.operator, cst.Or)
+            lt = self.truth(node.left, left)
+            if lt is not None:  # `True or b` is the left side (b never runs); `False or b` is b
+                return left if lt == is_or else self.ev(node.right)
             self.skip_depth += 1  # evaluated only for some values of the left side
-            self.ev(node.right)
+            right = self.ev(node.right)
             self.skip_depth -= 1
+            if self.truth(node.right, right) == is_or:  # `a or True` is true, `a and False` false, whatever a is
+                self._truths()[id(node)] = is_or
             return UNKNOWN
         if isinstance(node, cst.Subscript):
             return self.subscript(node)
@@ -328,3 +356,33 @@ def mesh_attribute(v: MeshVal | DevicesVal, attr: str) -> Any:
 def _trailing_comma(node: cst.Subscript) -> bool:
     return len(node.slice) == 1 and node.slice[0].comma is not cst.MaybeSentinel.DEFAULT
 
+
+_COMPARE = {"LessThan": operator.lt, "LessThanEqual": operator.le, "GreaterThan": operator.gt,
+            "GreaterThanEqual": operator.ge, "Equal": operator.eq, "NotEqual": operator.ne}
+
+
+def _plain(v: Any) -> Any:
+    """A Python constant's value (a known size's too); `_NONE_OF` when there is none."""
+    if isinstance(v, Const) and isinstance(v.value, bool | int | float | str | type(None)):
+        return v.value
+    if isinstance(v, DimVal) and isinstance(v.dim, int):
+        return v.dim
+    return _NONE_OF
+
+
+_NONE_OF = object()
+
+
+def _compare_known(op: str, left: Any, right: Any) -> bool | None:
+    """A comparison of known Python values (`len(x.shape) < 2`, `x.shape[-1] == 4`), and `is (not) None` of a
+    value known to be None or known to be an array or sequence; None where not known."""
+    a, b = _plain(left), _plain(right)
+    if op in _COMPARE and a is not _NONE_OF and b is not _NONE_OF:
+        try:
+            return bool(_COMPARE[op](a, b))
+        except TypeError:
+            return None
+    if op in ("Is", "IsNot") and b is None:
+        is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None
+        return None if is_none is None else is_none == (op == "Is")
+    return None

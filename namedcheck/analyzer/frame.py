@@ -26,6 +26,7 @@ class Frame(Statements, Expressions, Calls):
     # the function analysed on its own that this (call-specific) analysis is part of: NC705 waits for it
     nc705_owner: FuncRef | None = None
     skip_depth = 0  # inside a `try` or loop body: its statements may not (all) run
+    ended = False  # every path so far has returned or raised: the statements after do not run
 
     def __init__(self, an: Analyzer, parent: Frame | None, declared_return: Any = None,
                  lenient: bool = False, quiet: bool = False, env: AxisEnv | None = None,

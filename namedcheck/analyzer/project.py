@@ -21,6 +21,13 @@ from typing import Any
 from namedcheck.diagnostic import Diagnostic
 
 MAX_RESOLVE_DEPTH = 16
+RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
+
+
+def resident_mb() -> float:
+    """The process's resident set size in MB (0 where /proc is not available)."""
+    from namedcheck.analyzer.budget import resident_pages
+    return resident_pages() * (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 2**20
 
 
 class ProjectIndex:
@@ -344,8 +351,12 @@ class Project:
 
     # ---- one checked file --------------------------------------------------------------------
     def begin_target(self) -> None:
-        """A new checked file: call-specific analyses of the dependencies start afresh, so the file's
-        result holds every diagnostic its calls cause (the result cache stores it with the file)."""
+        """A new checked file: the diagnostics of the last one are forgotten (each file's result holds what its
+        own calls cause: the result cache stores it with the file), and so are the call analyses a bound cut
+        short; complete ones are kept, with what they found (replayed). Past `RETAIN_MB` of resident memory,
+        everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
+        if self.base is None and resident_mb() > RETAIN_MB:
+            self.release()
         self.retired.clear()
         self.log.touched.clear()
         self.log.recording.clear()
@@ -354,6 +365,13 @@ class Project:
                 an.reset_calls()
         if self.base is not None:
             self.base.begin_target()
+
+    def release(self) -> None:
+        """Forget every loaded module, parsed text and call analysis (they are rebuilt as files need them)."""
+        self.loaded.clear()
+        self._partial.clear()
+        self.parsed.clear()
+        self.retired.clear()
 
     def dependency_diagnostics(self) -> list[Diagnostic]:
         """Diagnostics found inside dependency modules by the calls of the file just analysed."""

@@ -33,6 +33,8 @@ class Statements(FrameState):
         stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else (
             body.body if isinstance(body, cst.SimpleStatementSuite) else body)
         for s in stmts:
+            if self.ended:  # after a `return` / `raise` on every path: the rest does not run
+                break
             self.run_stmt(s)
 
     def run_stmt(self, s: cst.CSTNode) -> None:
@@ -66,13 +68,21 @@ class Statements(FrameState):
                 self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
             self.run_block(s.body)
             self.env = saved
+            self.ended = False  # a context manager may swallow the exception a `raise` in its block throws
         # Match and anything else: not analysed (Unknown is silent)
 
     def run_compound(self, s: cst.If | cst.For | cst.While | cst.Try | cst.TryStar) -> None:
         """`if` / `for` / `while` / `try`: the paths joined (statements.branches, loop)."""
         if isinstance(s, cst.If):
-            self.ev(s.test)
-            self.branches([s.body, s.orelse])
+            taken = self.truth(s.test, self.ev(s.test))
+            if taken is None:
+                self.branches([s.body, s.orelse])
+            elif taken:  # the test's value is known: only the branch it takes runs
+                self.run_block(s.body)
+            elif isinstance(s.orelse, cst.If):
+                self.run_compound(s.orelse)
+            elif isinstance(s.orelse, cst.Else):
+                self.run_block(s.orelse.body)
         elif isinstance(s, cst.For):
             it = self.ev(s.iter)
             if iteration.unroll(self, s, it):  # a short known sequence: once per item
@@ -100,25 +110,31 @@ class Statements(FrameState):
                 self.run_block(s.orelse.body)
             if s.finalbody is not None:
                 self.run_block(s.finalbody.body)
+            self.ended = False  # which paths end inside is not followed through the handlers
 
     def branches(self, blocks: list[Any]) -> None:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
         before = dict(self.vars)
         results = []
+        ended = []
         self.cond_depth += 1
         for b in blocks:
             self.vars = dict(before)
+            self.ended = False
             if b is None:
                 pass
             elif isinstance(b, cst.If):
-                self.ev(b.test)
-                self.branches([b.body, b.orelse])
+                self.run_compound(b)
             elif isinstance(b, cst.Else):
                 self.run_block(b.body)
             else:
                 self.run_block(b)
             results.append(self.vars)
+            ended.append(self.ended)
         self.cond_depth -= 1
+        self.ended = all(ended)
+        if not self.ended:  # only the paths that go on reach the code after the branches
+            results = [r for r, e in zip(results, ended) if not e]
         merged: dict[str, Any] = {}
         for k in set().union(*results):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
@@ -131,6 +147,7 @@ class Statements(FrameState):
         self.skip_depth += 1
         self.run_block(s.body)
         self.skip_depth -= 1
+        self.ended = False  # the body may run no time at all
         # what both the entry and one iteration agree on (a stated sharding alone is not a change)
         joined = {k: join([before[k], self.vars[k]]) for k in before if k in self.vars}
         changed = {k for k, v in joined.items() if not same_value(before[k], v)}
@@ -168,6 +185,9 @@ class Statements(FrameState):
             self.returns.append(v)
             if s.value is not None:
                 self.check_declared(self.declared_return, v, s.value, "the return value")
+            self.ended = True
+        elif isinstance(s, cst.Raise):
+            self.ended = True
         elif isinstance(s, cst.Expr):
             self.ev(s.value)
         elif isinstance(s, cst.Assert):

@@ -52,7 +52,10 @@ _CODES: list[Code] = [
          "x: f32[(), {'b': 4}]\ny: f32[(), {'c': 8}]\nx + y  # f32[(), {'b': 4, 'c': 8}]"),
     Code("NC203", "op shape rule violated",
          "An op's own shape rule: contraction sizes of dot / matmul / tensordot / einsum, element counts "
-         "of reshape, matching sizes for concatenate / stack, indices within bounds.",
+         "of reshape, matching sizes for concatenate / stack, indices within bounds. Also what an op's "
+         "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
+         "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
+         "both usually mean two swapped arguments.",
          "x: f32[(3, 4)]\ny: f32[(5, 6)]\njnp.dot(x, y)", "x: f32[(3, 4)]\ny: f32[(4, 6)]\njnp.dot(x, y)"),
     Code("NC301", "value does not match its declared type",
          "An annotated assignment or a return whose inferred type differs from the annotation: "
