@@ -109,3 +109,19 @@ jax.shard_map(lambda xb: xb, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.a
 jax.shard_map(lambda xb: xb, mesh=mesh, in_specs=P('y'), out_specs=P('y'), axis_names={'x'})(a)  # expect: NC604
 jax.shard_map(lambda xb: xb, mesh=mesh, in_specs=P('z'), out_specs=P('z'))(a)  # expect: NC501
 jax.shard_map(lambda xb: xb, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(a)  # expect: NC504
+
+
+# --- a parameter dict through grad and a pmean of the whole tree (JAX averages leaf by leaf)
+def tree_loss(params, xb):
+    return jnp.mean((xb @ params['w']) ** 2 + params['b'])
+
+
+def tree_step(params, xb):
+    grads = lax.pmean(jax.grad(tree_loss)(params, xb), 'x')
+    return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads)
+
+
+tree_params = {'w': jnp.zeros((2, 3)), 'b': jnp.zeros(3)}
+right_tree = jax.shard_map(tree_step, mesh=mesh, in_specs=(P(), P('x')), out_specs=P())(tree_params, a)
+wrong_tree = jax.shard_map(tree_step, mesh=mesh, in_specs=(P(), P('x')),
+                           out_specs=P(None, None, None))(tree_params, a)  # expect: NC604
