@@ -68,6 +68,11 @@ def resident_pages() -> int:
         return 0
 
 
+def resident_mb() -> float:
+    """The process's resident set size in MB (0 where /proc is not available)."""
+    return resident_pages() * _PAGE / 2**20
+
+
 _LAST_ACCEPTED: list[str] = []  # the last source CPython's parser accepted within limits (`cpython_accepted`)
 _LAST_TREE: list[ast.Module] = []  # its `ast` tree
 

@@ -29,8 +29,9 @@ from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.attributes import length, size_value
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.maps import AxisEnv
+from namedcheck.engine.maps import AxisEnv, map_leaves
 from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_name
+from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
@@ -210,8 +211,9 @@ class Calls(FrameState):
         op = self.an.ops.get(name)
         if op is None:
             return engine_ops.unmodelled(name, pos, kw, self.env)
-        if name in TREE_COLLECTIVES and pos and isinstance(pos[0], Seq) and pos[0].kind in ("dict", "list", "tuple"):
-            return self._leafwise(name, pos, kw, nodes, node, kwl, pos[0])
+        if name in LEAFWISE and pos and isinstance(pos[0], Seq):  # `lax.pmean(grads, 'data')`: leaf by leaf
+            return map_leaves(pos[0], lambda leaf: self.apply_named(name, [leaf, *pos[1:]], kw, nodes, node, kwl)
+                              if isinstance(leaf, ArrayType | Const) else UNKNOWN)
         labels = tuple(label(n) if n is not None else None for n in nodes)
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
@@ -223,28 +225,6 @@ class Calls(FrameState):
             self.report(node, e)
             return UNKNOWN
 
-
-
-    def _leafwise(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any], node: cst.CSTNode,
-                  kwl: dict[str, str] | None, tree: Any) -> Any:
-        """A collective over a pytree (`lax.pmean(grads, 'data')`): the op on each leaf, the tree kept."""
-        if isinstance(tree, Seq) and tree.kind == "dict":
-            pairs = []
-            for pair in tree.items:
-                if not (isinstance(pair, Seq) and len(pair.items) == 2):
-                    return UNKNOWN
-                pairs.append(Seq((pair.items[0], self._leafwise(name, pos, kw, nodes, node, kwl, pair.items[1])),
-                                 pair.kind))
-            return Seq(tuple(pairs), "dict")
-        if isinstance(tree, Seq) and tree.kind in ("list", "tuple"):
-            return Seq(tuple(self._leafwise(name, pos, kw, nodes, node, kwl, item) for item in tree.items), tree.kind)
-        if not isinstance(tree, ArrayType | Const):
-            return UNKNOWN
-        return self.apply_named(name, [tree, *pos[1:]], kw, nodes, node, kwl)
-
-
-# collectives JAX applies to every leaf of a pytree argument
-TREE_COLLECTIVES = frozenset({"jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin"})
 
 
 def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:

@@ -111,18 +111,8 @@ class Expressions(FrameState):
     def truth(self, node: cst.BaseExpression, value: Any = None) -> bool | None:
         """Whether an evaluated expression (`value`: what `ev` gave) is truthy, where that is known: a constant,
         a known size, or a boolean operation one side decides (`a or len(x.shape) < 2` with x of rank 1)."""
-        if isinstance(value, Const) and isinstance(value.value, bool | int | float | str | bytes | type(None)):
-            return bool(value.value)
-        if isinstance(value, DimVal) and isinstance(value.dim, int):
-            return value.dim != 0
-        return self._truths().get(id(node))
-
-    def _truths(self) -> dict[int, bool]:
-        """Boolean operations of this frame whose truth one side decides, by node (their value stays Unknown)."""
-        found = self.__dict__.get("_truth_of")
-        if found is None:
-            found = self.__dict__["_truth_of"] = {}
-        return found
+        plain = _plain(value)
+        return bool(plain) if plain is not _NONE_OF else self.truths.get(id(node))
 
     def ev(self, node: cst.BaseExpression | None) -> Any:
         if node is None:
@@ -206,7 +196,7 @@ class Expressions(FrameState):
             right = self.ev(node.right)
             self.skip_depth -= 1
             if self.truth(node.right, right) == is_or:  # `a or True` is true, `a and False` false, whatever a is
-                self._truths()[id(node)] = is_or
+                self.truths[id(node)] = is_or
             return UNKNOWN
         if isinstance(node, cst.Subscript):
             return self.subscript(node)
@@ -363,7 +353,7 @@ _COMPARE = {"LessThan": operator.lt, "LessThanEqual": operator.le, "GreaterThan"
 
 def _plain(v: Any) -> Any:
     """A Python constant's value (a known size's too); `_NONE_OF` when there is none."""
-    if isinstance(v, Const) and isinstance(v.value, bool | int | float | str | type(None)):
+    if isinstance(v, Const) and isinstance(v.value, bool | int | float | str | bytes | type(None)):
         return v.value
     if isinstance(v, DimVal) and isinstance(v.dim, int):
         return v.dim

@@ -41,6 +41,7 @@ class Frame(Statements, Expressions, Calls):
         # conditional code reports nothing there; straight-line code does.
         self.quiet = quiet
         self.cond_depth = 0
+        self.truths: dict[int, bool] = {}  # boolean operations whose truth one side decides (value Unknown)
         # named axes, mesh and manual axes in scope (inherited from the defining or calling frame)
         self.env: AxisEnv = env if env is not None else (parent.env if parent is not None else EMPTY_ENV)
         self.function = function  # the function analysed standalone, for NC705's escape check

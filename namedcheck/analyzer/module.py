@@ -321,15 +321,12 @@ class ModuleAnalyzer:
                 return UNKNOWN
             return result
         self.steps += CALL_STEPS
-        try:
-            # the defining scope is part of the key: a nested function sees its enclosing call's values
-            key: _Key | None = _Key((id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent,
-                                     caller.env))
-        except TypeError:
-            key = None
+        # the defining scope is part of the key: a nested function sees its enclosing call's values
+        key = memo_key((id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, caller.env))
         running = self.running.get(id(ref.node), 0)
-        if key is not None and key in self.memo:
-            out = self.memoised(key, lambda: UNKNOWN)
+        hit = self.memo.get(key) if key is not None else None
+        if hit is not None:
+            out = self.log.replayed(hit)
         elif self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
                 or running >= MAX_RECURSION:
             self.log.cuts += 1  # what this call would find depends on where it is made from
@@ -357,11 +354,9 @@ class ModuleAnalyzer:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed
         on each later hit (see `CallLog`)."""
         log = self.log
-        if key is not None:
-            hit = self.memo.get(key)
-            if hit is not None:
-                log.replay(hit[1], hit[2])
-                return hit[0]
+        hit = self.memo.get(key) if key is not None else None
+        if hit is not None:
+            return log.replayed(hit)
         cuts = log.cuts
         log.recording.append([])
         try:
@@ -484,8 +479,9 @@ class CallLog:
         self.cuts = 0  # calls not followed (depth, recursion, work bounds): an analysis that saw one is partial
         self.touched: set[Any] = set()  # analyzers a replay reported into during the current checked file
 
-    def replay(self, effects: tuple[tuple[Any, Any, Any], ...], complete: bool) -> None:
-        """A memoised call's diagnostics (and deferred NC705s) reported again, where they were found."""
+    def replayed(self, entry: tuple[Any, tuple[tuple[Any, Any, Any], ...], bool]) -> Any:
+        """A memoised analysis's value, its diagnostics (and deferred NC705s) reported again where found."""
+        out, effects, complete = entry
         if not complete:
             self.cuts += 1
         for an, key, item in effects:
@@ -497,6 +493,15 @@ class CallLog:
             self.touched.add(an)
         if self.recording:
             self.recording[-1].extend(effects)
+        return out
+
+
+def memo_key(parts: tuple[Any, ...]) -> _Key | None:
+    """A memo key of these parts; None when one of them is not hashable (the analysis is then not memoised)."""
+    try:
+        return _Key(parts)
+    except TypeError:
+        return None
 
 
 class _Key:

@@ -135,19 +135,8 @@ def _memoised(f: Any, method: Any, parts: tuple[Any, ...], compute: Any) -> Any:
     an = getattr(getattr(method, "scope", None), "an", None)
     if an is None:
         return compute()
-    try:
-        key: Any = _CtorKey((*parts, f.silent, f.env))
-    except TypeError:
-        key = None
-    return an.memoised(key, compute)
-
-
-class _CtorKey(tuple):  # type: ignore[type-arg]
-    """A hashable memo key (hashing fails early, with TypeError, for unhashable arguments)."""
-
-    def __new__(cls, parts: tuple[Any, ...]) -> _CtorKey:
-        hash(parts)
-        return super().__new__(cls, parts)
+    from namedcheck.analyzer.module import memo_key
+    return an.memoised(memo_key((*parts, f.silent, f.env)), compute)
 
 
 def _built(b: BuildingRef) -> Any:

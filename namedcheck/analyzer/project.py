@@ -24,12 +24,6 @@ MAX_RESOLVE_DEPTH = 16
 RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
 
 
-def resident_mb() -> float:
-    """The process's resident set size in MB (0 where /proc is not available)."""
-    from namedcheck.analyzer.budget import resident_pages
-    return resident_pages() * (os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096) / 2**20
-
-
 class ProjectIndex:
     """Dotted module names <-> files under the project's roots."""
 
@@ -178,7 +172,7 @@ class Project:
         # `base`: the project of the run's own roots, when this one adds a checked script's directory to them;
         # modules found under the base's roots are the base's (loaded once for all its scripts' projects)
         self.base = base
-        self._ops = ops if ops is not None or base is None else base._ops
+        self._ops = ops
         self.stub_paths = stub_paths
         self.displays = displays or {}
         self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
@@ -259,22 +253,25 @@ class Project:
         (`checked`: the caller has already run that check)."""
         from namedcheck.analyzer.budget import cpython_accepted, python_rejects
         from namedcheck.analyzer.parsing import parse_module
-        key = str(path.resolve())
-        hit = self.parsed.get(key)
-        if hit is not None and hit[0] == text:
-            return hit[1]
+        hit = self._parsed_hit(path, text)
+        if hit is not None:
+            return hit
         if not checked and python_rejects(text) is not None:  # nests too deeply for libcst's native parser
             return None
         module = parse_module(text, trusted=cpython_accepted(text))
         if len(self.parsed) > 2000:
             self.parsed.clear()
-        self.parsed[key] = (text, module)
+        self.parsed[str(path.resolve())] = (text, module)
         return module
 
     def is_parsed(self, path: Path, text: str) -> bool:
         """Whether this text of a project file is parsed already (it passed the deep-nesting pre-check)."""
+        return self._parsed_hit(path, text) is not None
+
+    def _parsed_hit(self, path: Path, text: str) -> Any:
+        """The libcst module of this text of a project file when it is parsed already, else None."""
         hit = self.parsed.get(str(path.resolve()))
-        return hit is not None and hit[0] == text
+        return hit[1] if hit is not None and hit[0] == text else None
 
     def load(self, name: str, wanted: str | None = None) -> Any:
         """The (quiet) analyzer of a project module, its body run once; None when it cannot be read.
@@ -322,11 +319,10 @@ class Project:
         """The libcst module a dependency runs: the whole text when it is parsed already (or most of it is
         needed, or it was run partly before and now needs more), else the statements the names wanted from
         it need, the rest blanked."""
-        key = str(path.resolve())
-        hit = self.parsed.get(key)
-        if hit is not None and hit[0] == text:
+        hit = self._parsed_hit(path, text)
+        if hit is not None:
             self._partial.pop(name, None)
-            return hit[1]
+            return hit
         from namedcheck.analyzer.budget import accepted_tree, python_rejects
         part = self._partial.get(name)
         if part is not None and part[0].text == text:
@@ -355,6 +351,7 @@ class Project:
         own calls cause: the result cache stores it with the file), and so are the call analyses a bound cut
         short; complete ones are kept, with what they found (replayed). Past `RETAIN_MB` of resident memory,
         everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
+        from namedcheck.analyzer.budget import resident_mb
         if self.base is None and resident_mb() > RETAIN_MB:
             self.release()
         self.retired.clear()

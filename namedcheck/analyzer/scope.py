@@ -50,6 +50,7 @@ class FrameState:
     cond_depth: int
     skip_depth: int
     ended: bool
+    truths: dict[int, bool]
     env: AxisEnv
     function: Any
     class_info: Any

@@ -12,6 +12,9 @@ from namedcheck.engine.ops import Call, Unprovable, rule, vma_rule
 from namedcheck.engine.ops.reductions import reduce_type
 from namedcheck.engine.values import ArrayType, Const, DimVal, literal
 
+# collectives JAX applies to every leaf of a pytree argument (front ends map them with `maps.map_leaves`)
+LEAFWISE = frozenset({"jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin"})
+
 
 def axis_names(call: Call, param: str = "axis_name") -> tuple[str, ...]:
     v = literal(call.get(param))
