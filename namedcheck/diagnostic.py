@@ -2,9 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from namedcheck.engine.codes import default_hint
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Related:
+    """A location elsewhere that explains a diagnostic ("`b` was placed with P('data') here", "returned
+    here"): 1-based lines and columns, end exclusive."""
+
+    path: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+
+    def as_json(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "column": self.column, "end_line": self.end_line,
+                "end_column": self.end_column, "message": self.message}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Related:
+        """A related location read back (the result cache); TypeError when `d` is not one."""
+        fields = {"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "message": str}
+        if not isinstance(d, Mapping) or set(d) != set(fields) or \
+                not all(isinstance(d[k], t) for k, t in fields.items()):
+            raise TypeError("not a related location")
+        return cls(**{k: d[k] for k in fields})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +77,9 @@ class Diagnostic:
     hint: str | None = None
     severity: str = "error"
     fixes: tuple[Fix, ...] = field(default=(), compare=False)  # filled by namedcheck.lsp.fixes
+    # what a fix needs (the rule's `RuleError.data`, JSON values): fixes read it, never the message
+    data: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    related: tuple[Related, ...] = field(default=(), compare=False)  # causes elsewhere
 
     def __post_init__(self) -> None:
         if self.hint is None:  # every diagnostic says how to fix it: the code's generic hint at least
@@ -57,4 +88,5 @@ class Diagnostic:
     def as_json(self) -> dict[str, object]:
         return {"path": self.path, "line": self.line, "column": self.column, "end_line": self.end_line,
                 "end_column": self.end_column, "code": self.code, "message": self.message,
-                "hint": self.hint, "severity": self.severity}
+                "hint": self.hint, "severity": self.severity, "data": dict(self.data),
+                "related": [r.as_json() for r in self.related]}

@@ -371,6 +371,8 @@ def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
             ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
             code = ERROR_CODES.get(d.code, NAMEDCHECK)
             api.fail(d.message, ctx, code=code)
+            for r in getattr(d, "related", ()):
+                api.note(f"{r.path}:{r.line}:{r.column}: {r.message}", ctx, code=code)
             if d.hint:
                 api.note(f"hint: {d.hint}", ctx, code=code)
     finally:

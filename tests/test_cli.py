@@ -49,7 +49,7 @@ def test_json_format_is_sorted_and_complete(project, capsys):
     assert [(d["line"], d["code"]) for d in data] == [(6, "NC201"), (10, "NC202")]
     first = data[0]
     assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message", "hint", "severity",
-                          "url"}
+                          "url", "data", "related"}
     assert first["path"] == str(Path("pkg") / "bad.py")
     assert (first["column"], first["end_column"]) == (12, 17)
     assert first["severity"] == "error"

@@ -12,7 +12,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
@@ -422,8 +422,30 @@ class ModuleAnalyzer:
             if _suppressed(line_text, err.code):
                 continue
             out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
-                                  err.code, err.message, err.hint))
+                                  err.code, err.message, err.hint, data=err.data,
+                                  related=self.related_locations(path, err)))
         return sorted(out)
+
+    def related_locations(self, path: str, err: RuleError) -> tuple[Related, ...]:
+        """`err`'s causes elsewhere located: a node of this module (in `path`) or of another loaded project
+        module (in its file), or a location given as such; anchors not found are left out."""
+        out: list[Related] = []
+        for anchor, message in err.related:
+            if isinstance(anchor, Related):
+                out.append(anchor)
+                continue
+            where: tuple[str, Any] | None = None
+            positions = self.positions()
+            if anchor in positions:
+                where = (path, positions[anchor])
+            else:
+                owner = self._owner_of(anchor)
+                if owner is not None and owner.path is not None:
+                    where = (self.project.display(owner.path), owner.positions()[anchor])
+            if where is not None:
+                r = where[1]
+                out.append(Related(where[0], r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, message))
+        return tuple(dict.fromkeys(out))
 
     def _owner_of(self, node: cst.CSTNode) -> Any:
         """The loaded project module whose syntax tree holds `node` (None when none does)."""

@@ -217,7 +217,9 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
         if e.code == "NC601" and isinstance(ref.func, FuncRef):
             rets = return_nodes(ref.func.node)
             if len(rets) == 1 and rets[0].value is not None:
-                e = RuleError(e.code, f"{e.message}; it is returned by `return {source(rets[0].value)}`", e.hint)
+                e = e.derived(f"{e.message}; it is returned by `return {source(rets[0].value)}`")
+            for r in rets:
+                e.relate(r, "returned here")
         raise Fail(where, e) from None
     return maps.rebuild_from_leaves(result, outs)
 
@@ -232,8 +234,8 @@ def name_origin(f: Frame, err: RuleError) -> RuleError:
     except (AttributeError, KeyError):
         return err
     specs = source(param_node(ref, "in_specs"))
-    return RuleError(err.code, f"{err.message} (inside the shard_map at line {line}, whose in_specs={specs} "
-                               f"make its inputs vary)", err.hint)
+    return err.derived(f"{err.message} (inside the shard_map at line {line}, whose in_specs={specs} "
+                       f"make its inputs vary)").relate(param_node(ref, "in_specs"), "the in_specs that make the inputs vary")
 
 
 __all__ = ["define", "call", "spec_tree", "name_origin"]

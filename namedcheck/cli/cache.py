@@ -17,12 +17,12 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Related
 
 CACHE_DIR_NAME = ".namedcheck_cache"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 _FIELDS = {"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str,
-           "message": str, "hint": (str, type(None)), "severity": str}
+           "message": str, "hint": (str, type(None)), "severity": str, "data": dict, "related": list}
 
 
 @lru_cache(maxsize=4)
@@ -90,4 +90,4 @@ def _diagnostic(d: object) -> Diagnostic:
     """A cached diagnostic, its fields checked (TypeError when it is not one)."""
     if not isinstance(d, dict) or set(d) != set(_FIELDS) or not all(isinstance(d[k], t) for k, t in _FIELDS.items()):
         raise TypeError("not a cached diagnostic")
-    return Diagnostic(**d)
+    return Diagnostic(**{**d, "related": tuple(Related.from_json(r) for r in d["related"])})

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 
 from namedcheck import __version__
-from namedcheck.diagnostic import Diagnostic, Fix
+from namedcheck.diagnostic import Diagnostic, Fix, Related
 from namedcheck.engine.codes import CODES, REPO_URL, family, help_text, help_uri
 
 
@@ -22,6 +22,8 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
             out.append(f"{blue}{gutter} |{reset}")
             out.append(f"{blue}{d.line} |{reset} {src.rstrip()}")
             out.append(f"{blue}{gutter} |{reset} {' ' * (d.column - 1)}{red}{'^' * max(1, width)}{reset}")
+        for r in d.related:
+            out.append(f"{' ' * len(str(d.line))} = note: {r.path}:{r.line}:{r.column}: {r.message}")
         if d.hint:
             out.append(f"{' ' * len(str(d.line))} = hint: {d.hint}")
         out.append("")
@@ -46,7 +48,8 @@ def render_github(diags: list[Diagnostic]) -> str:
     out = []
     for d in diags:
         title = f"{d.code} {CODES[d.code].title}" if d.code in CODES else d.code
-        text = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+        notes = "".join(f"\nnote: {r.path}:{r.line}:{r.column}: {r.message}" for r in d.related)
+        text = d.message + notes + (f"\nhint: {d.hint}" if d.hint else "")
         out.append(f"::error file={prop(d.path)},line={d.line},col={d.column},endLine={d.end_line},"
                    f"endColumn={d.end_column},title={prop(title)}::{esc(text)}")
     return "\n".join(out)
@@ -87,12 +90,19 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     "artifactLocation": {"uri": d.path},
                     "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
                                "endColumn": d.end_column}}}],
-                **({"properties": {"hint": d.hint}} if d.hint else {}),
+                **({"relatedLocations": [_sarif_related(i, r) for i, r in enumerate(d.related)]} if d.related else {}),
+                **({"properties": {"hint": d.hint, **({"data": dict(d.data)} if d.data else {})}} if d.hint else {}),
                 **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
             } for d in diags],
         }],
     }
     return json.dumps(doc, indent=2)
+
+
+def _sarif_related(i: int, r: Related) -> dict[str, object]:
+    return {"id": i, "message": {"text": r.message}, "physicalLocation": {
+        "artifactLocation": {"uri": r.path},
+        "region": {"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column}}}
 
 
 def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:

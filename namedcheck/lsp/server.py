@@ -115,10 +115,41 @@ def to_range(line: int, column: int, end_line: int, end_column: int, units: Unit
 
 
 def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnostic:
+    """An LSP diagnostic: the hint inside the message (several clients never show related information),
+    each related location as relatedInformation (in this document's units when it is this document), the
+    diagnostic's `data` for code actions."""
     rng = to_range(d.line, d.column, d.end_line, d.end_column, units)
-    related = [lsp.DiagnosticRelatedInformation(lsp.Location(uri, rng), f"hint: {d.hint}")] if d.hint else None
-    return lsp.Diagnostic(range=rng, message=d.message, severity=lsp.DiagnosticSeverity.Error, code=d.code,
-                          source="namedcheck", related_information=related)
+    here = _path_of(uri)
+    related = []
+    for r in d.related:
+        same = here is not None and _same_file(r.path, here)
+        where = lsp.Location(uri if same else _uri_of(r.path),
+                             to_range(r.line, r.column, r.end_line, r.end_column, units if same else None))
+        related.append(lsp.DiagnosticRelatedInformation(where, r.message))
+    message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
+    return lsp.Diagnostic(range=rng, message=message, severity=lsp.DiagnosticSeverity.Error, code=d.code,
+                          source="namedcheck", related_information=related or None,
+                          data=dict(d.data) if d.data else None)
+
+
+def _path_of(uri: str) -> str | None:
+    from urllib.parse import unquote, urlparse
+    parsed = urlparse(uri)
+    return unquote(parsed.path) if parsed.scheme == "file" else None
+
+
+def _uri_of(path: str) -> str:
+    try:
+        return Path(path).resolve().as_uri()
+    except (OSError, ValueError):
+        return path
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).resolve() == Path(b).resolve()
+    except (OSError, ValueError):
+        return a == b
 
 
 def _overlaps(d: Diagnostic, r: lsp.Range, units: Units) -> bool:
