@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from namedcheck.engine.codes import default_hint
+from namedcheck.engine.codes import default_hint, matches
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -90,3 +90,17 @@ class Diagnostic:
                 "end_column": self.end_column, "code": self.code, "message": self.message,
                 "hint": self.hint, "severity": self.severity, "data": dict(self.data),
                 "related": [r.as_json() for r in self.related]}
+
+
+def selected(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
+    """The diagnostics a configuration reports: codes in `select` (all when empty) and not in `ignore`
+    (codes or prefixes); NC000 and NC001 are reported whatever `select` says."""
+    always = ("NC000", "NC001")
+    out = []
+    for d in diags:
+        if d.code not in always and select and not matches(d.code, select):
+            continue
+        if ignore and matches(d.code, ignore):
+            continue
+        out.append(d)
+    return out

@@ -32,6 +32,7 @@ class Build:
         self.files: dict[str, str] = {}  # real path -> the path mypy gave
         self.own: dict[str, Result | None] = {}
         self.caused: dict[str, set[Any]] = {}  # real path -> diagnostics other files' calls cause there
+        self.session: Any = None  # the analysis session of the build (analyzer/session.py), made on first use
 
     def add(self, path: str) -> None:
         self.files.setdefault(os.path.realpath(path), path)
@@ -44,7 +45,10 @@ class Build:
             return
         self.own[real] = None
         try:
-            got = _analyse(path)
+            if self.session is None:
+                from namedcheck.analyzer.session import Session
+                self.session = Session()
+            got = _analyse(path, self.session)
         except Exception:  # the plugin falls back to analysing in process
             return
         if got is None:
@@ -85,7 +89,9 @@ def _unique(diags: list[Any]) -> list[Any]:
     return out
 
 
-def _analyse(path: str) -> tuple[list[Any], list[Any], dict[Any, Any]] | None:
+def _analyse(path: str, session: Any) -> tuple[list[Any], list[Any], dict[Any, Any]] | None:
+    """One file of the build through the build's session: its diagnostics, those it causes elsewhere, and
+    its expressions' values."""
     from namedcheck.analyzer.check import analyse_target_for_plugin
 
     try:
@@ -93,7 +99,7 @@ def _analyse(path: str) -> tuple[list[Any], list[Any], dict[Any, Any]] | None:
             source = f.read()
     except (OSError, UnicodeDecodeError):
         return None
-    return analyse_target_for_plugin(source, path)
+    return analyse_target_for_plugin(source, path, session=session)
 
 
 def analyse_build(paths: list[str]) -> dict[str, Result | None]:

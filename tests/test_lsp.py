@@ -191,3 +191,59 @@ def test_stdin_uses_the_files_own_project(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr("sys.stdin", io.StringIO(BUGGY))
     assert main(["check", "-", "--stdin-filename", "other/model.py", "--no-cache"]) == 1
     assert "NC203" in capsys.readouterr().out
+
+
+LAYERS = '''import jax.numpy as jnp
+
+
+def dense(x, w):
+    return x @ w
+'''
+TRAIN = '''import jax.numpy as jnp
+
+from pkg.layers import dense
+
+
+def step():
+    x = jnp.ones((4, 8))
+    w = jnp.ones((5, 3))
+    return dense(x, w)
+'''
+
+
+async def _project_scenario(tmp: Path) -> None:
+    """The server sees the project: an open callee shows what a caller on disk causes in it; an edit of the
+    open caller re-publishes the callee."""
+    (tmp / "pkg").mkdir()
+    (tmp / "pkg/__init__.py").write_text("")
+    (tmp / "pkg/layers.py").write_text(LAYERS)
+    (tmp / "pkg/train.py").write_text(TRAIN)
+    layers, train = (tmp / "pkg/layers.py").as_uri(), (tmp / "pkg/train.py").as_uri()
+    s = Session()
+    c = s.client
+    await c.start_io(sys.executable, "-m", "namedcheck", "lsp", cwd=str(tmp))
+    await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
+                                                  root_uri=tmp.as_uri()))
+    c.initialized(lsp.InitializedParams())
+    c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(layers, "python", 1, LAYERS)))
+    diags = await s.next_diagnostics(layers)
+    assert [(d.range.start.line, d.code) for d in diags] == [(4, "NC203")]
+    c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(train, "python", 1, TRAIN)))
+    await s.next_diagnostics(train)
+    assert s.diagnostics[train] == []
+    # the caller's buffer now passes matching shapes: the callee's diagnostic goes away
+    fixed = TRAIN.replace("(5, 3)", "(8, 3)")
+    s.diagnostics.pop(layers)
+    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
+        lsp.VersionedTextDocumentIdentifier(version=2, uri=train), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    for _ in range(4):
+        if layers in s.diagnostics:
+            break
+        await s.next_diagnostics(train)
+    assert s.diagnostics[layers] == []
+    await c.shutdown_async(None)
+    c.exit(None)
+
+
+def test_server_sees_the_project(tmp_path: Path) -> None:
+    asyncio.run(_project_scenario(tmp_path))

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from namedcheck.analyzer import check
 from namedcheck.analyzer.check import check_source
+from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.engine.codes import CODES
 
 HEADER = ("import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
@@ -188,7 +188,7 @@ def test_message_text(code):
 def test_internal_error_message(monkeypatch):
     def boom(self):
         raise RecursionError
-    monkeypatch.setattr(check.ModuleAnalyzer, "run", boom)
+    monkeypatch.setattr(ModuleAnalyzer, "run", boom)
     [d] = check_source("import jax\n", "model.py", force=True)
     assert (d.code, d.line, d.message, d.hint) == (
         "NC000", 1, "Internal error while analysing this file: the file nests too deeply for the analyzer "

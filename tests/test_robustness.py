@@ -318,7 +318,7 @@ def test_an_analyzer_that_fails_to_import_is_exit_2_with_json(tmp_path, capsys, 
     from namedcheck.cli.main import main
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text(BAD)
-    monkeypatch.setitem(sys.modules, "namedcheck.analyzer.check", None)  # import raises ImportError
+    monkeypatch.setitem(sys.modules, "namedcheck.analyzer.session", None)  # import raises ImportError
     assert main(["check", "a.py", "--format", "json", "--no-cache"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == [] and "cannot be imported" in err and "Traceback" not in err

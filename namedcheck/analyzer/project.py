@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from namedcheck.analyzer.sources import read_regular
 from namedcheck.diagnostic import Diagnostic
 
 MAX_RESOLVE_DEPTH = 16
@@ -187,6 +188,9 @@ class Project:
         self.parsed: dict[str, tuple[str, Any]] = base.parsed if base is not None else {}  # path -> (text, module)
         self._partial: dict[str, tuple[Any, set[int]]] = {}  # module -> (ModuleOutline, the statements it ran)
         self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
+        # texts that differ from the disk (an editor's open buffers; the session's, shared with the base)
+        self.overlay: dict[Path, str] = base.overlay if base is not None else {}
+        self._reverse: tuple[Any, dict[str, list[tuple[str, Path]]]] | None = None  # (listing, importers)
 
     @property
     def guard(self) -> Any:
@@ -297,7 +301,7 @@ class Project:
         self.loading.add(name)
         new = None
         try:
-            text = path.read_text(encoding="utf-8")
+            text = self.read_text(path)
             module = self._dependency_module(name, path, text, wanted)
             if module is None:
                 raise ValueError(path)
@@ -314,6 +318,59 @@ class Project:
             self.retired.append(an)
         self.loaded[name] = new
         return new
+
+    def read_text(self, path: Path) -> str:
+        """A project file's text: the open buffer's when the overlay has it, else the disk's (OSError,
+        UnicodeDecodeError when it cannot be read)."""
+        if self.overlay:
+            hit = self.overlay.get(path.resolve())
+            if hit is not None:
+                return hit
+        return path.read_text(encoding="utf-8")
+
+    def forget(self, path: Path) -> None:
+        """A project file's text changed (an editor's buffer): when a module loaded from it, everything
+        loaded and every call analysis is let go (values and findings of other modules may come from it)."""
+        resolved = path.resolve()
+        if self.base is not None:
+            self.base.forget(resolved)
+        if any(an is not None and an.path is not None and Path(an.path).resolve() == resolved
+               for an in [*self.loaded.values(), *self.retired]):
+            self.release()
+
+    def importers_of(self, path: Path) -> list[Path]:
+        """The project files that import the module of `path`, transitively (read from the files' import
+        statements: cheap; none past `MAX_PROJECT_FILES`)."""
+        named = self.index.module_name(path)
+        if named is None:
+            return []
+        graph = self._reverse_imports()
+        found: dict[str, Path] = {}
+        todo = [named[0]]
+        while todo:
+            for other, f in graph.get(todo.pop(), ()):
+                if other != named[0] and other not in found:
+                    found[other] = f
+                    todo.append(other)
+        return sorted(found.values())
+
+    def _reverse_imports(self) -> dict[str, list[tuple[str, Path]]]:
+        """Module name -> the project modules (with their files) whose import statements name it; rebuilt
+        when the listing of the project's files is."""
+        files = _project_files(tuple(self.index.roots))
+        if files is None:
+            return {}
+        if self._reverse is not None and self._reverse[0] is files:
+            return self._reverse[1]
+        graph: dict[str, list[tuple[str, Path]]] = {}
+        for f, text in files:
+            other = self.index.module_name(f)
+            if other is None or self.index.module_file(other[0]) is None:
+                continue
+            for m in self._scans_of(f, text, *other):
+                graph.setdefault(m, []).append((other[0], f))
+        self._reverse = (files, graph)
+        return graph
 
     def _dependency_module(self, name: str, path: Path, text: str, wanted: str | None) -> Any:
         """The libcst module a dependency runs: the whole text when it is parsed already (or most of it is
@@ -492,21 +549,11 @@ class Project:
         named = self.index.module_name(path)
         if named is None:
             return ""
-        files = _project_files(tuple(self.index.roots))
         callers = {named[0]}
-        todo = [named[0]]
-        while todo and files is not None:
-            m = todo.pop()
-            last = m.rpartition(".")[2]
-            for f, text in files:
-                if last not in text:
-                    continue
-                other = self.index.module_name(f)
-                if other is None or other[0] in callers or self.index.module_file(other[0]) is None:
-                    continue
-                if m in self._scans_of(f, text, *other):
-                    callers.add(other[0])
-                    todo.append(other[0])
+        for f in self.importers_of(path):
+            other = self.index.module_name(f)
+            if other is not None and self.index.module_file(other[0]) is not None:
+                callers.add(other[0])
         seen: set[str] = set()
         digests: list[bytes] = []
         todo = list(callers)
@@ -561,6 +608,7 @@ class Project:
 _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]+(?P<what>\([^)]*\)|[^\n#;]*)"
                      r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
 MAX_PROJECT_FILES = 5000
+MAX_SCANNED_BYTES = 5 * 1024 * 1024  # a larger file's imports are not read (nor is it checked by default)
 _SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
 _WALKS: dict[Path, tuple[float, list[tuple[Path, str]] | None]] = {}
 
@@ -568,13 +616,23 @@ _WALKS: dict[Path, tuple[float, list[tuple[Path, str]] | None]] = {}
 def _project_files(roots: tuple[Path, ...]) -> list[tuple[Path, str]] | None:
     """The Python files under a project's roots with their import statements (hidden, virtual-environment
     and build directories skipped); None past `MAX_PROJECT_FILES`."""
+    parts = [_root_files(root) for root in roots]
+    if any(p is None for p in parts):
+        return None
+    hit = _LISTINGS.get(roots)
+    if hit is not None and len(hit[0]) == len(parts) and all(a is b for a, b in zip(hit[0], parts, strict=True)):
+        return hit[1]  # the same walks: the same listing (what is derived from it stays valid)
     out: dict[Path, str] = {}
-    for root in roots:
-        files = _root_files(root)
-        if files is None:
-            return None
-        out.update(files)
-    return list(out.items()) if len(out) <= MAX_PROJECT_FILES else None
+    for files in parts:
+        out.update(files or ())
+    listing = list(out.items()) if len(out) <= MAX_PROJECT_FILES else None
+    if len(_LISTINGS) > 64:
+        _LISTINGS.clear()
+    _LISTINGS[roots] = (parts, listing)
+    return listing
+
+
+_LISTINGS: dict[tuple[Path, ...], tuple[list[Any], list[tuple[Path, str]] | None]] = {}
 
 
 def _root_files(root: Path) -> list[tuple[Path, str]] | None:
@@ -593,10 +651,10 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
             return None
     files: list[tuple[Path, str]] = []
     for p in paths:
-        try:
-            text = p.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        data = read_regular(str(p), MAX_SCANNED_BYTES)  # never a FIFO, a device or an endless file
+        if isinstance(data, str) or len(data) > MAX_SCANNED_BYTES:
             continue
+        text = data.decode("utf-8", errors="replace")
         files.append((p, "\n".join(m[0].strip() for m in _IMPORT.finditer(text))))  # its imports only
     if len(_WALKS) > 64:
         _WALKS.clear()

@@ -56,7 +56,7 @@ class ResultCache:
     def get(self, key: str) -> list[Diagnostic] | None:
         """The entry's diagnostics; None (a miss) for a missing, unreadable or corrupt entry: one that is not
         a small regular file, not the JSON this cache writes, for another key, or failing its checksum."""
-        from namedcheck.cli.runner import read_regular
+        from namedcheck.cli.files import read_regular
         data = read_regular(str(self.dir / key[:2] / key), MAX_ENTRY_BYTES)
         if isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:
             return None

@@ -115,24 +115,46 @@ def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]
     return project_for(path, stub_paths, [p for p in paths if p != "-"])
 
 
-def checked_files_only(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
-    """The run's diagnostics in the checked files only, each once, under the file's display path (a
-    call may find a mistake inside another module of the project: reported there, if it is checked)."""
+def reported(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
+    """What the checked files' analyses found, each once: in the checked files under their display paths,
+    and what their calls cause inside other modules of the project (as mypy reports errors in the modules a
+    checked file imports), under the project's display path."""
+    shown = _shown(files)
+    out: set[Diagnostic] = set()
+    for d in diags:
+        disp = _display_of(d, shown)
+        out.add(d if disp is None or disp == d.path else _moved(d, disp))
+    return sorted(out)
+
+
+def located_in(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
+    """The diagnostics located in the checked files (under their display paths): what other modules' calls
+    cause there."""
+    shown = _shown(files)
+    out: list[Diagnostic] = []
+    for d in diags:
+        disp = _display_of(d, shown)
+        if disp is not None:
+            out.append(d if disp == d.path else _moved(d, disp))
+    return out
+
+
+def _shown(files: list[tuple[str, Path]]) -> dict[str, str]:
     shown: dict[str, str] = {}
     for disp, f in files:
         shown[disp] = disp
         shown[str(f.resolve())] = disp
-    out: set[Diagnostic] = set()
-    for d in diags:
-        disp = shown.get(d.path)
-        if disp is None:
-            try:
-                disp = shown.get(str(Path(d.path).resolve()))
-            except OSError:
-                disp = None
-        if disp is not None:
-            out.add(d if disp == d.path else _moved(d, disp))
-    return sorted(out)
+    return shown
+
+
+def _display_of(d: Diagnostic, shown: dict[str, str]) -> str | None:
+    disp = shown.get(d.path)
+    if disp is None:
+        try:
+            disp = shown.get(str(Path(d.path).resolve()))
+        except OSError:
+            disp = None
+    return disp
 
 
 def _moved(d: Diagnostic, path: str) -> Diagnostic:

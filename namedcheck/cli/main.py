@@ -13,8 +13,8 @@ from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats
-from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import CODES, default_hint, matches
+from namedcheck.diagnostic import Diagnostic, selected
+from namedcheck.engine.codes import CODES, default_hint
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -23,7 +23,8 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
               stats: RunStats | None = None) -> list[Diagnostic]:
     """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files and draws
     a progress line on a terminal's stderr."""
-    from namedcheck.cli.runner import Job, check_all, unreadable
+    from namedcheck.cli.files import unreadable
+    from namedcheck.cli.runner import Job, check_all
     progress_to = sys.stderr if stats is not None else None
     stats = stats if stats is not None else RunStats()
     bad_dirs: list[tuple[str, str]] = []
@@ -34,23 +35,44 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     root = str(cache_root) if cache_root is not None else None
     project_paths = tuple(paths)
     todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths) for disp, f in files]
+    # a run of some files (pre-commit's changed files): the project modules importing them run too, for
+    # what their calls cause inside the given files
+    from namedcheck.analyzer.session import session_for
+    session = session_for(stub_paths, cfg.limits, project_paths)
+    context = [Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
+               for f in session.importers([f for _, f in files])]
     stats.begin(len(todo), progress_to)
     results = check_all(todo, jobs, stats.record)
     stats.finish()
-    from namedcheck.cli.discover import checked_files_only
-    return sorted(checked_files_only(results, files) + [unreadable(d, "Directory", why) for d, why in bad_dirs])
+    if context:
+        from namedcheck.cli.discover import located_in
+        results.extend(located_in(check_all(context, jobs), files))
+    from namedcheck.cli.discover import reported
+    return sorted(reported(results, files) + [unreadable(d, "Directory", why) for d, why in bad_dirs])
 
 
-def _filter(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
-    always = ("NC000", "NC001")
-    out = []
-    for d in diags:
-        if d.code not in always and select and not matches(d.code, select):
-            continue
-        if ignore and matches(d.code, ignore):
-            continue
-        out.append(d)
-    return out
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> list[Diagnostic]:
+    """`check -`: an editor's buffer, in the project of the file it names (its text read by the project's
+    other modules instead of the disk's): its own diagnostics, those its calls cause in other modules, and
+    those the modules importing it cause in it."""
+    from namedcheck.analyzer.session import Session
+    session = Session(cfg.stub_paths, cfg.limits, projects=in_project)
+    if not in_project:
+        return session.check(display, source).all
+    session.set_text(display, source)
+    result = session.check(display, source, display)
+    if any(d.code in ("NC000", "NC001") for d in result.diagnostics):
+        return result.all
+    return sorted(set(result.all) | set(session.callers_cause(display, display)))
+
+
 
 
 def _codes(value: str) -> list[str]:
@@ -64,7 +86,7 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
         if path not in cache:
             try:
                 from namedcheck.analyzer.check import source_lines
-                from namedcheck.cli.runner import read_regular
+                from namedcheck.cli.files import read_regular
                 data = read_regular(path, 64 * 1024 * 1024)
                 cache[path] = source_lines(data.decode("utf-8", errors="replace")) if isinstance(data, bytes) else []
             except OSError:
@@ -102,7 +124,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     read_line = _line_reader()
     stats = RunStats()
     if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
-        from namedcheck.analyzer.check import check_source, source_lines
+        from namedcheck.analyzer.session import source_lines
         display = args.stdin_filename or "-"
         try:
             raw = getattr(sys.stdin, "buffer", None)  # a text stream without bytes (tests, embedders): its text
@@ -110,7 +132,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UnicodeDecodeError as e:
             print(f"namedcheck: error: standard input is not UTF-8 text: {e}", file=sys.stderr)
             return 2
-        diags = check_source(source, display, tuple(cfg.stub_paths), limits=cfg.limits)
+        diags = _check_buffer(display, source, cfg, bool(args.stdin_filename))
         stats.files = stats.analysed = 1
         lines = source_lines(source)
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
@@ -122,7 +144,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             return 2
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
-    diags = _filter(diags, select, ignore)
+    diags = selected(diags, select, ignore)
     fixed = 0
     if args.fix or args.unsafe_fixes or args.format in ("json", "sarif"):
         stdin_source = source if args.paths == ["-"] else None
@@ -157,7 +179,7 @@ def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line:
 
 def _unreadable_status(diags: list[Diagnostic]) -> int:
     """2 when a path could not be read (each is also a diagnostic of the output), after saying which."""
-    from namedcheck.cli.runner import is_unreadable
+    from namedcheck.cli.files import is_unreadable
     bad = [d for d in diags if is_unreadable(d)]
     for d in bad:
         print(f"namedcheck: error: {d.path}: {d.message}", file=sys.stderr)
@@ -178,18 +200,21 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
                     ignore: list[str], stdin_source: str | None, jobs: int, cache_root: Path | None) \
         -> tuple[list[Diagnostic], int]:
     """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
+    from namedcheck.analyzer.session import Session
     from namedcheck.lsp.analysis import DocumentAnalyser
     from namedcheck.lsp.fixes import FIXABLE, fix_file
     stubs = tuple(cfg.stub_paths)
+    session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else ())
 
     def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
-        return _filter(DocumentAnalyser(path, stubs).analyse(source).diagnostics, select, ignore)
+        session.set_text(path, source)
+        return selected(DocumentAnalyser(path, stubs, session=session).analyse(source).diagnostics, select, ignore)
     fixed = 0
     if (args.fix or args.unsafe_fixes) and stdin_source is None:
         for path in sorted({d.path for d in diags if d.code in FIXABLE}):
             fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)
         if fixed:
-            diags = _filter(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
+            diags = selected(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
     out: list[Diagnostic] = []
     for path in sorted({d.path for d in diags}):
         group = [d for d in diags if d.path == path]
@@ -204,9 +229,8 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
 
 
 def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Diagnostic]:
-    """The run's diagnostics of one file with the fixes the editor analysis found for the same ones. That
-    analysis sees the file alone: a diagnostic a call from another module of the project causes here is
-    kept (without a fix), never dropped."""
+    """The run's diagnostics of one file with the fixes the editor analysis (the same session's, in the
+    file's project) found for the same ones; a diagnostic it did not find is kept without a fix."""
     from dataclasses import replace
     fixes = {(d.line, d.column, d.code, d.message): d.fixes for d in analysed if d.fixes}
     return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d
@@ -241,6 +265,8 @@ def cmd_infer(args: argparse.Namespace) -> int:
     if missing:
         print(f"namedcheck: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
+    from namedcheck.analyzer.session import Session
+    session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]))
     total = changed = 0
     for display, f in files:
         try:
@@ -248,7 +274,9 @@ def cmd_infer(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError) as e:
             print(f"namedcheck: error: {display}: cannot read: {e}", file=sys.stderr)
             return 2
-        new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths))
+        new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
+        if args.write and new != source:
+            session.set_text(f, new)  # the next files' analyses read the annotated text
         if new == source:
             continue
         total += len(added)

@@ -4,19 +4,14 @@ it was checking one NC001 diagnostic, never the run."""
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from namedcheck.analyzer.budget import Limits
+from namedcheck.cli.files import read_regular, unreadable
 from namedcheck.cli.summary import SkippedFile
 from namedcheck.diagnostic import Diagnostic
-
-UNREADABLE = "cannot be read"  # in the message of every NC001 about a path that could not be read
-_KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")]
 
 
 @dataclass(frozen=True)
@@ -27,35 +22,6 @@ class Job:
     cache_root: str | None
     limits: Limits
     project_paths: tuple[str, ...] = ()  # the paths the run was given (they help find the file's project)
-
-
-def is_unreadable(d: Diagnostic) -> bool:
-    return d.code == "NC001" and UNREADABLE in d.message
-
-
-def unreadable(display: str, what: str, reason: str) -> Diagnostic:
-    return Diagnostic(display, 1, 1, 1, 1, "NC001", f"{what} {UNREADABLE}: {reason}")
-
-
-def read_regular(path: str, max_bytes: int) -> bytes | str:
-    """The file's bytes, or why it is not read: only a regular file (symlinks followed) of at most
-    `max_bytes` is read; a FIFO or device is never opened for reading (no blocking, no endless data)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-            return f"it is {kind}, not a regular file"
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two calls
-                return "it is not a regular file"
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(max_bytes + 1)
-        finally:
-            os.close(fd)
-    except OSError as e:
-        return e.strerror or str(e)
-    return data
 
 
 def check_file(job: Job) -> list[Diagnostic]:
@@ -73,9 +39,10 @@ def check_file(job: Job) -> list[Diagnostic]:
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return [Diagnostic(job.display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
-    from namedcheck.cli.discover import file_project
+    from namedcheck.analyzer.session import session_for
+    session = session_for(job.stub_paths, job.limits, job.project_paths)
     path = Path(job.path)
-    project = file_project(path, job.stub_paths, job.project_paths)
+    project = session.project(path)
     if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
         return SkippedFile()  # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
     cache = key = None
@@ -87,10 +54,9 @@ def check_file(job: Job) -> list[Diagnostic]:
         hit = cache.get(key)
         if hit is not None:
             return hit
-    from namedcheck.analyzer.check import check_source_bounded
-    diags, complete = check_source_bounded(source, job.display, job.stub_paths, limits=job.limits,
-                                           project=project, file=path)
-    if cache is not None and key is not None and complete:  # a file cut short by its budget is not cached
+    result = session.check(path, source, job.display, force=True)
+    diags = result.all
+    if cache is not None and key is not None and result.complete:  # a file cut short by its budget: not cached
         cache.put(key, diags)
     return diags
 

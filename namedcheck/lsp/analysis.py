@@ -11,19 +11,17 @@ reported and recorded is replayed. Module-level statements always run again. The
 from __future__ import annotations
 
 import re
-import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.check import _deep_recursion, _internal, check_source
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.stubs import op_table
 from namedcheck.engine.values import UNKNOWN
 from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 
@@ -68,8 +66,8 @@ class EditorAnalyzer(ModuleAnalyzer):
     """The CLI's module analyzer, recording every analysis's values and replaying unchanged definitions."""
 
     def __init__(self, module: cst.Module, ops: dict[str, Any], chunks: list[tuple[int, Chunk]], source: str,
-                 previous: dict[Any, Replay]) -> None:
-        super().__init__(module, ops)
+                 previous: dict[Any, Replay], **project: Any) -> None:
+        super().__init__(module, ops, **project)
         self.value_log = []
         self.function_log: list[tuple[cst.CSTNode, str, dict[str, Any], Any]] = []
         self.report_log: list[tuple[cst.CSTNode, RuleError]] = []
@@ -175,11 +173,16 @@ def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, A
 
 
 class DocumentAnalyser:
-    """Analyses successive versions of one buffer, replaying what an edit did not touch."""
+    """Analyses successive versions of one buffer through the session (the file in its project, as the CLI
+    sees it), replaying what an edit did not touch; `callers` adds what the project modules importing the
+    file cause in it."""
 
-    def __init__(self, path: str, stub_paths: tuple[str, ...] = ()) -> None:
+    def __init__(self, path: str, stub_paths: tuple[str, ...] = (), session: Session | None = None,
+                 callers: bool = True) -> None:
         self.path = path
         self.stub_paths = stub_paths
+        self.session = session if session is not None else Session(stub_paths)
+        self.callers = callers
         self.replays: dict[Any, Replay] = {}
         self.last: tuple[str, Analysis] | None = None
 
@@ -187,6 +190,10 @@ class DocumentAnalyser:
         if self.last is not None and self.last[0] == source:
             return self.last[1]
         result = self._analyse(source)
+        if self.callers and not any(d.code in ("NC000", "NC001") for d in result.diagnostics):
+            caused = self.session.callers_cause(self.path, self.path)
+            if caused:
+                result.diagnostics = _with_caused(result.diagnostics, caused)
         self.last = (source, result)
         return result
 
@@ -196,27 +203,29 @@ class DocumentAnalyser:
         try:
             chunks = split(source)
         except ChunkSyntaxError:
-            return Analysis(check_source(source, self.path, self.stub_paths))
-        body = [s for _, c in chunks for s in c.module.body]
-        module = cst.Module(body=body)
-        try:
-            with _deep_recursion():
-                an = EditorAnalyzer(module, op_table(self.stub_paths), chunks, source, self.replays)
-                an.run()
-                diags = an.diagnostics(self.path, source.splitlines())
-        except RecursionError:
-            return Analysis([_internal(self.path, "the file nests too deeply for the analyzer (RecursionError)")])
-        except Exception as e:
-            tb = traceback.extract_tb(e.__traceback__)[-1]
-            return Analysis([_internal(self.path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:"
-                                                  f"{tb.lineno})")])
+            return Analysis(self.session.check(self.path, source).diagnostics)
+        module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
+        previous = self.replays
+
+        def make(module: cst.Module, ops: dict[str, Any], **project: Any) -> EditorAnalyzer:
+            return EditorAnalyzer(module, ops, chunks, source, previous, **project)
+        result = self.session.check(self.path, source, module=module, make=make)
+        an = result.analyzer
+        if not isinstance(an, EditorAnalyzer) or any(d.code == "NC000" for d in result.diagnostics):
+            return Analysis(result.diagnostics)
         self.replays = an.replays
         from namedcheck.lsp.fixes import attach_fixes
-        diags = attach_fixes(diags, source, chunks, an.value_log)
+        diags = attach_fixes(result.diagnostics, source, chunks, an.value_log)
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions)
+
+
+def _with_caused(own: list[Diagnostic], caused: list[Diagnostic]) -> list[Diagnostic]:
+    """A file's diagnostics and those its importers cause in it, each once (by position, code and message)."""
+    seen = {(d.line, d.column, d.code, d.message) for d in own}
+    return sorted([*own, *(d for d in caused if (d.line, d.column, d.code, d.message) not in seen)])
 
 
 # ---- reading an analysis: values at a position --------------------------------------------------------

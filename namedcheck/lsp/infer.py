@@ -15,6 +15,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 from namedcheck.lsp.analysis import Analysis, DocumentAnalyser
@@ -267,10 +268,11 @@ def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
     return edits
 
 
-def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = ()) \
-        -> tuple[str, list[Inferred]]:
-    """The source with every annotation the engine fully knows added (to a fixpoint), and what was added."""
-    analyser = DocumentAnalyser(path, stub_paths)
+def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = (),
+                 session: Session | None = None) -> tuple[str, list[Inferred]]:
+    """The source with every annotation the engine fully knows added (to a fixpoint), and what was added;
+    the file is analysed in its project (`session`'s, else a new one's)."""
+    analyser = DocumentAnalyser(path, stub_paths, session=session, callers=False)
     added: list[Inferred] = []
     for _ in range(MAX_ROUNDS):
         a = analyser.analyse(source)

@@ -13,8 +13,9 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from namedcheck import __version__
+from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config, ConfigError, load_config
-from namedcheck.diagnostic import Diagnostic, Fix
+from namedcheck.diagnostic import Diagnostic, Fix, selected
 from namedcheck.lsp.analysis import Analysis, DocumentAnalyser, format_value, values_at
 from namedcheck.lsp.fixes import ignore_fix
 from namedcheck.lsp.hints import inlay_hints
@@ -26,7 +27,10 @@ class NamedcheckServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("namedcheck", __version__, text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
         self.analysers: dict[str, DocumentAnalyser] = {}
-        self.results: dict[str, tuple[str, Analysis, list[Diagnostic]]] = {}
+        # by uri: (text, generation of the open buffers it saw, analysis, diagnostics shown)
+        self.results: dict[str, tuple[str, int, Analysis, list[Diagnostic]]] = {}
+        self.sessions: dict[tuple[tuple[str, ...], Any], Session] = {}  # one per configuration
+        self.generation = 0  # counts changes of open buffers' texts (a file's callers may have changed)
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.configs: dict[Path, Config | str] = {}
         self.inlay_hints_enabled = False
@@ -49,32 +53,48 @@ class NamedcheckServer(LanguageServer):
                 self.inlay_hints_enabled = bool(settings["inlayHints"])
 
     # ---- analysis --------------------------------------------------------------------------------
+    def session_for(self, cfg: Config) -> Session:
+        """The session of a configuration: one project view for every open file that shares it."""
+        key = (tuple(cfg.stub_paths), cfg.limits)
+        if key not in self.sessions:
+            self.sessions[key] = Session(cfg.stub_paths, cfg.limits)
+        return self.sessions[key]
+
     def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
+        """The document's analysis in its project (what its own code and its importers cause in it)."""
         doc = self.workspace.get_text_document(uri)
         source = doc.source
-        cached = self.results.get(uri)
-        if cached is not None and cached[0] == source:
-            return cached
         path = to_fs_path(uri) or uri
         cfg = self.config_for(path)
         if isinstance(cfg, str):
             self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"namedcheck: {cfg}"))
             cfg = Config()
+        session = self.session_for(cfg)
+        if session.overlay.get(Path(path).resolve()) != source:
+            changed = session.read(Path(path)) != source  # what the other files read until now
+            session.set_text(path, source)
+            self.generation += changed
+        cached = self.results.get(uri)
+        if cached is not None and cached[0] == source and cached[1] == self.generation:
+            return cached[0], cached[2], cached[3]
         analyser = self.analysers.get(uri)
-        if analyser is None or analyser.stub_paths != tuple(cfg.stub_paths):
-            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths))
-        from namedcheck.cli.main import _filter
+        if analyser is None or analyser.session is not session:
+            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session)
+        analyser.last = None  # the callers' part depends on the other buffers too
         result = analyser.analyse(source)
-        diags = _filter(result.diagnostics, cfg.select, cfg.ignore)
-        self.results[uri] = (source, result, diags)
-        return self.results[uri]
+        diags = selected(result.diagnostics, cfg.select, cfg.ignore)
+        self.results[uri] = (source, self.generation, result, diags)
+        return source, result, diags
 
-    def publish(self, uri: str) -> None:
+    def publish(self, uri: str, ripple: bool = True) -> None:
+        """Publish a document's diagnostics; after an edit, also the other open documents' (an edit of a
+        caller changes what it causes in its callees, an edit of a callee what its callers find)."""
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()  # a save while a change waits: this run covers both
         if uri not in self.workspace.text_documents:
             return
+        before = self.generation
         got = self.analyse(uri)
         if got is None:
             return
@@ -82,6 +102,10 @@ class NamedcheckServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, diagnostics=[to_lsp(uri, d, units) for d in got[2]],
             version=self.workspace.get_text_document(uri).version))
+        if ripple and self.generation != before:
+            for other in list(self.workspace.text_documents):
+                if other != uri and other in self.results:
+                    self.publish(other, ripple=False)
 
     def schedule(self, uri: str, delay: float) -> None:
         old = self.pending.pop(uri, None)
@@ -192,6 +216,10 @@ def build_server() -> NamedcheckServer:
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NamedcheckServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
+        analyser = ls.analysers.get(uri)
+        if analyser is not None:
+            analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
+            ls.generation += 1
         for table in (ls.analysers, ls.results):
             table.pop(uri, None)
         handle = ls.pending.pop(uri, None)

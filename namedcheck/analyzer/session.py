@@ -1,0 +1,267 @@
+"""One analysis for every front end: a `Session` holds the run's configuration (stubs, budgets, the paths
+it was given) and the project of each file; every front end analyses a file through `Session.check` (the
+CLI's tree and changed-files runs, `check -`, `--fix` and fix attachment, `infer`, the language server, the
+mypy plugin's worker, the test helpers).
+
+`check` never raises: a file that does not parse is NC001, a failure of the analyzer NC000. A file's result
+holds its own diagnostics and those its calls cause inside other project modules (`elsewhere`).
+`callers_cause` runs the project modules that import a file (transitively) as checked files and keeps what
+they cause inside it: the diagnostics a change-only run (pre-commit) and an editor must show.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import libcst as cst
+
+from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
+from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.parsing import parse_module
+from namedcheck.analyzer.project import Project, project_for
+from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.stubs import op_table
+
+# Builds the analyzer of a checked file: (module, op table, project keywords) -> analyzer. The editor gives
+# its own (recording values, replaying unchanged definitions); the default is `ModuleAnalyzer`.
+MakeAnalyzer = Callable[..., ModuleAnalyzer]
+
+
+@dataclass
+class FileResult:
+    """One file's analysis."""
+
+    diagnostics: list[Diagnostic]  # located in the file
+    elsewhere: list[Diagnostic] = field(default_factory=list)  # its calls' findings in other project modules
+    complete: bool = True  # False: a budget cut the analysis short (what it proved is kept; not cached)
+    analyzer: ModuleAnalyzer | None = None  # the analyzer that ran (observers read its records)
+
+    @property
+    def all(self) -> list[Diagnostic]:
+        """Every diagnostic the file causes, each once, sorted."""
+        return sorted(set(self.diagnostics) | set(self.elsewhere))
+
+
+class Session:
+    """The analysis of one run (or one editor, or one mypy build): configuration and projects."""
+
+    def __init__(self, stub_paths: Sequence[str] = (), limits: Limits | None = None,
+                 roots: Sequence[str] = (), projects: bool = True, fixed: Project | None = None) -> None:
+        self.stub_paths = tuple(stub_paths)
+        self.limits = limits or Limits()
+        self.roots = [r for r in roots if r != "-"]
+        self.projects = projects  # False: each file alone (a source with no file, the test corpus)
+        self.fixed = fixed  # the one project of every file (an embedder's), instead of each file's own
+        # texts that differ from the disk (an editor's open buffers), read by every project module load
+        self.overlay: dict[Path, str] = {}
+        self._callers: dict[tuple[str, str, int], list[Diagnostic]] = {}
+
+    # ---- projects ------------------------------------------------------------------------------
+    def project(self, path: str | Path) -> Project | None:
+        """The project a file belongs to (shared by the files of one set of roots), None without one."""
+        if self.fixed is not None or not self.projects:
+            return self.fixed
+        project = project_for(path, self.stub_paths, self.roots)
+        if project is not None:
+            project.overlay = self.overlay
+        return project
+
+    def set_text(self, path: str | Path, text: str | None) -> None:
+        """An open buffer's text (None: closed, the disk's text again); project modules read it. When it
+        changes, what the projects loaded from the old text is let go."""
+        key = Path(path).resolve()
+        old = self.overlay.get(key)
+        if text is None:
+            self.overlay.pop(key, None)
+        else:
+            self.overlay[key] = text
+        if old != text:
+            project = self.project(path)
+            if project is not None:
+                project.forget(key)
+
+    # ---- one file --------------------------------------------------------------------------------
+    def check(self, path: str | Path, source: str, display: str | None = None, *, force: bool = False,
+              module: cst.Module | None = None, make: MakeAnalyzer | None = None) -> FileResult:
+        """Analyse one file's `source` (its text, which may differ from the disk's), reported as `display`
+        (default: `path`). `module`: its syntax tree when the front end parsed it (the editor's chunks);
+        `make`: the front end's analyzer. `force`: also a file that names nothing of jax or namedcheck."""
+        file = Path(path)
+        shown = display if display is not None else str(path)
+        if not force and not is_relevant(source):
+            return FileResult([])
+        project = self.project(file)
+        if module is None:
+            failed = self._syntax_error(source, shown, file, project)
+            if failed is not None:
+                return FileResult(failed)
+            try:
+                module = project.parse(file, source, checked=True) if project is not None \
+                    else parse_module(source, trusted=cpython_accepted(source))
+            except cst.ParserSyntaxError as e:
+                return FileResult([Diagnostic(shown, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1,
+                                              "NC001", f"File does not parse: {e.message}")])
+            except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
+                return FileResult([Diagnostic(shown, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")])
+        an: ModuleAnalyzer | None = None
+        try:
+            with deep_recursion():
+                an = self._analyzer(module, project, file, make)
+                an.source = source
+                an.guard = Guard(self.limits)
+                if project is not None:
+                    project.guard = an.guard  # the project's modules analysed for this file share its budget
+                an.run()
+                own = an.diagnostics(shown, source_lines(source))
+                elsewhere = project.dependency_diagnostics() if project is not None else []
+                return FileResult(own, [d for d in elsewhere if d not in set(own)], True, an)
+        except (BudgetExceeded, MemoryError):
+            return FileResult(found_before_budget(an, shown, source) if an is not None else [], [], False, an)
+        except RecursionError:
+            return FileResult([internal(shown, "the file nests too deeply for the analyzer (RecursionError)")])
+        except Exception as e:
+            tb = traceback.extract_tb(e.__traceback__)[-1]
+            what = f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
+            return FileResult([internal(shown, what)])
+
+    def _syntax_error(self, source: str, shown: str, file: Path, project: Project | None) -> list[Diagnostic] | None:
+        """NC001 when CPython rejects the text or it nests too deeply for libcst (a text the project parsed
+        already as another file's dependency passed this check then)."""
+        if project is not None and project.is_parsed(file, source):
+            return None
+        rejected = python_rejects(source)
+        if rejected is None:
+            return None
+        line, column, message = rejected
+        return [Diagnostic(shown, line, column, line, column, "NC001", message)]
+
+    def _analyzer(self, module: cst.Module, project: Project | None, file: Path,
+                  make: MakeAnalyzer | None) -> ModuleAnalyzer:
+        """The analyzer of a checked file, placed in its project when there is one."""
+        build: MakeAnalyzer = make if make is not None else ModuleAnalyzer
+        ops = project.ops if project is not None else op_table(self.stub_paths)
+        if project is None:
+            return build(module, ops)
+        project.begin_target()
+        named = project.index.module_name(file)
+        name, is_package = named if named is not None else (None, False)
+        an = build(module, ops, project=project, modname=name, is_package=is_package)
+        return an
+
+    # ---- what other files cause in one -----------------------------------------------------------
+    def importers(self, paths: Sequence[str | Path]) -> list[Path]:
+        """The project modules that import any of `paths`, transitively, in a stable order (the files
+        themselves left out)."""
+        out: dict[Path, None] = {}
+        for p in paths:
+            project = self.project(p)
+            if project is not None:
+                out.update(dict.fromkeys(project.importers_of(Path(p))))
+        given = {Path(p).resolve() for p in paths}
+        return [f for f in out if f.resolve() not in given]
+
+    def callers_cause(self, path: str | Path, display: str | None = None) -> list[Diagnostic]:
+        """The diagnostics that the project modules importing `path` cause inside it (each importer
+        analysed as a checked file, its text from the overlay or the disk), reported as `display`."""
+        target = Path(path).resolve()
+        shown = display if display is not None else str(path)
+        out: set[Diagnostic] = set()
+        for importer in self.importers([path]):
+            text = self.read(importer)
+            if text is None:
+                continue
+            # the importer's findings depend on its text and on the open buffers its imports read
+            key = (str(importer.resolve()), text, hash(frozenset(self.overlay.items())))
+            found = self._callers.get(key)
+            if found is None:
+                if len(self._callers) > 256:
+                    self._callers.clear()
+                found = self._callers[key] = self.check(importer, text).all
+            for d in found:
+                if _same_file(d.path, target):
+                    out.add(d if d.path == shown else _moved(d, shown))
+        return sorted(out)
+
+    def read(self, path: Path) -> str | None:
+        """A file's text: the open buffer's, else the disk's (None: unreadable)."""
+        hit = self.overlay.get(path.resolve())
+        if hit is not None:
+            return hit
+        try:
+            return path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
+def _same_file(a: str, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b
+    except (OSError, RuntimeError):
+        return False
+
+
+def _moved(d: Diagnostic, path: str) -> Diagnostic:
+    from dataclasses import replace
+    return replace(d, path=path)
+
+
+def found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diagnostic]:
+    """What a file cut short by its budget had proven (an unbound axis name waits for the whole module:
+    dropped)."""
+    an.guard = None
+    an.unbound_names = []
+    try:
+        return an.diagnostics(path, source_lines(source))
+    except (MemoryError, RecursionError):
+        return []
+
+
+def source_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them: only \\n, \\r\\n and \\r end a line (`str.splitlines` also
+    splits at form feeds, \\x0b, \\x1c-\\x1e, \\x85, U+2028 and U+2029)."""
+    return _LINE_BREAK.split(source.removesuffix("\n").removesuffix("\r")) if source else []
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+@contextmanager
+def deep_recursion() -> Iterator[None]:
+    """Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 20_000))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def internal(path: str, what: str) -> Diagnostic:
+    """NC000: the analyzer itself failed on this file."""
+    return Diagnostic(path, 1, 1, 1, 1, "NC000",
+                      f"Internal error while analysing this file: {what}; please report it at "
+                      f"https://github.com/namedcheck/namedcheck/issues with the file")
+
+
+_SESSIONS: dict[tuple[tuple[str, ...], Limits, tuple[str, ...]], Session] = {}
+
+
+def session_for(stub_paths: Sequence[str] = (), limits: Limits | None = None, roots: Sequence[str] = ()) -> Session:
+    """The session of this process for a configuration and set of run paths (worker processes keep one)."""
+    key = (tuple(stub_paths), limits or Limits(), tuple(r for r in roots if r != "-"))
+    hit = _SESSIONS.get(key)
+    if hit is None:
+        if len(_SESSIONS) > 16:
+            _SESSIONS.clear()
+        hit = _SESSIONS[key] = Session(stub_paths, limits, roots)
+    return hit
+
+
+__all__ = ["Session", "FileResult", "session_for", "source_lines", "deep_recursion", "internal"]

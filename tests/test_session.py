@@ -1,0 +1,145 @@
+"""One analysis for every front end (analyzer/session.py): the editor, the changed-files run and `check -`
+see the project as the whole-tree run does.
+
+- the editor's diagnostics for each file of every project under tests/projects/ equal `namedcheck check .`'s
+  for that file, whatever order the files are opened in;
+- `namedcheck check <some files>` (pre-commit) reports every diagnostic the whole run finds in those files
+  (what their importers cause there included) and what they cause elsewhere, never more than the whole run;
+- `check -` of a buffer named by --stdin-filename is analysed in its project, its text read by its importers.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+import namedcheck.analyzer.project as project_registry
+from namedcheck.analyzer.session import Session
+from namedcheck.cli.config import Config
+from namedcheck.cli.main import main, run_check
+from namedcheck.lsp.analysis import DocumentAnalyser
+
+PROJECTS = Path(__file__).parent / "projects"
+NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and not p.name.startswith("_"))
+
+
+def _key(d: object) -> tuple[str, int, int, str, str]:
+    return (str(Path(d.path).resolve()), d.line, d.column, d.code, d.message)  # type: ignore[attr-defined]
+
+
+def _whole(project: Path) -> set[tuple[str, int, int, str, str]]:
+    project_registry._PROJECTS.clear()
+    return {_key(d) for d in run_check([str(project)], Config(), jobs=1)}
+
+
+def _files(project: Path) -> list[Path]:
+    return sorted(p.resolve() for p in project.rglob("*.py"))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_editor_equals_the_whole_run_in_any_order(name: str) -> None:
+    project = PROJECTS / name
+    whole = _whole(project)
+    files = _files(project)
+    orders = [files, files[::-1], random.Random(name).sample(files, len(files))]
+    for order in orders:
+        project_registry._PROJECTS.clear()
+        session = Session()
+        for f in order:  # each file opened (its buffer in the session), then analysed as the server does
+            text = f.read_text()
+            session.set_text(f, text)
+            got = {_key(d) for d in DocumentAnalyser(str(f), session=session).analyse(text).diagnostics}
+            want = {k for k in whole if k[0] == str(f)}
+            assert got == want, f"{f.name} opened in order {[p.name for p in order]}"
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if n.endswith("_bugs")])
+def test_changed_files_run_reports_what_the_files_cause_and_suffer(name: str) -> None:
+    project = PROJECTS / name
+    whole = _whole(project)
+    assert whole, "a _bugs project has diagnostics"
+    for f in _files(project):
+        project_registry._PROJECTS.clear()
+        got = {_key(d) for d in run_check([str(f)], Config(), jobs=1)}
+        located = {k for k in whole if k[0] == str(f)}
+        assert located <= got <= whole, f.name
+
+
+LAYERS = '''import jax.numpy as jnp
+
+
+def dense(x, w):
+    return x @ w
+'''
+TRAIN = '''import jax.numpy as jnp
+
+from pkg.layers import dense
+
+
+def step():
+    x = jnp.ones((4, 8))
+    w = jnp.ones((5, 3))
+    return dense(x, w)
+'''
+
+
+def _package(root: Path) -> None:
+    (root / "pkg").mkdir()
+    (root / "pkg/__init__.py").write_text("")
+    (root / "pkg/layers.py").write_text(LAYERS)
+    (root / "pkg/train.py").write_text(TRAIN)
+
+
+def _cli_json(argv: list[str], stdin: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> list:
+    out = io.StringIO()
+    if stdin is not None and monkeypatch is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    old = sys.stdout
+    sys.stdout = out
+    try:
+        main(["check", "--no-cache", "--format", "json", *argv])
+    finally:
+        sys.stdout = old
+    return json.loads(out.getvalue())
+
+
+def test_precommit_of_the_caller_fails_on_the_bug_it_causes_in_the_callee(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    project_registry._PROJECTS.clear()
+    for given in (["pkg/train.py"], ["pkg/layers.py"], ["."]):
+        got = [(Path(d["path"]).as_posix().removeprefix("./"), d["line"], d["code"]) for d in _cli_json(given)]
+        assert got == [("pkg/layers.py", 5, "NC203")], given
+
+
+def test_stdin_buffer_is_analysed_in_its_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    project_registry._PROJECTS.clear()
+    # the callee's buffer: what the caller on disk causes in it
+    got = _cli_json(["--stdin-filename", "pkg/layers.py", "-"], LAYERS, monkeypatch)
+    assert [(d["path"], d["line"], d["code"]) for d in got] == [("pkg/layers.py", 5, "NC203")]
+    # an edited callee buffer that takes the caller's shapes: the caller reads the buffer, not the disk
+    fixed = LAYERS.replace("return x @ w", "return x.sum() * w.sum()")
+    project_registry._PROJECTS.clear()
+    assert _cli_json(["--stdin-filename", "pkg/layers.py", "-"], fixed, monkeypatch) == []
+    # the caller's buffer: what its call causes in the callee
+    project_registry._PROJECTS.clear()
+    got = _cli_json(["--stdin-filename", "pkg/train.py", "-"], TRAIN, monkeypatch)
+    assert [(Path(d["path"]).name, d["line"], d["code"]) for d in got] == [("layers.py", 5, "NC203")]
+
+
+def test_session_importers_follow_imports_transitively(tmp_path: Path) -> None:
+    _package(tmp_path)
+    (tmp_path / "pkg/main.py").write_text("from pkg.train import step\nstep()\n")
+    project_registry._PROJECTS.clear()
+    session = Session(roots=[str(tmp_path)])
+    names = {p.name for p in session.importers([tmp_path / "pkg/layers.py"])}
+    assert names == {"train.py", "main.py"}
+    assert session.importers([tmp_path / "pkg/main.py"]) == []
