@@ -144,7 +144,7 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, An
                 if a not in mesh.names and not mesh.open:
                     raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
                                              f"scope has axes {mesh.names!r}")
-            total = 1
+            total: int | None = 1
             for a in axes:
                 s = mesh.size(a)
                 total = total * s if is_int(s) and is_int(total) else None
@@ -561,9 +561,9 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
         sharding.check_shard_map_arg(arg, spec, mesh, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
-        k = _split_size(e, mesh)
-        if e and is_int(k) and is_int(shape[i]):
-            shape[i] = shape[i] // k
+        k, d = _split_size(e, mesh), shape[i]
+        if e and is_int(k) and is_int(d):
+            shape[i] = d // k
         elif e and k != 1:
             shape[i] = None
     local = arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
@@ -602,9 +602,9 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         return replace(res, varying=frozenset(), vary_exact=True, spec=None)
     shape = list(res.shape)
     for i, e in enumerate(spec.entries):
-        k = _split_size(e, mesh)
+        k, d = _split_size(e, mesh), shape[i]
         if e:
-            shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
+            shape[i] = d * k if is_int(d) and is_int(k) else None
     out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
     if set(mesh.names) <= manual:
         return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh))

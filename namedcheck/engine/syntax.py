@@ -20,7 +20,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import ArrayType
 
 
-class Pairs(list):  # type: ignore[type-arg]
+class Pairs(list[tuple[Any, Any]]):
     """A dict literal as written: (key, value) pairs in order, duplicates kept."""
 
 
