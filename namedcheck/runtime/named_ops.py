@@ -28,8 +28,8 @@ def has_names(axis: Any) -> bool:
     return isinstance(axis, (tuple, list)) and any(isinstance(a, str) for a in axis)
 
 
-def split(axis: Any) -> tuple[tuple[int, ...] | None, tuple[str, ...]]:
-    """(positional axes or None for all, names) of an axis argument."""
+def split(axis: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """(positional axes, names) of an axis argument."""
     try:
         pos, names, _ = split_axes(tuple(axis) if isinstance(axis, list) else axis)
     except Unprovable:
@@ -135,7 +135,8 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     """Contract the named axis (or axes) `axis_name` of x and y, and positional dims per
     `pos_contract` / `pos_batch` (as `lax.dot_general`)."""
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
-    local = lax.dot_general(x, y, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))),
+    local = lax.dot_general(x, y, ((tuple(pos_contract[0]), tuple(pos_contract[1])),
+                                   (tuple(pos_batch[0]), tuple(pos_batch[1]))),
                             precision=precision)
     if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
         return collectives.psum_local_transpose(local, names)
