@@ -119,9 +119,9 @@ def checked_files_only(diags: list[Diagnostic], files: list[tuple[str, Path]]) -
     """The run's diagnostics in the checked files only, each once, under the file's display path (a
     call may find a mistake inside another module of the project: reported there, if it is checked)."""
     shown: dict[str, str] = {}
-    for disp, f in files:
-        shown[disp] = disp
-        shown[str(f.resolve())] = disp
+    for name, f in files:
+        shown[name] = name
+        shown[str(f.resolve())] = name
     out: set[Diagnostic] = set()
     for d in diags:
         disp = shown.get(d.path)
