@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeGuard
+from typing import Any, TypeGuard, overload
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import ArrayType, Dim
@@ -16,6 +16,15 @@ def fmt_shape(shape: Sequence[Dim]) -> str:
 
 def is_int(d: object) -> TypeGuard[int]:
     return isinstance(d, int) and not isinstance(d, bool)
+
+
+@overload
+def all_int(ds: list[Dim]) -> TypeGuard[list[int]]: ...
+@overload
+def all_int(ds: tuple[Dim, ...]) -> TypeGuard[tuple[int, ...]]: ...
+def all_int(ds: Sequence[Dim]) -> bool:
+    """Every dim a concrete size."""
+    return all(is_int(d) for d in ds)
 
 
 def differ(a: Dim, b: Dim) -> bool:
