@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -135,9 +135,8 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     """Contract the named axis (or axes) `axis_name` of x and y, and positional dims per
     `pos_contract` / `pos_batch` (as `lax.dot_general`)."""
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
-    local = lax.dot_general(x, y, ((tuple(pos_contract[0]), tuple(pos_contract[1])),
-                                   (tuple(pos_batch[0]), tuple(pos_batch[1]))),
-                            precision=precision)
+    dims = cast(lax.DotDimensionNumbers, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))))
+    local = lax.dot_general(x, y, dims, precision=precision)
     if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
         return collectives.psum_local_transpose(local, names)
     return lax.psum(local, names)
