@@ -331,7 +331,7 @@ class NamedcheckPlugin(Plugin):
             path = getattr(api, "path", None)
             if path is None or ctx.context is not self._anchors.get(path):
                 return ctx.default_return_type
-            errors = api.msg.errors  # type: ignore[attr-defined]
+            errors = api.msg.errors
             if path in errors.ignored_files or any(
                     info.code is not None and info.code.sub_code_of is NAMEDCHECK
                     for info in errors.error_info_map.get(path, ())):
@@ -600,7 +600,7 @@ def _from_source(path: str, t: UnboundType, head: str) -> ArrayType:
     node = cst.parse_expression(text)
     if not isinstance(node, cst.Subscript):
         raise _NotLiteral
-    return parse_annotation_subscript(head, node)  # type: ignore[no-any-return]
+    return parse_annotation_subscript(head, node)
 
 
 @functools.lru_cache(maxsize=64)

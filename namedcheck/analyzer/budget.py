@@ -16,6 +16,7 @@ import re
 import time
 import warnings
 from dataclasses import dataclass
+from typing import cast
 
 MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
 DEFAULT_TIME_BUDGET = 10.0  # seconds of analysis per file
@@ -100,7 +101,7 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
     try:
         with warnings.catch_warnings():  # invalid escape sequences and the like: not ours to report
             warnings.simplefilter("ignore")
-            tree = compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            tree = cast(ast.Module, compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True))
     except SyntaxError as e:
         if not _TOO_DEEP.search(e.msg or ""):
             return None  # libcst decides (and says where): it also knows syntax newer than this Python's

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
     from namedcheck.analyzer.module import ModuleAnalyzer
 
     result = Session(projects=False).check(path, source, force=True,
-                                           make=lambda *a, **kw: ModuleAnalyzer(*a, record=True, **kw))
+                                           make=partial(ModuleAnalyzer, record=True))
     an = result.analyzer
     if an is None or result.diagnostics and result.diagnostics[0].code in ("NC000", "NC001"):
         return result.diagnostics, {}
@@ -57,7 +58,7 @@ def analyse_target_for_plugin(source: str, path: str, stub_paths: tuple[str, ...
 
     if session is None:
         session = Session(stub_paths, fixed=project)
-    result = session.check(path, source, make=lambda *a, **kw: ModuleAnalyzer(*a, record_types=True, **kw))
+    result = session.check(path, source, make=partial(ModuleAnalyzer, record_types=True))
     an = result.analyzer
     types = an.types_by_span() if an is not None and result.complete else {}
     return result.diagnostics, result.elsewhere, types

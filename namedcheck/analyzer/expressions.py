@@ -88,7 +88,7 @@ class Expressions(FrameState):
         head = self.annotation_head(node.value)
         if head in ARRAY_HEADS:
             try:
-                return parse_annotation_subscript(head, node)  # type: ignore[arg-type]
+                return parse_annotation_subscript(head, node)
             except RuleError as e:
                 if not (dynamic_ok and e.code == "NC105"):
                     self.report(node, e)
@@ -140,7 +140,7 @@ class Expressions(FrameState):
         if isinstance(node, cst.Imaginary):
             return Const(complex(node.value.replace("_", "")))
         if isinstance(node, cst.Tuple | cst.List):
-            items = []
+            items: list[Any] = []
             for e in node.elements:
                 v = self.ev(e.value)
                 if isinstance(e, cst.StarredElement):
@@ -218,11 +218,11 @@ class Expressions(FrameState):
             return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
         if isinstance(node, cst.Dict):
             pairs = []
-            for e in node.elements:
-                if not isinstance(e, cst.DictElement):
-                    self.ev(e.value)
+            for de in node.elements:
+                if not isinstance(de, cst.DictElement):
+                    self.ev(de.value)
                     return UNKNOWN
-                pairs.append(Seq((self.ev(e.key), self.ev(e.value))))
+                pairs.append(Seq((self.ev(de.key), self.ev(de.value))))
             return Seq(tuple(pairs), "dict")
         return UNKNOWN
 
@@ -244,6 +244,7 @@ class Expressions(FrameState):
             special = modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
+            assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef
             built = recv.field_value(attr)
             if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
                 return built
@@ -284,6 +285,7 @@ class Expressions(FrameState):
             if isinstance(s, cst.Index):
                 parts.append(self.ev(s.value))
             else:
+                assert isinstance(s, cst.Slice)  # a subscript element is an Index or a Slice
                 bounds = []
                 for b in (s.lower, s.upper, s.step):
                     v = self.ev(b) if b is not None else Const(None)
@@ -292,9 +294,9 @@ class Expressions(FrameState):
                 parts.append(Const(slice(*bounds)))
         idx = parts[0] if len(parts) == 1 and not _trailing_comma(node) else Seq(tuple(parts))
         if isinstance(recv, DevicesVal):
-            s = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
-            if s is not None and s.start in (None, 0) and isinstance(s.stop, int) and s.step in (None, 1):
-                return DevicesVal((s.stop,))
+            sl = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
+            if sl is not None and sl.start in (None, 0) and isinstance(sl.stop, int) and sl.step in (None, 1):
+                return DevicesVal((sl.stop,))
             return DevicesVal((None,))
         if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
             for pair in recv.items:

@@ -84,7 +84,7 @@ def _zip(pos: list[Any]) -> Any:
     seqs = [items_of(v) for v in pos]
     if any(s is None for s in seqs):
         return UNKNOWN
-    return Seq(tuple(Seq(t) for t in zip(*seqs)), "tuple")  # type: ignore[misc]
+    return Seq(tuple(Seq(t) for t in zip(*seqs)), "tuple")
 
 
 def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -141,7 +141,7 @@ def _sum(f: FrameState, pos: list[Any], node: cst.CSTNode) -> Any:
         return UNKNOWN
     total = pos[1] if len(pos) > 1 else Const(0)
     for v in items:
-        total = f.apply_op("jax.numpy.add", [total, v], [None, None], node)  # type: ignore[attr-defined]
+        total = f.apply_op("jax.numpy.add", [total, v], [None, None], node)
         if total is UNKNOWN:
             return UNKNOWN
     return total
@@ -251,7 +251,7 @@ def _inner(f: Any) -> Any:
     return f.new_frame(lenient=f.lenient, quiet=f.silent, env=f.env, function=f.function)
 
 
-def comprehension(f: Any, node: cst.BaseComp) -> Any:
+def comprehension(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp) -> Any:
     """A list / tuple (generator) / dict comprehension over known sequences, item by item."""
     if isinstance(node, cst.SetComp):
         return UNKNOWN

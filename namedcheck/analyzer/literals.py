@@ -79,7 +79,7 @@ def _dims_call(node: cst.Call) -> Dims:
 def subscript_item(node: cst.Subscript) -> Any:
     """What is written between the brackets, as the runtime's __getitem__ would receive it: the leading
     type of the short spelling (`Array`, `jax.Array`) as `BASE`, a `Dims(...)` call as a `Dims`."""
-    elems = []
+    elems: list[Any] = []
     for i, s in enumerate(node.slice):
         if not isinstance(s.slice, cst.Index) or s.slice.star is not None:
             raise NotALiteral(node)

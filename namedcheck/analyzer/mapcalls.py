@@ -62,9 +62,9 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name in ("jax.numpy.array", "jax.numpy.asarray") and pos and isinstance(pos[0], DevicesVal):
         return pos[0]
     if name in MESH or name == "jax.make_mesh":
-        devs = pos[0] if pos and name in MESH else kw.get("devices")
-        if isinstance(devs, DevicesVal):
-            note_device_count(f, devs)
+        given = pos[0] if pos and name in MESH else kw.get("devices")
+        if isinstance(given, DevicesVal):
+            note_device_count(f, given)
         return _mesh(name, pos, kw)
     if name in SPEC:
         return _spec(pos, kw)
@@ -145,7 +145,7 @@ def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
 def note_device_count(f: Frame, devs: DevicesVal) -> None:
     """All the devices laid out in a static shape by straight-line module code: the run has that many
     devices (JAX raises otherwise), so `jax.device_count()` is known. Conflicting layouts: unknown."""
-    total = 1
+    total: int | None = 1
     for d in devs.shape:
         total = total * d if isinstance(d, int) and isinstance(total, int) else None
     note = getattr(f.an, "note_device_count", None)

@@ -562,18 +562,18 @@ class Project:
             if m in seen:
                 continue
             seen.add(m)
-            f = self.index.module_file(m)
-            if f is None:
+            mfile = self.index.module_file(m)
+            if mfile is None:
                 continue
-            digest = self._digest(f)
+            digest = self._digest(mfile)
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
             try:
-                text = f.read_text(encoding="utf-8", errors="replace")
+                text = mfile.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
             imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))
-            todo.extend(self._scans_of(f, imports, m, f.name == "__init__.py"))
+            todo.extend(self._scans_of(mfile, imports, m, mfile.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)

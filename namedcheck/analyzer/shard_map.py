@@ -140,6 +140,7 @@ def define(f: Frame, ref: MappedRef) -> None:
     elif isinstance(s.specs_in, Spec):
         args = [_param(s.specs_in, s.manual, not s.open) for _ in range(n)]
     else:
+        assert s.specs_in is not None  # in_specs given (not omitted)
         if len(s.specs_in) != n:
             return  # the call reports the mismatch with the arguments in hand
         args = [_param_tree(t, s.manual, not s.open) for t in s.specs_in]

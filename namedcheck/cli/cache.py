@@ -21,8 +21,9 @@ from namedcheck.diagnostic import Diagnostic, Related
 
 CACHE_DIR_NAME = ".namedcheck_cache"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
-_FIELDS = {"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str,
-           "message": str, "hint": (str, type(None)), "severity": str, "data": dict, "related": list}
+_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str,
+    "message": str, "hint": (str, type(None)), "severity": str, "data": dict, "related": list}
 
 
 @lru_cache(maxsize=4)

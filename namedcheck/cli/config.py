@@ -61,7 +61,8 @@ def load_config(start: Path) -> Config:
                               f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)")
     cfg.exclude = section.get("exclude", [])
     cfg.stub_paths = [str((path.parent / p).resolve()) for p in section.get("stub-paths", [])]
-    cfg.limits = Limits(**{_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS})
+    numbers: dict[str, Any] = {_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS}
+    cfg.limits = Limits(**numbers)  # each number of its field's kind (_NUMBERS)
     return cfg
 
 

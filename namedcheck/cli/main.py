@@ -212,7 +212,8 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
     fixed = 0
     if (args.fix or args.unsafe_fixes) and stdin_source is None:
         for path in sorted({d.path for d in diags if d.code in FIXABLE}):
-            fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)
+            # mypy cannot infer the type of a lambda with a default argument
+            fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)  # type: ignore[misc]
         if fixed:
             diags = selected(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
     out: list[Diagnostic] = []

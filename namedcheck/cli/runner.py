@@ -76,7 +76,7 @@ def check_all(todo: list[Job], jobs: int,
     return out
 
 
-def _fork_context():  # type: ignore[no-untyped-def]
+def _fork_context():
     import multiprocessing
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 

@@ -14,7 +14,7 @@ PROGRESS_DELAY = 0.5
 PROGRESS_EVERY = 0.1  # seconds between redraws
 
 
-class SkippedFile(list):  # type: ignore[type-arg]
+class SkippedFile(list[Diagnostic]):
     """The (empty) result of a file skipped without parsing: it never mentions jax, namedcheck or xmap."""
 
 

@@ -3,32 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard, overload
 
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import ArrayType
+from namedcheck.engine.values import ArrayType, Dim
 
 
-def fmt_shape(shape: Sequence[Any]) -> str:
+def fmt_shape(shape: Sequence[Dim]) -> str:
     parts = ["..." if d is ... else "?" if d is None else repr(d) if isinstance(d, str) else str(d) for d in shape]
     return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
 
 
-def is_int(d: Any) -> bool:
+def is_int(d: object) -> TypeGuard[int]:
     return isinstance(d, int) and not isinstance(d, bool)
 
 
-def differ(a: Any, b: Any) -> bool:
+@overload
+def all_int(ds: list[Dim]) -> TypeGuard[list[int]]: ...
+@overload
+def all_int(ds: tuple[Dim, ...]) -> TypeGuard[tuple[int, ...]]: ...
+def all_int(ds: Sequence[Dim]) -> bool:
+    """Every dim a concrete size."""
+    return all(is_int(d) for d in ds)
+
+
+def differ(a: Dim, b: Dim) -> bool:
     """Two dims provably differ: only two different concrete sizes do."""
     return is_int(a) and is_int(b) and a != b
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: Dim, b: Dim) -> bool:
     """Two dims provably equal."""
     return a is not None and a is not ... and a == b
 
 
-def broadcast_dim(a: Any, b: Any) -> Any:
+def broadcast_dim(a: Dim, b: Dim) -> Dim:
     """The broadcast of two aligned dims, or raise ValueError if they provably clash."""
     if same(a, b):
         return a
@@ -45,14 +54,14 @@ def broadcast_dim(a: Any, b: Any) -> Any:
     return None
 
 
-def broadcast_shapes(a: tuple[Any, ...], b: tuple[Any, ...], la: str = "left operand",
-                     lb: str = "right operand") -> tuple[Any, ...]:
+def broadcast_shapes(a: tuple[Dim, ...], b: tuple[Dim, ...], la: str = "left operand",
+                     lb: str = "right operand") -> tuple[Dim, ...]:
     """Right-aligned positional broadcasting (NC201). A shape with `...` keeps a `...` prefix."""
     var = ... in a or ... in b
     ta = a[a.index(...) + 1:] if ... in a else a
     tb = b[b.index(...) + 1:] if ... in b else b
     n = min(len(ta), len(tb)) if var else max(len(ta), len(tb))
-    out: list[Any] = []
+    out: list[Dim] = []
     for i in range(1, n + 1):
         da = ta[-i] if i <= len(ta) else 1
         db = tb[-i] if i <= len(tb) else 1
@@ -68,9 +77,9 @@ def broadcast_shapes(a: tuple[Any, ...], b: tuple[Any, ...], la: str = "left ope
     return ((...,) if var else ()) + tuple(out)
 
 
-def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> dict[str, Any]:
+def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> dict[str, Dim]:
     """The union of named shapes; one name must have one size everywhere (NC202)."""
-    out: dict[str, Any] = {}
+    out: dict[str, Dim] = {}
     seen_in: dict[str, str] = {}
     for i, t in enumerate(types):
         label = labels[i] if labels and i < len(labels) else f"operand {i + 1}"
@@ -89,11 +98,11 @@ def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None)
     return out
 
 
-def broadcast_types(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def broadcast_types(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> tuple[tuple[Dim, ...], dict[str, Dim]]:
     """Positional broadcast of all shapes, union of all named shapes."""
     def lab(i: int) -> str:
         return labels[i] if labels and i < len(labels) else f"operand {i + 1}"
-    shape: tuple[Any, ...] = ()
+    shape: tuple[Dim, ...] = ()
     acc_label = lab(0)
     for i, t in enumerate(types):
         shape = t.shape if i == 0 else broadcast_shapes(shape, t.shape, acc_label, lab(i))
@@ -102,7 +111,7 @@ def broadcast_types(types: Sequence[ArrayType], labels: Sequence[str] | None = N
     return shape, union_named(types, [lab(i) for i in range(len(types))])
 
 
-def num_elements(shape: Sequence[Any]) -> int | None:
+def num_elements(shape: Sequence[Dim]) -> int | None:
     total = 1
     for d in shape:
         if not is_int(d):

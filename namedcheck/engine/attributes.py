@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine.algebra import is_number, num_elements
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, DtypeRef, Seq
 
 
-def size_value(d: Any) -> Any:
+def size_value(d: Dim) -> Const | DimVal:
     """A dimension as a Python int value: Const when concrete, DimVal (symbol or unknown) otherwise."""
     return Const(d) if is_number(d) else DimVal(d)
 

@@ -76,7 +76,7 @@ def promote(*codes: str | None) -> str | None:
         return None
     acc = codes[0]
     for c in codes[1:]:
-        acc = _join(acc, c)  # type: ignore[arg-type]
+        acc = _join(acc, c)
     return acc
 
 

@@ -3,21 +3,21 @@ named-axis co-occurrence, and loop-carry / branch agreement of varying sets."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from namedcheck.engine import sharding, sharding_flow
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError, count
-from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Dim, Seq
 
 
 @dataclass(frozen=True, slots=True)
 class MeshInfo:
     """A device mesh: axis names with sizes (None where the device count is not static)."""
 
-    axes: tuple[tuple[str, Any], ...]
+    axes: tuple[tuple[str, Dim], ...]
     # A mesh known only by the axes the code names (`mesh=self.mesh`): it may have other axes too.
     open: bool = False
     # Per axis its type ('explicit', 'auto', 'manual') from `axis_types=`; None where not known.
@@ -32,7 +32,7 @@ class MeshInfo:
     def names(self) -> tuple[str, ...]:
         return tuple(n for n, _ in self.axes)
 
-    def size(self, name: str) -> Any:
+    def size(self, name: str) -> Dim:
         return dict(self.axes).get(name)
 
 
@@ -60,7 +60,7 @@ class AxisEnv:
     """What the code at hand runs under: named axes bound by enclosing maps, the mesh in scope,
     shard_map's manual axes, xmap's resource assignment."""
 
-    named: tuple[tuple[str, Any], ...] = ()          # xmap / vmap axis name -> size
+    named: tuple[tuple[str, Dim], ...] = ()          # xmap / vmap axis name -> size
     mesh: MeshInfo | None = None
     manual: frozenset[str] = frozenset()             # shard_map manual mesh axes
     resources: tuple[tuple[str, tuple[str, ...]], ...] = ()  # xmap axis -> mesh axes
@@ -71,7 +71,7 @@ class AxisEnv:
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
     eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
 
-    def size(self, name: str) -> Any:
+    def size(self, name: str) -> Dim:
         d = dict(self.named)
         if name in d:
             return d[name]
@@ -98,7 +98,7 @@ class AxisEnv:
                                          f"(bound here: {', '.join(map(repr, known)) or 'none'})",
                                 hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name")
 
-    def with_names(self, names: dict[str, Any], resources: dict[str, tuple[str, ...]] | None = None) -> AxisEnv:
+    def with_names(self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None) -> AxisEnv:
         return replace(self, named=tuple(sorted({**dict(self.named), **names}.items())),
                        resources=tuple(sorted({**dict(self.resources), **(resources or {})}.items())),
                        definitive=True)
@@ -132,7 +132,7 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
 
 # ---- resources (NC501, NC503, NC504, NC406) ------------------------------------------------------
 
-def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Any], mesh: MeshInfo | None) -> None:
+def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Dim], mesh: MeshInfo | None) -> None:
     for name, axes in resources.items():
         if name not in defined:
             raise RuleError("NC406", f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
@@ -144,7 +144,7 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, An
                 if a not in mesh.names and not mesh.open:
                     raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
                                              f"scope has axes {mesh.names!r}")
-            total = 1
+            total: int | None = 1
             for a in axes:
                 s = mesh.size(a)
                 total = total * s if is_int(s) and is_int(total) else None
@@ -246,7 +246,7 @@ def check_not_rebound(names: Sequence[str], outer: AxisEnv, what: str) -> None:
                             hint="use a fresh name for the inner map")
 
 
-def add_axis_sizes(sizes: dict[str, tuple[Any, str]], axis_sizes: dict[str, Any]) -> None:
+def add_axis_sizes(sizes: dict[str, tuple[Dim, str]], axis_sizes: Mapping[str, Dim]) -> None:
     """Merge xmap's axis_sizes into the sizes inferred from the arguments (NC403 on a conflict)."""
     for n, s in axis_sizes.items():
         if n in sizes and differ(sizes[n][0], s):
@@ -418,7 +418,7 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     return ArrayType.make(arg.dtype_code, shape, named).with_varying(arg.varying)
 
 
-def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Any], what: str) -> ArrayType:
+def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> ArrayType:
     """A result of the xmapped body back outside: its named axes bound here become positional."""
     names_here = [n for _, n in m.pairs]
     for n in names_here:
@@ -561,9 +561,9 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
         sharding.check_shard_map_arg(arg, spec, mesh, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
-        k = _split_size(e, mesh)
-        if e and is_int(k) and is_int(shape[i]):
-            shape[i] = shape[i] // k
+        k, d = _split_size(e, mesh), shape[i]
+        if e and is_int(k) and is_int(d):
+            shape[i] = d // k
         elif e and k != 1:
             shape[i] = None
     local = arg.with_shape(tuple(shape)).with_varying(frozenset(spec.axes()) & manual, exact=True)
@@ -602,9 +602,9 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         return replace(res, varying=frozenset(), vary_exact=True, spec=None)
     shape = list(res.shape)
     for i, e in enumerate(spec.entries):
-        k = _split_size(e, mesh)
+        k, d = _split_size(e, mesh), shape[i]
         if e:
-            shape[i] = shape[i] * k if is_int(shape[i]) and is_int(k) else None
+            shape[i] = d * k if is_int(d) and is_int(k) else None
     out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
     if set(mesh.names) <= manual:
         return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh))

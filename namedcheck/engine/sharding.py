@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import ArrayType
+from namedcheck.engine.values import ArrayType, Dim
 
 if TYPE_CHECKING:  # maps.py imports this module
     from namedcheck.engine.maps import MeshInfo, Spec
@@ -47,7 +47,7 @@ def _mesh_desc(mesh: MeshInfo) -> str:
     return "{" + ", ".join(f"{n!r}: {'?' if s is None else s}" for n, s in mesh.axes) + "}"
 
 
-def check_rank(spec: Spec, shape: tuple[Any, ...] | None, what: str, trailing_none_ok: bool = False) -> None:
+def check_rank(spec: Spec, shape: tuple[Dim, ...] | None, what: str, trailing_none_ok: bool = False) -> None:
     """NC604: a spec with more entries than the array has dimensions (`trailing_none_ok`: APIs that
     accept extra trailing None entries, such as `reshard` and creation ops)."""
     if shape is None or any(d is ... for d in shape):
@@ -83,28 +83,28 @@ def check_repeats(spec: Spec, what: str) -> None:
                         hint="a mesh axis may split at most one dimension, once")
 
 
-def split_size(entry: tuple[str, ...] | None, mesh: MeshInfo) -> Any:
+def split_size(entry: tuple[str, ...] | None, mesh: MeshInfo) -> int | None:
     """How many pieces one spec entry splits its dimension into (None when a size is not static)."""
-    total: Any = 1
+    total: int | None = 1
     for a in entry or ():
         s = mesh.size(a)
         total = total * s if is_int(s) and is_int(total) else None
     return total
 
 
-def check_divisible(spec: Spec, mesh: MeshInfo | None, shape: tuple[Any, ...] | None, what: str) -> None:
+def check_divisible(spec: Spec, mesh: MeshInfo | None, shape: tuple[Dim, ...] | None, what: str) -> None:
     """NC604: a dimension split over mesh axes whose total size does not divide it (known ints only)."""
     if mesh is None or shape is None or any(d is ... for d in shape):
         return
     for i, e in enumerate(spec.entries[:len(shape)]):
-        k = split_size(e, mesh)
-        if e and is_int(k) and k and is_int(shape[i]) and shape[i] % k:
+        k, d = split_size(e, mesh), shape[i]
+        if e and is_int(k) and k and is_int(d) and d % k:
             raise RuleError("NC604", f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
                                      f"devices of mesh axes {e!r} ({spec!r}, mesh {_mesh_desc(mesh)})",
                             hint=f"make dimension {i} a multiple of {k}, or split it over fewer mesh axes")
 
 
-def check_spec(spec: Spec, mesh: MeshInfo | None, shape: tuple[Any, ...] | None, what: str, *,
+def check_spec(spec: Spec, mesh: MeshInfo | None, shape: tuple[Dim, ...] | None, what: str, *,
                divisible: bool = True, trailing_none_ok: bool = False) -> None:
     """A spec placed on an array of `shape` (None: rank unknown) over `mesh` (None: unknown): its axes
     exist (NC501) and are used once (NC504), it fits the rank, and it divides the dimensions (NC604)."""
@@ -115,7 +115,7 @@ def check_spec(spec: Spec, mesh: MeshInfo | None, shape: tuple[Any, ...] | None,
         check_divisible(spec, mesh, shape, what)
 
 
-def placed_entries(spec: Spec, shape: tuple[Any, ...] | None) -> tuple[tuple[str, ...] | None, ...]:
+def placed_entries(spec: Spec, shape: tuple[Dim, ...] | None) -> tuple[tuple[str, ...] | None, ...]:
     """The spec entries a value placed with `spec` carries (extra trailing None entries dropped)."""
     entries = spec.entries
     if shape is not None and not any(d is ... for d in shape):

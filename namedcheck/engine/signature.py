@@ -14,7 +14,7 @@ from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.sharding import check_declared as check_declared_sharding
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 POSONLY, NORMAL, KWONLY, VARARGS, VARKW = "posonly", "normal", "kwonly", "varargs", "varkw"
 
@@ -99,12 +99,12 @@ class _Unifier:
 
     def __init__(self, fname: str) -> None:
         self.fname = fname
-        self.sizes: dict[str, tuple[Any, str]] = {}
-        self.ellipsis: list[tuple[Any, ...]] = []
-        self.runs: dict[str, tuple[tuple[Any, ...], str]] = {}  # variadic '*name' -> its dims, where bound
+        self.sizes: dict[str, tuple[Dim, str]] = {}
+        self.ellipsis: list[tuple[Dim, ...]] = []
+        self.runs: dict[str, tuple[tuple[Dim, ...], str]] = {}  # variadic '*name' -> its dims, where bound
         self.pending: list[tuple[str, int, str, str]] = []  # expressions not yet solvable
 
-    def dim(self, declared: Any, actual: Any, where: str, code: str) -> None:
+    def dim(self, declared: Dim, actual: Dim, where: str, code: str) -> None:
         if isinstance(declared, str) and not declared.isidentifier():
             self.expression(declared, actual, where, code)
         elif isinstance(declared, str):
@@ -123,14 +123,14 @@ class _Unifier:
         elif differ(declared, actual):
             raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared}")
 
-    def subst(self, d: Any) -> Any:
+    def subst(self, d: Dim) -> Dim:
         if isinstance(d, str) and not d.isidentifier():
             return symbolic.evaluate(d, self.bound())
         if isinstance(d, str):
             return self.sizes[d][0] if d in self.sizes else None
         return d
 
-    def bound(self) -> dict[str, Any]:
+    def bound(self) -> dict[str, Dim]:
         return {k: v for k, (v, _) in self.sizes.items()}
 
     def expression(self, declared: str, actual: Any, where: str, code: str, final: bool = False) -> None:
@@ -160,7 +160,7 @@ class _Unifier:
         for declared, actual, where, code in pending:
             self.expression(declared, actual, where, code, final=True)
 
-    def run(self, name: str, dims: tuple[Any, ...], where: str) -> None:
+    def run(self, name: str, dims: tuple[Dim, ...], where: str) -> None:
         """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303)."""
         if name not in self.runs:
             self.runs[name] = (dims, where)
@@ -174,7 +174,7 @@ class _Unifier:
                             hint=f"every use of '*{name}' in one call must stand for the same dimensions")
 
 
-def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any, ...], what: str, code: str,
+def _match_positional(u: _Unifier, declared: tuple[Dim, ...], actual: tuple[Dim, ...], what: str, code: str,
                       variadic: str | None = None) -> None:
     dv, av = ... in declared, ... in actual
     dh, dt = (declared[:declared.index(...)], declared[declared.index(...) + 1:]) if dv else (declared, ())
@@ -211,7 +211,7 @@ def _match_positional(u: _Unifier, declared: tuple[Any, ...], actual: tuple[Any,
             raise
 
 
-def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: str, code: str) -> dict[str, Any]:
+def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: str, code: str) -> dict[str, Dim]:
     """Match one argument against its declared type; return the named axes it lifts."""
     if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
         raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
@@ -330,7 +330,7 @@ def _family_text(family: str | None) -> str:
     return f"a dtype of the {family} family ({', '.join(sorted(dtypes.FAMILIES.get(family or '', ())))})"
 
 
-def _rigid(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+def _rigid(shape: tuple[Dim, ...]) -> tuple[Dim, ...]:
     # Symbols in a body annotation are rigid: they never bind, and never prove a mismatch.
     return tuple(None if isinstance(d, str) else d for d in shape)
 

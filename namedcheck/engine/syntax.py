@@ -17,10 +17,10 @@ from typing import Any
 from namedcheck.engine import symbolic
 from namedcheck.engine.dtypes import FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import ArrayType
+from namedcheck.engine.values import ArrayType, Dim
 
 
-class Pairs(list):  # type: ignore[type-arg]
+class Pairs(list[tuple[Any, Any]]):
     """A dict literal as written: (key, value) pairs in order, duplicates kept."""
 
 
@@ -139,11 +139,11 @@ def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
     return (int(size) if size.lstrip("-").isdigit() else size), names
 
 
-def parse_shape(shape: Any) -> tuple[Any, ...]:
+def parse_shape(shape: Any) -> tuple[Dim, ...]:
     return parse_shape_variadic(shape)[0]
 
 
-def parse_sharded_shape(shape: Any) -> tuple[tuple[Any, ...], str | None, tuple[tuple[str, ...], ...] | None]:
+def parse_sharded_shape(shape: Any) -> tuple[tuple[Dim, ...], str | None, tuple[tuple[str, ...], ...] | None]:
     """The positional dims, the variadic's name, and the sharding the dims state (None when no dimension
     names a mesh axis; then nothing is said about it). A sharding needs the rank: no `...`."""
     if not isinstance(shape, tuple):
@@ -166,7 +166,7 @@ def parse_sharded_shape(shape: Any) -> tuple[tuple[Any, ...], str | None, tuple[
     return dims, variadic, shd
 
 
-def parse_shape_variadic(shape: Any) -> tuple[tuple[Any, ...], str | None]:
+def parse_shape_variadic(shape: Any) -> tuple[tuple[Dim, ...], str | None]:
     """The positional dims (a variadic `'*name'` becomes `...`) and the variadic's name."""
     if not isinstance(shape, tuple):
         raise RuleError("NC101", f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
@@ -186,14 +186,14 @@ def parse_shape_variadic(shape: Any) -> tuple[tuple[Any, ...], str | None]:
     return tuple(dims), name
 
 
-def parse_named(named: Any) -> dict[str, Any]:
+def parse_named(named: Any) -> dict[str, Dim]:
     if isinstance(named, Mapping):
         pairs = list(named.items())
     elif isinstance(named, Pairs):
         pairs = list(named)
     else:
         raise RuleError("NC101", f"Named shape must be a dict such as {{'batch': 20}}; found {written(named)}")
-    out: dict[str, Any] = {}
+    out: dict[str, Dim] = {}
     for name, size in pairs:
         if not isinstance(name, str) or not name:
             raise RuleError("NC101", f"Axis name {name!r} is not a string; named axes are written {{'name': size}}")

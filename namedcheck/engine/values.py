@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from types import EllipsisType
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from namedcheck.engine.dtypes import numpy_name
 
+if TYPE_CHECKING:
+    from namedcheck.engine.maps import MeshInfo
+
 # A dimension is a concrete size (int), a symbol (an identifier str), None (statically unknown), or
-# `...` (any number of dims; at most once in a positional shape).
-Dim = Any
+# `...` (any number of dims; at most once in a positional shape). A symbol may be a size expression
+# (`'N+1'`: engine/symbolic.py).
+Dim = int | str | EllipsisType | None
 
 
 class _Unknown:
@@ -32,7 +38,7 @@ class _Unknown:
 UNKNOWN = _Unknown()
 
 
-def _fmt_dim(d: Any) -> str:
+def _fmt_dim(d: Dim) -> str:
     if d is ...:
         return "..."
     if d is None:
@@ -57,8 +63,8 @@ class ArrayType:
     """
 
     dtype_code: str | None
-    shape: tuple[Any, ...]
-    named: tuple[tuple[str, Any], ...] = ()
+    shape: tuple[Dim, ...]
+    named: tuple[tuple[str, Dim], ...] = ()
     weak: bool = field(default=False, compare=False)
     # shard_map: the manual mesh axes this value varies over (JAX's `jax.typeof(x).mat.varying`)
     varying: frozenset[str] = frozenset()
@@ -78,14 +84,14 @@ class ArrayType:
     sharding: tuple[tuple[str, ...], ...] | None = None
     # The mesh that sharding is over (an engine `MeshInfo`: axis names, sizes and types, JAX's abstract mesh),
     # when known; JAX rejects an op on it under `jax.set_mesh` of another mesh (engine/sharding.check_meshes).
-    mesh: Any = None
+    mesh: MeshInfo | None = None
     # Mesh axes over which the value is unreduced (a partial sum per device: JAX's `{U:x}`) or known reduced
     # (`{R:x}`); meaningful where `sharding` is known (engine/ops/unreduced.py).
     unreduced: frozenset[str] = frozenset()
     reduced: frozenset[str] = frozenset()
 
     @staticmethod
-    def make(dtype: str | None, shape: tuple[Any, ...], named: dict[str, Any] | None = None,
+    def make(dtype: str | None, shape: tuple[Dim, ...], named: Mapping[str, Dim] | None = None,
              weak: bool = False) -> ArrayType:
         return ArrayType(dtype, tuple(shape), tuple(sorted((named or {}).items())), weak)
 
@@ -96,7 +102,7 @@ class ArrayType:
         return numpy_name(self.dtype_code)
 
     @property
-    def named_shape(self) -> dict[str, Any]:
+    def named_shape(self) -> dict[str, Dim]:
         return dict(self.named)
 
     @property
@@ -119,11 +125,11 @@ class ArrayType:
         known (`exact`) or known to include `varying`."""
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
-    def with_shape(self, shape: tuple[Any, ...]) -> ArrayType:
+    def with_shape(self, shape: tuple[Dim, ...]) -> ArrayType:
         return replace(self, shape=tuple(shape), spec=None, sharding=None, mesh=None, variadic=None,
                        unreduced=frozenset(), reduced=frozenset())
 
-    def with_named(self, named: dict[str, Any]) -> ArrayType:
+    def with_named(self, named: dict[str, Dim]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
 
     def with_dtype(self, dtype: str | None, weak: bool = False) -> ArrayType:
@@ -136,7 +142,8 @@ class ArrayType:
         """The value placed with PartitionSpec entries `spec` (None: no stated sharding)."""
         return replace(self, spec=spec)
 
-    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None, mesh: Any = ...) -> ArrayType:
+    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None,
+                      mesh: MeshInfo | EllipsisType | None = ...) -> ArrayType:
         """The value with a type-level sharding over Explicit mesh axes (None: not known), over `mesh`
         (left out: the value's own; no sharding, no mesh)."""
         if sharding is None:
@@ -174,25 +181,23 @@ class Const:
 class DimVal:
     """A Python int known to equal a (possibly symbolic or unknown) array dimension."""
 
-    dim: Any
+    dim: Dim
 
 
 @dataclass(frozen=True, slots=True)
 class Seq:
     """A tuple, list or dict (items: (key, value) Seqs) whose items are engine values."""
 
+    # Engine values (`Value`); in the analyzer any of its values, references to functions and modules included.
     items: tuple[Any, ...]
     kind: str = "tuple"
-
-
-Value = ArrayType | Const | DimVal | Seq | _Unknown | Any
 
 
 class NotLiteral(Exception):
     """Raised when a value is not statically known."""
 
 
-def literal(v: Any) -> Any:
+def literal(v: object) -> Any:
     """The Python value of a statically known value (tuples for sequences), or raise NotLiteral."""
     if isinstance(v, Const):
         return v.value
@@ -207,7 +212,7 @@ def literal(v: Any) -> Any:
     raise NotLiteral
 
 
-def dim_of(v: Any) -> Any:
+def dim_of(v: object) -> Dim:
     """A value used as a size: an int, a symbol, or None when unknown. Raises NotLiteral otherwise."""
     if isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool):
         return v.value
@@ -216,7 +221,7 @@ def dim_of(v: Any) -> Any:
     raise NotLiteral
 
 
-def const_of(py: Any) -> Any:
+def const_of(py: object) -> Seq | Const:
     """Wrap a Python value (nested tuples/lists included) as an engine value."""
     if isinstance(py, tuple):
         return Seq(tuple(const_of(i) for i in py), "tuple")
@@ -225,7 +230,11 @@ def const_of(py: Any) -> Any:
     return Const(py)
 
 
-def join(vals: list[Any]) -> Any:
+# join and its helpers also take the analyzer's values (analyzer/refs.py), which they keep or drop whole.
+_V = TypeVar("_V")
+
+
+def join(vals: list[_V]) -> _V | ArrayType | Seq | _Unknown:
     """What the alternatives of a value (branches, loop iterations, returns) are all known to be: equal
     values stay (arrays that differ only in a stated sharding drop it); arrays keep their common dtype
     and, as a lower bound, the axes all of them vary over; sequences join item by item; else Unknown."""
@@ -235,13 +244,13 @@ def join(vals: list[Any]) -> Any:
     bare = [_without_spec(v) for v in vals]
     if all(same(v, bare[0]) for v in bare):
         return bare[0]
-    out = bare[0]
+    out: _V | ArrayType | Seq | _Unknown = bare[0]
     for v in bare[1:]:
         out = _join2(out, v)
     return out
 
 
-def same(a: Any, b: Any) -> bool:
+def same(a: object, b: object) -> bool:
     """Two analysis values agree: equal and of one kind."""
     if a is b:
         return True
@@ -251,7 +260,7 @@ def same(a: Any, b: Any) -> bool:
         return False
 
 
-def _without_spec(v: Any) -> Any:
+def _without_spec(v: _V) -> _V | ArrayType | Seq:
     if isinstance(v, ArrayType) and (v.spec is not None or v.sharding is not None):
         return replace(v, spec=None, sharding=None, mesh=None, unreduced=frozenset(), reduced=frozenset())
     if isinstance(v, Seq):
@@ -259,7 +268,7 @@ def _without_spec(v: Any) -> Any:
     return v
 
 
-def _join2(a: Any, b: Any) -> Any:
+def _join2(a: _V, b: _V) -> _V | ArrayType | Seq | _Unknown:
     if same(a, b):
         return a
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
@@ -276,3 +285,7 @@ class DtypeRef:
     """A reference to a dtype object (`jnp.float32`, `float`), as a short code (None: unknown)."""
 
     code: str | None
+
+
+# An engine value: what the op rules take and return. (The analyzer's values are wider: analysis.py.)
+Value = ArrayType | Const | DimVal | Seq | DtypeRef | _Unknown

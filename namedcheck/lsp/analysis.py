@@ -68,7 +68,7 @@ class EditorAnalyzer(ModuleAnalyzer):
     def __init__(self, module: cst.Module, ops: dict[str, Any], chunks: list[tuple[int, Chunk]], source: str,
                  previous: dict[Any, Replay], **project: Any) -> None:
         super().__init__(module, ops, **project)
-        self.value_log = []
+        self.value_log: list[tuple[cst.CSTNode, Any]] = []
         self.function_log: list[tuple[cst.CSTNode, str, dict[str, Any], Any]] = []
         self.report_log: list[tuple[cst.CSTNode, RuleError]] = []
         self.unbound_log: list[tuple[Any, cst.CSTNode, RuleError]] = []

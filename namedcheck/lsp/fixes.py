@@ -113,7 +113,7 @@ class Located:
                         mod = chunk.module.code_for_node(small.module)
                         for a in small.names:
                             if mod == "jax" and chunk.module.code_for_node(a.name) == "lax":
-                                return (a.asname.name.value if a.asname else "lax"), None  # type: ignore[union-attr]
+                                return (a.asname.name.value if a.asname else "lax"), None
                     elif isinstance(small, cst.Import):
                         last_import = offset + chunk.line_count
                         for a in small.names:
@@ -140,7 +140,7 @@ class Located:
                         mod = chunk.module.code_for_node(small.module)
                         for a in small.names:
                             full = f"{mod}.{chunk.module.code_for_node(a.name)}"
-                            found[full] = a.asname.name.value if a.asname else full.rpartition(".")[2]  # type: ignore[union-attr]
+                            found[full] = a.asname.name.value if a.asname else full.rpartition(".")[2]
                     elif isinstance(small, cst.Import):
                         for a in small.names:
                             full = chunk.module.code_for_node(a.name)

@@ -245,7 +245,7 @@ def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
                 if isinstance(small, cst.Import | cst.ImportFrom) and isinstance(small.names, tuple | list):
                     after = pos[s].end.line + offset
                     have |= {(n.asname.name.value if n.asname else chunk.module.code_for_node(n.name))
-                             for n in small.names}  # type: ignore[union-attr]
+                             for n in small.names}
                     if isinstance(small, cst.ImportFrom) and small.module is not None and small.relative == () \
                             and chunk.module.code_for_node(small.module) == "namedcheck":
                         r = pos[small.names[-1].name]

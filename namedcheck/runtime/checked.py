@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from namedcheck.engine.errors import RuleError
@@ -27,7 +27,7 @@ from namedcheck.engine.signature import (
     apply,
     compare_declared,
 )
-from namedcheck.engine.values import ArrayType, Const, Seq
+from namedcheck.engine.values import ArrayType, Const, Dim, Seq
 from namedcheck.errors import ShapeError
 from namedcheck.runtime.context import engine_type, named_shape_of, sharding_of
 
@@ -79,7 +79,7 @@ def value_type(x: Any, declared: Any = None) -> Any:
         return Seq(tuple(value_type(i, d) for i, d in zip(x, items)))
     if getattr(x, "shape", None) is None or getattr(x, "dtype", None) is None:
         return None
-    named = named_shape_of(x) if type(x).__module__.startswith("jax") else {}
+    named: Mapping[str, Dim] | None = named_shape_of(x) if type(x).__module__.startswith("jax") else {}
     if named is None:  # not observable here: take the declared named shape as given
         named = dict(declared.named) if isinstance(declared, ArrayType) else {}
     out = engine_type(x, named)
@@ -144,7 +144,7 @@ def checked(fn: F) -> F:
         out = fn(*args, **kwargs)
         cacheable = key is not None and not sharded and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__
                                             for t, _, _ in key)
-        seen: set[Any] = set()
+        seen = set()
         check_result(out, expected, seen if cacheable else None)
         if cacheable:
             passed[key] = (expected, seen)

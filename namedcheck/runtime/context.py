@@ -4,7 +4,7 @@ the named axes a traced value carries (read from JAX's vmap tracers)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -14,7 +14,7 @@ from jax._src.interpreters import batching, partial_eval
 from jax._src.mesh import AxisType
 
 from namedcheck.engine.dtypes import canonical_dtype
-from namedcheck.engine.values import ArrayType
+from namedcheck.engine.values import ArrayType, Dim
 
 _state = threading.local()
 
@@ -73,7 +73,7 @@ def named_shape_of(x: Any) -> dict[str, int] | None:
             return names
 
 
-def engine_type(x: Any, named: dict[str, Any] | None = None) -> ArrayType:
+def engine_type(x: Any, named: Mapping[str, Dim] | None = None) -> ArrayType:
     """An array or tracer as an engine type: its dtype, positional shape and the given named shape."""
     dtype = getattr(x, "dtype", None)
     code = canonical_dtype(str(dtype)) if dtype is not None else None

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import jax
 import jax.numpy as jnp
@@ -28,8 +28,8 @@ def has_names(axis: Any) -> bool:
     return isinstance(axis, (tuple, list)) and any(isinstance(a, str) for a in axis)
 
 
-def split(axis: Any) -> tuple[tuple[int, ...] | None, tuple[str, ...]]:
-    """(positional axes or None for all, names) of an axis argument."""
+def split(axis: Any) -> tuple[tuple[int, ...], tuple[str, ...]]:
+    """(positional axes, names) of an axis argument."""
     try:
         pos, names, _ = split_axes(tuple(axis) if isinstance(axis, list) else axis)
     except Unprovable:
@@ -135,8 +135,8 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     """Contract the named axis (or axes) `axis_name` of x and y, and positional dims per
     `pos_contract` / `pos_batch` (as `lax.dot_general`)."""
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
-    local = lax.dot_general(x, y, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))),
-                            precision=precision)
+    dims = cast(lax.DotDimensionNumbers, (tuple(map(tuple, pos_contract)), tuple(map(tuple, pos_batch))))
+    local = lax.dot_general(x, y, dims, precision=precision)
     if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
         return collectives.psum_local_transpose(local, names)
     return lax.psum(local, names)

@@ -21,6 +21,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
+from types import FrameType
 from typing import Any
 
 import jax
@@ -161,7 +162,7 @@ def _count_mismatch(spec: Any, shown: Any, values: str) -> str:
     return ""
 
 
-def _error(e: RuleError) -> XmapError:
+def _error(e: RuleError) -> AxisMappingError | XmapError:
     cls = AxisMappingError if e.code == "NC401" else XmapError
     return cls(e.code, e.message, e.hint)
 
@@ -308,7 +309,7 @@ class XMapped:
         """An argument already placed on the mesh with a NamedSharding must be placed the way
         axis_resources asks (jax 0.4.30 rejected any other partitioning)."""
         leaves, tree = tree_util.tree_flatten(args)
-        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(len(np.shape(getattr(x, "shape", x))) if hasattr(x, "shape") else 0 for x in leaves))
+        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(len(np.shape(x.shape)) if hasattr(x, "shape") else 0 for x in leaves))
         if key in self._placed_ok:
             return
         placed = [(i, x) for i, x in enumerate(leaves) if isinstance(getattr(x, "sharding", None), NamedSharding)
@@ -416,7 +417,7 @@ class XMapped:
         loops = dict(getattr(_loops, "axes", {}))
         steps = 1
         for r in self.resources.get(name, ()):
-            steps *= r.length if isinstance(r, SerialLoop) else loops.get(r, 1)  # type: ignore[call-overload]
+            steps *= r.length if isinstance(r, SerialLoop) else loops.get(r, 1)
         return steps
 
     def _labels(self) -> dict[str, tuple[str, ...]]:
@@ -561,7 +562,7 @@ def _fun_name(fun: Any) -> str:
 
 def _caller() -> tuple[str | None, int | None]:
     """The innermost frame of the current stack outside jax and namedcheck (the user's line)."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
         if "/jax/" not in name and "/namedcheck/" not in name and "/jaxlib/" not in name \

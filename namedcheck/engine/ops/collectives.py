@@ -138,11 +138,11 @@ def all_to_all_rule(call: Call) -> Any:
     s = norm_axis(literal(call.get("split_axis")), len(x.shape), call.short)
     c = norm_axis(literal(call.get("concat_axis")), len(x.shape), call.short)
     shape = list(x.shape)
-    if is_int(shape[s]) and is_int(size) and shape[s] % size:
+    if is_int(shape[s]) and is_int(size) and shape[s] % size:  # type: ignore[operator]  # is_int(shape[s])
         raise RuleError("NC203", f"{call.short} splits dimension {s} of size {shape[s]} over {name!r} of size "
                                  f"{size}; it must divide evenly")
-    shape[s] = shape[s] // size if is_int(shape[s]) and is_int(size) else None
-    shape[c] = shape[c] * size if is_int(shape[c]) and is_int(size) else None
+    shape[s] = shape[s] // size if is_int(shape[s]) and is_int(size) else None  # type: ignore[operator]  # int
+    shape[c] = shape[c] * size if is_int(shape[c]) and is_int(size) else None  # type: ignore[operator]  # int
     return x.with_shape(tuple(shape))
 
 

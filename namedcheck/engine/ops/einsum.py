@@ -152,4 +152,4 @@ def einsum_rule(call: Call) -> Any:
     if any(not isinstance(t, ArrayType) for t in ops):
         raise Unprovable
     labels = [call.label(f"*{i}") if f"*{i}" in call.labels else f"operand {i + 1}" for i in range(len(ops))]
-    return einsum_type(spec.value, ops, labels)  # type: ignore[arg-type]
+    return einsum_type(spec.value, ops, labels)

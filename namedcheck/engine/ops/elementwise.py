@@ -46,7 +46,7 @@ def elementwise(call: Call) -> Any:
 
 @rule("jax.numpy.where")
 def where_rule(call: Call) -> Any:
-    names = [n for n in ("condition", "x", "y") if n in call.args]
+    names: list[str] = [n for n in ("condition", "x", "y") if n in call.args]
     if len(names) != 3:
         raise Unprovable  # one-argument where is nonzero(): data-dependent shape
     out = broadcast_values(call, names)
@@ -56,7 +56,7 @@ def where_rule(call: Call) -> Any:
 
 @rule("jax.numpy.clip")
 def clip_rule(call: Call) -> Any:
-    names = [n for n in ("x", "a", "min", "a_min", "max", "a_max") if n in call.args
+    names: list[str] = [n for n in ("x", "a", "min", "a_min", "max", "a_max") if n in call.args
              and not (isinstance(call.args[n], Const) and call.args[n].value is None)]
     out = broadcast_values(call, names)
     return out.with_dtype(call.array("x").dtype_code)

@@ -65,7 +65,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
             dim += 1
         elif (isinstance(it, Const) and is_int(v)) or isinstance(it, DimVal):
             d = x.shape[dim]
-            if isinstance(it, Const) and is_int(d) and not -d <= v < d:
+            if isinstance(it, Const) and is_int(d) and not -d <= v < d:  # type: ignore[operator]  # v: an int here
                 raise RuleError("NC203", f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
                                          f"size {d} (shape {fmt_shape(x.shape)})",
                                 hint="JAX clamps out-of-bounds indices silently instead of raising")

@@ -64,7 +64,7 @@ def top_k_rule(call: Call) -> Any:
     if not x.shape or not isinstance(k, int):
         raise Unprovable
     i = norm_axis(literal(call.get("axis", Const(-1))), len(x.shape), call.short)
-    if is_int(x.shape[i]) and k > x.shape[i]:
+    if is_int(x.shape[i]) and k > x.shape[i]:  # type: ignore[operator]  # is_int(x.shape[i])
         raise RuleError("NC203", f"{call.short}: k={k} is larger than dimension {i} of size {x.shape[i]} "
                                  f"({fmt_shape(x.shape)})")
     shape = x.shape[:i] + (k,) + x.shape[i + 1:]

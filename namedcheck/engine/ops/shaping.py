@@ -149,7 +149,7 @@ def _array_list(call: Call, name: str) -> list[ArrayType]:
     out = [as_array(i) for i in seq.items]
     if any(not isinstance(t, ArrayType) or t.has_ellipsis for t in out):
         raise Unprovable
-    return out  # type: ignore[return-value]
+    return out
 
 
 def _join_meta(call: Call, ts: list[ArrayType]) -> tuple[str | None, dict[str, Any]]:

@@ -318,7 +318,7 @@ def _index_sharding(call: Call, index: str) -> Shd | None:
             else:
                 out.append(s[dim])
                 if s[dim]:
-                    touched.append((dim, len(range(*v.indices(x.shape[dim]))) if is_int(x.shape[dim]) else None))
+                    touched.append((dim, len(range(*v.indices(x.shape[dim]))) if is_int(x.shape[dim]) else None))  # type: ignore[arg-type]  # an int
             dim += 1
         else:  # an int (or a static size) drops the dim
             if s[dim]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from namedcheck.engine.algebra import is_int, norm_axis
+from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable
 from namedcheck.engine.ops.sharding_axis_ops import check_divisible_out
@@ -81,7 +81,7 @@ def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
     x, s = _known(call, "a")
     axis, shift = literal(call.get("axis", Const(None))), literal(call.get("shift"))
     if axis is None and is_int(shift) and not any(s[1:]):
-        n = math.prod(x.shape) if all(is_int(d) for d in x.shape) else None
+        n = math.prod(x.shape) if all_int(x.shape) else None
         if s and s[0] and n:
             flat = x.with_shape((n,)).with_sharding(s[:1])
             k = shift % n
@@ -95,7 +95,7 @@ def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
     if not (is_int(axis) and is_int(shift)):
         raise Unprovable
     i = norm_axis(axis, len(s), call.short)
-    n = x.shape[i]
+    n = x.shape[i]  # type: ignore[assignment]  # any dim here: is_int below
     if not is_int(n):
         raise Unprovable
     k = shift % n if n else 0

@@ -9,10 +9,10 @@ error JAX raises when tracing (`ShardingTypeError`). Ops without a rule here giv
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
-from namedcheck.engine.algebra import is_int, norm_axis
+from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops import Call, Unprovable
@@ -142,7 +142,7 @@ def normalise_sharding(call: Call, result: ArrayType) -> Shd | None:
 def where_sharding(call: Call, result: ArrayType) -> Shd | None:
     """jnp.where: operands of one shape go to `select`, which needs equal shardings; otherwise they are
     broadcast to the merged sharding first (a scalar condition takes no part)."""
-    names = [n for n in ("condition", "x", "y") if n in call.args]
+    names: list[str] = [n for n in ("condition", "x", "y") if n in call.args]
     if len(names) != 3:
         raise Unprovable
     ts = {n: as_array(call.args[n]) for n in names}
@@ -416,11 +416,11 @@ def reshape_sharding(call: Call, result: ArrayType) -> Shd | None:
     if not any(s):
         return ((),) * len(result.shape)
     op, new = list(x.shape), list(result.shape)
-    if not all(is_int(d) for d in op + new):
+    if not (all_int(op) and all_int(new)):
         raise Unprovable
     fail = _reshape_error(call, x, tuple(new))
     if [d for d in op if d != 1] == [d for d in new if d != 1]:
-        it = iter(e for e, d in zip(s, op) if d != 1)
+        it: Iterator[tuple[str, ...]] = iter(e for e, d in zip(s, op) if d != 1)
         return tuple(() if d == 1 else next(it) for d in new)
     try:
         split = _split_one(op, new)
@@ -450,7 +450,7 @@ def reshape_sharding(call: Call, result: ArrayType) -> Shd | None:
         elif None in group:
             raise fail
         else:
-            out.extend(_partitions(call, tuple(group), [n], fail))
+            out.extend(_partitions(call, tuple(group), [n], fail))  # type: ignore[arg-type]  # no None: raised above
     return tuple(out)
 
 
