@@ -1,13 +1,16 @@
 """Installs as the README gives them: a user project outside the repository runs mypy with the plugin
 against an editable install (`pip install -e`) and against a built wheel, each in a throwaway
-environment; mypy finds namedcheck's types and the plugin, and reports namedcheck's diagnostics."""
+environment; mypy finds namedcheck's types and the plugin (`plugin/namedcheck_mypy`), and reports
+namedcheck's diagnostics. An sdist builds a wheel holding the same packages."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 import sysconfig
+import tarfile
 import textwrap
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -79,6 +82,10 @@ def test_editable_and_wheel_installs_give_mypy_the_plugin_and_the_types(tmp_path
     editable = _environment(tmp_path / "editable-env")
     _pip_install(editable, "-e", str(ROOT))
     _assert_plugin_and_types(_mypy_in_user_project(editable, tmp_path / "user-editable"))
+    where = _run([str(editable), "-c", "import namedcheck, namedcheck_mypy; "
+                  "print(namedcheck.__file__); print(namedcheck_mypy.__file__)"], tmp_path)
+    assert where.stdout.split() == [str(ROOT / "namedcheck" / "__init__.py"),
+                                    str(ROOT / "plugin" / "namedcheck_mypy" / "__init__.py")], where
 
     wheels = tmp_path / "wheels"
     built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
@@ -92,6 +99,34 @@ def test_editable_and_wheel_installs_give_mypy_the_plugin_and_the_types(tmp_path
     stubs = _run([str(installed), "-c", "from namedcheck.engine.stubs import builtin_stub_dir; "
                   "print(builtin_stub_dir())"], tmp_path)
     assert "wheel-env" in stubs.stdout and "namedcheck/stubs" in stubs.stdout, stubs.stdout + stubs.stderr
+    assert "namedcheck-editable-paths.pth" not in zipfile.ZipFile(wheel).namelist()
+
+
+def _wheel_names(wheel: Path) -> set[str]:
+    return set(zipfile.ZipFile(wheel).namelist())
+
+
+@pytest.mark.skipif(int(setuptools.__version__.split(".")[0]) < 77,
+                    reason="builds without network need the build backend of the dev extras (setuptools>=77)")
+def test_sdist_builds_a_wheel_with_the_plugin(tmp_path):
+    """The sdist carries the build backend (backend-path) and the plugin; its wheel has the same packages as
+    a wheel built from the checkout."""
+    dist = tmp_path / "dist"
+    sdist = _run([sys.executable, "-c", "import sys; sys.path.insert(0, 'build_backend'); import namedcheck_build; "
+                  f"print(namedcheck_build.build_sdist({str(dist)!r}))"], ROOT)
+    assert sdist.returncode == 0, sdist.stderr
+    archive = dist / sdist.stdout.split()[-1]
+    with tarfile.open(archive) as tar:
+        names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
+    assert {"build_backend/namedcheck_build.py", "plugin/namedcheck_mypy/hooks.py", "pyproject.toml"} <= names
+    built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
+                  "--wheel-dir", str(dist), str(archive)], tmp_path)
+    assert built.returncode == 0, built.stderr
+    names = _wheel_names(next(dist.glob("namedcheck-*.whl")))
+    assert {"namedcheck_mypy/__init__.py", "namedcheck_mypy/hooks.py", "namedcheck_mypy/worker.py",
+            "namedcheck/__init__.py", "namedcheck/py.typed", "namedcheck/shaped.pyi"} <= names, sorted(names)
+    assert any(n.startswith("namedcheck/stubs/") and n.endswith(".pyi") for n in names)
+    assert not any(n.startswith(("plugin/", "build_backend/", "namedcheck_build")) for n in names)
 
 
 def test_license_and_metadata():
