@@ -143,3 +143,134 @@ def test_session_importers_follow_imports_transitively(tmp_path: Path) -> None:
     names = {p.name for p in session.importers([tmp_path / "pkg/layers.py"])}
     assert names == {"train.py", "main.py"}
     assert session.importers([tmp_path / "pkg/main.py"]) == []
+
+
+CALLER = '''import jax.numpy as jnp
+
+from {module} import dense
+
+
+def step():
+    return dense(jnp.ones((4, 8)), jnp.ones((5, 3)))
+'''
+NO_JAX_CALLER = '''from pkg.data import batch, weights
+from pkg.layers import dense
+
+
+def main():
+    return dense(batch(), weights())
+'''
+DATA = '''import jax.numpy as jnp
+
+
+def batch():
+    return jnp.ones((4, 8))
+
+
+def weights():
+    return jnp.ones((5, 3))
+'''
+# (layout, the callee's path): layouts where finding the callee's importers once went wrong
+LAYOUTS = {
+    "namespace_package": ({"pyproject.toml": "", "ns/sub/layers.py": LAYERS,
+                           "main.py": CALLER.format(module="ns.sub.layers")}, "ns/sub/layers.py"),
+    "script_not_a_module_name": ({"pyproject.toml": "", "src/pkg/__init__.py": "", "src/pkg/layers.py": LAYERS,
+                                  "tests/unit-tests/test-train.py": CALLER.format(module="pkg.layers")},
+                                 "src/pkg/layers.py"),
+    "package_named_env": ({"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "env/__init__.py": "",
+                           "env/rollout.py": CALLER.format(module="pkg.layers")}, "pkg/layers.py"),
+    "caller_without_jax_text": ({"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/data.py": DATA,
+                                 "pkg/run.py": NO_JAX_CALLER}, "pkg/layers.py"),
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_every_front_end_finds_the_callers_the_whole_run_finds(
+        layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    files, callee = LAYOUTS[layout]
+    _write(tmp_path, files)
+    monkeypatch.chdir(tmp_path)
+    want = [(callee, 5, "NC203")]
+
+    def seen(diags: list) -> list:
+        return [(Path(d["path"]).as_posix().removeprefix("./"), d["line"], d["code"]) for d in diags]
+    for given in (["."], [callee]):
+        project_registry._PROJECTS.clear()
+        assert seen(_cli_json(given)) == want, given
+    project_registry._PROJECTS.clear()
+    assert seen(_cli_json(["--stdin-filename", callee, "-"], files[callee], monkeypatch)) == want
+    project_registry._PROJECTS.clear()
+    text = (tmp_path / callee).read_text()
+    got = DocumentAnalyser(str(tmp_path / callee)).analyse(text).diagnostics
+    assert [(d.line, d.code) for d in got] == [(5, "NC203")]
+
+
+def test_an_excluded_importer_is_not_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.namedcheck]\nexclude = ["pkg/train.py"]\n')
+    monkeypatch.chdir(tmp_path)
+    for given in (["."], ["pkg/layers.py"]):
+        project_registry._PROJECTS.clear()
+        assert _cli_json(given) == [], given
+
+
+def test_cached_results_name_other_files_from_any_working_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path)
+    train = str(tmp_path / "pkg/train.py")
+
+    def run() -> list:
+        out = io.StringIO()
+        old, sys.stdout = sys.stdout, out
+        try:
+            main(["check", "--format", "json", "--config-root", str(tmp_path), train])
+        finally:
+            sys.stdout = old
+        return [(str(Path(d["path"]).resolve()), d["line"], d["code"]) for d in json.loads(out.getvalue())]
+    want = [(str((tmp_path / "pkg/layers.py").resolve()), 5, "NC203")]
+    monkeypatch.chdir(tmp_path)
+    project_registry._PROJECTS.clear()
+    assert run() == want  # fills the cache
+    monkeypatch.chdir(tmp_path / "pkg")
+    project_registry._PROJECTS.clear()
+    assert run() == want  # read from the cache in another directory
+
+
+def test_editor_forgets_replays_when_an_imported_buffer_changes(tmp_path: Path) -> None:
+    _package(tmp_path)
+    train, layers = tmp_path / "pkg/train.py", tmp_path / "pkg/layers.py"
+    uses = TRAIN.replace("    return dense(x, w)\n", "    y = dense(x, w)\n    return y + jnp.ones((4, 5))\n")
+    fits = LAYERS.replace("return x @ w", "return jnp.ones((4, 5))")
+    project_registry._PROJECTS.clear()
+    session = Session(editor=True)
+    session.set_text(train, uses)
+    editor = DocumentAnalyser(str(train), session=session)
+    assert [d.code for d in editor.analyse(uses).diagnostics] == []  # dense(x, w) fails: its result Unknown
+    session.set_text(layers, LAYERS.replace("return x @ w", "return jnp.ones((4, 6))"))
+    editor.last = None
+    assert [(d.line, d.code) for d in editor.analyse(uses).diagnostics] == [(10, "NC201")]
+    session.set_text(layers, fits)  # the callee's buffer changes: the caller's replay must not be reused
+    editor.last = None
+    assert editor.analyse(uses).diagnostics == []
+
+
+def test_an_unsaved_suppression_hides_what_a_caller_causes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _package(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    project_registry._PROJECTS.clear()
+    quiet = LAYERS.replace("return x @ w", "return x @ w  # namedcheck: ignore[NC203]")
+    assert _cli_json(["--stdin-filename", "pkg/layers.py", "-"], quiet, monkeypatch) == []
+
+
+def test_a_stdin_filename_that_is_a_directory_is_no_internal_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    got = _cli_json(["--stdin-filename", ".", "-"], "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
+                    monkeypatch)
+    assert [d["code"] for d in got] == ["NC201"]

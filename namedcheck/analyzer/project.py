@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from namedcheck.analyzer.sources import read_regular
+from namedcheck.analyzer.sources import read_regular, source_lines
 from namedcheck.diagnostic import Diagnostic
 
 MAX_RESOLVE_DEPTH = 16
@@ -111,6 +111,8 @@ class ProjectIndex:
                 rel = p.relative_to(r)
             except ValueError:
                 continue
+            if not rel.name:  # the root itself (a directory named as a file): no module
+                continue
             parts = list(rel.with_suffix("").parts)
             if not parts or not all(x.isidentifier() for x in parts):
                 continue
@@ -190,7 +192,8 @@ class Project:
         self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
         # texts that differ from the disk (an editor's open buffers; the session's, shared with the base)
         self.overlay: dict[Path, str] = base.overlay if base is not None else {}
-        self._reverse: tuple[Any, dict[str, list[tuple[str, Path]]]] | None = None  # (listing, importers)
+        self._reverse: tuple[Any, dict[Path, list[Path]]] | None = None  # (listing, importers by file)
+        self._stamps: dict[Path, tuple[int, int]] = {}  # loaded module files' (mtime, size) when loaded
 
     @property
     def guard(self) -> Any:
@@ -301,6 +304,7 @@ class Project:
         self.loading.add(name)
         new = None
         try:
+            self._stamps[path.resolve()] = _stamp(path)
             text = self.read_text(path)
             module = self._dependency_module(name, path, text, wanted)
             if module is None:
@@ -338,39 +342,56 @@ class Project:
                for an in [*self.loaded.values(), *self.retired]):
             self.release()
 
-    def importers_of(self, path: Path) -> list[Path]:
-        """The project files that import the module of `path`, transitively (read from the files' import
-        statements: cheap; none past `MAX_PROJECT_FILES`)."""
-        named = self.index.module_name(path)
-        if named is None:
-            return []
+    def importers_of(self, paths: list[Path]) -> list[Path]:
+        """The project files that import any of `paths` (as modules or as the packages holding them),
+        transitively, `paths` left out; read from the files' import statements (cheap; none past
+        `MAX_PROJECT_FILES`). A file that is not a module (a script, `test-train.py`) can import too."""
         graph = self._reverse_imports()
-        found: dict[str, Path] = {}
-        todo = [named[0]]
+        start = {p.resolve() for p in paths}
+        found: set[Path] = set()
+        todo = list(start)
         while todo:
-            for other, f in graph.get(todo.pop(), ()):
-                if other != named[0] and other not in found:
-                    found[other] = f
-                    todo.append(other)
-        return sorted(found.values())
+            for importer in graph.get(todo.pop(), ()):
+                if importer not in found and importer not in start:
+                    found.add(importer)
+                    todo.append(importer)
+        return sorted(found, key=str)
 
-    def _reverse_imports(self) -> dict[str, list[tuple[str, Path]]]:
-        """Module name -> the project modules (with their files) whose import statements name it; rebuilt
-        when the listing of the project's files is."""
+    def _reverse_imports(self) -> dict[Path, list[Path]]:
+        """Project file -> the project files whose import statements name its module (or a module inside
+        the package it is the `__init__` of); rebuilt when the listing of the project's files is."""
         files = _project_files(tuple(self.index.roots))
         if files is None:
             return {}
         if self._reverse is not None and self._reverse[0] is files:
             return self._reverse[1]
-        graph: dict[str, list[tuple[str, Path]]] = {}
+        graph: dict[Path, list[Path]] = {}
         for f, text in files:
-            other = self.index.module_name(f)
-            if other is None or self.index.module_file(other[0]) is None:
-                continue
-            for m in self._scans_of(f, text, *other):
-                graph.setdefault(m, []).append((other[0], f))
+            named = self.index.module_name(f)
+            name, is_package = named if named is not None else ("", False)
+            targets: set[Path] = set()
+            for m in self._scans_of(f, text, name, is_package):
+                parts = m.split(".")
+                for k in range(1, len(parts) + 1):  # importing a module runs the packages above it
+                    target = self.index.module_file(".".join(parts[:k]))
+                    if target is not None:
+                        targets.add(target.resolve())
+            importer = f.resolve()
+            for target in targets - {importer}:
+                graph.setdefault(target, []).append(importer)
         self._reverse = (files, graph)
         return graph
+
+    def refresh(self) -> None:
+        """A long-lived process (the language server): when a loaded module's file changed on disk since
+        it was loaded (and no open buffer stands for it), everything loaded is let go."""
+        for path, stamp in list(self._stamps.items()):
+            if path not in self.overlay and _stamp(path) != stamp:
+                self._stamps.clear()
+                self.release()
+                return
+        if self.base is not None:
+            self.base.refresh()
 
     def _dependency_module(self, name: str, path: Path, text: str, wanted: str | None) -> Any:
         """The libcst module a dependency runs: the whole text when it is parsed already (or most of it is
@@ -433,7 +454,7 @@ class Project:
         for an in self.analyzers():
             if an.found:
                 try:
-                    lines = an.path.read_text(encoding="utf-8").splitlines()
+                    lines = source_lines(self.read_text(an.path))  # an open buffer's text: its suppressions
                     out.extend(an.diagnostics(self.display(an.path), lines))
                 except Exception:
                     continue
@@ -512,6 +533,13 @@ class Project:
         named = self.index.module_name(path)
         return bool(self.imported_modules(path, *(named or (None, False))))
 
+    def imports_text(self, path: Path, text: str) -> bool:
+        """Whether a file's text (an open buffer's, say) imports a module of the project (read with a
+        regular expression: it may see an import that is not one, never miss one)."""
+        named = self.index.module_name(path)
+        name, is_package = named if named is not None else ("", False)
+        return bool(self._scanned_imports(text, name, is_package))
+
     def dependency_fingerprint(self, path: Path) -> str:
         """A hash of the contents of every project module a file imports, transitively (a file's result
         depends on them)."""
@@ -550,7 +578,7 @@ class Project:
         if named is None:
             return ""
         callers = {named[0]}
-        for f in self.importers_of(path):
+        for f in self.importers_of([path]):
             other = self.index.module_name(f)
             if other is not None and self.index.module_file(other[0]) is not None:
                 callers.add(other[0])
@@ -609,7 +637,10 @@ _IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+
                      r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
 MAX_PROJECT_FILES = 5000
 MAX_SCANNED_BYTES = 5 * 1024 * 1024  # a larger file's imports are not read (nor is it checked by default)
-_SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv", "env"}
+# as the run's discovery skips them (cli/discover.py), plus installed packages; virtual environments are
+# recognised by their pyvenv.cfg
+_SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv"}
+LISTING_TTL = 1.0  # seconds a listing of a root is reused (the language server keeps it longer)
 _WALKS: dict[Path, tuple[float, list[tuple[Path, str]] | None]] = {}
 
 
@@ -639,7 +670,7 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
     """`_project_files` of one root, read once per second at most (projects share roots)."""
     now = time.monotonic()
     hit = _WALKS.get(root)
-    if hit is not None and now - hit[0] < 1.0:
+    if hit is not None and now - hit[0] < LISTING_TTL:
         return hit[1]
     paths: list[Path] = []
     for d, dirs, names in os.walk(root):
@@ -674,7 +705,7 @@ def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: 
     try:
         index = ProjectIndex.for_paths([*(roots_from or []), path])
         base_index = ProjectIndex.for_paths(list(roots_from)) if roots_from else None
-    except OSError:
+    except (OSError, RuntimeError, ValueError):  # unreadable, a symlink loop, a path pathlib rejects
         return None
     key = (tuple(str(r) for r in index.roots), stub_paths)
     if key not in _PROJECTS:

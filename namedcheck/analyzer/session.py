@@ -11,7 +11,6 @@ they cause inside it: the diagnostics a change-only run (pre-commit) and an edit
 
 from __future__ import annotations
 
-import re
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -26,6 +25,7 @@ from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.analyzer.sources import source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.stubs import op_table
 
@@ -53,24 +53,30 @@ class Session:
     """The analysis of one run (or one editor, or one mypy build): configuration and projects."""
 
     def __init__(self, stub_paths: Sequence[str] = (), limits: Limits | None = None,
-                 roots: Sequence[str] = (), projects: bool = True, fixed: Project | None = None) -> None:
+                 roots: Sequence[str] = (), projects: bool = True, fixed: Project | None = None,
+                 editor: bool = False) -> None:
         self.stub_paths = tuple(stub_paths)
         self.limits = limits or Limits()
         self.roots = [r for r in roots if r != "-"]
         self.projects = projects  # False: each file alone (a source with no file, the test corpus)
         self.fixed = fixed  # the one project of every file (an embedder's), instead of each file's own
+        # a long-lived session (the language server): files on disk may change between analyses
+        self.editor = editor
         # texts that differ from the disk (an editor's open buffers), read by every project module load
         self.overlay: dict[Path, str] = {}
-        self._callers: dict[tuple[str, str, int], list[Diagnostic]] = {}
+        self._callers: dict[tuple[str, str, int, str], list[Diagnostic]] = {}
+        self._handed: dict[int, Project] = {}  # every project this session has used
 
     # ---- projects ------------------------------------------------------------------------------
     def project(self, path: str | Path) -> Project | None:
         """The project a file belongs to (shared by the files of one set of roots), None without one."""
         if self.fixed is not None or not self.projects:
-            return self.fixed
-        project = project_for(path, self.stub_paths, self.roots)
+            project = self.fixed
+        else:
+            project = project_for(path, self.stub_paths, self.roots)
         if project is not None:
             project.overlay = self.overlay
+            self._handed[id(project)] = project
         return project
 
     def set_text(self, path: str | Path, text: str | None) -> None:
@@ -83,21 +89,29 @@ class Session:
         else:
             self.overlay[key] = text
         if old != text:
-            project = self.project(path)
-            if project is not None:
+            self.project(path)
+            for project in self._handed.values():  # an importer may sit in another project that loaded it
                 project.forget(key)
 
     # ---- one file --------------------------------------------------------------------------------
     def check(self, path: str | Path, source: str, display: str | None = None, *, force: bool = False,
-              module: cst.Module | None = None, make: MakeAnalyzer | None = None) -> FileResult:
+              module: cst.Module | None = None, make: MakeAnalyzer | None = None,
+              within: Project | None = None) -> FileResult:
         """Analyse one file's `source` (its text, which may differ from the disk's), reported as `display`
         (default: `path`). `module`: its syntax tree when the front end parsed it (the editor's chunks);
-        `make`: the front end's analyzer. `force`: also a file that names nothing of jax or namedcheck."""
+        `make`: the front end's analyzer; `within`: the project to analyse it in (default: its own).
+        A file that names nothing of jax or namedcheck and imports no project module is skipped unless
+        `force`."""
         file = Path(path)
         shown = display if display is not None else str(path)
-        if not force and not is_relevant(source):
+        try:
+            project = within if within is not None else self.project(file)
+        except (OSError, RuntimeError, ValueError):  # a path pathlib cannot resolve
+            project = None
+        if not force and not is_relevant(source) and not (project is not None and project.imports_text(file, source)):
             return FileResult([])
-        project = self.project(file)
+        if project is not None and self.editor:
+            project.refresh()
         if module is None:
             failed = self._syntax_error(source, shown, file, project)
             if failed is not None:
@@ -157,33 +171,47 @@ class Session:
 
     # ---- what other files cause in one -----------------------------------------------------------
     def importers(self, paths: Sequence[str | Path]) -> list[Path]:
-        """The project modules that import any of `paths`, transitively, in a stable order (the files
-        themselves left out)."""
-        out: dict[Path, None] = {}
+        """The project files that import any of `paths`, transitively, in a stable order (`paths` left
+        out): one search per project."""
+        by_project: dict[int, tuple[Project, list[Path]]] = {}
         for p in paths:
-            project = self.project(p)
+            try:
+                project = self.project(p)
+            except (OSError, RuntimeError, ValueError):
+                continue
             if project is not None:
-                out.update(dict.fromkeys(project.importers_of(Path(p))))
-        given = {Path(p).resolve() for p in paths}
-        return [f for f in out if f.resolve() not in given]
+                by_project.setdefault(id(project), (project, []))[1].append(Path(p))
+        out: dict[Path, None] = {}
+        for project, files in by_project.values():
+            out.update(dict.fromkeys(project.importers_of(files)))
+        return list(out)
 
-    def callers_cause(self, path: str | Path, display: str | None = None) -> list[Diagnostic]:
+    def callers_cause(self, path: str | Path, display: str | None = None,
+                      limit: int | None = None) -> list[Diagnostic]:
         """The diagnostics that the project modules importing `path` cause inside it (each importer
-        analysed as a checked file, its text from the overlay or the disk), reported as `display`."""
+        analysed as a checked file of `path`'s project, its text from the overlay or the disk), reported
+        as `display`; `limit`: at most that many importers, the nearest first."""
         target = Path(path).resolve()
         shown = display if display is not None else str(path)
+        project = self.project(path)
+        if project is None:
+            return []
+        importers = project.importers_of([target])
+        if limit is not None:
+            importers = sorted(importers, key=lambda f: _distance(f, target))[:limit]
         out: set[Diagnostic] = set()
-        for importer in self.importers([path]):
+        overlay = hash(frozenset(self.overlay.items()))
+        for importer in importers:
             text = self.read(importer)
             if text is None:
                 continue
-            # the importer's findings depend on its text and on the open buffers its imports read
-            key = (str(importer.resolve()), text, hash(frozenset(self.overlay.items())))
+            # the importer's findings depend on its text, the open buffers and its imports on disk
+            key = (str(importer), text, overlay, project.dependency_fingerprint(importer))
             found = self._callers.get(key)
             if found is None:
                 if len(self._callers) > 256:
                     self._callers.clear()
-                found = self._callers[key] = self.check(importer, text).all
+                found = self._callers[key] = self.check(importer, text, within=project).all
             for d in found:
                 if _same_file(d.path, target):
                     out.add(d if d.path == shown else _moved(d, shown))
@@ -198,6 +226,16 @@ class Session:
             return path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             return None
+
+
+def _distance(a: Path, b: Path) -> tuple[int, str]:
+    """How far apart two files are in the tree (then by name): the nearest importers are checked first."""
+    common = 0
+    for x, y in zip(a.parts, b.parts, strict=False):
+        if x != y:
+            break
+        common += 1
+    return (len(a.parts) + len(b.parts) - 2 * common, str(a))
 
 
 def _same_file(a: str, b: Path) -> bool:
@@ -221,15 +259,6 @@ def found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diag
         return an.diagnostics(path, source_lines(source))
     except (MemoryError, RecursionError):
         return []
-
-
-def source_lines(source: str) -> list[str]:
-    """Lines as Python's tokenizer counts them: only \\n, \\r\\n and \\r end a line (`str.splitlines` also
-    splits at form feeds, \\x0b, \\x1c-\\x1e, \\x85, U+2028 and U+2029)."""
-    return _LINE_BREAK.split(source.removesuffix("\n").removesuffix("\r")) if source else []
-
-
-_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @contextmanager

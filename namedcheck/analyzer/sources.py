@@ -4,6 +4,7 @@ FIFO or device is never opened for reading (no blocking, no endless data)."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 
 _KINDS = [(stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
@@ -31,4 +32,13 @@ def read_regular(path: str, max_bytes: int) -> bytes | str:
     return data
 
 
-__all__ = ["read_regular"]
+def source_lines(source: str) -> list[str]:
+    """Lines as Python's tokenizer counts them: only \\n, \\r\\n and \\r end a line (`str.splitlines` also
+    splits at form feeds, \\x0b, \\x1c-\\x1e, \\x85, U+2028 and U+2029)."""
+    return _LINE_BREAK.split(source.removesuffix("\n").removesuffix("\r")) if source else []
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+__all__ = ["read_regular", "source_lines"]

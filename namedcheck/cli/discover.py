@@ -108,6 +108,18 @@ def discover(paths: list[str], exclude: list[str], root: Path | None,
     return out, missing
 
 
+def is_excluded(path: Path, exclude: list[str], root: Path | None) -> bool:
+    """Whether a file a run did not name would be left out of a run over its tree: an exclude pattern, or a
+    directory the walk skips (hidden, virtual environments, build output)."""
+    try:
+        rel = path.resolve().relative_to((root or Path.cwd()).resolve())
+    except (ValueError, OSError, RuntimeError):
+        rel = Path(path.name)
+    if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
+        return True
+    return _excluded(path, Excludes(exclude), root)
+
+
 def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]) -> Any:
     """The project a checked file belongs to (analyzer/project.py), from the paths the run was given and
     the file itself; one per process and set of roots, its modules loaded as calls need them."""

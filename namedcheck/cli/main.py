@@ -39,8 +39,9 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     # what their calls cause inside the given files
     from namedcheck.analyzer.session import session_for
     session = session_for(stub_paths, cfg.limits, project_paths)
+    from namedcheck.cli.discover import is_excluded
     context = [Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
-               for f in session.importers([f for _, f in files])]
+               for f in session.importers([f for _, f in files]) if not is_excluded(f, cfg.exclude, cfg.root)]
     stats.begin(len(todo), progress_to)
     results = check_all(todo, jobs, stats.record)
     stats.finish()
@@ -208,7 +209,9 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
 
     def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
         session.set_text(path, source)
-        return selected(DocumentAnalyser(path, stubs, session=session).analyse(source).diagnostics, select, ignore)
+        # the run's diagnostics already hold what other files cause here: only this file's fixes are wanted
+        analyser = DocumentAnalyser(path, stubs, session=session, callers=False)
+        return selected(analyser.analyse(source).diagnostics, select, ignore)
     fixed = 0
     if (args.fix or args.unsafe_fixes) and stdin_source is None:
         for path in sorted({d.path for d in diags if d.code in FIXABLE}):

@@ -91,7 +91,8 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
                                "endColumn": d.end_column}}}],
                 **({"relatedLocations": [_sarif_related(i, r) for i, r in enumerate(d.related)]} if d.related else {}),
-                **({"properties": {"hint": d.hint, **({"data": dict(d.data)} if d.data else {})}} if d.hint else {}),
+                **({"properties": {**({"hint": d.hint} if d.hint else {}), **({"data": dict(d.data)} if d.data else {})}}
+                   if d.hint or d.data else {}),
                 **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
             } for d in diags],
         }],

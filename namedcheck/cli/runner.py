@@ -4,6 +4,7 @@ it was checking one NC001 diagnostic, never the run."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,12 +54,35 @@ def check_file(job: Job) -> list[Diagnostic]:
         key = cache.key(job.display, data, deps)
         hit = cache.get(key)
         if hit is not None:
-            return hit
+            return _here(hit, job.display)
     result = session.check(path, source, job.display, force=True)
     diags = result.all
     if cache is not None and key is not None and result.complete:  # a file cut short by its budget: not cached
-        cache.put(key, diags)
+        cache.put(key, _anywhere(diags, job.display))
     return diags
+
+
+def _anywhere(diags: list[Diagnostic], display: str) -> list[Diagnostic]:
+    """A result to cache: what the file causes in other files under absolute paths (the entry is read
+    again from any working directory); the file's own under its display path, which is in the key."""
+    return [d if d.path == display else _at(d, str(Path(d.path).resolve())) for d in diags]
+
+
+def _here(diags: list[Diagnostic], display: str) -> list[Diagnostic]:
+    """A cached result, other files' paths relative to this working directory (as a run shows them)."""
+    return [_at(d, _relative(d.path)) if d.path != display and os.path.isabs(d.path) else d for d in diags]
+
+
+def _relative(path: str) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return path
+
+
+def _at(d: Diagnostic, path: str) -> Diagnostic:
+    from dataclasses import replace
+    return d if d.path == path else replace(d, path=path)
 
 
 def check_all(todo: list[Job], jobs: int,

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -178,28 +179,50 @@ class DocumentAnalyser:
     file cause in it."""
 
     def __init__(self, path: str, stub_paths: tuple[str, ...] = (), session: Session | None = None,
-                 callers: bool = True) -> None:
+                 callers: bool = True, max_callers: int | None = None) -> None:
         self.path = path
         self.stub_paths = stub_paths
         self.session = session if session is not None else Session(stub_paths)
         self.callers = callers
+        self.max_callers = max_callers  # the nearest importers only (an editor's bound per edit)
         self.replays: dict[Any, Replay] = {}
+        self.context: Any = None  # what the replays assumed of the imported project modules
         self.last: tuple[str, Analysis] | None = None
 
     def analyse(self, source: str) -> Analysis:
         if self.last is not None and self.last[0] == source:
             return self.last[1]
+        context = self._context()
+        if context != self.context:  # an imported module changed: no definition's analysis is replayed
+            self.replays = {}
+            self.context = context
         result = self._analyse(source)
         if self.callers and not any(d.code in ("NC000", "NC001") for d in result.diagnostics):
-            caused = self.session.callers_cause(self.path, self.path)
+            caused = self.session.callers_cause(self.path, self.path, self.max_callers)
             if caused:
                 result.diagnostics = _with_caused(result.diagnostics, caused)
         self.last = (source, result)
         return result
 
+    def _context(self) -> Any:
+        """The state of the project modules this file's analysis may read: the other open buffers and the
+        contents of the modules it imports (transitively) on disk."""
+        try:
+            project = self.session.project(self.path)
+            own = Path(self.path).resolve()
+            disk = project.dependency_fingerprint(own) if project is not None else ""
+        except (OSError, RuntimeError, ValueError):
+            return None
+        return disk, hash(frozenset((k, v) for k, v in self.session.overlay.items() if k != own))
+
     def _analyse(self, source: str) -> Analysis:
         if not is_relevant(source):
-            return Analysis([])
+            try:
+                project = self.session.project(self.path)
+            except (OSError, RuntimeError, ValueError):
+                project = None
+            if project is None or not project.imports_text(Path(self.path), source):
+                return Analysis([])
         try:
             chunks = split(source)
         except ChunkSyntaxError:

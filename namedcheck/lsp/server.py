@@ -21,6 +21,8 @@ from namedcheck.lsp.fixes import ignore_fix
 from namedcheck.lsp.hints import inlay_hints
 
 DEBOUNCE_S = 0.15
+MAX_CALLERS = 32  # importers of an open file analysed per edit for what they cause in it, the nearest first
+EDITOR_LISTING_TTL = 30.0  # seconds a listing of the project's files is reused (a new file shows up after it)
 
 
 class NamedcheckServer(LanguageServer):
@@ -57,7 +59,7 @@ class NamedcheckServer(LanguageServer):
         """The session of a configuration: one project view for every open file that shares it."""
         key = (tuple(cfg.stub_paths), cfg.limits)
         if key not in self.sessions:
-            self.sessions[key] = Session(cfg.stub_paths, cfg.limits)
+            self.sessions[key] = Session(cfg.stub_paths, cfg.limits, editor=True)
         return self.sessions[key]
 
     def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
@@ -79,7 +81,8 @@ class NamedcheckServer(LanguageServer):
             return cached[0], cached[2], cached[3]
         analyser = self.analysers.get(uri)
         if analyser is None or analyser.session is not session:
-            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session)
+            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session,
+                                                              max_callers=MAX_CALLERS)
         analyser.last = None  # the callers' part depends on the other buffers too
         result = analyser.analyse(source)
         diags = selected(result.diagnostics, cfg.select, cfg.ignore)
@@ -94,7 +97,6 @@ class NamedcheckServer(LanguageServer):
             handle.cancel()  # a save while a change waits: this run covers both
         if uri not in self.workspace.text_documents:
             return
-        before = self.generation
         got = self.analyse(uri)
         if got is None:
             return
@@ -102,10 +104,16 @@ class NamedcheckServer(LanguageServer):
         self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
             uri=uri, diagnostics=[to_lsp(uri, d, units) for d in got[2]],
             version=self.workspace.get_text_document(uri).version))
-        if ripple and self.generation != before:
-            for other in list(self.workspace.text_documents):
-                if other != uri and other in self.results:
-                    self.publish(other, ripple=False)
+        if ripple:
+            self.republish_stale(uri)
+
+    def republish_stale(self, skip: str | None = None) -> None:
+        """Publish again every open document analysed before the open buffers last changed (whichever
+        request saw the change first: a hover, a code action or the debounced publish)."""
+        for other in list(self.workspace.text_documents):
+            cached = self.results.get(other)
+            if other != skip and cached is not None and cached[1] != self.generation:
+                self.publish(other, ripple=False)
 
     def schedule(self, uri: str, delay: float) -> None:
         old = self.pending.pop(uri, None)
@@ -222,6 +230,7 @@ def build_server() -> NamedcheckServer:
             ls.generation += 1
         for table in (ls.analysers, ls.results):
             table.pop(uri, None)
+        ls.republish_stale()  # its importers and callees read the disk's text again
         handle = ls.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
@@ -279,5 +288,8 @@ def build_server() -> NamedcheckServer:
 
 
 def serve() -> int:
+    import namedcheck.analyzer.project as projects
+
+    projects.LISTING_TTL = EDITOR_LISTING_TTL
     build_server().start_io()
     return 0
