@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, shardings
+from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, origins, shardings
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -220,10 +220,25 @@ class Calls(FrameState):
         try:
             # module-level statements run outside any trace (op by op): the engine may rely on it
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
-            return engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
+            out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(node, e)
+            self.report(node, _related(e, pos, kw, labels, kwl))
             return UNKNOWN
+        return origins.op_result(out, [*pos, *kw.values()], node, name.replace("jax.numpy.", "jnp.")
+                                 .replace("jax.lax.", "lax.")) if isinstance(out, ArrayType) and out.varying else out
+
+
+def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str | None, ...],
+             kwl: dict[str, str] | None) -> RuleError:
+    """An op's failure with its causes elsewhere: the placements of its operands (sharding codes), the calls
+    whose arguments they are (shape codes)."""
+    operands = [*zip([*labels, *[None] * (len(pos) - len(labels))], pos),
+                *(((kwl or {}).get(k), v) for k, v in kw.items())]
+    if e.code.startswith("NC8"):
+        origins.relate_placements(e, operands)
+    elif e.code.startswith(("NC2", "NC3")):
+        origins.relate_calls(e, [v for _, v in operands])
+    return e
 
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import shard_map, shardings
+from namedcheck.analyzer import origins, shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -390,8 +390,39 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             maps.check_branches(outs, short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
+        if e.data.get("kind") in ("init", "body") or e.code == "NC809":
+            _relate_init(e, node, short, arg(*_INIT[short]) if short in _INIT else None)
         f.report(node, shard_map.name_origin(f, e) if e.code == "NC602" else e)
     return UNKNOWN
+
+
+_INIT = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}
+
+
+def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
+    """A carry error names the carry's initial value (the item of a tuple written out) and, for a sharding
+    change, the placement that gave it its sharding."""
+    where = _INIT.get(op)
+    if where is None or not isinstance(node, cst.Call):
+        return
+    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == where[1]), None)
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if arg is None and where[0] < len(positional):
+        arg = positional[where[0]].value
+    item = e.data.get("carry_item")
+    leaves = maps.tree_leaves(init) if init is not None else []
+    if isinstance(item, int):
+        leaf = leaves[item] if item < len(leaves) else None
+        if isinstance(arg, cst.Tuple | cst.List) and len(arg.elements) == len(leaves) and \
+                not any(isinstance(x, cst.StarredElement) for x in arg.elements):
+            arg = arg.elements[item].value
+        what = f"carry item {item}'s initial value"
+    else:
+        leaf, what = (leaves[0] if len(leaves) == 1 else None), "the carry's initial value"
+    if e.code == "NC809" and leaf is not None:
+        origins.relate_placements(e, [(None, leaf)])
+    if arg is not None:
+        e.relate(arg, what)
 
 
 __all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]

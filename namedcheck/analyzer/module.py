@@ -9,6 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from namedcheck.analyzer import origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
@@ -326,7 +327,7 @@ class ModuleAnalyzer:
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
         if hit is not None:
-            out = self.log.replayed(hit)
+            out = origins.forget(self.log.replayed(hit))  # found for another call: its origins are not ours
         elif self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
                 or running >= MAX_RECURSION:
             self.log.cuts += 1  # what this call would find depends on where it is made from
@@ -338,9 +339,11 @@ class ModuleAnalyzer:
             self.depth += 1
             self.running[id(ref.node)] = running + 1
             owner = caller.function if caller.function is not None else caller.nc705_owner
+            passed = {k: origins.passed(v, node, nodes[names.index(k)] if k in names[:len(nodes)] else None, k)
+                      for k, v in values.items()}  # the call site, a cause of what the body finds
             try:
                 out = self.memoised(key, lambda: self.body_values(
-                    ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
+                    ref, passed, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
             finally:
                 self.depth -= 1
                 self.running[id(ref.node)] = running
@@ -348,7 +351,7 @@ class ModuleAnalyzer:
                     self.active.discard(key)
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
-        return out
+        return origins.returned(out, node)
 
     def memoised(self, key: Any, compute: Any) -> Any:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed
