@@ -225,15 +225,15 @@ class Calls(FrameState):
             self.report(node, _related(e, pos, kw, labels, kwl))
             return UNKNOWN
         return origins.op_result(out, [*pos, *kw.values()], node, name.replace("jax.numpy.", "jnp.")
-                                 .replace("jax.lax.", "lax.")) if isinstance(out, ArrayType) and out.varying else out
+                                 .replace("jax.lax.", "lax."), "out_sharding" in kw) if isinstance(out, ArrayType) else out
 
 
 def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str | None, ...],
              kwl: dict[str, str] | None) -> RuleError:
     """An op's failure with its causes elsewhere: the placements of its operands (sharding codes), the calls
     whose arguments they are (shape codes)."""
-    operands = [*zip([*labels, *[None] * (len(pos) - len(labels))], pos),
-                *(((kwl or {}).get(k), v) for k, v in kw.items())]
+    operands: list[tuple[str | None, Any]] = [*zip([*labels, *[None] * (len(pos) - len(labels))], pos),
+                                              *(((kwl or {}).get(k), v) for k, v in kw.items())]
     if e.code.startswith("NC8"):
         origins.relate_placements(e, operands)
     elif e.code.startswith(("NC2", "NC3")):

@@ -352,7 +352,10 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if name == "jax.lax.scan":
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
             length = _static_int(arg(3, "length", Const(None)))
-            sharding_flow.check_scan_xs(xs, short)
+            try:
+                sharding_flow.check_scan_xs(xs, short)
+            except RuleError as e:
+                raise origins.relate_placements(e, [(None, maps.tree_leaves(xs)[e.data.get("leaf", 0)])]) from None
             x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):
@@ -378,7 +381,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             outs = [body(fn, *ops) for fn in (arg(1, "true_fun"), arg(2, "false_fun"))]
             if UNKNOWN in outs:
                 return UNKNOWN
-            maps.check_branches(outs, short)
+            _check_branches(outs, short)
             return outs[0] if outs[0] == outs[1] else UNKNOWN
         if name == "jax.lax.switch":
             branches = arg(1, "branches")
@@ -387,13 +390,24 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             outs = [body(fn, *pos[2:]) for fn in branches.items]
             if UNKNOWN in outs:
                 return UNKNOWN
-            maps.check_branches(outs, short)
+            _check_branches(outs, short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
         if e.data.get("kind") in ("init", "body") or e.code == "NC809":
             _relate_init(e, node, short, arg(*_INIT[short]) if short in _INIT else None)
         f.report(node, shard_map.name_origin(f, e) if e.code == "NC602" else e)
     return UNKNOWN
+
+
+def _check_branches(outs: list[Any], short: str) -> None:
+    """Branch outputs must agree; NC823 names the placements of the outputs that differ."""
+    try:
+        maps.check_branches(outs, short)
+    except RuleError as e:
+        i, branches = e.data.get("output"), e.data.get("branches")
+        if e.code == "NC823" and isinstance(i, int) and isinstance(branches, list):
+            origins.relate_placements(e, [(None, maps.tree_leaves(outs[b])[i]) for b in branches])
+        raise
 
 
 _INIT = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}

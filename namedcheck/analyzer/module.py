@@ -277,6 +277,9 @@ class ModuleAnalyzer:
         self.analysed.add(id(ref.node))
         sig = self.signature(ref)
         values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
+        for prm in ref.node.params.params if isinstance(ref.node, cst.FunctionDef) else ():  # a stated sharding
+            if prm.name.value in values and prm.annotation is not None:
+                values[prm.name.value] = origins.placed(values[prm.name.value], prm.annotation)
         scope_env: AxisEnv = ref.scope.env
         declared = frozenset(n for v in values.values() for n, _ in v.named)
         env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared, mesh_set=scope_env.mesh_set)
@@ -309,6 +312,10 @@ class ModuleAnalyzer:
             try:
                 result = apply(sig, values, "NC302", labels)
             except RuleError as e:
+                if e.code.startswith("NC8"):
+                    origins.relate_placements(e, [(labels.get(k), v) for k, v in values.items()])
+                elif e.code.startswith(("NC2", "NC3")):
+                    origins.relate_calls(e, list(values.values()))
                 caller.report(node, e)
                 return UNKNOWN
         in_map = bool(caller.env.named or caller.env.manual)

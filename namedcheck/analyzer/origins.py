@@ -11,7 +11,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.maps import Spec
+from namedcheck.engine.maps import Spec, tree_leaves
 from namedcheck.engine.values import ArrayType, Seq
 
 
@@ -21,9 +21,9 @@ def _none() -> None:
 
 @dataclass(frozen=True, eq=False)
 class Origin:
-    # (node, sharding key) of the placement that gave the value its sharding; the key (`sharding`, `spec`)
-    # tells whether the value still has that sharding
-    placed: tuple[cst.CSTNode, Any] | None = None
+    # (node, sharding key, inherited) of the placement that gave the value its sharding; the key (`sharding`,
+    # `spec`) tells whether the value still has that sharding; inherited: an op passed an operand's sharding on
+    placed: tuple[cst.CSTNode, Any, bool] | None = None
     varying: tuple[tuple[str, cst.CSTNode, str], ...] = ()  # per mesh axis: where it started varying, and how
     # the calls that passed the value in, innermost first: (call node, argument node, message)
     calls: tuple[tuple[cst.CSTNode, cst.CSTNode, str], ...] = ()
@@ -58,7 +58,7 @@ def _leaves(v: Any, fn: Any) -> Any:
 
 def placed(v: Any, node: cst.CSTNode) -> Any:
     """Every array of `v` placed at `node` (device_put, reshard, creation with out_sharding=, ...)."""
-    return _leaves(v, lambda a: _with(a, placed=(node, _key(a))) if a.sharding is not None or a.spec else a)
+    return _leaves(v, lambda a: _with(a, placed=(node, _key(a), False)) if a.sharding is not None or a.spec else a)
 
 
 def placement(v: Any) -> cst.CSTNode | None:
@@ -75,11 +75,20 @@ def spec_text(v: ArrayType) -> str:
 
 
 def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) -> RuleError:
-    """`b` was placed with P('data') here: for each operand (label, value) whose sharding a placement gave."""
+    """`b` was placed with P('data') here: for each operand (label, value; the leaves of a tree) whose sharding
+    a placement gave."""
     for lab, v in operands:
+        if isinstance(v, Seq):
+            relate_placements(err, [(None, x) for x in tree_leaves(v)])
+            continue
         node = placement(v)
-        if node is not None:
-            err.relate(node, f"{f'`{lab}`' if lab else 'this operand'} was placed with {spec_text(v)} here")
+        if node is None:
+            continue
+        who = f"`{lab}`" if lab else "an operand"
+        if of(v).placed[2]:  # type: ignore[index]
+            err.relate(node, f"{who} has its sharding {spec_text(v)} from this placement")
+        else:
+            err.relate(node, f"{who} was placed with {spec_text(v)} here")
     return err
 
 
@@ -97,12 +106,27 @@ def started_varying(v: ArrayType, axis: str) -> tuple[cst.CSTNode, str] | None:
     return next(((n, m) for ax, n, m in of(v).varying if ax == axis), None)
 
 
-def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str) -> Any:
-    """An op's result: where it varies over each axis from (an input's origin, or this op where no input
-    varies over it); the origin of an input it passes through otherwise kept."""
-    if not isinstance(result, ArrayType) or not result.varying:
+def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str, placing: bool = False) -> Any:
+    """An op's result: placed here (`placing`: the op was given out_sharding=), or the placement of an operand
+    whose sharding it has; the calls its operands came in by; where it varies over each axis from (an input's
+    origin, or this op where no input varies over it)."""
+    if not isinstance(result, ArrayType):
         return result
     arrays = [a for a in inputs if isinstance(a, ArrayType)]
+    changes: dict[str, Any] = {}
+    if placing and result.sharding is not None:
+        changes["placed"] = (node, _key(result), False)
+    elif result.sharding is not None and placement(result) is None:
+        src = next((a for a in arrays if a.sharding == result.sharding and placement(a) is not None), None)
+        if src is not None:
+            changes["placed"] = (of(src).placed[0], _key(result), True)  # type: ignore[index]
+    calls = tuple(dict.fromkeys(c for a in arrays for c in of(a).calls))[:4]
+    if calls and calls != of(result).calls:
+        changes["calls"] = calls
+    if changes:
+        result = replace(result, origin=replace(of(result), **changes))
+    if not result.varying:
+        return result
     per_axis: list[tuple[str, cst.CSTNode, str]] = []
     for ax in sorted(result.varying):
         found = next((s for a in arrays if ax in a.varying and (s := started_varying(a, ax)) is not None), None)

@@ -183,7 +183,8 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
-                    raise Fail(node, e) from None
+                    raise Fail(node, origins.relate_placements(e, [(None, v)]) if e.code.startswith("NC8") else e) \
+                        from None
             else:
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
