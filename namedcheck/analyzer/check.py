@@ -60,7 +60,7 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
             an.run()
             found = an.diagnostics(path, source_lines(source))
             if project is not None:
-                found = sorted(set(found) | set(project.dependency_diagnostics()))
+                found = sorted(set(found) | set(project.dependency_diagnostics((an, path))))
             return found, True
     except (BudgetExceeded, MemoryError):
         return (_found_before_budget(an, path, source) if an is not None else []), False

@@ -15,6 +15,7 @@ from namedcheck.analyzer import origins, shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
+from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, sharding_flow
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
@@ -434,7 +435,7 @@ def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
     else:
         leaf, what = (leaves[0] if len(leaves) == 1 else None), "the carry's initial value"
     if e.code == "NC809" and leaf is not None:
-        origins.relate_placements(e, [(None, leaf)])
+        origins.relate_placements(e, [(label(arg) if arg is not None else None, leaf)])
     if arg is not None:
         e.relate(arg, what)
 

@@ -450,8 +450,11 @@ class ModuleAnalyzer:
                 where = (path, positions[anchor])
             else:
                 owner = self._owner_of(anchor)
+                target = getattr(self.project, "target", None)  # the checked file whose call found it
                 if owner is not None and owner.path is not None:
                     where = (self.project.display(owner.path), owner.positions()[anchor])
+                elif target is not None and target[0] is not self and anchor in target[0].positions():
+                    where = (target[1], target[0].positions()[anchor])
             if where is not None:
                 r = where[1]
                 out.append(Related(where[0], r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, message))

@@ -187,6 +187,7 @@ class Project:
         self.parsed: dict[str, tuple[str, Any]] = base.parsed if base is not None else {}  # path -> (text, module)
         self._partial: dict[str, tuple[Any, set[int]]] = {}  # module -> (ModuleOutline, the statements it ran)
         self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
+        self.target: tuple[Any, str] | None = None  # the checked file while its dependencies report (diagnostics)
 
     @property
     def guard(self) -> Any:
@@ -370,16 +371,21 @@ class Project:
         self.parsed.clear()
         self.retired.clear()
 
-    def dependency_diagnostics(self) -> list[Diagnostic]:
-        """Diagnostics found inside dependency modules by the calls of the file just analysed."""
+    def dependency_diagnostics(self, target: tuple[Any, str] | None = None) -> list[Diagnostic]:
+        """Diagnostics found inside dependency modules by the calls of the file just analysed (`target`: its
+        analyzer and path, where their related locations, the calls that found them, may lie)."""
         out: list[Diagnostic] = []
-        for an in self.analyzers():
-            if an.found:
-                try:
-                    lines = an.path.read_text(encoding="utf-8").splitlines()
-                    out.extend(an.diagnostics(self.display(an.path), lines))
-                except Exception:
-                    continue
+        self.target = target
+        try:
+            for an in self.analyzers():
+                if an.found:
+                    try:
+                        lines = an.path.read_text(encoding="utf-8").splitlines()
+                        out.extend(an.diagnostics(self.display(an.path), lines))
+                    except Exception:
+                        continue
+        finally:
+            self.target = None
         return out
 
     def analyzers(self) -> list[Any]:
