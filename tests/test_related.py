@@ -186,3 +186,23 @@ def test_programs_fail_under_jax(tmp_path: Path) -> None:
         out, _ = proc.communicate(timeout=300)
         assert proc.returncode != 0, (name, out)
         assert CASES[name][2] in out, (name, out[-2000:])
+
+
+def test_origins_leave_equality_hash_repr_memo_keys_and_pickles_alone() -> None:
+    import pickle
+
+    import libcst as cst
+
+    from namedcheck.analyzer import origins
+    from namedcheck.analyzer.module import memo_key
+    from namedcheck.engine.values import ArrayType
+
+    plain = ArrayType.make("f32", (8, 4)).with_sharding((("data",), ()))
+    placed = origins.placed(plain, cst.parse_expression("jax.device_put(x, P('data'))"))
+    called = origins.passed(placed, cst.parse_expression("f(x)"), cst.Name("x"), "x")
+    assert placed.origin is not None and origins.placement(placed) is not None
+    for v in (placed, called):
+        assert v == plain and hash(v) == hash(plain) and repr(v) == repr(plain)
+        assert memo_key((1, v)) == memo_key((1, plain))
+        assert pickle.loads(pickle.dumps(v)).origin is None  # no syntax nodes leave the process
+    assert origins.placement(placed.with_sharding((("model",), ()))) is None  # resharded: no longer the cause

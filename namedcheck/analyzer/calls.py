@@ -246,6 +246,12 @@ def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str
         origins.relate_placements(e, operands)
     elif e.code.startswith(("NC2", "NC3")):
         origins.relate_calls(e, [v for _, v in operands])
+    elif e.code == "NC603":  # a partly varying input: where it started varying
+        for _, v in operands:
+            for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():
+                started = origins.started_varying(v, axis)
+                if started is not None:
+                    e.relate(*started)
     return e
 
 

@@ -408,6 +408,13 @@ def _check_branches(outs: list[Any], short: str) -> None:
         i, branches = e.data.get("output"), e.data.get("branches")
         if e.code == "NC823" and isinstance(i, int) and isinstance(branches, list):
             origins.relate_placements(e, [(None, maps.tree_leaves(outs[b])[i]) for b in branches])
+        if e.code == "NC602" and isinstance(i, int):  # where the other branches' output starts varying
+            for out in outs:
+                leaf = maps.tree_leaves(out)[i]
+                for axis in e.data.get("axes", ()):
+                    started = origins.started_varying(leaf, axis) if isinstance(leaf, ArrayType) else None
+                    if started is not None:
+                        e.relate(*started)
         raise
 
 
