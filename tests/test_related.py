@@ -94,6 +94,25 @@ y = jnp.dot(x, w, out_sharding=P(None, 'data'))
 z = y @ jax.device_put(np.ones((4, 2), np.float32), P('data', None))
 """}, "m.py", "ambiguous", [("m.py", "NC802", 12, [("m.py", 11, "`y` was placed with P(None, 'data') here"),
                                                    ("m.py", 12, "`jax.device_put(...)` was placed with P('data', None) here")])]),
+    "nc823_branches": ({"m.py": EXPLICIT_HEAD + """\
+x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
+y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
+out = lax.cond(True, lambda: x, lambda: y)
+"""}, "m.py", "equal output types", [("m.py", "NC823", 11, [
+        ("m.py", 9, "branch 0's output was placed with P('data', None) here"),
+        ("m.py", 10, "branch 1's output was placed with P(None, 'model') here")])]),
+    "nc811_checked_argument": ({"m.py": EXPLICIT_HEAD + """\
+from namedcheck import Array, Dims, checked, f32
+
+
+@checked
+def scale(x: f32[Array, Dims('8@data', 16)]) -> f32[Array, Dims('8@data', 16)]:
+    return x * 2
+
+
+y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
+out = scale(y)
+"""}, "m.py", "[NC811]", [("m.py", "NC811", 18, [("m.py", 17, "`y` was placed with P(None, 'model') here")])]),
     "nc809_carry": ({"m.py": EXPLICIT_HEAD + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 

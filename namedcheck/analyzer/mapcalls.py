@@ -407,7 +407,7 @@ def _check_branches(outs: list[Any], short: str) -> None:
     except RuleError as e:
         i, branches = e.data.get("output"), e.data.get("branches")
         if e.code == "NC823" and isinstance(i, int) and isinstance(branches, list):
-            origins.relate_placements(e, [(None, maps.tree_leaves(outs[b])[i]) for b in branches])
+            origins.relate_placements(e, [(f"branch {b}'s output", maps.tree_leaves(outs[b])[i]) for b in branches])
         if e.code == "NC602" and isinstance(i, int):  # where the other branches' output starts varying
             for out in outs:
                 leaf = maps.tree_leaves(out)[i]

@@ -84,7 +84,7 @@ def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) ->
         node = placement(v)
         if node is None:
             continue
-        who = f"`{lab}`" if lab else "an operand"
+        who = (lab if lab.startswith("branch ") else f"`{lab}`") if lab else "an operand"
         if of(v).placed[2]:  # type: ignore[index]
             err.relate(node, f"{who} has its sharding {spec_text(v)} from this placement")
         else:
