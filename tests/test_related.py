@@ -225,3 +225,29 @@ def test_origins_leave_equality_hash_repr_memo_keys_and_pickles_alone() -> None:
         assert memo_key((1, v)) == memo_key((1, plain))
         assert pickle.loads(pickle.dumps(v)).origin is None  # no syntax nodes leave the process
     assert origins.placement(placed.with_sharding((("model",), ()))) is None  # resharded: no longer the cause
+
+
+ROOT = Path(__file__).resolve().parent.parent
+# One diagnostic per code the programs above leave out, from the corpus (whose `# expect:` lines JAX rejects:
+# tests/test_sharding_types_under_jax.py, tests/test_examples.py): (file, code, line, [(line, message), ...]).
+CORPUS = [
+    ('examples/buggy/sharding_bugs.py', 'NC603', 32, [(31, "`x` varies over 'data' by its in_specs")]),
+    ('tests/cases/shd_contract.py', 'NC803', 41, [(38, "`left` was placed with P('data', None, None) here"), (41, "`jax.device_put(...)` was placed with P('model', None, None) here")]),
+    ('tests/cases/shd_apply_outer.py', 'NC804', 23, [(18, "`v` was placed with P('data') here"), (10, "`x` was placed with P('data', None) here")]),
+    ('tests/cases/shd_layout.py', 'NC805', 47, [(15, "`y` was placed with P(None, 'model') here")]),
+    ('tests/cases/shd_api.py', 'NC806', 17, [(15, '`table` was placed with P(None, None) here'), (16, "`ids` was placed with P('data') here")]),
+    ('tests/cases/shd_api.py', 'NC808', 46, [(45, '`replicated` was placed with P(None, None) here')]),
+    ('tests/cases/shd_more.py', 'NC810', 44, [(12, "argument 0 was placed with P('data', None) here")]),
+    ('tests/cases/shd_context_mesh.py', 'NC812', 23, [(17, "`x` was placed with P('data', None) here")]),
+    ('tests/cases/shd_unreduced.py', 'NC813', 31, [(18, "`u` was placed with P(None, None, unreduced={'data'}) here")]),
+    ('tests/cases/shd_axis_ops.py', 'NC821', 19, [(14, "`x` was placed with P('data', None) here")]),
+    ('tests/cases/shd_axis_ops.py', 'NC822', 52, [(14, "`x` was placed with P('data', None) here")]),
+]
+
+
+@pytest.mark.parametrize("path, code, line, related", CORPUS, ids=[c[1] for c in CORPUS])
+def test_corpus_related_locations(path: str, code: str, line: int, related: list[tuple[int, str]]) -> None:
+    from namedcheck.analyzer.check import check_source
+    found = [d for d in check_source((ROOT / path).read_text(), path) if (d.code, d.line) == (code, line)]
+    assert [[(r.line, r.message) for r in d.related] for d in found] == [related]
+    assert all(r.path == path for d in found for r in d.related)

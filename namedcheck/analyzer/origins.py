@@ -70,8 +70,8 @@ def placement(v: Any) -> cst.CSTNode | None:
 def spec_text(v: ArrayType) -> str:
     """The PartitionSpec a value was placed with, as written: `P('data', None)`."""
     if v.sharding is not None and len(v.sharding) == len(v.shape):
-        return repr(Spec(tuple(e or None for e in v.sharding)))
-    return repr(Spec(tuple(v.spec or ())))
+        return repr(Spec(tuple(e or None for e in v.sharding), v.unreduced, v.reduced))
+    return repr(Spec(tuple(v.spec or ()), v.unreduced, v.reduced))
 
 
 def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) -> RuleError:
@@ -84,7 +84,7 @@ def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) ->
         node = placement(v)
         if node is None:
             continue
-        who = (lab if lab.startswith("branch ") else f"`{lab}`") if lab else "an operand"
+        who = (lab if lab.startswith(("branch ", "argument ")) else f"`{lab}`") if lab else "an operand"
         if of(v).placed[2]:  # type: ignore[index]
             err.relate(node, f"{who} has its sharding {spec_text(v)} from this placement")
         else:

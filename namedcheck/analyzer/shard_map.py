@@ -183,7 +183,7 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
-                    raise Fail(node, origins.relate_placements(e, [(None, v)]) if e.code.startswith("NC8") else e) \
+                    raise Fail(node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e) \
                         from None
             else:
                 locals_.append(UNKNOWN)
