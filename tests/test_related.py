@@ -93,7 +93,8 @@ w = jax.device_put(np.ones((16, 4), np.float32), P('data', None))
 y = jnp.dot(x, w, out_sharding=P(None, 'data'))
 z = y @ jax.device_put(np.ones((4, 2), np.float32), P('data', None))
 """}, "m.py", "ambiguous", [("m.py", "NC802", 12, [("m.py", 11, "`y` was placed with P(None, 'data') here"),
-                                                   ("m.py", 12, "`jax.device_put(...)` was placed with P('data', None) here")])]),
+                                                   ("m.py", 12,
+                                                    "`jax.device_put(...)` was placed with P('data', None) here")])]),
     "nc823_branches": ({"m.py": EXPLICIT_HEAD + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
@@ -167,7 +168,8 @@ params = jnp.zeros((4, 2))
 batch = jnp.zeros((5, 3))
 out = dense(batch, params)
 """}, "train.py", "contracting dimensions", [("layers.py", "NC203", 5, [
-        ("train.py", 7, "called here with `x` of shape (5, 3)"), ("train.py", 7, "called here with `w` of shape (4, 2)")])]),
+        ("train.py", 7, "called here with `x` of shape (5, 3)"),
+        ("train.py", 7, "called here with `w` of shape (4, 2)")])]),
 }
 
 
@@ -232,10 +234,19 @@ ROOT = Path(__file__).resolve().parent.parent
 # tests/test_sharding_types_under_jax.py, tests/test_examples.py): (file, code, line, [(line, message), ...]).
 CORPUS = [
     ('examples/buggy/sharding_bugs.py', 'NC603', 32, [(31, "`x` varies over 'data' by its in_specs")]),
-    ('tests/cases/shd_contract.py', 'NC803', 41, [(38, "`left` was placed with P('data', None, None) here"), (41, "`jax.device_put(...)` was placed with P('model', None, None) here")]),
-    ('tests/cases/shd_apply_outer.py', 'NC804', 23, [(18, "`v` was placed with P('data') here"), (10, "`x` was placed with P('data', None) here")]),
+    ('tests/cases/shd_contract.py', 'NC803', 41, [
+        (38, "`left` was placed with P('data', None, None) here"),
+        (41, "`jax.device_put(...)` was placed with P('model', None, None) here"),
+    ]),
+    ('tests/cases/shd_apply_outer.py', 'NC804', 23, [
+        (18, "`v` was placed with P('data') here"),
+        (10, "`x` was placed with P('data', None) here"),
+    ]),
     ('tests/cases/shd_layout.py', 'NC805', 47, [(15, "`y` was placed with P(None, 'model') here")]),
-    ('tests/cases/shd_api.py', 'NC806', 17, [(15, '`table` was placed with P(None, None) here'), (16, "`ids` was placed with P('data') here")]),
+    ('tests/cases/shd_api.py', 'NC806', 17, [
+        (15, '`table` was placed with P(None, None) here'),
+        (16, "`ids` was placed with P('data') here"),
+    ]),
     ('tests/cases/shd_api.py', 'NC808', 46, [(45, '`replicated` was placed with P(None, None) here')]),
     ('tests/cases/shd_more.py', 'NC810', 44, [(12, "argument 0 was placed with P('data', None) here")]),
     ('tests/cases/shd_context_mesh.py', 'NC812', 23, [(17, "`x` was placed with P('data', None) here")]),
