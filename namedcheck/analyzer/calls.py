@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, shardings
+from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, origins, shardings
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -220,10 +220,39 @@ class Calls(FrameState):
         try:
             # module-level statements run outside any trace (op by op): the engine may rely on it
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
-            return engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
+            out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(node, e)
+            self.report(node, _related(e, pos, kw, labels, kwl, nodes))
             return UNKNOWN
+        return origins.op_result(out, [*pos, *kw.values()], node, name.replace("jax.numpy.", "jnp.")
+                                 .replace("jax.lax.", "lax."), "out_sharding" in kw) if isinstance(out, ArrayType) else out
+
+
+def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str | None, ...],
+             kwl: dict[str, str] | None, nodes: list[Any]) -> RuleError:
+    """An op's failure with its causes elsewhere: the placements of its operands (sharding codes; the items of
+    a list written out, `jnp.concatenate([x, y])`, by their own labels), the calls whose arguments they are
+    (shape codes)."""
+    operands: list[tuple[str | None, Any]] = []
+    for i, v in enumerate(pos):
+        n = nodes[i] if i < len(nodes) else None
+        if isinstance(v, Seq) and isinstance(n, cst.List | cst.Tuple) and len(n.elements) == len(v.items) \
+                and not any(isinstance(x, cst.StarredElement) for x in n.elements):
+            operands.extend((label(x.value), item) for x, item in zip(n.elements, v.items))
+        else:
+            operands.append((labels[i] if i < len(labels) else None, v))
+    operands.extend(((kwl or {}).get(k), v) for k, v in kw.items())
+    if e.code.startswith("NC8"):
+        origins.relate_placements(e, operands)
+    elif e.code.startswith(("NC2", "NC3")):
+        origins.relate_calls(e, [v for _, v in operands])
+    elif e.code == "NC603":  # a partly varying input: where it started varying
+        for _, v in operands:
+            for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():
+                started = origins.started_varying(v, axis)
+                if started is not None:
+                    e.relate(*started)
+    return e
 
 
 

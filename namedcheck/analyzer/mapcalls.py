@@ -11,10 +11,11 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import shard_map, shardings
+from namedcheck.analyzer import origins, shard_map, shardings
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
+from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, sharding_flow
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
@@ -352,7 +353,10 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if name == "jax.lax.scan":
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
             length = _static_int(arg(3, "length", Const(None)))
-            sharding_flow.check_scan_xs(xs, short)
+            try:
+                sharding_flow.check_scan_xs(xs, short)
+            except RuleError as e:
+                raise origins.relate_placements(e, [(None, maps.tree_leaves(xs)[e.data.get("leaf", 0)])]) from None
             x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):
@@ -378,7 +382,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             outs = [body(fn, *ops) for fn in (arg(1, "true_fun"), arg(2, "false_fun"))]
             if UNKNOWN in outs:
                 return UNKNOWN
-            maps.check_branches(outs, short)
+            _check_branches(outs, short)
             return outs[0] if outs[0] == outs[1] else UNKNOWN
         if name == "jax.lax.switch":
             branches = arg(1, "branches")
@@ -387,11 +391,60 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             outs = [body(fn, *pos[2:]) for fn in branches.items]
             if UNKNOWN in outs:
                 return UNKNOWN
-            maps.check_branches(outs, short)
+            _check_branches(outs, short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
+        if e.data.get("kind") in ("init", "body") or e.code == "NC809":
+            _relate_init(e, node, short, arg(*_INIT[short]) if short in _INIT else None)
         f.report(node, shard_map.name_origin(f, e) if e.code == "NC602" else e)
     return UNKNOWN
+
+
+def _check_branches(outs: list[Any], short: str) -> None:
+    """Branch outputs must agree; NC823 names the placements of the outputs that differ."""
+    try:
+        maps.check_branches(outs, short)
+    except RuleError as e:
+        i, branches = e.data.get("output"), e.data.get("branches")
+        if e.code == "NC823" and isinstance(i, int) and isinstance(branches, list):
+            origins.relate_placements(e, [(f"branch {b}'s output", maps.tree_leaves(outs[b])[i]) for b in branches])
+        if e.code == "NC602" and isinstance(i, int):  # where the other branches' output starts varying
+            for out in outs:
+                leaf = maps.tree_leaves(out)[i]
+                for axis in e.data.get("axes", ()):
+                    started = origins.started_varying(leaf, axis) if isinstance(leaf, ArrayType) else None
+                    if started is not None:
+                        e.relate(*started)
+        raise
+
+
+_INIT = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}
+
+
+def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
+    """A carry error names the carry's initial value (the item of a tuple written out) and, for a sharding
+    change, the placement that gave it its sharding."""
+    where = _INIT.get(op)
+    if where is None or not isinstance(node, cst.Call):
+        return
+    arg = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == where[1]), None)
+    positional = [a for a in node.args if a.keyword is None and not a.star]
+    if arg is None and where[0] < len(positional):
+        arg = positional[where[0]].value
+    item = e.data.get("carry_item")
+    leaves = maps.tree_leaves(init) if init is not None else []
+    if isinstance(item, int):
+        leaf = leaves[item] if item < len(leaves) else None
+        if isinstance(arg, cst.Tuple | cst.List) and len(arg.elements) == len(leaves) and \
+                not any(isinstance(x, cst.StarredElement) for x in arg.elements):
+            arg = arg.elements[item].value
+        what = f"carry item {item}'s initial value"
+    else:
+        leaf, what = (leaves[0] if len(leaves) == 1 else None), "the carry's initial value"
+    if e.code == "NC809" and leaf is not None:
+        origins.relate_placements(e, [(label(arg) if arg is not None else None, leaf)])
+    if arg is not None:
+        e.relate(arg, what)
 
 
 __all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]

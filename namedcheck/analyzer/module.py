@@ -9,6 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from namedcheck.analyzer import origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
@@ -276,6 +277,9 @@ class ModuleAnalyzer:
         self.analysed.add(id(ref.node))
         sig = self.signature(ref)
         values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
+        for prm in ref.node.params.params if isinstance(ref.node, cst.FunctionDef) else ():  # a stated sharding
+            if prm.name.value in values and prm.annotation is not None:
+                values[prm.name.value] = origins.placed(values[prm.name.value], prm.annotation)
         scope_env: AxisEnv = ref.scope.env
         declared = frozenset(n for v in values.values() for n, _ in v.named)
         env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared, mesh_set=scope_env.mesh_set)
@@ -308,6 +312,10 @@ class ModuleAnalyzer:
             try:
                 result = apply(sig, values, "NC302", labels)
             except RuleError as e:
+                if e.code.startswith("NC8"):
+                    origins.relate_placements(e, [(labels.get(k), v) for k, v in values.items()])
+                elif e.code.startswith(("NC2", "NC3")):
+                    origins.relate_calls(e, list(values.values()))
                 caller.report(node, e)
                 return UNKNOWN
         in_map = bool(caller.env.named or caller.env.manual)
@@ -326,7 +334,7 @@ class ModuleAnalyzer:
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
         if hit is not None:
-            out = self.log.replayed(hit)
+            out = origins.forget(self.log.replayed(hit))  # found for another call: its origins are not ours
         elif self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
                 or running >= MAX_RECURSION:
             self.log.cuts += 1  # what this call would find depends on where it is made from
@@ -338,9 +346,11 @@ class ModuleAnalyzer:
             self.depth += 1
             self.running[id(ref.node)] = running + 1
             owner = caller.function if caller.function is not None else caller.nc705_owner
+            passed = {k: origins.passed(v, node, nodes[names.index(k)] if k in names[:len(nodes)] else None, k)
+                      for k, v in values.items()}  # the call site, a cause of what the body finds
             try:
                 out = self.memoised(key, lambda: self.body_values(
-                    ref, values, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
+                    ref, passed, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
             finally:
                 self.depth -= 1
                 self.running[id(ref.node)] = running
@@ -348,7 +358,7 @@ class ModuleAnalyzer:
                     self.active.discard(key)
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
-        return out
+        return origins.returned(out, node)
 
     def memoised(self, key: Any, compute: Any) -> Any:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed
@@ -440,8 +450,11 @@ class ModuleAnalyzer:
                 where = (path, positions[anchor])
             else:
                 owner = self._owner_of(anchor)
+                target = getattr(self.project, "target", None)  # the checked file whose call found it
                 if owner is not None and owner.path is not None:
                     where = (self.project.display(owner.path), owner.positions()[anchor])
+                elif target is not None and target[0] is not self and anchor in target[0].positions():
+                    where = (target[1], target[0].positions()[anchor])
             if where is not None:
                 r = where[1]
                 out.append(Related(where[0], r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, message))

@@ -194,6 +194,7 @@ class Project:
         self.overlay: dict[Path, str] = base.overlay if base is not None else {}
         self._reverse: tuple[Any, dict[Path, list[Path]]] | None = None  # (listing, importers by file)
         self._stamps: dict[Path, tuple[int, int]] = {}  # loaded module files' (mtime, size) when loaded
+        self.target: tuple[Any, str] | None = None  # the checked file while its dependencies report (diagnostics)
 
     @property
     def guard(self) -> Any:
@@ -448,16 +449,21 @@ class Project:
         self.parsed.clear()
         self.retired.clear()
 
-    def dependency_diagnostics(self) -> list[Diagnostic]:
-        """Diagnostics found inside dependency modules by the calls of the file just analysed."""
+    def dependency_diagnostics(self, target: tuple[Any, str] | None = None) -> list[Diagnostic]:
+        """Diagnostics found inside dependency modules by the calls of the file just analysed (`target`: its
+        analyzer and path, where their related locations, the calls that found them, may lie)."""
         out: list[Diagnostic] = []
-        for an in self.analyzers():
-            if an.found:
-                try:
-                    lines = source_lines(self.read_text(an.path))  # an open buffer's text: its suppressions
-                    out.extend(an.diagnostics(self.display(an.path), lines))
-                except Exception:
-                    continue
+        self.target = target
+        try:
+            for an in self.analyzers():
+                if an.found:
+                    try:
+                        lines = source_lines(self.read_text(an.path))  # an open buffer's text: its suppressions
+                        out.extend(an.diagnostics(self.display(an.path), lines))
+                    except Exception:
+                        continue
+        finally:
+            self.target = None
         return out
 
     def analyzers(self) -> list[Any]:

@@ -134,7 +134,7 @@ class Session:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
                 an.run()
                 own = an.diagnostics(shown, source_lines(source))
-                elsewhere = project.dependency_diagnostics() if project is not None else []
+                elsewhere = project.dependency_diagnostics((an, shown)) if project is not None else []
                 return FileResult(own, [d for d in elsewhere if d not in set(own)], True, an)
         except (BudgetExceeded, MemoryError):
             return FileResult(found_before_budget(an, shown, source) if an is not None else [], [], False, an)

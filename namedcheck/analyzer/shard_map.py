@@ -9,6 +9,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import origins
 from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, required_positional, return_nodes, source
 from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -183,7 +184,8 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
-                    raise Fail(node, e) from None
+                    raise Fail(node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e) \
+                        from None
             else:
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
@@ -205,6 +207,9 @@ def _from_sharding(v: Any, s: _Setup, what: str) -> Any:
 def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode) -> Any:
     """The body under the shard_map's axes, and its outputs against out_specs."""
     assert s.mesh is not None
+    params = ref.func.node.params.params if isinstance(ref.func, FuncRef) else ()
+    args = [origins.varying_from(a, p, f"`{p.name.value}` varies over {{axis}} by its in_specs")
+            for a, p in zip(args, params)] + args[len(params):]
     result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=s.env(f), as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
@@ -221,6 +226,9 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
                 e = e.derived(f"{e.message}; it is returned by `return {source(rets[0].value)}`")
             for r in rets:
                 e.relate(r, "returned here")
+            started = origins.started_varying(v, e.data.get("axis", "")) if isinstance(v, ArrayType) else None
+            if started is not None:
+                e.relate(*started)
         raise Fail(where, e) from None
     return maps.rebuild_from_leaves(result, outs)
 

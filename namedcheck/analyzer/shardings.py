@@ -15,6 +15,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import origins
 from namedcheck.analyzer.mapargs import keyword_arg
 from namedcheck.analyzer.refs import FuncRef, JitRef, MeshVal, ShardingVal
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -182,10 +183,11 @@ def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, 
     sh = _tree(f, pos[1] if len(pos) > 1 else kw.get(params[1]))
     if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
         return NotImplemented
+    lab = label(_arg(node, 0)) or params[0]
     try:
-        return place_tree(sh, x, f"{short} of {label(_arg(node, 0)) or params[0]}", how)
+        return origins.placed(place_tree(sh, x, f"{short} of {lab}", how), node)
     except RuleError as e:
-        f.report(node, e)
+        f.report(node, origins.relate_placements(e, [(lab, x)]) if e.code in ("NC807", "NC808") else e)
         return UNKNOWN
 
 
@@ -209,12 +211,12 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         src = pos[0] if pos else None
         if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
             return out.with_sharding(sharding.of(src), src.mesh)  # an array keeps its own sharding
-        return out.with_sharding(((),) * len(out.shape), sharding.known_mesh(f.env.mesh))
+        return origins.placed(out.with_sharding(((),) * len(out.shape), sharding.known_mesh(f.env.mesh)), node)
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
     try:
-        return place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how)
+        return origins.placed(place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how), node)
     except RuleError as e:
         f.report(node, e)
         return UNKNOWN
@@ -288,16 +290,18 @@ def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: l
         if len(per_arg) == len(pos):
             try:
                 how = _How(committed=f.parent is None)
-                args = [place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how)
+                args = [origins.placed(place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of "
+                                                        f"jit({fname})", how), kw_node(ref.node, "in_shardings"))
                         for i, (s, v) in enumerate(zip(per_arg, pos))]
             except RuleError as e:
-                f.report(node, e)
+                f.report(node, origins.relate_placements(e, [(label(n) if n is not None else None, v)
+                                                             for n, v in zip(nodes, pos)]))
     out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
     outs = _tree(f, ref.out_shardings)
     if out is UNKNOWN or outs is None or outs is UNKNOWN:
         return out
     try:
-        return place_tree(outs, out, f"the result of jit({fname})")
+        return origins.placed(place_tree(outs, out, f"the result of jit({fname})"), kw_node(ref.node, "out_shardings"))
     except RuleError as e:
         f.report(kw_node(ref.node, "out_shardings"), e)
         return out

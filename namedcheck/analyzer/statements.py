@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, modules
+from namedcheck.analyzer import classes, iteration, mapcalls, modules, origins
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -19,6 +19,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
 from namedcheck.analyzer.shardings import states_shardings
+from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
@@ -203,6 +204,13 @@ class Statements(FrameState):
         try:
             compare_declared(declared, v, what, lifted_ok=self.lenient)
         except RuleError as e:
+            if e.code == "NC811" and e.data.get("what") == what:  # the whole value (a fix reshards it)
+                e.data["target"] = "return" if what == "the return value" else "assignment"
+            leaves = maps.tree_leaves(v)
+            if e.code == "NC811":
+                origins.relate_placements(e, [(label(node) or None if len(leaves) == 1 else None, x) for x in leaves])
+            elif e.code.startswith("NC3"):
+                origins.relate_calls(e, leaves)
             self.report(node, e)
 
     def assign(self, target: cst.BaseExpression, v: Any) -> None:

@@ -90,13 +90,15 @@ class AxisEnv:
         for n in names:
             if not self.bound(n) and self.manual and self.mesh is not None:
                 raise RuleError("NC501", f"{what} names axis {n!r}, but the mesh of this shard_map has axes "
-                                         f"{self.mesh.names!r}", hint="use one of the mesh's axis names")
+                                         f"{self.mesh.names!r}", hint="use one of the mesh's axis names",
+                                data={"axis": n, "known": list(self.mesh.names)})
             if not self.bound(n):
                 known = sorted({*dict(self.named), *self.manual, *self.declared,
                                 *(self.mesh.names if self.mesh else ())})
                 raise RuleError("NC705", f"{what} names axis {n!r}, which no enclosing map or mesh binds "
                                          f"(bound here: {', '.join(map(repr, known)) or 'none'})",
-                                hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name")
+                                hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name",
+                                data={"axis": n, "known": known})
 
     def with_names(self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None) -> AxisEnv:
         return replace(self, named=tuple(sorted({**dict(self.named), **names}.items())),
@@ -143,7 +145,8 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Di
             for a in axes:
                 if a not in mesh.names and not mesh.open:
                     raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
-                                             f"scope has axes {mesh.names!r}")
+                                             f"scope has axes {mesh.names!r}",
+                                    data={"axis": a, "known": list(mesh.names)})
             total: int | None = 1
             for a in axes:
                 s = mesh.size(a)
@@ -429,7 +432,8 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> 
     missing = sorted(n for n in named if n in own and n not in names_here)
     if missing:
         raise RuleError("NC404", f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
-                        hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning")
+                        hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning",
+                        data={"axis": missing[0]})
     if res.has_ellipsis:
         raise ValueError
     nd_out = len(res.shape) + len(m.pairs)
@@ -597,7 +601,8 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
         a = missing[0]
         raise RuleError("NC601", f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
                                  f"(out_specs without an axis promise a value replicated over it)",
-                        hint=f"add {a!r} to out_specs, or psum over {a!r} before returning")
+                        hint=f"add {a!r} to out_specs, or psum over {a!r} before returning",
+                        data={"axis": a, "spec": [list(e) if e else None for e in spec.entries]})
     if res.has_ellipsis:
         return replace(res, varying=frozenset(), vary_exact=True, spec=None)
     shape = list(res.shape)
@@ -627,7 +632,11 @@ def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set (and its sharding over Explicit axes, NC809) across the body."""
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
         n = len(tree_leaves(init))
-        sharding.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
+        try:
+            sharding.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
+        except RuleError as e:
+            e.data.update(op=what, carry_item=None if n == 1 else i)
+            raise
         if isinstance(a, ArrayType) and isinstance(b, ArrayType) and a.varying != b.varying:
             # gaining an axis is proven when the initial set is exact; losing one when the body's is
             extra = sorted(b.varying - a.varying) if a.vary_exact else []
@@ -638,11 +647,15 @@ def check_carry(init: Any, out: Any, what: str) -> None:
                 axes = tuple(extra)
                 raise RuleError("NC602", f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
                                          f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
-                                hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')")
+                                hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')",
+                                data={"op": what, "kind": "init", "axes": list(axes),
+                                      "carry_item": i if len(tree_leaves(init)) > 1 else None})
             lost = tuple(sorted(a.varying - b.varying))
             raise RuleError("NC602", f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
                                      f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
-                            hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output")
+                            hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output",
+                            data={"op": what, "kind": "body", "axes": list(lost),
+                                  "carry_item": i if len(tree_leaves(init)) > 1 else None})
 
 
 def _res(axes: Sequence[str]) -> str:
@@ -675,7 +688,9 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                     raise RuleError("NC602", f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
                                              f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
                                              f"outputs varying over the same axes",
-                                    hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output")
+                                    hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output",
+                                    data={"op": what, "kind": "branch", "axes": list(axes), "output": i, "branch": b,
+                                          "union": sorted(union)})
 
 
 def map_leaves(v: Any, fn: Any) -> Any:

@@ -71,7 +71,8 @@ def check_mesh_axes(spec: Spec, mesh: MeshInfo | None, what: str) -> None:
     for a in spec.axes():
         if a not in mesh.names:
             raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}",
-                            hint=f"use one of {', '.join(map(repr, mesh.names))}")
+                            hint=f"use one of {', '.join(map(repr, mesh.names))}",
+                            data={"axis": a, "known": list(mesh.names)})
 
 
 def check_repeats(spec: Spec, what: str) -> None:
@@ -139,6 +140,11 @@ def _spec_of(shd: tuple[tuple[str, ...], ...]) -> str:
     return repr(Spec(tuple(e or None for e in shd)))
 
 
+def spec_json(shd: tuple[tuple[str, ...], ...]) -> list[list[str] | None]:
+    """A sharding as JSON, for `RuleError.data`: one entry per dim, its mesh axes or None."""
+    return [list(e) if e else None for e in shd]
+
+
 def _differs(v: ArrayType, spec: Spec, mesh: MeshInfo | None) -> tuple[str, str] | None:
     """(wanted, had) as PartitionSpecs when `spec` over `mesh` states a type sharding other than `v`'s known one."""
     want, have = type_sharding(spec, mesh, v), of(v)
@@ -151,7 +157,8 @@ def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str)
         want, have = d
         raise RuleError("NC807", f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
                                  f"the value's sharding {have} ({fmt_type(v)}) is not {want}",
-                        hint=f"use jax.sharding.reshard(x, {want}) to change the sharding")
+                        hint=f"use jax.sharding.reshard(x, {want}) to change the sharding",
+                        data={"spec": spec_json(type_sharding(spec, mesh, v) or ())})
 
 
 def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
@@ -220,7 +227,8 @@ def check_declared(declared: Any, actual: Any, what: str) -> None:
         return
     raise RuleError("NC811", f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
                              f"annotation states {_spec_of(want)} ({fmt_type(declared)})",
-                    hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation")
+                    hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation",
+                    data={"spec": spec_json(want), "had": spec_json(have), "what": what})
 
 
 def check_carry_sharding(init: Any, out: Any, what: str) -> None:
@@ -229,8 +237,9 @@ def check_carry_sharding(init: Any, out: Any, what: str) -> None:
     if a is not None and b is not None and a != b:
         raise RuleError("NC809", f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
                                  f"{fmt_type(out)}: its sharding changes ({_spec_of(a)} -> {_spec_of(b)})",
-                        hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}")
+                        hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}",
+                        data={"spec": spec_json(a), "had": spec_json(b)})
 
 
 __all__ = ["type_sharding", "check_declared", "check_meshes", "known_mesh", "check_constraint", "check_committed", "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats", "check_divisible", "split_size",
-           "placed_entries"]
+           "placed_entries", "spec_json"]

@@ -28,7 +28,8 @@ def check_branch_shardings(outs: Sequence[Any], what: str) -> None:
                 raise RuleError("NC823", f"{what}: output {i} of branch {b0} is {fmt_type(a0)} but of branch {b} "
                                          f"{fmt_type(a)}: branches must return outputs of equal types, sharding "
                                          f"included",
-                                hint=f"jax.sharding.reshard branch {b}'s output to branch {b0}'s sharding")
+                                hint=f"jax.sharding.reshard branch {b}'s output to branch {b0}'s sharding",
+                                data={"output": i, "branches": [b0, b]})
 
 
 def check_scan_xs(xs: Any, what: str) -> None:
@@ -39,7 +40,8 @@ def check_scan_xs(xs: Any, what: str) -> None:
             axes = f"mesh axis {s[0][0]!r}" if len(s[0]) == 1 else f"mesh axes {s[0]!r}"
             raise RuleError("NC821", f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
                                      f"dimension 0, which scan runs along: it must be replicated there",
-                            hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0")
+                            hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0",
+                            data={"leaf": i})
 
 
 def sliced(v: ArrayType, out: ArrayType) -> ArrayType:

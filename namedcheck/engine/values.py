@@ -89,6 +89,9 @@ class ArrayType:
     # (`{R:x}`); meaningful where `sharding` is known (engine/ops/unreduced.py).
     unreduced: frozenset[str] = frozenset()
     reduced: frozenset[str] = frozenset()
+    # Where the value came from (the analyzer's `analyzer/origins.Origin`, opaque here: placement, where it
+    # started varying, the calls that passed it in): never compared, hashed or shown
+    origin: Any = field(default=None, compare=False)
 
     @staticmethod
     def make(dtype: str | None, shape: tuple[Dim, ...], named: Mapping[str, Dim] | None = None,

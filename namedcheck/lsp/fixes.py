@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -12,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
+from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
 from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 
@@ -191,15 +191,23 @@ def _replace(loc: Located, node: cst.CSTNode, text: str) -> Edit | None:
     return None if s is None else Edit(s[0], s[1], s[2], s[3], text)
 
 
-def _axes_in(text: str | None) -> tuple[str, ...] | None:
-    m = re.search(r"pcast\((?:init|\.\.\.), (\([^)]*\)), to='varying'\)", text or "")
-    if m is None:
+def _names(value: Any) -> tuple[str, ...] | None:
+    """A list of axis names from a diagnostic's `data` (None when it is not one)."""
+    if not isinstance(value, list | tuple) or not all(isinstance(a, str) for a in value):
         return None
-    try:
-        axes = ast.literal_eval(m.group(1))
-    except (ValueError, SyntaxError):
+    return tuple(value)
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _spec_text(value: Any) -> str | None:
+    """A sharding from a diagnostic's `data` (per dim its mesh axes, or None) as the PartitionSpec stating it:
+    `P('data', None)`; None when it is not one."""
+    if not isinstance(value, list) or not all(e is None or _names(e) for e in value):
         return None
-    return axes if isinstance(axes, tuple) and all(isinstance(a, str) for a in axes) else None
+    return repr(Spec(tuple(tuple(e) if e else None for e in value)))
 
 
 def _pcast(loc: Located, node: cst.BaseExpression, axes: tuple[str, ...]) -> tuple[str, Edit | None]:
@@ -225,25 +233,23 @@ def _item(expr: cst.BaseExpression, i: int, several: bool) -> cst.BaseExpression
 
 
 def _fix_nc602(loc: Located, d: Diagnostic) -> list[Fix]:
-    axes = _axes_in(d.hint)
+    axes, op, kind = _names(d.data.get("axes")), d.data.get("op"), d.data.get("kind")
     call = next((n for n in loc.nodes_at(d) if isinstance(n, cst.Call)), None)
     if axes is None or call is None:
         return []
-    op = d.message.split(":", 1)[0]
     target: cst.BaseExpression | None = None
-    if "pcast(init," in (d.hint or ""):
+    if kind == "init":
         init = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"),
-                "lax.while_loop": (2, "init_val")}.get(op)
-        m = re.search(r"carry item (\d+)", d.message)
+                "lax.while_loop": (2, "init_val")}.get(op) if isinstance(op, str) else None
+        item = _int(d.data.get("carry_item"))
         arg = _argument(call, *init) if init else None
-        target = _item(arg, int(m.group(1)) if m else 0, m is not None) if arg is not None else None
+        target = _item(arg, item or 0, item is not None) if arg is not None else None
         title = f"Make the initial carry varying over {', '.join(map(repr, axes))} (lax.pcast)"
-    elif "branch" in (d.hint or ""):
-        m = re.search(r"output (\d+) of branch (\d+) (varies over [^,]*|is invariant)", d.message)
-        if m is None:
+    elif kind == "branch":
+        i, b, union_axes = _int(d.data.get("output")), _int(d.data.get("branch")), _names(d.data.get("union"))
+        if i is None or b is None or union_axes is None or not isinstance(op, str):
             return []
-        i, b = int(m.group(1)), int(m.group(2))
-        union = set(axes) | set(re.findall(r"'([^']+)'", m.group(3)))
+        union = set(axes) | set(union_axes)
         edits: list[Edit] = []
         for k, fn in enumerate(_branches(call, op)):
             outputs = _outputs(loc, fn)
@@ -330,11 +336,10 @@ def _mapped_function(loc: Located, spec_node: cst.CSTNode) -> cst.BaseExpression
 
 
 def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
-    m = re.search(r"varies over mesh axis '([^']+)'", d.message)
+    axis = d.data.get("axis")
     spec = next(iter(loc.nodes_at(d)), None)
-    if m is None or not isinstance(spec, cst.Call):
+    if not isinstance(axis, str) or not isinstance(spec, cst.Call):
         return []
-    axis = m.group(1)
     fixes: list[Fix] = []
     entries = [a for a in spec.args if a.keyword is None]
     if len(entries) == len(spec.args) and not any(a.star for a in entries):
@@ -365,26 +370,22 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
 
 
 def _fix_nc404(loc: Located, d: Diagnostic) -> list[Fix]:
-    m = re.search(r"carries named axis '([^']+)'", d.message)
+    name = d.data.get("axis")
     node = next(iter(loc.nodes_at(d)), None)
-    if m is None or not isinstance(node, cst.List) or not node.elements:
+    if not isinstance(name, str) or not isinstance(node, cst.List) or not node.elements:
         return []
     first = loc.span(node.elements[0])
     if first is None:
         return []
-    name = m.group(1)
     return [Fix(f"Place {name!r} at position 0 of out_axes", True,
                 (Edit(first[0], first[1], first[0], first[1], f"{name!r}, "),))]
 
 
 def _fix_name(loc: Located, d: Diagnostic) -> list[Fix]:
     """NC705 / NC501: the closest bound or mesh axis name, within edit distance 2."""
-    m = re.search(r"axis '([^']+)'", d.message)
-    k = re.search(r"(?:bound here: |has axes )(.*)", d.message)
-    if m is None or k is None:
+    wrong, known = d.data.get("axis"), _names(d.data.get("known"))
+    if not isinstance(wrong, str) or known is None:
         return []
-    wrong = m.group(1)
-    known = re.findall(r"'([^']+)'", k.group(1))
     scored = sorted((distance(wrong, n), n) for n in set(known) if n != wrong)
     best = [n for s, n in scored if s <= 2 and s == scored[0][0]] if scored else []
     # the name is wrong wherever the statement's lines spell it (in_specs and out_specs alike)
@@ -416,22 +417,19 @@ def distance(a: str, b: str) -> int:
     return prev[-1]
 
 
-_OUT_SHARDING = re.compile(r"pass out_sharding=(P\((?!\.\.\.)[^)]*\)) to ")
-
-
 def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
-    """NC802: the contraction with `out_sharding=` the sharding of its non-contracting dims (the engine's hint
+    """NC802: the contraction with `out_sharding=` the sharding of its non-contracting dims (the engine's `data`
     names it when it uses each mesh axis once); JAX accepts it and computes the same values. Safe in module
     code; inside a function the operands' shardings are those of the call analysed (another call may pass
     others, and would get this result sharding), so unsafe there."""
-    m = _OUT_SHARDING.search(d.hint or "")
+    wanted = _spec_text(d.data.get("out_sharding"))
     p = loc.spelling("jax.sharding.PartitionSpec", "jax.P")
     node = next(iter(loc.nodes_at(d)), None)
-    if m is None or p is None or node is None:
+    if wanted is None or p is None or node is None:
         return []
-    spec = p + m.group(1)[1:]
+    spec = p + wanted[1:]
     safe = not _in_function(loc, node)
-    title = f"Pass out_sharding={m.group(1)} (the sharding of the non-contracting dims)"
+    title = f"Pass out_sharding={wanted} (the sharding of the non-contracting dims)"
     if isinstance(node, cst.Call) and node.args and all(a.star == "" for a in node.args) \
             and not any(a.keyword is not None and a.keyword.value == "out_sharding" for a in node.args):
         end = loc.span(node)  # inserted before the closing parenthesis (a trailing comma kept)
@@ -460,8 +458,6 @@ def _fix_nc807(loc: Located, d: Diagnostic) -> list[Fix]:
                 True, (edit,))] if edit is not None else []
 
 
-_BACK_TO = re.compile(r"reshard the body's carry output back to (P\(.*\))$")
-_VALUE_TO = re.compile(r"reshard the value to (P\(.*\)), or correct the annotation$")
 _LOOP_BODY = {"lax.scan": (0, "f"), "lax.fori_loop": (2, "body_fun"), "lax.while_loop": (1, "body_fun")}
 
 
@@ -478,11 +474,10 @@ def _fix_nc809(loc: Located, d: Diagnostic) -> list[Fix]:
     """NC809: the loop body's carry output resharded back to the sharding the carry entered with (reshard
     moves data, never values: the loop computes the same). Safe for a loop in module code whose body is a
     lambda or a function this loop alone names; unsafe where another loop or call may pass other shardings.
-    A carry of several items is left alone (the message names the item, the body's return spells a tree)."""
-    m = _BACK_TO.search(d.hint or "")
-    op = d.message.split(":", 1)[0]
+    A carry of several items is left alone (`data` names the item, the body's return spells a tree)."""
+    spec, op = _spec_text(d.data.get("spec")), d.data.get("op")
     node = next(iter(loc.nodes_at(d)), None)
-    if m is None or op not in _LOOP_BODY or not isinstance(node, cst.Call):
+    if spec is None or op not in _LOOP_BODY or d.data.get("carry_item") is not None or not isinstance(node, cst.Call):
         return []
     fn = _argument(node, *_LOOP_BODY[op])
     outs = _outputs(loc, fn)
@@ -498,24 +493,24 @@ def _fix_nc809(loc: Located, d: Diagnostic) -> list[Fix]:
         if isinstance(out, cst.Tuple | cst.List | cst.Dict):
             return []
         carries.append(out)
-    edits = [_resharded(loc, c, m.group(1)) for c in carries]
+    edits = [_resharded(loc, c, spec) for c in carries]
     if any(e is None for e in edits):
         return []
     alone = isinstance(fn, cst.Lambda) or isinstance(fn, cst.Name) and \
         len(re.findall(rf"\b{re.escape(fn.value)}\b", loc.source)) == 2  # its def and this loop
-    return [Fix(f"Reshard the body's carry output back to {m.group(1)}", alone and not _in_function(loc, node),
+    return [Fix(f"Reshard the body's carry output back to {spec}", alone and not _in_function(loc, node),
                 tuple(e for e in edits if e is not None))]
 
 
 def _fix_nc811(loc: Located, d: Diagnostic) -> list[Fix]:
     """NC811 on an annotated assignment or a return: the value resharded to the annotation's sharding (the
     same values). Safe in module code; in a function the value's sharding is that of the call analysed."""
-    m = _VALUE_TO.search(d.hint or "")
+    spec = _spec_text(d.data.get("spec"))
     node = next(iter(loc.nodes_at(d)), None)
-    if m is None or node is None or not re.match(r"(`[^`]+`|The return value) is sharded ", d.message):
+    if spec is None or node is None or d.data.get("target") not in ("assignment", "return"):
         return []
-    edit = _resharded(loc, node, m.group(1))
-    return [Fix(f"Reshard the value to the annotation's {m.group(1)}", not _in_function(loc, node),
+    edit = _resharded(loc, node, spec)
+    return [Fix(f"Reshard the value to the annotation's {spec}", not _in_function(loc, node),
                 (edit,))] if edit is not None else []
 
 

@@ -16,7 +16,7 @@ from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops import Call, Unprovable
-from namedcheck.engine.sharding import fmt_type, from_spec, of
+from namedcheck.engine.sharding import fmt_type, from_spec, of, spec_json
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
@@ -191,7 +191,8 @@ def _contract(call: Call, a: str, b: str, pairs: list[tuple[int, int]], out: lis
                                      f"{_axes_desc(sb[j])}: it is ambiguous how the output should be sharded "
                                      f"({fmt_type(ta)} x {fmt_type(tb)})",
                             hint=f"pass out_sharding={spec} to {call.short}, or reshard one operand so that its "
-                                 f"contracting dimension is unsharded")
+                                 f"contracting dimension is unsharded",
+                            data={"op": call.short, "out_sharding": spec_json(tuple(out)) if spec != "P(...)" else None})
     return check_distinct(call, tuple(out), f"{fmt_type(ta)} and {fmt_type(tb)}")
 
 
