@@ -215,7 +215,7 @@ def test_origins_leave_equality_hash_repr_memo_keys_and_pickles_alone() -> None:
     import libcst as cst
 
     from namedcheck.analyzer import origins
-    from namedcheck.analyzer.module import memo_key
+    from namedcheck.analyzer.memo import memo_key
     from namedcheck.engine.values import ArrayType
 
     plain = ArrayType.make("f32", (8, 4)).with_sharding((("data",), ()))

@@ -12,6 +12,8 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from namedcheck.analyzer import origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.frame import Frame
+from namedcheck.analyzer.imports import absolute_import
+from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.errors import RuleError
@@ -146,7 +148,6 @@ class ModuleAnalyzer:
         """A relative import's module, where this module's dotted name is known."""
         if self.modname is None:
             return None
-        from namedcheck.analyzer.project import absolute_import
         return absolute_import(mod, level, self.modname, self.is_package)
 
     def import_value(self, name: str) -> Any:
@@ -502,57 +503,6 @@ class ModuleAnalyzer:
             if v is not UNKNOWN or line not in out:
                 out[line] = v
         return out
-
-
-class CallLog:
-    """What call analyses found, so that a memoised call replays it (whole-project runs keep a dependency's
-    complete call analyses from one checked file to the next; each file's result holds what its calls find).
-    One per project, shared by its modules' analyzers."""
-
-    def __init__(self) -> None:
-        self.recording: list[list[tuple[Any, Any, Any]]] = []  # one list per call being analysed, innermost last
-        self.cuts = 0  # calls not followed (depth, recursion, work bounds): an analysis that saw one is partial
-        self.touched: set[Any] = set()  # analyzers a replay reported into during the current checked file
-
-    def replayed(self, entry: tuple[Any, tuple[tuple[Any, Any, Any], ...], bool]) -> Any:
-        """A memoised analysis's value, its diagnostics (and deferred NC705s) reported again where found."""
-        out, effects, complete = entry
-        if not complete:
-            self.cuts += 1
-        for an, key, item in effects:
-            if key is None:
-                if item not in an.unbound_names:
-                    an.unbound_names.append(item)
-            elif key not in an.found:
-                an.found[key] = item
-            self.touched.add(an)
-        if self.recording:
-            self.recording[-1].extend(effects)
-        return out
-
-
-def memo_key(parts: tuple[Any, ...]) -> _Key | None:
-    """A memo key of these parts; None when one of them is not hashable (the analysis is then not memoised)."""
-    try:
-        return _Key(parts)
-    except TypeError:
-        return None
-
-
-class _Key:
-    """A memo key whose (deep) hash is computed once."""
-
-    __slots__ = ("parts", "h")
-
-    def __init__(self, parts: tuple[Any, ...]) -> None:
-        self.parts = parts
-        self.h = hash(parts)
-
-    def __hash__(self) -> int:
-        return self.h
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and self.h == other.h and self.parts == other.parts
 
 
 class _Uses(cst.CSTVisitor):

@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
@@ -135,7 +136,6 @@ def _memoised(f: Any, method: Any, parts: tuple[Any, ...], compute: Any) -> Any:
     an = getattr(getattr(method, "scope", None), "an", None)
     if an is None:
         return compute()
-    from namedcheck.analyzer.module import memo_key
     return an.memoised(memo_key((*parts, f.silent, f.env)), compute)
 
 

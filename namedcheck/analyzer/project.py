@@ -18,150 +18,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from namedcheck.analyzer.imports import ProjectIndex, absolute_import
+from namedcheck.analyzer.imports import stamp as _stamp
+from namedcheck.analyzer.memo import CallLog
 from namedcheck.analyzer.sources import read_regular, source_lines
 from namedcheck.diagnostic import Diagnostic
 
 MAX_RESOLVE_DEPTH = 16
 RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
-
-
-class ProjectIndex:
-    """Dotted module names <-> files under the project's roots."""
-
-    def __init__(self, roots: list[Path]) -> None:
-        self.roots: list[Path] = []
-        for r in roots:
-            r = r.resolve()
-            if r not in self.roots and r.is_dir():
-                self.roots.append(r)
-        self._files: dict[str, Path | None] = {}
-        self._tops: dict[str, bool] = {}
-        self._dirs: dict[str, bool] = {}  # namespace packages
-        self._names: dict[str, tuple[str, bool] | None] = {}
-
-    @classmethod
-    def for_paths(cls, paths: list[str | Path]) -> ProjectIndex:
-        roots: list[Path] = []
-        for p in paths:
-            p = Path(p).resolve()
-            d = p if p.is_dir() else p.parent
-            pyproject = _nearest_pyproject(d)
-            if pyproject is not None:
-                roots.append(pyproject.parent)
-                if (pyproject.parent / "src").is_dir():
-                    roots.append(pyproject.parent / "src")
-            top = d
-            while (top / "__init__.py").is_file() and top.parent != top:
-                top = top.parent
-            roots.append(top)  # the parent of the outermost package (or the script's own directory)
-            if p.is_dir() and not (p / "__init__.py").is_file():
-                roots.append(p)  # a project directory given itself: its packages are top-level
-        return cls(roots)
-
-    def has_top(self, name: str) -> bool:
-        """Whether a top-level name is one of the project's modules or packages (cheap, memoised)."""
-        top = name.split(".", 1)[0]
-        hit = self._tops.get(top)
-        if hit is None:
-            hit = any((r / f"{top}.py").is_file() or (r / top).is_dir() for r in self.roots) \
-                and not _shadows_library(top)
-            self._tops[top] = hit
-        return hit
-
-    def module_file(self, name: str) -> Path | None:
-        """The file of a module (a package's `__init__.py`); None when it is not the project's or is a
-        namespace package (a directory without `__init__.py`)."""
-        if name in self._files:
-            return self._files[name]
-        found: Path | None = None
-        if self.has_top(name):
-            rel = Path(*name.split("."))
-            for r in self.roots:
-                if (r / rel).with_suffix(".py").is_file():
-                    found = (r / rel).with_suffix(".py")
-                    break
-                if (r / rel / "__init__.py").is_file():
-                    found = r / rel / "__init__.py"
-                    break
-        self._files[name] = found
-        return found
-
-    def is_module(self, name: str) -> bool:
-        """A module, package or namespace package of the project (memoised, as `module_file` is)."""
-        if not self.has_top(name):
-            return False
-        if self.module_file(name) is not None:
-            return True
-        hit = self._dirs.get(name)
-        if hit is None:
-            rel = Path(*name.split("."))
-            hit = self._dirs[name] = any((r / rel).is_dir() for r in self.roots)
-        return hit
-
-    def module_name(self, path: str | Path) -> tuple[str, bool] | None:
-        """(dotted name, is a package) of a file under one of the roots; the deepest root wins."""
-        key = os.path.abspath(path)
-        if key in self._names:
-            return self._names[key]
-        p = Path(path).resolve()
-        best: tuple[str, bool] | None = None
-        best_len = -1
-        for r in self.roots:
-            try:
-                rel = p.relative_to(r)
-            except ValueError:
-                continue
-            if not rel.name:  # the root itself (a directory named as a file): no module
-                continue
-            parts = list(rel.with_suffix("").parts)
-            if not parts or not all(x.isidentifier() for x in parts):
-                continue
-            is_pkg = parts[-1] == "__init__"
-            if is_pkg:
-                parts = parts[:-1]
-            if parts and len(r.parts) > best_len:
-                best, best_len = (".".join(parts), is_pkg), len(r.parts)
-        if len(self._names) > 100_000:
-            self._names.clear()
-        self._names[key] = best
-        return best
-
-
-def _stamp(path: Path) -> tuple[int, int]:
-    """(mtime in ns, size) of a file; (-1, -1) when it cannot be stat'ed."""
-    try:
-        st = path.stat()
-    except OSError:
-        return (-1, -1)
-    return (st.st_mtime_ns, st.st_size)
-
-
-def _nearest_pyproject(d: Path) -> Path | None:
-    for cand in [d, *d.parents]:
-        if (cand / "pyproject.toml").is_file():
-            return cand / "pyproject.toml"
-    return None
-
-
-_LIBRARIES = {"jax", "jaxlib", "numpy", "flax", "equinox", "optax", "namedcheck", "functools", "typing",
-              "dataclasses", "math", "os", "sys", "collections", "itertools", "abc", "enum"}
-
-
-def _shadows_library(top: str) -> bool:
-    """A project directory named like a library it uses is not taken for it (`jax` under a tests dir)."""
-    return top in _LIBRARIES
-
-
-def absolute_import(module: str | None, level: int, current: str, is_package: bool) -> str | None:
-    """The absolute name of `from <level dots><module> import ...` written in module `current`."""
-    if level == 0:
-        return module
-    base = current.split(".") if is_package else current.split(".")[:-1]
-    if level - 1 > len(base) or (level - 1 == len(base) and not module):
-        return None
-    base = base[: len(base) - (level - 1)]
-    parts = [*base, *(module.split(".") if module else [])]
-    return ".".join(parts) if parts else None
 
 
 class Project:
@@ -170,7 +34,6 @@ class Project:
     def __init__(self, index: ProjectIndex, ops: dict[str, Any] | None = None,
                  displays: dict[Path, str] | None = None, stub_paths: tuple[str, ...] = (),
                  base: Project | None = None) -> None:
-        from namedcheck.analyzer.module import CallLog
         self.index = index
         # `base`: the project of the run's own roots, when this one adds a checked script's directory to them;
         # modules found under the base's roots are the base's (loaded once for all its scripts' projects)
