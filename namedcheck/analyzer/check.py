@@ -18,6 +18,7 @@ from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
 
 
@@ -67,6 +68,8 @@ def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (
     except RecursionError:
         return [_internal(path, "the file nests too deeply for the analyzer (RecursionError)")], True
     except Exception as e:
+        if is_strict_rule_bug(e):
+            raise
         tb = traceback.extract_tb(e.__traceback__)[-1]
         return [_internal(path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})")], True
 
@@ -170,5 +173,7 @@ def analyse_target_for_plugin(source: str, path: str, stub_paths: tuple[str, ...
             return own, others, an.types_by_span()
     except (BudgetExceeded, MemoryError):
         return _found_before_budget(an, path, source), [], {}
-    except Exception:
+    except Exception as e:
+        if is_strict_rule_bug(e):
+            raise
         return check_source(source, path, stub_paths), [], {}

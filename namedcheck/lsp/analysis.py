@@ -22,7 +22,7 @@ from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError, is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
 from namedcheck.engine.values import UNKNOWN
 from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
@@ -207,6 +207,8 @@ class DocumentAnalyser:
         except RecursionError:
             return Analysis([_internal(self.path, "the file nests too deeply for the analyzer (RecursionError)")])
         except Exception as e:
+            if is_strict_rule_bug(e):
+                raise
             tb = traceback.extract_tb(e.__traceback__)[-1]
             return Analysis([_internal(self.path, f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:"
                                                   f"{tb.lineno})")])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine.errors import RuleError  # noqa: F401  (re-exported for rule modules)
+from namedcheck.engine.errors import RuleError, rule_bug
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
 from namedcheck.engine.signature import NORMAL, POSONLY, Param, Signature, apply, as_array, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
@@ -21,6 +21,11 @@ MISSING = object()
 
 class Unprovable(Exception):
     """Raised inside a rule when an input is Unknown: the result is Unknown, silently."""
+
+
+# What a rule may raise to say an input is not known well enough: the result is Unknown (partial). Anything
+# else but a RuleError is the rule's bug (`errors.rule_bug`).
+UNKNOWN_INPUT = (Unprovable, NotLiteral)
 
 
 @dataclass
@@ -113,7 +118,19 @@ class Op:
 
 def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         labels: tuple[str, ...] = (), kwlabels: dict[str, str] | None = None, env: AxisEnv = EMPTY_ENV) -> Any:
-    """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise."""
+    """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise. A rule's own
+    failure (anything but RuleError, Unprovable, NotLiteral) is a bug: under `errors.strict()` it propagates,
+    otherwise it becomes an NC000 RuleError, reported at the call like any other."""
+    try:
+        return _run(op, args, kwargs, labels, kwlabels, env)
+    except RuleError:
+        raise
+    except Exception as e:  # the rule's own failure: a bug, never silence
+        raise rule_bug(op.name, e) from e
+
+
+def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labels: tuple[str, ...],
+         kwlabels: dict[str, str] | None, env: AxisEnv) -> Any:
     bound = bind(op.signature.params, args, kwargs)
     if bound is None:
         return UNKNOWN
@@ -134,7 +151,7 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         else:
             result = op.rule(call)
         result = _vma(op, call, vin, result)
-    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
+    except UNKNOWN_INPUT:
         # An input not known well enough (or of a kind the rule does not model): the shape is Unknown,
         # but inside shard_map the varying set still follows (JAX's rules hold whatever the shapes).
         return partial_result(op.name, call, vin, inputs)
@@ -170,14 +187,14 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
         def rule() -> Any:
             try:
                 return fn(call, result) if fn is not None and not result.has_ellipsis else None
-            except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+            except UNKNOWN_INPUT:
                 return None
         return unreduced.through(op.name, call, result, rule)
     if fn is not None and not manual and not result.has_ellipsis and \
             (known or "out_sharding" in call.args and not call.env.manual):
         try:
             shd = fn(call, result)
-        except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+        except UNKNOWN_INPUT:
             shd = None
         if shd is not None and len(shd) != len(result.shape):
             shd = None
@@ -276,7 +293,7 @@ def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]
     vma = VMA_RULES.get(name)
     try:
         varying = vma(call, vin, UNKNOWN) if vma is not None else vin
-    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError):
+    except UNKNOWN_INPUT:
         return UNKNOWN
     return ArrayType.partial(varying, exact=call.exact)
 

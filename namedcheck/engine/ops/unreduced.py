@@ -13,10 +13,10 @@ from dataclasses import replace
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
-from namedcheck.engine.ops import Call
+from namedcheck.engine.ops import UNKNOWN_INPUT, Call, Unprovable
 from namedcheck.engine.sharding import fmt_type, of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, NotLiteral, literal
+from namedcheck.engine.values import ArrayType, Const, literal
 
 Shd = tuple[tuple[str, ...], ...]
 CONTRACTIONS = {"jax.numpy.matmul", "jax.numpy.dot", "jax.numpy.einsum", "jax.lax.dot_general"}
@@ -108,8 +108,15 @@ def _contracting(op_name: str, call: Call) -> list[tuple[tuple[str, ...], tuple[
         return [(sa[-1], sb[0] if len(sb) == 1 else sb[-2])]
     if op_name == "jax.lax.dot_general":
         sa, sb = of(call.array("lhs")), of(call.array("rhs"))
-        (lc, rc), _ = (tuple(tuple(d) for d in pair) for pair in literal(call.get("dimension_numbers")))
-        return None if sa is None or sb is None else [(sa[i], sb[j]) for i, j in zip(lc, rc)]
+        dn = literal(call.get("dimension_numbers"))
+        if not (isinstance(dn, tuple) and len(dn) == 2 and isinstance(dn[0], tuple) and len(dn[0]) == 2 and
+                all(isinstance(d, tuple) and all(isinstance(i, int) for i in d) for d in dn[0])):
+            raise Unprovable  # not JAX's ((lhs_contracting, rhs_contracting), batch) spelling
+        lc, rc = dn[0]
+        if sa is None or sb is None or not all(-len(sa) <= i < len(sa) for i in lc) or \
+                not all(-len(sb) <= j < len(sb) for j in rc):
+            return None
+        return [(sa[i], sb[j]) for i, j in zip(lc, rc)]
     return None
 
 
@@ -123,7 +130,7 @@ def contraction_out(op_name: str, call: Call, result: ArrayType) -> ArrayType:
         return result
     try:
         contracting = _contracting(op_name, call) if not spec.reduced else None
-    except (NotLiteral, TypeError, ValueError, KeyError, AttributeError):
+    except UNKNOWN_INPUT:
         contracting = None
     if contracting is None:
         return result.with_sharding(None)
