@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import is_strict_rule_bug
 
 MAX_RESOLVE_DEPTH = 16
 RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
@@ -306,7 +307,9 @@ class Project:
             new.path = path
             new.source = text
             new.run()
-        except Exception:
+        except Exception as e:
+            if is_strict_rule_bug(e):
+                raise
             new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
         finally:
             self.loading.discard(name)

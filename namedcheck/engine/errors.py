@@ -9,6 +9,11 @@ from namedcheck.engine.codes import default_hint
 _STRICT: bool | None = None  # read from NAMEDCHECK_STRICT on first use; tests may set it
 
 
+class Unprovable(Exception):
+    """Raised inside a rule when an input is not known well enough (Unknown, an unknown rank, a value of a kind
+    the rule does not model): the result is Unknown, silently."""
+
+
 class RuleError(Exception):
     """A provable violation: a code (NCxxx), a one-line message and a fix hint (the code's default hint
     when the rule gives none)."""

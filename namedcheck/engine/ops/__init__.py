@@ -11,17 +11,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine.errors import RuleError, rule_bug
+from namedcheck.engine.errors import RuleError, Unprovable, rule_bug
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
 from namedcheck.engine.ops.registry import OpRecord, family_key, lookup, register
 from namedcheck.engine.signature import NORMAL, POSONLY, Param, Signature, apply, as_array, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
 
 MISSING = object()
-
-
-class Unprovable(Exception):
-    """Raised inside a rule when an input is Unknown: the result is Unknown, silently."""
 
 
 # What a rule may raise to say an input is not known well enough: the result is Unknown (partial). Anything
