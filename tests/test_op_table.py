@@ -31,6 +31,18 @@ def test_every_registration_names_a_known_op():
     assert {"shape", "vma", "sharding", "unreduced"} == {f for r in OPS.values() for f in r.fields()}
 
 
+def test_every_registered_rule_takes_a_call():
+    """A decorator that slipped onto a helper (a helper written between `@rule(...)` and its function) registers
+    the helper: every rule's first parameter is the call."""
+    import inspect
+
+    for name, r in OPS.items():
+        for f in ("shape", "vma", "sharding"):
+            fn = getattr(r, f)
+            if fn is not None:
+                assert list(inspect.signature(fn).parameters)[:1] == ["call"], (name, f, fn.__name__)
+
+
 def test_a_registration_with_a_typo_is_caught(monkeypatch):
     monkeypatch.setitem(OPS, "jax.lax.pusm", OpRecord("jax.lax.pusm"))
     register("vma", "jax.lax.pusm")(lambda call, vin, result: vin)

@@ -126,3 +126,18 @@ def test_every_rule_survives_odd_arguments():
                 pass
             except Exception as e:
                 raise AssertionError(f"the rule for {name} failed on {args} {kw}") from e
+
+
+def test_pdot_contracts_named_and_positional_axes():
+    """(A helper once slipped under pdot's `@rule` and made every pdot Unknown without a test noticing.)"""
+    from namedcheck.engine.ops import run
+    from namedcheck.engine.stubs import op_table
+    from namedcheck.engine.values import ArrayType, Const, Seq
+
+    op = op_table()["jax.lax.pdot"]
+    x = ArrayType.make("f32", (3,), {"batch": 128, "inputs": 784})
+    w = ArrayType.make("f32", (3, 5), {"inputs": 784, "hidden": 512})
+    assert run(op, [x, w, Const("inputs")], {}) == ArrayType.make("f32", (3, 3, 5), {"batch": 128, "hidden": 512})
+    pair = Seq((Seq((Const(0),)), Seq((Const(0),))))
+    assert run(op, [x, w, Const("inputs")], {"pos_contract": pair}) == \
+        ArrayType.make("f32", (5,), {"batch": 128, "hidden": 512})

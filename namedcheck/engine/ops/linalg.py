@@ -116,7 +116,6 @@ def outer_rule(call: Call) -> Any:
     return ArrayType.make(dt, (num_elements(x.shape), num_elements(y.shape)), named)
 
 
-@rule("jax.lax.pdot")
 def _dim_pair(v: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """`pos_contract` / `pos_batch`: a pair of dimension sequences (another shape is not modelled)."""
     if not (isinstance(v, tuple) and len(v) == 2):
@@ -124,6 +123,7 @@ def _dim_pair(v: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
     return one_or_many(v[0]), one_or_many(v[1])
 
 
+@rule("jax.lax.pdot")
 def pdot_rule(call: Call) -> Any:
     """Contract named axes (and optionally positional ones, as in dot_general) of two operands."""
     x, y, dt, _ = _operands(call, "x", "y")
