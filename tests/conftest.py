@@ -4,6 +4,8 @@ import os
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# A rule's own failure (not an input it cannot prove) fails the test instead of becoming an NC000 diagnostic.
+os.environ["NAMEDCHECK_STRICT"] = "1"
 
 # Property tests are reproducible: the same examples on every run and machine.
 try:

@@ -34,7 +34,7 @@ from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_n
 from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, literal
 
 
 class Calls(FrameState):
@@ -127,7 +127,7 @@ class Calls(FrameState):
             value = self.call_value(func.func, pos, kw, nodes, kwl, node)
             try:
                 g = grad_type(pos, literal(func.argnums))
-            except Exception:
+            except NotLiteral:
                 g = UNKNOWN
             if func.has_aux:
                 aux = value.items[1] if isinstance(value, Seq) and len(value.items) == 2 else UNKNOWN

@@ -33,7 +33,7 @@ from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq, join, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, join, literal
 
 _DTYPE_MODULES = {"jax.numpy", "numpy", "jax.dtypes"}
 
@@ -310,7 +310,7 @@ class Expressions(FrameState):
                     return recv.items[key]
                 if isinstance(key, slice) and all(b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)):
                     return Seq(recv.items[key], recv.kind)
-            except Exception:
+            except (NotLiteral, IndexError, ValueError):  # not known, out of range, a zero step (the program raises)
                 return UNKNOWN
             return UNKNOWN
         if isinstance(recv, ArrayType):

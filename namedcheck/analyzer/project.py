@@ -23,6 +23,7 @@ from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
 from namedcheck.analyzer.sources import read_regular, source_lines
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import is_strict_rule_bug
 
 MAX_RESOLVE_DEPTH = 16
 RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
@@ -178,7 +179,9 @@ class Project:
             new.path = path
             new.source = text
             new.run()
-        except Exception:
+        except Exception as e:
+            if is_strict_rule_bug(e):
+                raise
             new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
         finally:
             self.loading.discard(name)

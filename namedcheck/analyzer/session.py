@@ -27,6 +27,7 @@ from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.sources import source_lines
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.errors import is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
 
 # Builds the analyzer of a checked file: (module, op table, project keywords) -> analyzer. The editor gives
@@ -141,6 +142,8 @@ class Session:
         except RecursionError:
             return FileResult([internal(shown, "the file nests too deeply for the analyzer (RecursionError)")])
         except Exception as e:
+            if is_strict_rule_bug(e):  # NAMEDCHECK_STRICT (tests, CI): a rule's own bug fails loudly
+                raise
             tb = traceback.extract_tb(e.__traceback__)[-1]
             what = f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
             return FileResult([internal(shown, what)])

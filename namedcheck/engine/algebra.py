@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeGuard, overload
 
-from namedcheck.engine.errors import RuleError
+from namedcheck.engine.errors import RuleError, Unprovable
 from namedcheck.engine.values import ArrayType, Dim
 
 
@@ -121,7 +121,9 @@ def num_elements(shape: Sequence[Dim]) -> int | None:
 
 
 def norm_axis(axis: int, ndim: int, op: str) -> int:
-    """Normalise a possibly negative axis, or raise NC701."""
+    """Normalise a possibly negative axis, or raise NC701 (Unprovable for an axis that is not an int)."""
+    if not isinstance(axis, int):
+        raise Unprovable
     if not -ndim <= axis < ndim:
         raise RuleError("NC701", f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
                                  f"dimension{'s' if ndim != 1 else ''}",

@@ -16,7 +16,8 @@ from typing import Any
 
 from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import FAMILIES, RULES, Op
+from namedcheck.engine.ops import RULE, Op
+from namedcheck.engine.ops.registry import family_key, lookup
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature
 from namedcheck.engine.stubfiles import StubError, builtin_stub_dir, stub_files  # noqa: F401 (re-exported)
 from namedcheck.engine.syntax import parse_item
@@ -79,15 +80,15 @@ def load_file(path: Path) -> dict[str, Op]:
         if not node.decorator_list:
             if sig.returns is None:
                 raise StubError(f"{where}: a declarative op needs an array return annotation, or a decorator")
-            ops[name] = Op(name, sig, None)
+            ops[name] = Op(name, sig)
             continue
         deco, options = _decorator(node.decorator_list[0], where)
-        if deco == "rule":
-            if name not in RULES:
+        if deco == RULE:
+            if lookup(name).shape is None:
                 raise StubError(f"{where}: @rule but no procedural rule is registered under {name!r}")
-            ops[name] = Op(name, sig, RULES[name])
-        elif deco in FAMILIES:
-            ops[name] = Op(name, sig, FAMILIES[deco], tuple(sorted((k, _freeze(v)) for k, v in options.items())))
+            ops[name] = Op(name, sig, RULE)
+        elif lookup(family_key(deco)).shape is not None:
+            ops[name] = Op(name, sig, deco, tuple(sorted((k, _freeze(v)) for k, v in options.items())))
         else:
             raise StubError(f"{where}: unknown rule family @{deco}")
     return ops

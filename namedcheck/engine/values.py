@@ -8,6 +8,7 @@ from types import EllipsisType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from namedcheck.engine.dtypes import numpy_name
+from namedcheck.engine.errors import Unprovable
 
 if TYPE_CHECKING:
     from namedcheck.engine.maps import MeshInfo
@@ -213,6 +214,15 @@ def literal(v: object) -> Any:
             return {literal(k): literal(val) for k, val in (pair.items for pair in v.items)}
         return tuple(literal(i) for i in v.items)
     raise NotLiteral
+
+
+def one_or_many(value: Any, kind: type | tuple[type, ...] = int) -> tuple[Any, ...]:
+    """A literal argument that is one item or a tuple of them (`axis=0`, `axis=(0, 1)`) as a tuple; an item not of
+    `kind` (ints: bools excluded), or another shape of argument, is not modelled (Unprovable)."""
+    items = value if isinstance(value, tuple) else (value,)
+    if not all(isinstance(i, kind) and not (kind is int and isinstance(i, bool)) for i in items):
+        raise Unprovable
+    return items
 
 
 def dim_of(v: object) -> Dim:

@@ -11,16 +11,18 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine.errors import RuleError  # noqa: F401  (re-exported for rule modules)
+from namedcheck.engine.errors import RuleError, Unprovable, rule_bug
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
+from namedcheck.engine.ops.registry import OpRecord, family_key, lookup, register
 from namedcheck.engine.signature import NORMAL, POSONLY, Param, Signature, apply, as_array, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
 
 MISSING = object()
 
 
-class Unprovable(Exception):
-    """Raised inside a rule when an input is Unknown: the result is Unknown, silently."""
+# What a rule may raise to say an input is not known well enough: the result is Unknown (partial). Anything
+# else but a RuleError is the rule's bug (`errors.rule_bug`).
+UNKNOWN_INPUT = (Unprovable, NotLiteral)
 
 
 @dataclass
@@ -63,28 +65,17 @@ class Call:
 
 Rule = Callable[[Call], Any]
 VmaRule = Callable[[Call, frozenset, Any], frozenset]
-RULES: dict[str, Rule] = {}
-FAMILIES: dict[str, Rule] = {}
-VMA_RULES: dict[str, VmaRule] = {}
 
 
 def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register a procedural shape rule under one or more public op names."""
-    def deco(fn: Rule) -> Rule:
-        for n in names:
-            RULES[n] = fn
-        return fn
-    return deco
+    """Register a procedural shape rule under one or more public op names (the records' `shape`)."""
+    return register("shape", *names)
 
 
 def vma_rule(*names: str) -> Callable[[VmaRule], VmaRule]:
-    """Register how an op changes the varying set; ops without one take the union of their inputs'
-    (JAX's standard_vma_rule)."""
-    def deco(fn: VmaRule) -> VmaRule:
-        for n in names:
-            VMA_RULES[n] = fn
-        return fn
-    return deco
+    """Register how an op changes the varying set (the records' `vma`); ops without one take the union of their
+    inputs' (JAX's standard_vma_rule)."""
+    return register("vma", *names)
 
 
 def with_varying(v: Any, varying: frozenset[str]) -> Any:
@@ -96,24 +87,57 @@ def with_varying(v: Any, varying: frozenset[str]) -> Any:
 
 
 def family(name: str) -> Callable[[Rule], Rule]:
-    """Register a rule family that stubs name with a decorator (`@elementwise`)."""
-    def deco(fn: Rule) -> Rule:
-        FAMILIES[name] = fn
-        return fn
-    return deco
+    """Register a rule family that stubs name with a decorator (`@elementwise`): the `shape` of its record."""
+    return register("shape", family_key(name))
 
 
 @dataclass(frozen=True)
 class Op:
+    """An op of the op table: its stub signature and how the stub binds it to rules."""
+
     name: str
     signature: Signature
-    rule: Rule | None  # None: declarative (the signature alone gives the result)
+    family: str | None = None  # None: declarative (the signature alone gives the result); RULE: the op's own rule
     options: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def record(self) -> OpRecord:
+        return lookup(self.name)
+
+    @property
+    def rule(self) -> Rule | None:
+        """The shape rule: the op's own (`@rule`) or its family's; None for a declarative op."""
+        if self.family is None:
+            return None
+        return lookup(self.name).shape if self.family == RULE else lookup(family_key(self.family)).shape
+
+    @property
+    def sharding_rule(self) -> Any:
+        """The op's sharding rule, or its family's."""
+        own = lookup(self.name).sharding
+        if own is not None or self.family in (None, RULE):
+            return own
+        return lookup(family_key(self.family)).sharding
+
+
+RULE = "rule"  # the stub decorator binding an op's own procedural rule
 
 
 def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         labels: tuple[str, ...] = (), kwlabels: dict[str, str] | None = None, env: AxisEnv = EMPTY_ENV) -> Any:
-    """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise."""
+    """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise. A rule's own
+    failure (anything but RuleError, Unprovable, NotLiteral) is a bug: under `errors.strict()` it propagates,
+    otherwise it becomes an NC000 RuleError, reported at the call like any other."""
+    try:
+        return _run(op, args, kwargs, labels, kwlabels, env)
+    except RuleError:
+        raise
+    except Exception as e:  # the rule's own failure: a bug, never silence
+        raise rule_bug(op.name, e) from e
+
+
+def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labels: tuple[str, ...],
+         kwlabels: dict[str, str] | None, env: AxisEnv) -> Any:
     bound = bind(op.signature.params, args, kwargs)
     if bound is None:
         return UNKNOWN
@@ -134,7 +158,7 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         else:
             result = op.rule(call)
         result = _vma(op, call, vin, result)
-    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, ZeroDivisionError):
+    except UNKNOWN_INPUT:
         # An input not known well enough (or of a kind the rule does not model): the shape is Unknown,
         # but inside shard_map the varying set still follows (JAX's rules hold whatever the shapes).
         return partial_result(op.name, call, vin, inputs)
@@ -146,10 +170,8 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
 def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     """The result's sharding over Explicit mesh axes from the op's sharding rule (ops/sharding_rules.py);
     unknown without a rule, inside shard_map, or when no input's sharding is known."""
-    from namedcheck.engine.ops.sharding_rules import ELEMENTWISE, SHARDING_RULES
-
     if isinstance(result, Seq) and result.items and all(isinstance(i, ArrayType) for i in result.items) and \
-            len({len(i.shape) for i in result.items}) == 1 and op.name in SHARDING_RULES:
+            len({len(i.shape) for i in result.items}) == 1 and op.record.sharding is not None:
         # ops returning arrays of one shape (top_k's values and indices) share the first one's sharding
         first = _sharded(op, call, inputs, result.items[0])
         return Seq(tuple(i.with_sharding(first.sharding) if i.sharding != first.sharding else i
@@ -157,8 +179,7 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     if not isinstance(result, ArrayType):
         return result
     mesh = None if call.env.manual else _operands_mesh(op, call, result)
-    fn = SHARDING_RULES.get(op.name) or (SHARDING_RULES[ELEMENTWISE] if op.rule is FAMILIES.get("elementwise")
-                                         else None)
+    fn = op.sharding_rule
     known = any(isinstance(leaf, ArrayType) and leaf.sharding is not None for v in inputs for leaf in tree_leaves(v))
     shd = None
     # inside shard_map only the non-manual Explicit axes of a partly-Manual one are in the types
@@ -170,14 +191,14 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
         def rule() -> Any:
             try:
                 return fn(call, result) if fn is not None and not result.has_ellipsis else None
-            except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+            except UNKNOWN_INPUT:
                 return None
-        return unreduced.through(op.name, call, result, rule)
+        return unreduced.through(op, call, result, rule)
     if fn is not None and not manual and not result.has_ellipsis and \
             (known or "out_sharding" in call.args and not call.env.manual):
         try:
             shd = fn(call, result)
-        except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError, AttributeError):
+        except UNKNOWN_INPUT:
             shd = None
         if shd is not None and len(shd) != len(result.shape):
             shd = None
@@ -205,7 +226,6 @@ _LIKE_RESHAPED = ("shape", "device", "out_sharding")
 def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
     """The operands' common mesh (NC812 when two differ, or one differs from `jax.set_mesh`'s) for an op that
     binds a primitive on them (the ops with a sharding rule and the elementwise family)."""
-    from namedcheck.engine.ops.sharding_rules import SHARDING_RULES
     from namedcheck.engine.sharding import check_meshes
 
     if op.name in _LIKE:
@@ -214,7 +234,7 @@ def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
             return None
         return a.mesh if call.env.eager else check_meshes([(call.label("a"), a)], call.env.mesh if
                                                           call.env.mesh_set else None, call.short)
-    if op.name in _NO_PRIMITIVE or not (op.name in SHARDING_RULES or op.rule is FAMILIES.get("elementwise")):
+    if op.name in _NO_PRIMITIVE or op.sharding_rule is None:
         return None
     arrays = [(call.label(n), leaf) for n, v in call.args.items() for leaf in tree_leaves(v)
               if isinstance(leaf, ArrayType)]
@@ -226,7 +246,7 @@ def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
 
 
 def _vma(op: Op, call: Call, vin: frozenset[str], result: Any) -> Any:
-    vma = VMA_RULES.get(op.name)
+    vma = op.record.vma
     if vma is not None:
         return with_varying(result, vma(call, vin, result))
     return with_varying(result, vin) if vin else result
@@ -273,10 +293,10 @@ def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]
         return ArrayType.partial(frozenset(), True, code)
     if not any(isinstance(leaf, ArrayType) for v in inputs for leaf in tree_leaves(v)):
         return UNKNOWN
-    vma = VMA_RULES.get(name)
+    vma = lookup(name).vma
     try:
         varying = vma(call, vin, UNKNOWN) if vma is not None else vin
-    except (Unprovable, NotLiteral, TypeError, ValueError, IndexError, KeyError):
+    except UNKNOWN_INPUT:
         return UNKNOWN
     return ArrayType.partial(varying, exact=call.exact)
 
@@ -332,10 +352,11 @@ def _load_rules() -> None:
         sharding_rules,
         slicing,
         transforms,
+        unreduced,
     )
 
 
 _load_rules()
 
-__all__ = ["Call", "Op", "Param", "RULES", "FAMILIES", "VMA_RULES", "rule", "family", "vma_rule", "run", "unmodelled",
+__all__ = ["Call", "Op", "OpRecord", "Param", "RULE", "rule", "family", "vma_rule", "run", "unmodelled",
            "Unprovable", "MISSING"]

@@ -76,9 +76,17 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     return vin | (set(names) & call.env.manual)
 
 
+def _one_name(call: Call) -> str:
+    """The op's one axis name (several, or none, are not modelled)."""
+    names = axis_names(call)
+    if len(names) != 1:
+        raise Unprovable
+    return names[0]
+
+
 def _one_axis_operand(call: Call) -> tuple[str, ArrayType]:
     """The single bound axis name and the operand of all_gather / psum_scatter / all_to_all."""
-    (name,) = axis_names(call)
+    name = _one_name(call)
     call.env.check_bound((name,), call.short)
     x = call.array("x")
     if x.has_ellipsis:
@@ -155,7 +163,7 @@ def permute_rule(call: Call) -> Any:
 @rule("jax.lax.axis_index")
 def axis_index_rule(call: Call) -> Any:
     """An int32 scalar; inside xmap it carries the named axis it indexes."""
-    (name,) = axis_names(call)
+    name = _one_name(call)
     call.env.check_bound((name,), call.short)
     named = {name: call.env.size(name)} if name in dict(call.env.named) else {}
     if not named and name in call.env.declared and name not in call.env.manual:
@@ -168,7 +176,7 @@ def axis_index_rule(call: Call) -> Any:
 @rule("jax.lax.axis_size")
 def axis_size_rule(call: Call) -> Any:
     """The size of a bound axis as a Python int (a mesh axis: the mesh's size for it)."""
-    (name,) = axis_names(call)
+    name = _one_name(call)
     call.env.check_bound((name,), call.short)
     return DimVal(call.env.size(name))
 

@@ -167,6 +167,8 @@ def prng_key_rule(call: Call) -> Any:
     Front ends give Unknown where the program configures the PRNG (`jax_enable_custom_prng` makes it a
     typed key of shape (), `jax_default_prng_impl` changes its size)."""
     impl = literal(call.get("impl", Const(None)))
+    if impl is not None and not isinstance(impl, str):
+        raise Unprovable  # an implementation object
     words = _KEY_WORDS.get(impl or "threefry2x32")
     if words is None:
         raise Unprovable

@@ -16,7 +16,7 @@ def _slice_len(s: slice, d: Any) -> Any:
         if s.start is None and s.stop is None and s.step in (None, 1):
             return d
         return None
-    if any(v is not None and not is_int(v) for v in (s.start, s.stop, s.step)):
+    if any(v is not None and not is_int(v) for v in (s.start, s.stop, s.step)) or s.step == 0:
         return None
     return len(range(*s.indices(d)))
 

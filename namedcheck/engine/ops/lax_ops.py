@@ -14,7 +14,7 @@ from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.linalg import contract
 from namedcheck.engine.ops.shaping import positional, shape_arg
-from namedcheck.engine.values import ArrayType, Const, Seq, literal
+from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
 
 def _ints(v: Any) -> tuple[int, ...]:
@@ -30,8 +30,10 @@ def dot_general_rule(call: Call) -> Any:
     """Batch dims, then lhs free dims, then rhs free dims; contracting and batch sizes must agree."""
     x, y = positional(call, "lhs"), positional(call, "rhs")
     dn = literal(call.get("dimension_numbers"))
+    if not (isinstance(dn, tuple) and len(dn) == 2 and all(isinstance(p, tuple) and len(p) == 2 for p in dn)):
+        raise Unprovable  # not ((lhs_contracting, rhs_contracting), (lhs_batch, rhs_batch))
     (lc, rc), (lb, rb) = dn
-    lc, rc, lb, rb = (tuple(v) for v in (lc, rc, lb, rb))
+    lc, rc, lb, rb = (one_or_many(v) for v in (lc, rc, lb, rb))
     if len(lc) != len(rc) or len(lb) != len(rb):
         raise RuleError("NC203", f"{call.short} pairs {len(lc)} contracting / {len(lb)} batch dimensions of the lhs "
                                  f"with {len(rc)} / {len(rb)} of the rhs")

@@ -124,6 +124,8 @@ def linen_attention(call: Call) -> Any:
     if not q.shape:
         raise Unprovable
     heads = _size(call, "num_heads")
+    if heads <= 0:
+        raise Unprovable  # flax fails on it
     qkv = _optional_size(call, "qkv_features")
     features = qkv if qkv is not None else q.shape[-1]
     if isinstance(features, int) and features % heads:

@@ -8,7 +8,7 @@ from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, num_elements, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
-from namedcheck.engine.values import ArrayType, Const, literal
+from namedcheck.engine.values import ArrayType, Const, literal, one_or_many
 
 
 def _operands(call: Call, a: str = "a", b: str = "b") -> tuple[ArrayType, ArrayType, str | None, dict[str, Any]]:
@@ -77,9 +77,9 @@ def tensordot_rule(call: Call) -> Any:
         ax = list(range(len(x.shape) - axes, len(x.shape)))
         ay = list(range(axes))
     else:
-        ax_, ay_ = axes
-        ax = [ax_] if isinstance(ax_, int) else list(ax_)
-        ay = [ay_] if isinstance(ay_, int) else list(ay_)
+        if not (isinstance(axes, tuple) and len(axes) == 2):
+            raise Unprovable  # an int or a pair of axis sequences
+        ax, ay = (list(one_or_many(a)) for a in axes)
         if len(ax) != len(ay):
             raise RuleError("NC203", f"{call.short} axes {axes!r} pair {len(ax)} axes with {len(ay)}")
         from namedcheck.engine.algebra import norm_axis
@@ -116,6 +116,13 @@ def outer_rule(call: Call) -> Any:
     return ArrayType.make(dt, (num_elements(x.shape), num_elements(y.shape)), named)
 
 
+def _dim_pair(v: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """`pos_contract` / `pos_batch`: a pair of dimension sequences (another shape is not modelled)."""
+    if not (isinstance(v, tuple) and len(v) == 2):
+        raise Unprovable
+    return one_or_many(v[0]), one_or_many(v[1])
+
+
 @rule("jax.lax.pdot")
 def pdot_rule(call: Call) -> Any:
     """Contract named axes (and optionally positional ones, as in dot_general) of two operands."""
@@ -129,8 +136,10 @@ def pdot_rule(call: Call) -> Any:
         if n in xn and n in yn and differ(xn[n], yn[n]):
             raise RuleError("NC202", f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
                                      f"{call.label('x')} with size {yn[n]} in {call.label('y')}")
-    (cx, cy) = literal(call.get("pos_contract", Const(((), ()))))
-    (bx, by) = literal(call.get("pos_batch", Const(((), ()))))
+    (cx, cy), (bx, by) = (_dim_pair(literal(call.get(p, Const(((), ()))))) for p in ("pos_contract", "pos_batch"))
+    if not all(-len(x.shape) <= i < len(x.shape) for i in cx + bx) or \
+            not all(-len(y.shape) <= j < len(y.shape) for j in cy + by):
+        raise Unprovable  # dimensions out of range: JAX raises
     for i, j in zip(cx, cy):
         contract(call, x, i, y, j, "x", "y")
     free_x = [d for i, d in enumerate(x.shape) if i not in cx and i not in bx]

@@ -10,7 +10,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, Seq, literal
+from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
 _DTYPE_MODE = {
     "sum": "int", "prod": "int", "mean": "float", "std": "float", "var": "float", "logsumexp": "float",
@@ -111,7 +111,9 @@ def argminmax_rule(call: Call) -> Any:
 def lax_reduce_rule(call: Call) -> Any:
     x = call.array("operand")
     axes = literal(call.get("axes"))
-    return reduce_type(x, tuple(axes), False, call.short, _DTYPE_MODE[call.op.rsplit(".", 1)[1]])
+    if not isinstance(axes, tuple):
+        raise Unprovable  # JAX's `axes` is a sequence of ints
+    return reduce_type(x, one_or_many(axes), False, call.short, _DTYPE_MODE[call.op.rsplit(".", 1)[1]])
 
 
 @rule("jax.numpy.cumsum", "jax.numpy.cumprod")
@@ -191,7 +193,7 @@ def same_shape_along_axis_rule(call: Call) -> Any:
         if call.op.endswith("sort"):
             return x.with_shape((num_elements(x.shape),))
         return x
-    for a in (axis,) if isinstance(axis, int) else axis:
+    for a in one_or_many(axis):
         if not x.has_ellipsis:
             norm_axis(a, len(x.shape), call.short)
     return x

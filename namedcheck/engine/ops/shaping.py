@@ -11,7 +11,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Call, Unprovable, rule
 from namedcheck.engine.ops.reductions import reduced_dtype
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
+from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
 
 
 def positional(call: Call, name: str) -> ArrayType:
@@ -69,7 +69,7 @@ def transpose_rule(call: Call) -> Any:
     nd = len(x.shape)
     if axes is None:
         return x.with_shape(tuple(reversed(x.shape)))
-    axes = tuple(axes)
+    axes = one_or_many(axes)
     if len(axes) != nd:
         raise RuleError("NC701", f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
                                  f"positional dimensions {fmt_shape(x.shape)}")
@@ -95,8 +95,7 @@ def moveaxis_rule(call: Call) -> Any:
     x = positional(call, "a")
     nd = len(x.shape)
     src, dst = literal(call.get("source")), literal(call.get("destination"))
-    src = (src,) if isinstance(src, int) else tuple(src)
-    dst = (dst,) if isinstance(dst, int) else tuple(dst)
+    src, dst = one_or_many(src), one_or_many(dst)
     if len(src) != len(dst):
         raise RuleError("NC701", f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
     src = tuple(norm_axis(a, nd, call.short) for a in src)
@@ -114,7 +113,7 @@ def moveaxis_rule(call: Call) -> Any:
 def expand_dims_rule(call: Call) -> Any:
     x = positional(call, "a" if "a" in call.args else "array")
     axis = literal(call.get("axis", None) or call.get("dimensions"))
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = one_or_many(axis)
     nd = len(x.shape) + len(axes)
     norm = sorted(norm_axis(a, nd, call.short) for a in axes)
     if len(set(norm)) != len(norm):
@@ -134,7 +133,7 @@ def squeeze_rule(call: Call) -> Any:
         if any(not is_int(d) for d in x.shape):
             raise Unprovable
         return x.with_shape(tuple(d for d in x.shape if d != 1))
-    axes = {norm_axis(a, nd, call.short) for a in ((axis,) if isinstance(axis, int) else axis)}
+    axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
         if is_int(x.shape[a]) and x.shape[a] != 1:
             raise RuleError("NC203", f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
@@ -274,8 +273,7 @@ def take_along_axis_rule(call: Call) -> Any:
 @rule("jax.numpy.tile")
 def tile_rule(call: Call) -> Any:
     x = positional(call, "A")
-    reps = literal(call.get("reps"))
-    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    reps = one_or_many(literal(call.get("reps")), object)
     if not all(is_int(r) for r in reps):
         raise Unprovable
     n = max(len(reps), len(x.shape))

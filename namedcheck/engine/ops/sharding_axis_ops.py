@@ -263,6 +263,8 @@ def _full(sl: slice, d: Any) -> bool:
     `7::-1` of 8)."""
     if not is_int(d):
         return sl.start is None and sl.stop is None and sl.step in (None, 1, -1)
+    if sl.step == 0 or any(b is not None and not is_int(b) for b in (sl.start, sl.stop, sl.step)):
+        raise Unprovable  # a zero step or a bound not an int (a symbol; Python raises for others)
     start, stop, step = sl.indices(d)
     return (step == 1 and start == 0 and stop == d) or (step == -1 and start == d - 1 and stop == -1)
 
@@ -413,6 +415,8 @@ def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
                 (isinstance(it, Const) and (it.value is ... or isinstance(it.value, slice) or is_int(it.value)))):
             raise Unprovable  # None, booleans, unknown values: not modelled
     n_used = len(items) - sum(1 for i in items if isinstance(i, Const) and i.value is ...)
+    if n_used > len(s) or len(s) != len(x.shape):
+        raise Unprovable  # too many indices: JAX raises IndexError
     slice_shd: list[tuple[str, ...]] | None = []
     dim = 0
     for it in items:

@@ -16,23 +16,20 @@ from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops import Call, Unprovable
+from namedcheck.engine.ops.registry import family_key, register
 from namedcheck.engine.sharding import fmt_type, from_spec, of, spec_json
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
 Shd = tuple[tuple[str, ...], ...]
 ShardingRule = Callable[[Call, ArrayType], Shd | None]
-SHARDING_RULES: dict[str, ShardingRule] = {}
-ELEMENTWISE = "@elementwise"  # the key of the elementwise family's rule
+ELEMENTWISE = family_key("elementwise")  # the record of the elementwise family
 
 
 def sharding_rule(*names: str) -> Callable[[ShardingRule], ShardingRule]:
-    """Register how an op's result is sharded (and when JAX rejects its operands' shardings)."""
-    def deco(fn: ShardingRule) -> ShardingRule:
-        for n in names:
-            SHARDING_RULES[n] = fn
-        return fn
-    return deco
+    """Register how an op's result is sharded (and when JAX rejects its operands' shardings): the records'
+    `sharding`."""
+    return register("sharding", *names)
 
 
 # ---- reading shardings -------------------------------------------------------------------------------
@@ -513,4 +510,4 @@ def take_sharding(call: Call, result: ArrayType) -> Shd | None:
     return sx[:k] + si + sx[k + 1:]
 
 
-__all__ = ["SHARDING_RULES", "ELEMENTWISE", "sharding_rule", "fmt_spec"]
+__all__ = ["ELEMENTWISE", "sharding_rule", "fmt_spec"]

@@ -59,7 +59,10 @@ def dynamic_slice_rule(call: Call) -> Any:
 def dynamic_slice_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
-    (size,) = shape_arg(call.get("slice_size"))
+    sizes = shape_arg(call.get("slice_size"))
+    if len(sizes) != 1:
+        raise Unprovable  # one size
+    size = sizes[0]
     shape = x.shape[:i] + (size,) + x.shape[i + 1:]
     _fits(call, x, shape, "slice")
     return x.with_shape(shape)

@@ -13,19 +13,33 @@ from dataclasses import replace
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
-from namedcheck.engine.ops import Call
+from namedcheck.engine.ops import UNKNOWN_INPUT, Call, Op, Unprovable
+from namedcheck.engine.ops.registry import UNREDUCED_KINDS, record
 from namedcheck.engine.sharding import fmt_type, of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, NotLiteral, literal
+from namedcheck.engine.values import ArrayType, Const, literal
 
 Shd = tuple[tuple[str, ...], ...]
-CONTRACTIONS = {"jax.numpy.matmul", "jax.numpy.dot", "jax.numpy.einsum", "jax.lax.dot_general"}
+
+
+def unreduced_rule(kind: str, *names: str) -> None:
+    """Say how each named op treats unreduced operands (the records' `unreduced`, one of UNREDUCED_KINDS)."""
+    if kind not in UNREDUCED_KINDS:
+        raise ValueError(f"unknown unreduced kind {kind!r}")
+    for n in names:
+        record(n).unreduced = kind
+
+
+unreduced_rule("contraction", "jax.numpy.matmul", "jax.numpy.dot", "jax.numpy.einsum", "jax.lax.dot_general")
+unreduced_rule("add", "jax.numpy.add")
+unreduced_rule("multiply", "jax.numpy.multiply")
 # ops that keep an unreduced operand unreduced (their sharding rule gives the rest of the type)
-_KEEP = {"jax.numpy.sum", "jax.numpy.reshape", "jax.numpy.transpose", "jax.numpy.expand_dims", "jax.numpy.astype",
-         "jax.numpy.concatenate"}
-# ops JAX has no unreduced rule for (NotImplementedError / ValueError when tracing)
-_NO_RULE = {f"jax.numpy.{n}" for n in ("subtract", "divide", "true_divide", "negative", "exp", "tanh", "abs", "square",
-                                       "sqrt", "log", "sin", "mean", "max")}
+unreduced_rule("keep", "jax.numpy.sum", "jax.numpy.reshape", "jax.numpy.transpose", "jax.numpy.expand_dims",
+               "jax.numpy.astype", "jax.numpy.concatenate")
+# ops JAX has no unreduced rule for (NotImplementedError / ValueError when tracing); `true_divide` is `divide`'s
+# alias (names.canonical_name)
+unreduced_rule("unsupported", *(f"jax.numpy.{n}" for n in ("subtract", "divide", "negative", "exp", "tanh", "abs",
+                                                            "square", "sqrt", "log", "sin", "mean", "max")))
 _HINT = "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results"
 
 
@@ -53,9 +67,10 @@ def _plain(t: ArrayType) -> bool:
     return (t.weak and not t.shape) or (of(t) is not None and not t.unreduced and not t.reduced)
 
 
-def through(op_name: str, call: Call, result: ArrayType, rule: Callable[[], Shd | None]) -> ArrayType:
+def through(op: Op, call: Call, result: ArrayType, rule: Callable[[], Shd | None]) -> ArrayType:
     """The result of an op some of whose operands are unreduced or reduced (NC813 where JAX rejects it);
     `rule` computes the sharding of the result's dimensions."""
+    kind = op.record.unreduced
     ops = _operands(call)
     unreduced = [(n, t) for n, t in ops if t.unreduced]
     bare = result.with_sharding(None)
@@ -63,12 +78,12 @@ def through(op_name: str, call: Call, result: ArrayType, rule: Callable[[], Shd 
         return bare  # reduced operands only: not modelled
     name, first = unreduced[0]
     what = f"{call.short}: {name} ({fmt_type(first)}) is unreduced over {_sets(first.unreduced)}"
-    if op_name in CONTRACTIONS:
+    if kind == "contraction":
         raise RuleError("NC813", f"{what}; the operands of a contraction cannot be unreduced", hint=_HINT)
-    if op_name in _NO_RULE:
+    if kind == "unsupported":
         raise RuleError("NC813", f"{what}, and JAX has no unreduced rule for {call.short}", hint=_HINT)
     same_shape = all(not t.weak and t.shape == first.shape for _, t in ops)
-    if op_name == "jax.numpy.add":
+    if kind == "add":
         for n, t in ops:
             if t.unreduced and t.unreduced != first.unreduced:
                 raise RuleError("NC813", f"{what} and {n} over {_sets(t.unreduced)}: an add needs both unreduced "
@@ -77,7 +92,7 @@ def through(op_name: str, call: Call, result: ArrayType, rule: Callable[[], Shd 
                 raise RuleError("NC813", f"{what} while {n} is not: the add would need implicit communication",
                                 hint=_HINT)
         return _keep(bare, rule, first.unreduced) if same_shape and len(unreduced) == len(ops) else bare
-    if op_name == "jax.numpy.multiply":
+    if kind == "multiply":
         if len(unreduced) > 1:
             raise RuleError("NC813", f"{what} and so is {unreduced[1][0]}: a product is bilinear, at most one factor "
                                      f"may be unreduced", hint=_HINT)
@@ -87,7 +102,7 @@ def through(op_name: str, call: Call, result: ArrayType, rule: Callable[[], Shd 
                                          f"(reshard it with reduced={_sets(first.unreduced)})", hint=_HINT)
         ok = same_shape and all(first.unreduced <= t.reduced for n, t in ops if t is not first)
         return _keep(bare, rule, first.unreduced) if ok else bare
-    if op_name in _KEEP and len(ops) == len(unreduced) and all(t.unreduced == first.unreduced for _, t in ops):
+    if kind == "keep" and len(ops) == len(unreduced) and all(t.unreduced == first.unreduced for _, t in ops):
         return _keep(bare, rule, first.unreduced)
     return bare
 
@@ -108,8 +123,15 @@ def _contracting(op_name: str, call: Call) -> list[tuple[tuple[str, ...], tuple[
         return [(sa[-1], sb[0] if len(sb) == 1 else sb[-2])]
     if op_name == "jax.lax.dot_general":
         sa, sb = of(call.array("lhs")), of(call.array("rhs"))
-        (lc, rc), _ = (tuple(tuple(d) for d in pair) for pair in literal(call.get("dimension_numbers")))
-        return None if sa is None or sb is None else [(sa[i], sb[j]) for i, j in zip(lc, rc)]
+        dn = literal(call.get("dimension_numbers"))
+        if not (isinstance(dn, tuple) and len(dn) == 2 and isinstance(dn[0], tuple) and len(dn[0]) == 2 and
+                all(isinstance(d, tuple) and all(isinstance(i, int) for i in d) for d in dn[0])):
+            raise Unprovable  # not JAX's ((lhs_contracting, rhs_contracting), batch) spelling
+        lc, rc = dn[0]
+        if sa is None or sb is None or not all(-len(sa) <= i < len(sa) for i in lc) or \
+                not all(-len(sb) <= j < len(sb) for j in rc):
+            return None
+        return [(sa[i], sb[j]) for i, j in zip(lc, rc)]
     return None
 
 
@@ -123,7 +145,7 @@ def contraction_out(op_name: str, call: Call, result: ArrayType) -> ArrayType:
         return result
     try:
         contracting = _contracting(op_name, call) if not spec.reduced else None
-    except (NotLiteral, TypeError, ValueError, KeyError, AttributeError):
+    except UNKNOWN_INPUT:
         contracting = None
     if contracting is None:
         return result.with_sharding(None)
@@ -141,4 +163,4 @@ def contraction_out(op_name: str, call: Call, result: ArrayType) -> ArrayType:
     return replace(result, unreduced=spec.unreduced)
 
 
-__all__ = ["through", "contraction_out", "CONTRACTIONS"]
+__all__ = ["through", "contraction_out", "unreduced_rule"]
