@@ -10,49 +10,9 @@ from typing import Any
 from namedcheck.engine import sharding, sharding_flow
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError, count
+from namedcheck.engine.mesh import MeshInfo, Spec
+from namedcheck.engine.trees import map_leaves, tree_leaves, union_varying
 from namedcheck.engine.values import UNKNOWN, ArrayType, Dim, Seq
-
-
-@dataclass(frozen=True, slots=True)
-class MeshInfo:
-    """A device mesh: axis names with sizes (None where the device count is not static)."""
-
-    axes: tuple[tuple[str, Dim], ...]
-    # A mesh known only by the axes the code names (`mesh=self.mesh`): it may have other axes too.
-    open: bool = False
-    # Per axis its type ('explicit', 'auto', 'manual') from `axis_types=`; None where not known.
-    types: tuple[str, ...] | None = None
-
-    @property
-    def explicit(self) -> bool:
-        """Every axis is Explicit: an array's sharding over this mesh is part of its type."""
-        return self.types is not None and not self.open and all(t == "explicit" for t in self.types)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        return tuple(n for n, _ in self.axes)
-
-    def size(self, name: str) -> Dim:
-        return dict(self.axes).get(name)
-
-
-@dataclass(frozen=True, slots=True)
-class Spec:
-    """A PartitionSpec: per positional dim, the mesh axes it is split over (None: not split)."""
-
-    entries: tuple[tuple[str, ...] | None, ...]
-    # `P(..., unreduced={'x'}, reduced={'y'})`: mesh axes over which the value is a partial sum / known reduced
-    unreduced: frozenset[str] = frozenset()
-    reduced: frozenset[str] = frozenset()
-
-    def axes(self) -> list[str]:
-        return [a for e in self.entries if e for a in e]
-
-    def __repr__(self) -> str:
-        parts = ["None" if e is None else repr(e[0]) if len(e) == 1 else repr(e) for e in self.entries]
-        parts += [f"{k}={{{', '.join(map(repr, sorted(v)))}}}" for k, v in (("unreduced", self.unreduced),
-                                                                           ("reduced", self.reduced)) if v]
-        return f"P({', '.join(parts)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -621,13 +581,6 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
 
-def tree_leaves(v: Any) -> list[Any]:
-    """Every leaf of a pytree of engine values (a dict's keys and values alike)."""
-    if isinstance(v, Seq):
-        return [x for item in v.items for x in tree_leaves(item)]
-    return [v]
-
-
 def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set (and its sharding over Explicit axes, NC809) across the body."""
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
@@ -693,16 +646,6 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                                           "union": sorted(union)})
 
 
-def map_leaves(v: Any, fn: Any) -> Any:
-    """`fn` applied to every leaf of a pytree of engine values; dict keys are kept, not mapped."""
-    if not isinstance(v, Seq):
-        return fn(v)
-    if v.kind == "dict":
-        return Seq(tuple(Seq((p.items[0], map_leaves(p.items[1], fn)), p.kind)
-                         if isinstance(p, Seq) and len(p.items) == 2 else UNKNOWN for p in v.items), "dict")
-    return Seq(tuple(map_leaves(i, fn) for i in v.items), v.kind)
-
-
 def scan_slice(v: Any) -> Any:
     """What a scan body sees of `xs`: every leaf without its leading dimension."""
     if isinstance(v, Seq):
@@ -730,15 +673,6 @@ def rebuild_from_leaves(template: Any, leaves: list[Any]) -> Any:
     if len(leaves) != len(seq_leaves(template, "")):
         return UNKNOWN
     return seq_rebuild(template, iter(leaves))
-
-
-def union_varying(values: Sequence[Any]) -> frozenset[str]:
-    out: frozenset[str] = frozenset()
-    for v in values:
-        for leaf in tree_leaves(v):
-            if isinstance(leaf, ArrayType):
-                out |= leaf.varying
-    return out
 
 
 __all__ = ["AxisEnv", "EMPTY_ENV", "MeshInfo", "Spec", "AxisMapping", "check_cooccurrence", "check_resources",

@@ -7,14 +7,12 @@ Used by every API that states a sharding: shard_map's in_specs / out_specs (engi
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.mesh import MeshInfo, Spec
 from namedcheck.engine.values import ArrayType, Dim
-
-if TYPE_CHECKING:  # maps.py imports this module
-    from namedcheck.engine.maps import MeshInfo, Spec
 
 
 def from_spec(entries: tuple[tuple[str, ...] | None, ...], rank: int) -> tuple[tuple[str, ...], ...] | None:
@@ -136,7 +134,6 @@ def type_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tupl
 
 def _spec_of(shd: tuple[tuple[str, ...], ...]) -> str:
     """A sharding as the PartitionSpec that states it: `P('data', None)`."""
-    from namedcheck.engine.maps import Spec
     return repr(Spec(tuple(e or None for e in shd)))
 
 

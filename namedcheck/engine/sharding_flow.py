@@ -9,11 +9,11 @@ from typing import Any
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.sharding import fmt_type, of
+from namedcheck.engine.trees import tree_leaves
 from namedcheck.engine.values import ArrayType
 
 
 def _leaves(v: Any) -> list[Any]:
-    from namedcheck.engine.maps import tree_leaves
     return tree_leaves(v)
 
 

@@ -11,7 +11,7 @@ from namedcheck.engine.dtypes import numpy_name
 from namedcheck.engine.errors import Unprovable
 
 if TYPE_CHECKING:
-    from namedcheck.engine.maps import MeshInfo
+    from namedcheck.engine.mesh import MeshInfo
 
 # A dimension is a concrete size (int), a symbol (an identifier str), None (statically unknown), or
 # `...` (any number of dims; at most once in a positional shape). A symbol may be a size expression
