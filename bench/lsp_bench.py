@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cli_bench import thousand_line_file  # noqa: E402
 
 from namedcheck.analyzer.check import check_source  # noqa: E402
-from namedcheck.lsp.analysis import DocumentAnalyser  # noqa: E402
+from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

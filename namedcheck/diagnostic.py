@@ -76,7 +76,7 @@ class Diagnostic:
     message: str
     hint: str | None = None
     severity: str = "error"
-    fixes: tuple[Fix, ...] = field(default=(), compare=False)  # filled by namedcheck.lsp.fixes
+    fixes: tuple[Fix, ...] = field(default=(), compare=False)  # filled by namedcheck.edits.fixes
     # what a fix needs (the rule's `RuleError.data`, JSON values): fixes read it, never the message
     data: Mapping[str, Any] = field(default_factory=dict, compare=False)
     related: tuple[Related, ...] = field(default=(), compare=False)  # causes elsewhere

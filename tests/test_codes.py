@@ -7,9 +7,9 @@ import pickle
 import re
 from pathlib import Path
 
+from namedcheck.edits.fixes import _FIXERS, FIXABLE
 from namedcheck.engine import codes
 from namedcheck.engine.codes import CODES, DEFAULT_HINTS, Code, default_hint
-from namedcheck.lsp.fixes import _FIXERS, FIXABLE
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from namedcheck.analyzer.check import check_source
+from namedcheck.analyzer.incremental import DocumentAnalyser
 from namedcheck.cli.main import main
 from namedcheck.diagnostic import Diagnostic, Fix
-from namedcheck.lsp.analysis import DocumentAnalyser
-from namedcheck.lsp.fixes import FIXABLE, apply_edits, distance
+from namedcheck.edits.fixes import FIXABLE, apply_edits, attach_fixes, distance
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted([*ROOT.glob("tests/cases/*.py"), *ROOT.glob("examples/buggy/*.py")])
@@ -27,7 +27,7 @@ RUN = re.compile(r"#\s*run:\s*(\w+)")
 
 
 def _fixed(path: Path) -> list[tuple[Diagnostic, Fix]]:
-    return [(d, f) for d in DocumentAnalyser(str(path)).analyse(path.read_text()).diagnostics for f in d.fixes]
+    return [(d, f) for d in DocumentAnalyser(str(path), fixer=attach_fixes).analyse(path.read_text()).diagnostics for f in d.fixes]
 
 
 def _line_after(d: Diagnostic, fix: Fix) -> int:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from namedcheck.analyzer.incremental import DocumentAnalyser
 from namedcheck.cli.main import main
 from namedcheck.diagnostic import Diagnostic, Fix
-from namedcheck.lsp import fixes
-from namedcheck.lsp.analysis import DocumentAnalyser
-from namedcheck.lsp.fixes import FIXABLE
+from namedcheck.edits import fixes
+from namedcheck.edits.fixes import FIXABLE, attach_fixes
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted([*ROOT.glob("tests/cases/*.py"), *ROOT.glob("examples/buggy/*.py")])
@@ -25,7 +25,7 @@ def _reworded(d: Diagnostic) -> Diagnostic:
 
 
 def _fixes(path: Path) -> dict[tuple[str, int, int, int, int], tuple[Fix, ...]]:
-    diags = DocumentAnalyser(str(path)).analyse(path.read_text()).diagnostics
+    diags = DocumentAnalyser(str(path), fixer=attach_fixes).analyse(path.read_text()).diagnostics
     return {(d.code, d.line, d.column, d.end_line, d.end_column): d.fixes for d in diags if d.code in FIXABLE}
 
 

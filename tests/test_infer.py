@@ -11,7 +11,7 @@ import pytest
 from namedcheck.analyzer.check import check_source
 from namedcheck.analyzer.literals import ANNOTATION_HEADS, parse_annotation_subscript
 from namedcheck.cli.main import main
-from namedcheck.lsp.infer import infer_source
+from namedcheck.edits.infer import infer_source
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = sorted([p for p in [*ROOT.glob("examples/**/*.py"), *ROOT.glob("tests/cases/*.py")]

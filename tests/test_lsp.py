@@ -14,7 +14,7 @@ from lsprotocol import types as lsp  # noqa: E402
 from pygls.lsp.client import LanguageClient  # noqa: E402
 
 from namedcheck.analyzer.check import check_source  # noqa: E402
-from namedcheck.lsp.analysis import DocumentAnalyser  # noqa: E402
+from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 

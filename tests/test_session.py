@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 
 import namedcheck.analyzer.project as project_registry
+from namedcheck.analyzer.incremental import DocumentAnalyser
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config
 from namedcheck.cli.main import main, run_check
-from namedcheck.lsp.analysis import DocumentAnalyser
 
 PROJECTS = Path(__file__).parent / "projects"
 NAMES = sorted(p.name for p in PROJECTS.iterdir() if p.is_dir() and not p.name.startswith("_"))

@@ -7,7 +7,7 @@ import pytest
 from namedcheck.analyzer.check import analyse_for_test
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
-from namedcheck.engine.sharding import check_spec
+from namedcheck.engine.placement import check_spec
 from namedcheck.engine.values import ArrayType, Seq
 
 HEADER = """\

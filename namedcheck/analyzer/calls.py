@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, modules, mutation, origins, shardings
+from namedcheck.analyzer import classes, iteration, mapcalls, mutation, nn_modules, origins, placements
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -67,7 +67,7 @@ class Calls(FrameState):
         return pos, kw, nodes, kwl, ok
 
     def call(self, node: cst.Call) -> Any:
-        param = modules.self_param(self, node)  # `self.param('w', init, shape)` in a linen module
+        param = nn_modules.self_param(self, node)  # `self.param('w', init, shape)` in a linen module
         if param is not NotImplemented:
             return param
         func = self.ev(node.func)
@@ -99,7 +99,7 @@ class Calls(FrameState):
         if isinstance(func, MappedRef):
             return mapcalls.call_mapped(self, func, pos, kw, node)
         if isinstance(func, JitRef):
-            return shardings.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
+            return placements.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
         if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
             return mapcalls.reshape_devices(func.receiver, pos)
         if isinstance(func, MethodRef) and isinstance(func.receiver, AtRef):  # `x.at[idx].set(v)`
@@ -137,14 +137,14 @@ class Calls(FrameState):
                 return Seq((Seq((value, aux)) if func.has_aux else value, g))
             return g
         if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
-            built = modules.construct(self, func, pos, kw, node)
+            built = nn_modules.construct(self, func, pos, kw, node)
             return built if built is not NotImplemented else classes.construct(func, pos, kw)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
-            return modules.call_layer(self, func, pos, kw, nodes, kwl, node)
+            return nn_modules.call_layer(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, InstanceRef | BuildingRef):  # `model(x)`, `self.block(h)`
-            return modules.call_instance(self, func, pos, kw, nodes, kwl, node)
+            return nn_modules.call_instance(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
-            return modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
+            return nn_modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
             return pos[0].with_dtype(func.code)
         return UNKNOWN
@@ -157,8 +157,8 @@ class Calls(FrameState):
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
-            return modules.build_layer(self, name, pos, kw)
-        wrapped = modules.param_wrapper(name, pos)
+            return nn_modules.build_layer(self, name, pos, kw)
+        wrapped = nn_modules.param_wrapper(name, pos)
         if wrapped is not NotImplemented:
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops

@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, modules
+from namedcheck.analyzer import iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -241,7 +241,7 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef | BuildingRef):
-            special = modules.instance_attribute(recv, attr)
+            special = nn_modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
             assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef

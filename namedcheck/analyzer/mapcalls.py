@@ -11,12 +11,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins, shard_map, shardings
+from namedcheck.analyzer import origins, placements, shard_map
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
-from namedcheck.engine import maps, sharding_flow
+from namedcheck.engine import maps, placement
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.signature import NORMAL, POSONLY
@@ -78,7 +78,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return UNKNOWN
     if name in CONTROL:
         return control_flow(f, name, pos, kw, node)
-    return shardings.construct(f, name, pos, kw, node)  # the sharding API (analyzer/shardings.py)
+    return placements.construct(f, name, pos, kw, node)  # the sharding API (analyzer/placements.py)
 
 
 def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
@@ -354,7 +354,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
             length = _static_int(arg(3, "length", Const(None)))
             try:
-                sharding_flow.check_scan_xs(xs, short)
+                placement.check_scan_xs(xs, short)
             except RuleError as e:
                 raise origins.relate_placements(e, [(None, maps.tree_leaves(xs)[e.data.get("leaf", 0)])]) from None
             x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)

@@ -7,7 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, modules, origins
+from namedcheck.analyzer import classes, iteration, mapcalls, nn_modules, origins
+from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -18,7 +19,6 @@ from namedcheck.analyzer.refs import (
     QualRef,
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
-from namedcheck.analyzer.shardings import states_shardings
 from namedcheck.engine import maps
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
@@ -242,7 +242,7 @@ class Statements(FrameState):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
         elif isinstance(target, cst.Attribute):
             owner = self.ev(target.value)
-            if modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
+            if nn_modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
                 return
             if isinstance(owner, InstanceRef) and owner.values is not None:
                 owner.cls.mutated = True  # `cfg.batch = 8`: built instances of the class are no longer known

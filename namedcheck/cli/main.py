@@ -201,16 +201,16 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
                     ignore: list[str], stdin_source: str | None, jobs: int, cache_root: Path | None) \
         -> tuple[list[Diagnostic], int]:
     """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
+    from namedcheck.analyzer.incremental import DocumentAnalyser
     from namedcheck.analyzer.session import Session
-    from namedcheck.lsp.analysis import DocumentAnalyser
-    from namedcheck.lsp.fixes import FIXABLE, fix_file
+    from namedcheck.edits.fixes import FIXABLE, attach_fixes, fix_file
     stubs = tuple(cfg.stub_paths)
     session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else ())
 
     def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
         session.set_text(path, source)
         # the run's diagnostics already hold what other files cause here: only this file's fixes are wanted
-        analyser = DocumentAnalyser(path, stubs, session=session, callers=False)
+        analyser = DocumentAnalyser(path, stubs, session=session, callers=False, fixer=attach_fixes)
         return selected(analyser.analyse(source).diagnostics, select, ignore)
     fixed = 0
     if (args.fix or args.unsafe_fixes) and stdin_source is None:
@@ -259,7 +259,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_infer(args: argparse.Namespace) -> int:
-    from namedcheck.lsp.infer import infer_source, unified_diff
+    from namedcheck.edits.infer import infer_source, unified_diff
     try:
         cfg = load_config(Path(args.config_root or "."))
         files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)

@@ -9,7 +9,7 @@ from typing import Any
 class Code(str):
     """A diagnostic code: the string itself (`"NC203"`, so comparisons, JSON and the result cache see a plain code)
     with its title, `namedcheck explain` text, wrong / right examples, default fix hint, and the name of the fixer
-    that `namedcheck/lsp/fixes.py` registers for it (None: no automatic fix)."""
+    that `namedcheck/edits/fixes.py` registers for it (None: no automatic fix)."""
 
     title: str  # type: ignore[assignment]  # shadows str.title(): a code's title is its one-line name
     explanation: str

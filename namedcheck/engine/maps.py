@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine import sharding, sharding_flow
+from namedcheck.engine import placement
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.mesh import MeshInfo, Spec
@@ -498,13 +498,13 @@ def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what:
                        rank: int | tuple[Any, ...] | None) -> None:
     """A shard_map spec: rank (when known), mesh axes, manual axes, repeats."""
     if rank is not None:
-        sharding.check_rank(spec, rank if isinstance(rank, tuple) else (None,) * rank, what)
-    sharding.check_mesh_axes(spec, mesh, what)
+        placement.check_rank(spec, rank if isinstance(rank, tuple) else (None,) * rank, what)
+    placement.check_mesh_axes(spec, mesh, what)
     for a in spec.axes():
         if a not in manual:
             raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
                                      f"shard_map (axis_names={tuple(sorted(manual))!r})")
-    sharding.check_repeats(spec, what)
+    placement.check_repeats(spec, what)
 
 
 def check_spec_names(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> None:
@@ -512,7 +512,7 @@ def check_spec_names(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: s
     _spec_axes_checked(spec, mesh, manual, what, None)
 
 
-_split_size = sharding.split_size
+_split_size = placement.split_size
 
 
 def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str) -> ArrayType:
@@ -520,9 +520,9 @@ def shard_in(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str],
     if arg.has_ellipsis:
         raise ValueError
     _spec_axes_checked(spec, mesh, manual, what, arg.shape)
-    sharding.check_divisible(spec, mesh, arg.shape, what)
+    placement.check_divisible(spec, mesh, arg.shape, what)
     if set(mesh.names) <= manual:
-        sharding.check_shard_map_arg(arg, spec, mesh, what)
+        placement.check_shard_map_arg(arg, spec, mesh, what)
     shape = list(arg.shape)
     for i, e in enumerate(spec.entries):
         k, d = _split_size(e, mesh), shape[i]
@@ -538,7 +538,7 @@ def _local_sharding(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozense
     """Partly-Manual shard_map (`axis_names=` a subset of an Explicit mesh): inside the body an argument keeps
     its sharding over the other (Explicit) axes, per dim; its manual axes are those in_specs splits the dim
     over (an entry left None drops them). Unknown where in_specs moves a manual axis to another dim."""
-    have = sharding.of(arg)
+    have = placement.of(arg)
     if not mesh.explicit or set(mesh.names) <= manual or have is None:
         return None
     entries = spec.entries + (None,) * (len(have) - len(spec.entries))
@@ -572,11 +572,11 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
             shape[i] = d * k if is_int(d) and is_int(k) else None
     out = replace(ArrayType.make(res.dtype_code, tuple(shape), dict(res.named)), named_open=res.named_open)
     if set(mesh.names) <= manual:
-        return out.with_sharding(sharding.type_sharding(spec, mesh, out), sharding.known_mesh(mesh))
-    placed, inner = sharding.type_sharding(spec, mesh, out), sharding.of(res)
+        return out.with_sharding(placement.type_sharding(spec, mesh, out), placement.known_mesh(mesh))
+    placed, inner = placement.type_sharding(spec, mesh, out), placement.of(res)
     if placed is None or inner is None or len(inner) != len(placed):  # partly Manual: out_specs' axes, then the body's
         return out
-    return out.with_sharding(tuple(p + i for p, i in zip(placed, inner)), sharding.known_mesh(mesh))
+    return out.with_sharding(tuple(p + i for p, i in zip(placed, inner)), placement.known_mesh(mesh))
 
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
@@ -586,7 +586,7 @@ def check_carry(init: Any, out: Any, what: str) -> None:
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
         n = len(tree_leaves(init))
         try:
-            sharding.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
+            placement.check_carry_sharding(a, b, what if n == 1 else f"{what}, carry item {i}")
         except RuleError as e:
             e.data.update(op=what, carry_item=None if n == 1 else i)
             raise
@@ -628,7 +628,7 @@ def _varies(axes: frozenset[str]) -> str:
 
 def check_branches(outs: Sequence[Any], what: str) -> None:
     """lax.cond / switch branches must agree on their outputs' varying sets (and shardings, NC823)."""
-    sharding_flow.check_branch_shardings(outs, what)
+    placement.check_branch_shardings(outs, what)
     per_out = [tree_leaves(o) for o in outs]
     for i, group in enumerate(zip(*per_out)):
         arrays = [g for g in group if isinstance(g, ArrayType)]
@@ -651,7 +651,7 @@ def scan_slice(v: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, scan_slice)
     if isinstance(v, ArrayType) and v.shape and not v.has_ellipsis:
-        return sharding_flow.sliced(v, v.with_shape(v.shape[1:]))
+        return placement.sliced(v, v.with_shape(v.shape[1:]))
     if isinstance(v, ArrayType) and v.has_ellipsis:  # unknown rank (or a pytree stand-in): same varying set
         return ArrayType.partial(v.varying, v.vary_exact, v.dtype_code)
     return UNKNOWN
@@ -662,7 +662,7 @@ def scan_stack(v: Any, n: Any) -> Any:
     if isinstance(v, Seq):
         return map_leaves(v, lambda leaf: scan_stack(leaf, n))
     if isinstance(v, ArrayType) and not v.has_ellipsis:
-        return sharding_flow.stacked(v, v.with_shape((n,) + v.shape))
+        return placement.stacked(v, v.with_shape((n,) + v.shape))
     return UNKNOWN
 
 

@@ -13,7 +13,7 @@ from typing import Any
 from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.sharding import check_declared as check_declared_sharding
+from namedcheck.engine.placement import check_declared as check_declared_sharding
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 POSONLY, NORMAL, KWONLY, VARARGS, VARKW = "posonly", "normal", "kwonly", "varargs", "varkw"

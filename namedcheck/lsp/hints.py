@@ -7,8 +7,9 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.incremental import Analysis, distinct, format_value
 from namedcheck.analyzer.scope import has_array
-from namedcheck.lsp.analysis import Analysis, distinct, format_value
+from namedcheck.edits.infer import closing_paren
 
 
 def _label(values: list[Any]) -> str | None:
@@ -55,17 +56,7 @@ def inlay_hints(source: str, a: Analysis) -> list[tuple[int, int, str]]:
             label = _label([rec.returns for rec in records[1]]) if records else None
             if label is None:
                 continue
-            close = _closing_paren(lines, pos[fn.params].end.line + offset, pos[fn.params].end.column)
+            close = closing_paren(lines, pos[fn.params].end.line + offset, pos[fn.params].end.column)
             if close is not None:
                 out.append((close[0], close[1], f" -> {label}"))
     return sorted(out)
-
-
-def _closing_paren(lines: list[str], line: int, column: int) -> tuple[int, int] | None:
-    """The position just after the first `)` at or after (line, column)."""
-    for ln in range(line, min(line + 5, len(lines) + 1)):
-        text = lines[ln - 1]
-        i = text.find(")", column if ln == line else 0)
-        if i >= 0:
-            return ln, i + 1
-    return None

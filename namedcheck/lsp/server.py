@@ -1,6 +1,6 @@
 """`namedcheck lsp`: a Language Server over stdio (pygls). Diagnostics on open / change (debounced) / save,
 hover with inferred types, inlay hints (off unless `inlayHints` is set), code actions (fixes and
-"ignore NCxxx on this line"). One process keeps parsed chunks and analyses (lsp/analysis.py)."""
+"ignore NCxxx on this line"). One process keeps parsed chunks and analyses (analyzer/incremental.py)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from namedcheck import __version__
+from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser, format_value, values_at
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.diagnostic import Diagnostic, Fix, selected
-from namedcheck.lsp.analysis import Analysis, DocumentAnalyser, format_value, values_at
-from namedcheck.lsp.fixes import ignore_fix
+from namedcheck.edits.fixes import attach_fixes, ignore_fix
 from namedcheck.lsp.hints import inlay_hints
 
 DEBOUNCE_S = 0.15
@@ -81,7 +81,7 @@ class NamedcheckServer(LanguageServer):
             return cached[0], cached[2], cached[3]
         analyser = self.analysers.get(uri)
         if analyser is None or analyser.session is not session:
-            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session,
+            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session, fixer=attach_fixes,
                                                               max_callers=MAX_CALLERS)
         analyser.last = None  # the callers' part depends on the other buffers too
         result = analyser.analyse(source)

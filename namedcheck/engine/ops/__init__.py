@@ -226,7 +226,7 @@ _LIKE_RESHAPED = ("shape", "device", "out_sharding")
 def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
     """The operands' common mesh (NC812 when two differ, or one differs from `jax.set_mesh`'s) for an op that
     binds a primitive on them (the ops with a sharding rule and the elementwise family)."""
-    from namedcheck.engine.sharding import check_meshes
+    from namedcheck.engine.placement import check_meshes
 
     if op.name in _LIKE:
         a = call.args.get("a")

@@ -27,7 +27,7 @@ from namedcheck.engine.ops.sharding_rules import (
     reduce_sharding,
     sharding_rule,
 )
-from namedcheck.engine.sharding import fmt_type, of, split_size
+from namedcheck.engine.placement import fmt_type, of, split_size
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, literal
 

@@ -15,7 +15,7 @@ from namedcheck.engine.ops.sharding_rules import (
     out_sharding,
     sharding_rule,
 )
-from namedcheck.engine.sharding import fmt_type, of
+from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.values import ArrayType, Const, literal
 
 

@@ -23,7 +23,7 @@ from namedcheck.engine.ops.sharding_rules import (
     reshape_sharding,
     sharding_rule,
 )
-from namedcheck.engine.sharding import fmt_type, of
+from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.values import ArrayType, Const, literal
 
 

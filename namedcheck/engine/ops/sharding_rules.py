@@ -17,7 +17,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops import Call, Unprovable
 from namedcheck.engine.ops.registry import family_key, register
-from namedcheck.engine.sharding import fmt_type, from_spec, of, spec_json
+from namedcheck.engine.placement import fmt_type, from_spec, of, spec_json
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 

@@ -15,7 +15,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops import UNKNOWN_INPUT, Call, Op, Unprovable
 from namedcheck.engine.ops.registry import UNREDUCED_KINDS, record
-from namedcheck.engine.sharding import fmt_type, of
+from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, literal
 

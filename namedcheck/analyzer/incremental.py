@@ -1,7 +1,7 @@
 """In-process analysis for editors: the CLI's diagnostics for a buffer, re-checked incrementally, with the
 value of every expression, parameter and return for hover, inlay hints and `namedcheck infer`.
 
-A buffer is split into top-level chunks (lsp/chunks.py), each parsed once per text. A top-level function or
+A buffer is split into top-level chunks (analyzer/chunks.py), each parsed once per text. A top-level function or
 class analysed on its own (the bulk of the work) is not analysed again when neither its chunk, nor a chunk
 it refers to by name (transitively), nor a module-level statement before it changed: what that analysis
 reported and recorded is replayed. Module-level statements always run again. The result equals
@@ -11,12 +11,14 @@ reported and recorded is replayed. Module-level statements always run again. The
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
@@ -24,7 +26,6 @@ from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
-from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 
 
 @dataclass
@@ -173,18 +174,23 @@ def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, A
     return keys
 
 
+# (diagnostics, source, chunks, recorded values) -> the diagnostics with their fixes
+Fixer = Callable[[list[Diagnostic], str, list[tuple[int, Chunk]], list[tuple[cst.CSTNode, Any]]], list[Diagnostic]]
+
+
 class DocumentAnalyser:
     """Analyses successive versions of one buffer through the session (the file in its project, as the CLI
     sees it), replaying what an edit did not touch; `callers` adds what the project modules importing the
     file cause in it."""
 
     def __init__(self, path: str, stub_paths: tuple[str, ...] = (), session: Session | None = None,
-                 callers: bool = True, max_callers: int | None = None) -> None:
+                 callers: bool = True, max_callers: int | None = None, fixer: Fixer | None = None) -> None:
         self.path = path
         self.stub_paths = stub_paths
         self.session = session if session is not None else Session(stub_paths)
         self.callers = callers
         self.max_callers = max_callers  # the nearest importers only (an editor's bound per edit)
+        self.fixer = fixer  # attaches fixes to the diagnostics (edits/fixes.attach_fixes; front ends pass it)
         self.replays: dict[Any, Replay] = {}
         self.context: Any = None  # what the replays assumed of the imported project modules
         self.last: tuple[str, Analysis] | None = None
@@ -237,8 +243,8 @@ class DocumentAnalyser:
         if not isinstance(an, EditorAnalyzer) or any(d.code == "NC000" for d in result.diagnostics):
             return Analysis(result.diagnostics)
         self.replays = an.replays
-        from namedcheck.lsp.fixes import attach_fixes
-        diags = attach_fixes(result.diagnostics, source, chunks, an.value_log)
+        diags = result.diagnostics if self.fixer is None else self.fixer(result.diagnostics, source, chunks,
+                                                                              an.value_log)
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))

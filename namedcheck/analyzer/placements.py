@@ -1,4 +1,4 @@
-"""Syntax of the modern sharding API -> the engine's spec rule (engine/sharding.py).
+"""Syntax of the modern sharding API -> the engine's spec rule (engine/placement.py).
 
 `NamedSharding(mesh, P(...))` (and a bare `P(...)` under the mesh in scope) becomes a `ShardingVal`;
 `jax.device_put`, `jax.lax.with_sharding_constraint`, `jax.sharding.reshard`, creation ops' `device=` /
@@ -20,7 +20,7 @@ from namedcheck.analyzer.mapargs import keyword_arg
 from namedcheck.analyzer.refs import FuncRef, JitRef, MeshVal, ShardingVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
-from namedcheck.engine import maps, sharding
+from namedcheck.engine import maps, placement
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
@@ -89,8 +89,8 @@ def _named_sharding(pos: list[Any], kw: dict[str, Any], node: cst.CSTNode, f: Fr
         return UNKNOWN
     mesh = mesh_v.info if isinstance(mesh_v, MeshVal) else None
     try:  # JAX checks the axes when the NamedSharding is built
-        sharding.check_mesh_axes(spec, mesh, "NamedSharding")
-        sharding.check_repeats(spec, "NamedSharding")
+        placement.check_mesh_axes(spec, mesh, "NamedSharding")
+        placement.check_repeats(spec, "NamedSharding")
     except RuleError as e:
         f.report(node, e)
         return UNKNOWN
@@ -133,13 +133,13 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
     """One array placed with one sharding: the engine's spec rule, then the spec on the value (and, over an
     Explicit mesh, the sharding in its type)."""
     shape = None if v.has_ellipsis else v.shape
-    sharding.check_spec(s.spec, s.mesh, shape, what, divisible=how.divisible, trailing_none_ok=how.trailing_none_ok)
+    placement.check_spec(s.spec, s.mesh, shape, what, divisible=how.divisible, trailing_none_ok=how.trailing_none_ok)
     if how.asserts:
-        sharding.check_constraint(v, s.spec, s.mesh, what)
+        placement.check_constraint(v, s.spec, s.mesh, what)
     if how.committed:
-        sharding.check_committed(v, s.spec, s.mesh, what)
-    out = v.with_spec(sharding.placed_entries(s.spec, shape)).with_sharding(sharding.type_sharding(s.spec, s.mesh, v),
-                                                                           sharding.known_mesh(s.mesh))
+        placement.check_committed(v, s.spec, s.mesh, what)
+    out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(placement.type_sharding(s.spec, s.mesh, v),
+                                                                           placement.known_mesh(s.mesh))
     # the spec's unreduced / reduced sets (a reshard without them reduces the value)
     return replace(out, unreduced=s.spec.unreduced, reduced=s.spec.reduced) if out.sharding is not None else out
 
@@ -210,8 +210,8 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             return out
         src = pos[0] if pos else None
         if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
-            return out.with_sharding(sharding.of(src), src.mesh)  # an array keeps its own sharding
-        return origins.placed(out.with_sharding(((),) * len(out.shape), sharding.known_mesh(f.env.mesh)), node)
+            return out.with_sharding(placement.of(src), src.mesh)  # an array keeps its own sharding
+        return origins.placed(out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node)
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
     how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
@@ -243,8 +243,8 @@ def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any
         tree = _tree(f, raw) if f.env.mesh is not None or not _has_bare_spec(raw) else raw
         try:  # what JAX checks of the shardings themselves, reported at the keyword
             for s in _sharding_leaves(_tree(f, tree)):
-                sharding.check_mesh_axes(s.spec, s.mesh, f"jit {key}")
-                sharding.check_repeats(s.spec, f"jit {key}")
+                placement.check_mesh_axes(s.spec, s.mesh, f"jit {key}")
+                placement.check_repeats(s.spec, f"jit {key}")
         except RuleError as e:
             f.report(kw_node(node, key), e)
             tree = UNKNOWN

@@ -15,13 +15,12 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.chunks import ChunkPositions
+from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
+from namedcheck.edits.fixes import apply_edits
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
-from namedcheck.lsp.analysis import Analysis, DocumentAnalyser
-from namedcheck.lsp.chunks import ChunkPositions
-from namedcheck.lsp.fixes import apply_edits
-from namedcheck.lsp.hints import _closing_paren
 
 MAX_ROUNDS = 4
 
@@ -210,7 +209,7 @@ def infer_once(source: str, a: Analysis, annotated: bool) -> tuple[list[Inferred
             if fn.returns is None and records:
                 t = agreed([r.returns for r in (at_calls or records)])
                 params = positions.get(fn.params)
-                close = _closing_paren(lines, params.end.line, params.end.column) if params is not None else None
+                close = closing_paren(lines, params.end.line, params.end.column) if params is not None else None
                 if t is not None and close is not None:
                     found.append(Inferred(close[0], close[1], "return", fn.name.value, spell(t, annotated)))
                     dtypes |= _dtype_names(t)
@@ -295,3 +294,13 @@ def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tu
 def unified_diff(path: str, old: str, new: str) -> str:
     return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
                                         fromfile=f"a/{path}", tofile=f"b/{path}"))
+
+
+def closing_paren(lines: list[str], line: int, column: int) -> tuple[int, int] | None:
+    """The position just after the first `)` at or after (line, column)."""
+    for ln in range(line, min(line + 5, len(lines) + 1)):
+        text = lines[ln - 1]
+        i = text.find(")", column if ln == line else 0)
+        if i >= 0:
+            return ln, i + 1
+    return None

@@ -10,10 +10,10 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
-from namedcheck.lsp.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 
 _IGNORE_LIST = re.compile(r"#\s*namedcheck:\s*ignore\[([A-Za-z0-9_,\s]*)\]")
 

@@ -1,0 +1,1 @@
+"""Edits of the user's source: fixes of diagnostics (`fixes`) and inferred annotations (`infer`)."""
