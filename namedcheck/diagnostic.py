@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from namedcheck.engine.codes import default_hint, matches
+from namedcheck.engine.codes import NC000, NC001, default_hint, matches
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -95,7 +95,7 @@ class Diagnostic:
 def selected(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:
     """The diagnostics a configuration reports: codes in `select` (all when empty) and not in `ignore`
     (codes or prefixes); NC000 and NC001 are reported whatever `select` says."""
-    always = ("NC000", "NC001")
+    always = (NC000, NC001)
     out = []
     for d in diags:
         if d.code not in always and select and not matches(d.code, select):

@@ -28,6 +28,7 @@ from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.attributes import length, size_value
+from namedcheck.engine.codes import NC603
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, map_leaves
 from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_name
@@ -246,7 +247,7 @@ def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str
         origins.relate_placements(e, operands)
     elif e.code.startswith(("NC2", "NC3")):
         origins.relate_calls(e, [v for _, v in operands])
-    elif e.code == "NC603":  # a partly varying input: where it started varying
+    elif e.code == NC603:  # a partly varying input: where it started varying
         for _, v in operands:
             for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():
                 started = origins.started_varying(v, axis)

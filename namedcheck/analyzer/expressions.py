@@ -30,6 +30,7 @@ from namedcheck.analyzer.refs import (
 from namedcheck.analyzer.scope import FrameState, has_array, same_value
 from namedcheck.engine.algebra import num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
+from namedcheck.engine.codes import NC105
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
@@ -90,7 +91,7 @@ class Expressions(FrameState):
             try:
                 return parse_annotation_subscript(head, node)
             except RuleError as e:
-                if not (dynamic_ok and e.code == "NC105"):
+                if not (dynamic_ok and e.code == NC105):
                     self.report(node, e)
                 return None
         if head == "Annotated":

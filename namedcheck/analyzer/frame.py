@@ -12,6 +12,7 @@ from namedcheck.analyzer.expressions import Expressions
 from namedcheck.analyzer.refs import FuncRef, QualRef
 from namedcheck.analyzer.scope import Analyzer, label, same_value
 from namedcheck.analyzer.statements import Statements
+from namedcheck.engine.codes import NC705
 from namedcheck.engine.dtypes import ALIASES  # noqa: F401
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv
@@ -87,7 +88,7 @@ class Frame(Statements, Expressions, Calls):
         if self.silent:
             return
         owner = self.function if self.function is not None else self.nc705_owner
-        if err.code == "NC705" and owner is not None:
+        if err.code == NC705 and owner is not None:
             self.an.defer_unbound_name(owner, node, err)  # it may yet be called under a map
             return
         self.an.report(node, err)

@@ -24,6 +24,7 @@ from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import NC000, NC001
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
 
@@ -203,7 +204,7 @@ class DocumentAnalyser:
             self.replays = {}
             self.context = context
         result = self._analyse(source)
-        if self.callers and not any(d.code in ("NC000", "NC001") for d in result.diagnostics):
+        if self.callers and not any(d.code in (NC000, NC001) for d in result.diagnostics):
             caused = self.session.callers_cause(self.path, self.path, self.max_callers)
             if caused:
                 result.diagnostics = _with_caused(result.diagnostics, caused)
@@ -240,7 +241,7 @@ class DocumentAnalyser:
             return EditorAnalyzer(module, ops, chunks, source, previous, **project)
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
-        if not isinstance(an, EditorAnalyzer) or any(d.code == "NC000" for d in result.diagnostics):
+        if not isinstance(an, EditorAnalyzer) or any(d.code == NC000 for d in result.diagnostics):
             return Analysis(result.diagnostics)
         self.replays = an.replays
         diags = result.diagnostics if self.fixer is None else self.fixer(result.diagnostics, source, chunks,

@@ -6,6 +6,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.engine.codes import NC105
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.syntax import BASE, Dims, Pairs, parse_item
@@ -99,7 +100,7 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
     try:
         item = subscript_item(node)
     except NotALiteral as e:
-        err = RuleError("NC105", f"Annotation part `{cst.Module([]).code_for_node(e.node)}` is not a literal; "
+        err = RuleError(NC105, f"Annotation part `{cst.Module([]).code_for_node(e.node)}` is not a literal; "
                                  f"sizes and names must be written as ints and strings",
                         hint="write a symbolic size as a string, e.g. f32[('N', 7)]")
         raise err from None

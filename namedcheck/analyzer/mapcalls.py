@@ -17,6 +17,7 @@ from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, Qu
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, placement
+from namedcheck.engine.codes import NC401, NC405, NC602, NC809, NC823
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.signature import NORMAL, POSONLY
@@ -193,7 +194,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
     leaves = at(param_node(ref, "in_axes"), maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
-                 args, maps.is_axis_mapping, "the arguments", "NC401", "xmap in_axes")
+                 args, maps.is_axis_mapping, "the arguments", NC401, "xmap in_axes")
     mappings = [(at(param_node(ref, "in_axes"), maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
@@ -221,7 +222,7 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = at(param_node(ref, "out_axes"), maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", "NC401", "xmap out_axes")
+    out_leaves = at(param_node(ref, "out_axes"), maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", NC401, "xmap out_axes")
     outs = []
     for s, v, w in out_leaves:
         m = at(param_node(ref, "out_axes"), maps.parse_mapping, s, w)
@@ -262,7 +263,7 @@ def _define_xmap(f: Frame, ref: MappedRef) -> None:
     try:
         maps.check_xmap_written(in_axes, out_axes, axis_sizes, resources)
     except RuleError as e:
-        f.report(param_node(ref, "out_axes" if e.code == "NC405" else "axis_resources"), e)
+        f.report(param_node(ref, "out_axes" if e.code == NC405 else "axis_resources"), e)
 
 
 def _has_pytree_dict(spec: Any) -> bool:
@@ -394,9 +395,9 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             _check_branches(outs, short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
-        if e.data.get("kind") in ("init", "body") or e.code == "NC809":
+        if e.data.get("kind") in ("init", "body") or e.code == NC809:
             _relate_init(e, node, short, arg(*_INIT[short]) if short in _INIT else None)
-        f.report(node, shard_map.name_origin(f, e) if e.code == "NC602" else e)
+        f.report(node, shard_map.name_origin(f, e) if e.code == NC602 else e)
     return UNKNOWN
 
 
@@ -406,9 +407,9 @@ def _check_branches(outs: list[Any], short: str) -> None:
         maps.check_branches(outs, short)
     except RuleError as e:
         i, branches = e.data.get("output"), e.data.get("branches")
-        if e.code == "NC823" and isinstance(i, int) and isinstance(branches, list):
+        if e.code == NC823 and isinstance(i, int) and isinstance(branches, list):
             origins.relate_placements(e, [(f"branch {b}'s output", maps.tree_leaves(outs[b])[i]) for b in branches])
-        if e.code == "NC602" and isinstance(i, int):  # where the other branches' output starts varying
+        if e.code == NC602 and isinstance(i, int):  # where the other branches' output starts varying
             for out in outs:
                 leaf = maps.tree_leaves(out)[i]
                 for axis in e.data.get("axes", ()):
@@ -441,7 +442,7 @@ def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
         what = f"carry item {item}'s initial value"
     else:
         leaf, what = (leaves[0] if len(leaves) == 1 else None), "the carry's initial value"
-    if e.code == "NC809" and leaf is not None:
+    if e.code == NC809 and leaf is not None:
         origins.relate_placements(e, [(label(arg) if arg is not None else None, leaf)])
     if arg is not None:
         e.relate(arg, what)

@@ -16,6 +16,7 @@ from namedcheck.analyzer.imports import absolute_import
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.diagnostic import Diagnostic, Related
+from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
@@ -311,7 +312,7 @@ class ModuleAnalyzer:
         result: Any = UNKNOWN
         if sig.annotated or sig.returns is not None:
             try:
-                result = apply(sig, values, "NC302", labels)
+                result = apply(sig, values, NC302, labels)
             except RuleError as e:
                 if e.code.startswith("NC8"):
                     origins.relate_placements(e, [(labels.get(k), v) for k, v in values.items()])

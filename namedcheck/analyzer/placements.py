@@ -21,6 +21,7 @@ from namedcheck.analyzer.refs import FuncRef, JitRef, MeshVal, ShardingVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, placement
+from namedcheck.engine.codes import NC807, NC808
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
@@ -187,7 +188,7 @@ def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, 
     try:
         return origins.placed(place_tree(sh, x, f"{short} of {lab}", how), node)
     except RuleError as e:
-        f.report(node, origins.relate_placements(e, [(lab, x)]) if e.code in ("NC807", "NC808") else e)
+        f.report(node, origins.relate_placements(e, [(lab, x)]) if e.code in (NC807, NC808) else e)
         return UNKNOWN
 
 

@@ -27,6 +27,7 @@ from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.sources import source_lines
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import NC000, NC001
 from namedcheck.engine.errors import is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
 
@@ -122,9 +123,9 @@ class Session:
                     else parse_module(source, trusted=cpython_accepted(source))
             except cst.ParserSyntaxError as e:
                 return FileResult([Diagnostic(shown, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1,
-                                              "NC001", f"File does not parse: {e.message}")])
+                                              NC001, f"File does not parse: {e.message}")])
             except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
-                return FileResult([Diagnostic(shown, 1, 1, 1, 1, "NC001", f"File does not parse: {e}")])
+                return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")])
         an: ModuleAnalyzer | None = None
         try:
             with deep_recursion():
@@ -157,7 +158,7 @@ class Session:
         if rejected is None:
             return None
         line, column, message = rejected
-        return [Diagnostic(shown, line, column, line, column, "NC001", message)]
+        return [Diagnostic(shown, line, column, line, column, NC001, message)]
 
     def _analyzer(self, module: cst.Module, project: Project | None, file: Path,
                   make: MakeAnalyzer | None) -> ModuleAnalyzer:
@@ -277,7 +278,7 @@ def deep_recursion() -> Iterator[None]:
 
 def internal(path: str, what: str) -> Diagnostic:
     """NC000: the analyzer itself failed on this file."""
-    return Diagnostic(path, 1, 1, 1, 1, "NC000",
+    return Diagnostic(path, 1, 1, 1, 1, NC000,
                       f"Internal error while analysing this file: {what}; please report it at "
                       f"https://github.com/namedcheck/namedcheck/issues with the file")
 

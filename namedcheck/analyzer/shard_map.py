@@ -14,6 +14,7 @@ from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, requ
 from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import maps
+from namedcheck.engine.codes import NC601, NC604
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
@@ -173,7 +174,7 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
     else:
         spec_in = s.specs_in if not isinstance(s.specs_in, Spec) or len(pos) != 1 else (s.specs_in,)
         leaves = at(param_node(ref, "in_specs"), maps.match_prefix, spec_in, args_value, _is_spec,
-                    "the arguments", "NC604", "shard_map in_specs")
+                    "the arguments", NC604, "shard_map in_specs")
         locals_ = []
         for spec, v, w in leaves:
             if isinstance(v, ArrayType) and not v.has_ellipsis:
@@ -216,11 +217,11 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
     where = param_node(ref, "out_specs")
     outs = []
     try:
-        for spec, v, w in maps.match_prefix(s.specs_out, result, _is_spec, "the result", "NC604", "shard_map out_specs"):
+        for spec, v, w in maps.match_prefix(s.specs_out, result, _is_spec, "the result", NC604, "shard_map out_specs"):
             outs.append(maps.shard_out(v, spec, s.mesh, s.manual, s.check, f"{w} of shard_map")
                         if isinstance(v, ArrayType) else UNKNOWN)
     except RuleError as e:
-        if e.code == "NC601" and isinstance(ref.func, FuncRef):
+        if e.code == NC601 and isinstance(ref.func, FuncRef):
             rets = return_nodes(ref.func.node)
             if len(rets) == 1 and rets[0].value is not None:
                 e = e.derived(f"{e.message}; it is returned by `return {source(rets[0].value)}`")

@@ -20,6 +20,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
 from namedcheck.engine import maps
+from namedcheck.engine.codes import NC811
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
@@ -204,10 +205,10 @@ class Statements(FrameState):
         try:
             compare_declared(declared, v, what, lifted_ok=self.lenient)
         except RuleError as e:
-            if e.code == "NC811" and e.data.get("what") == what:  # the whole value (a fix reshards it)
+            if e.code == NC811 and e.data.get("what") == what:  # the whole value (a fix reshards it)
                 e.data["target"] = "return" if what == "the return value" else "assignment"
             leaves = maps.tree_leaves(v)
-            if e.code == "NC811":
+            if e.code == NC811:
                 origins.relate_placements(e, [(label(node) or None if len(leaves) == 1 else None, x) for x in leaves])
             elif e.code.startswith("NC3"):
                 origins.relate_calls(e, leaves)

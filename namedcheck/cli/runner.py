@@ -13,6 +13,7 @@ from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.files import read_regular, unreadable
 from namedcheck.cli.summary import SkippedFile
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import NC001
 
 
 @dataclass(frozen=True)
@@ -32,14 +33,14 @@ def check_file(job: Job) -> list[Diagnostic]:
     if isinstance(data, str):
         return [unreadable(job.display, "File", data)]
     if len(data) > max_bytes:
-        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
+        return [Diagnostic(job.display, 1, 1, 1, 1, NC001,
                            f"File is not checked: it is larger than {job.limits.max_file_size} MB "
                            f"(max-file-size in [tool.namedcheck])")]
     from namedcheck.analyzer.relevance import RELEVANT
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
-        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001", f"File is not UTF-8 text: {e}")]
+        return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not UTF-8 text: {e}")]
     from namedcheck.analyzer.session import session_for
     session = session_for(job.stub_paths, job.limits, job.project_paths)
     path = Path(job.path)
@@ -149,6 +150,6 @@ def isolated(job: Job) -> list[Diagnostic]:
         with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
             return pool.submit(_check_chunk, [job]).result()[0]
     except BrokenProcessPool:
-        return [Diagnostic(job.display, 1, 1, 1, 1, "NC001",
+        return [Diagnostic(job.display, 1, 1, 1, 1, NC001,
                            "File is not checked: the process analysing it crashed (out of memory, or a fault "
                            "in the native parser); please report it with the file")]

@@ -12,6 +12,7 @@ import libcst as cst
 
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
+from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC807, NC809, NC811
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
 
@@ -524,7 +525,7 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
 
 
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
-    "NC802": _fix_nc802, "NC807": _fix_nc807, "NC809": _fix_nc809, "NC811": _fix_nc811, "NC602": _fix_nc602, "NC601": _fix_nc601, "NC404": _fix_nc404, "NC705": _fix_name, "NC501": _fix_name,
+    NC802: _fix_nc802, NC807: _fix_nc807, NC809: _fix_nc809, NC811: _fix_nc811, NC602: _fix_nc602, NC601: _fix_nc601, NC404: _fix_nc404, NC705: _fix_name, NC501: _fix_name,
 }
 FIXABLE = frozenset(_FIXERS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeGuard, overload
 
+from namedcheck.engine.codes import NC201, NC202, NC701
 from namedcheck.engine.errors import RuleError, Unprovable
 from namedcheck.engine.values import ArrayType, Dim
 
@@ -69,7 +70,7 @@ def broadcast_shapes(a: tuple[Dim, ...], b: tuple[Dim, ...], la: str = "left ope
             out.append(broadcast_dim(da, db))
         except ValueError:
             raise RuleError(
-                "NC201",
+                NC201,
                 f"Cannot broadcast positional shapes {fmt_shape(a)} of {la} and {fmt_shape(b)} of {lb}: "
                 f"dimension {-i} is {da} in {la} and {db} in {lb}",
                 hint="sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand") from None
@@ -87,7 +88,7 @@ def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None)
             if name in out:
                 if differ(out[name], size):
                     raise RuleError(
-                        "NC202",
+                        NC202,
                         f"Named axis {name!r} has size {out[name]} in {seen_in[name]} and size {size} in {label}",
                         hint="a named axis has one size everywhere; named axes never stretch from size 1")
                 if out[name] is None or (isinstance(out[name], str) and is_int(size)):
@@ -125,7 +126,7 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
     if not isinstance(axis, int):
         raise Unprovable
     if not -ndim <= axis < ndim:
-        raise RuleError("NC701", f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
+        raise RuleError(NC701, f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
                                  f"dimension{'s' if ndim != 1 else ''}",
                         hint=f"valid axes are {-ndim}..{ndim - 1}" if ndim else "the value is a scalar")
     return axis % ndim if ndim else 0

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from namedcheck.engine.codes import default_hint
+from namedcheck.engine.codes import NC000, default_hint
 
 _STRICT: bool | None = None  # read from NAMEDCHECK_STRICT on first use; tests may set it
 
@@ -77,7 +77,7 @@ def rule_bug(op: str, e: Exception) -> RuleError:
         e.add_note(f"namedcheck: raised by the rule for {op} (NAMEDCHECK_STRICT=1)")
         raise e
     short = op.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
-    return RuleError("NC000", f"internal error in the rule for {short}: {type(e).__name__}: {e}; please report it")
+    return RuleError(NC000, f"internal error in the rule for {short}: {type(e).__name__}: {e}; please report it")
 
 
 def is_strict_rule_bug(e: BaseException) -> bool:

@@ -9,6 +9,23 @@ from typing import Any
 
 from namedcheck.engine import placement
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
+from namedcheck.engine.codes import (
+    NC401,
+    NC402,
+    NC403,
+    NC404,
+    NC405,
+    NC406,
+    NC407,
+    NC501,
+    NC502,
+    NC503,
+    NC504,
+    NC601,
+    NC602,
+    NC604,
+    NC705,
+)
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.mesh import MeshInfo, Spec
 from namedcheck.engine.trees import map_leaves, tree_leaves, union_varying
@@ -49,13 +66,13 @@ class AxisEnv:
             return
         for n in names:
             if not self.bound(n) and self.manual and self.mesh is not None:
-                raise RuleError("NC501", f"{what} names axis {n!r}, but the mesh of this shard_map has axes "
+                raise RuleError(NC501, f"{what} names axis {n!r}, but the mesh of this shard_map has axes "
                                          f"{self.mesh.names!r}", hint="use one of the mesh's axis names",
                                 data={"axis": n, "known": list(self.mesh.names)})
             if not self.bound(n):
                 known = sorted({*dict(self.named), *self.manual, *self.declared,
                                 *(self.mesh.names if self.mesh else ())})
-                raise RuleError("NC705", f"{what} names axis {n!r}, which no enclosing map or mesh binds "
+                raise RuleError(NC705, f"{what} names axis {n!r}, which no enclosing map or mesh binds "
                                          f"(bound here: {', '.join(map(repr, known)) or 'none'})",
                                 hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name",
                                 data={"axis": n, "known": known})
@@ -85,7 +102,7 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
             shared = sorted(set(res[a]) & set(res[b]))
             if shared:
                 raise RuleError(
-                    "NC502",
+                    NC502,
                     f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
                     f"{', '.join(map(repr, shared))} (axis_resources maps {a!r} to {_res(res[a])} and {b!r} to "
                     f"{_res(res[b])})",
@@ -97,14 +114,14 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
 def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Dim], mesh: MeshInfo | None) -> None:
     for name, axes in resources.items():
         if name not in defined:
-            raise RuleError("NC406", f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
+            raise RuleError(NC406, f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
                                      f"defines (defined: {', '.join(map(repr, sorted(defined))) or 'none'})")
         if len(set(axes)) != len(axes):
-            raise RuleError("NC504", f"axis_resources maps {name!r} to {axes!r}, repeating a mesh axis")
+            raise RuleError(NC504, f"axis_resources maps {name!r} to {axes!r}, repeating a mesh axis")
         if mesh is not None:
             for a in axes:
                 if a not in mesh.names and not mesh.open:
-                    raise RuleError("NC501", f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
+                    raise RuleError(NC501, f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
                                              f"scope has axes {mesh.names!r}",
                                     data={"axis": a, "known": list(mesh.names)})
             total: int | None = 1
@@ -113,7 +130,7 @@ def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Di
                 total = total * s if is_int(s) and is_int(total) else None
             size = defined[name]
             if is_int(size) and is_int(total) and total and size % total:
-                raise RuleError("NC503", f"Named axis {name!r} has size {size}, not divisible by the {total} "
+                raise RuleError(NC503, f"Named axis {name!r} has size {size}, not divisible by the {total} "
                                          f"devices of its resources {axes!r}",
                                 hint="pick a resource assignment whose size divides the axis size")
 
@@ -205,7 +222,7 @@ def check_not_rebound(names: Sequence[str], outer: AxisEnv, what: str) -> None:
     """NC407: a nested map binds a name an enclosing map already binds."""
     for n in names:
         if n in dict(outer.named):
-            raise RuleError("NC407", f"{what} binds {n!r}, which an enclosing map already binds",
+            raise RuleError(NC407, f"{what} binds {n!r}, which an enclosing map already binds",
                             hint="use a fresh name for the inner map")
 
 
@@ -213,7 +230,7 @@ def add_axis_sizes(sizes: dict[str, tuple[Dim, str]], axis_sizes: Mapping[str, D
     """Merge xmap's axis_sizes into the sizes inferred from the arguments (NC403 on a conflict)."""
     for n, s in axis_sizes.items():
         if n in sizes and differ(sizes[n][0], s):
-            raise RuleError("NC403", f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but axis_sizes says {s}")
+            raise RuleError(NC403, f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but axis_sizes says {s}")
         if n not in sizes or sizes[n][0] is None:
             sizes[n] = (s, "axis_sizes")
 
@@ -266,19 +283,19 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
         m = AxisMapping(tuple((i, n) for i, n in enumerate(entries) if n is not None), True,
                         None if ellipsis else len(entries), written)
     else:
-        raise RuleError("NC401", f"{what}: cannot read {written} as an axis mapping: expected a list or a dict",
+        raise RuleError(NC401, f"{what}: cannot read {written} as an axis mapping: expected a list or a dict",
                         hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else _GRAMMAR)
     for pos, n in m.pairs:
         if not isinstance(n, str):
-            raise RuleError("NC401", f"{what}: axis mapping {written} holds {format_mapping(n)} where an axis name "
+            raise RuleError(NC401, f"{what}: axis mapping {written} holds {format_mapping(n)} where an axis name "
                                      f"(a str) belongs", hint=_GRAMMAR)
         if pos < 0:
-            raise RuleError("NC402", f"{what}: axis mapping {written} maps the negative position {pos}; xmap "
+            raise RuleError(NC402, f"{what}: axis mapping {written} maps the negative position {pos}; xmap "
                                      f"takes positions >= 0", hint="count positions from the front")
     names = [n for _, n in m.pairs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise RuleError("NC402", f"{what}: axis name {dup[0]!r} appears twice in one mapping ({written})",
+        raise RuleError(NC402, f"{what}: axis name {dup[0]!r} appears twice in one mapping ({written})",
                         hint="give each mapped positional axis its own name")
     return m
 
@@ -286,7 +303,7 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
 def check_rank(m: AxisMapping, nd: int, what: str, role: str) -> None:
     """NC402: a list mapping without `...` states the exact rank of its value (`role`: in_axes / out_axes)."""
     if m.rank is not None and nd != m.rank:
-        raise RuleError("NC402", f"{what}: {role} {m!r} lists {m.rank} dimension{'s' if m.rank != 1 else ''}, "
+        raise RuleError(NC402, f"{what}: {role} {m!r} lists {m.rank} dimension{'s' if m.rank != 1 else ''}, "
                                  f"so the value must have rank {m.rank}, but it has rank {nd}",
                         hint=f"end the list with `...` ({format_mapping([*[dict(m.pairs).get(i) for i in range(m.rank)], ...])}) "
                              "to leave further dimensions positional")
@@ -300,7 +317,7 @@ def mapping_leaves(spec: Any) -> list[Any]:
         return [m for s in spec for m in mapping_leaves(s)]
     if isinstance(spec, dict):
         return [m for s in spec.values() for m in mapping_leaves(s)]
-    raise RuleError("NC401", f"cannot read {format_mapping(spec)} as an axis mapping")
+    raise RuleError(NC401, f"cannot read {format_mapping(spec)} as an axis mapping")
 
 
 def check_xmap_written(in_axes: Any, out_axes: Any, axis_sizes: Any, resources: Any) -> None:
@@ -322,7 +339,7 @@ def check_sizes_known(names: Sequence[str], sizes: dict[str, tuple[Any, str]]) -
     jax 0.4.30: "Failed to infer size of axes")."""
     unknown = [n for n in names if n not in sizes]
     if unknown:
-        raise RuleError("NC403", f"the size of named axis {unknown[0]!r} is unknown: in_axes maps it, but no "
+        raise RuleError(NC403, f"the size of named axis {unknown[0]!r} is unknown: in_axes maps it, but no "
                                  f"argument array carries it and axis_sizes does not give it",
                         hint=f"pass an array whose mapped axis is {unknown[0]!r}, or give axis_sizes={{{unknown[0]!r}: n}}")
 
@@ -339,12 +356,12 @@ def check_defined(out_maps: Sequence[AxisMapping], resources: Any, defined: set[
     for m in out_maps:
         for _, n in m.pairs:
             if n not in defined:
-                raise RuleError("NC405", f"out_axes {m!r} names {n!r}, which neither in_axes nor axis_sizes "
+                raise RuleError(NC405, f"out_axes {m!r} names {n!r}, which neither in_axes nor axis_sizes "
                                          f"defines (defined: {known})",
                                 hint=f"map {n!r} in in_axes, or give its size in axis_sizes")
     for n in resources or ():
         if n not in defined:
-            raise RuleError("NC406", f"axis_resources maps {n!r}, which neither in_axes nor axis_sizes defines "
+            raise RuleError(NC406, f"axis_resources maps {n!r}, which neither in_axes nor axis_sizes defines "
                                      f"(defined: {known})")
 
 
@@ -358,13 +375,13 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     idx = []
     for pos, name in m.pairs:
         if not -nd <= pos < nd:
-            raise RuleError("NC402", f"{what}: in_axes maps positional axis {pos} to {name!r}, but the argument has "
+            raise RuleError(NC402, f"{what}: in_axes maps positional axis {pos} to {name!r}, but the argument has "
                                      f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
         idx.append(pos % nd)
     if len(set(idx)) != len(idx):
         twice = next(i for i in idx if idx.count(i) > 1)
         names = " and ".join(repr(n) for (_, n), i in zip(m.pairs, idx) if i == twice)
-        raise RuleError("NC402", f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
+        raise RuleError(NC402, f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
                                  f"shape {fmt_shape(arg.shape)}",
                         hint="map each positional axis once; negative positions count from the end")
     check_not_rebound([n for _, n in m.pairs], outer, f"{what}: in_axes")
@@ -372,7 +389,7 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     for (_, name), i in zip(m.pairs, idx):
         size = arg.shape[i]
         if name in sizes and differ(sizes[name][0], size):
-            raise RuleError("NC403", f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in "
+            raise RuleError(NC403, f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in "
                                      f"{sizes[name][1]}")
         if name not in sizes or not is_int(sizes[name][0]):
             sizes[name] = (size, what)
@@ -386,12 +403,12 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> 
     names_here = [n for _, n in m.pairs]
     for n in names_here:
         if n not in own:
-            raise RuleError("NC405", f"{what}: out_axes names {n!r}, which this xmap does not define "
+            raise RuleError(NC405, f"{what}: out_axes names {n!r}, which this xmap does not define "
                                      f"(it defines {', '.join(map(repr, sorted(own))) or 'nothing'})")
     named = dict(res.named)
     missing = sorted(n for n in named if n in own and n not in names_here)
     if missing:
-        raise RuleError("NC404", f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
+        raise RuleError(NC404, f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
                         hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning",
                         data={"axis": missing[0]})
     if res.has_ellipsis:
@@ -401,7 +418,7 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> 
     for pos, n in m.pairs:
         if pos >= nd_out:
             have = len(res.shape)
-            raise RuleError("NC402", f"{what}: out_axes {m!r} puts {n!r} at position {pos}, which needs the body's "
+            raise RuleError(NC402, f"{what}: out_axes {m!r} puts {n!r} at position {pos}, which needs the body's "
                                      f"result to have at least {pos + 1 - len(m.pairs)} positional dimension"
                                      f"{'s' if pos + 1 - len(m.pairs) != 1 else ''}, but it has {have}",
                             hint=f"place {n!r} at a position from 0 to {nd_out - 1}")
@@ -426,7 +443,7 @@ def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
     """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
     per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
     if len(per_arg) != n_args:
-        raise RuleError("NC401", f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
+        raise RuleError(NC401, f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
                                  f"called with {count(n_args, 'argument')}", hint="give one in_axes entry per argument")
     return per_arg
 
@@ -436,13 +453,13 @@ def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) 
         raise ValueError
     nd = len(arg.shape)
     if not -nd <= axis < nd:
-        raise RuleError("NC402", f"{what}: vmap in_axes {axis} is out of range for an argument with {nd} "
+        raise RuleError(NC402, f"{what}: vmap in_axes {axis} is out of range for an argument with {nd} "
                                  f"positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
     i = axis % nd
     size = arg.shape[i]
     for s, w in sizes:
         if differ(s, size):
-            raise RuleError("NC403", f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
+            raise RuleError(NC403, f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
                             hint="all mapped axes must have one size")
     sizes.append((size, what))
     return arg.with_shape(arg.shape[:i] + arg.shape[i + 1:])
@@ -472,14 +489,14 @@ def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any
 def check_vmap_size_known(per_arg: tuple[Any, ...], axis_size: Any) -> None:
     """vmap needs its mapped size: from a mapped argument (an in_axes entry that is not None) or axis_size."""
     if per_arg and all(a is None for a in per_arg) and axis_size is None:
-        raise RuleError("NC402", "vmap in_axes maps no argument (every entry is None) and axis_size is not given, "
+        raise RuleError(NC402, "vmap in_axes maps no argument (every entry is None) and axis_size is not given, "
                                  "so the mapped size is unknown", hint="map an argument or pass axis_size=")
 
 
 def check_unmapped_output(mapped: bool, axis: Any) -> None:
     """out_axes=None promises an output that does not depend on the mapped axis."""
     if mapped and axis is None:
-        raise RuleError("NC402", "vmap out_axes is None for an output that is mapped (it is a mapped argument)",
+        raise RuleError(NC402, "vmap out_axes is None for an output that is mapped (it is a mapped argument)",
                         hint="give the output an out_axes entry, or return a value that does not depend on "
                              "the mapped arguments")
 
@@ -502,7 +519,7 @@ def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what:
     placement.check_mesh_axes(spec, mesh, what)
     for a in spec.axes():
         if a not in manual:
-            raise RuleError("NC604", f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
+            raise RuleError(NC604, f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
                                      f"shard_map (axis_names={tuple(sorted(manual))!r})")
     placement.check_repeats(spec, what)
 
@@ -559,7 +576,7 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
     missing = sorted(res.varying - set(spec.axes()))
     if check_vma and missing:
         a = missing[0]
-        raise RuleError("NC601", f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
+        raise RuleError(NC601, f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
                                  f"(out_specs without an axis promise a value replicated over it)",
                         hint=f"add {a!r} to out_specs, or psum over {a!r} before returning",
                         data={"axis": a, "spec": [list(e) if e else None for e in spec.entries]})
@@ -598,13 +615,13 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             where = f"carry item {i}" if len(tree_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
-                raise RuleError("NC602", f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
+                raise RuleError(NC602, f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
                                          f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
                                 hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')",
                                 data={"op": what, "kind": "init", "axes": list(axes),
                                       "carry_item": i if len(tree_leaves(init)) > 1 else None})
             lost = tuple(sorted(a.varying - b.varying))
-            raise RuleError("NC602", f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
+            raise RuleError(NC602, f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
                                      f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
                             hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output",
                             data={"op": what, "kind": "body", "axes": list(lost),
@@ -638,7 +655,7 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                 if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
                     other = next(o for o in arrays if o.varying - a.varying)
-                    raise RuleError("NC602", f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
+                    raise RuleError(NC602, f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
                                              f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
                                              f"outputs varying over the same axes",
                                     hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output",

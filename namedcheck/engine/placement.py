@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int
+from namedcheck.engine.codes import NC501, NC504, NC604, NC807, NC808, NC809, NC810, NC811, NC812, NC821, NC823
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.mesh import MeshInfo, Spec
 from namedcheck.engine.trees import tree_leaves
@@ -61,7 +62,7 @@ def check_rank(spec: Spec, shape: tuple[Dim, ...] | None, what: str, trailing_no
     if len(entries) > len(shape):
         rank = len(shape)
         known = f" (shape {fmt_shape(shape)})" if any(d is not None for d in shape) else ""
-        raise RuleError("NC604", f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}"
+        raise RuleError(NC604, f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}"
                                  f"{known}",
                         hint="a PartitionSpec has at most one entry per positional dimension")
 
@@ -72,7 +73,7 @@ def check_mesh_axes(spec: Spec, mesh: MeshInfo | None, what: str) -> None:
         return
     for a in spec.axes():
         if a not in mesh.names:
-            raise RuleError("NC501", f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}",
+            raise RuleError(NC501, f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}",
                             hint=f"use one of {', '.join(map(repr, mesh.names))}",
                             data={"axis": a, "known": list(mesh.names)})
 
@@ -82,7 +83,7 @@ def check_repeats(spec: Spec, what: str) -> None:
     axes = spec.axes()
     dup = sorted({a for a in axes if axes.count(a) > 1})
     if dup:
-        raise RuleError("NC504", f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once",
+        raise RuleError(NC504, f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once",
                         hint="a mesh axis may split at most one dimension, once")
 
 
@@ -102,7 +103,7 @@ def check_divisible(spec: Spec, mesh: MeshInfo | None, shape: tuple[Dim, ...] | 
     for i, e in enumerate(spec.entries[:len(shape)]):
         k, d = split_size(e, mesh), shape[i]
         if e and is_int(k) and k and is_int(d) and d % k:
-            raise RuleError("NC604", f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
+            raise RuleError(NC604, f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
                                      f"devices of mesh axes {e!r} ({spec!r}, mesh {_mesh_desc(mesh)})",
                             hint=f"make dimension {i} a multiple of {k}, or split it over fewer mesh axes")
 
@@ -156,7 +157,7 @@ def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str)
     """NC807: `with_sharding_constraint` over an all-Explicit mesh asserts the value's sharding."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError("NC807", f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
+        raise RuleError(NC807, f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
                                  f"the value's sharding {have} ({fmt_type(v)}) is not {want}",
                         hint=f"use jax.sharding.reshard(x, {want}) to change the sharding",
                         data={"spec": spec_json(type_sharding(spec, mesh, v) or ())})
@@ -167,7 +168,7 @@ def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) 
     or made by jnp under `jax.set_mesh`)."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError("NC808", f"{what}: the sharding passed to jit, {want}, does not match the "
+        raise RuleError(NC808, f"{what}: the sharding passed to jit, {want}, does not match the "
                                  f"argument's committed sharding {have} ({fmt_type(v)})",
                         hint=f"jax.device_put / reshard the argument to {want} before the call, or drop "
                              f"in_shardings")
@@ -177,7 +178,7 @@ def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> 
     """NC810: over an Explicit mesh, shard_map's in_specs must state the argument's own sharding."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError("NC810", f"{what}: in_specs {want} does not match the argument's sharding "
+        raise RuleError(NC810, f"{what}: in_specs {want} does not match the argument's sharding "
                                  f"{have} ({fmt_type(v)})",
                         hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
                              f"to {want} first")
@@ -207,13 +208,13 @@ def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, 
         if m is None:
             continue
         if ctx is not None and m != ctx:
-            raise RuleError("NC812", f"{what}: {name} ({fmt_type(t)}) is sharded over mesh {_mesh_text(m)}, but the "
+            raise RuleError(NC812, f"{what}: {name} ({fmt_type(t)}) is sharded over mesh {_mesh_text(m)}, but the "
                                      f"context mesh set by jax.set_mesh is {_mesh_text(ctx)}; JAX requires the "
                                      f"two to match",
                             hint="jax.sharding.reshard (or device_put) it onto the context mesh first, or run "
                                  "this under jax.set_mesh of its own mesh")
         if common is not None and m != common[2]:
-            raise RuleError("NC812", f"{what}: {common[0]} ({fmt_type(common[1])}) is sharded over mesh "
+            raise RuleError(NC812, f"{what}: {common[0]} ({fmt_type(common[1])}) is sharded over mesh "
                                      f"{_mesh_text(common[2])} and {name} ({fmt_type(t)}) over mesh "
                                      f"{_mesh_text(m)}; JAX requires the operands of one op to share a mesh",
                             hint="jax.device_put one operand onto the other's mesh first")
@@ -226,7 +227,7 @@ def check_declared(declared: Any, actual: Any, what: str) -> None:
     want, have = of(declared), of(actual)
     if want is None or have is None or len(want) != len(have) or want == have or not declared.shape:
         return
-    raise RuleError("NC811", f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
+    raise RuleError(NC811, f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
                              f"annotation states {_spec_of(want)} ({fmt_type(declared)})",
                     hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation",
                     data={"spec": spec_json(want), "had": spec_json(have), "what": what})
@@ -236,7 +237,7 @@ def check_carry_sharding(init: Any, out: Any, what: str) -> None:
     """NC809: a loop carry whose sharding changes across the body (JAX: the carry types differ)."""
     a, b = of(init), of(out)
     if a is not None and b is not None and a != b:
-        raise RuleError("NC809", f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
+        raise RuleError(NC809, f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
                                  f"{fmt_type(out)}: its sharding changes ({_spec_of(a)} -> {_spec_of(b)})",
                         hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}",
                         data={"spec": spec_json(a), "had": spec_json(b)})
@@ -252,7 +253,7 @@ def check_branch_shardings(outs: Sequence[Any], what: str) -> None:
         for b, a, s in known[1:]:
             b0, a0, s0 = known[0]
             if s != s0 and a.shape == a0.shape:
-                raise RuleError("NC823", f"{what}: output {i} of branch {b0} is {fmt_type(a0)} but of branch {b} "
+                raise RuleError(NC823, f"{what}: output {i} of branch {b0} is {fmt_type(a0)} but of branch {b} "
                                          f"{fmt_type(a)}: branches must return outputs of equal types, sharding "
                                          f"included",
                                 hint=f"jax.sharding.reshard branch {b}'s output to branch {b0}'s sharding",
@@ -265,7 +266,7 @@ def check_scan_xs(xs: Any, what: str) -> None:
         s = of(leaf)
         if s and s[0]:
             axes = f"mesh axis {s[0][0]!r}" if len(s[0]) == 1 else f"mesh axes {s[0]!r}"
-            raise RuleError("NC821", f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
+            raise RuleError(NC821, f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
                                      f"dimension 0, which scan runs along: it must be replicated there",
                             hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0",
                             data={"leaf": i})

@@ -12,6 +12,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
+from namedcheck.engine.codes import NC301, NC302, NC303, NC304
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.placement import check_declared as check_declared_sharding
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
@@ -113,7 +114,7 @@ class _Unifier:
             if declared in self.sizes:
                 prev, prev_where = self.sizes[declared]
                 if differ(prev, actual):
-                    raise RuleError("NC303", f"Symbol {declared!r} of {self.fname} is bound to {prev} by {prev_where} "
+                    raise RuleError(NC303, f"Symbol {declared!r} of {self.fname} is bound to {prev} by {prev_where} "
                                              f"and to {actual} by {where}",
                                     hint=f"every use of {declared!r} in one call must have the same size")
                 if isinstance(prev, str) and is_int(actual):
@@ -169,7 +170,7 @@ class _Unifier:
         if ... in prev or ... in dims:
             return
         if len(prev) != len(dims) or any(differ(a, b) for a, b in zip(prev, dims)):
-            raise RuleError("NC303", f"Variadic dimensions '*{name}' of {self.fname} are {fmt_shape(prev)} in "
+            raise RuleError(NC303, f"Variadic dimensions '*{name}' of {self.fname} are {fmt_shape(prev)} in "
                                      f"{prev_where} and {fmt_shape(dims)} in {where}",
                             hint=f"every use of '*{name}' in one call must stand for the same dimensions")
 
@@ -214,9 +215,9 @@ def _match_positional(u: _Unifier, declared: tuple[Dim, ...], actual: tuple[Dim,
 def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: str, code: str) -> dict[str, Dim]:
     """Match one argument against its declared type; return the named axes it lifts."""
     if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
-        raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
+        raise RuleError(NC304, f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
     if dtypes.outside_family(declared.family, actual.dtype_code):
-        raise RuleError("NC304", f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares "
+        raise RuleError(NC304, f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares "
                                  f"{_family_text(declared.family)}")
     _match_positional(u, declared.shape, actual.shape, what, code, declared.variadic)
     check_declared_sharding(declared, actual, what)
@@ -260,7 +261,7 @@ def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
     return ret
 
 
-def apply(sig: Signature, bound: dict[str, Any], code: str = "NC302", labels: dict[str, str] | None = None) -> Any:
+def apply(sig: Signature, bound: dict[str, Any], code: str = NC302, labels: dict[str, str] | None = None) -> Any:
     """Check bound arguments against a signature; return the instantiated result type."""
     u = _Unifier(sig.name)
     lifted_types: list[ArrayType] = []
@@ -306,23 +307,23 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     dtype_differs = dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) \
         and not dtypes.is_weak(actual.dtype_code)
     try:
-        _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, "NC301")
+        _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, NC301)
     except RuleError:
         also = " (the dtype differs too)" if dtype_differs else ""
-        raise RuleError("NC301", f"Positional shape mismatch: {shown}{also}") from None
+        raise RuleError(NC301, f"Positional shape mismatch: {shown}{also}") from None
     if dtype_differs:
-        raise RuleError("NC304", f"Dtype mismatch: {shown}")
+        raise RuleError(NC304, f"Dtype mismatch: {shown}")
     if dtypes.outside_family(declared.family, actual.dtype_code):
-        raise RuleError("NC304", f"Dtype mismatch: {shown} (not {_family_text(declared.family)})")
+        raise RuleError(NC304, f"Dtype mismatch: {shown} (not {_family_text(declared.family)})")
     dn, an = dict(declared.named), dict(actual.named)
     if set(dn) != set(an) and not (actual.named_open and set(an) <= set(dn)):
         missing, extra = sorted(set(dn) - set(an)) if not actual.named_open else [], sorted(set(an) - set(dn))
         detail = "; ".join(([f"missing named {'axes' if len(missing) > 1 else 'axis'} {', '.join(map(repr, missing))}"] if missing else [])
                            + ([f"unexpected named {'axes' if len(extra) > 1 else 'axis'} {', '.join(map(repr, extra))}"] if extra else []))
-        raise RuleError("NC301", f"Named shape mismatch: {shown} ({detail})")
+        raise RuleError(NC301, f"Named shape mismatch: {shown} ({detail})")
     for n in dn:
         if n in an and differ(dn[n], an[n]):
-            raise RuleError("NC301", f"Named axis {n!r} mismatch: {shown}")
+            raise RuleError(NC301, f"Named axis {n!r} mismatch: {shown}")
     check_declared_sharding(declared, actual, what)
 
 

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from namedcheck.engine import symbolic
+from namedcheck.engine.codes import NC101, NC102, NC103, NC104
 from namedcheck.engine.dtypes import FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import ArrayType, Dim
@@ -56,10 +57,10 @@ def _bad_named_axes(dtype: str | None, item: tuple[Any, ...]) -> RuleError:
         fixed = _named_as_dict(item[1])
         named = fixed or "{'name': size}"
         example = f"{dtype or 'Array'}[{written(item[0])}, {named}]"
-        return RuleError("NC101", f"Named axes must be a dict {{'name': size}}; found a {kind} {written(item[1])} "
+        return RuleError(NC101, f"Named axes must be a dict {{'name': size}}; found a {kind} {written(item[1])} "
                                   f"after the positional shape {written(item[0])}",
                          hint=f"named axes are a dict {{'name': size}}: write {example}")
-    return RuleError("NC101", f"Expected `[(dims...), {{'name': size}}]`: a positional shape and at most one dict of "
+    return RuleError(NC101, f"Expected `[(dims...), {{'name': size}}]`: a positional shape and at most one dict of "
                               f"named axes; found {len(item)} parts {written(item)[1:-1]}")
 class _Base:
     """The leading type of `f32[Array, Dims(...)]` (`jax.Array` or any class) as a front end saw it."""
@@ -98,13 +99,13 @@ class Dims:
 
 def _size(v: Any, where: str) -> int | str:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
-        raise RuleError("NC102", f"Invalid size {v!r} in {where}; expected a non-negative int or a symbol name")
+        raise RuleError(NC102, f"Invalid size {v!r} in {where}; expected a non-negative int or a symbol name")
     if isinstance(v, int) and v < 0:
-        raise RuleError("NC102", f"Negative size {v} in {where}; sizes are non-negative ints or symbols",
+        raise RuleError(NC102, f"Negative size {v} in {where}; sizes are non-negative ints or symbols",
                         hint="use a symbol such as 'N' for a size that is not known in advance")
     if isinstance(v, str) and not v.isidentifier():
         if symbolic.parse(v) is None:
-            raise RuleError("NC102", f"Invalid symbol {v!r} in {where}; a symbolic size is an identifier or "
+            raise RuleError(NC102, f"Invalid symbol {v!r} in {where}; a symbolic size is an identifier or "
                                      f"an expression of identifiers and ints with + - * //",
                             hint="write e.g. 'N', 'N+1', '2*D' or 'D//H'")
         return symbolic.normalise(v)
@@ -115,7 +116,7 @@ def _variadic(d: Any) -> str | None:
     """The name of a variadic run `'*batch'`, or None."""
     if isinstance(d, str) and d.startswith("*"):
         if not d[1:].isidentifier():
-            raise RuleError("NC102", f"Invalid variadic dimension {d!r}; write '*name' with an identifier name",
+            raise RuleError(NC102, f"Invalid variadic dimension {d!r}; write '*name' with an identifier name",
                             hint="e.g. f32[('*batch', 3)]")
         return d[1:]
     return None
@@ -130,11 +131,11 @@ def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
     inner = axes[1:-1] if axes.startswith("(") and axes.endswith(")") else axes
     names = tuple(a.strip() for a in inner.split(",")) if inner.strip() or axes != "()" else ()  # '8@()': unsplit
     if not all(n.isidentifier() for n in names) or "@" in axes:
-        raise RuleError("NC102", f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' "
+        raise RuleError(NC102, f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' "
                                  f"with mesh axis names",
                         hint="e.g. f32[Array, Dims('8@data', 4)]")
     if len(set(names)) != len(names):
-        raise RuleError("NC102", f"Invalid sharded dimension {d!r}: mesh axis repeated")
+        raise RuleError(NC102, f"Invalid sharded dimension {d!r}: mesh axis repeated")
     size = size.strip()
     return (int(size) if size.lstrip("-").isdigit() else size), names
 
@@ -153,14 +154,14 @@ def parse_sharded_shape(shape: Any) -> tuple[tuple[Dim, ...], str | None, tuple[
     if all(a is None for _, a in split):
         return dims, variadic, None
     if ... in dims:
-        raise RuleError("NC101", "A shape that names mesh axes ('8@data') must list every dimension: no `...` "
+        raise RuleError(NC101, "A shape that names mesh axes ('8@data') must list every dimension: no `...` "
                                  "or variadic '*name' with it",
                         hint="write each dimension, e.g. f32[Array, Dims('B@data', 'T', 512)]")
     shd = tuple(a or () for _, a in split)
     flat = [a for e in shd for a in e]
     dup = sorted({a for a in flat if flat.count(a) > 1})
     if dup:
-        raise RuleError("NC102", f"Mesh axis {dup[0]!r} splits more than one dimension of the shape "
+        raise RuleError(NC102, f"Mesh axis {dup[0]!r} splits more than one dimension of the shape "
                                  f"{written(shape)}; a mesh axis may split one dimension",
                         hint="split each dimension over its own mesh axes")
     return dims, variadic, shd
@@ -169,7 +170,7 @@ def parse_sharded_shape(shape: Any) -> tuple[tuple[Dim, ...], str | None, tuple[
 def parse_shape_variadic(shape: Any) -> tuple[tuple[Dim, ...], str | None]:
     """The positional dims (a variadic `'*name'` becomes `...`) and the variadic's name."""
     if not isinstance(shape, tuple):
-        raise RuleError("NC101", f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
+        raise RuleError(NC101, f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
                         hint="write f32[(5,)] for a 1-d array, f32[()] for a scalar")
     dims: list[Any] = []
     name: str | None = None
@@ -177,7 +178,7 @@ def parse_shape_variadic(shape: Any) -> tuple[tuple[Dim, ...], str | None]:
         var = _variadic(d)
         if d is ... or var:
             if ... in dims:
-                raise RuleError("NC104", "`...` or a variadic '*name' appears more than once in the positional "
+                raise RuleError(NC104, "`...` or a variadic '*name' appears more than once in the positional "
                                          "shape; it may appear at most once")
             dims.append(...)
             name = var
@@ -192,13 +193,13 @@ def parse_named(named: Any) -> dict[str, Dim]:
     elif isinstance(named, Pairs):
         pairs = list(named)
     else:
-        raise RuleError("NC101", f"Named shape must be a dict such as {{'batch': 20}}; found {written(named)}")
+        raise RuleError(NC101, f"Named shape must be a dict such as {{'batch': 20}}; found {written(named)}")
     out: dict[str, Dim] = {}
     for name, size in pairs:
         if not isinstance(name, str) or not name:
-            raise RuleError("NC101", f"Axis name {name!r} is not a string; named axes are written {{'name': size}}")
+            raise RuleError(NC101, f"Axis name {name!r} is not a string; named axes are written {{'name': size}}")
         if name in out:
-            raise RuleError("NC103", f"Named axis {name!r} appears twice in the named shape")
+            raise RuleError(NC103, f"Named axis {name!r} appears twice in the named shape")
         out[name] = _size(size, f"named axis {name!r}")
     return out
 
@@ -214,7 +215,7 @@ def _strip_base(item: Any) -> Any:
         return rest[0]
     if len(rest) == 2 and isinstance(rest[0], tuple):
         return rest
-    raise RuleError("NC101", f"Expected `[Array, Dims(dims..., name=size)]` after the dtype; found {len(rest)} "
+    raise RuleError(NC101, f"Expected `[Array, Dims(dims..., name=size)]` after the dtype; found {len(rest)} "
                              f"part{'s' if len(rest) != 1 else ''} after the type",
                     hint="write f32[Array, Dims(5, 'N', batch=20)]")
 

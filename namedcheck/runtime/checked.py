@@ -15,6 +15,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import (
     KWONLY,
@@ -138,7 +139,7 @@ def checked(fn: F) -> F:
                   if name in annotated}
         values = {k: v for k, v in values.items() if v is not None}
         try:
-            expected = apply(sig, values, code="NC302")
+            expected = apply(sig, values, code=NC302)
         except RuleError as e:
             raise _shape_error(sig, values, e) from None
         out = fn(*args, **kwargs)
@@ -176,7 +177,7 @@ def _check_array_kind(sig: Signature, name: str, declared: ArrayType, v: Any) ->
                                                      and getattr(v, "dtype", None) is not None):
         return
     found = f"{type(v).__name__} {v!r}" if len(repr(v)) <= 40 else type(v).__name__
-    raise ShapeError("NC302", f"{sig.name}: parameter {name!r} expects an array {declared!r}, got {found}",
+    raise ShapeError(NC302, f"{sig.name}: parameter {name!r} expects an array {declared!r}, got {found}",
                      "pass a jax or numpy array")
 
 

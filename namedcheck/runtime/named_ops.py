@@ -13,6 +13,7 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
+from namedcheck.engine.codes import NC403
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import Unprovable
 from namedcheck.engine.ops.einsum import einsum_type, parse_spec
@@ -87,7 +88,7 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float32, axis: int | s
         return jax.nn.one_hot(x, num_classes, dtype=dtype, axis=axis, **kwargs)
     size = context.bound_axes().get(axis)
     if size is not None and num_classes != size:
-        raise XmapError("NC403", f"one_hot(..., num_classes={num_classes}, axis={axis!r}): the classes are named "
+        raise XmapError(NC403, f"one_hot(..., num_classes={num_classes}, axis={axis!r}): the classes are named "
                                  f"axis {axis!r}, which has size {size}", hint=f"pass num_classes={size}")
     return (jnp.asarray(x)[...] == lax.axis_index(axis)).astype(dtype)
 

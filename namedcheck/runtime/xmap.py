@@ -33,6 +33,7 @@ from jax._src import mesh as mesh_lib
 from jax._src.api_util import flatten_axes
 from jax.sharding import NamedSharding, PartitionSpec
 
+from namedcheck.engine.codes import NC401, NC403, NC404, NC406, NC501, NC503, NC705
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.maps import (
     AxisEnv,
@@ -69,7 +70,7 @@ class SerialLoop:
 
     def __init__(self, length: int) -> None:
         if not isinstance(length, int) or length < 1:
-            raise XmapError("NC503", f"SerialLoop length must be a positive int; found {length!r}")
+            raise XmapError(NC503, f"SerialLoop length must be a positive int; found {length!r}")
         self.length = length
 
     def __repr__(self) -> str:
@@ -104,7 +105,7 @@ def _to_mappings(spec: Any, what: str) -> Any:
     engine's `is_axis_mapping` / `parse_mapping`: jax 0.4.30's grammar)."""
     if is_axis_mapping(spec) or not isinstance(spec, (list, tuple, dict)) or spec is None:
         if spec is None:
-            raise AxisMappingError("NC401", f"{what}: found None where an axis mapping or a container of them "
+            raise AxisMappingError(NC401, f"{what}: found None where an axis mapping or a container of them "
                                             f"belongs", hint="write {} for values that stay positional")
         try:
             return parse_mapping(spec, what)
@@ -122,7 +123,7 @@ def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
         values = "arguments" if "in" in what else "results"
         shown = tree_util.tree_unflatten(tree, [_ARRAY] * tree.num_leaves)
         raise AxisMappingError(
-            "NC401", f"{what} {format_mapping(spec)} is not a pytree prefix of the {values} "
+            NC401, f"{what} {format_mapping(spec)} is not a pytree prefix of the {values} "
                      f"{'(a single array)' if shown is _ARRAY else format_mapping(shown)}"
                      f"{_count_mismatch(spec, shown, values)}",
             hint="give one axis mapping per array, or one mapping for a whole subtree") from None
@@ -163,7 +164,7 @@ def _count_mismatch(spec: Any, shown: Any, values: str) -> str:
 
 
 def _error(e: RuleError) -> AxisMappingError | XmapError:
-    cls = AxisMappingError if e.code == "NC401" else XmapError
+    cls = AxisMappingError if e.code == NC401 else XmapError
     return cls(e.code, e.message, e.hint)
 
 
@@ -175,14 +176,14 @@ def _resources(axis_resources: Any) -> dict[str, tuple[Hashable, ...]]:
     if axis_resources is None:
         return {}
     if not isinstance(axis_resources, dict):
-        raise BadInputError("NC406", f"xmap axis_resources: expected a dict; found {type(axis_resources).__name__} "
+        raise BadInputError(NC406, f"xmap axis_resources: expected a dict; found {type(axis_resources).__name__} "
                                      f"{axis_resources!r}", hint=f"{_RESOURCES_FORM}, e.g. {{'batch': 'x'}}")
     out: dict[str, tuple[Hashable, ...]] = {}
     for name, res in axis_resources.items():
         items = tuple(res) if isinstance(res, (tuple, list)) else (res,)
         for r in items:
             if not isinstance(r, (str, SerialLoop)):
-                raise BadInputError("NC406", f"xmap axis_resources[{name!r}]: expected a mesh axis name or "
+                raise BadInputError(NC406, f"xmap axis_resources[{name!r}]: expected a mesh axis name or "
                                              f"SerialLoop; found {type(r).__name__} {r!r}", hint=_RESOURCES_FORM)
         out[name] = items
     return out
@@ -196,12 +197,12 @@ def _axis_sizes(axis_sizes: Any) -> dict[str, int]:
     if axis_sizes is None:
         return {}
     if not isinstance(axis_sizes, dict):
-        raise BadInputError("NC403", f"xmap axis_sizes: expected a dict {{axis name: size}}; found "
+        raise BadInputError(NC403, f"xmap axis_sizes: expected a dict {{axis name: size}}; found "
                                      f"{type(axis_sizes).__name__} {axis_sizes!r}")
     out = {}
     for n, s in axis_sizes.items():
         if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= _MAX_AXIS_SIZE:
-            raise XmapError("NC403", f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints from 0 to "
+            raise XmapError(NC403, f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints from 0 to "
                                      f"{_MAX_AXIS_SIZE}")
         out[str(n)] = s
     return out
@@ -296,12 +297,12 @@ class XMapped:
         maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
         for i, (x, m) in enumerate(zip(leaves, maps)):
             if x is None and m.pairs:
-                raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps "
+                raise BadInputError(NC401, f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps "
                                              f"it with {m!r}", hint="pass an array there")
             if abstract and isinstance(x, jax.ShapeDtypeStruct):
                 continue
             if x is not None and not isinstance(x, _ARRAY_TYPES) and not hasattr(x, "__jax_array__"):
-                raise BadInputError("NC401", f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
+                raise BadInputError(NC401, f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
                                              f"({_short(x)}); xmap takes arrays (jax or numpy arrays, Python "
                                              f"numbers) and pytrees of them")
 
@@ -327,7 +328,7 @@ class XMapped:
             want = _spec(entries)
             got = x.sharding.spec
             if _norm_spec(got, x.ndim) != _norm_spec(want, x.ndim) or x.sharding.mesh.shape != mesh.shape:
-                raise XmapError("NC501", f"xmap: {_leaf_label(tree, i, 'argument')} is placed with {got} on a mesh "
+                raise XmapError(NC501, f"xmap: {_leaf_label(tree, i, 'argument')} is placed with {got} on a mesh "
                                          f"{dict(x.sharding.mesh.shape)}, but axis_resources and in_axes {m!r} ask "
                                          f"for {want} on the mesh in scope {dict(mesh.shape)}",
                                 hint="place it with NamedSharding(mesh, " + f"{want}) or pass it unplaced")
@@ -348,7 +349,7 @@ class XMapped:
     def _impl(self, mesh: Any, *args: Any) -> Any:
         enclosing = _bound_meshes()
         if enclosing and (mesh if mesh is not None else current_mesh()) != enclosing[-1]:
-            raise XmapError("NC501", "xmap called inside an xmap body under a different mesh than the enclosing "
+            raise XmapError(NC501, "xmap called inside an xmap body under a different mesh than the enclosing "
                                      "xmap's; the physical mesh cannot change inside xmap",
                             hint="enter the mesh (`with jax.set_mesh(mesh):`) outside the outermost xmap")
         leaves, in_tree = tree_util.tree_flatten(args)
@@ -435,7 +436,7 @@ class XMapped:
                 if isinstance(r, SerialLoop) or r in loops:
                     continue
                 if mesh is None:
-                    raise XmapError("NC501", f"axis_resources maps {name!r} to mesh axis {r!r}, but no mesh is in "
+                    raise XmapError(NC501, f"axis_resources maps {name!r} to mesh axis {r!r}, but no mesh is in "
                                              f"scope", hint="call it under `with jax.set_mesh(mesh):` "
                                                             "(or `with Mesh(devices, names):`)")
         axes = tuple(mesh_axes.items()) + tuple(loops.items()) + tuple(
@@ -470,11 +471,11 @@ class XMapped:
             try:
                 xmap_out(t, m, own, what)
             except RuleError as e:
-                if e.code != "NC404":
+                if e.code != NC404:
                     raise _error(e) from None
                 eqn = pas.producer.get(var)
                 filename, line = _where(eqn, self.fun)
-                raise NamedAxisError("NC404", e.message, e.hint, filename, line) from None
+                raise NamedAxisError(NC404, e.message, e.hint, filename, line) from None
         return pas.collective_axes
 
     @staticmethod
@@ -591,7 +592,7 @@ def _unbound(e: NameError, fun: Callable[..., Any], axis_env: list[tuple[str, in
     name = found.group(1)
     filename, line = _user_frame(e, fun)
     bound = ", ".join(repr(n) for n, _ in axis_env) or "none"
-    return UnboundAxisError("NC705", f"the xmap body names axis {name!r}, which no enclosing xmap binds "
+    return UnboundAxisError(NC705, f"the xmap body names axis {name!r}, which no enclosing xmap binds "
                                      f"(bound here: {bound})",
                             "bind it with in_axes or axis_sizes, or fix the name", filename, line)
 
