@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs basedpyright, ruff and mypy
+
 ROOT = Path(__file__).parent.parent
 SPELLING = ROOT / "tests" / "cases" / "ann_spelling_clean.py"
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*.py") if "buggy" not in p.parts)

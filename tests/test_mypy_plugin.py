@@ -15,6 +15,8 @@ mypy_api = pytest.importorskip("mypy.api")
 
 from namedcheck.analyzer.check import check_source  # noqa: E402
 
+pytestmark = pytest.mark.slow  # runs mypy over the corpus
+
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "tests" / "cases").glob("*.py") if p.name != "nc001_syntax.py")
 CONFIG = """\

@@ -16,6 +16,7 @@ SOURCES = sorted([*ROOT.glob("examples/**/*.py"), *ROOT.glob("tests/cases/*.py")
                   *ROOT.glob("namedcheck/analyzer/*.py")])
 
 
+@pytest.mark.slow
 def test_trusted_trees_equal_validated_trees() -> None:
     trusted_files = 0
     for f in SOURCES:

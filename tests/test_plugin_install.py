@@ -18,6 +18,8 @@ import pytest
 pytest.importorskip("mypy")
 setuptools = pytest.importorskip("setuptools")
 
+pytestmark = pytest.mark.slow  # builds and installs the package into fresh environments
+
 ROOT = Path(__file__).resolve().parent.parent
 USER_CODE = '''\
 import jax.numpy as jnp

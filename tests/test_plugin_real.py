@@ -21,6 +21,8 @@ import pytest
 
 pytest.importorskip("mypy")
 
+pytestmark = pytest.mark.slow  # runs mypy over real packages
+
 NC_ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: .*  \[NC\d{3}\]$")
 PLAIN_JAX = '''\
 import jax

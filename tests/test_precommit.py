@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.slow, pytest.mark.network]  # pre-commit builds its own environment of the hook
+
 ROOT = Path(__file__).resolve().parent.parent
 
 BUGGY = """import jax.numpy as jnp

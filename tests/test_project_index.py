@@ -7,6 +7,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 import namedcheck.analyzer.project as project_registry
 from namedcheck.analyzer.check import analyse_for_plugin, check_source
 from namedcheck.analyzer.project import Project, ProjectIndex, absolute_import
@@ -271,6 +273,7 @@ def test_cache_rechecks_model_when_layers_changes(tmp_path: Path) -> None:
     assert codes(tmp_path, cache=cache) == set()
 
 
+@pytest.mark.slow
 def test_generated_fifty_module_project(tmp_path: Path) -> None:
     """The project of bench/project_bench.py: clean; a changed return annotation in layers/dense.py is found
     at the call in train.py (three packages away) by a warm-cache run of the whole project."""

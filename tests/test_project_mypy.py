@@ -10,6 +10,8 @@ import pytest
 
 mypy_api = pytest.importorskip("mypy.api")
 
+pytestmark = pytest.mark.slow  # runs mypy and dmypy over projects
+
 LAYERS = '''\
 from namedcheck import f32
 
