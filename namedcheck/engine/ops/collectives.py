@@ -8,7 +8,7 @@ from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule, vma_rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule, vma_rule
 from namedcheck.engine.ops.reductions import reduce_type
 from namedcheck.engine.values import ArrayType, Const, DimVal, literal
 

@@ -8,7 +8,7 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
 from namedcheck.engine.signature import as_array

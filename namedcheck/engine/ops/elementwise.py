@@ -6,7 +6,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_types
-from namedcheck.engine.ops import Call, Unprovable, family, rule
+from namedcheck.engine.ops.core import Call, Unprovable, family, rule
 from namedcheck.engine.values import ArrayType, Const, DtypeRef
 
 

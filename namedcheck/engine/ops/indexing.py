@@ -6,7 +6,7 @@ from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq
 

@@ -10,7 +10,7 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.linalg import contract
 from namedcheck.engine.ops.shaping import positional, shape_arg

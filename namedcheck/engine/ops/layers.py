@@ -16,7 +16,7 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import differ, fmt_shape, norm_axis
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import norm_axis
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.values import ArrayType, Const, dim_of, literal
 

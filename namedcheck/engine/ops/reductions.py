@@ -7,7 +7,7 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import norm_axis, num_elements
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many

@@ -8,7 +8,7 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_dim, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.reductions import reduced_dtype
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many

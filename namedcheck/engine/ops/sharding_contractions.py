@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from namedcheck.engine.algebra import is_int, norm_axis
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable
+from namedcheck.engine.ops.core import Call, Unprovable
 from namedcheck.engine.ops.sharding_rules import (
     Shd,
     _axes_desc,

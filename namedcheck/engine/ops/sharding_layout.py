@@ -11,7 +11,7 @@ from typing import Any
 
 from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable
+from namedcheck.engine.ops.core import Call, Unprovable
 from namedcheck.engine.ops.sharding_axis_ops import check_divisible_out
 from namedcheck.engine.ops.sharding_rules import (
     Shd,

@@ -15,7 +15,7 @@ from typing import Any
 from namedcheck.engine.algebra import all_int, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
-from namedcheck.engine.ops import Call, Unprovable
+from namedcheck.engine.ops.core import Call, Unprovable
 from namedcheck.engine.ops.registry import family_key, register
 from namedcheck.engine.sharding import fmt_type, from_spec, of, spec_json
 from namedcheck.engine.signature import as_array

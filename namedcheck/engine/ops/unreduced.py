@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
-from namedcheck.engine.ops import UNKNOWN_INPUT, Call, Op, Unprovable
+from namedcheck.engine.ops.core import UNKNOWN_INPUT, Call, Op, Unprovable
 from namedcheck.engine.ops.registry import UNREDUCED_KINDS, record
 from namedcheck.engine.sharding import fmt_type, of
 from namedcheck.engine.signature import as_array
