@@ -78,8 +78,9 @@ def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labe
 
 
 def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
-    """The result's sharding over Explicit mesh axes from the op's sharding rule (ops/sharding_rules.py);
-    unknown without a rule, inside shard_map, or when no input's sharding is known."""
+    """The result's sharding over Explicit mesh axes from the op's sharding rule (`@sharding_rule`, beside its
+    shape rule in the family module); unknown without a rule, inside shard_map, or when no input's sharding is
+    known."""
     if isinstance(result, Seq) and result.items and all(isinstance(i, ArrayType) for i in result.items) and \
             len({len(i.shape) for i in result.items}) == 1 and op.record.sharding is not None:
         # ops returning arrays of one shape (top_k's values and indices) share the first one's sharding
@@ -253,10 +254,6 @@ def _load_rules() -> None:
         nn,
         reductions,
         shaping,
-        sharding_axis_ops,
-        sharding_contractions,
-        sharding_layout,
-        sharding_rules,
         slicing,
         transforms,
         unreduced,

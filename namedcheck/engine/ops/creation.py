@@ -8,9 +8,10 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops.core import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.sharding import of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 
@@ -188,3 +189,13 @@ def split_rule(call: Call) -> Any:
     num = call.get("num", Const(2))
     n = dim_of(num) if isinstance(num, Const) and is_int(num.value) else None
     return key.with_shape((n,) + key.shape)
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule(*[f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full")])
+def like_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """`zeros_like(x)` takes x's sharding (its shape and out_sharding= left out)."""
+    if any(k in call.args for k in ("shape", "device", "out_sharding")):
+        return None
+    return of(call.array("a"))

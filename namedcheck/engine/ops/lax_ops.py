@@ -10,10 +10,22 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops.core import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.ops.linalg import contract
+from namedcheck.engine.ops.linalg import contract, contract_sharding
 from namedcheck.engine.ops.shaping import positional, shape_arg
+from namedcheck.engine.ops.sharding_common import (
+    axes_desc,
+    check_unsharded_along,
+    fmt_spec,
+    has_out_sharding,
+    known_operand,
+    known_sharding,
+    literal_arg,
+    out_sharding,
+)
+from namedcheck.engine.ops.slicing import lax_slice_sharding
+from namedcheck.engine.sharding import fmt_type, of
 from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
 
@@ -168,3 +180,81 @@ def unstack_rule(call: Call) -> Any:
         raise Unprovable
     part = x.with_shape(x.shape[:i] + x.shape[i + 1:])
     return Seq((part,) * n)
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule("jax.lax.dot_general")
+def dot_general_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.dot_general: batch dims first (the lhs's entries; NC803 when both sides are sharded differently),
+    then the lhs's and the rhs's free dims."""
+    ta, tb = call.array("lhs"), call.array("rhs")
+    (lc, rc), (lb, rb) = (tuple(tuple(d) for d in pair) for pair in literal(call.get("dimension_numbers")))
+    sa, sb = of(ta), of(tb)
+    if sa is None or sb is None:
+        return out_sharding(call, len(result.shape)) if has_out_sharding(call) else None
+    if not has_out_sharding(call):
+        for i, j in zip(lb, rb):
+            if sa[i] and sb[j] and sa[i] != sb[j]:
+                raise RuleError("NC803", f"{call.short}: batch dimension {i} of {call.label('lhs')} is split over "
+                                         f"{axes_desc(sa[i])} and dimension {j} of {call.label('rhs')} over "
+                                         f"{axes_desc(sb[j])}", hint="reshard one operand so the batch dims agree")
+    out = [sa[i] for i in lb] + [e for i, e in enumerate(sa) if i not in lc + lb] + \
+        [e for j, e in enumerate(sb) if j not in rc + rb]
+    return contract_sharding(call, "lhs", "rhs", list(zip(lc, rc)), out, ta, tb, len(result.shape))
+
+
+@sharding_rule("jax.lax.top_k")
+def top_k_sharding(call: Call, result: ArrayType) -> Shd | None:
+    x, s = known_operand(call)
+    i = norm_axis(literal_arg(call, "axis", -1), len(s), call.short)
+    check_unsharded_along(call, x, s, i, "selects along")
+    return s
+
+
+@sharding_rule("jax.lax.broadcast_in_dim")
+def broadcast_in_dim_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Operand dims keep their mesh axes where they land (a stretched size-1 dim: unsharded); new dims are
+    unsharded."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = known_sharding(call, "operand")
+    dims = literal(call.get("broadcast_dimensions"))
+    out: list[tuple[str, ...]] = [()] * len(result.shape)
+    for i, d in enumerate(dims):
+        out[d] = s[i] if x.shape[i] == result.shape[d] else ()
+    return tuple(out)
+
+
+@sharding_rule("jax.lax.broadcast")
+def broadcast_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """New leading dims are unsharded."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    _, s = known_sharding(call, "operand")
+    return ((),) * (len(result.shape) - len(s)) + s
+
+
+@sharding_rule("jax.lax.select")
+def select_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.select: the cases must be sharded alike, the predicate (unless a scalar) like them (NC801)."""
+    (tt, st_), (tf, sf) = known_sharding(call, "on_true"), known_sharding(call, "on_false")
+    if st_ != sf:
+        raise RuleError("NC801", f"{call.short}: select cases must have the same shardings, got "
+                                 f"{call.label('on_true')}: {fmt_type(tt)} and {call.label('on_false')}: {fmt_type(tf)}",
+                        hint=f"reshard {call.label('on_false')} to {fmt_spec(st_)} first")
+    p = call.array("pred")
+    sp = of(p)
+    if p.shape and sp is not None and sp != st_:
+        raise RuleError("NC801", f"{call.short}: the predicate {call.label('pred')} must be a scalar or sharded like "
+                                 f"the cases, got {fmt_type(p)} and {fmt_type(tt)}",
+                        hint=f"reshard the predicate to {fmt_spec(st_)} first")
+    return st_
+
+
+@sharding_rule("jax.lax.convert_element_type")
+def convert_sharding(call: Call, result: ArrayType) -> Shd | None:
+    return known_sharding(call, "operand")[1]
+
+
+sharding_rule("jax.lax.slice_in_dim")(lax_slice_sharding)  # a slice, as dynamic_slice_in_dim

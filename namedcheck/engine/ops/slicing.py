@@ -8,8 +8,10 @@ from typing import Any
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops.core import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.shaping import positional, shape_arg
+from namedcheck.engine.ops.sharding_common import check_divisible_out, fmt_spec, known_sharding
+from namedcheck.engine.sharding import fmt_type
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
 
@@ -111,3 +113,43 @@ def dynamic_update_in_dim_rule(call: Call) -> Any:
         raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
                                  f"update writes one entry (size 1)")
     return x
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule("jax.lax.dynamic_slice", "jax.lax.dynamic_slice_in_dim")
+def lax_slice_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A (dynamic) slice keeps the operand's sharding: a sharded dim's new length must stay divisible (NC822)."""
+    x, s = known_sharding(call, "operand")
+    if len(result.shape) != len(s):
+        raise Unprovable
+    check_divisible_out(call, x, s, result.shape, "slices")
+    return s
+
+
+@sharding_rule("jax.lax.dynamic_index_in_dim")
+def lax_index_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A dynamic slice of length 1 along `axis` (dropped without keepdims): that dim must be unsharded."""
+    x, s = known_sharding(call, "operand")
+    i = norm_axis(literal(call.get("axis", Const(0))), len(s), call.short)
+    check_divisible_out(call, x, s, x.shape[:i] + (1,) + x.shape[i + 1:], "indexes")
+    return s if literal(call.get("keepdims", Const(True))) else s[:i] + s[i + 1:]
+
+
+@sharding_rule("jax.lax.dynamic_update_slice", "jax.lax.dynamic_update_slice_in_dim",
+               "jax.lax.dynamic_update_index_in_dim")
+def lax_update_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """dynamic_update_slice needs the update sharded exactly like the operand (NC801); the result keeps it.
+    dynamic_update_index_in_dim first gives a one-rank-lower update an unsharded size-1 dim at `axis`."""
+    x, s = known_sharding(call, "operand")
+    u, su = known_sharding(call, "update")
+    if call.op.endswith("index_in_dim") and len(su) == len(s) - 1:
+        i = norm_axis(literal(call.get("axis")), len(s), call.short)
+        su = su[:i] + ((),) + su[i:]
+    if len(su) != len(s):
+        raise Unprovable
+    if su != s:
+        raise RuleError("NC801", f"{call.short}: the update {call.label('update')} ({fmt_type(u)}) must be sharded "
+                                 f"like the operand {call.label('operand')} ({fmt_type(x)})",
+                        hint=f"jax.sharding.reshard the update to {fmt_spec(s)} first")
+    return s
