@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError, Unprovable, rule_bug
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
 from namedcheck.engine.ops.core import (
@@ -64,7 +65,7 @@ def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labe
     vin = union_varying(inputs)
     try:
         if op.rule is None:
-            result = apply(op.signature, values, code="NC203", labels=lab)
+            result = apply(op.signature, values, code=NC203, labels=lab)
         else:
             result = op.rule(call)
         result = _vma(op, call, vin, result)

@@ -7,6 +7,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import is_int
+from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
@@ -118,7 +119,7 @@ def check_key(call: Call) -> None:
     elif isinstance(v, ArrayType) and v.dtype_code is not None and v.dtype_code != "u32":
         what = f"an array {v}"
     if what is not None:
-        raise RuleError("NC203", f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
+        raise RuleError(NC203, f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
                                  f"{call.label('key')} is {what}",
                         hint="pass a key from jax.random.key(seed) or jax.random.split(key): check the order of "
                              "the arguments")

@@ -8,6 +8,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, union_named
+from namedcheck.engine.codes import NC203, NC702, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.linalg import contract_sharding
@@ -26,7 +27,7 @@ class Term:
 
 
 def _bad(spec: str, why: str) -> RuleError:
-    return RuleError("NC702", f"Invalid einsum spec {spec!r}: {why}",
+    return RuleError(NC702, f"Invalid einsum spec {spec!r}: {why}",
                      hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'")
 
 
@@ -95,7 +96,7 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                 try:
                     ell = broadcast_shapes(ell, this_ell, "the `...` of an earlier operand", f"the `...` of {lab}")
                 except RuleError as e:
-                    raise RuleError("NC203", f"{op} {spec!r}: {e.message}") from None
+                    raise RuleError(NC203, f"{op} {spec!r}: {e.message}") from None
         else:
             if len(letters) != len(t.shape):
                 raise _bad(spec, f"term {term.letters!r} has {len(letters)} letters but {lab} has "
@@ -103,20 +104,20 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
             dims = list(t.shape)
         for ch, d in zip(letters, dims):
             if ch in sizes and differ(sizes[ch], d) and 1 not in (sizes[ch], d):  # size 1 broadcasts
-                raise RuleError("NC203", f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
+                raise RuleError(NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
                                          f"{d} in {lab}")
             if ch not in sizes or not is_int(sizes[ch]) or sizes[ch] == 1:
                 sizes[ch], where[ch] = d, lab
         have = t.named_shape
         for n in term.names:
             if n not in have:
-                raise RuleError("NC702", f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
+                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
                                          f"axis (its named axes: {sorted(have) or 'none'})")
     mentioned = {n for term in inputs for n in term.names}
     for n in sorted(mentioned):
         for term, t, lab in zip(inputs, ops, labels):
             if n in t.named_shape and n not in term.names:
-                raise RuleError("NC702", f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
+                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
                                          f"it for {lab}, which also has it",
                                 hint=f"add {n!r} to the braces of that operand's term")
     named_all = union_named(ops, labels)
@@ -185,7 +186,7 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     for term, s in zip(terms, shds):
         for letter, e in zip(term, s or ()):
             if letter in entry and letter in outs and entry[letter] != e and entry[letter] and e:
-                raise RuleError("NC803", f"{call.short}: batch dimension {letter!r} is split over "
+                raise RuleError(NC803, f"{call.short}: batch dimension {letter!r} is split over "
                                          f"{axes_desc(entry[letter])} in one operand and over {axes_desc(e)} "
                                          f"in the other", hint="reshard one operand so the batch dims agree")
             entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's

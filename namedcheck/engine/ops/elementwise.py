@@ -6,6 +6,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_types
+from namedcheck.engine.codes import NC801
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, family, rule, sharding_rule
 from namedcheck.engine.ops.registry import family_key
@@ -108,7 +109,7 @@ def broadcast(call: Call, names: list[str], rank: int) -> Shd | None:
             if not e:
                 continue
             if out[i] and out[i] != e:
-                raise RuleError("NC801", f"{call.short} got incompatible shardings for broadcasting: dimension {i} "
+                raise RuleError(NC801, f"{call.short} got incompatible shardings for broadcasting: dimension {i} "
                                          f"of {src[i]} is split over {axes_desc(out[i])} and of {call.label(n)} "
                                          f"over {axes_desc(e)}",
                                 hint=f"jax.sharding.reshard one operand to the other's sharding first, e.g. "
@@ -160,13 +161,13 @@ def where_sharding(call: Call, result: ArrayType) -> Shd | None:
     cases = [(n, of(ts[n])) for n in names]
     x, y = cases[-2], cases[-1]
     if x[1] is not None and y[1] is not None and x[1] != y[1]:
-        raise RuleError("NC801", f"jnp.where: select cases must have the same shardings, got {call.label('x')}: "
+        raise RuleError(NC801, f"jnp.where: select cases must have the same shardings, got {call.label('x')}: "
                                  f"{fmt_type(ts['x'])} and {call.label('y')}: {fmt_type(ts['y'])}",
                         hint=f"operands of one shape are not broadcast: reshard {call.label('y')} to "
                              f"{fmt_spec(x[1])} first")
     if len(cases) == 3 and cases[0][1] is not None and x[1] is not None and cases[0][1] != x[1] \
             and ts["condition"].shape:
-        raise RuleError("NC801", f"jnp.where: the condition {call.label('condition')} must be a scalar or have the "
+        raise RuleError(NC801, f"jnp.where: the condition {call.label('condition')} must be a scalar or have the "
                                  f"same sharding as the cases, got {fmt_type(ts['condition'])} and "
                                  f"{fmt_type(ts['x'])}",
                         hint=f"reshard the condition to {fmt_spec(x[1])} first")

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int, union_named
+from namedcheck.engine.codes import NC203, NC801, NC806
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.sharding_common import (
@@ -35,7 +36,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     for i in items:
         if isinstance(i, Const) and isinstance(i.value, str) and x.dtype_code is not None:
             # only numpy's structured arrays take field names, and their dtype is never one of ours
-            raise RuleError("NC203", f"{label[:1].upper()}{label[1:]} is an array ({x}), which cannot be indexed "
+            raise RuleError(NC203, f"{label[:1].upper()}{label[1:]} is an array ({x}), which cannot be indexed "
                                      f"by the string {i.value!r}",
                             hint="a dict (of parameters?) was expected here: check the order of the arguments "
                                  "that brought this array")
@@ -52,7 +53,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     consumed = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
     nd = len(x.shape)
     if consumed > nd:
-        raise RuleError("NC203", f"Too many indices for {label}: {consumed} indices for {nd} positional "
+        raise RuleError(NC203, f"Too many indices for {label}: {consumed} indices for {nd} positional "
                                  f"dimension{'s' if nd != 1 else ''} {fmt_shape(x.shape)}")
     if sum(1 for i in items if isinstance(i, Const) and i.value is ...) > 1:
         raise Unprovable
@@ -74,7 +75,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
         elif (isinstance(it, Const) and is_int(v)) or isinstance(it, DimVal):
             d = x.shape[dim]
             if isinstance(it, Const) and is_int(d) and not -d <= v < d:  # type: ignore[operator]  # v: an int here
-                raise RuleError("NC203", f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
+                raise RuleError(NC203, f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
                                          f"size {d} (shape {fmt_shape(x.shape)})",
                                 hint="JAX clamps out-of-bounds indices silently instead of raising")
             dim += 1
@@ -197,7 +198,7 @@ def _index_sharding(call: Call, index: str) -> Shd | None:
         return tuple(out)
     if call.env.eager:
         d = touched[0][0]
-        raise RuleError("NC806", f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
+        raise RuleError(NC806, f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
                                  f"over {axes_desc(s[d])}: outside jit this is a gather whose out sharding cannot "
                                  f"be resolved unambiguously",
                         hint="use x.at[...].get(out_sharding=P(...)), index inside jax.jit, or reshard the "
@@ -224,7 +225,7 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
     for it in items:
         if it is ids:
             if s[dim]:
-                raise RuleError("NC806", f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array gathers "
+                raise RuleError(NC806, f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array gathers "
                                          f"along dimension {dim}, which is split over {axes_desc(s[dim])}: the "
                                          f"gather's out sharding cannot be resolved unambiguously",
                                 hint="use x.at[ids].get(out_sharding=P(...)), or reshard the dimension unsharded "
@@ -256,7 +257,7 @@ def at_apply_sharding(call: Call, result: ArrayType) -> Shd | None:
     x, s = known_operand(call)
     for dim, e in enumerate(s):
         if e:
-            raise RuleError("NC806", f"{call.label('a')}.at[...].apply: the scatter's out sharding cannot be resolved "
+            raise RuleError(NC806, f"{call.label('a')}.at[...].apply: the scatter's out sharding cannot be resolved "
                                      f"unambiguously: {call.label('a')} ({fmt_type(x)}) has dimension {dim} split over "
                                      f"{axes_desc(e)}, and apply takes no out_sharding=",
                             hint="jax.sharding.reshard the array to P() (fully replicated) before the update, "
@@ -297,7 +298,7 @@ def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
         if s[dim] and not whole:
             what = "an integer array" if isinstance(v, ArrayType) else "a slice" if isinstance(v, slice) else \
                 "an index"
-            raise RuleError("NC806", f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the scatter's out "
+            raise RuleError(NC806, f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the scatter's out "
                                      f"sharding cannot be resolved unambiguously: it updates dimension {dim} of "
                                      f"{call.label('a')} ({fmt_type(x)}) at {what}, and that dimension is split over "
                                      f"{axes_desc(s[dim])}",
@@ -327,7 +328,7 @@ def _check_values(call: Call, x: ArrayType, slice_shd: list[tuple[str, ...]] | N
     want = slice_shd[len(slice_shd) - len(sv):] if slice_shd else []
     for i, (e, w) in enumerate(zip(sv, want)):
         if e and e != w:
-            raise RuleError("NC801", f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the values "
+            raise RuleError(NC801, f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the values "
                                      f"{call.label('values')} ({fmt_type(v)}) split dimension {i} over "
                                      f"{axes_desc(e)}, but the updated slice of {call.label('a')} ({fmt_type(x)}) "
                                      f"is split {'over ' + axes_desc(w) if w else 'over no mesh axis'} there",

@@ -6,6 +6,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
+from namedcheck.engine.codes import NC202, NC203, NC701, NC802, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.sharding_common import (
@@ -39,7 +40,7 @@ def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a
         ix = i % len(x.shape) - (len(x.shape) - len(sx.shape))
         iy = j % len(y.shape)
         raise RuleError(
-            "NC203",
+            NC203,
             f"{call.short} contracts dimension {max(ix, 0)} of {call.label(a)} (size {dx}, shape "
             f"{fmt_shape(sx.shape)}) with dimension {min(iy, max(len(sy.shape) - 1, 0))} of {call.label(b)} "
             f"(size {dy}, shape {fmt_shape(sy.shape)}); the sizes must be equal",
@@ -64,7 +65,7 @@ def dot_rule(call: Call) -> Any:
 def matmul_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
     if not x.shape or not y.shape:
-        raise RuleError("NC203", f"{call.short} needs operands with at least one positional dimension; "
+        raise RuleError(NC203, f"{call.short} needs operands with at least one positional dimension; "
                                  f"found shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)}",
                         hint="use * for scalar multiplication")
     xs = ((1,) + x.shape) if len(x.shape) == 1 else x.shape
@@ -81,7 +82,7 @@ def tensordot_rule(call: Call) -> Any:
     axes = literal(call.get("axes", Const(2)))
     if isinstance(axes, int):
         if axes > min(len(x.shape), len(y.shape)) or axes < 0:
-            raise RuleError("NC701", f"{call.short} with axes={axes} needs operands of rank >= {axes}; found "
+            raise RuleError(NC701, f"{call.short} with axes={axes} needs operands of rank >= {axes}; found "
                                      f"{fmt_shape(x.shape)} and {fmt_shape(y.shape)}")
         ax = list(range(len(x.shape) - axes, len(x.shape)))
         ay = list(range(axes))
@@ -90,7 +91,7 @@ def tensordot_rule(call: Call) -> Any:
             raise Unprovable  # an int or a pair of axis sequences
         ax, ay = (list(one_or_many(a)) for a in axes)
         if len(ax) != len(ay):
-            raise RuleError("NC203", f"{call.short} axes {axes!r} pair {len(ax)} axes with {len(ay)}")
+            raise RuleError(NC203, f"{call.short} axes {axes!r} pair {len(ax)} axes with {len(ay)}")
         from namedcheck.engine.algebra import norm_axis
         ax = [norm_axis(a, len(x.shape), call.short) for a in ax]
         ay = [norm_axis(a, len(y.shape), call.short) for a in ay]
@@ -105,7 +106,7 @@ def vdot_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
     nx, ny = num_elements(x.shape), num_elements(y.shape)
     if nx is not None and ny is not None and nx != ny:
-        raise RuleError("NC203", f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and "
+        raise RuleError(NC203, f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and "
                                  f"{call.label('b')} has {ny}")
     return ArrayType.make(dt, (), named)
 
@@ -143,7 +144,7 @@ def pdot_rule(call: Call) -> Any:
     xn, yn = x.named_shape, y.named_shape
     for n in names:
         if n in xn and n in yn and differ(xn[n], yn[n]):
-            raise RuleError("NC202", f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
+            raise RuleError(NC202, f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
                                      f"{call.label('x')} with size {yn[n]} in {call.label('y')}")
     (cx, cy), (bx, by) = (_dim_pair(literal(call.get(p, Const(((), ()))))) for p in ("pos_contract", "pos_batch"))
     if not all(-len(x.shape) <= i < len(x.shape) for i in cx + bx) or \
@@ -177,7 +178,7 @@ def contract_sharding(call: Call, a: str, b: str, pairs: list[tuple[int, int]], 
         if sa[i] and sb[j]:
             flat = [x for e in out for x in e]  # the free dims' sharding, when it uses each axis once
             spec = fmt_spec(tuple(out)) if len(flat) == len(set(flat)) else "P(...)"
-            raise RuleError("NC802", f"{call.short}: contracting dimension {i} of {call.label(a)} is split over "
+            raise RuleError(NC802, f"{call.short}: contracting dimension {i} of {call.label(a)} is split over "
                                      f"{axes_desc(sa[i])} and dimension {j} of {call.label(b)} over "
                                      f"{axes_desc(sb[j])}: it is ambiguous how the output should be sharded "
                                      f"({fmt_type(ta)} x {fmt_type(tb)})",
@@ -281,7 +282,7 @@ def matmul_sharding(call: Call, result: ArrayType) -> Shd | None:
             idx_batch.append(i)
             final.append(ea)
         elif da == db:
-            raise RuleError("NC803", f"{call.short}: batch dimension {i} is split over "
+            raise RuleError(NC803, f"{call.short}: batch dimension {i} is split over "
                                      f"{axes_desc(ea) if ea else 'no mesh axis'} in {call.label('a')} and over "
                                      f"{axes_desc(eb) if eb else 'no mesh axis'} in {call.label('b')}: matmul "
                                      f"needs a batch dimension both operands have to be sharded identically "

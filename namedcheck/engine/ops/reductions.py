@@ -7,6 +7,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import all_int, is_int, norm_axis, num_elements
+from namedcheck.engine.codes import NC701, NC801, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
@@ -74,7 +75,7 @@ def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env
         for a in pos:
             n = norm_axis(a, nd, op)
             if n in axes and not everything:
-                raise RuleError("NC701", f"Axis {a} is repeated in the axes of {op}")
+                raise RuleError(NC701, f"Axis {a} is repeated in the axes of {op}")
             axes.add(n)
         if keepdims:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -233,7 +234,7 @@ def reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
 def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
     """NC821: an op over the flattened array (axis=None) needs a fully replicated operand."""
     if any(s):
-        raise RuleError("NC821", f"{call.short} with axis=None {what} {call.label(first_arg(call))} flattened, which is "
+        raise RuleError(NC821, f"{call.short} with axis=None {what} {call.label(first_arg(call))} flattened, which is "
                                  f"sharded ({fmt_type(x)}): the operand must be fully replicated",
                         hint=f"pass axis= (an unsharded dimension), or reshard the operand to "
                              f"{fmt_spec(((),) * len(s))} first")
@@ -286,7 +287,7 @@ def _sort_together(call: Call) -> Shd:
     assert s is not None
     for j, other in enumerate(shds[1:], 1):
         if other != s:
-            raise RuleError("NC801", f"{call.short} got operands of different shardings: operand 0 is "
+            raise RuleError(NC801, f"{call.short} got operands of different shardings: operand 0 is "
                                      f"{fmt_type(first)} and operand {j} {fmt_type(items[j])}; JAX sorts only "
                                      f"equally sharded operands together",
                             hint=f"jax.sharding.reshard operand {j} to {fmt_spec(s)} first")

@@ -18,6 +18,7 @@ from namedcheck.engine.algebra import (
     num_elements,
     union_named,
 )
+from namedcheck.engine.codes import NC201, NC203, NC701, NC801, NC805, NC806, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.reductions import keep_sharding, reduced_dtype
@@ -57,22 +58,22 @@ def reshape_rule(call: Call) -> Any:
     x = positional(call, "a")
     new = shape_arg(call.get("shape", None) or call.get("newshape"))
     if sum(1 for d in new if d == -1) > 1:
-        raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
+        raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
     for d in new:
         if is_int(d) and d < -1:
-            raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: negative size {d}")
+            raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: negative size {d}")
     total = num_elements(x.shape)
     known = num_elements([d for d in new if d != -1])
     if -1 in new:
         if total is not None and known is not None:
             if known == 0 or total % known:
-                raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+                raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
                                          f"{fmt_shape(new)}: {total} is not divisible by {known}")
             new = tuple(total // known if d == -1 else d for d in new)
         else:
             new = tuple(None if d == -1 else d for d in new)
     elif total is not None and known is not None and total != known:
-        raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+        raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
                                  f"{fmt_shape(new)} ({known} elements)",
                         hint="the element counts must match; use -1 for one inferred dimension")
     return x.with_shape(new)
@@ -93,11 +94,11 @@ def transpose_rule(call: Call) -> Any:
         return x.with_shape(tuple(reversed(x.shape)))
     axes = one_or_many(axes)
     if len(axes) != nd:
-        raise RuleError("NC701", f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
+        raise RuleError(NC701, f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
                                  f"positional dimensions {fmt_shape(x.shape)}")
     norm = [norm_axis(a, nd, call.short) for a in axes]
     if len(set(norm)) != nd:
-        raise RuleError("NC701", f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
+        raise RuleError(NC701, f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
     return x.with_shape(tuple(x.shape[i] for i in norm))
 
 
@@ -119,7 +120,7 @@ def moveaxis_rule(call: Call) -> Any:
     src, dst = literal(call.get("source")), literal(call.get("destination"))
     src, dst = one_or_many(src), one_or_many(dst)
     if len(src) != len(dst):
-        raise RuleError("NC701", f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
+        raise RuleError(NC701, f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
     src = tuple(norm_axis(a, nd, call.short) for a in src)
     dst = tuple(norm_axis(a, nd, call.short) for a in dst)
     rest = [i for i in range(nd) if i not in src]
@@ -139,7 +140,7 @@ def expand_dims_rule(call: Call) -> Any:
     nd = len(x.shape) + len(axes)
     norm = sorted(norm_axis(a, nd, call.short) for a in axes)
     if len(set(norm)) != len(norm):
-        raise RuleError("NC701", f"{call.short}: axis {axis!r} is repeated")
+        raise RuleError(NC701, f"{call.short}: axis {axis!r} is repeated")
     shape = list(x.shape)
     for a in norm:
         shape.insert(a, 1)
@@ -158,7 +159,7 @@ def squeeze_rule(call: Call) -> Any:
     axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
         if is_int(x.shape[a]) and x.shape[a] != 1:
-            raise RuleError("NC203", f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
+            raise RuleError(NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
                                      f"(shape {fmt_shape(x.shape)})")
     return x.with_shape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
@@ -188,17 +189,17 @@ def concatenate_rule(call: Call) -> Any:
                               _join_meta(call, ts)[1])
     nd = len(ts[0].shape)
     if nd == 0:
-        raise RuleError("NC203", f"{call.short} of zero-dimensional arrays; use stack")
+        raise RuleError(NC203, f"{call.short} of zero-dimensional arrays; use stack")
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != nd:
-            raise RuleError("NC203", f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
+            raise RuleError(NC203, f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
                                      f"array 0 has {nd} {fmt_shape(ts[0].shape)}")
     ax = norm_axis(axis, nd, call.short)
     shape = list(ts[0].shape)
     for i, t in enumerate(ts[1:], 1):
         for k in range(nd):
             if k != ax and differ(shape[k], t.shape[k]):
-                raise RuleError("NC203", f"{call.short} along axis {axis}: dimension {k} of array {i} is "
+                raise RuleError(NC203, f"{call.short} along axis {axis}: dimension {k} of array {i} is "
                                          f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
                                          f"{fmt_shape(ts[0].shape)})")
     shape[ax] = sum_dims([t.shape[ax] for t in ts])
@@ -217,7 +218,7 @@ def stack_rule(call: Call) -> Any:
     first = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != len(first) or any(differ(a, b) for a, b in zip(first, t.shape)):
-            raise RuleError("NC203", f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
+            raise RuleError(NC203, f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
                                      f"{fmt_shape(first)}; stacked arrays must have one shape")
     ax = norm_axis(axis, len(first) + 1, call.short)
     dt, named = _join_meta(call, ts)
@@ -229,7 +230,7 @@ def broadcast_to_rule(call: Call) -> Any:
     x = positional(call, "array")
     target = shape_arg(call.get("shape"))
     if len(x.shape) > len(target):
-        raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
+        raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
                                  f"has fewer dimensions")
     for i in range(1, len(x.shape) + 1):
         d, t = x.shape[-i], target[-i]
@@ -238,7 +239,7 @@ def broadcast_to_rule(call: Call) -> Any:
         except ValueError:
             b = None
         if d != 1 and differ(d, t) or (b is None and is_int(d) and is_int(t)):
-            raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
+            raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
                                      f"{-i} is {d}, target {t}")
     return x.with_shape(target)
 
@@ -258,7 +259,7 @@ def split_rule(call: Call) -> Any:
         elif call.op.endswith("array_split"):
             sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
         elif d % how:
-            raise RuleError("NC203", f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
+            raise RuleError(NC203, f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
                                      f"{d} is not divisible by {how}", hint="use jnp.array_split for unequal sections")
         else:
             sizes = [d // how] * how
@@ -286,7 +287,7 @@ def take_along_axis_rule(call: Call) -> Any:
         try:
             shape.append(broadcast_dim(dx, di))
         except ValueError:
-            raise RuleError("NC201", f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
+            raise RuleError(NC201, f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
                                      f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})") from None
     dt, named = _join_meta(call, [x, idx])
     return ArrayType.make(x.dtype_code, tuple(shape), named)
@@ -344,7 +345,7 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
             return [width[0]] * nd if shape[0] == 1 else list(width)
     else:
         raise Unprovable
-    raise RuleError("NC203", f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
+    raise RuleError(NC203, f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
                              f"{'s' if nd != 1 else ''}; expected one of {(nd, 2)}, (1, 2), (2,), (1,) or ()")
 
 
@@ -352,7 +353,7 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
 def tri_rule(call: Call) -> Any:
     x = call.array("m")
     if not x.has_ellipsis and len(x.shape) < 2:
-        raise RuleError("NC203", f"{call.short} needs an array of at least 2 dimensions; found "
+        raise RuleError(NC203, f"{call.short} needs an array of at least 2 dimensions; found "
                                  f"{fmt_shape(x.shape)}")
     return x
 
@@ -378,7 +379,7 @@ def diagonal_rule(call: Call) -> Any:
     i = norm_axis(literal(call.get("axis1", Const(0))), len(x.shape), call.short)
     j = norm_axis(literal(call.get("axis2", Const(1))), len(x.shape), call.short)
     if i == j:
-        raise RuleError("NC701", f"{call.short}: axis1 and axis2 are both {i}")
+        raise RuleError(NC701, f"{call.short}: axis1 and axis2 are both {i}")
     rest = tuple(d for k, d in enumerate(x.shape) if k not in (i, j))
     di, dj = x.shape[i], x.shape[j]
     n = min(di, dj) if is_int(di) and is_int(dj) else (di if di == dj else None)
@@ -440,7 +441,7 @@ def squeeze_sharding(call: Call, result: ArrayType) -> Shd | None:
 
 
 def _reshape_error(call: Call, x: ArrayType, new: tuple[Any, ...]) -> RuleError:
-    return RuleError("NC805", f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
+    return RuleError(NC805, f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
                               f"for its sharding (the sharded dimension cannot be split or merged that way)",
                      hint="pass out_sharding=P(...) to the reshape, or reshard the operand first")
 
@@ -561,7 +562,7 @@ def _same_all(call: Call, name: str, what: str) -> Shd | None:
     known = [(i, s) for i, s in enumerate(shds) if s is not None]
     for i, s in known[1:]:
         if s != known[0][1]:
-            raise RuleError("NC801", f"{call.short}: all operands should have the same sharding, got {what} "
+            raise RuleError(NC801, f"{call.short}: all operands should have the same sharding, got {what} "
                                      f"{known[0][0]}: {fmt_type(ts[known[0][0]])} and {what} {i}: {fmt_type(ts[i])}",
                             hint=f"reshard {what} {i} to {fmt_spec(known[0][1])} first")
     return known[0][1] if known and len(known) == len(shds) else None
@@ -591,7 +592,7 @@ def take_sharding(call: Call, result: ArrayType) -> Shd | None:
         return None
     if axis is None:  # the flattened array is gathered from: it must be replicated
         if sx is not None and any(sx):
-            raise RuleError("NC806", f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
+            raise RuleError(NC806, f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
                                      f"is sharded ({fmt_type(x)}): the gather's out sharding cannot be resolved "
                                      f"unambiguously", hint="pass axis=, or reshard the array replicated first")
         x, axis = x.with_shape((None,)).with_sharding(((),)), 0
@@ -600,7 +601,7 @@ def take_sharding(call: Call, result: ArrayType) -> Shd | None:
     if (si is not None and any(si)) or (sx is not None and sx[k]):
         which = f"its indices {call.label('indices')} are sharded ({fmt_type(idx)})" if si and any(si) else \
             f"it gathers along dimension {k} of {call.label('a')}, split over {axes_desc(sx[k] if sx else ())}"
-        raise RuleError("NC806", f"{call.short}: the gather's out sharding cannot be resolved unambiguously: {which}",
+        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: {which}",
                         hint="index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand "
                              "to be unsharded there first")
     if sx is None or si is None:
@@ -633,7 +634,7 @@ def tile_sharding(call: Call, result: ArrayType) -> Shd | None:
     full = ((),) * (n - len(s)) + s
     for i, (r, e) in enumerate(zip(reps, full)):
         if e and r != 1:
-            raise RuleError("NC821", f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
+            raise RuleError(NC821, f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
                                      f"{axes_desc(e)} ({fmt_type(x)}) and is tiled {r} times: the operand cannot "
                                      f"be sharded on a dimension with non-trivial tiling",
                             hint="reshard the operand so that the tiled dimension is unsharded first")
@@ -649,13 +650,13 @@ def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
     axis = literal_arg(call, "axis", None)
     if axis is None:
         if any(s):
-            raise RuleError("NC821", f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
+            raise RuleError(NC821, f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
                                      f"({fmt_type(x)}): pass the result's sharding via out_sharding=",
                             hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand first")
         return ((),)
     i = norm_axis(axis, len(s), call.short)
     if s[i]:
-        raise RuleError("NC821", f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
+        raise RuleError(NC821, f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
                                  f"{axes_desc(s[i])} ({fmt_type(x)}): pass the result's sharding via out_sharding=",
                         hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand so that dimension "
                              f"{i} is unsharded first")
@@ -728,7 +729,7 @@ def take_along_axis_sharding(call: Call, result: ArrayType) -> Shd | None:
         raise Unprovable
     i = norm_axis(axis, len(s), call.short)
     if s[i]:
-        raise RuleError("NC806", f"{call.short}: the gather's out sharding cannot be resolved unambiguously: it gathers "
+        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: it gathers "
                                  f"along dimension {i} of {call.label('arr')}, split over {axes_desc(s[i])} "
                                  f"({fmt_type(x)})",
                         hint="reshard the array so that the gathered dimension is unsharded first")

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine.algebra import is_int
+from namedcheck.engine.codes import NC804, NC821, NC822
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops.core import Call, Shd, Unprovable
@@ -47,7 +48,7 @@ def check_distinct(call: Call, shd: Shd, inputs: str) -> Shd:
     for i, e in enumerate(shd):
         for a in e:
             if a in seen:
-                raise RuleError("NC804", f"{call.short} of {inputs} produces an illegally sharded result: dimensions "
+                raise RuleError(NC804, f"{call.short} of {inputs} produces an illegally sharded result: dimensions "
                                          f"{seen[a]} and {i} would both be split over mesh axis {a!r} "
                                          f"({fmt_spec(shd)})",
                                 hint="pass out_sharding= to the op, or jax.sharding.reshard an operand first")
@@ -62,7 +63,7 @@ def check_unsharded_along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -
     """NC821: an op that runs along dimension i needs it unsharded."""
     if s[i]:
         unsharded = s[:i] + ((),) + s[i + 1:]
-        raise RuleError("NC821", f"{call.short} {what} dimension {i} of {call.label(first_arg(call))}, which is split over "
+        raise RuleError(NC821, f"{call.short} {what} dimension {i} of {call.label(first_arg(call))}, which is split over "
                                  f"{axes_desc(s[i])} ({fmt_type(x)}): the operand must be unsharded along it",
                         hint=_UNSHARD_HINT.format(i=i, x=call.label(first_arg(call)).strip("`"), spec=fmt_spec(unsharded)))
 
@@ -97,7 +98,7 @@ def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, 
         if not (is_int(k) and is_int(o)):
             raise Unprovable
         if o % k:
-            raise RuleError("NC822", f"{op or call.short}: {what} dimension {i} of {call.label(first_arg(call))} "
+            raise RuleError(NC822, f"{op or call.short}: {what} dimension {i} of {call.label(first_arg(call))} "
                                      f"({fmt_type(x)}) to size {o}, which its {k} devices of {axes_desc(e)} do "
                                      f"not divide: JAX keeps the operand's sharding and does not implement an "
                                      f"uneven one{note}",
