@@ -1,5 +1,6 @@
 """Array creation from literal shapes: zeros/ones/full/empty/arange/eye/linspace, *_like, array,
-and jax.random samplers."""
+and jax.random samplers.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

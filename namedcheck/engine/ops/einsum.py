@@ -1,4 +1,5 @@
-"""einsum with positional letters and named axes in braces: `'n{b,k},{k,m}->n{b,m}'`."""
+"""einsum with positional letters and named axes in braces: `'n{b,k},{k,m}->n{b,m}'`.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

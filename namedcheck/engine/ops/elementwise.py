@@ -1,4 +1,5 @@
-"""Elementwise ops: broadcasting by position and by name, and the result dtype."""
+"""Elementwise ops: broadcasting by position and by name, and the result dtype.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

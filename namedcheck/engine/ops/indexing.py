@@ -1,4 +1,5 @@
-"""Basic indexing (`x[...]`): ints, slices, None, `...`, and one integer-array index."""
+"""Basic indexing (`x[...]`): ints, slices, None, `...`, and one integer-array index.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

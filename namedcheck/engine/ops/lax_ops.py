@@ -1,7 +1,8 @@
 """jax.lax's structural ops that real code calls most after the jnp ones (measured over the
 maxtext, easydel, levanter, flax, equinox and praxis sources): dot_general, top_k, select,
 broadcast_in_dim, broadcast, broadcasted_iota, iota, slice_in_dim, convert_element_type,
-and jnp.unstack. Unlike jnp, lax does not broadcast: operands must agree exactly."""
+and jnp.unstack. Unlike jnp, lax does not broadcast: operands must agree exactly.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Contractions: dot, matmul (@), tensordot, vdot, inner, outer."""
+"""Contractions: dot, matmul (@), tensordot, vdot, inner, outer.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

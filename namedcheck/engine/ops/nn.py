@@ -1,4 +1,5 @@
-"""jax.nn ops whose result depends on argument values: softmax family and one_hot."""
+"""jax.nn ops whose result depends on argument values: softmax family and one_hot.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

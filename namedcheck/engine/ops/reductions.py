@@ -1,4 +1,5 @@
-"""Reductions over positional and named axes, and the named-axis collectives."""
+"""Reductions over positional and named axes, and the named-axis collectives.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Shape manipulation: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, concatenate,
-stack, broadcast_to, ravel. Named axes pass through untouched (or are unioned when joining values)."""
+stack, broadcast_to, ravel. Named axes pass through untouched (or are unioned when joining values).
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """Dynamic slicing (`lax.dynamic_slice` and friends): the slice sizes are static, the starts are
-not. Indices of any value are accepted; the rank and sizes are what can be proven wrong."""
+not. Indices of any value are accepted; the rank and sizes are what can be proven wrong.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
