@@ -1,6 +1,6 @@
 # namedcheck op signatures for `x.at[idx].<method>(...)` (an array's index-update helper): the analyzer
 # calls `jax.numpy.ndarray.at.<method>(x, idx, ...)`; shape rules in engine/ops/indexing.py, sharding rules
-# in engine/ops/sharding_axis_ops.py.
+# in engine/ops/indexing.py.
 from namedcheck import Array
 
 @rule

@@ -236,7 +236,7 @@ _CODES: list[Code] = [
          "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
          "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')",
          hint='bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling', fix='fix_name'),
-    # NC8xx: JAX's sharding rules over Explicit mesh axes (engine/ops/sharding_rules.py). The examples run
+    # NC8xx: JAX's sharding rules over Explicit mesh axes (engine/ops/, `@sharding_rule`). The examples run
     # with `emesh = jax.make_mesh((4, 2), ('data', 'model'))` (Explicit axes) set by `jax.set_mesh`.
     Code("NC801", "operands' shardings conflict",
          "Under Explicit mesh axes an array's sharding is part of its type. Elementwise ops merge their operands' "

@@ -128,7 +128,7 @@ def placed_entries(spec: Spec, shape: tuple[Dim, ...] | None) -> tuple[tuple[str
     return entries
 
 
-# ---- the sharding in the type over Explicit axes (rules per op: engine/ops/sharding_rules.py) -------------
+# ---- the sharding in the type over Explicit axes (rules per op: `@sharding_rule`s in engine/ops/) ---------
 
 def type_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
     """The type-level sharding of `v` placed with `spec` over `mesh`: known only over an all-Explicit mesh."""

@@ -81,7 +81,7 @@ class ArrayType:
     family: str | None = None
     variadic: str | None = None
     # The sharding in the type over Explicit mesh axes (`jax.typeof(x)`'s `f32[8@data,4]`): per positional
-    # dim the mesh axes splitting it (() for none); None where not known (engine/ops/sharding_rules.py).
+    # dim the mesh axes splitting it (() for none); None where not known (engine/ops/sharding_common.py).
     sharding: tuple[tuple[str, ...], ...] | None = None
     # The mesh that sharding is over (an engine `MeshInfo`: axis names, sizes and types, JAX's abstract mesh),
     # when known; JAX rejects an op on it under `jax.set_mesh` of another mesh (engine/sharding.check_meshes).

@@ -7,120 +7,31 @@ family (elementwise, ...) named by a decorator in the stub.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
+from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError, Unprovable, rule_bug
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
-from namedcheck.engine.ops.registry import OpRecord, family_key, lookup, register
-from namedcheck.engine.signature import NORMAL, POSONLY, Param, Signature, apply, as_array, bind
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq
-
-MISSING = object()
-
-
-# What a rule may raise to say an input is not known well enough: the result is Unknown (partial). Anything
-# else but a RuleError is the rule's bug (`errors.rule_bug`).
-UNKNOWN_INPUT = (Unprovable, NotLiteral)
-
-
-@dataclass
-class Call:
-    """A call with its arguments bound to the op's parameter names."""
-
-    op: str
-    args: dict[str, Any]
-    extra: tuple[Any, ...] = ()
-    labels: dict[str, str] = field(default_factory=dict)
-    options: dict[str, Any] = field(default_factory=dict)  # the stub decorator's keyword options
-    env: AxisEnv = EMPTY_ENV  # the named axes, mesh and manual axes in scope
-    exact: bool = True  # every input's varying set is known exactly (none is opaque)
-
-    def get(self, name: str, default: Any = MISSING) -> Any:
-        if name in self.args:
-            return self.args[name]
-        if default is MISSING:
-            raise Unprovable
-        return default
-
-    def array(self, name: str) -> ArrayType:
-        """The named argument as an ArrayType (Python scalars are weak 0-d arrays), or Unprovable."""
-        v = as_array(self.get(name))
-        if not isinstance(v, ArrayType):
-            raise Unprovable
-        return v
-
-    def label(self, name: str) -> str:
-        """How messages name an argument: its source (`x`), a description, or its parameter name."""
-        lab = self.labels.get(name)
-        if not lab:
-            return f"argument {name!r}"
-        return lab if lab.startswith("the ") else f"`{lab}`"
-
-    @property
-    def short(self) -> str:
-        return self.op.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax.")
-
-
-Rule = Callable[[Call], Any]
-VmaRule = Callable[[Call, frozenset, Any], frozenset]
-
-
-def rule(*names: str) -> Callable[[Rule], Rule]:
-    """Register a procedural shape rule under one or more public op names (the records' `shape`)."""
-    return register("shape", *names)
-
-
-def vma_rule(*names: str) -> Callable[[VmaRule], VmaRule]:
-    """Register how an op changes the varying set (the records' `vma`); ops without one take the union of their
-    inputs' (JAX's standard_vma_rule)."""
-    return register("vma", *names)
-
-
-def with_varying(v: Any, varying: frozenset[str]) -> Any:
-    if isinstance(v, ArrayType):
-        return v.with_varying(varying) if v.varying != varying else v
-    if isinstance(v, Seq):
-        return Seq(tuple(with_varying(i, varying) for i in v.items), v.kind)
-    return v
-
-
-def family(name: str) -> Callable[[Rule], Rule]:
-    """Register a rule family that stubs name with a decorator (`@elementwise`): the `shape` of its record."""
-    return register("shape", family_key(name))
-
-
-@dataclass(frozen=True)
-class Op:
-    """An op of the op table: its stub signature and how the stub binds it to rules."""
-
-    name: str
-    signature: Signature
-    family: str | None = None  # None: declarative (the signature alone gives the result); RULE: the op's own rule
-    options: tuple[tuple[str, Any], ...] = ()
-
-    @property
-    def record(self) -> OpRecord:
-        return lookup(self.name)
-
-    @property
-    def rule(self) -> Rule | None:
-        """The shape rule: the op's own (`@rule`) or its family's; None for a declarative op."""
-        if self.family is None:
-            return None
-        return lookup(self.name).shape if self.family == RULE else lookup(family_key(self.family)).shape
-
-    @property
-    def sharding_rule(self) -> Any:
-        """The op's sharding rule, or its family's."""
-        own = lookup(self.name).sharding
-        if own is not None or self.family in (None, RULE):
-            return own
-        return lookup(family_key(self.family)).sharding
-
-
-RULE = "rule"  # the stub decorator binding an op's own procedural rule
+from namedcheck.engine.ops.core import (
+    MISSING,
+    RULE,
+    UNKNOWN_INPUT,
+    Call,
+    Op,
+    OpRecord,
+    Param,
+    Rule,
+    family,
+    rule,
+    sharding_rule,
+    vma_rule,
+    with_varying,
+)
+from namedcheck.engine.ops.registry import lookup
+from namedcheck.engine.ops.unreduced import contraction_out, through
+from namedcheck.engine.signature import NORMAL, POSONLY, apply, bind
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
 
 
 def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
@@ -154,7 +65,7 @@ def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labe
     vin = union_varying(inputs)
     try:
         if op.rule is None:
-            result = apply(op.signature, values, code="NC203", labels=lab)
+            result = apply(op.signature, values, code=NC203, labels=lab)
         else:
             result = op.rule(call)
         result = _vma(op, call, vin, result)
@@ -168,8 +79,9 @@ def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labe
 
 
 def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
-    """The result's sharding over Explicit mesh axes from the op's sharding rule (ops/sharding_rules.py);
-    unknown without a rule, inside shard_map, or when no input's sharding is known."""
+    """The result's sharding over Explicit mesh axes from the op's sharding rule (`@sharding_rule`, beside its
+    shape rule in the family module); unknown without a rule, inside shard_map, or when no input's sharding is
+    known."""
     if isinstance(result, Seq) and result.items and all(isinstance(i, ArrayType) for i in result.items) and \
             len({len(i.shape) for i in result.items}) == 1 and op.record.sharding is not None:
         # ops returning arrays of one shape (top_k's values and indices) share the first one's sharding
@@ -186,14 +98,12 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     manual = bool(call.env.manual) and (call.env.mesh is None or set(call.env.mesh.names) <= call.env.manual)
     if not manual and any(isinstance(leaf, ArrayType) and (leaf.unreduced or leaf.reduced)
                           for v in inputs for leaf in tree_leaves(v)):
-        from namedcheck.engine.ops import unreduced
-
         def rule() -> Any:
             try:
                 return fn(call, result) if fn is not None and not result.has_ellipsis else None
             except UNKNOWN_INPUT:
                 return None
-        return unreduced.through(op, call, result, rule)
+        return through(op, call, result, rule)
     if fn is not None and not manual and not result.has_ellipsis and \
             (known or "out_sharding" in call.args and not call.env.manual):
         try:
@@ -204,8 +114,7 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
             shd = None
     out = result.with_sharding(shd, mesh) if shd != result.sharding or mesh != result.mesh else result
     if shd is not None and "out_sharding" in call.args:  # `out_sharding=P(..., unreduced={...})`
-        from namedcheck.engine.ops import unreduced
-        out = unreduced.contraction_out(op.name, call, out)
+        out = contraction_out(op.name, call, out)
     return out
 
 
@@ -346,10 +255,6 @@ def _load_rules() -> None:
         nn,
         reductions,
         shaping,
-        sharding_axis_ops,
-        sharding_contractions,
-        sharding_layout,
-        sharding_rules,
         slicing,
         transforms,
         unreduced,
@@ -358,5 +263,5 @@ def _load_rules() -> None:
 
 _load_rules()
 
-__all__ = ["Call", "Op", "OpRecord", "Param", "RULE", "rule", "family", "vma_rule", "run", "unmodelled",
-           "Unprovable", "MISSING"]
+__all__ = ["Call", "Op", "OpRecord", "Param", "RULE", "Rule", "rule", "family", "vma_rule", "sharding_rule", "run",
+           "unmodelled", "with_varying", "RuleError", "Unprovable", "MISSING", "UNKNOWN_INPUT"]

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
+from namedcheck.engine.codes import NC203, NC603
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule, vma_rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule, vma_rule
 from namedcheck.engine.ops.reductions import reduce_type
 from namedcheck.engine.values import ArrayType, Const, DimVal, literal
 
@@ -48,7 +49,7 @@ def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozen
     if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual) \
             and call.exact:  # invariance over the other axes is proven only by an exact varying set
         invariant = tuple(n for n in manual if n not in vin)
-        raise RuleError("NC603", f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
+        raise RuleError(NC603, f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
                                  f"but invariant over {invariant!r}; JAX rejects a partly varying input",
                         hint=f"apply lax.pcast(x, {invariant!r}, to='varying') first, or reduce over "
                              f"{tuple(varying_part)!r} only")
@@ -70,7 +71,7 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
         raise Unprovable
     already = tuple(n for n in names if n in vin)
     if already:
-        raise RuleError("NC603", f"{call.short} to 'varying' over {names!r} of a value already varying over "
+        raise RuleError(NC603, f"{call.short} to 'varying' over {names!r} of a value already varying over "
                                  f"{already!r}; JAX rejects it",
                         hint=f"cast only over axes the value is invariant over: drop {already!r}")
     return vin | (set(names) & call.env.manual)
@@ -126,12 +127,12 @@ def psum_scatter_rule(call: Call) -> Any:
     d = x.shape[i]
     if bool(literal(call.get("tiled", Const(False)))):
         if is_int(d) and is_int(size) and d % size:
-            raise RuleError("NC203", f"{call.short} (tiled) scatters dimension {i} of size {d} over {name!r} of "
+            raise RuleError(NC203, f"{call.short} (tiled) scatters dimension {i} of size {d} over {name!r} of "
                                      f"size {size}; it must divide evenly")
         new = x.shape[:i] + (d // size if is_int(d) and is_int(size) else None,) + x.shape[i + 1:]
     else:
         if is_int(d) and is_int(size) and d != size:
-            raise RuleError("NC203", f"{call.short} scatters dimension {i} of size {d} over {name!r} of size "
+            raise RuleError(NC203, f"{call.short} scatters dimension {i} of size {d} over {name!r} of size "
                                      f"{size}; untiled, they must be equal (shape {fmt_shape(x.shape)})")
         new = x.shape[:i] + x.shape[i + 1:]
     return x.with_shape(new)
@@ -147,7 +148,7 @@ def all_to_all_rule(call: Call) -> Any:
     c = norm_axis(literal(call.get("concat_axis")), len(x.shape), call.short)
     shape = list(x.shape)
     if is_int(shape[s]) and is_int(size) and shape[s] % size:  # type: ignore[operator]  # is_int(shape[s])
-        raise RuleError("NC203", f"{call.short} splits dimension {s} of size {shape[s]} over {name!r} of size "
+        raise RuleError(NC203, f"{call.short} splits dimension {s} of size {shape[s]} over {name!r} of size "
                                  f"{size}; it must divide evenly")
     shape[s] = shape[s] // size if is_int(shape[s]) and is_int(size) else None  # type: ignore[operator]  # int
     shape[c] = shape[c] * size if is_int(shape[c]) and is_int(size) else None  # type: ignore[operator]  # int

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from namedcheck.engine.ops import Call, rule
+from namedcheck.engine.ops.core import Call, rule
 from namedcheck.engine.ops.elementwise import broadcast_values
 from namedcheck.engine.values import ArrayType, Const
 

@@ -1,5 +1,6 @@
 """Array creation from literal shapes: zeros/ones/full/empty/arange/eye/linspace, *_like, array,
-and jax.random samplers."""
+and jax.random samplers.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import is_int
+from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
+from namedcheck.engine.placement import of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 
@@ -117,7 +120,7 @@ def check_key(call: Call) -> None:
     elif isinstance(v, ArrayType) and v.dtype_code is not None and v.dtype_code != "u32":
         what = f"an array {v}"
     if what is not None:
-        raise RuleError("NC203", f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
+        raise RuleError(NC203, f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
                                  f"{call.label('key')} is {what}",
                         hint="pass a key from jax.random.key(seed) or jax.random.split(key): check the order of "
                              "the arguments")
@@ -188,3 +191,13 @@ def split_rule(call: Call) -> Any:
     num = call.get("num", Const(2))
     n = dim_of(num) if isinstance(num, Const) and is_int(num.value) else None
     return key.with_shape((n,) + key.shape)
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule(*[f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full")])
+def like_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """`zeros_like(x)` takes x's sharding (its shape and out_sharding= left out)."""
+    if any(k in call.args for k in ("shape", "device", "out_sharding")):
+        return None
+    return of(call.array("a"))

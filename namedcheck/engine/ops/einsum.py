@@ -1,4 +1,5 @@
-"""einsum with positional letters and named axes in braces: `'n{b,k},{k,m}->n{b,m}'`."""
+"""einsum with positional letters and named axes in braces: `'n{b,k},{k,m}->n{b,m}'`.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
@@ -8,10 +9,14 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, union_named
+from namedcheck.engine.codes import NC203, NC702, NC803
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
+from namedcheck.engine.ops.linalg import contract_sharding
+from namedcheck.engine.ops.sharding_common import axes_desc, has_out_sharding, out_sharding
+from namedcheck.engine.placement import of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const
+from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
 _TERM = re.compile(r"^\s*([A-Za-z]*(?:\.\.\.)?[A-Za-z]*)\s*(?:\{([^{}]*)\})?\s*$")
 
@@ -23,7 +28,7 @@ class Term:
 
 
 def _bad(spec: str, why: str) -> RuleError:
-    return RuleError("NC702", f"Invalid einsum spec {spec!r}: {why}",
+    return RuleError(NC702, f"Invalid einsum spec {spec!r}: {why}",
                      hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'")
 
 
@@ -92,7 +97,7 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                 try:
                     ell = broadcast_shapes(ell, this_ell, "the `...` of an earlier operand", f"the `...` of {lab}")
                 except RuleError as e:
-                    raise RuleError("NC203", f"{op} {spec!r}: {e.message}") from None
+                    raise RuleError(NC203, f"{op} {spec!r}: {e.message}") from None
         else:
             if len(letters) != len(t.shape):
                 raise _bad(spec, f"term {term.letters!r} has {len(letters)} letters but {lab} has "
@@ -100,20 +105,20 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
             dims = list(t.shape)
         for ch, d in zip(letters, dims):
             if ch in sizes and differ(sizes[ch], d) and 1 not in (sizes[ch], d):  # size 1 broadcasts
-                raise RuleError("NC203", f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
+                raise RuleError(NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
                                          f"{d} in {lab}")
             if ch not in sizes or not is_int(sizes[ch]) or sizes[ch] == 1:
                 sizes[ch], where[ch] = d, lab
         have = t.named_shape
         for n in term.names:
             if n not in have:
-                raise RuleError("NC702", f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
+                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
                                          f"axis (its named axes: {sorted(have) or 'none'})")
     mentioned = {n for term in inputs for n in term.names}
     for n in sorted(mentioned):
         for term, t, lab in zip(inputs, ops, labels):
             if n in t.named_shape and n not in term.names:
-                raise RuleError("NC702", f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
+                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
                                          f"it for {lab}, which also has it",
                                 hint=f"add {n!r} to the braces of that operand's term")
     named_all = union_named(ops, labels)
@@ -153,3 +158,63 @@ def einsum_rule(call: Call) -> Any:
         raise Unprovable
     labels = [call.label(f"*{i}") if f"*{i}" in call.labels else f"operand {i + 1}" for i in range(len(ops))]
     return einsum_type(spec.value, ops, labels)
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule("jax.numpy.einsum")
+def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Plain-letter einsum of one or two operands (`'ij,jk->ik'`): letters in both operands and not in
+    the output contract, letters in both and in the output are batch dims."""
+    spec = literal(call.get("subscripts"))
+    ops = [as_array(v) for v in call.extra] if call.extra else []
+    if not ops and isinstance(call.args.get("operands"), Seq):
+        ops = [as_array(v) for v in call.args["operands"].items]
+    if not isinstance(spec, str) or "->" not in spec or "." in spec or not ops:
+        raise Unprovable
+    lhs, outs = spec.replace(" ", "").split("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ops) or not all(isinstance(t, ArrayType) for t in ops):
+        raise Unprovable
+    if any(len(set(t)) != len(t) or not t.isalpha() for t in terms) or len(set(outs)) != len(outs):
+        raise Unprovable
+    shds = [of(t) for t in ops]
+    if len(ops) > 2:
+        return _einsum_many(terms, outs, shds, has_out_sharding(call))
+    if any(s is None for s in shds) and not has_out_sharding(call):
+        return None
+    entry: dict[str, tuple[str, ...]] = {}
+    for term, s in zip(terms, shds):
+        for letter, e in zip(term, s or ()):
+            if letter in entry and letter in outs and entry[letter] != e and entry[letter] and e:
+                raise RuleError(NC803, f"{call.short}: batch dimension {letter!r} is split over "
+                                         f"{axes_desc(entry[letter])} in one operand and over {axes_desc(e)} "
+                                         f"in the other", hint="reshard one operand so the batch dims agree")
+            entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's
+    out = [entry[letter] for letter in outs]
+    if len(ops) == 1:
+        return out_sharding(call, len(outs)) if has_out_sharding(call) else tuple(out)
+    pairs = [(terms[0].index(c), terms[1].index(c)) for c in terms[0] if c in terms[1] and c not in outs]
+    call.labels.setdefault("a", call.labels.get("operands", "") or "the first operand")
+    call.labels.setdefault("b", "the second operand")
+    return contract_sharding(call, "a", "b", pairs, out, ops[0], ops[1], len(outs))
+
+
+def _einsum_many(terms: list[str], outs: str, shds: list[Shd | None], given_out: bool) -> Shd:
+    """einsum of three or more operands, contracted pairwise in opt_einsum's order. Known only where the
+    order cannot matter: no contracted letter is sharded, every operand holding an output letter splits it
+    alike (a batch dim sharded on one side takes the lhs's, so the order would decide), and the result uses
+    each mesh axis once; the output letters keep that sharding."""
+    if given_out or any(s is None for s in shds):
+        raise Unprovable
+    entry: dict[str, tuple[str, ...]] = {}
+    for term, s in zip(terms, shds):
+        assert s is not None
+        for letter, e in zip(term, s):
+            if letter not in outs and e or entry.setdefault(letter, e) != e:
+                raise Unprovable
+    out = tuple(entry[letter] for letter in outs)
+    axes = [a for e in out for a in e]
+    if len(axes) != len(set(axes)):
+        raise Unprovable
+    return out

@@ -15,8 +15,9 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import differ, fmt_shape, norm_axis
+from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
 
@@ -62,7 +63,7 @@ def _features_in(call: Call, x: ArrayType, expected: int, what: str, label: str 
     if x.has_ellipsis or not x.shape:
         return
     if differ(x.shape[-1], expected):
-        raise RuleError("NC203", f"{_short(call.op)} built for {what}={expected} gets {call.label(label)} with "
+        raise RuleError(NC203, f"{_short(call.op)} built for {what}={expected} gets {call.label(label)} with "
                         f"last dimension {x.shape[-1]} (shape {fmt_shape(x.shape)})",
                         f"build the layer with {what}={x.shape[-1]}, or check which array is passed")
 
@@ -129,7 +130,7 @@ def linen_attention(call: Call) -> Any:
     qkv = _optional_size(call, "qkv_features")
     features = qkv if qkv is not None else q.shape[-1]
     if isinstance(features, int) and features % heads:
-        raise RuleError("NC203", f"{_short(call.op)}: {features} qkv features do not split into {heads} heads",
+        raise RuleError(NC203, f"{_short(call.op)}: {features} qkv features do not split into {heads} heads",
                         "make qkv_features (or the input's last dimension) a multiple of num_heads")
     out = _optional_size(call, "out_features")
     return ArrayType.make(_out_dtype(call, q), (*q.shape[:-1], out if out is not None else q.shape[-1]))
@@ -196,7 +197,7 @@ def nnx_attention(call: Call) -> Any:
     _features_in(call, q, d_in, "in_features", "inputs_q")
     qkv = _optional_size(call, "qkv_features") or d_in
     if qkv % heads:
-        raise RuleError("NC203", f"{_short(call.op)}: {qkv} qkv features do not split into {heads} heads",
+        raise RuleError(NC203, f"{_short(call.op)}: {qkv} qkv features do not split into {heads} heads",
                         "make qkv_features (or in_features) a multiple of num_heads")
     out = _optional_size(call, "out_features") or d_in
     return ArrayType.make(_out_dtype(call, q), (*q.shape[:-1], out))
@@ -221,7 +222,7 @@ def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
     if len(x.shape) != len(want) or any(differ(a, b) for a, b in zip(x.shape, want)):
         hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) > len(want) \
             else f"build the layer with {what}={x.shape[-1] if x.shape else 'scalar'!r}, or check which array is passed"
-        raise RuleError("NC203", f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
+        raise RuleError(NC203, f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
                         f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
 
 
@@ -247,7 +248,7 @@ def eqx_mlp(call: Call) -> Any:
 def eqx_embedding(call: Call) -> Any:
     x = _array(call, "x")
     if x.shape:
-        raise RuleError("NC203", f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape "
+        raise RuleError(NC203, f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape "
                         f"{fmt_shape(x.shape)}", "map the lookup over the indices with jax.vmap")
     _size(call, "num_embeddings")
     return ArrayType.make("f32", (_size(call, "embedding_size"),))
@@ -261,7 +262,7 @@ def eqx_layer_norm(call: Call) -> Any:
     if not all(isinstance(s, int) for s in shape):
         raise Unprovable
     if len(x.shape) != len(shape) or any(differ(a, b) for a, b in zip(x.shape, shape)):
-        raise RuleError("NC203", f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of "
+        raise RuleError(NC203, f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of "
                         f"shape {fmt_shape(x.shape)}", "equinox layers are unbatched: map them with jax.vmap")
     return x
 
@@ -276,10 +277,10 @@ def eqx_conv(call: Call) -> Any:
     if len(x.shape) != n + 1:
         hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) == n + 2 \
             else "pass one example of shape (channels, *spatial)"
-        raise RuleError("NC203", f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one "
+        raise RuleError(NC203, f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one "
                         f"example of rank {n + 1}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
     if differ(x.shape[0], c_in):
-        raise RuleError("NC203", f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with "
+        raise RuleError(NC203, f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with "
                         f"{x.shape[0]} channels (shape {fmt_shape(x.shape)}; channels come first)",
                         f"build the layer with in_channels={x.shape[0]}, or check which array is passed")
     kernel, stride, dilation = (_per_dim(call, k, n, d) for k, d in (("kernel_size", None), ("stride", 1),

@@ -1,4 +1,5 @@
-"""jax.nn ops whose result depends on argument values: softmax family and one_hot."""
+"""jax.nn ops whose result depends on argument values: softmax family and one_hot.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import norm_axis
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.ops.sharding_common import known_sharding
+from namedcheck.engine.placement import of
 from namedcheck.engine.values import ArrayType, Const, dim_of, literal
 
 
@@ -40,3 +43,19 @@ def one_hot_rule(call: Call) -> Any:
     pos = norm_axis(axis, nd, call.op)
     shape = x.shape[:pos] + (n,) + x.shape[pos:]
     return ArrayType.make(dt, shape, x.named_shape)
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule("jax.nn.softmax", "jax.nn.log_softmax")
+def normalise_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A normalisation along an axis keeps its input's sharding (the reduction is broadcast back)."""
+    return of(call.array("x"))
+
+
+@sharding_rule("jax.nn.one_hot")
+def one_hot_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """The class dimension is new and unsharded; the others keep the indices' mesh axes."""
+    _, s = known_sharding(call, "x")
+    i = norm_axis(literal(call.get("axis", Const(-1))), len(s) + 1, call.short)
+    return s[:i] + ((),) + s[i:]

@@ -1,14 +1,27 @@
-"""Reductions over positional and named axes, and the named-axis collectives."""
+"""Reductions over positional and named axes, and the named-axis collectives.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import norm_axis, num_elements
+from namedcheck.engine.algebra import all_int, is_int, norm_axis, num_elements
+from namedcheck.engine.codes import NC701, NC801, NC821
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.ops.sharding_common import (
+    check_divisible_out,
+    check_unsharded_along,
+    first_arg,
+    fmt_spec,
+    known_operand,
+    known_sharding,
+    literal_arg,
+)
+from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
@@ -63,7 +76,7 @@ def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env
         for a in pos:
             n = norm_axis(a, nd, op)
             if n in axes and not everything:
-                raise RuleError("NC701", f"Axis {a} is repeated in the axes of {op}")
+                raise RuleError(NC701, f"Axis {a} is repeated in the axes of {op}")
             axes.add(n)
         if keepdims:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
@@ -197,3 +210,171 @@ def same_shape_along_axis_rule(call: Call) -> Any:
         if not x.has_ellipsis:
             norm_axis(a, len(x.shape), call.short)
     return x
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+# A cumulative reduction, sort or top_k along a sharded dimension is rejected (NC821; jax/_src/lax/control_flow/
+# loops.py `_cumred_sharding_rule`, lax.py `_sort_abstract_eval`); reduced dims drop their mesh axes.
+
+@sharding_rule(*[f"jax.numpy.{n}" for n in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all",
+                                           "argmax", "argmin")])
+def reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Reduced dims drop their mesh axes (kept as unsharded size-1 dims under keepdims)."""
+    s = of(call.array("a"))
+    if s is None:
+        return None
+    axis = literal(call.get("axis", Const(None)))
+    keep = bool(literal(call.get("keepdims", Const(False))))
+    if axis is None:
+        axes = set(range(len(s)))
+    else:
+        axes = {norm_axis(a, len(s), call.short) for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return tuple(() if i in axes else e for i, e in enumerate(s) if keep or i not in axes)
+
+
+def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
+    """NC821: an op over the flattened array (axis=None) needs a fully replicated operand."""
+    if any(s):
+        raise RuleError(NC821, f"{call.short} with axis=None {what} {call.label(first_arg(call))} flattened, which is "
+                                 f"sharded ({fmt_type(x)}): the operand must be fully replicated",
+                        hint=f"pass axis= (an unsharded dimension), or reshard the operand to "
+                             f"{fmt_spec(((),) * len(s))} first")
+
+
+@sharding_rule("jax.numpy.cumsum", "jax.numpy.cumprod", "jax.lax.cumsum", "jax.lax.cumprod", "jax.lax.cummax",
+               "jax.lax.cummin", "jax.lax.cumlogsumexp")
+def cumulative_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A cumulative reduction keeps its operand's sharding; the accumulated dimension must be unsharded
+    (jnp's axis=None flattens a fully replicated operand)."""
+    x, s = known_operand(call)
+    lax = call.op.startswith("jax.lax.")
+    axis = literal_arg(call, "axis", 0 if lax else None)
+    if axis is None:
+        _replicated(call, x, s, "accumulates")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    check_unsharded_along(call, x, s, i, "accumulates along")
+    return s
+
+
+@sharding_rule("jax.numpy.sort", "jax.numpy.argsort", "jax.lax.sort")
+def sort_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Sorting keeps the operand's sharding; the sorted dimension must be unsharded."""
+    if call.op == "jax.lax.sort" and isinstance(call.args.get("operand"), Seq):
+        return _sort_together(call)
+    x, s = known_operand(call)
+    if call.op == "jax.lax.sort":
+        if literal(call.get("num_keys", Const(1))) != 1:
+            raise Unprovable
+        axis = literal_arg(call, "dimension", -1)
+    else:
+        axis = literal_arg(call, "axis", -1)
+    if axis is None:
+        _replicated(call, x, s, "sorts")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    check_unsharded_along(call, x, s, i, "sorts along")
+    return s
+
+
+def _sort_together(call: Call) -> Shd:
+    """lax.sort of several operands: JAX needs them equally sharded (NC801) and each unsharded along the
+    sorted dimension (NC821); the results keep that sharding."""
+    items = [as_array(i) for i in call.args["operand"].items]
+    shds = [of(i) if isinstance(i, ArrayType) else None for i in items]
+    if not shds or any(s is None for s in shds):
+        raise Unprovable
+    first, s = items[0], shds[0]
+    assert s is not None
+    for j, other in enumerate(shds[1:], 1):
+        if other != s:
+            raise RuleError(NC801, f"{call.short} got operands of different shardings: operand 0 is "
+                                     f"{fmt_type(first)} and operand {j} {fmt_type(items[j])}; JAX sorts only "
+                                     f"equally sharded operands together",
+                            hint=f"jax.sharding.reshard operand {j} to {fmt_spec(s)} first")
+    i = norm_axis(literal_arg(call, "dimension", -1), len(s), call.short)
+    check_unsharded_along(call, first, s, i, "sorts along")
+    return s
+
+
+@sharding_rule("jax.lax.reduce_sum", "jax.lax.reduce_max", "jax.lax.reduce_min", "jax.lax.reduce_prod")
+def lax_reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """lax.reduce_*: the reduced dims drop out with their mesh axes."""
+    _, s = known_operand(call)
+    axes = {norm_axis(a, len(s), call.short) for a in literal(call.get("axes"))}
+    return tuple(e for i, e in enumerate(s) if i not in axes)
+
+
+@sharding_rule("jax.numpy.nansum", "jax.numpy.nanmean", "jax.numpy.nanmax", "jax.numpy.nanmin",
+               "jax.numpy.count_nonzero", "jax.nn.logsumexp")
+def more_reductions_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Reductions built from reduce_* (logsumexp: with a max and a sum broadcast back) drop the reduced
+    dims' mesh axes, as jnp.sum does."""
+    if any(k in call.args for k in ("where", "b", "initial")) or literal(call.get("return_sign", Const(False))):
+        raise Unprovable
+    return reduce_sharding(call, result)
+
+
+@sharding_rule("jax.numpy.median")
+def median_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """jnp.median sorts along its axis (NC821 when sharded; axis=None flattens: replicated only), then
+    drops it."""
+    x, s = known_operand(call)
+    axis = literal_arg(call, "axis", None)
+    if axis is None:
+        _replicated(call, x, s, "sorts")
+    elif isinstance(axis, int):
+        check_unsharded_along(call, x, s, norm_axis(axis, len(s), call.short), "sorts along")
+    else:
+        raise Unprovable
+    return reduce_sharding(call, result)
+
+
+@sharding_rule("jax.numpy.linalg.norm")
+def norm_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A vector norm (an int axis, default ord) reduces that axis away."""
+    _, s = known_operand(call)
+    axis = literal_arg(call, "axis", None)
+    if literal(call.get("ord", Const(None))) is not None or not isinstance(axis, int):
+        raise Unprovable
+    i = norm_axis(axis, len(s), call.short)
+    keep = bool(literal(call.get("keepdims", Const(False))))
+    return tuple(() if j == i else e for j, e in enumerate(s) if keep or j != i)
+
+
+@sharding_rule("jax.numpy.flip")
+def keep_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Reversal (lax.rev) and triangular masks keep the operand's sharding."""
+    return known_sharding(call, "m" if "m" in call.args else "a")[1]
+
+
+@sharding_rule("jax.numpy.roll")
+def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Rolling by `shift` along an axis concatenates two slices of lengths shift and n - shift (mod n):
+    along a sharded dim both must stay divisible by its mesh axes (NC822). axis=None rolls the array
+    flattened (a reshape to one dim and back): known where at most the leading dim is sharded."""
+    x, s = known_sharding(call, "a")
+    axis, shift = literal(call.get("axis", Const(None))), literal(call.get("shift"))
+    if axis is None and is_int(shift) and not any(s[1:]):
+        n = math.prod(x.shape) if all_int(x.shape) else None
+        if s and s[0] and n:
+            flat = x.with_shape((n,)).with_sharding(s[:1])
+            k = shift % n
+            if k:
+                for part in (k, n - k):
+                    check_divisible_out(call, flat, s[:1], (part,), f"rolls by {shift}: it slices",
+                                        note=" (axis=None rolls the array flattened)")
+        elif s and s[0]:
+            raise Unprovable
+        return s
+    if not (is_int(axis) and is_int(shift)):
+        raise Unprovable
+    i = norm_axis(axis, len(s), call.short)
+    n = x.shape[i]  # type: ignore[assignment]  # any dim here: is_int below
+    if not is_int(n):
+        raise Unprovable
+    k = shift % n if n else 0
+    if k and s[i]:
+        for part in (k, n - k):
+            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1:], f"rolls by {shift}: it slices")
+    return s

@@ -1,15 +1,39 @@
 """Shape manipulation: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze, concatenate,
-stack, broadcast_to, ravel. Named axes pass through untouched (or are unioned when joining values)."""
+stack, broadcast_to, ravel. Named axes pass through untouched (or are unioned when joining values).
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Iterator
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import broadcast_dim, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
+from namedcheck.engine.algebra import (
+    all_int,
+    broadcast_dim,
+    differ,
+    fmt_shape,
+    is_int,
+    norm_axis,
+    num_elements,
+    union_named,
+)
+from namedcheck.engine.codes import NC201, NC203, NC701, NC801, NC805, NC806, NC821
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
-from namedcheck.engine.ops.reductions import reduced_dtype
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
+from namedcheck.engine.ops.reductions import keep_sharding, reduced_dtype
+from namedcheck.engine.ops.sharding_common import (
+    axes_desc,
+    check_divisible_out,
+    fmt_spec,
+    has_out_sharding,
+    known_operand,
+    known_sharding,
+    literal_arg,
+    out_sharding,
+)
+from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
 
@@ -35,22 +59,22 @@ def reshape_rule(call: Call) -> Any:
     x = positional(call, "a")
     new = shape_arg(call.get("shape", None) or call.get("newshape"))
     if sum(1 for d in new if d == -1) > 1:
-        raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
+        raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
     for d in new:
         if is_int(d) and d < -1:
-            raise RuleError("NC203", f"{call.short} to {fmt_shape(new)}: negative size {d}")
+            raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: negative size {d}")
     total = num_elements(x.shape)
     known = num_elements([d for d in new if d != -1])
     if -1 in new:
         if total is not None and known is not None:
             if known == 0 or total % known:
-                raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+                raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
                                          f"{fmt_shape(new)}: {total} is not divisible by {known}")
             new = tuple(total // known if d == -1 else d for d in new)
         else:
             new = tuple(None if d == -1 else d for d in new)
     elif total is not None and known is not None and total != known:
-        raise RuleError("NC203", f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+        raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
                                  f"{fmt_shape(new)} ({known} elements)",
                         hint="the element counts must match; use -1 for one inferred dimension")
     return x.with_shape(new)
@@ -71,11 +95,11 @@ def transpose_rule(call: Call) -> Any:
         return x.with_shape(tuple(reversed(x.shape)))
     axes = one_or_many(axes)
     if len(axes) != nd:
-        raise RuleError("NC701", f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
+        raise RuleError(NC701, f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
                                  f"positional dimensions {fmt_shape(x.shape)}")
     norm = [norm_axis(a, nd, call.short) for a in axes]
     if len(set(norm)) != nd:
-        raise RuleError("NC701", f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
+        raise RuleError(NC701, f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
     return x.with_shape(tuple(x.shape[i] for i in norm))
 
 
@@ -97,7 +121,7 @@ def moveaxis_rule(call: Call) -> Any:
     src, dst = literal(call.get("source")), literal(call.get("destination"))
     src, dst = one_or_many(src), one_or_many(dst)
     if len(src) != len(dst):
-        raise RuleError("NC701", f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
+        raise RuleError(NC701, f"{call.short}: {len(src)} source axes but {len(dst)} destination axes")
     src = tuple(norm_axis(a, nd, call.short) for a in src)
     dst = tuple(norm_axis(a, nd, call.short) for a in dst)
     rest = [i for i in range(nd) if i not in src]
@@ -117,7 +141,7 @@ def expand_dims_rule(call: Call) -> Any:
     nd = len(x.shape) + len(axes)
     norm = sorted(norm_axis(a, nd, call.short) for a in axes)
     if len(set(norm)) != len(norm):
-        raise RuleError("NC701", f"{call.short}: axis {axis!r} is repeated")
+        raise RuleError(NC701, f"{call.short}: axis {axis!r} is repeated")
     shape = list(x.shape)
     for a in norm:
         shape.insert(a, 1)
@@ -136,7 +160,7 @@ def squeeze_rule(call: Call) -> Any:
     axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
         if is_int(x.shape[a]) and x.shape[a] != 1:
-            raise RuleError("NC203", f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
+            raise RuleError(NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
                                      f"(shape {fmt_shape(x.shape)})")
     return x.with_shape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
@@ -166,17 +190,17 @@ def concatenate_rule(call: Call) -> Any:
                               _join_meta(call, ts)[1])
     nd = len(ts[0].shape)
     if nd == 0:
-        raise RuleError("NC203", f"{call.short} of zero-dimensional arrays; use stack")
+        raise RuleError(NC203, f"{call.short} of zero-dimensional arrays; use stack")
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != nd:
-            raise RuleError("NC203", f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
+            raise RuleError(NC203, f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
                                      f"array 0 has {nd} {fmt_shape(ts[0].shape)}")
     ax = norm_axis(axis, nd, call.short)
     shape = list(ts[0].shape)
     for i, t in enumerate(ts[1:], 1):
         for k in range(nd):
             if k != ax and differ(shape[k], t.shape[k]):
-                raise RuleError("NC203", f"{call.short} along axis {axis}: dimension {k} of array {i} is "
+                raise RuleError(NC203, f"{call.short} along axis {axis}: dimension {k} of array {i} is "
                                          f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
                                          f"{fmt_shape(ts[0].shape)})")
     shape[ax] = sum_dims([t.shape[ax] for t in ts])
@@ -195,7 +219,7 @@ def stack_rule(call: Call) -> Any:
     first = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != len(first) or any(differ(a, b) for a, b in zip(first, t.shape)):
-            raise RuleError("NC203", f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
+            raise RuleError(NC203, f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
                                      f"{fmt_shape(first)}; stacked arrays must have one shape")
     ax = norm_axis(axis, len(first) + 1, call.short)
     dt, named = _join_meta(call, ts)
@@ -207,7 +231,7 @@ def broadcast_to_rule(call: Call) -> Any:
     x = positional(call, "array")
     target = shape_arg(call.get("shape"))
     if len(x.shape) > len(target):
-        raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
+        raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
                                  f"has fewer dimensions")
     for i in range(1, len(x.shape) + 1):
         d, t = x.shape[-i], target[-i]
@@ -216,7 +240,7 @@ def broadcast_to_rule(call: Call) -> Any:
         except ValueError:
             b = None
         if d != 1 and differ(d, t) or (b is None and is_int(d) and is_int(t)):
-            raise RuleError("NC201", f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
+            raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
                                      f"{-i} is {d}, target {t}")
     return x.with_shape(target)
 
@@ -236,7 +260,7 @@ def split_rule(call: Call) -> Any:
         elif call.op.endswith("array_split"):
             sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
         elif d % how:
-            raise RuleError("NC203", f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
+            raise RuleError(NC203, f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
                                      f"{d} is not divisible by {how}", hint="use jnp.array_split for unequal sections")
         else:
             sizes = [d // how] * how
@@ -264,7 +288,7 @@ def take_along_axis_rule(call: Call) -> Any:
         try:
             shape.append(broadcast_dim(dx, di))
         except ValueError:
-            raise RuleError("NC201", f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
+            raise RuleError(NC201, f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
                                      f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})") from None
     dt, named = _join_meta(call, [x, idx])
     return ArrayType.make(x.dtype_code, tuple(shape), named)
@@ -322,7 +346,7 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
             return [width[0]] * nd if shape[0] == 1 else list(width)
     else:
         raise Unprovable
-    raise RuleError("NC203", f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
+    raise RuleError(NC203, f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
                              f"{'s' if nd != 1 else ''}; expected one of {(nd, 2)}, (1, 2), (2,), (1,) or ()")
 
 
@@ -330,7 +354,7 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
 def tri_rule(call: Call) -> Any:
     x = call.array("m")
     if not x.has_ellipsis and len(x.shape) < 2:
-        raise RuleError("NC203", f"{call.short} needs an array of at least 2 dimensions; found "
+        raise RuleError(NC203, f"{call.short} needs an array of at least 2 dimensions; found "
                                  f"{fmt_shape(x.shape)}")
     return x
 
@@ -356,10 +380,373 @@ def diagonal_rule(call: Call) -> Any:
     i = norm_axis(literal(call.get("axis1", Const(0))), len(x.shape), call.short)
     j = norm_axis(literal(call.get("axis2", Const(1))), len(x.shape), call.short)
     if i == j:
-        raise RuleError("NC701", f"{call.short}: axis1 and axis2 are both {i}")
+        raise RuleError(NC701, f"{call.short}: axis1 and axis2 are both {i}")
     rest = tuple(d for k, d in enumerate(x.shape) if k not in (i, j))
     di, dj = x.shape[i], x.shape[j]
     n = min(di, dj) if is_int(di) and is_int(dj) else (di if di == dj else None)
     if call.op.endswith("trace"):
         return ArrayType.make(reduced_dtype(x.dtype_code, "int"), rest, x.named_shape)
     return x.with_shape(rest + (n,))
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+# Tiling or repeating a sharded dimension needs `out_sharding=` (NC821); a pad, split or roll whose result
+# dimension its mesh axes no longer divide is rejected (NC822; lax.py `_pad_sharding_rule`).
+
+def _permute(s: Shd | None, perm: list[int]) -> Shd | None:
+    return None if s is None else tuple(s[p] for p in perm)
+
+
+@sharding_rule("jax.numpy.transpose", "jax.numpy.permute_dims")
+def transpose_sharding(call: Call, result: ArrayType) -> Shd | None:
+    s = of(call.array("a"))
+    axes = literal(call.get("axes", Const(None)))
+    if s is None:
+        return None
+    perm = list(reversed(range(len(s)))) if axes is None else [norm_axis(a, len(s), call.short) for a in axes]
+    return _permute(s, perm)
+
+
+@sharding_rule("jax.numpy.swapaxes")
+def swapaxes_sharding(call: Call, result: ArrayType) -> Shd | None:
+    s = of(call.array("a"))
+    if s is None:
+        return None
+    perm = list(range(len(s)))
+    i, j = (norm_axis(literal(call.get(k)), len(s), call.short) for k in ("axis1", "axis2"))
+    perm[i], perm[j] = perm[j], perm[i]
+    return _permute(s, perm)
+
+
+@sharding_rule("jax.numpy.expand_dims", "jax.lax.expand_dims")
+def expand_dims_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """New size-1 dims are unsharded; the others keep their mesh axes."""
+    s = of(call.array("a" if "a" in call.args else "array"))
+    if s is None:
+        return None
+    axis = literal(call.get("axis", None) or call.get("dimensions"))
+    new = {norm_axis(a, len(result.shape), call.short) for a in ((axis,) if isinstance(axis, int) else axis)}
+    it = iter(s)
+    return tuple(() if i in new else next(it) for i in range(len(result.shape)))
+
+
+@sharding_rule("jax.numpy.squeeze")
+def squeeze_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Squeezed dims have size 1 and are unsharded: the remaining entries keep their order."""
+    x = call.array("a")
+    s = of(x)
+    if s is None:
+        return None
+    kept = tuple(e for e, d in zip(s, x.shape) if not (d == 1 and not e))
+    return kept if len(kept) == len(result.shape) else None
+
+
+def _reshape_error(call: Call, x: ArrayType, new: tuple[Any, ...]) -> RuleError:
+    return RuleError(NC805, f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
+                              f"for its sharding (the sharded dimension cannot be split or merged that way)",
+                     hint="pass out_sharding=P(...) to the reshape, or reshard the operand first")
+
+
+def _split_one(op: list[int], new: list[int]) -> list[Any] | None:
+    """How `new` splits exactly one dim of `op` (per op dim: its size, or the list of sizes it splits
+    into); None when it is not such a split; raises ValueError when more than one dim would split."""
+    if len(new) <= len(op):
+        return None
+    ones = 0
+    while op and new and op[-1] == 1 and new[-1] == 1:
+        ones, op, new = ones + 1, op[:-1], new[:-1]
+    i = j = count = 0
+    out: list[Any] = []
+    while j < len(new):
+        if op[i] == new[j]:
+            out.append(op[i])
+        else:
+            count += 1
+            if count > 1:
+                raise ValueError
+            part = [new[j]]
+            nj, ni = j + 1, i + 1
+            while math.prod(part) != op[i] or (nj < len(new) and new[nj] == 1):
+                if math.prod(part) > op[i]:
+                    return None
+                if math.prod(part) == op[i] and ni < len(op) and new[nj] == op[ni]:
+                    break
+                j += 1
+                if j >= len(new):
+                    return None
+                part.append(new[j])
+                nj += 1
+            out.append(part)
+        i += 1
+        j += 1
+    return out + [1] * ones
+
+
+def _partitions(call: Call, axes: tuple[str, ...], sizes: list[int], fail: RuleError) -> list[tuple[str, ...]]:
+    """Mesh axes handed out, major first, to the dims of `sizes` (each size divisible by its axes)."""
+    mesh = call.env.mesh
+    rest = list(axes)
+    out = []
+    for o in sizes:
+        mine: list[str] = []
+        while o > 1 and rest:
+            k = mesh.size(rest[0]) if mesh is not None else None
+            if not is_int(k):
+                raise Unprovable
+            o, r = divmod(o, k)
+            if r:
+                raise fail
+            mine.append(rest.pop(0))
+        out.append(tuple(mine))
+    if rest:
+        raise Unprovable
+    return out
+
+
+@sharding_rule("jax.numpy.reshape")
+def reshape_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """JAX's reshape rule: unsharded operands and moved size-1 dims are free; otherwise one dim may split
+    (its axes go to the major parts) or consecutive dims may merge (only the leading ones sharded)."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x = call.array("a")
+    s = of(x)
+    if s is None:
+        return None
+    if not any(s):
+        return ((),) * len(result.shape)
+    op, new = list(x.shape), list(result.shape)
+    if not (all_int(op) and all_int(new)):
+        raise Unprovable
+    fail = _reshape_error(call, x, tuple(new))
+    if [d for d in op if d != 1] == [d for d in new if d != 1]:
+        it: Iterator[tuple[str, ...]] = iter(e for e, d in zip(s, op) if d != 1)
+        return tuple(() if d == 1 else next(it) for d in new)
+    try:
+        split = _split_one(op, new)
+        merge = None if split is not None else _split_one(new, op) if len(new) < len(op) else None
+    except ValueError:
+        raise fail from None
+    out: list[tuple[str, ...]] = []
+    if split is not None:
+        for part, e in zip(split, s):
+            if isinstance(part, list):
+                out.extend([()] * len(part) if not e else _partitions(call, e, part, fail))
+            else:
+                out.append(e)
+        return tuple(out)
+    if merge is None:
+        raise fail
+    it = iter(s)
+    for n, part in zip(new, merge):
+        if not isinstance(part, list):
+            out.append(next(it))
+            continue
+        group = [a for _ in part for a in (next(it) or (None,))]
+        while group and group[-1] is None:
+            group.pop()
+        if not group:
+            out.append(())
+        elif None in group:
+            raise fail
+        else:
+            out.extend(_partitions(call, tuple(group), [n], fail))  # type: ignore[arg-type]  # no None: raised above
+    return tuple(out)
+
+
+def _same_all(call: Call, name: str, what: str) -> Shd | None:
+    items = call.get(name)
+    if not isinstance(items, Seq):
+        raise Unprovable
+    ts = [as_array(v) for v in items.items]
+    shds = [of(t) for t in ts]
+    known = [(i, s) for i, s in enumerate(shds) if s is not None]
+    for i, s in known[1:]:
+        if s != known[0][1]:
+            raise RuleError(NC801, f"{call.short}: all operands should have the same sharding, got {what} "
+                                     f"{known[0][0]}: {fmt_type(ts[known[0][0]])} and {what} {i}: {fmt_type(ts[i])}",
+                            hint=f"reshard {what} {i} to {fmt_spec(known[0][1])} first")
+    return known[0][1] if known and len(known) == len(shds) else None
+
+
+@sharding_rule("jax.numpy.concatenate")
+def concatenate_sharding(call: Call, result: ArrayType) -> Shd | None:
+    return _same_all(call, "arrays", "operand")
+
+
+@sharding_rule("jax.numpy.stack")
+def stack_sharding(call: Call, result: ArrayType) -> Shd | None:
+    s = _same_all(call, "arrays", "operand")
+    if s is None:
+        return None
+    axis = norm_axis(literal(call.get("axis", Const(0))), len(result.shape), call.short)
+    return s[:axis] + ((),) + s[axis:]
+
+
+@sharding_rule("jax.numpy.take")
+def take_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A gather whose indices are sharded, or that gathers along a sharded dim, needs an out sharding."""
+    x, idx = call.array("a"), as_array(call.get("indices"))
+    axis = literal(call.get("axis", Const(None)))
+    sx, si = of(x), of(idx)
+    if not isinstance(idx, ArrayType):
+        return None
+    if axis is None:  # the flattened array is gathered from: it must be replicated
+        if sx is not None and any(sx):
+            raise RuleError(NC806, f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
+                                     f"is sharded ({fmt_type(x)}): the gather's out sharding cannot be resolved "
+                                     f"unambiguously", hint="pass axis=, or reshard the array replicated first")
+        x, axis = x.with_shape((None,)).with_sharding(((),)), 0
+        sx = ((),) if sx is not None else None
+    k = norm_axis(axis, len(x.shape), call.short)
+    if (si is not None and any(si)) or (sx is not None and sx[k]):
+        which = f"its indices {call.label('indices')} are sharded ({fmt_type(idx)})" if si and any(si) else \
+            f"it gathers along dimension {k} of {call.label('a')}, split over {axes_desc(sx[k] if sx else ())}"
+        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: {which}",
+                        hint="index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand "
+                             "to be unsharded there first")
+    if sx is None or si is None:
+        return None
+    return sx[:k] + si + sx[k + 1:]
+
+
+@sharding_rule("jax.numpy.pad")
+def pad_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Constant padding (lax.pad) keeps the operand's sharding: each padded sharded dim must stay
+    divisible by its mesh axes. Other modes slice and concatenate: Unknown unless nothing is sharded."""
+    x, s = known_operand(call)
+    mode = literal(call.get("mode", Const("constant")))
+    if not any(s):
+        return s
+    if mode != "constant":
+        raise Unprovable
+    check_divisible_out(call, x, s, result.shape, "pads")
+    return s
+
+
+@sharding_rule("jax.numpy.tile")
+def tile_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Tiling keeps the operand's sharding (new leading dims unsharded); a sharded dim may not be tiled."""
+    x, s = known_operand(call)
+    reps = literal(call.get("reps"))
+    reps = (reps,) if isinstance(reps, int) else tuple(reps)
+    n = max(len(reps), len(s))
+    reps = (1,) * (n - len(reps)) + reps
+    full = ((),) * (n - len(s)) + s
+    for i, (r, e) in enumerate(zip(reps, full)):
+        if e and r != 1:
+            raise RuleError(NC821, f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
+                                     f"{axes_desc(e)} ({fmt_type(x)}) and is tiled {r} times: the operand cannot "
+                                     f"be sharded on a dimension with non-trivial tiling",
+                            hint="reshard the operand so that the tiled dimension is unsharded first")
+    return full
+
+
+@sharding_rule("jax.numpy.repeat")
+def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Repeating along a sharded dimension (or flattening a sharded array, axis=None) needs out_sharding=."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = known_operand(call)
+    axis = literal_arg(call, "axis", None)
+    if axis is None:
+        if any(s):
+            raise RuleError(NC821, f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
+                                     f"({fmt_type(x)}): pass the result's sharding via out_sharding=",
+                            hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand first")
+        return ((),)
+    i = norm_axis(axis, len(s), call.short)
+    if s[i]:
+        raise RuleError(NC821, f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
+                                 f"{axes_desc(s[i])} ({fmt_type(x)}): pass the result's sharding via out_sharding=",
+                        hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand so that dimension "
+                             f"{i} is unsharded first")
+    return s
+
+
+def _axes(v: Any, rank: int, short: str) -> list[int]:
+    items = v if isinstance(v, tuple) else (v,)
+    return [norm_axis(a, rank, short) for a in items]
+
+
+@sharding_rule("jax.numpy.moveaxis")
+def moveaxis_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A permutation: each dim keeps its mesh axes."""
+    _, s = known_sharding(call, "a")
+    src = _axes(literal(call.get("source")), len(s), call.short)
+    dst = _axes(literal(call.get("destination")), len(s), call.short)
+    rest = [i for i in range(len(s)) if i not in src]
+    order: list[int | None] = [None] * len(s)
+    for a, b in zip(src, dst, strict=True):
+        order[b] = a
+    it = iter(rest)
+    return tuple(s[o if o is not None else next(it)] for o in order)
+
+
+@sharding_rule("jax.numpy.broadcast_to")
+def broadcast_to_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """New leading dims and stretched size-1 dims are unsharded; the others keep their mesh axes."""
+    if has_out_sharding(call):
+        return out_sharding(call, len(result.shape))
+    x, s = known_sharding(call, "array")
+    lead = len(result.shape) - len(s)
+    if lead < 0:
+        raise Unprovable
+    return ((),) * lead + tuple(() if d == 1 and n != 1 else e
+                                for d, n, e in zip(x.shape, result.shape[lead:], s))
+
+
+@sharding_rule("jax.numpy.split", "jax.numpy.array_split")
+def split_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """Every part keeps the operand's sharding: along a sharded dim each part's length must be divisible
+    by its mesh axes (NC822)."""
+    x, s = known_sharding(call, "ary")
+    i = norm_axis(literal(call.get("axis", Const(0))), len(s), call.short)
+    how, n = literal(call.get("indices_or_sections")), x.shape[i]
+    if not s[i]:
+        return s
+    if not is_int(n):
+        raise Unprovable
+    if isinstance(how, int) and how > 0:
+        sizes = [n // how + (1 if j < n % how else 0) for j in range(how)]
+    elif isinstance(how, tuple) and all(is_int(b) for b in how):
+        bounds = [0, *how, n]
+        sizes = [max(0, min(b, n) - min(a, n)) for a, b in zip(bounds, bounds[1:])]
+    else:
+        raise Unprovable
+    for part in sizes:
+        if part != n:
+            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1:], "splits")
+    return s
+
+
+@sharding_rule("jax.numpy.take_along_axis")
+def take_along_axis_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A gather along `axis`: that dim of arr must be unsharded (NC806); the other dims take arr's or the
+    indices' mesh axes (both: they must agree, else Unknown); the gathered dim is unsharded."""
+    x, s = known_sharding(call, "arr")
+    axis = literal(call.get("axis"))
+    if axis is None:
+        raise Unprovable
+    i = norm_axis(axis, len(s), call.short)
+    if s[i]:
+        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: it gathers "
+                                 f"along dimension {i} of {call.label('arr')}, split over {axes_desc(s[i])} "
+                                 f"({fmt_type(x)})",
+                        hint="reshard the array so that the gathered dimension is unsharded first")
+    idx = call.array("indices")
+    si = of(idx)
+    if si is None or len(si) != len(s) or si[i]:
+        raise Unprovable
+    out = []
+    for j, (a, b) in enumerate(zip(s, si)):
+        if a and b and a != b:
+            raise Unprovable
+        out.append(() if j == i else a or b)
+    return tuple(out)
+
+
+sharding_rule("jax.numpy.ravel")(reshape_sharding)  # a reshape to one dim
+
+
+sharding_rule("jax.numpy.tril", "jax.numpy.triu")(keep_sharding)  # masks keep the operand's sharding

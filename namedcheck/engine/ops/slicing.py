@@ -1,5 +1,6 @@
 """Dynamic slicing (`lax.dynamic_slice` and friends): the slice sizes are static, the starts are
-not. Indices of any value are accepted; the rank and sizes are what can be proven wrong."""
+not. Indices of any value are accepted; the rank and sizes are what can be proven wrong.
+Their sharding rules over Explicit mesh axes (`@sharding_rule`) follow the shape rules."""
 
 from __future__ import annotations
 
@@ -7,25 +8,28 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
+from namedcheck.engine.codes import NC203, NC304, NC801
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.ops import Call, Unprovable, rule
+from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.shaping import positional, shape_arg
+from namedcheck.engine.ops.sharding_common import check_divisible_out, fmt_spec, known_sharding
+from namedcheck.engine.placement import fmt_type
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
 
 def _fits(call: Call, x: ArrayType, sizes: tuple[Any, ...], what: str) -> None:
     for i, (s, d) in enumerate(zip(sizes, x.shape)):
         if is_int(s) and s < 0:
-            raise RuleError("NC203", f"{call.short}: negative {what} size {s} for dimension {i}")
+            raise RuleError(NC203, f"{call.short}: negative {what} size {s} for dimension {i}")
         if is_int(s) and is_int(d) and s > d:
-            raise RuleError("NC203", f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the "
+            raise RuleError(NC203, f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the "
                                      f"operand {fmt_shape(x.shape)}",
                             hint="a dynamic slice cannot be larger than the array it slices")
 
 
 def _rank(call: Call, x: ArrayType, n: int, what: str) -> None:
     if n != len(x.shape):
-        raise RuleError("NC203", f"{call.short}: {n} {what} for an operand of rank {len(x.shape)} "
+        raise RuleError(NC203, f"{call.short}: {n} {what} for an operand of rank {len(x.shape)} "
                                  f"{fmt_shape(x.shape)}", hint="give one entry per dimension of the operand")
 
 
@@ -84,12 +88,12 @@ def _update(call: Call, x: ArrayType, axis: int | None = None) -> ArrayType:
     if axis is not None and len(u.shape) == len(x.shape) - 1:  # JAX expands it at `axis`
         u = u.with_shape(u.shape[:axis] + (1,) + u.shape[axis:])
     if len(u.shape) != len(x.shape):
-        raise RuleError("NC203", f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
+        raise RuleError(NC203, f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
                                  f"operand has rank {len(x.shape)} {fmt_shape(x.shape)}",
                         hint="the update must have the operand's rank (expand_dims it)")
     _fits(call, x, u.shape, "update")
     if u.dtype_code and x.dtype_code and not u.weak and dtypes.definitely_different(u.dtype_code, x.dtype_code):
-        raise RuleError("NC304", f"{call.short}: the update has dtype {u.dtype} but the operand {x.dtype}",
+        raise RuleError(NC304, f"{call.short}: the update has dtype {u.dtype} but the operand {x.dtype}",
                         hint="cast the update with .astype(operand.dtype)")
     return u
 
@@ -108,6 +112,46 @@ def dynamic_update_in_dim_rule(call: Call) -> Any:
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
     u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
     if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
-        raise RuleError("NC203", f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
+        raise RuleError(NC203, f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
                                  f"update writes one entry (size 1)")
     return x
+
+
+# ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
+@sharding_rule("jax.lax.dynamic_slice", "jax.lax.dynamic_slice_in_dim")
+def lax_slice_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A (dynamic) slice keeps the operand's sharding: a sharded dim's new length must stay divisible (NC822)."""
+    x, s = known_sharding(call, "operand")
+    if len(result.shape) != len(s):
+        raise Unprovable
+    check_divisible_out(call, x, s, result.shape, "slices")
+    return s
+
+
+@sharding_rule("jax.lax.dynamic_index_in_dim")
+def lax_index_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """A dynamic slice of length 1 along `axis` (dropped without keepdims): that dim must be unsharded."""
+    x, s = known_sharding(call, "operand")
+    i = norm_axis(literal(call.get("axis", Const(0))), len(s), call.short)
+    check_divisible_out(call, x, s, x.shape[:i] + (1,) + x.shape[i + 1:], "indexes")
+    return s if literal(call.get("keepdims", Const(True))) else s[:i] + s[i + 1:]
+
+
+@sharding_rule("jax.lax.dynamic_update_slice", "jax.lax.dynamic_update_slice_in_dim",
+               "jax.lax.dynamic_update_index_in_dim")
+def lax_update_sharding(call: Call, result: ArrayType) -> Shd | None:
+    """dynamic_update_slice needs the update sharded exactly like the operand (NC801); the result keeps it.
+    dynamic_update_index_in_dim first gives a one-rank-lower update an unsharded size-1 dim at `axis`."""
+    x, s = known_sharding(call, "operand")
+    u, su = known_sharding(call, "update")
+    if call.op.endswith("index_in_dim") and len(su) == len(s) - 1:
+        i = norm_axis(literal(call.get("axis")), len(s), call.short)
+        su = su[:i] + ((),) + su[i:]
+    if len(su) != len(s):
+        raise Unprovable
+    if su != s:
+        raise RuleError(NC801, f"{call.short}: the update {call.label('update')} ({fmt_type(u)}) must be sharded "
+                                 f"like the operand {call.label('operand')} ({fmt_type(x)})",
+                        hint=f"jax.sharding.reshard the update to {fmt_spec(s)} first")
+    return s

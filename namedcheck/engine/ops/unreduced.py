@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from namedcheck.engine.codes import NC813
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
-from namedcheck.engine.ops import UNKNOWN_INPUT, Call, Op, Unprovable
+from namedcheck.engine.ops.core import UNKNOWN_INPUT, Call, Op, Unprovable
 from namedcheck.engine.ops.registry import UNREDUCED_KINDS, record
 from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
@@ -79,26 +80,26 @@ def through(op: Op, call: Call, result: ArrayType, rule: Callable[[], Shd | None
     name, first = unreduced[0]
     what = f"{call.short}: {name} ({fmt_type(first)}) is unreduced over {_sets(first.unreduced)}"
     if kind == "contraction":
-        raise RuleError("NC813", f"{what}; the operands of a contraction cannot be unreduced", hint=_HINT)
+        raise RuleError(NC813, f"{what}; the operands of a contraction cannot be unreduced", hint=_HINT)
     if kind == "unsupported":
-        raise RuleError("NC813", f"{what}, and JAX has no unreduced rule for {call.short}", hint=_HINT)
+        raise RuleError(NC813, f"{what}, and JAX has no unreduced rule for {call.short}", hint=_HINT)
     same_shape = all(not t.weak and t.shape == first.shape for _, t in ops)
     if kind == "add":
         for n, t in ops:
             if t.unreduced and t.unreduced != first.unreduced:
-                raise RuleError("NC813", f"{what} and {n} over {_sets(t.unreduced)}: an add needs both unreduced "
+                raise RuleError(NC813, f"{what} and {n} over {_sets(t.unreduced)}: an add needs both unreduced "
                                          f"over the same mesh axes", hint=_HINT)
             if _plain(t) or (of(t) is not None and not t.unreduced):
-                raise RuleError("NC813", f"{what} while {n} is not: the add would need implicit communication",
+                raise RuleError(NC813, f"{what} while {n} is not: the add would need implicit communication",
                                 hint=_HINT)
         return _keep(bare, rule, first.unreduced) if same_shape and len(unreduced) == len(ops) else bare
     if kind == "multiply":
         if len(unreduced) > 1:
-            raise RuleError("NC813", f"{what} and so is {unreduced[1][0]}: a product is bilinear, at most one factor "
+            raise RuleError(NC813, f"{what} and so is {unreduced[1][0]}: a product is bilinear, at most one factor "
                                      f"may be unreduced", hint=_HINT)
         for n, t in ops:
             if t is not first and (_plain(t) or (of(t) is not None and not first.unreduced <= t.reduced)):
-                raise RuleError("NC813", f"{what}, so {n} must be reduced over the same axes "
+                raise RuleError(NC813, f"{what}, so {n} must be reduced over the same axes "
                                          f"(reshard it with reduced={_sets(first.unreduced)})", hint=_HINT)
         ok = same_shape and all(first.unreduced <= t.reduced for n, t in ops if t is not first)
         return _keep(bare, rule, first.unreduced) if ok else bare
@@ -152,12 +153,12 @@ def contraction_out(op_name: str, call: Call, result: ArrayType) -> ArrayType:
     axes = frozenset(a for lhs, _ in contracting for a in lhs)
     for lhs, rhs in contracting:
         if lhs != rhs:
-            raise RuleError("NC813", f"{call.short}: out_sharding is unreduced over {_sets(spec.unreduced)}, so the "
+            raise RuleError(NC813, f"{call.short}: out_sharding is unreduced over {_sets(spec.unreduced)}, so the "
                                      f"contracting dimensions must be sharded alike on both operands; they are "
                                      f"split over {lhs or 'no axis'} and {rhs or 'no axis'}",
                             hint="reshard the operands so their contracting dimensions share the mesh axes")
     if axes != spec.unreduced:
-        raise RuleError("NC813", f"{call.short}: out_sharding's unreduced axes {_sets(spec.unreduced)} must be the "
+        raise RuleError(NC813, f"{call.short}: out_sharding's unreduced axes {_sets(spec.unreduced)} must be the "
                                  f"mesh axes of the contracting dimensions ({_sets(axes) if axes else 'none'})",
                         hint=f"write unreduced={_sets(axes)}" if axes else "drop unreduced=")
     return replace(result, unreduced=spec.unreduced)
