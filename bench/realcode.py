@@ -23,6 +23,9 @@ unmutated program runs cleanly (verified recall). A mutant is flagged when some 
 than NC000/NC001 lies within 2 lines of the edited line and the unmutated file had no diagnostic
 with that code and message there. Prints the number of mutants, the flagged share overall and per
 mutation kind, and the diagnostics on the unmutated files (false alarms unless they are real bugs).
+Of the flagged mutants (here and in `projects`): how many have a hit at the edited line itself, how many
+only near it (or on an effect line), and how many of those carry a related location (`"related"` in the
+JSON) at the edited line, which points the user at the line to change.
 
 projects: the multi-module mode (`bench/realcode_projects.py`): a bug's cause in one module of a
 project, its effect in another; installed projects (flax's examples from its sdist, maxtext, easydel,
@@ -60,22 +63,58 @@ INTERNAL_CODES = {"NC000", "NC001"}
 
 
 @dataclass(frozen=True)
+class Related:
+    """A related location of a diagnostic (`"related"` in the JSON)."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
 class Diagnostic:
     path: str
     line: int
     column: int
     code: str
     message: str
+    related: tuple[Related, ...] = field(default=(), compare=False)
 
     @staticmethod
-    def from_json(obj: dict[str, object]) -> Diagnostic:
+    def from_json(obj: dict[str, object], cwd: Path | None = None) -> Diagnostic:
+        """One element of the checker's JSON array; relative paths are read against `cwd` (the checker's)."""
+        base = cwd or Path.cwd()
+        rel = obj.get("related") or []
         return Diagnostic(
-            path=str(obj["path"]),
+            path=str(base / str(obj["path"])),
             line=int(str(obj["line"])),
             column=int(str(obj["column"])),
             code=str(obj["code"]),
             message=str(obj["message"]),
+            related=tuple(Related(str(base / str(r["path"])), int(r["line"]), int(r["column"]), str(r["message"]))
+                          for r in rel if isinstance(r, dict)),
         )
+
+    def points_at(self, path: Path | str, line: int) -> tuple[bool, bool]:
+        """(the diagnostic is at path:line, one of its related locations is); paths are absolute."""
+        where = Path(path).resolve()
+        return (self.line == line and Path(self.path).resolve() == where,
+                any(r.line == line and Path(r.path).resolve() == where for r in self.related))
+
+
+def located(hits: Sequence[Diagnostic], path: Path | str, line: int) -> tuple[bool, bool]:
+    """(a hit is at path:line, a hit has a related location at path:line)."""
+    at = [d.points_at(path, line) for d in hits]
+    return any(a for a, _ in at), any(r for _, r in at)
+
+
+def location_line(flagged: Sequence[tuple[bool, bool]]) -> str:
+    """Where the flagged mutants are flagged: `located` of each flagged mutant's hits at its edited line."""
+    exact = sum(1 for a, _ in flagged if a)
+    near = [r for a, r in flagged if not a]
+    return (f"flagged at the edited line: {exact}   only near it: {len(near)}, of which with a related "
+            f"location at the edited line: {sum(near)}")
 
 
 @dataclass
@@ -125,7 +164,7 @@ def run_checker(checker: str, paths: Sequence[Path | str], timeout: float, cwd: 
         return CheckRun([], seconds, proc.returncode, f"unparsable JSON ({exc}): {proc.stdout[:500]!r}")
     if not isinstance(raw, list):
         return CheckRun([], seconds, proc.returncode, f"JSON is not an array: {proc.stdout[:500]!r}")
-    return CheckRun([Diagnostic.from_json(d) for d in raw], seconds, proc.returncode)
+    return CheckRun([Diagnostic.from_json(d, cwd) for d in raw], seconds, proc.returncode)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -304,7 +343,10 @@ def dump_precision(results: Sequence[PackageResult], out: Path) -> None:
         if res.run is not None and res.root is not None:
             entry.update(seconds=res.run.seconds, error=res.run.error, slow_files=res.slow_files,
                          diagnostics=[{"path": relative(d.path, res.root), "line": d.line,
-                                       "column": d.column, "code": d.code, "message": d.message}
+                                       "column": d.column, "code": d.code, "message": d.message,
+                                       "related": [{"path": relative(r.path, res.root), "line": r.line,
+                                                    "column": r.column, "message": r.message}
+                                                   for r in d.related]}
                                       for d in res.run.diagnostics])
         data.append(entry)
     out.write_text(json.dumps(data, indent=1))

@@ -27,6 +27,8 @@ from realcode import (
     INTERNAL_CODES,
     Diagnostic,
     default_checker,
+    located,
+    location_line,
     package_sources,
     prepare_packages,
     run_checker,
@@ -433,6 +435,7 @@ class Scored:
     hits: list[Diagnostic]
     internal: list[Diagnostic]
     anywhere: list[Diagnostic]  # new diagnostics anywhere in the file (a looser, secondary figure)
+    at_edit: tuple[bool, bool] = (False, False)  # `located(hits, file, edited line)`
 
 
 CHUNK = 20
@@ -510,11 +513,12 @@ def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence
             seen = {diag_key(d) for d in orig_diags[n]}
             orig_diags[n] = orig_diags[n] + [d for d in again[n] if diag_key(d) not in seen]
     results = []
-    for (mutant, _), diags in zip(mutants, mutated, strict=True):
+    for (mutant, _), diags, path in zip(mutants, mutated, mut_paths, strict=True):
         internal = [d for d in diags if d.code == "NC000"]
         before = {diag_key(d) for d in orig_diags[mutant.origin]}
         anywhere = [d for d in diags if d.code not in INTERNAL_CODES and diag_key(d) not in before]
-        results.append(Scored(mutant, flagged(mutant, orig_diags[mutant.origin], diags), internal, anywhere))
+        hits = flagged(mutant, orig_diags[mutant.origin], diags)
+        results.append(Scored(mutant, hits, internal, anywhere, located(hits, path, mutant.line)))
     return results, orig_diags
 
 
@@ -526,6 +530,7 @@ def report(title: str, results: Sequence[Scored], orig_diags: dict[str, list[Dia
     anywhere = sum(1 for r in results if r.anywhere)
     print(f"mutants: {total}   flagged: {hit} ({100.0 * hit / total if total else 0:.1f}%)   "
           f"(a new diagnostic anywhere in the file: {anywhere})")
+    print(location_line([r.at_edit for r in results if r.hits]))
     by_kind: dict[str, list[Scored]] = defaultdict(list)
     for r in results:
         by_kind[r.mutant.kind].append(r)

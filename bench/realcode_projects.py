@@ -41,10 +41,19 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from realcode import INTERNAL_CODES, Diagnostic, default_checker, prepare_packages, run_checker, workdir
+from realcode import (
+    INTERNAL_CODES,
+    Diagnostic,
+    default_checker,
+    located,
+    location_line,
+    prepare_packages,
+    run_checker,
+    workdir,
+)
 from realcode_mutants import NEAR_LINES, XLA_FLAGS, Edit, Finder, Mutant, requote
 
 MAX_PARTNERS = 3
@@ -417,6 +426,7 @@ class Outcome:
     anywhere: list[Diagnostic]
     alone: bool | None = None  # flagged also when the mutated file is checked alone
     elsewhere: bool = False  # a hit lies in another module than the edited one
+    at_edit: tuple[bool, bool] = (False, False)  # `located(hits, edited file, edited line)`
     internal: list[Diagnostic] = field(default_factory=list)
     jax: str = ""
 
@@ -435,8 +445,7 @@ def check_project_files(checker: str, root: Path, mods: Sequence[str], proj: Pro
     run = run_checker(checker, paths, timeout, cwd=root)
     if run.error:
         return run.error
-    return [d if Path(d.path).is_absolute() else Diagnostic(str(root / d.path), d.line, d.column, d.code, d.message)
-            for d in run.diagnostics]
+    return [d if Path(d.path).is_absolute() else replace(d, path=str(root / d.path)) for d in run.diagnostics]
 
 
 def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple[ProjMutant, str]],
@@ -476,7 +485,8 @@ def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple
             effect |= set(effect_frames.get(pm, []))
         effect_hits = [d for d in new if (_key(d, tree)[0], d.line) in effect and d not in edit_hits]
         out = Outcome(pm, edit_hits, effect_hits, new, internal=internal,
-                      elsewhere=any(_key(d, tree)[0] != rel_s for d in effect_hits))
+                      elsewhere=any(_key(d, tree)[0] != rel_s for d in effect_hits),
+                      at_edit=located(edit_hits + effect_hits, tree / rel, pm.mutant.line))
         if edit_hits or effect_hits:
             alone_dir = tree.with_name(tree.name + ".alone")
             alone_dir.mkdir()
@@ -512,6 +522,7 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
           f"{len(other_module)}   flagged only with the project (missed when the "
           f"mutated file is checked alone): {len(cross)}   (a new diagnostic anywhere in the checked files: "
           f"{anywhere})")
+    print(location_line([o.at_edit for o in at_line]))
     for label, key in (("per kind", lambda o: o.pm.mutant.kind), ("per project", lambda o: o.pm.project)):
         print(f"  {label}:")
         groups: dict[str, list[Outcome]] = defaultdict(list)
