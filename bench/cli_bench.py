@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-FUNCTION = '''
+FUNCTION = """
 
 def block_{i}(x: f32[('B', 64)], w: f32[(64, 128)], b: f32[(128,)], s: f32[(), {{'heads': 8}}]) -> f32[('B', 128)]:
     h = jnp.dot(x, w) + b
@@ -38,7 +38,7 @@ def block_{i}(x: f32[('B', 64)], w: f32[(64, 128)], b: f32[(128,)], s: f32[(), {
     q = y.reshape(-1, 2, 64)
     q = jnp.swapaxes(q, 1, 2)
     return q.reshape(-1, 128)
-'''
+"""
 HEADER = "import jax\nimport jax.numpy as jnp\nfrom namedcheck import f32, i32\n"
 
 
@@ -86,8 +86,11 @@ def installed_trees(tmp: str) -> list[str]:
     spec = importlib.util.find_spec("jax")
     if spec is not None and spec.submodule_search_locations:
         trees.append(next(iter(spec.submodule_search_locations)))
-    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", tmp, *PACKAGES],
-                       capture_output=True, text=True)
+    r = subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", tmp, *PACKAGES],
+        capture_output=True,
+        text=True,
+    )
     if r.returncode != 0:
         print(f"pip install {' '.join(PACKAGES)} failed; measuring jax alone:\n{r.stderr[-500:]}")
         return trees
@@ -109,8 +112,11 @@ def jax_lines(trees: list[str]) -> tuple[int, int]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--tree", action="append", help="a tree for the second benchmark (repeatable; default: jax, "
-                                                    "flax, equinox, easydel)")
+    ap.add_argument(
+        "--tree",
+        action="append",
+        help="a tree for the second benchmark (repeatable; default: jax, flax, equinox, easydel)",
+    )
     ap.add_argument("--no-install", action="store_true", help="measure the installed jax package only")
     ap.add_argument("--full", action="store_true", help="also analyse every file of the tree (slow)")
     args = ap.parse_args()
@@ -121,15 +127,19 @@ def main() -> None:
         out = subprocess.run(namedcheck_cmd("--format", "json", str(f)), capture_output=True, text=True)
         assert out.returncode == 0, out.stdout + out.stderr  # the benchmark file is clean
         base = timed([sys.executable, "-c", "import libcst"], args.runs)
-        floor = timed([sys.executable, "-c", "import sys, libcst; libcst.parse_module(open(sys.argv[1]).read())",
-                       str(f)], args.runs)
+        floor = timed(
+            [sys.executable, "-c", "import sys, libcst; libcst.parse_module(open(sys.argv[1]).read())", str(f)],
+            args.runs,
+        )
         cold = timed(namedcheck_cmd("--no-cache", str(f)), args.runs, cwd=tmp)
         subprocess.run(namedcheck_cmd(str(f)), capture_output=True, cwd=tmp)  # fill the cache
         warm = timed(namedcheck_cmd(str(f)), args.runs, cwd=tmp)
-        print(f"one file ({n} lines), whole process: python -c 'import libcst' {base * 1000:.0f} ms; "
-              f"namedcheck check cold (--no-cache) {cold * 1000:.0f} ms = {cold / base:.2f}x, "
-              f"warm (unchanged file, cache hit) {warm * 1000:.0f} ms = {warm / base:.2f}x (target <= 1.5x); "
-              f"libcst's own parse of the file, whole process {floor * 1000:.0f} ms = {floor / base:.2f}x")
+        print(
+            f"one file ({n} lines), whole process: python -c 'import libcst' {base * 1000:.0f} ms; "
+            f"namedcheck check cold (--no-cache) {cold * 1000:.0f} ms = {cold / base:.2f}x, "
+            f"warm (unchanged file, cache hit) {warm * 1000:.0f} ms = {warm / base:.2f}x (target <= 1.5x); "
+            f"libcst's own parse of the file, whole process {floor * 1000:.0f} ms = {floor / base:.2f}x"
+        )
 
     with tempfile.TemporaryDirectory() as pkgs:
         trees = args.tree or (installed_trees(pkgs) if not args.no_install else installed_trees_jax_only())
@@ -149,20 +159,24 @@ def tree_bench(trees: list[str], runs: int, full: bool) -> None:
     base = timed([sys.executable, "-c", PARSE_TREE, *trees], runs)
     with tempfile.TemporaryDirectory() as tmp:
         ours = timed(namedcheck_cmd("--no-cache", *trees), runs, cwd=tmp)
-        out = subprocess.run(namedcheck_cmd("--no-cache", "--format", "json", *trees), capture_output=True,
-                             text=True, cwd=tmp)
+        out = subprocess.run(
+            namedcheck_cmd("--no-cache", "--format", "json", *trees), capture_output=True, text=True, cwd=tmp
+        )
     diags = json.loads(out.stdout or "[]")
     internal = sum(1 for d in diags if d["code"] == "NC000")
     names = ", ".join(Path(t).name for t in trees)
-    print(f"trees ({names}: {files} files mentioning jax, {lines} lines): namedcheck check --no-cache {ours:.1f} s "
-          f"with {os.cpu_count()} cores = {lines / ours:.0f} lines/s; libcst parse of the same files on one core "
-          f"{base:.1f} s; ratio {ours / base:.2f}x (target <= 0.8x); {len(diags)} diagnostics, {internal} internal "
-          f"errors")
+    print(
+        f"trees ({names}: {files} files mentioning jax, {lines} lines): namedcheck check --no-cache {ours:.1f} s "
+        f"with {os.cpu_count()} cores = {lines / ours:.0f} lines/s; libcst parse of the same files on one core "
+        f"{base:.1f} s; ratio {ours / base:.2f}x (target <= 0.8x); {len(diags)} diagnostics, {internal} internal "
+        f"errors"
+    )
     for d in diags:
         print(f"  {d['path']}:{d['line']}: {d['code']} {d['message']}")
     if full:
         sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
         from namedcheck.analyzer.check import check_source
+
         t = time.perf_counter()
         for tree in trees:
             for p in Path(tree).rglob("*.py"):

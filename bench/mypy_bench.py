@@ -36,8 +36,22 @@ def targets() -> list[str]:
 
 def run_mypy(config: Path, cache: Path, files: list[str]) -> float:
     t = time.perf_counter()
-    r = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(config), "--cache-dir", str(cache),
-                        "--no-error-summary", *files], capture_output=True, text=True, cwd=ROOT)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(config),
+            "--cache-dir",
+            str(cache),
+            "--no-error-summary",
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     elapsed = time.perf_counter() - t
     if r.returncode not in (0, 1) or "INTERNAL ERROR" in r.stdout + r.stderr:
         raise SystemExit(f"mypy failed ({config.name}):\n{r.stdout[-2000:]}{r.stderr[-2000:]}")

@@ -38,8 +38,11 @@ def mutant_files(packages: list[str], limit: int, seed: int, work: Path) -> list
     import random
 
     target = work / "pkgs"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                    *packages], check=True, timeout=600)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target), *packages],
+        check=True,
+        timeout=600,
+    )
     found: list[str] = []
     for pkg in packages:
         for path in sorted((target / pkg).rglob("*.py")):
@@ -59,21 +62,37 @@ def mutant_files(packages: list[str], limit: int, seed: int, work: Path) -> list
 
 def _absolute_imports(text: str) -> str:
     """`from .x import y` becomes `from _rel.x import y` (same lines): a lone module has no parent."""
-    return re.sub(r"^(\s*from\s+)\.+(\w*)", lambda m: m[1] + "_rel" + ("." + m[2] if m[2] else ""), text,
-                  flags=re.M)
+    return re.sub(r"^(\s*from\s+)\.+(\w*)", lambda m: m[1] + "_rel" + ("." + m[2] if m[2] else ""), text, flags=re.M)
 
 
 def cli_diagnostics(files: list[Path]) -> set[tuple[str, int, str]]:
-    done = subprocess.run([str(Path(sys.executable).parent / "namedcheck"), "check", "--no-cache", "--format", "json",
-                           *map(str, files)], capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "namedcheck"), "check", "--no-cache", "--format", "json", *map(str, files)],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     return {(str(Path(d["path"]).resolve()), d["line"], d["code"]) for d in json.loads(done.stdout)}
 
 
 def plugin_diagnostics(files: list[Path], work: Path) -> set[tuple[str, int, str]]:
     (work / "mypy.ini").write_text(MYPY_CONFIG)
-    done = subprocess.run([sys.executable, "-m", "mypy", "--config-file", str(work / "mypy.ini"), "--no-incremental",
-                           "--no-error-summary", *map(str, files)], capture_output=True, text=True, timeout=1800,
-                          cwd=work)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--config-file",
+            str(work / "mypy.ini"),
+            "--no-incremental",
+            "--no-error-summary",
+            *map(str, files),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        cwd=work,
+    )
     if "error: " not in done.stdout or done.returncode > 1:
         print(f"mypy exited {done.returncode}:\n{done.stdout[-1500:]}{done.stderr[-1500:]}")
     found = set()
@@ -95,8 +114,10 @@ def main() -> int:
         files = mutant_files(args.packages, args.limit, args.seed, work)
         cli, plugin = cli_diagnostics(files), plugin_diagnostics(files, work)
         print(f"{len(files)} mutant files of {', '.join(args.packages)}")
-        print(f"CLI diagnostics: {len(cli)}; plugin diagnostics: {len(plugin)}; "
-              f"missing from the plugin: {len(cli - plugin)}; only in the plugin: {len(plugin - cli)}")
+        print(
+            f"CLI diagnostics: {len(cli)}; plugin diagnostics: {len(plugin)}; "
+            f"missing from the plugin: {len(cli - plugin)}; only in the plugin: {len(plugin - cli)}"
+        )
         for label, rows in (("missing", cli - plugin), ("extra", plugin - cli)):
             for path, line, code in sorted(rows):
                 print(f"  {label}: {Path(path).name}:{line} {code}")

@@ -264,7 +264,7 @@ def run_{i}(key):
 
 UTIL = {
     "tree": '"""Tree helpers."""\n\nimport jax\n\n\ndef tree_scale(tree, s):\n    return jax.tree.map(lambda x: x * s, tree)\n\n\n'
-            'def tree_size(tree):\n    return sum(x.size for x in jax.tree.leaves(tree))\n',
+    "def tree_size(tree):\n    return sum(x.size for x in jax.tree.leaves(tree))\n",
     "rng": '"""Keys."""\n\nimport jax\n\n\ndef split_n(key, n):\n    return jax.random.split(key, n)\n',
     "logging": '"""Logging."""\n\nimport logging\n\nLOG = logging.getLogger("bignet")\n\n\ndef info(msg):\n    LOG.info(msg)\n',
     "shapes": '"""Shape checks."""\n\n\ndef check_rank(x, n):\n    if x.ndim != n:\n        raise ValueError(x.shape)\n    return x\n',
@@ -321,8 +321,13 @@ def generate(root: Path) -> dict[str, Path]:
     """Writes the project; returns the files the benchmark edits by role."""
     (root / "pyproject.toml").write_text(PYPROJECT)
     pkg = root / "src" / "bignet"
-    files: dict[str, str] = {"__init__.py": '"""bignet."""\n', "config.py": CONFIG, "sharding.py": SHARDING,
-                             "model.py": TOP_MODEL, "train.py": TOP_TRAIN}
+    files: dict[str, str] = {
+        "__init__.py": '"""bignet."""\n',
+        "config.py": CONFIG,
+        "sharding.py": SHARDING,
+        "model.py": TOP_MODEL,
+        "train.py": TOP_TRAIN,
+    }
     files["layers/__init__.py"] = '"""Layers."""\n\nfrom . import ' + ", ".join(LAYERS) + "\n"
     for name in LAYERS:
         files[f"layers/{name}.py"] = LAYER.format(doc=f"The {name} layer family.", name=name)
@@ -383,8 +388,10 @@ def main() -> None:
         modules = sorted(proj.rglob("*.py"))
         lines = sum(f.read_text().count("\n") for f in modules)
         full_wall, full_cpu, out = run(check("."), proj)
-        print(f"project: {len(modules)} modules, {lines} lines; full check (cold cache) {full_wall:.2f} s wall, "
-              f"{full_cpu:.2f} s CPU")
+        print(
+            f"project: {len(modules)} modules, {lines} lines; full check (cold cache) {full_wall:.2f} s wall, "
+            f"{full_cpu:.2f} s CPU"
+        )
         print(f"  {out.strip().splitlines()[-1] if out.strip() else ''}")
         alone_dir = tmp / "alone"
         samples: dict[str, list[tuple[float, float]]] = {"project": [], "file": [], "alone": []}
@@ -400,11 +407,15 @@ def main() -> None:
         med = {k: (statistics.median(w for w, _ in v), statistics.median(c for _, c in v)) for k, v in samples.items()}
         base_w, base_c = med["alone"]
         print(f"edited: {target.relative_to(proj)} ({args.runs} runs, medians, whole process)")
-        for k, label in [("alone", "checked alone in an empty directory (baseline)"),
-                         ("project", "re-check of the whole project, warm cache"),
-                         ("file", "re-check of the edited file only (pre-commit), warm cache")]:
+        for k, label in [
+            ("alone", "checked alone in an empty directory (baseline)"),
+            ("project", "re-check of the whole project, warm cache"),
+            ("file", "re-check of the edited file only (pre-commit), warm cache"),
+        ]:
             w, c = med[k]
-            print(f"  {label:58s} {w * 1000:7.0f} ms wall {w / base_w:5.2f}x   {c * 1000:7.0f} ms CPU {c / base_c:5.2f}x")
+            print(
+                f"  {label:58s} {w * 1000:7.0f} ms wall {w / base_w:5.2f}x   {c * 1000:7.0f} ms CPU {c / base_c:5.2f}x"
+            )
         print("target: <= 2x (issue 12)")
         if args.keep:
             print(f"kept: {proj}")

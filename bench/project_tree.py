@@ -85,8 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {len(files)} files, {count_lines(files):,} lines")
             print(f"  libcst parse, one core:          {p_wall:6.2f} s (median of {args.runs})")
             print(f"  namedcheck check -j {args.jobs} --no-cache: {c_wall:6.2f} s wall, {c_cpu:6.2f} s CPU")
-            print(f"  ratio (wall / parse): {c_wall / p_wall:.2f}x (target <= 0.8x); CPU / parse: "
-                  f"{c_cpu / p_wall:.2f}x; peak RSS of one process: {rss:.0f} MB (target < 500 MB)")
+            print(
+                f"  ratio (wall / parse): {c_wall / p_wall:.2f}x (target <= 0.8x); CPU / parse: "
+                f"{c_cpu / p_wall:.2f}x; peak RSS of one process: {rss:.0f} MB (target < 500 MB)"
+            )
     finally:
         cleanup()
     return 0

@@ -92,15 +92,20 @@ class Diagnostic:
             column=int(str(obj["column"])),
             code=str(obj["code"]),
             message=str(obj["message"]),
-            related=tuple(Related(str(base / str(r["path"])), int(r["line"]), int(r["column"]), str(r["message"]))
-                          for r in rel if isinstance(r, dict)),
+            related=tuple(
+                Related(str(base / str(r["path"])), int(r["line"]), int(r["column"]), str(r["message"]))
+                for r in rel
+                if isinstance(r, dict)
+            ),
         )
 
     def points_at(self, path: Path | str, line: int) -> tuple[bool, bool]:
         """(the diagnostic is at path:line, one of its related locations is); paths are absolute."""
         where = Path(path).resolve()
-        return (self.line == line and Path(self.path).resolve() == where,
-                any(r.line == line and Path(r.path).resolve() == where for r in self.related))
+        return (
+            self.line == line and Path(self.path).resolve() == where,
+            any(r.line == line and Path(r.path).resolve() == where for r in self.related),
+        )
 
 
 def located(hits: Sequence[Diagnostic], path: Path | str, line: int) -> tuple[bool, bool]:
@@ -113,8 +118,10 @@ def location_line(flagged: Sequence[tuple[bool, bool]]) -> str:
     """Where the flagged mutants are flagged: `located` of each flagged mutant's hits at its edited line."""
     exact = sum(1 for a, _ in flagged if a)
     near = [r for a, r in flagged if not a]
-    return (f"flagged at the edited line: {exact}   only near it: {len(near)}, of which with a related "
-            f"location at the edited line: {sum(near)}")
+    return (
+        f"flagged at the edited line: {exact}   only near it: {len(near)}, of which with a related "
+        f"location at the edited line: {sum(near)}"
+    )
 
 
 @dataclass
@@ -189,8 +196,17 @@ def install_package(name: str, base: Path, timeout: float) -> tuple[Path | None,
         if name in WHEEL_ONLY:
             dl = base / f"{name}.download"
             dl.mkdir(exist_ok=True)
-            cmd = [*pip, "download", "--no-deps", "--python-version", WHEEL_ONLY[name],
-                   "--only-binary=:all:", name, "-d", str(dl)]
+            cmd = [
+                *pip,
+                "download",
+                "--no-deps",
+                "--python-version",
+                WHEEL_ONLY[name],
+                "--only-binary=:all:",
+                name,
+                "-d",
+                str(dl),
+            ]
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
             wheels = sorted(dl.glob("*.whl"))
             if proc.returncode != 0 or not wheels:
@@ -314,13 +330,17 @@ def report_precision(results: Sequence[PackageResult]) -> None:
             continue
         run = res.run
         if run.error:
-            print(f"{res.name:<10} {res.files:>6} {res.lines:>8} {run.seconds:>8.2f} {'-':>9} "
-                  f"FAILED (rc={run.returncode}): {run.error.splitlines()[-1] if run.error else ''}")
+            print(
+                f"{res.name:<10} {res.files:>6} {res.lines:>8} {run.seconds:>8.2f} {'-':>9} "
+                f"FAILED (rc={run.returncode}): {run.error.splitlines()[-1] if run.error else ''}"
+            )
             continue
         internal = sum(1 for d in run.diagnostics if d.code == "NC000")
         rate = res.lines / run.seconds if run.seconds > 0 else float("inf")
-        print(f"{res.name:<10} {res.files:>6} {res.lines:>8} {run.seconds:>8.2f} {rate:>9.0f} "
-              f"{len(run.diagnostics):>6} {internal:>6}")
+        print(
+            f"{res.name:<10} {res.files:>6} {res.lines:>8} {run.seconds:>8.2f} {rate:>9.0f} "
+            f"{len(run.diagnostics):>6} {internal:>6}"
+        )
     for res in results:
         if res.root is None or res.run is None:
             continue
@@ -338,16 +358,32 @@ def report_precision(results: Sequence[PackageResult]) -> None:
 def dump_precision(results: Sequence[PackageResult], out: Path) -> None:
     data = []
     for res in results:
-        entry: dict[str, object] = {"package": res.name, "problem": res.problem, "files": res.files,
-                                    "lines": res.lines}
+        entry: dict[str, object] = {"package": res.name, "problem": res.problem, "files": res.files, "lines": res.lines}
         if res.run is not None and res.root is not None:
-            entry.update(seconds=res.run.seconds, error=res.run.error, slow_files=res.slow_files,
-                         diagnostics=[{"path": relative(d.path, res.root), "line": d.line,
-                                       "column": d.column, "code": d.code, "message": d.message,
-                                       "related": [{"path": relative(r.path, res.root), "line": r.line,
-                                                    "column": r.column, "message": r.message}
-                                                   for r in d.related]}
-                                      for d in res.run.diagnostics])
+            entry.update(
+                seconds=res.run.seconds,
+                error=res.run.error,
+                slow_files=res.slow_files,
+                diagnostics=[
+                    {
+                        "path": relative(d.path, res.root),
+                        "line": d.line,
+                        "column": d.column,
+                        "code": d.code,
+                        "message": d.message,
+                        "related": [
+                            {
+                                "path": relative(r.path, res.root),
+                                "line": r.line,
+                                "column": r.column,
+                                "message": r.message,
+                            }
+                            for r in d.related
+                        ],
+                    }
+                    for d in res.run.diagnostics
+                ],
+            )
         data.append(entry)
     out.write_text(json.dumps(data, indent=1))
 

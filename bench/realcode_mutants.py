@@ -202,8 +202,11 @@ class Finder(ast.NodeVisitor):
             self.carry_mutation(node, name)
         elif name == "einsum" and dotted(node.func) in {"einsum", "jnp.einsum", "jax.numpy.einsum"}:
             self.einsum_mutations(node)
-        elif name in {"dot", "matmul"} and len(node.args) >= 2 and dotted(node.func) in {
-            f"jnp.{name}", f"jax.numpy.{name}", f"lax.{name}", f"jax.lax.{name}"}:
+        elif (
+            name in {"dot", "matmul"}
+            and len(node.args) >= 2
+            and dotted(node.func) in {f"jnp.{name}", f"jax.numpy.{name}", f"lax.{name}", f"jax.lax.{name}"}
+        ):
             self.transpose_operand(node.args[1], "jnp." + name)
         elif name == "reshape":
             self.reshape_mutation(node)
@@ -343,8 +346,9 @@ class Finder(ast.NodeVisitor):
         for arg in shape_args:
             entries.extend(arg.elts if isinstance(arg, ast.Tuple | ast.List) else [arg])
         entries = [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
-        ints = [(e, e.value) for e in entries
-                if isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 1]
+        ints = [
+            (e, e.value) for e in entries if isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 1
+        ]
         if ints:
             target, size = ints[-1]
             self.add("reshape_size", "reshape", replace(target, str(size + 1)))
@@ -409,8 +413,9 @@ def find_mutants(source: str, origin: str, allow_module_level: bool = False) -> 
         old = lines[edit.line - 1]
         new = old[: edit.start] + edit.text.encode("utf-8") + old[edit.end :]
         mutated = b"".join([*lines[: edit.line - 1], new, *lines[edit.line :]]).decode("utf-8")
-        mutant = Mutant(origin, function, edit.line, kind, context,
-                        old.decode("utf-8").strip(), new.decode("utf-8").strip())
+        mutant = Mutant(
+            origin, function, edit.line, kind, context, old.decode("utf-8").strip(), new.decode("utf-8").strip()
+        )
         out.append((mutant, mutated))
     return out
 
@@ -425,8 +430,11 @@ def diag_key(d: Diagnostic) -> tuple[int, str, str]:
 
 def flagged(mutant: Mutant, original: Sequence[Diagnostic], mutated: Sequence[Diagnostic]) -> list[Diagnostic]:
     before = {diag_key(d) for d in original}
-    return [d for d in mutated
-            if d.code not in INTERNAL_CODES and abs(d.line - mutant.line) <= NEAR_LINES and diag_key(d) not in before]
+    return [
+        d
+        for d in mutated
+        if d.code not in INTERNAL_CODES and abs(d.line - mutant.line) <= NEAR_LINES and diag_key(d) not in before
+    ]
 
 
 @dataclass
@@ -485,8 +493,14 @@ def check_files(checker: str, files: Sequence[Path], timeout: float, per_file: b
     return out
 
 
-def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence[tuple[Mutant, str]],
-          timeout: float, per_file: bool = False) -> tuple[list[Scored], dict[str, list[Diagnostic]]]:
+def score(
+    checker: str,
+    work: Path,
+    originals: dict[str, str],
+    mutants: Sequence[tuple[Mutant, str]],
+    timeout: float,
+    per_file: bool = False,
+) -> tuple[list[Scored], dict[str, list[Diagnostic]]]:
     names = sorted(originals)
     orig_paths = []
     for i, origin in enumerate(names):
@@ -507,8 +521,10 @@ def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence
     again = dict(zip(names, check_files(checker, orig_paths, timeout, per_file), strict=True))
     drift = sorted(n for n in names if {diag_key(d) for d in again[n]} != {diag_key(d) for d in orig_diags[n]})
     if drift:
-        print(f"warning: the checker's output on {len(drift)} unmutated files changed during the run "
-              f"(e.g. {drift[0]}); both runs count as the baseline")
+        print(
+            f"warning: the checker's output on {len(drift)} unmutated files changed during the run "
+            f"(e.g. {drift[0]}); both runs count as the baseline"
+        )
         for n in drift:
             seen = {diag_key(d) for d in orig_diags[n]}
             orig_diags[n] = orig_diags[n] + [d for d in again[n] if diag_key(d) not in seen]
@@ -522,14 +538,21 @@ def score(checker: str, work: Path, originals: dict[str, str], mutants: Sequence
     return results, orig_diags
 
 
-def report(title: str, results: Sequence[Scored], orig_diags: dict[str, list[Diagnostic]], show_unflagged: bool,
-           notes: dict[Mutant, str] | None = None) -> None:
+def report(
+    title: str,
+    results: Sequence[Scored],
+    orig_diags: dict[str, list[Diagnostic]],
+    show_unflagged: bool,
+    notes: dict[Mutant, str] | None = None,
+) -> None:
     total = len(results)
     hit = sum(1 for r in results if r.hits)
     print(f"\n=== {title} ===")
     anywhere = sum(1 for r in results if r.anywhere)
-    print(f"mutants: {total}   flagged: {hit} ({100.0 * hit / total if total else 0:.1f}%)   "
-          f"(a new diagnostic anywhere in the file: {anywhere})")
+    print(
+        f"mutants: {total}   flagged: {hit} ({100.0 * hit / total if total else 0:.1f}%)   "
+        f"(a new diagnostic anywhere in the file: {anywhere})"
+    )
     print(location_line([r.at_edit for r in results if r.hits]))
     by_kind: dict[str, list[Scored]] = defaultdict(list)
     for r in results:
@@ -551,8 +574,10 @@ def report(title: str, results: Sequence[Scored], orig_diags: dict[str, list[Dia
     for r in results:
         if r.hits:
             d = r.hits[0]
-            print(f"  + {r.mutant.origin}:{r.mutant.line} {r.mutant.function} [{r.mutant.kind}] "
-                  f"{r.mutant.after!r} -> {d.code} {d.message[:160]}")
+            print(
+                f"  + {r.mutant.origin}:{r.mutant.line} {r.mutant.function} [{r.mutant.kind}] "
+                f"{r.mutant.after!r} -> {d.code} {d.message[:160]}"
+            )
     if show_unflagged:
         print("missed mutants:")
         for r in results:
@@ -561,8 +586,10 @@ def report(title: str, results: Sequence[Scored], orig_diags: dict[str, list[Dia
                 if r.anywhere:
                     d = r.anywhere[0]
                     why += f"  [elsewhere: line {d.line} {d.code} {d.message[:120]}]"
-                print(f"  - {r.mutant.origin}:{r.mutant.line} {r.mutant.function} [{r.mutant.kind}/"
-                      f"{r.mutant.context}] {r.mutant.before!r} => {r.mutant.after!r}{why}")
+                print(
+                    f"  - {r.mutant.origin}:{r.mutant.line} {r.mutant.function} [{r.mutant.kind}/"
+                    f"{r.mutant.context}] {r.mutant.before!r} => {r.mutant.after!r}{why}"
+                )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -666,8 +693,9 @@ def run_programs(paths: Sequence[Path], timeout_each: float = JAX_TIMEOUT) -> li
             return done
         cmd = [sys.executable, "-c", BATCH_RUNNER, json.dumps([str(p) for p in chunk])]
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                  timeout=timeout_each * len(chunk) / 4 + 60)
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, env=env, timeout=timeout_each * len(chunk) / 4 + 60
+            )
             out = proc.stdout
         except subprocess.TimeoutExpired as exc:
             out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
@@ -713,8 +741,11 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
     outcomes: list[tuple[bool, str]] = [(False, "")] * len(jobs)
     for i, outcome in [*zip(originals_idx, clean, strict=True), *zip(mutant_idx, ran, strict=True)]:
         outcomes[i] = outcome
-    broken = [(origin, why) for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True)
-              if mutant is None and (raised or why)]
+    broken = [
+        (origin, why)
+        for (origin, mutant, _), (raised, why) in zip(jobs, outcomes, strict=True)
+        if mutant is None and (raised or why)
+    ]
     for origin, why in broken:
         print(f"UNMUTATED PROGRAM FAILS (excluded): {origin}: {why}")
     bad = {origin for origin, _ in broken}
@@ -734,9 +765,11 @@ def runnable_mutants(work: Path) -> tuple[dict[str, str], list[tuple[Mutant, str
             numeric[mutant.kind] += 1
         else:
             silent[mutant.kind] += 1
-    print(f"runnable programs: {len(originals) - len(bad)} run cleanly; {len(candidates)} mutants, "
-          f"{len(kept)} make JAX raise (kept); JAX accepts per kind: {dict(sorted(silent.items()))}; "
-          f"only a wrong number (assertion) per kind: {dict(sorted(numeric.items()))}")
+    print(
+        f"runnable programs: {len(originals) - len(bad)} run cleanly; {len(candidates)} mutants, "
+        f"{len(kept)} make JAX raise (kept); JAX accepts per kind: {dict(sorted(silent.items()))}; "
+        f"only a wrong number (assertion) per kind: {dict(sorted(numeric.items()))}"
+    )
     return {k: v for k, v in originals.items() if k not in bad}, kept, notes
 
 
@@ -752,14 +785,18 @@ def mutants(args: argparse.Namespace) -> int:
         if not args.no_runnable:
             originals, kept, notes = runnable_mutants(work)
             results, orig_diags = score(checker, work / "runnable", originals, kept, args.timeout, args.per_file)
-            report("runnable programs, mutants that JAX rejects (verified recall)", results, orig_diags,
-                   args.show_unflagged, notes)
+            report(
+                "runnable programs, mutants that JAX rejects (verified recall)",
+                results,
+                orig_diags,
+                args.show_unflagged,
+                notes,
+            )
             summary.append(share_line("verified recall (runnable, JAX raises)", results))
         if not args.runnable_only:
             originals, chosen = source_mutants(args, base)
             results, orig_diags = score(checker, work / "sources", originals, chosen, args.timeout, args.per_file)
-            report("installed sources, mutants not run (unverified recall)", results, orig_diags,
-                   args.show_unflagged)
+            report("installed sources, mutants not run (unverified recall)", results, orig_diags, args.show_unflagged)
             summary.append(share_line("unverified recall (installed sources)", results))
         print("\n" + "\n".join(summary))
     finally:
@@ -779,7 +816,7 @@ def share_line(label: str, results: Sequence[Scored]) -> str:
 # the runner sets XLA_FLAGS=--xla_force_host_platform_device_count=8 before jax is imported.
 
 RUNNABLE: dict[str, str] = {
-    'collective_matmul': '''\
+    "collective_matmul": '''\
 """All-gather matmul overlapped with ppermute: x sharded on rows, the chunks travel around a ring."""
 from functools import partial
 
@@ -818,7 +855,7 @@ res = jax.jit(gathered_matmul)(lhs, rhs)
 np.testing.assert_allclose(res, lhs @ rhs, rtol=1e-5)
 print(res.shape)
 ''',
-    'device_put_named': '''\
+    "device_put_named": '''\
 """Place a batch and params with device_put + NamedSharding, then run a jitted forward."""
 import jax
 import jax.numpy as jnp
@@ -841,7 +878,7 @@ def forward(kernel, batch):
 out = forward(kernel, batch)
 print(out.shape, out.sharding)
 ''',
-    'dp_train_step': '''\
+    "dp_train_step": '''\
 """Data-parallel linear regression: per-shard grads averaged with pmean inside shard_map."""
 import jax
 import jax.numpy as jnp
@@ -875,7 +912,7 @@ for _ in range(2):
     params, loss = step(params, x, y)
 print(float(loss))
 ''',
-    'einsum_attention': '''\
+    "einsum_attention": '''\
 """Multi-head attention with einsum; heads sharded over 'model' with with_sharding_constraint."""
 import jax
 import jax.numpy as jnp
@@ -906,7 +943,7 @@ out = jax.jit(attention)(x, wq, wk, wv, wo)
 assert out.shape == (B, T, D)
 print(out.mean())
 ''',
-    'fsdp_all_gather': '''\
+    "fsdp_all_gather": '''\
 """FSDP: weights sharded over 'fsdp' and all-gathered just in time for each layer."""
 import jax
 import jax.numpy as jnp
@@ -940,7 +977,7 @@ fsdp_loss = jax.shard_map(loss, mesh=mesh, in_specs=([P('fsdp', None)] * len(ws)
 x = jnp.ones((16, 64))
 print(jax.jit(fsdp_loss)(ws, x))
 ''',
-    'jit_shardings': '''\
+    "jit_shardings": '''\
 """jit with explicit in_shardings / out_shardings on a 2D mesh."""
 import jax
 import jax.numpy as jnp
@@ -963,7 +1000,7 @@ w = jnp.ones((24, 10))
 y = dense_sharded(x, w)
 print(y.shape)
 ''',
-    'layer_stack_scan': '''\
+    "layer_stack_scan": '''\
 """A stack of residual layers applied with lax.scan over stacked params, activations sharded by batch."""
 import jax
 import jax.numpy as jnp
@@ -996,7 +1033,7 @@ out, means = jax.jit(model)((w_in, w_out), x)
 assert out.shape == (32, 4, 4) and means.shape == (N_LAYERS,)
 print(means)
 ''',
-    'megatron_mlp': '''\
+    "megatron_mlp": '''\
 """Megatron-style MLP: column-parallel w1, row-parallel w2, psum over the model axis."""
 import jax
 import jax.numpy as jnp
@@ -1028,7 +1065,7 @@ y = jax.jit(mlp)(x, w1, b1, w2)
 assert y.shape == (8, 32)
 print(y.sum())
 ''',
-    'mesh_shape_sizes': '''\
+    "mesh_shape_sizes": '''\
 """Sizes taken from mesh.shape; local blocks reshaped inside shard_map; scan with an invariant carry."""
 import jax
 import jax.numpy as jnp
@@ -1057,7 +1094,7 @@ data = jnp.arange(n_x * 6 * n_y * 5, dtype=jnp.float32).reshape(n_x * 6, n_y * 5
 stats = jax.shard_map(block_stats, mesh=mesh, in_specs=P('x', 'y'), out_specs=P())
 print(jax.jit(stats)(data))
 ''',
-    'microbatch_scan': '''\
+    "microbatch_scan": '''\
 """Gradient accumulation over microbatches with lax.scan inside a data-parallel shard_map."""
 import jax
 import jax.numpy as jnp
@@ -1095,7 +1132,7 @@ ys = jnp.ones((64,))
 loss, grad = jax.jit(step)(w, xs, ys)
 print(loss, grad.shape)
 ''',
-    'mlp_list_params': '''\
+    "mlp_list_params": '''\
 """An MLP whose params come from a list comprehension; batch sharded with a NamedSharding."""
 import jax
 import jax.numpy as jnp
@@ -1124,7 +1161,7 @@ logits = jax.jit(mlp)(params, x)
 assert logits.shape == (64, 10)
 print(logits.sharding)
 ''',
-    'reduce_scatter': '''\
+    "reduce_scatter": '''\
 """ZeRO-style update: reduce-scatter the gradient with psum_scatter, update the local param shard."""
 import jax
 import jax.numpy as jnp
@@ -1150,7 +1187,7 @@ param = jnp.ones((16, 8))
 grad = jnp.ones((2 * 16, 8))
 print(jax.jit(update)(param, grad).shape)
 ''',
-    'set_mesh_infer': '''\
+    "set_mesh_infer": '''\
 """Explicit-axis mesh via jax.make_mesh and jax.set_mesh; shard_map with in_specs inferred."""
 import jax
 import jax.numpy as jnp
@@ -1172,7 +1209,7 @@ with jax.set_mesh(mesh):
     assert y.shape == (8, 6)
     print(jax.typeof(y))
 ''',
-    'transpose_heads': '''\
+    "transpose_heads": '''\
 """Split and merge attention heads with reshape/transpose inside a sequence-sharded shard_map."""
 import jax
 import jax.numpy as jnp
@@ -1204,7 +1241,7 @@ x = jnp.ones((B, T, H * K))
 scale = jnp.arange(H, dtype=jnp.float32)
 print(jax.jit(f)(x, scale).shape)
 ''',
-    'vmap_per_example': '''\
+    "vmap_per_example": '''\
 """Per-example losses and gradients with vmap (params broadcast, examples mapped)."""
 import jax
 import jax.numpy as jnp

@@ -242,13 +242,14 @@ def _top_ranges(tree: ast.Module) -> list[tuple[str, int, int]]:
 def _apply(source: bytes, edit: Edit) -> tuple[str, str, str]:
     lines = source.splitlines(keepends=True)
     old = lines[edit.line - 1]
-    new = old[: edit.start] + edit.text.encode("utf-8") + old[edit.end:]
-    mutated = b"".join([*lines[: edit.line - 1], new, *lines[edit.line:]]).decode("utf-8")
+    new = old[: edit.start] + edit.text.encode("utf-8") + old[edit.end :]
+    mutated = b"".join([*lines[: edit.line - 1], new, *lines[edit.line :]]).decode("utf-8")
     return mutated, old.decode("utf-8").strip(), new.decode("utf-8").strip()
 
 
-def swap_edits(tree: ast.Module, source: bytes, names: set[str], aliases: set[str], layers: bool = False) \
-        -> list[tuple[str, Edit]]:
+def swap_edits(
+    tree: ast.Module, source: bytes, names: set[str], aliases: set[str], layers: bool = False
+) -> list[tuple[str, Edit]]:
     """`f(a, b)` -> `f(b, a)` for calls of imported names (or `alias.f(...)`; `layers`: also library layer
     constructors such as `nnx.Linear(a, b)`)."""
     lines = source.splitlines()
@@ -257,21 +258,28 @@ def swap_edits(tree: ast.Module, source: bytes, names: set[str], aliases: set[st
         if not isinstance(node, ast.Call) or len(node.args) < 2:
             continue
         fn = node.func
-        hit = (isinstance(fn, ast.Name) and fn.id in names) or (
-            isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in aliases) or (
-            layers and isinstance(fn, ast.Attribute) and fn.attr[:1].isupper()
-            and isinstance(fn.value, ast.Name | ast.Attribute) and ast.unparse(fn.value) in LAYER_MODULES)
+        hit = (
+            (isinstance(fn, ast.Name) and fn.id in names)
+            or (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id in aliases)
+            or (
+                layers
+                and isinstance(fn, ast.Attribute)
+                and fn.attr[:1].isupper()
+                and isinstance(fn.value, ast.Name | ast.Attribute)
+                and ast.unparse(fn.value) in LAYER_MODULES
+            )
+        )
         a, b = node.args[0], node.args[1]
         if not hit or isinstance(a, ast.Starred) or isinstance(b, ast.Starred):
             continue
         if a.lineno != b.end_lineno or a.lineno != a.end_lineno:
             continue
         line = lines[a.lineno - 1]
-        ta = line[a.col_offset:a.end_col_offset].decode("utf-8")
-        tb = line[b.col_offset:b.end_col_offset].decode("utf-8")
+        ta = line[a.col_offset : a.end_col_offset].decode("utf-8")
+        tb = line[b.col_offset : b.end_col_offset].decode("utf-8")
         if ta == tb:
             continue
-        gap = line[a.end_col_offset:b.col_offset].decode("utf-8")
+        gap = line[a.end_col_offset : b.col_offset].decode("utf-8")
         assert b.end_col_offset is not None
         out.append((ast.unparse(fn), Edit(a.lineno, a.col_offset, b.end_col_offset, tb + gap + ta)))
     return out
@@ -298,10 +306,10 @@ def shape_edits(tree: ast.Module, source: bytes) -> list[tuple[str, Edit]]:
             if isinstance(a, ast.Starred) or isinstance(b, ast.Starred) or b.end_col_offset is None:
                 continue
             line = lines[a.lineno - 1]
-            ta = line[a.col_offset:a.end_col_offset].decode("utf-8")
-            tb = line[b.col_offset:b.end_col_offset].decode("utf-8")
+            ta = line[a.col_offset : a.end_col_offset].decode("utf-8")
+            tb = line[b.col_offset : b.end_col_offset].decode("utf-8")
             if ta != tb:
-                gap = line[a.end_col_offset:b.col_offset].decode("utf-8")
+                gap = line[a.end_col_offset : b.col_offset].decode("utf-8")
                 out.append((name, Edit(a.lineno, a.col_offset, b.end_col_offset, tb + gap + ta)))
     return out
 
@@ -311,8 +319,12 @@ def config_edits(tree: ast.Module, source: bytes, names: set[str] | None) -> lis
     out: list[tuple[str, Edit]] = []
 
     def consider(owner: str, value: ast.expr | None) -> None:
-        if isinstance(value, ast.Constant) and type(value.value) is int and value.value > 1 \
-                and value.end_col_offset is not None:
+        if (
+            isinstance(value, ast.Constant)
+            and type(value.value) is int
+            and value.value > 1
+            and value.end_col_offset is not None
+        ):
             new = value.value + 1 if value.value % 2 == 0 else value.value * 2
             out.append((owner, Edit(value.lineno, value.col_offset, value.end_col_offset, str(new))))
 
@@ -355,9 +367,18 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
         callers = sorted({u.caller for u in by_callee.get(mod, [])})
         seen: set[tuple[int, int, int, str]] = set()
 
-        def add(kind: str, context: str, function: str, edit: Edit, partners: Sequence[str],
-                effect: Sequence[tuple[str, int]], seen: set[tuple[int, int, int, str]] = seen,
-                source: bytes = source, path: Path = path, mod: str = mod) -> None:
+        def add(
+            kind: str,
+            context: str,
+            function: str,
+            edit: Edit,
+            partners: Sequence[str],
+            effect: Sequence[tuple[str, int]],
+            seen: set[tuple[int, int, int, str]] = seen,
+            source: bytes = source,
+            path: Path = path,
+            mod: str = mod,
+        ) -> None:
             key = (edit.line, edit.start, edit.end, edit.text)
             if key in seen:
                 return
@@ -394,9 +415,13 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
         uses = by_caller.get(mod, [])
         if uses or runnable:
             names = {u.name for u in uses if any(isinstance(n, ast.ImportFrom) for n in ast.walk(tree))}
-            aliases = {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)
-                       for a in n.names if f"{a.name}" in graph.trees or any(
-                           k.endswith("." + a.name) for k in graph.trees)}
+            aliases = {
+                a.asname or a.name
+                for n in ast.walk(tree)
+                if isinstance(n, ast.Import | ast.ImportFrom)
+                for a in n.names
+                if f"{a.name}" in graph.trees or any(k.endswith("." + a.name) for k in graph.trees)
+            }
             callees = sorted({u.callee for u in uses})
             for fn, edit in swap_edits(tree, source, names, aliases, layers=runnable):
                 owner = next((n for n, lo, hi in ranges if lo <= edit.line <= hi), "<module>")
@@ -410,11 +435,13 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
 
 def link_tree(src: Path, dst: Path) -> None:
     """A hard-linked copy of a tree (cheap; the mutated file is then replaced, never written through)."""
+
     def link(s: str, d: str) -> None:
         try:
             os.link(s, d)
         except OSError:
             shutil.copy2(s, d)
+
     shutil.copytree(src, dst, copy_function=link, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
@@ -439,8 +466,9 @@ def _key(d: Diagnostic, root: Path) -> tuple[str, int, str, str]:
     return (rel, d.line, d.code, d.message)
 
 
-def check_project_files(checker: str, root: Path, mods: Sequence[str], proj: Project, timeout: float) \
-        -> list[Diagnostic] | str:
+def check_project_files(
+    checker: str, root: Path, mods: Sequence[str], proj: Project, timeout: float
+) -> list[Diagnostic] | str:
     paths = [root / proj.modules[m].relative_to(proj.root) for m in mods]
     run = run_checker(checker, paths, timeout, cwd=root)
     if run.error:
@@ -448,9 +476,15 @@ def check_project_files(checker: str, root: Path, mods: Sequence[str], proj: Pro
     return [d if Path(d.path).is_absolute() else replace(d, path=str(root / d.path)) for d in run.diagnostics]
 
 
-def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple[ProjMutant, str]],
-                  timeout: float, effect_frames: dict[ProjMutant, list[tuple[str, int]]] | None = None,
-                  jobs: int = 2) -> tuple[list[Outcome], dict[tuple[str, ...], list[Diagnostic]]]:
+def score_project(
+    checker: str,
+    proj: Project,
+    work: Path,
+    items: Sequence[tuple[ProjMutant, str]],
+    timeout: float,
+    effect_frames: dict[ProjMutant, list[tuple[str, int]]] | None = None,
+    jobs: int = 2,
+) -> tuple[list[Outcome], dict[tuple[str, ...], list[Diagnostic]]]:
     """Check each mutant with its partners in a linked copy of the project; compare with the unmutated
     project checked on the same files."""
     baseline: dict[tuple[str, ...], list[Diagnostic]] = {}
@@ -461,8 +495,11 @@ def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple
 
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for files, got in pool.map(base, sets):
-            baseline[files] = got if isinstance(got, list) else [
-                Diagnostic(str(proj.root), 1, 1, "NC000", f"checker failed: {got[-300:]}")]
+            baseline[files] = (
+                got
+                if isinstance(got, list)
+                else [Diagnostic(str(proj.root), 1, 1, "NC000", f"checker failed: {got[-300:]}")]
+            )
 
     def one(i: int) -> Outcome:
         pm, text = items[i]
@@ -484,16 +521,23 @@ def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple
         if effect_frames is not None:
             effect |= set(effect_frames.get(pm, []))
         effect_hits = [d for d in new if (_key(d, tree)[0], d.line) in effect and d not in edit_hits]
-        out = Outcome(pm, edit_hits, effect_hits, new, internal=internal,
-                      elsewhere=any(_key(d, tree)[0] != rel_s for d in effect_hits),
-                      at_edit=located(edit_hits + effect_hits, tree / rel, pm.mutant.line))
+        out = Outcome(
+            pm,
+            edit_hits,
+            effect_hits,
+            new,
+            internal=internal,
+            elsewhere=any(_key(d, tree)[0] != rel_s for d in effect_hits),
+            at_edit=located(edit_hits + effect_hits, tree / rel, pm.mutant.line),
+        )
         if edit_hits or effect_hits:
             alone_dir = tree.with_name(tree.name + ".alone")
             alone_dir.mkdir()
             (alone_dir / rel.name).write_text(text, encoding="utf-8")
             run = run_checker(checker, [alone_dir / rel.name], timeout, cwd=alone_dir)
-            out.alone = any(d.code not in INTERNAL_CODES and abs(d.line - pm.mutant.line) <= NEAR_LINES
-                            for d in run.diagnostics)
+            out.alone = any(
+                d.code not in INTERNAL_CODES and abs(d.line - pm.mutant.line) <= NEAR_LINES for d in run.diagnostics
+            )
             shutil.rmtree(alone_dir, ignore_errors=True)
         shutil.rmtree(tree, ignore_errors=True)
         return out
@@ -507,8 +551,12 @@ def score_project(checker: str, proj: Project, work: Path, items: Sequence[tuple
 # Reports
 
 
-def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tuple[str, ...], list[Diagnostic]]],
-           show_unflagged: bool) -> str:
+def report(
+    title: str,
+    outcomes: Sequence[Outcome],
+    baselines: dict[str, dict[tuple[str, ...], list[Diagnostic]]],
+    show_unflagged: bool,
+) -> str:
     total = len(outcomes)
     at_line = [o for o in outcomes if o.hits_edit or o.hits_effect]
     effect_only = [o for o in outcomes if o.hits_effect and not o.hits_edit]
@@ -517,11 +565,13 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
     anywhere = sum(1 for o in outcomes if o.anywhere)
     pct = 100.0 * len(at_line) / total if total else 0.0
     print(f"\n=== {title} ===")
-    print(f"mutants: {total}   flagged at the line (edit or effect): {len(at_line)} ({pct:.1f}%)   "
-          f"at an effect line only: {len(effect_only)}   at a line in another module than the edit: "
-          f"{len(other_module)}   flagged only with the project (missed when the "
-          f"mutated file is checked alone): {len(cross)}   (a new diagnostic anywhere in the checked files: "
-          f"{anywhere})")
+    print(
+        f"mutants: {total}   flagged at the line (edit or effect): {len(at_line)} ({pct:.1f}%)   "
+        f"at an effect line only: {len(effect_only)}   at a line in another module than the edit: "
+        f"{len(other_module)}   flagged only with the project (missed when the "
+        f"mutated file is checked alone): {len(cross)}   (a new diagnostic anywhere in the checked files: "
+        f"{anywhere})"
+    )
     print(location_line([o.at_edit for o in at_line]))
     for label, key in (("per kind", lambda o: o.pm.mutant.kind), ("per project", lambda o: o.pm.project)):
         print(f"  {label}:")
@@ -537,8 +587,9 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
         print(f"internal errors / failed runs on mutants: {len(internal)}")
         for pm, d in internal[:10]:
             print(f"  {pm.mutant.origin}:{pm.mutant.line} [{pm.mutant.kind}] {d.message[:200]}")
-    fps = sorted({(p, d.path, d.line, d.code, d.message) for p, sets in baselines.items()
-                  for ds in sets.values() for d in ds})
+    fps = sorted(
+        {(p, d.path, d.line, d.code, d.message) for p, sets in baselines.items() for ds in sets.values() for d in ds}
+    )
     print(f"diagnostics on the unmutated projects' checked files (false alarms unless real bugs): {len(fps)}")
     for p, path, line, code, msg in fps:
         print(f"  {p}: {path}:{line}: {code} {msg[:200]}")
@@ -546,9 +597,11 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
     for o in at_line:
         d = (o.hits_edit or o.hits_effect)[0]
         where = "edit" if o.hits_edit else f"effect {Path(d.path).name}:{d.line}"
-        print(f"  + {o.pm.mutant.origin}:{o.pm.mutant.line} {o.pm.mutant.function} [{o.pm.mutant.kind}] "
-              f"{o.pm.mutant.after!r} -> {d.code} at {where}{'' if o.alone else ' (needs the project)'}: "
-              f"{d.message[:140]}")
+        print(
+            f"  + {o.pm.mutant.origin}:{o.pm.mutant.line} {o.pm.mutant.function} [{o.pm.mutant.kind}] "
+            f"{o.pm.mutant.after!r} -> {d.code} at {where}{'' if o.alone else ' (needs the project)'}: "
+            f"{d.message[:140]}"
+        )
     if show_unflagged:
         print("missed mutants:")
         for o in outcomes:
@@ -557,11 +610,15 @@ def report(title: str, outcomes: Sequence[Outcome], baselines: dict[str, dict[tu
                 if o.anywhere:
                     d = o.anywhere[0]
                     extra += f"  [elsewhere: {Path(d.path).name}:{d.line} {d.code} {d.message[:100]}]"
-                print(f"  - {o.pm.mutant.origin}:{o.pm.mutant.line} {o.pm.mutant.function} "
-                      f"[{o.pm.mutant.kind}/{o.pm.mutant.context}] {o.pm.mutant.before!r} => "
-                      f"{o.pm.mutant.after!r}{extra}")
-    return f"{title}: {len(at_line)}/{total} = {pct:.1f}% at the line ({len(cross)} need the project); " \
-           f"false alarms on unmutated files: {len(fps)}"
+                print(
+                    f"  - {o.pm.mutant.origin}:{o.pm.mutant.line} {o.pm.mutant.function} "
+                    f"[{o.pm.mutant.kind}/{o.pm.mutant.context}] {o.pm.mutant.before!r} => "
+                    f"{o.pm.mutant.after!r}{extra}"
+                )
+    return (
+        f"{title}: {len(at_line)}/{total} = {pct:.1f}% at the line ({len(cross)} need the project); "
+        f"false alarms on unmutated files: {len(fps)}"
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -573,8 +630,19 @@ def flax_examples(base: Path, timeout: float) -> list[Project]:
     dl = base / "flax_sdist"
     dl.mkdir(parents=True, exist_ok=True)
     if not any(dl.glob("flax-*.tar.gz")):
-        cmd = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "download", "--no-deps",
-               "--no-binary=:all:", "flax", "-d", str(dl)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "--disable-pip-version-check",
+            "-q",
+            "download",
+            "--no-deps",
+            "--no-binary=:all:",
+            "flax",
+            "-d",
+            str(dl),
+        ]
         subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     archives = sorted(dl.glob("flax-*.tar.gz"))
     if not archives:
@@ -583,8 +651,7 @@ def flax_examples(base: Path, timeout: float) -> list[Project]:
     out_dir = base / "flax_examples"
     if not out_dir.exists():
         with tarfile.open(archives[-1]) as tf:
-            members = [m for m in tf.getmembers() if "/examples/" in m.name and m.isfile()
-                       and m.name.endswith(".py")]
+            members = [m for m in tf.getmembers() if "/examples/" in m.name and m.isfile() and m.name.endswith(".py")]
             tf.extractall(base / "flax_sdist_x", members=members, filter="data")
         src = next((base / "flax_sdist_x").glob("flax-*/examples"))
         out_dir.mkdir()
@@ -665,8 +732,9 @@ def run_projects(roots: Sequence[Path], timeout_each: float = 60.0) -> dict[str,
         while todo:
             cmd = [sys.executable, "-c", PROJECT_RUNNER, json.dumps([str(p) for p in todo])]
             try:
-                proc = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                                      timeout=timeout_each * len(todo) / 3 + 60)
+                proc = subprocess.run(
+                    cmd, capture_output=True, text=True, env=env, timeout=timeout_each * len(todo) / 3 + 60
+                )
                 out = proc.stdout
             except subprocess.TimeoutExpired as exc:
                 out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
@@ -736,17 +804,22 @@ def runnable(checker: str, work: Path, timeout: float, show_unflagged: bool) -> 
         else:
             accepted[pm.mutant.kind] += 1
     shutil.rmtree(work / "runnable_mut", ignore_errors=True)
-    print(f"runnable projects: {len(projects) - len(bad)} run cleanly; {len(candidates)} mutants, {len(kept)} make "
-          f"JAX raise (kept); JAX accepts per kind: {dict(sorted(accepted.items()))}")
+    print(
+        f"runnable projects: {len(projects) - len(bad)} run cleanly; {len(candidates)} mutants, {len(kept)} make "
+        f"JAX raise (kept); JAX accepts per kind: {dict(sorted(accepted.items()))}"
+    )
     outcomes: list[Outcome] = []
     baselines: dict[str, dict[tuple[str, ...], list[Diagnostic]]] = {}
     for proj in projects:
         items = [(pm, t) for pm, t in kept if pm.project == proj.name]
         # the whole project is checked for runnable mutants: every module is a partner
-        items = [(ProjMutant(pm.project, pm.module, pm.mutant, tuple(sorted(proj.modules)), pm.effect), t)
-                 for pm, t in items]
-        fr = {ProjMutant(pm.project, pm.module, pm.mutant, tuple(sorted(proj.modules)), pm.effect): frames[pm]
-              for pm, _ in [(p, t) for p, t in kept if p.project == proj.name]}
+        items = [
+            (ProjMutant(pm.project, pm.module, pm.mutant, tuple(sorted(proj.modules)), pm.effect), t) for pm, t in items
+        ]
+        fr = {
+            ProjMutant(pm.project, pm.module, pm.mutant, tuple(sorted(proj.modules)), pm.effect): frames[pm]
+            for pm, _ in [(p, t) for p, t in kept if p.project == proj.name]
+        }
         if not items:
             continue
         got, base = score_project(checker, proj, work / "scored", items, timeout, fr)
@@ -755,8 +828,12 @@ def runnable(checker: str, work: Path, timeout: float, show_unflagged: bool) -> 
             o.jax = notes[orig]
         outcomes.extend(got)
         baselines[proj.name] = base
-    return report("runnable multi-module projects, mutants that JAX rejects (verified recall)", outcomes,
-                  baselines, show_unflagged)
+    return report(
+        "runnable multi-module projects, mutants that JAX rejects (verified recall)",
+        outcomes,
+        baselines,
+        show_unflagged,
+    )
 
 
 # ----------------------------------------------------------------------------------------------
@@ -780,20 +857,27 @@ def projects_mode(args: argparse.Namespace) -> int:
             kinds = Counter(pm.mutant.kind for pm, _ in items)
             per = Counter(pm.project.split("/")[0] for pm, _ in items)
             edges = sum(len(g.uses) for g in graphs.values())
-            print(f"installed projects: {len(projects)}, cross-module uses: {edges}; candidates {len(items)} "
-                  f"per kind {dict(sorted(kinds.items()))} per project {dict(sorted(per.items()))}")
+            print(
+                f"installed projects: {len(projects)}, cross-module uses: {edges}; candidates {len(items)} "
+                f"per kind {dict(sorted(kinds.items()))} per project {dict(sorted(per.items()))}"
+            )
             chosen = choose(items, args.limit, args.seed)
             outcomes: list[Outcome] = []
             baselines: dict[str, dict[tuple[str, ...], list[Diagnostic]]] = {}
             for proj in projects:
                 mine = [it for it in chosen if it[0].project == proj.name]
                 if mine:
-                    got, base_diags = score_project(checker, proj, work / "scored", mine, args.timeout,
-                                                    jobs=args.jobs)
+                    got, base_diags = score_project(checker, proj, work / "scored", mine, args.timeout, jobs=args.jobs)
                     outcomes.extend(got)
                     baselines[proj.name] = base_diags
-            summary.append(report("installed projects, cross-module mutants not run (unverified recall)",
-                                  outcomes, baselines, args.show_unflagged))
+            summary.append(
+                report(
+                    "installed projects, cross-module mutants not run (unverified recall)",
+                    outcomes,
+                    baselines,
+                    args.show_unflagged,
+                )
+            )
         print("\n" + "\n".join(summary))
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -3,11 +3,11 @@ programs written for this harness in the style of real ones, each a package plus
 (tiny sizes, 8 forced host CPU devices). Mutants of the package modules are kept only when JAX raises."""
 
 RUNNABLE_PROJECTS: dict[str, dict[str, str]] = {
-    'attn_lm': {
-        'attnlm/__init__.py': '''\
+    "attn_lm": {
+        "attnlm/__init__.py": '''\
 """A one-layer attention language model with einsum weights."""
 ''',
-        'attnlm/config.py': '''\
+        "attnlm/config.py": '''\
 """Sizes."""
 VOCAB = 48
 D_MODEL = 32
@@ -16,7 +16,7 @@ HEAD_DIM = D_MODEL // N_HEADS
 SEQ = 8
 BATCH = 4
 ''',
-        'attnlm/layers.py': '''\
+        "attnlm/layers.py": '''\
 """Attention and the tied output projection."""
 import jax
 import jax.numpy as jnp
@@ -36,7 +36,7 @@ def attention(x, wq, wk, wv, wo):
 def tied_logits(x, embed):
     return jnp.einsum('btd,vd->btv', x, embed)
 ''',
-        'attnlm/model.py': '''\
+        "attnlm/model.py": '''\
 """Embedding, one attention layer, tied logits; activations sharded by batch."""
 import jax
 from jax.sharding import NamedSharding, PartitionSpec as P
@@ -50,7 +50,7 @@ def forward(params, tokens, mesh):
     x = x + attention(x, params['wq'], params['wk'], params['wv'], params['wo'])
     return tied_logits(x, params['embed'])
 ''',
-        'attnlm/params.py': '''\
+        "attnlm/params.py": '''\
 """Parameter initialisation."""
 import jax
 
@@ -67,7 +67,7 @@ def init(key):
         'wo': jax.random.normal(ks[4], (C.N_HEADS, C.HEAD_DIM, C.D_MODEL)) * 0.02,
     }
 ''',
-        'main.py': '''\
+        "main.py": """\
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -82,13 +82,13 @@ params = init(jax.random.key(0))
 tokens = jnp.zeros((C.BATCH, C.SEQ), jnp.int32)
 out = jax.jit(lambda p, t: forward(p, t, mesh))(params, tokens)
 assert out.shape == (C.BATCH, C.SEQ, C.VOCAB)
-''',
+""",
     },
-    'dp_train': {
-        'dptrain/__init__.py': '''\
+    "dp_train": {
+        "dptrain/__init__.py": '''\
 """Data-parallel training with shard_map."""
 ''',
-        'dptrain/data.py': '''\
+        "dptrain/data.py": '''\
 """Batches from a host array."""
 import numpy as np
 
@@ -98,7 +98,7 @@ def batches(n_batches, batch, features, seed=0):
     xs = rng.standard_normal((n_batches * batch, features)).astype(np.float32)
     return xs.reshape(n_batches, batch, features)
 ''',
-        'dptrain/model.py': '''\
+        "dptrain/model.py": '''\
 """A two-layer network."""
 import jax.numpy as jnp
 
@@ -110,7 +110,7 @@ def init(features, hidden, out):
 def predict(params, x):
     return jnp.tanh(x @ params['w1']) @ params['w2']
 ''',
-        'dptrain/step.py': '''\
+        "dptrain/step.py": '''\
 """The per-device step: gradients and loss averaged over 'data'."""
 import jax
 import jax.numpy as jnp
@@ -135,7 +135,7 @@ def make_step(mesh):
     return jax.jit(jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P('data', None), P('data', None)),
                                  out_specs=(P(), P())))
 ''',
-        'main.py': '''\
+        "main.py": """\
 import jax
 import numpy as np
 from jax.sharding import Mesh
@@ -151,13 +151,13 @@ step = make_step(mesh)
 for x in batches(2, 32, FEATURES):
     y = x[:, :OUT] * 2.0
     params, loss = step(params, x, y)
-''',
+""",
     },
-    'eqx_reg': {
-        'eqxreg/__init__.py': '''\
+    "eqx_reg": {
+        "eqxreg/__init__.py": '''\
 """An equinox regressor."""
 ''',
-        'eqxreg/config.py': '''\
+        "eqxreg/config.py": '''\
 """Sizes."""
 IN_SIZE = 6
 WIDTH = 24
@@ -165,7 +165,7 @@ OUT_SIZE = 3
 DEPTH = 2
 BATCH = 16
 ''',
-        'eqxreg/data.py': '''\
+        "eqxreg/data.py": '''\
 """A synthetic linear dataset."""
 import jax
 
@@ -176,7 +176,7 @@ def make_batch(key, n, d_in, d_out):
     w = jax.random.normal(kw, (d_in, d_out))
     return x, x @ w
 ''',
-        'eqxreg/model.py': '''\
+        "eqxreg/model.py": '''\
 """Encoder, MLP trunk, linear head."""
 import equinox as eqx
 import jax
@@ -198,7 +198,7 @@ class Regressor(eqx.Module):
     def __call__(self, x):
         return self.head(jax.nn.relu(self.trunk(self.encoder(x))))
 ''',
-        'eqxreg/train.py': '''\
+        "eqxreg/train.py": '''\
 """Loss and one step."""
 import equinox as eqx
 import jax
@@ -216,7 +216,7 @@ def step(model, x, y):
     updates = jax.tree.map(lambda g: -0.01 * g, grads)
     return eqx.apply_updates(model, updates), value
 ''',
-        'main.py': '''\
+        "main.py": """\
 import jax
 
 from eqxreg import config
@@ -227,13 +227,13 @@ from eqxreg.train import step
 model = Regressor(jax.random.key(0))
 x, y = make_batch(jax.random.key(1), config.BATCH, config.IN_SIZE, config.OUT_SIZE)
 model, value = step(model, x, y)
-''',
+""",
     },
-    'linen_clf': {
-        'linenclf/__init__.py': '''\
+    "linen_clf": {
+        "linenclf/__init__.py": '''\
 """A flax linen classifier."""
 ''',
-        'linenclf/config.py': '''\
+        "linenclf/config.py": '''\
 """Sizes."""
 import dataclasses
 
@@ -245,7 +245,7 @@ class Config:
     classes: int = 10
     batch: int = 8
 ''',
-        'linenclf/layers.py': '''\
+        "linenclf/layers.py": '''\
 """Building blocks."""
 import flax.linen as nn
 import jax.numpy as jnp
@@ -271,7 +271,7 @@ class Block(nn.Module):
         h = nn.relu(h)
         return nn.LayerNorm()(h) + x
 ''',
-        'linenclf/model.py': '''\
+        "linenclf/model.py": '''\
 """The classifier."""
 import flax.linen as nn
 
@@ -288,7 +288,7 @@ class Classifier(nn.Module):
         h = Block(self.cfg.hidden)(h)
         return nn.Dense(self.cfg.classes)(h)
 ''',
-        'linenclf/train.py': '''\
+        "linenclf/train.py": '''\
 """One SGD step."""
 import jax
 import jax.numpy as jnp
@@ -304,7 +304,7 @@ def sgd_step(params, model, x, labels, classes):
     loss, grads = jax.value_and_grad(loss_fn)(params, model, x, labels, classes)
     return jax.tree.map(lambda p, g: p - 0.1 * g, params, grads), loss
 ''',
-        'main.py': '''\
+        "main.py": """\
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -321,10 +321,10 @@ x = jax.device_put(jnp.ones((cfg.batch, cfg.features)), NamedSharding(mesh, P('b
 labels = jnp.arange(cfg.batch) % cfg.classes
 params = model.init(jax.random.key(0), x)
 params, loss = sgd_step(params, model, x, labels, cfg.classes)
-''',
+""",
     },
-    'nnx_seq': {
-        'main.py': '''\
+    "nnx_seq": {
+        "main.py": """\
 import jax.numpy as jnp
 from flax import nnx
 
@@ -336,11 +336,11 @@ model = SeqModel(cfg, rngs=nnx.Rngs(0))
 tokens = jnp.zeros((cfg.batch, cfg.seq), jnp.int32)
 logits = model(tokens)
 assert logits.shape == (cfg.batch, cfg.seq, cfg.vocab)
-''',
-        'nnxseq/__init__.py': '''\
+""",
+        "nnxseq/__init__.py": '''\
 """A flax nnx sequence model."""
 ''',
-        'nnxseq/config.py': '''\
+        "nnxseq/config.py": '''\
 """Sizes."""
 from dataclasses import dataclass
 
@@ -353,7 +353,7 @@ class ModelConfig:
     seq: int = 6
     batch: int = 4
 ''',
-        'nnxseq/layers.py': '''\
+        "nnxseq/layers.py": '''\
 """Feed-forward block."""
 import jax
 from flax import nnx
@@ -367,7 +367,7 @@ class FeedForward(nnx.Module):
     def __call__(self, x):
         return self.down(jax.nn.gelu(self.up(x)))
 ''',
-        'nnxseq/model.py': '''\
+        "nnxseq/model.py": '''\
 """Embedding, a residual feed-forward block, output head."""
 from flax import nnx
 
@@ -388,8 +388,8 @@ class SeqModel(nnx.Module):
         return self.out(x)
 ''',
     },
-    'tp_mlp': {
-        'main.py': '''\
+    "tp_mlp": {
+        "main.py": """\
 import jax
 import jax.numpy as jnp
 
@@ -402,11 +402,11 @@ params = init_params(jax.random.key(0), CONFIG)
 x = jnp.ones((CONFIG.batch, CONFIG.d_model))
 y = jax.jit(lambda p, x: forward(mesh, p, x))(params, x)
 assert y.shape == (CONFIG.batch, CONFIG.d_model)
-''',
-        'tpmlp/__init__.py': '''\
+""",
+        "tpmlp/__init__.py": '''\
 """Tensor-parallel MLP stack."""
 ''',
-        'tpmlp/config.py': '''\
+        "tpmlp/config.py": '''\
 """Model sizes."""
 from dataclasses import dataclass
 
@@ -421,7 +421,7 @@ class MLPConfig:
 
 CONFIG = MLPConfig()
 ''',
-        'tpmlp/layers.py': '''\
+        "tpmlp/layers.py": '''\
 """A Megatron-style block: column-parallel w1, row-parallel w2."""
 import jax
 import jax.numpy as jnp
@@ -441,7 +441,7 @@ def init_block(key, cfg):
     w2 = jax.random.normal(k2, (cfg.d_ff, cfg.d_model)) * 0.02
     return w1, b1, w2
 ''',
-        'tpmlp/model.py': '''\
+        "tpmlp/model.py": '''\
 """The stack: residual blocks under one shard_map."""
 import jax
 
@@ -460,7 +460,7 @@ def forward(mesh, params, x):
         x = x + block(x, w1, b1, w2)
     return x
 ''',
-        'tpmlp/sharding.py': '''\
+        "tpmlp/sharding.py": '''\
 """The device mesh and the partition specs of activations and weights."""
 import jax
 import numpy as np

@@ -47,8 +47,18 @@ def install(package: str, root: Path) -> Path | None:
     if (target / ".installed").exists():
         return target
     shutil.rmtree(target, ignore_errors=True)
-    cmd = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--only-binary=:all:", "--target",
-           str(target), package]
+    cmd = [
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "-q",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--target",
+        str(target),
+        package,
+    ]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         print(f"{package}: pip failed: {proc.stderr.strip()[-500:]}", file=sys.stderr)
@@ -67,14 +77,16 @@ def sources(target: Path, package: str) -> list[Path]:
 def analyse(path: str) -> tuple[FileResult, int, int]:
     """One file in a worker: its result, the worker's pid and its peak RSS so far (KB)."""
     from namedcheck.analyzer.check import check_source_bounded
+
     data = Path(path).read_bytes()
     source = data.decode("utf-8", errors="replace")
     parse = _parse_seconds(source)
     start, cpu = time.perf_counter(), time.process_time()
     diags, complete = check_source_bounded(source, path, force=True)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
-    result = FileResult(path, source.count("\n") + 1, seconds, cpu, parse, complete,
-                        [(d.line, d.code, d.message) for d in diags])
+    result = FileResult(
+        path, source.count("\n") + 1, seconds, cpu, parse, complete, [(d.line, d.code, d.message) for d in diags]
+    )
     return result, os.getpid(), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
@@ -83,6 +95,7 @@ def _parse_seconds(source: str) -> float:
     import libcst
 
     from namedcheck.analyzer.budget import python_rejects
+
     if python_rejects(source) is not None:
         return 0.0
     start = time.perf_counter()
@@ -104,8 +117,9 @@ def run(files: list[Path], jobs: int) -> tuple[list[FileResult], dict[int, int],
     return results, peaks, time.perf_counter() - start
 
 
-def report(results: list[FileResult], peaks: dict[int, int], wall: float, roots: dict[str, Path],
-           slowest: int, show: int) -> None:
+def report(
+    results: list[FileResult], peaks: dict[int, int], wall: float, roots: dict[str, Path], slowest: int, show: int
+) -> None:
     def rel(path: str) -> str:
         for name, root in roots.items():
             if path.startswith(str(root)):
@@ -114,25 +128,37 @@ def report(results: list[FileResult], peaks: dict[int, int], wall: float, roots:
 
     lines = sum(r.lines for r in results)
     analysis, parse = sum(r.seconds for r in results), sum(r.parse_seconds for r in results)
-    print(f"\nfiles {len(results)}, lines {lines:,}, wall {wall:.1f} s, {lines / wall:,.0f} lines/s "
-          f"({len(peaks)} workers; the wall time includes the baseline parse)")
-    print(f"namedcheck (parse + analysis) {analysis:.1f} s over all files, {lines / analysis:,.0f} lines/s per worker; "
-          f"libcst parse alone {parse:.1f} s: ratio {analysis / parse:.2f}x")
+    print(
+        f"\nfiles {len(results)}, lines {lines:,}, wall {wall:.1f} s, {lines / wall:,.0f} lines/s "
+        f"({len(peaks)} workers; the wall time includes the baseline parse)"
+    )
+    print(
+        f"namedcheck (parse + analysis) {analysis:.1f} s over all files, {lines / analysis:,.0f} lines/s per worker; "
+        f"libcst parse alone {parse:.1f} s: ratio {analysis / parse:.2f}x"
+    )
     print(f"\nslowest {slowest} files:")
     for r in sorted(results, key=lambda r: -r.seconds)[:slowest]:
-        print(f"  {r.seconds:6.2f} s wall, {r.cpu_seconds:6.2f} s CPU (libcst parse alone {r.parse_seconds:5.2f} s)  "
-              f"{r.lines:6} lines  {rel(r.path)}")
-    print(f"files over 2 s: {sum(r.seconds > 2.0 for r in results)} wall, {sum(r.cpu_seconds > 2.0 for r in results)} CPU")
+        print(
+            f"  {r.seconds:6.2f} s wall, {r.cpu_seconds:6.2f} s CPU (libcst parse alone {r.parse_seconds:5.2f} s)  "
+            f"{r.lines:6} lines  {rel(r.path)}"
+        )
+    print(
+        f"files over 2 s: {sum(r.seconds > 2.0 for r in results)} wall, {sum(r.cpu_seconds > 2.0 for r in results)} CPU"
+    )
     print("peak RSS per worker: " + ", ".join(f"{kb / 1024:.0f} MB" for kb in sorted(peaks.values())))
     cut = [r for r in results if not r.complete]
     print(f"cut short by the time / memory budget: {len(cut)}" + "".join(f"\n  {rel(r.path)}" for r in cut))
     by_code: dict[str, list[tuple[FileResult, tuple[int, str, str]]]] = {}
     for r in results:
         for d in r.diagnostics:
-            by_code.setdefault("internal" if d[1] == "NC000" else "parse" if d[1] == "NC001" else "other",
-                               []).append((r, d))
-    for kind, title in (("internal", "internal errors (NC000)"), ("parse", "files that do not parse (NC001)"),
-                        ("other", "diagnostics")):
+            by_code.setdefault("internal" if d[1] == "NC000" else "parse" if d[1] == "NC001" else "other", []).append(
+                (r, d)
+            )
+    for kind, title in (
+        ("internal", "internal errors (NC000)"),
+        ("parse", "files that do not parse (NC001)"),
+        ("other", "diagnostics"),
+    ):
         found = by_code.get(kind, [])
         print(f"{title}: {len(found)}")
         for r, (line, code, message) in found[:show]:

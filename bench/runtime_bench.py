@@ -58,11 +58,18 @@ def positional_loss(w1, w2, images, labels):
 
 def mlp() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
     k = jax.random.split(jax.random.PRNGKey(0), 4)
-    args = (jax.random.normal(k[0], (784, 512)) * 0.05, jax.random.normal(k[1], (512, 10)) * 0.05,
-            jax.random.normal(k[2], (128, 784)), jax.random.randint(k[3], (128,), 0, 10))
+    args = (
+        jax.random.normal(k[0], (784, 512)) * 0.05,
+        jax.random.normal(k[1], (512, 10)) * 0.05,
+        jax.random.normal(k[2], (128, 784)),
+        jax.random.randint(k[3], (128,), 0, 10),
+    )
     in_axes = [["inputs", "hidden", ...], ["hidden", "classes", ...], ["batch", "inputs", ...], ["batch", ...]]
-    return (lambda: xmap(fresh(named_loss), in_axes=in_axes, out_axes=[...]),
-            lambda: jax.jit(fresh(positional_loss)), args)
+    return (
+        lambda: xmap(fresh(named_loss), in_axes=in_axes, out_axes=[...]),
+        lambda: jax.jit(fresh(positional_loss)),
+        args,
+    )
 
 
 # ---- a transformer block: named batch, sequence and heads ----------------------------------------
@@ -70,10 +77,10 @@ def mlp() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
 
 def named_block(x, wq, wk, wv, wo, w1, w2):
     """Per token (D,) of one batch row; per head for the attention weights."""
-    q, k, v = x @ wq, x @ wk, x @ wv                       # (Dh,) {batch, seq, heads}
-    keys, values = lax.all_gather(k, "seq"), lax.all_gather(v, "seq")   # (T, Dh) {batch, heads}
-    probs = jax.nn.softmax(keys @ q / jnp.sqrt(q.shape[-1]))          # (T,) {batch, seq, heads}
-    h = x + lax.psum((probs @ values) @ wo, "heads")                 # (D,) {batch, seq}
+    q, k, v = x @ wq, x @ wk, x @ wv  # (Dh,) {batch, seq, heads}
+    keys, values = lax.all_gather(k, "seq"), lax.all_gather(v, "seq")  # (T, Dh) {batch, heads}
+    probs = jax.nn.softmax(keys @ q / jnp.sqrt(q.shape[-1]))  # (T,) {batch, seq, heads}
+    h = x + lax.psum((probs @ values) @ wo, "heads")  # (D,) {batch, seq}
     return h + jax.nn.relu(h @ w1) @ w2
 
 
@@ -87,14 +94,20 @@ def positional_block(x, wq, wk, wv, wo, w1, w2):
 def block() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
     B, T, D, H, Dh, F = 8, 64, 128, 4, 32, 256
     k = jax.random.split(jax.random.PRNGKey(1), 7)
-    args = (jax.random.normal(k[0], (B, T, D)),
-            *(jax.random.normal(k[i], (D, H, Dh)) * D ** -0.5 for i in (1, 2, 3)),
-            jax.random.normal(k[4], (H, Dh, D)) * Dh ** -0.5,
-            jax.random.normal(k[5], (D, F)) * D ** -0.5, jax.random.normal(k[6], (F, D)) * F ** -0.5)
+    args = (
+        jax.random.normal(k[0], (B, T, D)),
+        *(jax.random.normal(k[i], (D, H, Dh)) * D**-0.5 for i in (1, 2, 3)),
+        jax.random.normal(k[4], (H, Dh, D)) * Dh**-0.5,
+        jax.random.normal(k[5], (D, F)) * D**-0.5,
+        jax.random.normal(k[6], (F, D)) * F**-0.5,
+    )
     heads = {1: "heads"}
     in_axes = (["batch", "seq", ...], heads, heads, heads, ["heads", ...], {}, {})
-    return (lambda: xmap(fresh(named_block), in_axes=in_axes, out_axes=["batch", "seq", ...]),
-            lambda: jax.jit(fresh(positional_block)), args)
+    return (
+        lambda: xmap(fresh(named_block), in_axes=in_axes, out_axes=["batch", "seq", ...]),
+        lambda: jax.jit(fresh(positional_block)),
+        args,
+    )
 
 
 # ---- a SerialLoop resource: the batch evaluated in 4 sequential chunks --------------------------
@@ -112,11 +125,21 @@ def positional_chunked(x, w1, w2):
 
 def serial() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
     k = jax.random.split(jax.random.PRNGKey(2), 3)
-    args = (jax.random.normal(k[0], (256, 128)), jax.random.normal(k[1], (128, 256)) * 0.1,
-            jax.random.normal(k[2], (256, 64)) * 0.1)
-    return (lambda: xmap(fresh(named_chunked), in_axes=(["batch", ...], {}, {}), out_axes=["batch", ...],
-                         axis_resources={"batch": SerialLoop(4)}),
-            lambda: jax.jit(fresh(positional_chunked)), args)
+    args = (
+        jax.random.normal(k[0], (256, 128)),
+        jax.random.normal(k[1], (128, 256)) * 0.1,
+        jax.random.normal(k[2], (256, 64)) * 0.1,
+    )
+    return (
+        lambda: xmap(
+            fresh(named_chunked),
+            in_axes=(["batch", ...], {}, {}),
+            out_axes=["batch", ...],
+            axis_resources={"batch": SerialLoop(4)},
+        ),
+        lambda: jax.jit(fresh(positional_chunked)),
+        args,
+    )
 
 
 # ---- a collective on an 8-device mesh -----------------------------------------------------------
@@ -138,11 +161,17 @@ MESH8 = Mesh(np.array(jax.devices()[:8]), ("r",))
 def mesh8() -> tuple[Callable[[], Any], Callable[[], Any], tuple[Any, ...]]:
     k = jax.random.split(jax.random.PRNGKey(3), 2)
     rows = NamedSharding(MESH8, PartitionSpec("r"))
-    args = (jax.device_put(jax.random.normal(k[0], (512, 256)), rows),
-            jax.device_put(jax.random.normal(k[1], (256, 256)) * 0.1, NamedSharding(MESH8, PartitionSpec())))
-    return (lambda: xmap(fresh(named_centered), in_axes=(["batch", ...], {}), out_axes=["batch", ...],
-                         axis_resources={"batch": "r"}),
-            lambda: jax.jit(fresh(positional_centered), out_shardings=rows), args)
+    args = (
+        jax.device_put(jax.random.normal(k[0], (512, 256)), rows),
+        jax.device_put(jax.random.normal(k[1], (256, 256)) * 0.1, NamedSharding(MESH8, PartitionSpec())),
+    )
+    return (
+        lambda: xmap(
+            fresh(named_centered), in_axes=(["batch", ...], {}), out_axes=["batch", ...], axis_resources={"batch": "r"}
+        ),
+        lambda: jax.jit(fresh(positional_centered), out_shardings=rows),
+        args,
+    )
 
 
 # ---- timing -------------------------------------------------------------------------------------
@@ -198,14 +227,21 @@ def run_case(label: str, build: Callable[[], Any], opts: argparse.Namespace) -> 
     make_named, make_positional, args = build()
     named, positional = make_named(), make_positional()
     diff = float(jnp.max(jnp.abs(named(*args) - positional(*args))))
-    n, p, r = interleaved(lambda f=named, a=args: per_call(f, a, opts.calls),
-                          lambda f=positional, a=args: per_call(f, a, opts.calls), opts.repeats)
-    print(f"{label}: steady state {n * 1e6:8.1f} us vs positional jit {p * 1e6:8.1f} us  "
-          f"{spread(r)}  (target <= 1.05; max |difference| {diff:.1e})")
-    n, p, r = interleaved(lambda m=make_named, a=args: first_call(m, a),
-                          lambda m=make_positional, a=args: first_call(m, a), max(3, opts.repeats // 2))
-    print(f"{label}: first call    {n * 1e3:8.1f} ms vs positional jit {p * 1e3:8.1f} ms  "
-          f"{spread(r)}  (target <= 1.3)")
+    n, p, r = interleaved(
+        lambda f=named, a=args: per_call(f, a, opts.calls),
+        lambda f=positional, a=args: per_call(f, a, opts.calls),
+        opts.repeats,
+    )
+    print(
+        f"{label}: steady state {n * 1e6:8.1f} us vs positional jit {p * 1e6:8.1f} us  "
+        f"{spread(r)}  (target <= 1.05; max |difference| {diff:.1e})"
+    )
+    n, p, r = interleaved(
+        lambda m=make_named, a=args: first_call(m, a),
+        lambda m=make_positional, a=args: first_call(m, a),
+        max(3, opts.repeats // 2),
+    )
+    print(f"{label}: first call    {n * 1e3:8.1f} ms vs positional jit {p * 1e3:8.1f} ms  {spread(r)}  (target <= 1.3)")
 
 
 def main() -> int:
@@ -214,10 +250,16 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--only", default="", help="run only the cases whose label contains this text")
     opts = ap.parse_args()
-    print(f"jax {jax.__version__}, {jax.device_count()} CPU devices; {opts.repeats} interleaved (ABBA) repetitions of "
-          f"{opts.calls} calls; ratios are medians of per-repetition ratios")
-    cases = (("tutorial MLP loss", mlp, None), ("transformer block", block, None),
-             ("SerialLoop(4) batch", serial, None), ("pmean on an 8-device mesh", mesh8, MESH8))
+    print(
+        f"jax {jax.__version__}, {jax.device_count()} CPU devices; {opts.repeats} interleaved (ABBA) repetitions of "
+        f"{opts.calls} calls; ratios are medians of per-repetition ratios"
+    )
+    cases = (
+        ("tutorial MLP loss", mlp, None),
+        ("transformer block", block, None),
+        ("SerialLoop(4) batch", serial, None),
+        ("pmean on an 8-device mesh", mesh8, MESH8),
+    )
     for label, build, mesh in cases:
         if opts.only and opts.only not in label:
             continue
@@ -232,10 +274,10 @@ def main() -> int:
     plain = jax.jit(dense)
     guarded = checked(plain)
     x, w = jnp.ones((32, 256)), jnp.ones((256, 256)) * 0.01
-    c, p, r = interleaved(lambda: per_call(guarded, (x, w), opts.calls * 3),
-                          lambda: per_call(plain, (x, w), opts.calls * 3), opts.repeats)
-    print(f"@checked eager call: {c * 1e6:8.1f} us vs jitted function {p * 1e6:8.1f} us  {spread(r)}  "
-          f"(target <= 1.2)")
+    c, p, r = interleaved(
+        lambda: per_call(guarded, (x, w), opts.calls * 3), lambda: per_call(plain, (x, w), opts.calls * 3), opts.repeats
+    )
+    print(f"@checked eager call: {c * 1e6:8.1f} us vs jitted function {p * 1e6:8.1f} us  {spread(r)}  (target <= 1.2)")
     return 0
 
 

@@ -25,8 +25,9 @@ PTH_NAME = "namedcheck-editable-paths.pth"
 PATH_ENTRIES = (".", "plugin")  # relative to the project root (the hooks' working directory, PEP 517)
 
 
-def build_editable(wheel_directory: str, config_settings: dict[str, Any] | None = None,
-                   metadata_directory: str | None = None) -> str:
+def build_editable(
+    wheel_directory: str, config_settings: dict[str, Any] | None = None, metadata_directory: str | None = None
+) -> str:
     name = _setuptools.build_editable(wheel_directory, config_settings, metadata_directory)
     root = Path.cwd().resolve()
     entries = "".join(f"{(root / entry).resolve()}\n" for entry in PATH_ENTRIES)
@@ -38,7 +39,7 @@ def _add_file(wheel: Path, arcname: str, data: bytes) -> None:
     """Rewrites `wheel` with one more top-level file, listed in its RECORD (written last, as usual)."""
     with zipfile.ZipFile(wheel) as src:
         members = [(info, src.read(info)) for info in src.infolist()]
-    (record, listed), = [(info, content) for info, content in members if info.filename.endswith(".dist-info/RECORD")]
+    ((record, listed),) = [(info, content) for info, content in members if info.filename.endswith(".dist-info/RECORD")]
     digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
     listed = listed.rstrip(b"\n") + f"\n{arcname},sha256={digest},{len(data)}\n".encode()
     tmp = wheel.with_name(wheel.name + ".tmp")

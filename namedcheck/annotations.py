@@ -72,6 +72,29 @@ else:
     bf16, f16, f32, f64, c64, c128 = (_BY_CODE[c] for c in ("bf16", "f16", "f32", "f64", "c64", "c128"))
     Float, Int, Complex, Num, Shaped = (_BY_CODE[c] for c in ("Float", "Int", "Complex", "Num", "Shaped"))
 
-__all__ = ["AnnotationError", "Array", "Complex", "Dims", "DtypeAnnotation", "Float", "Int", "Num", "Shaped",
-           "bf16", "bool_", "c64", "c128", "f16", "f32", "f64", "i8", "i16", "i32", "i64",
-           "u8", "u16", "u32", "u64"]
+__all__ = [
+    "AnnotationError",
+    "Array",
+    "Complex",
+    "Dims",
+    "DtypeAnnotation",
+    "Float",
+    "Int",
+    "Num",
+    "Shaped",
+    "bf16",
+    "bool_",
+    "c64",
+    "c128",
+    "f16",
+    "f32",
+    "f64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+]

@@ -22,15 +22,24 @@ class Related:
     message: str
 
     def as_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "column": self.column, "end_line": self.end_line,
-                "end_column": self.end_column, "message": self.message}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "message": self.message,
+        }
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Related:
         """A related location read back (the result cache); TypeError when `d` is not one."""
         fields = {"path": str, "line": int, "column": int, "end_line": int, "end_column": int, "message": str}
-        if not isinstance(d, Mapping) or set(d) != set(fields) or \
-                not all(isinstance(d[k], t) for k, t in fields.items()):
+        if (
+            not isinstance(d, Mapping)
+            or set(d) != set(fields)
+            or not all(isinstance(d[k], t) for k, t in fields.items())
+        ):
             raise TypeError("not a related location")
         return cls(**{k: d[k] for k in fields})
 
@@ -46,8 +55,13 @@ class Edit:
     text: str
 
     def as_json(self) -> dict[str, object]:
-        return {"line": self.line, "column": self.column, "end_line": self.end_line,
-                "end_column": self.end_column, "text": self.text}
+        return {
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "text": self.text,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +74,11 @@ class Fix:
     edits: tuple[Edit, ...]
 
     def as_json(self) -> dict[str, object]:
-        return {"title": self.title, "applicability": "safe" if self.safe else "unsafe",
-                "edits": [e.as_json() for e in self.edits]}
-
+        return {
+            "title": self.title,
+            "applicability": "safe" if self.safe else "unsafe",
+            "edits": [e.as_json() for e in self.edits],
+        }
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -86,10 +102,19 @@ class Diagnostic:
             object.__setattr__(self, "hint", default_hint(self.code))
 
     def as_json(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "column": self.column, "end_line": self.end_line,
-                "end_column": self.end_column, "code": self.code, "message": self.message,
-                "hint": self.hint, "severity": self.severity, "data": dict(self.data),
-                "related": [r.as_json() for r in self.related]}
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "code": self.code,
+            "message": self.message,
+            "hint": self.hint,
+            "severity": self.severity,
+            "data": dict(self.data),
+            "related": [r.as_json() for r in self.related],
+        }
 
 
 def selected(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:

@@ -32,8 +32,9 @@ class NamedAxisError(NamedcheckRuntimeError, ValueError):
     """The named-shape pass over a traced program found a violation (co-occurrence NC502, missing
     out_axes NC404); `filename` and `lineno` point at the user's source line."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None,
-                 filename: str | None = None, lineno: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, hint: str | None = None, filename: str | None = None, lineno: int | None = None
+    ) -> None:
         where = f"{filename}:{lineno}: " if filename else ""
         super().__init__(code, where + message, hint)
         self.filename = filename
@@ -53,8 +54,9 @@ class UnboundAxisError(NamedcheckRuntimeError, NameError):
     """A collective or named reduction inside an xmap body names an axis no enclosing xmap binds (NC705);
     `filename` and `lineno` point at the user's source line."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None,
-                 filename: str | None = None, lineno: int | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, hint: str | None = None, filename: str | None = None, lineno: int | None = None
+    ) -> None:
         where = f"{filename}:{lineno}: " if filename else ""
         super().__init__(code, where + message, hint)
         self.filename = filename

@@ -7,5 +7,16 @@ from jax.lax import all_gather, axis_index, pmax, pmean, pmin, ppermute, pshuffl
 from namedcheck.runtime.named_ops import einsum as xeinsum
 from namedcheck.runtime.named_ops import pdot, pvary
 
-__all__ = ["all_gather", "axis_index", "pdot", "pmax", "pmean", "pmin", "ppermute", "pshuffle", "psum",
-           "pvary", "xeinsum"]
+__all__ = [
+    "all_gather",
+    "axis_index",
+    "pdot",
+    "pmax",
+    "pmean",
+    "pmin",
+    "ppermute",
+    "pshuffle",
+    "psum",
+    "pvary",
+    "xeinsum",
+]

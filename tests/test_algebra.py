@@ -88,11 +88,21 @@ def test_named_axes_never_stretch():
     assert e.value.code == "NC202"
 
 
-@pytest.mark.parametrize(("a", "b", "out"), [
-    ("i32", "f*", "f*"), ("u8", "i*", "u8"), ("u8", "i8", "i16"), ("bf16", "f16", "f32"),
-    ("f32", "c*", "c64"), ("bool_", "i32", "i32"), ("u32", "i32", "i64"), ("f16", "f32", "f32"),
-    ("i*", "f*", "f*"), ("bf16", "f*", "bf16"),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "out"),
+    [
+        ("i32", "f*", "f*"),
+        ("u8", "i*", "u8"),
+        ("u8", "i8", "i16"),
+        ("bf16", "f16", "f32"),
+        ("f32", "c*", "c64"),
+        ("bool_", "i32", "i32"),
+        ("u32", "i32", "i64"),
+        ("f16", "f32", "f32"),
+        ("i*", "f*", "f*"),
+        ("bf16", "f*", "bf16"),
+    ],
+)
 def test_promotion_matches_jax_lattice(a, b, out):
     assert dtypes.promote(a, b) == out
     assert dtypes.promote(b, a) == out

@@ -76,7 +76,7 @@ def test_dtype_families():
 
 _PKG = {
     "__init__.py": "from .layers import dense, good_model\n",
-    "layers.py": '''
+    "layers.py": """
         from __future__ import annotations
 
         import jax.numpy as jnp
@@ -107,7 +107,7 @@ _PKG = {
             @staticmethod
             def unit(x: f32[Array, Dims(3)]) -> f32[Array, Dims(3)]:
                 return x
-    ''',
+    """,
 }
 
 

@@ -63,19 +63,25 @@ def test_ruff_reports_nothing_and_fix_changes_nothing(corpus: Path) -> None:
 def test_basedpyright_reports_nothing(corpus: Path) -> None:
     exe = _tool("basedpyright")
     config = corpus / "pyrightconfig.json"
-    config.write_text(json.dumps({"typeCheckingMode": "standard", "pythonVersion": "3.11",
-                                  "extraPaths": [str(ROOT)]}))
+    config.write_text(json.dumps({"typeCheckingMode": "standard", "pythonVersion": "3.11", "extraPaths": [str(ROOT)]}))
     try:
-        run = subprocess.run([exe, "-p", str(config), "--pythonpath", sys.executable, "--outputjson"],
-                             capture_output=True, text=True, cwd=corpus, timeout=600)
+        run = subprocess.run(
+            [exe, "-p", str(config), "--pythonpath", sys.executable, "--outputjson"],
+            capture_output=True,
+            text=True,
+            cwd=corpus,
+            timeout=600,
+        )
     except (OSError, subprocess.TimeoutExpired) as e:  # its bundled node could not start
         pytest.skip(f"basedpyright could not run here: {e}")
     try:
         report = json.loads(run.stdout)
     except json.JSONDecodeError:
         pytest.skip(f"basedpyright could not run here: {run.stderr.strip()[:300]}")
-    found = [f"{Path(d['file']).name}:{d['range']['start']['line'] + 1}: {d['severity']}: {d['message']}"
-             for d in report["generalDiagnostics"]]
+    found = [
+        f"{Path(d['file']).name}:{d['range']['start']['line'] + 1}: {d['severity']}: {d['message']}"
+        for d in report["generalDiagnostics"]
+    ]
     assert report["summary"]["filesAnalyzed"] == len(list(corpus.glob("*.py")))
     assert not found, "\n".join(found)
 
@@ -83,8 +89,13 @@ def test_basedpyright_reports_nothing(corpus: Path) -> None:
 def test_mypy_without_the_plugin_reports_nothing(corpus: Path) -> None:
     mypy = _tool("mypy")
     files = [str(corpus / n) for n in ("tests_cases_ann_spelling_clean.py", "tests_cases_ann_spelling_clean_future.py")]
-    run = subprocess.run([mypy, "--config-file", os.devnull, "--no-incremental", "--python-version", "3.11", *files],
-                         capture_output=True, text=True, cwd=corpus, env={**os.environ, "MYPYPATH": str(ROOT)})
+    run = subprocess.run(
+        [mypy, "--config-file", os.devnull, "--no-incremental", "--python-version", "3.11", *files],
+        capture_output=True,
+        text=True,
+        cwd=corpus,
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+    )
     assert run.returncode == 0, run.stdout + run.stderr
 
 
@@ -97,7 +108,7 @@ def test_namedcheck_reads_the_future_variant_alike(corpus: Path) -> None:
     assert sorted(map(repr, plain[1].values())) == sorted(map(repr, future[1].values()))
 
 
-PLUGIN_PROGRAM = '''\
+PLUGIN_PROGRAM = """\
 from typing import Annotated
 
 import jax.numpy as jnp
@@ -119,18 +130,25 @@ reveal_type(c)
 project(jnp.ones((3, 784)), jnp.ones((785, 10)))
 plain: Annotated[int, "metadata"] = 3
 reveal_type(plain)
-'''
+"""
 
 
 def test_mypy_plugin_reads_the_short_spelling(tmp_path: Path) -> None:
     mypy = _tool("mypy")
     (tmp_path / "prog.py").write_text(PLUGIN_PROGRAM)
-    (tmp_path / "mypy.ini").write_text("[mypy]\nplugins = namedcheck_mypy\n[mypy-namedcheck.*]\nfollow_imports = silent\n")
-    run = subprocess.run([mypy, "--config-file", "mypy.ini", "--no-incremental", "prog.py"], capture_output=True,
-                         text=True, cwd=tmp_path, env={**os.environ, "MYPYPATH": str(ROOT)})
+    (tmp_path / "mypy.ini").write_text(
+        "[mypy]\nplugins = namedcheck_mypy\n[mypy-namedcheck.*]\nfollow_imports = silent\n"
+    )
+    run = subprocess.run(
+        [mypy, "--config-file", "mypy.ini", "--no-incremental", "prog.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env={**os.environ, "MYPYPATH": str(ROOT)},
+    )
     out = run.stdout
     assert "Traceback" not in out + run.stderr
     assert "prog.py:18: note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(3, 10)]']]\"" in out, out
     assert "prog.py:19: error: " in out and "[NC302]" in out, out
-    assert "prog.py:21: note: Revealed type is \"int\"" in out, out
+    assert 'prog.py:21: note: Revealed type is "int"' in out, out
     assert out.count("error:") == 1, out

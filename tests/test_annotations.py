@@ -40,10 +40,18 @@ def test_symbols_ellipsis_any_dtype():
     assert repr(bool_[(2,)]) == "bool_[(2,)]"
 
 
-@pytest.mark.parametrize(("item", "code"), [
-    ((-1, 7), "NC102"), (("not a name",), "NC102"), ((..., 3, ...), "NC104"), (5, "NC101"),
-    (((5,), ["b"]), "NC101"), (((5,), {"b": -1}), "NC102"), ((1.5,), "NC102"),
-])
+@pytest.mark.parametrize(
+    ("item", "code"),
+    [
+        ((-1, 7), "NC102"),
+        (("not a name",), "NC102"),
+        ((..., 3, ...), "NC104"),
+        (5, "NC101"),
+        (((5,), ["b"]), "NC101"),
+        (((5,), {"b": -1}), "NC102"),
+        ((1.5,), "NC102"),
+    ],
+)
 def test_malformed_annotations_raise_clear_errors(item, code):
     with pytest.raises(AnnotationError) as e:
         f32[item]
@@ -52,15 +60,24 @@ def test_malformed_annotations_raise_clear_errors(item, code):
 
 
 def test_import_is_light():
-    out = subprocess.run([sys.executable, "-c", "import sys, namedcheck; namedcheck.f32[(3,)]; "
-                          "print(sorted(m for m in ('jax', 'libcst', 'mypy') if m in sys.modules))"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, namedcheck; namedcheck.f32[(3,)]; "
+            "print(sorted(m for m in ('jax', 'libcst', 'mypy') if m in sys.modules))",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert out.stdout.strip() == "[]"
 
 
 def test_sharded_dims_state_the_sharding_and_print_as_jax_does():
     from namedcheck import Array, Dims
-    t = f32[Array, Dims('8@data', 4, '2@(data2,model)')]
+
+    t = f32[Array, Dims("8@data", 4, "2@(data2,model)")]
     assert t.sharding == (("data",), (), ("data2", "model")) and t.shape == (8, 4, 2)
     assert repr(t) == "f32[(8@data, 4, 2@(data2,model))]"
     assert f32[("8@data", 4)] == f32[Array, Dims("8@data", 4)]
@@ -70,8 +87,9 @@ def test_sharded_dims_state_the_sharding_and_print_as_jax_does():
     assert sym.shape == ("B", "T") and repr(sym) == "f32[('B@data', 'T')]"  # the repr is the annotation spelling
 
 
-@pytest.mark.parametrize("dims", [("8@", 4), ("8@data", "4@data"), ("*b", "4@data"), (..., "4@data"), ("-1@x",),
-                                  ("8@da-ta",)])
+@pytest.mark.parametrize(
+    "dims", [("8@", 4), ("8@data", "4@data"), ("*b", "4@data"), (..., "4@data"), ("-1@x",), ("8@da-ta",)]
+)
 def test_bad_sharded_dims_are_annotation_errors(dims):
     with pytest.raises(AnnotationError) as e:
         f32[dims]

@@ -39,10 +39,15 @@ def test_case(case: Path) -> None:
     diags, revealed = analyse_for_test(source, case.name)
     got = {(d.line, d.code) for d in diags}
     missing, unexpected = expected - got, got - expected
-    detail = "\n".join(f"  unexpected {c} at line {ln}: {d.message}" for d in diags
-                       for (ln, c) in [(d.line, d.code)] if (ln, c) in unexpected)
+    detail = "\n".join(
+        f"  unexpected {c} at line {ln}: {d.message}"
+        for d in diags
+        for (ln, c) in [(d.line, d.code)]
+        if (ln, c) in unexpected
+    )
     assert not missing and not unexpected, (
-        f"{case.name}: missing {sorted(missing)}; unexpected {sorted(unexpected)}\n{detail}")
+        f"{case.name}: missing {sorted(missing)}; unexpected {sorted(unexpected)}\n{detail}"
+    )
     for line, want in reveals.items():
         assert line in revealed, f"{case.name}:{line}: no assignment recorded on this line"
         assert repr(revealed[line]) == want, f"{case.name}:{line}: inferred {revealed[line]!r}, expected {want}"
@@ -51,6 +56,7 @@ def test_case(case: Path) -> None:
 def test_corpus_covers_every_code() -> None:
     """Each diagnostic code this issue owns has at least one wrong case in the corpus."""
     from namedcheck.engine.codes import CODES
+
     seen: set[str] = set()
     for case in CASES.rglob("*.py"):
         seen |= {c for _, c in expectations(case.read_text(encoding="utf-8"))[0]}

@@ -109,6 +109,7 @@ def test_python_scalars_are_weak():
 
 def test_stated_shardings_are_compared_with_jax_typeof():
     """`Dims('8@data', 16)` states the sharding of `jax.typeof(x)` (8 CPU devices, an Explicit mesh)."""
+
     @checked
     def wrong_result(x: f32[Array, Dims("8@data", 16)]) -> f32[Array, Dims(8, "16@data")]:
         return x * 2

@@ -36,8 +36,9 @@ def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "bad.py").write_text(BAD)
-    (tmp_path / "pkg" / "good.py").write_text("from namedcheck import f32\n\ndef f(x: f32[(3,)]) -> f32[(3,)]:\n"
-                                              "    return x * 2\n")
+    (tmp_path / "pkg" / "good.py").write_text(
+        "from namedcheck import f32\n\ndef f(x: f32[(3,)]) -> f32[(3,)]:\n    return x * 2\n"
+    )
     (tmp_path / "pkg" / "unrelated.py").write_text("x = [1, 2] + 3\n")
     return tmp_path
 
@@ -48,8 +49,20 @@ def test_json_format_is_sorted_and_complete(project, capsys):
     data = json.loads(out)
     assert [(d["line"], d["code"]) for d in data] == [(6, "NC201"), (10, "NC202")]
     first = data[0]
-    assert set(first) == {"path", "line", "column", "end_line", "end_column", "code", "message", "hint", "severity",
-                          "url", "data", "related"}
+    assert set(first) == {
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "code",
+        "message",
+        "hint",
+        "severity",
+        "url",
+        "data",
+        "related",
+    }
     assert first["path"] == str(Path("pkg") / "bad.py")
     assert (first["column"], first["end_column"]) == (12, 17)
     assert first["severity"] == "error"
@@ -93,6 +106,7 @@ def test_internal_error_is_nc000_and_run_goes_on(project, capsys, monkeypatch):
 
     def boom(self):
         raise RuntimeError("kaboom")
+
     monkeypatch.setattr(module.ModuleAnalyzer, "run", boom)
     code, out, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
     data = json.loads(out)
@@ -110,7 +124,8 @@ def test_select_and_ignore(project, capsys):
 
 def test_suppression_comments(project, capsys):
     src = BAD.replace("return x + y", "return x + y  # namedcheck: ignore[NC201]").replace(
-        "return x * y", "return x * y  # namedcheck: ignore[NC3]")
+        "return x * y", "return x * y  # namedcheck: ignore[NC3]"
+    )
     (project / "pkg" / "bad.py").write_text(src)
     _, out, _ = run(capsys, "check", "pkg/bad.py", "--format", "json")
     assert [d["code"] for d in json.loads(out)] == ["NC202"]  # NC3 does not cover NC202
@@ -137,12 +152,14 @@ def test_bad_configuration_is_a_usage_error(project, capsys):
 def test_user_stub_paths(project, capsys):
     (project / "mystubs").mkdir()
     (project / "mystubs" / "mylib.pyi").write_text(
-        "from namedcheck import f32\n\ndef project(x: f32[('N', 3)]) -> f32[('N', 2)]: ...\n")
+        "from namedcheck import f32\n\ndef project(x: f32[('N', 3)]) -> f32[('N', 2)]: ...\n"
+    )
     (project / "pyproject.toml").write_text('[tool.namedcheck]\nstub-paths = ["mystubs"]\n')
     (project / "pkg" / "use.py").write_text(
         "import jax.numpy as jnp\nfrom mylib import project\nfrom namedcheck import f32\n\n"
         "ok: f32[(5, 2)] = project(jnp.zeros((5, 3)))\n"
-        "bad = project(jnp.zeros((5, 4)))\n")
+        "bad = project(jnp.zeros((5, 4)))\n"
+    )
     _, out, _ = run(capsys, "check", "pkg/use.py", "--format", "json")
     assert [(d["line"], d["code"]) for d in json.loads(out)] == [(6, "NC203")]
 
@@ -181,10 +198,13 @@ def test_explain_unknown_code(capsys):
 def test_explain_examples_are_what_they_claim(tmp_path):
     """Each explain text's wrong example raises its code, and the right example is clean."""
     from namedcheck.analyzer.check import check_source
-    header = ("import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
-              "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
-              "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
-              "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n")
+
+    header = (
+        "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
+        "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
+        "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
+        "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n"
+    )
     for c in CODES.values():
         if not c.wrong or c.code in ("NC001",):
             continue
@@ -203,10 +223,12 @@ def test_cache_hit_skips_analysis_and_gives_the_same_result(project, capsys, mon
     _, first, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
     assert (project / ".namedcheck_cache" / ".gitignore").exists()
     import namedcheck.analyzer.check as check
+
     original = check.check_source
 
     def no_analysis(*a, **k):
         raise AssertionError("a cached file was analysed again")
+
     monkeypatch.setattr(check, "check_source", no_analysis)
     _, second, _ = run(capsys, "check", "pkg", "--format", "json", "-j", "1")
     assert first == second
@@ -221,6 +243,7 @@ def test_cache_hit_skips_analysis_and_gives_the_same_result(project, capsys, mon
 
 def test_stdin_for_editors(project, capsys, monkeypatch):
     import io
+
     monkeypatch.setattr("sys.stdin", io.StringIO(BAD))
     code, out, _ = run(capsys, "check", "-", "--stdin-filename", "pkg/buffer.py")
     assert code == 1

@@ -20,8 +20,9 @@ def test_examples_are_clean(monkeypatch):
 def test_buggy_tour_reports_what_it_announces(monkeypatch):
     monkeypatch.chdir(ROOT)
     for path in sorted((ROOT / "examples" / "buggy").glob("*.py")):
-        announced = {(i, m.group(1)) for i, line in enumerate(path.read_text().splitlines(), 1)
-                     if (m := ANNOUNCED.search(line))}
+        announced = {
+            (i, m.group(1)) for i, line in enumerate(path.read_text().splitlines(), 1) if (m := ANNOUNCED.search(line))
+        }
         got = {(d.line, d.code) for d in run_check([str(path)], load_config(ROOT), jobs=1)}
         assert got == announced, path.name
 

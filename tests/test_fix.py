@@ -27,7 +27,11 @@ RUN = re.compile(r"#\s*run:\s*(\w+)")
 
 
 def _fixed(path: Path) -> list[tuple[Diagnostic, Fix]]:
-    return [(d, f) for d in DocumentAnalyser(str(path), fixer=attach_fixes).analyse(path.read_text()).diagnostics for f in d.fixes]
+    return [
+        (d, f)
+        for d in DocumentAnalyser(str(path), fixer=attach_fixes).analyse(path.read_text()).diagnostics
+        for f in d.fixes
+    ]
 
 
 def _line_after(d: Diagnostic, fix: Fix) -> int:
@@ -89,9 +93,9 @@ def test_fixed_programs_run_under_jax(tmp_path: Path) -> None:
     assert checked >= 8
 
 
-def test_check_fix_applies_safe_fixes_and_unsafe_ones_on_request(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch,
-                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fix_applies_safe_fixes_and_unsafe_ones_on_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     shutil.copy(FIXES_CASE, tmp_path / "m.py")
     assert main(["check", "m.py", "--fix", "--no-cache"]) == 1
@@ -104,8 +108,9 @@ def test_check_fix_applies_safe_fixes_and_unsafe_ones_on_request(tmp_path: Path,
     assert "'batch'" in (tmp_path / "m.py").read_text()
 
 
-def test_json_and_sarif_carry_the_fixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                        capsys: pytest.CaptureFixture[str]) -> None:
+def test_json_and_sarif_carry_the_fixes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     shutil.copy(FIXES_CASE, tmp_path / "m.py")
     main(["check", "m.py", "--no-cache", "--format", "json"])
@@ -149,6 +154,7 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     function only with --unsafe-fixes): the fixed program runs under JAX and every product equals a @ b."""
     import subprocess
     import sys
+
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
     shutil.copy(SHD_FIXES, f)
@@ -158,8 +164,9 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     clash = next(i for i, line in enumerate(src.splitlines(), 1) if line.startswith("product_clash"))
     inside = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("    return jnp.matmul(u, v")}
     assert left == ({clash} if unsafe else {clash} | inside), left
-    out = subprocess.run([sys.executable, "-c", RUN_FIXED, str(f)], capture_output=True, text=True, timeout=300,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_FIXED, str(f)], capture_output=True, text=True, timeout=300, check=True
+    )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     raised = {line for line, _ in got["errors"]}
     # what still raises: the clash (no fix), and without --unsafe-fixes the calls of the jitted functions
@@ -205,6 +212,7 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
     every value equals numpy's, and the annotated values have the stated shardings."""
     import subprocess
     import sys
+
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
     shutil.copy(CARRY_FIXES, f)
@@ -213,8 +221,9 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
     shared = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("shared_")}
     left = {(d.line, d.code) for d in check_source(src, str(f))}
     assert left == (set() if unsafe else {(i, "NC809") for i in shared}), left
-    out = subprocess.run([sys.executable, "-c", RUN_CARRY, str(f)], capture_output=True, text=True, timeout=300,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_CARRY, str(f)], capture_output=True, text=True, timeout=300, check=True
+    )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert {line for line, _ in got["errors"]} == (set() if unsafe else shared), got
     assert got["values"] and all(got["values"].values()), got

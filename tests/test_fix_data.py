@@ -41,17 +41,16 @@ def test_the_corpus_has_fixes_of_every_fixable_code() -> None:
 def test_reworded_diagnostics_get_the_same_fixes(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = _fixes(path)
     original = fixes.attach_fixes
-    monkeypatch.setattr(fixes, "attach_fixes",
-                        lambda diags, *a, **k: original([_reworded(d) for d in diags], *a, **k))
+    monkeypatch.setattr(fixes, "attach_fixes", lambda diags, *a, **k: original([_reworded(d) for d in diags], *a, **k))
     after = _fixes(path)
     assert after == before
 
 
 @pytest.mark.parametrize("name", ["lsp_fixes.py", "fix_sharding.py", "shd_fixes.py"])
 @pytest.mark.parametrize("unsafe", [False, True])
-def test_check_fix_writes_the_same_file_from_reworded_diagnostics(tmp_path: Path, name: str, unsafe: bool,
-                                                                  monkeypatch: pytest.MonkeyPatch,
-                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_fix_writes_the_same_file_from_reworded_diagnostics(
+    tmp_path: Path, name: str, unsafe: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     flag = "--unsafe-fixes" if unsafe else "--fix"
     monkeypatch.chdir(tmp_path)
     (tmp_path / "plain").mkdir()
@@ -60,8 +59,7 @@ def test_check_fix_writes_the_same_file_from_reworded_diagnostics(tmp_path: Path
         shutil.copy(ROOT / "tests" / "cases" / name, tmp_path / d / "m.py")
     main(["check", "plain/m.py", flag, "--no-cache"])
     original = fixes.attach_fixes
-    monkeypatch.setattr(fixes, "attach_fixes",
-                        lambda diags, *a, **k: original([_reworded(d) for d in diags], *a, **k))
+    monkeypatch.setattr(fixes, "attach_fixes", lambda diags, *a, **k: original([_reworded(d) for d in diags], *a, **k))
     main(["check", "reworded/m.py", flag, "--no-cache"])
     capsys.readouterr()
     plain, reworded = (tmp_path / "plain" / "m.py").read_text(), (tmp_path / "reworded" / "m.py").read_text()

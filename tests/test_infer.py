@@ -14,8 +14,13 @@ from namedcheck.cli.main import main
 from namedcheck.edits.infer import infer_source
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = sorted([p for p in [*ROOT.glob("examples/**/*.py"), *ROOT.glob("tests/cases/*.py")]
-                 if "buggy" not in p.parts and p.name != "nc001_syntax.py"])
+CORPUS = sorted(
+    [
+        p
+        for p in [*ROOT.glob("examples/**/*.py"), *ROOT.glob("tests/cases/*.py")]
+        if "buggy" not in p.parts and p.name != "nc001_syntax.py"
+    ]
+)
 
 
 def _array_annotation(node: cst.BaseExpression | None) -> object | None:
@@ -65,8 +70,9 @@ class _Sites(cst.CSTTransformer):
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign, updated_node: cst.AnnAssign) -> cst.BaseSmallStatement:
         t = _array_annotation(updated_node.annotation.annotation)
-        if t is None or updated_node.value is None or not isinstance(updated_node.target, cst.Name) \
-                or not self.path:  # class fields and module-level names are declarations, not inferred
+        if (
+            t is None or updated_node.value is None or not isinstance(updated_node.target, cst.Name) or not self.path
+        ):  # class fields and module-level names are declarations, not inferred
             return updated_node
         self.found[self._key("local", updated_node.target.value)] = t
         return cst.Assign([cst.AssignTarget(updated_node.target)], updated_node.value)
@@ -124,11 +130,14 @@ def test_round_trip_agreement(capsys: pytest.CaptureFixture[str]) -> None:
             assert "'" in note.split("wrote", 1)[1].split("inferred")[0].split("{")[0] or "'B'" in note, note
 
 
-def test_cli_infer_write_diff_and_annotated_spelling(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_infer_write_diff_and_annotated_spelling(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
-    src = ("import jax.numpy as jnp\n\n\ndef scale(x):\n    y = x * 2\n    return y\n\n\n"
-           "def main():\n    return scale(jnp.ones((3, 4)))\n")
+    src = (
+        "import jax.numpy as jnp\n\n\ndef scale(x):\n    y = x * 2\n    return y\n\n\n"
+        "def main():\n    return scale(jnp.ones((3, 4)))\n"
+    )
     (tmp_path / "m.py").write_text(src)
     assert main(["infer", "m.py"]) == 0
     out = capsys.readouterr().out
@@ -144,7 +153,7 @@ def test_cli_infer_write_diff_and_annotated_spelling(tmp_path: Path, monkeypatch
     assert main(["infer", "m.py", "--write"]) == 0 and (tmp_path / "m.py").read_text() == text
 
 
-SHARDED = '''import jax
+SHARDED = """import jax
 import jax.numpy as jnp
 from jax.sharding import AxisType
 from jax.sharding import PartitionSpec as P
@@ -173,7 +182,7 @@ b = scale(both)
 r = jnp.ones((8, 16))
 with jax.set_mesh(auto):
     a = jax.device_put(jnp.ones((8, 16)), P('data'))
-'''
+"""
 
 
 def test_infer_writes_explicit_shardings_that_round_trip(tmp_path: Path) -> None:
@@ -183,24 +192,43 @@ def test_infer_writes_explicit_shardings_that_round_trip(tmp_path: Path) -> None
     import json
     import subprocess
     import sys
+
     new, _ = infer_source(SHARDED, "m.py")
-    for line in ("def scale(v: f32[(8, 16)]) -> f32[(8, 16)]:",
-                 "def project(v: f32[('8@data', 16)], w: f32[(16, '4@model')]) -> f32[('8@data', '4@model')]:",
-                 "    out: f32[('8@data', '4@model')] = jnp.matmul(",
-                 "both: f32[('8@(data,model)', 16)] = ", "b: f32[('8@(data,model)', 16)] = scale(both)",
-                 "r: f32[(8, 16)] = ", "    a: f32[(8, 16)] = "):
+    for line in (
+        "def scale(v: f32[(8, 16)]) -> f32[(8, 16)]:",
+        "def project(v: f32[('8@data', 16)], w: f32[(16, '4@model')]) -> f32[('8@data', '4@model')]:",
+        "    out: f32[('8@data', '4@model')] = jnp.matmul(",
+        "both: f32[('8@(data,model)', 16)] = ",
+        "b: f32[('8@(data,model)', 16)] = scale(both)",
+        "r: f32[(8, 16)] = ",
+        "    a: f32[(8, 16)] = ",
+    ):
         assert any(text.startswith(line) for text in new.splitlines()), (line, new)
     assert check_source(new, "m.py") == []
     assert infer_source(new, "m.py")[0] == new
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
     f.write_text(new)
-    code = ("import json, os, sys\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=8'\n"
-            "import jax\nns = {}\nexec(open(sys.argv[1]).read(), ns)\n"
-            "print(json.dumps({k: str(jax.typeof(ns[k])) for k in ('x', 'w', 'both', 'y', 'z', 'b', 'r')}))")
-    out = subprocess.run([sys.executable, "-c", code, str(f)], capture_output=True, text=True, timeout=300,
-                         check=True, env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    code = (
+        "import json, os, sys\nos.environ['XLA_FLAGS'] = '--xla_force_host_platform_device_count=8'\n"
+        "import jax\nns = {}\nexec(open(sys.argv[1]).read(), ns)\n"
+        "print(json.dumps({k: str(jax.typeof(ns[k])) for k in ('x', 'w', 'both', 'y', 'z', 'b', 'r')}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(f)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+        env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+    )
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got == {"x": "float32[8@data,16]", "w": "float32[16,4@model]", "both": "float32[8@(data,model),16]",
-                   "y": "float32[8@data,16]", "z": "float32[8@data,4@model]", "b": "float32[8@(data,model),16]",
-                   "r": "float32[8,16]"}, got
+    assert got == {
+        "x": "float32[8@data,16]",
+        "w": "float32[16,4@model]",
+        "both": "float32[8@(data,model),16]",
+        "y": "float32[8@data,16]",
+        "z": "float32[8@data,4@model]",
+        "b": "float32[8@(data,model),16]",
+        "r": "float32[8,16]",
+    }, got

@@ -140,8 +140,10 @@ AGREE = [
     ("jax.lax.dynamic_update_index_in_dim(a, b, 2, 0)", [("f32", (8, 4)), ("f32", (4,))]),  # JAX expands it
     ("jax.lax.dot_general(a, b, (((2,), (1,)), ((0,), (0,))))", [("f32", (2, 3, 4)), ("f32", (2, 4, 5))]),
     ("jax.lax.dot_general(a, b, (((1,), (0,)), ((), ())))", [("f32", (3, 4)), ("f32", (4, 6))]),
-    ("jax.lax.dot_general(a, b, (((0,), (1,)), ((), ())), preferred_element_type=jnp.float32)",
-     [("i32", (4, 3)), ("i32", (5, 4))]),
+    (
+        "jax.lax.dot_general(a, b, (((0,), (1,)), ((), ())), preferred_element_type=jnp.float32)",
+        [("i32", (4, 3)), ("i32", (5, 4))],
+    ),
     ("jax.lax.top_k(a, 2)[0]", [("f32", (2, 3, 4))]),
     ("jax.lax.top_k(a, 2)[1]", [("f32", (5, 7))]),
     ("jax.lax.select(a > 0, a, b)", [("f32", (2, 3)), ("f32", (2, 3))]),
@@ -233,8 +235,10 @@ DISAGREE = [
 
 def _program(expr: str, args: list[tuple[str, tuple[int, ...]]]) -> str:
     params = ", ".join(f"{n}: {a[0]}[{a[1]!r}, {a[2] if len(a) > 2 else {}!r}]" for n, a in zip("abc", args))
-    return ("import jax\nimport jax.numpy as jnp\nfrom namedcheck import f32, i32, bool_\n\n"
-            f"def f({params}) -> None:\n    out = {expr}\n")
+    return (
+        "import jax\nimport jax.numpy as jnp\nfrom namedcheck import f32, i32, bool_\n\n"
+        f"def f({params}) -> None:\n    out = {expr}\n"
+    )
 
 
 def _jax_result(expr: str, args: list[tuple[str, tuple[int, ...]]]):
@@ -267,7 +271,7 @@ def test_rejected_exactly_when_jax_raises(expr: str, args: list) -> None:
         _jax_result(expr, args)
 
 
-GRAD_PROGRAM = '''import jax
+GRAD_PROGRAM = """import jax
 import jax.numpy as jnp
 
 
@@ -280,7 +284,7 @@ x = jnp.zeros((32, 12))
 g = jax.grad(loss)(params, x)
 value, (gp, gx) = jax.value_and_grad(loss, argnums=(0, 1))(params, x)
 w1, b, w2, dx = g['w1'], gp['b'][0], gp['w2'], gx
-'''
+"""
 
 
 def test_pytree_gradients_have_the_parameters_structure() -> None:

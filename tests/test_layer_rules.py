@@ -26,8 +26,12 @@ AGREE = [
     ("flax.linen.RMSNorm", [((2, 4, 3), "f32")], ((), {}), {}),
     ("flax.linen.Dropout", [((2, 3), "f32")], ((0.1,), {}), {"deterministic": True}),
     ("flax.linen.MultiHeadDotProductAttention", [((2, 5, 8), "f32")], ((), {"num_heads": 2}), {}),
-    ("flax.linen.MultiHeadDotProductAttention", [((2, 5, 8), "f32"), ((2, 7, 8), "f32")],
-     ((), {"num_heads": 2, "qkv_features": 12, "out_features": 6}), {}),
+    (
+        "flax.linen.MultiHeadDotProductAttention",
+        [((2, 5, 8), "f32"), ((2, 7, 8), "f32")],
+        ((), {"num_heads": 2, "qkv_features": 12, "out_features": 6}),
+        {},
+    ),
     ("flax.linen.Conv", [((2, 9, 3), "f32")], ((4, (3,)), {}), {}),
     ("flax.linen.Conv", [((2, 9, 9, 3), "f32")], ((4, (3, 3)), {}), {}),
     ("flax.nnx.Linear", [((2, 3), "f32")], ((3, 5), {}), {}),
@@ -35,7 +39,12 @@ AGREE = [
     ("flax.nnx.LayerNorm", [((2, 3), "f32")], ((3,), {}), {}),
     ("flax.nnx.RMSNorm", [((2, 4, 3), "f32")], ((3,), {}), {}),
     ("flax.nnx.Dropout", [((2, 3), "f32")], ((0.1,), {"deterministic": True}), {}),
-    ("flax.nnx.MultiHeadAttention", [((2, 5, 8), "f32")], ((), {"num_heads": 2, "in_features": 8, "decode": False}), {}),
+    (
+        "flax.nnx.MultiHeadAttention",
+        [((2, 5, 8), "f32")],
+        ((), {"num_heads": 2, "in_features": 8, "decode": False}),
+        {},
+    ),
     ("flax.nnx.Conv", [((2, 9, 3), "f32")], ((3, 4, (3,)), {}), {}),
     ("equinox.nn.Linear", [((3,), "f32")], ((3, 5), {}), {}),
     ("equinox.nn.Linear", [((3,), "f32")], ((3, "scalar"), {}), {}),
@@ -45,8 +54,12 @@ AGREE = [
     ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {}), {}),
     ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {"padding": 1}), {}),
     ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, (3, 5)), {"stride": 2, "padding": "SAME"}), {}),
-    ("equinox.nn.Conv2d", [((3, 10, 12), "f32")], ((3, 8, 3), {"stride": (2, 1), "padding": ((1, 2), (0, 0)),
-                                                             "dilation": 2}), {}),
+    (
+        "equinox.nn.Conv2d",
+        [((3, 10, 12), "f32")],
+        ((3, 8, 3), {"stride": (2, 1), "padding": ((1, 2), (0, 0)), "dilation": 2}),
+        {},
+    ),
     ("equinox.nn.Conv2d", [((4, 9, 9), "f32")], ((4, 6, 3), {"padding": "VALID", "groups": 2}), {}),
     ("equinox.nn.Conv1d", [((4, 20), "f32")], ((4, 6, 5), {}), {}),
     ("equinox.nn.Conv1d", [((4, 20), "f32")], ((4, 6, 4), {"padding": (2,), "stride": 3}), {}),
@@ -58,7 +71,12 @@ AGREE = [
 DISAGREE = [
     ("flax.nnx.Linear", [((2, 4), "f32")], ((3, 5), {}), {}),
     ("flax.nnx.LayerNorm", [((2, 4), "f32")], ((3,), {}), {}),
-    ("flax.nnx.MultiHeadAttention", [((2, 5, 6), "f32")], ((), {"num_heads": 4, "in_features": 6, "decode": False}), {}),
+    (
+        "flax.nnx.MultiHeadAttention",
+        [((2, 5, 6), "f32")],
+        ((), {"num_heads": 4, "in_features": 6, "decode": False}),
+        {},
+    ),
     ("flax.linen.MultiHeadDotProductAttention", [((2, 5, 6), "f32")], ((), {"num_heads": 4}), {}),
     ("equinox.nn.Linear", [((2, 3), "f32")], ((3, 5), {}), {}),
     ("equinox.nn.MLP", [((4,), "f32")], ((3, 2, 8, 2), {}), {}),
@@ -92,17 +110,21 @@ def _library(op: str, inputs: list, ctor: tuple, call_kw: dict):
     lib, _, cls = op.rpartition(".")
     if lib == "flax.linen":
         import flax.linen as nn
+
         layer = getattr(nn, cls)(*pos_ctor, **kw_ctor)
 
         def apply(*xs):
             variables = layer.init(jax.random.PRNGKey(0), *xs, **call_kw)
             return layer.apply(variables, *xs, **call_kw)
+
         return jax.eval_shape(apply, *args)
     if lib == "flax.nnx":
         from flax import nnx
+
         layer = getattr(nnx, cls)(*pos_ctor, **kw_ctor, rngs=nnx.Rngs(0))
         return jax.eval_shape(lambda *xs: layer(*xs, **call_kw), *args)
     import equinox as eqx
+
     layer = getattr(eqx.nn, cls)(*pos_ctor, **kw_ctor, **({} if cls == "LayerNorm" else {"key": jax.random.PRNGKey(0)}))
     return jax.eval_shape(lambda *xs: layer(*xs, **call_kw), *args)
 

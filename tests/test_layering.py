@@ -15,8 +15,20 @@ LAYERS = [  # (layer, module prefixes), lowest first
     ("language", ("namedcheck.annotations", "namedcheck.errors", "namedcheck.diagnostic")),
     ("analysis", ("namedcheck.analyzer",)),
     ("edits", ("namedcheck.edits",)),
-    ("front ends", ("namedcheck.cli", "namedcheck.lsp", "namedcheck_mypy", "namedcheck.runtime", "namedcheck.compat",
-                    "namedcheck.lax", "namedcheck.numpy", "namedcheck.nn", "namedcheck.__main__")),
+    (
+        "front ends",
+        (
+            "namedcheck.cli",
+            "namedcheck.lsp",
+            "namedcheck_mypy",
+            "namedcheck.runtime",
+            "namedcheck.compat",
+            "namedcheck.lax",
+            "namedcheck.numpy",
+            "namedcheck.nn",
+            "namedcheck.__main__",
+        ),
+    ),
 ]
 
 
@@ -45,7 +57,7 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             base = node.module or ""
             if node.level:
                 parts = name.split(".") if is_package else name.split(".")[:-1]
-                parts = parts[:len(parts) - (node.level - 1)]
+                parts = parts[: len(parts) - (node.level - 1)]
                 base = ".".join([*parts, *([node.module] if node.module else [])])
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
         for t in targets:
@@ -71,8 +83,9 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
 
 
 def _type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or \
-        (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def _layer(name: str) -> int:
@@ -89,9 +102,12 @@ def _graph() -> dict[str, set[str]]:
 
 def test_every_module_has_a_layer_and_imports_downwards() -> None:
     graph = _graph()
-    wrong = [f"{m} ({LAYERS[_layer(m)][0]}) imports {d} ({LAYERS[_layer(d)][0]})"
-             for m, deps in sorted(graph.items()) for d in sorted(deps)
-             if d != "namedcheck" and _layer(d) > _layer(m)]
+    wrong = [
+        f"{m} ({LAYERS[_layer(m)][0]}) imports {d} ({LAYERS[_layer(d)][0]})"
+        for m, deps in sorted(graph.items())
+        for d in sorted(deps)
+        if d != "namedcheck" and _layer(d) > _layer(m)
+    ]
     assert not wrong, "\n".join(wrong)
 
 

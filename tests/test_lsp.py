@@ -18,7 +18,7 @@ from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BUGGY = '''import jax
+BUGGY = """import jax
 import jax.numpy as jnp
 from namedcheck import f32
 
@@ -26,10 +26,10 @@ from namedcheck import f32
 def project(x: f32[(4, 8)], w: f32[(16, 3)]):
     h = jnp.tanh(x)
     return h @ w
-'''
+"""
 
 
-SHARDED = '''import jax
+SHARDED = """import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
@@ -45,7 +45,7 @@ def running_sum(xb):
 
 
 scan_rows = jax.shard_map(running_sum, mesh=mesh, in_specs=P('data'), out_specs=P('data'))(jnp.ones((8, 4)))
-'''
+"""
 
 
 def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
@@ -56,8 +56,9 @@ def _apply(text: str, edits: list[lsp.TextEdit]) -> str:
 
     def at(p: lsp.Position) -> int:
         return offsets[p.line] + p.character
+
     for e in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True):
-        text = text[:at(e.range.start)] + e.new_text + text[at(e.range.end):]
+        text = text[: at(e.range.start)] + e.new_text + text[at(e.range.end) :]
     return text
 
 
@@ -88,8 +89,11 @@ async def _scenario(tmp: Path) -> None:
     s = Session()
     c = s.client
     await c.start_io(sys.executable, "-m", "namedcheck", "lsp")
-    await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tmp.as_uri(),
-                                                  initialization_options={"inlayHints": True}))
+    await c.initialize_async(
+        lsp.InitializeParams(
+            capabilities=lsp.ClientCapabilities(), root_uri=tmp.as_uri(), initialization_options={"inlayHints": True}
+        )
+    )
     c.initialized(lsp.InitializedParams())
     c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, BUGGY)))
 
@@ -107,26 +111,34 @@ async def _scenario(tmp: Path) -> None:
     assert hover is not None and "f32[(4, 8)]" in hover.contents.value
 
     # inlay hints: the unannotated assignment (the return is unknown: the matmul fails)
-    hints = await c.text_document_inlay_hint_async(lsp.InlayHintParams(
-        lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(8, 0))))
+    hints = await c.text_document_inlay_hint_async(
+        lsp.InlayHintParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(8, 0)))
+    )
     assert [(h.position.line, h.label) for h in hints] == [(6, ": f32[(4, 8)]")]
 
     # a code action removes the diagnostic
-    actions = await c.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(uri), d.range, lsp.CodeActionContext(diagnostics=[d])))
+    actions = await c.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(uri), d.range, lsp.CodeActionContext(diagnostics=[d]))
+    )
     ignore = next(a for a in actions if a.title == "Ignore NC203 on this line")
     fixed = _apply(BUGGY, ignore.edit.changes[uri])
     assert "return h @ w  # namedcheck: ignore[NC203]" in fixed
-    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(version=2, uri=uri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    c.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=uri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]
+        )
+    )
     assert await s.next_diagnostics(uri) == []
 
     # an edit brings it back (an incremental change, debounced)
     line = fixed.splitlines()[7]
     start = line.index("  # namedcheck")
-    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(version=3, uri=uri),
-        [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(7, start), lsp.Position(7, len(line))), "")]))
+    c.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=3, uri=uri),
+            [lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(7, start), lsp.Position(7, len(line))), "")],
+        )
+    )
     assert [d.code for d in await s.next_diagnostics(uri)] == ["NC203"]
 
     # a fix as a code action: lax.pcast on a scan's initial carry; hover shows the varying set
@@ -136,19 +148,22 @@ async def _scenario(tmp: Path) -> None:
     c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(suri, "python", 1, SHARDED)))
     diags = await s.next_diagnostics(suri)
     assert [(d.code, d.range.start.line) for d in diags] == [("NC602", 11)]
-    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
-                                                              lsp.Position(10, 4)))
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri), lsp.Position(10, 4)))
     assert hover is not None and "f32[(4,)]" in hover.contents.value
-    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri),
-                                                              lsp.Position(11, 63)))
+    hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri), lsp.Position(11, 63)))
     assert hover is not None and "f32[(2, 4)]{V:data}" in hover.contents.value  # xb: a block of 'data'
-    actions = await c.text_document_code_action_async(lsp.CodeActionParams(
-        lsp.TextDocumentIdentifier(suri), diags[0].range, lsp.CodeActionContext(diagnostics=diags)))
+    actions = await c.text_document_code_action_async(
+        lsp.CodeActionParams(lsp.TextDocumentIdentifier(suri), diags[0].range, lsp.CodeActionContext(diagnostics=diags))
+    )
     assert actions[0].is_preferred and "lax.pcast" in actions[0].title
     fixed = _apply(SHARDED, actions[0].edit.changes[suri])
     assert "lax.pcast(total, ('data',), to='varying')" in fixed
-    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(version=2, uri=suri), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    c.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=suri),
+            [lsp.TextDocumentContentChangeWholeDocument(fixed)],
+        )
+    )
     assert await s.next_diagnostics(suri) == []
 
     await c.shutdown_async(None)
@@ -176,12 +191,14 @@ def test_incremental_equals_cli(path: Path) -> None:
         assert d.analyse(text).diagnostics == check_source(text, str(path))
 
 
-def test_stdin_uses_the_files_own_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_stdin_uses_the_files_own_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """`check - --stdin-filename` reads the configuration beside that file, not the working directory's."""
     import io
 
     from namedcheck.cli.main import main
+
     proj = tmp_path / "proj"
     proj.mkdir()
     (proj / "pyproject.toml").write_text("[tool.namedcheck]\nignore = ['NC203']\n")
@@ -193,13 +210,13 @@ def test_stdin_uses_the_files_own_project(tmp_path: Path, monkeypatch: pytest.Mo
     assert "NC203" in capsys.readouterr().out
 
 
-LAYERS = '''import jax.numpy as jnp
+LAYERS = """import jax.numpy as jnp
 
 
 def dense(x, w):
     return x @ w
-'''
-TRAIN = '''import jax.numpy as jnp
+"""
+TRAIN = """import jax.numpy as jnp
 
 from pkg.layers import dense
 
@@ -208,7 +225,7 @@ def step():
     x = jnp.ones((4, 8))
     w = jnp.ones((5, 3))
     return dense(x, w)
-'''
+"""
 
 
 async def _project_scenario(tmp: Path) -> None:
@@ -222,8 +239,7 @@ async def _project_scenario(tmp: Path) -> None:
     s = Session()
     c = s.client
     await c.start_io(sys.executable, "-m", "namedcheck", "lsp", cwd=str(tmp))
-    await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(),
-                                                  root_uri=tmp.as_uri()))
+    await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tmp.as_uri()))
     c.initialized(lsp.InitializedParams())
     c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(layers, "python", 1, LAYERS)))
     diags = await s.next_diagnostics(layers)
@@ -234,8 +250,12 @@ async def _project_scenario(tmp: Path) -> None:
     # the caller's buffer now passes matching shapes: the callee's diagnostic goes away
     fixed = TRAIN.replace("(5, 3)", "(8, 3)")
     s.diagnostics.pop(layers)
-    c.text_document_did_change(lsp.DidChangeTextDocumentParams(
-        lsp.VersionedTextDocumentIdentifier(version=2, uri=train), [lsp.TextDocumentContentChangeWholeDocument(fixed)]))
+    c.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2, uri=train),
+            [lsp.TextDocumentContentChangeWholeDocument(fixed)],
+        )
+    )
     for _ in range(4):
         if layers in s.diagnostics:
             break

@@ -53,10 +53,26 @@ def _calls(m: Any) -> dict[str, tuple[Callable[[], Any], bool]]:
     }
 
 
-NAMES = ["loss_forgot_pmean", "loss_ok", "collective_matmul_bad", "collective_matmul_ok", "scan_layers_bad",
-         "pmap_bad", "pmap_ok", "normalise", "make_train_step_bad", "make_train_step_ok", "misspelt", "repeated", "fine",
-         "inferred_specs_bad", "inferred_specs_ok", "gather",
-         "layers_bad", "layers_ok"]
+NAMES = [
+    "loss_forgot_pmean",
+    "loss_ok",
+    "collective_matmul_bad",
+    "collective_matmul_ok",
+    "scan_layers_bad",
+    "pmap_bad",
+    "pmap_ok",
+    "normalise",
+    "make_train_step_bad",
+    "make_train_step_ok",
+    "misspelt",
+    "repeated",
+    "fine",
+    "inferred_specs_bad",
+    "inferred_specs_ok",
+    "gather",
+    "layers_bad",
+    "layers_ok",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -16,10 +16,12 @@ from namedcheck.analyzer.check import check_source
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.engine.codes import CODES
 
-HEADER = ("import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
-          "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
-          "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
-          "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n")
+HEADER = (
+    "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
+    "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
+    "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
+    "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))\n"
+)
 
 # code -> a program (after HEADER) with one mistake
 PROGRAMS = {
@@ -54,122 +56,253 @@ PROGRAMS = {
     "NC701": "def total(h: f32[(128, 512)]):\n    return jnp.sum(h, axis=2)\n",
     "NC702": "def contract(x: f32[(5,), {'b': 2, 'k': 7}], y: f32[(), {'k': 7}]):\n    return jnp.einsum('n{k},{}->n', x, y)\n",
     "NC705": "def norm(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')\n",
-    'NC801': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\ny = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
-    'NC802': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
-    'NC803': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\na = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\njnp.einsum('bij,bjk->bik', a, b)",
-    'NC804': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nw = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
-    'NC805': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
-    'NC806': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
-    'NC807': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
-    'NC808': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
-    'NC809': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
-    'NC810': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
-    'NC812': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\nother = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), jax.sharding.NamedSharding(emesh, P('data')))\nwith jax.set_mesh(other):\n    y = x * 2",
-    'NC813': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nu = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nbad = u + 1",
-    'NC811': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\ndef scale(x: f32[('8@data', 16)]) -> f32[('8@data', 16)]:\n    return x * 2\nscale(jnp.ones((8, 16)))",
-    'NC821': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
-    'NC822': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
-    'NC823': "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
+    "NC801": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\ny = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
+    "NC802": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
+    "NC803": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\na = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\njnp.einsum('bij,bjk->bik', a, b)",
+    "NC804": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nw = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
+    "NC805": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
+    "NC806": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
+    "NC807": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
+    "NC808": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
+    "NC809": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
+    "NC810": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
+    "NC812": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\nother = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), jax.sharding.NamedSharding(emesh, P('data')))\nwith jax.set_mesh(other):\n    y = x * 2",
+    "NC813": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\nu = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nbad = u + 1",
+    "NC811": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\ndef scale(x: f32[('8@data', 16)]) -> f32[('8@data', 16)]:\n    return x * 2\nscale(jnp.ones((8, 16)))",
+    "NC821": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+    "NC822": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+    "NC823": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
 }
 
 # code -> (line in the program, message, hint)
 EXPECTED = {
-    'NC001': (2, 'File does not parse: parser error: error at 11:11: expected one of +, -, ..., AWAIT, False, NUMBER, None, True, lambda, not, ~',
-              'make the file valid UTF-8 Python 3 source; only files that parse can be checked'),
-    'NC101': (1, "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
-              "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]"),
-    'NC102': (1, 'Negative size -1 in the positional shape; sizes are non-negative ints or symbols',
-              "use a symbol such as 'N' for a size that is not known in advance"),
-    'NC103': (1, "Named axis 'batch' appears twice in the named shape",
-              'name each axis once in a named shape'),
-    'NC104': (1, "`...` or a variadic '*name' appears more than once in the positional shape; it may appear at "
-                 "most once",
-              'keep a single `...`, standing for the leading dimensions'),
-    'NC105': (1, 'Annotation part `seq` is not a literal; sizes and names must be written as ints and strings',
-              "write a symbolic size as a string, e.g. f32[('N', 7)]"),
-    'NC201': (2, 'Cannot broadcast positional shapes (128, 512) of `h` and (256,) of `b`: dimension -1 is 512 in `h` and 256 in `b`',
-              'sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand'),
-    'NC202': (2, "Named axis 'batch' has size 32 in `h` and size 16 in `g`",
-              'a named axis has one size everywhere; named axes never stretch from size 1'),
-    'NC203': (2, 'jnp.matmul contracts dimension 1 of `h` (size 512, shape (128, 512)) with dimension 0 of `w` (size 256, shape (256, 64)); the sizes must be equal',
-              'transpose one operand, or check which axis should be contracted'),
-    'NC301': (2, 'Positional shape mismatch: the return value is declared f32[(128, 256)] but inferred f32[(128, 512)]',
-              'change the value or its annotation so that they agree'),
-    'NC302': (5, "Argument 'h' (`jnp.zeros(...)`) has positional shape (128, 256); `head` declares (128, 512)",
-              "pass a value of the declared shape, or change the parameter's annotation"),
-    'NC303': (5, "Symbol 'D' of `gate` is bound to 4 by a dimension of argument 'a' (`jnp.zeros(...)`) and to 5 by a dimension of argument 'b' (`jnp.zeros(...)`)",
-              "every use of 'D' in one call must have the same size"),
-    'NC304': (1, 'Dtype mismatch: `ids` is declared i32[(8,)] but inferred f32[(8,)]',
-              "convert the value with .astype(...), or change the annotation's dtype"),
-    'NC401': (1, 'xmap in_axes has 1 entry but the function is called with 2 arguments',
-              'give one entry per argument (or a single entry for all of them)'),
-    'NC402': (1, "argument 0: in_axes maps positional axis 2 to 'batch', but the argument has 2 positional dimensions (8, 3)",
-              'map each positional axis the argument has at most once, each to its own name'),
-    'NC403': (1, "Axis 'batch' has size 4 in argument 1 but 8 in argument 0",
-              'pass arguments whose mapped axes have one size per name'),
-    'NC404': (1, "the result carries named axis 'batch', which out_axes does not place",
-              "add 'batch' to out_axes, or reduce over it (e.g. psum) before returning"),
-    'NC405': (1, "out_axes ('batch', 'seq', ...) names 'seq', which neither in_axes nor axis_sizes defines "
-                 "(defined: 'batch')",
-              "map 'seq' in in_axes, or give its size in axis_sizes"),
-    'NC406': (1, "axis_resources maps 'seq', which neither in_axes nor axis_sizes defines (defined: 'batch')",
-              'assign resources only to names that in_axes or axis_sizes define'),
-    'NC407': (2, "argument 0: in_axes binds 'batch', which an enclosing map already binds",
-              'use a fresh name for the inner map'),
-    'NC501': (1, "in_specs of shard_map: P('dta') names mesh axis 'dta', but the mesh has axes ('data', 'model')",
-              "use one of 'data', 'model'"),
-    'NC502': (2, "Named axes 'a' and 'b' both appear in this value (f32[(), {'a': 4, 'b': 4}]) but share mesh resource 'x' (axis_resources maps 'a' to 'x' and 'b' to 'x')",
-              "reduce over 'a' or 'b' before they meet, or map them to different resources"),
-    'NC503': (2, "Named axis 'i' has size 6, not divisible by the 4 devices of its resources ('x',)",
-              'pick a resource assignment whose size divides the axis size'),
-    'NC504': (1, "in_specs of shard_map: P(('data', 'data')) uses mesh axis 'data' more than once",
-              'a mesh axis may split at most one dimension, once'),
-    'NC601': (5, "the result of shard_map varies over mesh axis 'data', but its out_specs P() leaves 'data' out (out_specs without an axis promise a value replicated over it); it is returned by `return v * 2`",
-              "add 'data' to out_specs, or psum over 'data' before returning"),
-    'NC602': (2, "lax.fori_loop: the carry starts invariant over 'data' but the body returns it varying over 'data'; a loop carry must keep its varying set (inside the shard_map at line 14, whose in_specs=P('data') make its inputs vary)",
-              "start from a varying carry: lax.pcast(init, ('data',), to='varying')"),
-    'NC603': (1, "lax.psum over ('data', 'model') of a value varying over ('data',) but invariant over ('model',); JAX rejects a partly varying input",
-              "apply lax.pcast(x, ('model',), to='varying') first, or reduce over ('data',) only"),
-    'NC604': (1, "argument 0 of shard_map: dimension 0 has size 6, not divisible by the 4 devices of mesh axes ('data',) (P('data'), mesh {'data': 4, 'model': 2})",
-              'make dimension 0 a multiple of 4, or split it over fewer mesh axes'),
-    'NC701': (2, 'Axis 2 is out of range for jnp.sum of a value with 2 positional dimensions',
-              'valid axes are -2..1'),
-    'NC702': (2, "jnp.einsum 'n{k},{}->n' mentions named axis 'k' for another operand but skips it for `y`, which also has it",
-              "add 'k' to the braces of that operand's term"),
-    'NC705': (2, "lax.psum names axis 'btach', which no enclosing map or mesh binds (bound here: 'batch')",
-              'bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name'),
-    'NC801': (5, "jnp.add got incompatible shardings for broadcasting: dimension 0 of `x` is split over mesh axis 'data' and of `y` over mesh axis 'model'",
-              "jax.sharding.reshard one operand to the other's sharding first, e.g. reshard(y, P('data', None))"),
-    'NC802': (5, "jnp.matmul: contracting dimension 1 of `x` is split over mesh axis 'data' and dimension 0 of `w` over mesh axis 'data': it is ambiguous how the output should be sharded (f32[8,16@data] x f32[16@data,4])",
-              'pass out_sharding=P(None, None) to jnp.matmul, or reshard one operand so that its contracting dimension is unsharded'),
-    'NC803': (5, "jnp.einsum: batch dimension 'b' is split over mesh axis 'data' in one operand and over mesh axis 'model' in the other",
-              'reshard one operand so the batch dims agree'),
-    'NC804': (5, "jnp.matmul of f32[8@data,16] and f32[16,8@data] produces an illegally sharded result: dimensions 0 and 1 would both be split over mesh axis 'data' (P('data', 'data'))",
-              'pass out_sharding= to the op, or jax.sharding.reshard an operand first'),
-    'NC805': (4, "jnp.reshape of argument 'a': f32[8@data,16] to (16, 8) is not supported for its sharding (the sharded dimension cannot be split or merged that way)",
-              'pass out_sharding=P(...) to the reshape, or reshard the operand first'),
-    'NC806': (4, "jnp.take: the gather's out sharding cannot be resolved unambiguously: its indices `ids` are sharded (i32[8@data])",
-              'index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand to be unsharded there first'),
-    'NC807': (4, "with_sharding_constraint of x: with all mesh axes Explicit, with_sharding_constraint is an assertion, and the value's sharding P('data', None) (f32[8@data,16]) is not P('model', None)",
-              "use jax.sharding.reshard(x, P('model', None)) to change the sharding"),
-    'NC808': (4, "argument 0 of jit(<lambda>): the sharding passed to jit, P('data', None), does not match the argument's committed sharding P(None, None) (f32[8,4])",
-              "jax.device_put / reshard the argument to P('data', None) before the call, or drop in_shardings"),
-    'NC809': (4, "lax.scan: the carry enters as f32[8@data,16] and leaves the body as f32[8,16@model]: its sharding changes (P('data', None) -> P(None, 'model'))",
-              "jax.sharding.reshard the body's carry output back to P('data', None)"),
-    'NC810': (4, "argument 0 of shard_map: in_specs P(None, None) does not match the argument's sharding P('data', None) (f32[8@data,16])",
-              "leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument to P(None, None) first"),
-    'NC812': (5, "jnp.multiply: `x` (f32[8@data,4]) is sharded over mesh {'data': 4, 'model': 2} (Explicit), but the context mesh set by jax.set_mesh is {'x': 8} (Explicit); JAX requires the two to match",
-              "jax.sharding.reshard (or device_put) it onto the context mesh first, or run this under jax.set_mesh of its own mesh"),
-    'NC813': (6, "jnp.add: `u` (f32[8,4]) is unreduced over {'data'} while `1` is not: the add would need implicit communication",
-              "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results"),
-    'NC811': (5, "Argument 'x' (`jnp.ones(...)`) is sharded P(None, None) (f32[8,16]) but its annotation states P('data', None) (f32[8@data,16])",
-              "jax.sharding.reshard the value to P('data', None), or correct the annotation"),
-    'NC821': (4, "jnp.cumsum accumulates along dimension 0 of `x`, which is split over mesh axis 'data' (f32[8@data,16]): the operand must be unsharded along it",
-              'jax.sharding.reshard the operand so that dimension 0 is unsharded first: reshard(x, P(None, None))'),
-    'NC822': (4, "jnp.pad: pads dimension 0 of `x` (f32[8@data,16]) to size 9, which its 4 devices of mesh axis 'data' do not divide: JAX keeps the operand's sharding and does not implement an uneven one",
-              'keep dimension 0 a multiple of 4, or reshard it unsharded first'),
-    'NC823': (4, 'lax.cond: output 0 of branch 0 is f32[8@data,16] but of branch 1 f32[8@model,16]: branches must return outputs of equal types, sharding included',
-              "jax.sharding.reshard branch 1's output to branch 0's sharding"),
+    "NC001": (
+        2,
+        "File does not parse: parser error: error at 11:11: expected one of +, -, ..., AWAIT, False, NUMBER, None, True, lambda, not, ~",
+        "make the file valid UTF-8 Python 3 source; only files that parse can be checked",
+    ),
+    "NC101": (
+        1,
+        "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
+        "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]",
+    ),
+    "NC102": (
+        1,
+        "Negative size -1 in the positional shape; sizes are non-negative ints or symbols",
+        "use a symbol such as 'N' for a size that is not known in advance",
+    ),
+    "NC103": (1, "Named axis 'batch' appears twice in the named shape", "name each axis once in a named shape"),
+    "NC104": (
+        1,
+        "`...` or a variadic '*name' appears more than once in the positional shape; it may appear at most once",
+        "keep a single `...`, standing for the leading dimensions",
+    ),
+    "NC105": (
+        1,
+        "Annotation part `seq` is not a literal; sizes and names must be written as ints and strings",
+        "write a symbolic size as a string, e.g. f32[('N', 7)]",
+    ),
+    "NC201": (
+        2,
+        "Cannot broadcast positional shapes (128, 512) of `h` and (256,) of `b`: dimension -1 is 512 in `h` and 256 in `b`",
+        "sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand",
+    ),
+    "NC202": (
+        2,
+        "Named axis 'batch' has size 32 in `h` and size 16 in `g`",
+        "a named axis has one size everywhere; named axes never stretch from size 1",
+    ),
+    "NC203": (
+        2,
+        "jnp.matmul contracts dimension 1 of `h` (size 512, shape (128, 512)) with dimension 0 of `w` (size 256, shape (256, 64)); the sizes must be equal",
+        "transpose one operand, or check which axis should be contracted",
+    ),
+    "NC301": (
+        2,
+        "Positional shape mismatch: the return value is declared f32[(128, 256)] but inferred f32[(128, 512)]",
+        "change the value or its annotation so that they agree",
+    ),
+    "NC302": (
+        5,
+        "Argument 'h' (`jnp.zeros(...)`) has positional shape (128, 256); `head` declares (128, 512)",
+        "pass a value of the declared shape, or change the parameter's annotation",
+    ),
+    "NC303": (
+        5,
+        "Symbol 'D' of `gate` is bound to 4 by a dimension of argument 'a' (`jnp.zeros(...)`) and to 5 by a dimension of argument 'b' (`jnp.zeros(...)`)",
+        "every use of 'D' in one call must have the same size",
+    ),
+    "NC304": (
+        1,
+        "Dtype mismatch: `ids` is declared i32[(8,)] but inferred f32[(8,)]",
+        "convert the value with .astype(...), or change the annotation's dtype",
+    ),
+    "NC401": (
+        1,
+        "xmap in_axes has 1 entry but the function is called with 2 arguments",
+        "give one entry per argument (or a single entry for all of them)",
+    ),
+    "NC402": (
+        1,
+        "argument 0: in_axes maps positional axis 2 to 'batch', but the argument has 2 positional dimensions (8, 3)",
+        "map each positional axis the argument has at most once, each to its own name",
+    ),
+    "NC403": (
+        1,
+        "Axis 'batch' has size 4 in argument 1 but 8 in argument 0",
+        "pass arguments whose mapped axes have one size per name",
+    ),
+    "NC404": (
+        1,
+        "the result carries named axis 'batch', which out_axes does not place",
+        "add 'batch' to out_axes, or reduce over it (e.g. psum) before returning",
+    ),
+    "NC405": (
+        1,
+        "out_axes ('batch', 'seq', ...) names 'seq', which neither in_axes nor axis_sizes defines (defined: 'batch')",
+        "map 'seq' in in_axes, or give its size in axis_sizes",
+    ),
+    "NC406": (
+        1,
+        "axis_resources maps 'seq', which neither in_axes nor axis_sizes defines (defined: 'batch')",
+        "assign resources only to names that in_axes or axis_sizes define",
+    ),
+    "NC407": (
+        2,
+        "argument 0: in_axes binds 'batch', which an enclosing map already binds",
+        "use a fresh name for the inner map",
+    ),
+    "NC501": (
+        1,
+        "in_specs of shard_map: P('dta') names mesh axis 'dta', but the mesh has axes ('data', 'model')",
+        "use one of 'data', 'model'",
+    ),
+    "NC502": (
+        2,
+        "Named axes 'a' and 'b' both appear in this value (f32[(), {'a': 4, 'b': 4}]) but share mesh resource 'x' (axis_resources maps 'a' to 'x' and 'b' to 'x')",
+        "reduce over 'a' or 'b' before they meet, or map them to different resources",
+    ),
+    "NC503": (
+        2,
+        "Named axis 'i' has size 6, not divisible by the 4 devices of its resources ('x',)",
+        "pick a resource assignment whose size divides the axis size",
+    ),
+    "NC504": (
+        1,
+        "in_specs of shard_map: P(('data', 'data')) uses mesh axis 'data' more than once",
+        "a mesh axis may split at most one dimension, once",
+    ),
+    "NC601": (
+        5,
+        "the result of shard_map varies over mesh axis 'data', but its out_specs P() leaves 'data' out (out_specs without an axis promise a value replicated over it); it is returned by `return v * 2`",
+        "add 'data' to out_specs, or psum over 'data' before returning",
+    ),
+    "NC602": (
+        2,
+        "lax.fori_loop: the carry starts invariant over 'data' but the body returns it varying over 'data'; a loop carry must keep its varying set (inside the shard_map at line 14, whose in_specs=P('data') make its inputs vary)",
+        "start from a varying carry: lax.pcast(init, ('data',), to='varying')",
+    ),
+    "NC603": (
+        1,
+        "lax.psum over ('data', 'model') of a value varying over ('data',) but invariant over ('model',); JAX rejects a partly varying input",
+        "apply lax.pcast(x, ('model',), to='varying') first, or reduce over ('data',) only",
+    ),
+    "NC604": (
+        1,
+        "argument 0 of shard_map: dimension 0 has size 6, not divisible by the 4 devices of mesh axes ('data',) (P('data'), mesh {'data': 4, 'model': 2})",
+        "make dimension 0 a multiple of 4, or split it over fewer mesh axes",
+    ),
+    "NC701": (2, "Axis 2 is out of range for jnp.sum of a value with 2 positional dimensions", "valid axes are -2..1"),
+    "NC702": (
+        2,
+        "jnp.einsum 'n{k},{}->n' mentions named axis 'k' for another operand but skips it for `y`, which also has it",
+        "add 'k' to the braces of that operand's term",
+    ),
+    "NC705": (
+        2,
+        "lax.psum names axis 'btach', which no enclosing map or mesh binds (bound here: 'batch')",
+        "bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name",
+    ),
+    "NC801": (
+        5,
+        "jnp.add got incompatible shardings for broadcasting: dimension 0 of `x` is split over mesh axis 'data' and of `y` over mesh axis 'model'",
+        "jax.sharding.reshard one operand to the other's sharding first, e.g. reshard(y, P('data', None))",
+    ),
+    "NC802": (
+        5,
+        "jnp.matmul: contracting dimension 1 of `x` is split over mesh axis 'data' and dimension 0 of `w` over mesh axis 'data': it is ambiguous how the output should be sharded (f32[8,16@data] x f32[16@data,4])",
+        "pass out_sharding=P(None, None) to jnp.matmul, or reshard one operand so that its contracting dimension is unsharded",
+    ),
+    "NC803": (
+        5,
+        "jnp.einsum: batch dimension 'b' is split over mesh axis 'data' in one operand and over mesh axis 'model' in the other",
+        "reshard one operand so the batch dims agree",
+    ),
+    "NC804": (
+        5,
+        "jnp.matmul of f32[8@data,16] and f32[16,8@data] produces an illegally sharded result: dimensions 0 and 1 would both be split over mesh axis 'data' (P('data', 'data'))",
+        "pass out_sharding= to the op, or jax.sharding.reshard an operand first",
+    ),
+    "NC805": (
+        4,
+        "jnp.reshape of argument 'a': f32[8@data,16] to (16, 8) is not supported for its sharding (the sharded dimension cannot be split or merged that way)",
+        "pass out_sharding=P(...) to the reshape, or reshard the operand first",
+    ),
+    "NC806": (
+        4,
+        "jnp.take: the gather's out sharding cannot be resolved unambiguously: its indices `ids` are sharded (i32[8@data])",
+        "index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand to be unsharded there first",
+    ),
+    "NC807": (
+        4,
+        "with_sharding_constraint of x: with all mesh axes Explicit, with_sharding_constraint is an assertion, and the value's sharding P('data', None) (f32[8@data,16]) is not P('model', None)",
+        "use jax.sharding.reshard(x, P('model', None)) to change the sharding",
+    ),
+    "NC808": (
+        4,
+        "argument 0 of jit(<lambda>): the sharding passed to jit, P('data', None), does not match the argument's committed sharding P(None, None) (f32[8,4])",
+        "jax.device_put / reshard the argument to P('data', None) before the call, or drop in_shardings",
+    ),
+    "NC809": (
+        4,
+        "lax.scan: the carry enters as f32[8@data,16] and leaves the body as f32[8,16@model]: its sharding changes (P('data', None) -> P(None, 'model'))",
+        "jax.sharding.reshard the body's carry output back to P('data', None)",
+    ),
+    "NC810": (
+        4,
+        "argument 0 of shard_map: in_specs P(None, None) does not match the argument's sharding P('data', None) (f32[8@data,16])",
+        "leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument to P(None, None) first",
+    ),
+    "NC812": (
+        5,
+        "jnp.multiply: `x` (f32[8@data,4]) is sharded over mesh {'data': 4, 'model': 2} (Explicit), but the context mesh set by jax.set_mesh is {'x': 8} (Explicit); JAX requires the two to match",
+        "jax.sharding.reshard (or device_put) it onto the context mesh first, or run this under jax.set_mesh of its own mesh",
+    ),
+    "NC813": (
+        6,
+        "jnp.add: `u` (f32[8,4]) is unreduced over {'data'} while `1` is not: the add would need implicit communication",
+        "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results",
+    ),
+    "NC811": (
+        5,
+        "Argument 'x' (`jnp.ones(...)`) is sharded P(None, None) (f32[8,16]) but its annotation states P('data', None) (f32[8@data,16])",
+        "jax.sharding.reshard the value to P('data', None), or correct the annotation",
+    ),
+    "NC821": (
+        4,
+        "jnp.cumsum accumulates along dimension 0 of `x`, which is split over mesh axis 'data' (f32[8@data,16]): the operand must be unsharded along it",
+        "jax.sharding.reshard the operand so that dimension 0 is unsharded first: reshard(x, P(None, None))",
+    ),
+    "NC822": (
+        4,
+        "jnp.pad: pads dimension 0 of `x` (f32[8@data,16]) to size 9, which its 4 devices of mesh axis 'data' do not divide: JAX keeps the operand's sharding and does not implement an uneven one",
+        "keep dimension 0 a multiple of 4, or reshard it unsharded first",
+    ),
+    "NC823": (
+        4,
+        "lax.cond: output 0 of branch 0 is f32[8@data,16] but of branch 1 f32[8@model,16]: branches must return outputs of equal types, sharding included",
+        "jax.sharding.reshard branch 1's output to branch 0's sharding",
+    ),
 }
 
 
@@ -188,27 +321,47 @@ def test_message_text(code):
 def test_internal_error_message(monkeypatch):
     def boom(self):
         raise RecursionError
+
     monkeypatch.setattr(ModuleAnalyzer, "run", boom)
     [d] = check_source("import jax\n", "model.py", force=True)
     assert (d.code, d.line, d.message, d.hint) == (
-        "NC000", 1, "Internal error while analysing this file: the file nests too deeply for the analyzer "
+        "NC000",
+        1,
+        "Internal error while analysing this file: the file nests too deeply for the analyzer "
         "(RecursionError); please report it at https://github.com/namedcheck/namedcheck/issues with the file",
-        "please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile")
+        "please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile",
+    )
 
 
 RUNTIME = [  # (program run under jax, error class, code, exact message, hint)
-    ("xmap(lambda a, b: a, in_axes=(['i', ...],), out_axes=['i', ...])(x, x)", "AxisMappingError", "NC401",
-     "xmap in_axes (['i', ...],) is not a pytree prefix of the arguments (array, array): 1 entry for 2 arguments",
-     "give one axis mapping per array, or one mapping for a whole subtree"),
-    ("xmap(lambda a: a, in_axes='i', out_axes=['i', ...])(x)", "AxisMappingError", "NC401",
-     "xmap in_axes: cannot read 'i' as an axis mapping: expected a list or a dict",
-     "write ['i', ...] to map the leading axis to 'i'"),
-    ("xmap(lambda a: a, in_axes={0: 'i', 1: 'i'}, out_axes=['i', ...])(x)", "XmapError", "NC402",
-     "xmap in_axes: axis name 'i' appears twice in one mapping ({0: 'i', 1: 'i'})",
-     "give each mapped positional axis its own name"),
-    ("f32[(16,), ['batch', 8]]", "AnnotationError", "NC101",
-     "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
-     "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]"),
+    (
+        "xmap(lambda a, b: a, in_axes=(['i', ...],), out_axes=['i', ...])(x, x)",
+        "AxisMappingError",
+        "NC401",
+        "xmap in_axes (['i', ...],) is not a pytree prefix of the arguments (array, array): 1 entry for 2 arguments",
+        "give one axis mapping per array, or one mapping for a whole subtree",
+    ),
+    (
+        "xmap(lambda a: a, in_axes='i', out_axes=['i', ...])(x)",
+        "AxisMappingError",
+        "NC401",
+        "xmap in_axes: cannot read 'i' as an axis mapping: expected a list or a dict",
+        "write ['i', ...] to map the leading axis to 'i'",
+    ),
+    (
+        "xmap(lambda a: a, in_axes={0: 'i', 1: 'i'}, out_axes=['i', ...])(x)",
+        "XmapError",
+        "NC402",
+        "xmap in_axes: axis name 'i' appears twice in one mapping ({0: 'i', 1: 'i'})",
+        "give each mapped positional axis its own name",
+    ),
+    (
+        "f32[(16,), ['batch', 8]]",
+        "AnnotationError",
+        "NC101",
+        "Named axes must be a dict {'name': size}; found a list ['batch', 8] after the positional shape (16,)",
+        "named axes are a dict {'name': size}: write f32[(16,), {'batch': 8}]",
+    ),
 ]
 
 
@@ -217,6 +370,7 @@ def test_runtime_message_text(program, cls, code, message, hint):
     jnp = pytest.importorskip("jax.numpy")
     import namedcheck
     from namedcheck import f32, xmap
+
     with pytest.raises(Exception) as info:
         eval(program, {"xmap": xmap, "f32": f32, "x": jnp.ones((4, 3))})
     e = info.value
@@ -224,14 +378,19 @@ def test_runtime_message_text(program, cls, code, message, hint):
     assert (getattr(e, "code", None), e.message if hasattr(e, "message") else str(e), e.hint) == (code, message, hint)
 
 
-INTERNAL_REPR = re.compile(r"\b(Const|Seq|ArrayType|AxisMapping|AxisEnv|Spec|MeshInfo|PyTreeDef|DimVal|DtypeRef|Pairs|"
-                           r"QualRef|FuncRef|MappedRef|ShardingVal|MeshVal)\(|\bUnknown\b|<[\w.]+ object at 0x")
+INTERNAL_REPR = re.compile(
+    r"\b(Const|Seq|ArrayType|AxisMapping|AxisEnv|Spec|MeshInfo|PyTreeDef|DimVal|DtypeRef|Pairs|"
+    r"QualRef|FuncRef|MappedRef|ShardingVal|MeshVal)\(|\bUnknown\b|<[\w.]+ object at 0x"
+)
 
 
 def test_no_message_in_the_corpus_prints_an_internal_repr():
     root = Path(__file__).resolve().parent.parent
     files = sorted([*(root / "tests" / "cases").glob("*.py"), *(root / "examples").rglob("*.py")])
-    leaks = [(p.name, d.line, d.message, d.hint) for p in files
-             for d in check_source(p.read_text(), str(p), force=True)
-             if INTERNAL_REPR.search(f"{d.message} {d.hint}")]
+    leaks = [
+        (p.name, d.line, d.message, d.hint)
+        for p in files
+        for d in check_source(p.read_text(), str(p), force=True)
+        if INTERNAL_REPR.search(f"{d.message} {d.hint}")
+    ]
     assert not leaks

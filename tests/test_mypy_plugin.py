@@ -36,8 +36,9 @@ def mypy_run(tmp_path_factory):
     def run(files: list[Path], plugin: bool = True) -> str:
         cfg = cache / ("with.ini" if plugin else "without.ini")
         cfg.write_text(CONFIG.format(plugins="plugins = namedcheck_mypy" if plugin else ""))
-        out, err, _ = mypy_api.run(["--config-file", str(cfg), "--cache-dir", str(cache / cfg.stem),
-                                    "--no-error-summary", *map(str, files)])
+        out, err, _ = mypy_api.run(
+            ["--config-file", str(cfg), "--cache-dir", str(cache / cfg.stem), "--no-error-summary", *map(str, files)]
+        )
         assert "Traceback" not in out + err and "INTERNAL ERROR" not in out + err, out + err
         return out
 
@@ -62,7 +63,7 @@ def test_plugin_reports_what_the_cli_reports_on_every_case(mypy_run):
         assert found.get(str(case.resolve()), set()) == want, case.name
 
 
-PLUGIN_ONLY = '''\
+PLUGIN_ONLY = """\
 import jax
 import jax.numpy as jnp
 from namedcheck import Array, f32
@@ -100,7 +101,7 @@ def callers(x: f32[(5, 7)], e: f32[(7,), {'batch': 3, 'extra': 2}]) -> None:
     prod = x @ jnp.ones((7, 3))
     reveal_type(prod)
     wrong_family = x + jnp.ones((3,))  # type: ignore[NC202]
-'''
+"""
 
 
 def _messages(out: str, path: Path) -> list[tuple[int, str]]:
@@ -135,7 +136,8 @@ def test_plugin_only_behaviour(mypy_run, tmp_path):
 
 def test_files_without_namedcheck_are_untouched(mypy_run, tmp_path):
     path = tmp_path / "plain_jax.py"
-    path.write_text(textwrap.dedent('''\
+    path.write_text(
+        textwrap.dedent("""\
         import jax
         import jax.numpy as jnp
         from jax import lax
@@ -151,7 +153,8 @@ def test_files_without_namedcheck_are_untouched(mypy_run, tmp_path):
             s: int = lax.psum(1, 'i')
             reveal_type(jnp.ones((3, 4)))
             return w - 0.1 * g
-        '''))
+        """)
+    )
     with_plugin, without = mypy_run([path]), mypy_run([path], plugin=False)
     assert with_plugin == without
     assert "Revealed type" in with_plugin
@@ -159,7 +162,8 @@ def test_files_without_namedcheck_are_untouched(mypy_run, tmp_path):
 
 def test_malformed_annotations_never_crash_mypy(mypy_run, tmp_path):
     path = tmp_path / "malformed.py"
-    path.write_text(textwrap.dedent('''\
+    path.write_text(
+        textwrap.dedent("""\
         from namedcheck import f32, i32
 
         def a(x: f32[(-1, 2)]) -> None: ...
@@ -167,13 +171,14 @@ def test_malformed_annotations_never_crash_mypy(mypy_run, tmp_path):
         def c(x: f32[(..., 2, ...)]) -> None: ...
         def d(x: i32[(2,), {3: 4}]) -> None: ...
         def e(x: f32[[1, 2]]) -> None: ...
-        '''))
+        """)
+    )
     out = mypy_run([path])
     codes = {m["code"] for m in map(DIAGNOSTIC.match, out.splitlines()) if m}
     assert codes and all(c.startswith("NC1") for c in codes), out
 
 
-SHARDED = '''\
+SHARDED = """\
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
@@ -193,7 +198,7 @@ reveal_type(scale(a))
 scale(jnp.ones((8, 4)))
 b: f32[('8@data', '4@model')] = jax.sharding.reshard(a, P('data', 'model'))
 reveal_type(b)
-'''
+"""
 
 
 def test_plugin_reads_and_reveals_stated_shardings(mypy_run, tmp_path):
@@ -202,8 +207,10 @@ def test_plugin_reads_and_reveals_stated_shardings(mypy_run, tmp_path):
     rows = _messages(mypy_run([path]), path)
     text = "\n".join(f"{n}: {m}" for n, m in rows)
     assert (11, "note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(8@data, 4)]']]\"") in rows, text
-    assert (16, "note: Revealed type is \"namedcheck.shaped.ShapedValue[Literal['f32[(8@data, 4)]'] | Any]\"") \
-        in rows, text
+    assert (
+        16,
+        "note: Revealed type is \"namedcheck.shaped.ShapedValue[Literal['f32[(8@data, 4)]'] | Any]\"",
+    ) in rows, text
     assert (19, "note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(8@data, 4@model)]']]\"") in rows, text
     errors = [(n, m) for n, m in rows if "error" in m]
     assert len(errors) == 1 and errors[0][0] == 17 and errors[0][1].endswith("[NC811]"), text

@@ -45,8 +45,9 @@ def project(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "bad.py").write_text(BAD)
-    (tmp_path / "pkg" / "good.py").write_text("from namedcheck import f32\n\ndef f(x: f32[(3,)]) -> f32[(3,)]:\n"
-                                              "    return x * 2\n")
+    (tmp_path / "pkg" / "good.py").write_text(
+        "from namedcheck import f32\n\ndef f(x: f32[(3,)]) -> f32[(3,)]:\n    return x * 2\n"
+    )
     (tmp_path / "pkg" / "unrelated.py").write_text("x = [1, 2] + 3\n")
     return tmp_path
 
@@ -99,8 +100,10 @@ def test_sarif_for_an_unknown_code_and_no_hint():
 def test_github_annotation_has_title_and_hint_on_a_second_line():
     d = Diagnostic("p, q.py", 3, 5, 3, 9, "NC202", "Named axis 'b' has size 4 in `x` and size 8 in `y`", "fix: it")
     line = render_github([d])
-    assert line == ("::error file=p%2C q.py,line=3,col=5,endLine=3,endColumn=9,title=NC202 named axis size "
-                    "conflict::Named axis 'b' has size 4 in `x` and size 8 in `y`%0Ahint: fix: it")
+    assert line == (
+        "::error file=p%2C q.py,line=3,col=5,endLine=3,endColumn=9,title=NC202 named axis size "
+        "conflict::Named axis 'b' has size 4 in `x` and size 8 in `y`%0Ahint: fix: it"
+    )
 
 
 def test_statistics_counts_per_code(project, capsys):
@@ -110,8 +113,10 @@ def test_statistics_counts_per_code(project, capsys):
     assert lines[:2] == ["2\tNC201\tpositional broadcasting mismatch", "1\tNC202\tnamed axis size conflict"]
     assert re.fullmatch(r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file", lines[2])
     _, out, _ = run(capsys, "check", "pkg", "--statistics", "--format", "json", "--no-cache")
-    assert json.loads(out) == [{"code": "NC201", "name": "positional broadcasting mismatch", "count": 2},
-                               {"code": "NC202", "name": "named axis size conflict", "count": 1}]
+    assert json.loads(out) == [
+        {"code": "NC201", "name": "positional broadcasting mismatch", "count": 2},
+        {"code": "NC202", "name": "named axis size conflict", "count": 1},
+    ]
 
 
 def test_summary_line_counts_files_analysed_and_errors(project, capsys):

@@ -12,8 +12,14 @@ from namedcheck.analyzer.budget import cpython_accepted, python_rejects
 from namedcheck.analyzer.parsing import parse_module
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted([*ROOT.glob("examples/**/*.py"), *ROOT.glob("tests/cases/*.py"), *ROOT.glob("tests/projects/**/*.py"),
-                  *ROOT.glob("namedcheck/analyzer/*.py")])
+SOURCES = sorted(
+    [
+        *ROOT.glob("examples/**/*.py"),
+        *ROOT.glob("tests/cases/*.py"),
+        *ROOT.glob("tests/projects/**/*.py"),
+        *ROOT.glob("namedcheck/analyzer/*.py"),
+    ]
+)
 
 
 @pytest.mark.slow

@@ -21,7 +21,7 @@ setuptools = pytest.importorskip("setuptools")
 pytestmark = pytest.mark.slow  # builds and installs the package into fresh environments
 
 ROOT = Path(__file__).resolve().parent.parent
-USER_CODE = '''\
+USER_CODE = """\
 import jax.numpy as jnp
 from namedcheck import f32
 
@@ -33,7 +33,7 @@ def f(x: f32[(5, 7)], y: f32[(7, 3)]) -> f32[(5, 3)]:
 
 def g(x: f32[(5, 7)]) -> None:
     z = x + jnp.ones((4,))
-'''
+"""
 # jax itself is skipped so that mypy runs in seconds; namedcheck's own modules are followed
 USER_CONFIG = """\
 [mypy]
@@ -58,8 +58,21 @@ def _environment(where: Path) -> Path:
 
 
 def _pip_install(python: Path, *args: str) -> None:
-    done = _run([sys.executable, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-deps",
-                 "--no-build-isolation", *args], ROOT)
+    done = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            *args,
+        ],
+        ROOT,
+    )
     assert done.returncode == 0, done.stderr
 
 
@@ -78,28 +91,53 @@ def _assert_plugin_and_types(out: str) -> None:
     assert "model.py:11: error: " in out and "[NC201]" in out, out
 
 
-@pytest.mark.skipif(int(setuptools.__version__.split(".")[0]) < 77,
-                    reason="builds without network need the build backend of the dev extras (setuptools>=77)")
+@pytest.mark.skipif(
+    int(setuptools.__version__.split(".")[0]) < 77,
+    reason="builds without network need the build backend of the dev extras (setuptools>=77)",
+)
 def test_editable_and_wheel_installs_give_mypy_the_plugin_and_the_types(tmp_path):
     editable = _environment(tmp_path / "editable-env")
     _pip_install(editable, "-e", str(ROOT))
     _assert_plugin_and_types(_mypy_in_user_project(editable, tmp_path / "user-editable"))
-    where = _run([str(editable), "-c", "import namedcheck, namedcheck_mypy; "
-                  "print(namedcheck.__file__); print(namedcheck_mypy.__file__)"], tmp_path)
-    assert where.stdout.split() == [str(ROOT / "namedcheck" / "__init__.py"),
-                                    str(ROOT / "plugin" / "namedcheck_mypy" / "__init__.py")], where
+    where = _run(
+        [
+            str(editable),
+            "-c",
+            "import namedcheck, namedcheck_mypy; print(namedcheck.__file__); print(namedcheck_mypy.__file__)",
+        ],
+        tmp_path,
+    )
+    assert where.stdout.split() == [
+        str(ROOT / "namedcheck" / "__init__.py"),
+        str(ROOT / "plugin" / "namedcheck_mypy" / "__init__.py"),
+    ], where
 
     wheels = tmp_path / "wheels"
-    built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                  "--wheel-dir", str(wheels), str(ROOT)], ROOT)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(wheels),
+            str(ROOT),
+        ],
+        ROOT,
+    )
     assert built.returncode == 0, built.stderr
     wheel = next(wheels.glob("namedcheck-*.whl"))
     installed = _environment(tmp_path / "wheel-env")
     _pip_install(installed, str(wheel))
     out = _mypy_in_user_project(installed, tmp_path / "user-wheel")
     _assert_plugin_and_types(out)
-    stubs = _run([str(installed), "-c", "from namedcheck.engine.stubs import builtin_stub_dir; "
-                  "print(builtin_stub_dir())"], tmp_path)
+    stubs = _run(
+        [str(installed), "-c", "from namedcheck.engine.stubs import builtin_stub_dir; print(builtin_stub_dir())"],
+        tmp_path,
+    )
     assert "wheel-env" in stubs.stdout and "namedcheck/stubs" in stubs.stdout, stubs.stdout + stubs.stderr
     assert "namedcheck-editable-paths.pth" not in zipfile.ZipFile(wheel).namelist()
 
@@ -108,25 +146,53 @@ def _wheel_names(wheel: Path) -> set[str]:
     return set(zipfile.ZipFile(wheel).namelist())
 
 
-@pytest.mark.skipif(int(setuptools.__version__.split(".")[0]) < 77,
-                    reason="builds without network need the build backend of the dev extras (setuptools>=77)")
+@pytest.mark.skipif(
+    int(setuptools.__version__.split(".")[0]) < 77,
+    reason="builds without network need the build backend of the dev extras (setuptools>=77)",
+)
 def test_sdist_builds_a_wheel_with_the_plugin(tmp_path):
     """The sdist carries the build backend (backend-path) and the plugin; its wheel has the same packages as
     a wheel built from the checkout."""
     dist = tmp_path / "dist"
-    sdist = _run([sys.executable, "-c", "import sys; sys.path.insert(0, 'build_backend'); import namedcheck_build; "
-                  f"print(namedcheck_build.build_sdist({str(dist)!r}))"], ROOT)
+    sdist = _run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; sys.path.insert(0, 'build_backend'); import namedcheck_build; "
+            f"print(namedcheck_build.build_sdist({str(dist)!r}))",
+        ],
+        ROOT,
+    )
     assert sdist.returncode == 0, sdist.stderr
     archive = dist / sdist.stdout.split()[-1]
     with tarfile.open(archive) as tar:
         names = {n.split("/", 1)[1] for n in tar.getnames() if "/" in n}
     assert {"build_backend/namedcheck_build.py", "plugin/namedcheck_mypy/hooks.py", "pyproject.toml"} <= names
-    built = _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-                  "--wheel-dir", str(dist), str(archive)], tmp_path)
+    built = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--quiet",
+            "--no-deps",
+            "--no-build-isolation",
+            "--wheel-dir",
+            str(dist),
+            str(archive),
+        ],
+        tmp_path,
+    )
     assert built.returncode == 0, built.stderr
     names = _wheel_names(next(dist.glob("namedcheck-*.whl")))
-    assert {"namedcheck_mypy/__init__.py", "namedcheck_mypy/hooks.py", "namedcheck_mypy/worker.py",
-            "namedcheck/__init__.py", "namedcheck/py.typed", "namedcheck/shaped.pyi"} <= names, sorted(names)
+    assert {
+        "namedcheck_mypy/__init__.py",
+        "namedcheck_mypy/hooks.py",
+        "namedcheck_mypy/worker.py",
+        "namedcheck/__init__.py",
+        "namedcheck/py.typed",
+        "namedcheck/shaped.pyi",
+    } <= names, sorted(names)
     assert any(n.startswith("namedcheck/stubs/") and n.endswith(".pyi") for n in names)
     assert not any(n.startswith(("plugin/", "build_backend/", "namedcheck_build")) for n in names)
 

@@ -24,7 +24,7 @@ pytest.importorskip("mypy")
 pytestmark = pytest.mark.slow  # runs mypy over real packages
 
 NC_ERROR = re.compile(r"^(?P<where>.+?:\d+:\d+): error: .*  \[NC\d{3}\]$")
-PLAIN_JAX = '''\
+PLAIN_JAX = """\
 import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
@@ -43,7 +43,7 @@ reveal_type(sharded)
 sharded(x, 1, 2)
 jax.vmap(scale)(x, 1, 2)
 z = x + jnp.ones((5,))
-'''
+"""
 REAL_CONFIG = """\
 [mypy]
 show_column_numbers = True
@@ -56,8 +56,9 @@ follow_imports = skip
 
 
 def _mypy(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
-    done = subprocess.run([sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=600, env=env)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", *args], cwd=cwd, capture_output=True, text=True, timeout=600, env=env
+    )
     out = done.stdout + done.stderr
     assert "Traceback" not in out and "INTERNAL ERROR" not in out, out
     return out
@@ -80,17 +81,37 @@ def _without_namedcheck(out: str) -> str:
 
 def _library_files(root: Path, package: str, count: int = 3) -> list[Path]:
     """A few small modules of the package that use jax's maps (the plugin's hooks used to retype them)."""
-    files = [p for p in (root / package).rglob("*.py")
-             if "test" not in p.name and p.name != "__init__.py"
-             and re.search(r"vmap|shard_map|pmap", p.read_text(encoding="utf-8", errors="replace"))]
+    files = [
+        p
+        for p in (root / package).rglob("*.py")
+        if "test" not in p.name
+        and p.name != "__init__.py"
+        and re.search(r"vmap|shard_map|pmap", p.read_text(encoding="utf-8", errors="replace"))
+    ]
     return sorted(files, key=lambda p: (p.stat().st_size, str(p)))[:count]
 
 
 @pytest.fixture(scope="module")
 def libraries(tmp_path_factory) -> Path:
     target = tmp_path_factory.mktemp("libs")
-    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                           "optax", "equinox", "flax"], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-deps",
+            "--target",
+            str(target),
+            "optax",
+            "equinox",
+            "flax",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode:
         pytest.skip(f"PyPI is not reachable: {done.stderr.strip()[-300:]}")
     return target
@@ -105,8 +126,17 @@ def test_files_without_namedcheck_keep_plain_mypy_output(libraries, tmp_path):
     for name, plugins in (("with", "plugins = namedcheck_mypy"), ("without", "")):
         cfg = tmp_path / f"{name}.ini"
         cfg.write_text(REAL_CONFIG.format(plugins=plugins))
-        outs[name] = _mypy(["--config-file", str(cfg), "--cache-dir", str(tmp_path / f"cache-{name}"),
-                            "--no-error-summary", *map(str, files)], libraries)
+        outs[name] = _mypy(
+            [
+                "--config-file",
+                str(cfg),
+                "--cache-dir",
+                str(tmp_path / f"cache-{name}"),
+                "--no-error-summary",
+                *map(str, files),
+            ],
+            libraries,
+        )
     assert _without_namedcheck(outs["with"]) == outs["without"].rstrip("\n")
     plain_rows = [line for line in outs["without"].splitlines() if line.startswith(str(plain))]
     assert any(":11:" in r and "[arg-type]" in r for r in plain_rows), outs["without"]  # mypy's own errors
@@ -126,22 +156,29 @@ follow_imports = skip
 
 def test_dmypy_keeps_diagnostics_across_an_unrelated_update(tmp_path):
     (tmp_path / "mypy.ini").write_text(DMYPY_CONFIG)
-    (tmp_path / "model.py").write_text(textwrap.dedent('''\
+    (tmp_path / "model.py").write_text(
+        textwrap.dedent("""\
         import jax.numpy as jnp
 
 
         def residual():
             x = jnp.ones((8, 128))
             return x + jnp.ones((8, 64))
-        '''))
+        """)
+    )
     other = tmp_path / "other.py"
     other.write_text("def helper() -> int:\n    return 1\n")
     status = tmp_path / "dmypy.json"
     dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(status)]
 
     def run() -> str:
-        done = subprocess.run([*dmypy, "run", "--", "--config-file", "mypy.ini", "model.py", "other.py"],
-                              cwd=tmp_path, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [*dmypy, "run", "--", "--config-file", "mypy.ini", "model.py", "other.py"],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         return done.stdout + done.stderr
 
     try:

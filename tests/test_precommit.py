@@ -31,8 +31,13 @@ CLEAN = BUGGY.replace("f32[(5,)]", "f32[(4,)]")
 
 
 def _git(cwd: Path, *args: str) -> str:
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com",
-           "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -57,9 +62,25 @@ def _snapshot(dest: Path) -> Path:
 def _try_repo(hook_repo: Path, user_repo: Path, home: Path, name: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PRE_COMMIT_HOME": str(home), "NAMEDCHECK_NO_CACHE": "1"}
     env.pop("VIRTUAL_ENV", None)
-    return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "namedcheck",
-                           "--ref", "HEAD", "--files", name],
-                          cwd=user_repo, env=env, capture_output=True, text=True, timeout=900)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pre_commit",
+            "try-repo",
+            str(hook_repo),
+            "namedcheck",
+            "--ref",
+            "HEAD",
+            "--files",
+            name,
+        ],
+        cwd=user_repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
 
 
 def test_pre_commit_try_repo_reports_the_buggy_file_and_passes_the_clean_one(tmp_path):
@@ -110,11 +131,23 @@ def test_readme_local_hook_form_runs_the_installed_namedcheck(tmp_path):
     (tmp_path / "clean.py").write_text(CLEAN)
     _git(tmp_path, "init", "-q", ".")
     _git(tmp_path, "add", "-A")
-    env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path / "home"), "NAMEDCHECK_NO_CACHE": "1",
-           "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
-    runs = {name: subprocess.run([sys.executable, "-m", "pre_commit", "run", "--files", name], cwd=tmp_path,
-                                 env=env, capture_output=True, text=True, timeout=300)
-            for name in ("buggy.py", "clean.py")}
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(tmp_path / "home"),
+        "NAMEDCHECK_NO_CACHE": "1",
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    runs = {
+        name: subprocess.run(
+            [sys.executable, "-m", "pre_commit", "run", "--files", name],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        for name in ("buggy.py", "clean.py")
+    }
     assert runs["buggy.py"].returncode == 1, runs["buggy.py"].stdout + runs["buggy.py"].stderr
     assert "buggy.py:6:12: NC201" in runs["buggy.py"].stdout
     assert runs["clean.py"].returncode == 0, runs["clean.py"].stdout + runs["clean.py"].stderr

@@ -16,7 +16,7 @@ from namedcheck.cli.config import Config
 from namedcheck.cli.main import run_check
 from namedcheck.engine.stubs import op_table
 
-LAYERS = '''
+LAYERS = """
 from namedcheck import f32
 import jax.numpy as jnp
 
@@ -29,7 +29,7 @@ def head(x: f32[("B", 512)], w: f32[(512, 10)]) -> f32[("B", 10)]:
 
 def mix(x, w):
     return jnp.dot(x, w)
-'''
+"""
 
 
 def write(root: Path, files: dict[str, str]) -> None:
@@ -45,7 +45,7 @@ def codes(root: Path, paths: list[str] | None = None, cache: Path | None = None)
     return {(Path(d.path).resolve().relative_to(root.resolve()).as_posix(), d.line, d.code) for d in diags}
 
 
-CALLER = '''
+CALLER = """
 import jax.numpy as jnp
 {imports}
 
@@ -53,7 +53,7 @@ h = jnp.zeros((32, 256))
 w = jnp.zeros((512, 10))
 y = {head}(h, w)
 z = {mix}(jnp.zeros((3, {width})), jnp.zeros((5, 2)))
-'''
+"""
 
 
 def _caller(imports: str, head: str, mix: str, width: str = "WIDTH") -> str:
@@ -64,51 +64,93 @@ WANT = {("pkg/train.py", 7, "NC302"), ("pkg/mlp/layers.py", 13, "NC203")}
 
 
 def test_absolute_imports_from_a_src_layout(tmp_path: Path) -> None:
-    write(tmp_path, {"pyproject.toml": "[project]\nname = 'pkg'\n", "src/pkg/__init__.py": "",
-                     "src/pkg/mlp/__init__.py": "", "src/pkg/mlp/layers.py": LAYERS,
-                     "src/pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "[project]\nname = 'pkg'\n",
+            "src/pkg/__init__.py": "",
+            "src/pkg/mlp/__init__.py": "",
+            "src/pkg/mlp/layers.py": LAYERS,
+            "src/pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     assert codes(tmp_path) == {("src/" + f, line, c) for f, line, c in WANT}
 
 
 def test_relative_imports_and_aliases(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("from .mlp import layers as L; from .mlp.layers import mix as m",
-                                             "L.head", "m", "L.WIDTH")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller(
+                "from .mlp import layers as L; from .mlp.layers import mix as m", "L.head", "m", "L.WIDTH"
+            ),
+        },
+    )
     assert codes(tmp_path) == WANT
 
 
 def test_reexports_through_init(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "from .layers import head, mix, WIDTH\n",
-                     "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("from pkg.mlp import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "from .layers import head, mix, WIDTH\n",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller("from pkg.mlp import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     assert codes(tmp_path) == WANT
 
 
 def test_import_dotted_module_as_and_plain(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("import pkg.mlp.layers as c; import pkg.mlp.layers",
-                                             "c.head", "pkg.mlp.layers.mix", "c.WIDTH")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller(
+                "import pkg.mlp.layers as c; import pkg.mlp.layers", "c.head", "pkg.mlp.layers.mix", "c.WIDTH"
+            ),
+        },
+    )
     assert codes(tmp_path) == WANT
 
 
 def test_from_dot_import_module(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/mlp/run.py": _caller("from . import layers", "layers.head", "layers.mix",
-                                               "layers.WIDTH")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/mlp/run.py": _caller("from . import layers", "layers.head", "layers.mix", "layers.WIDTH"),
+        },
+    )
     assert codes(tmp_path) == {("pkg/mlp/run.py", 7, "NC302"), ("pkg/mlp/layers.py", 13, "NC203")}
 
 
 def test_namespace_package(tmp_path: Path) -> None:
-    write(tmp_path, {"ns/mlp/layers.py": LAYERS,
-                     "ns/train.py": _caller("from ns.mlp.layers import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "ns/mlp/layers.py": LAYERS,
+            "ns/train.py": _caller("from ns.mlp.layers import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     got = codes(tmp_path, ["."])
     assert got == {("ns/train.py", 7, "NC302"), ("ns/mlp/layers.py", 13, "NC203")}
 
 
 def test_config_module_without_jax_text(tmp_path: Path) -> None:
-    write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/config.py": '''
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": """
             from dataclasses import dataclass
             from typing import NamedTuple
 
@@ -123,8 +165,8 @@ def test_config_module_without_jax_text(tmp_path: Path) -> None:
             SIZES = Sizes(d_out=12)
             RUN = Run()
             TABLE = {"d_in": 16, "d_out": 8}
-        ''',
-        "pkg/model.py": '''
+        """,
+            "pkg/model.py": """
             import jax.numpy as jnp
             from .config import RUN, SIZES, TABLE, Sizes
 
@@ -132,15 +174,18 @@ def test_config_module_without_jax_text(tmp_path: Path) -> None:
             a = jnp.zeros((RUN.batch, SIZES.d_out)) @ w  # SIZES.d_out is 12: NC203
             b = jnp.zeros((RUN.batch, TABLE["d_in"])) @ w
             c = jnp.zeros((RUN.batch, Sizes().d_out)) @ w  # a fresh Sizes has d_out 8: NC203
-        ''',
-    })
+        """,
+        },
+    )
     assert codes(tmp_path) == {("pkg/model.py", 6, "NC203"), ("pkg/model.py", 8, "NC203")}
 
 
 def test_mutated_config_object_is_not_trusted(tmp_path: Path) -> None:
-    write(tmp_path, {
-        "pkg/__init__.py": "",
-        "pkg/config.py": '''
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/config.py": """
             from dataclasses import dataclass
 
             @dataclass
@@ -148,30 +193,43 @@ def test_mutated_config_object_is_not_trusted(tmp_path: Path) -> None:
                 d_in: int = 16
 
             SIZES = Sizes()
-        ''',
-        "pkg/model.py": '''
+        """,
+            "pkg/model.py": """
             import jax.numpy as jnp
             from .config import SIZES
 
             SIZES.d_in = 8
             y = jnp.zeros((2, 8)) @ jnp.zeros((SIZES.d_in, 3))
-        ''',
-    })
+        """,
+        },
+    )
     assert codes(tmp_path) == set()
 
 
 def test_import_cycle_is_harmless(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "",
-                     "pkg/a.py": "import jax.numpy as jnp\nfrom .b import g\nN = 3\ndef f(x):\n    return g(x)\n",
-                     "pkg/b.py": "import jax.numpy as jnp\nfrom .a import N\ndef g(x):\n    return x @ jnp.zeros((N, 2))\n",
-                     "pkg/c.py": "import jax.numpy as jnp\nfrom .a import f\ny = f(jnp.zeros((2, 4)))\n"})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import jax.numpy as jnp\nfrom .b import g\nN = 3\ndef f(x):\n    return g(x)\n",
+            "pkg/b.py": "import jax.numpy as jnp\nfrom .a import N\ndef g(x):\n    return x @ jnp.zeros((N, 2))\n",
+            "pkg/c.py": "import jax.numpy as jnp\nfrom .a import f\ny = f(jnp.zeros((2, 4)))\n",
+        },
+    )
     assert codes(tmp_path) == {("pkg/b.py", 4, "NC203")}
 
 
 def test_diagnostics_in_other_modules_reported_once_and_by_the_files_that_cause_them(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
-                     "pkg/eval.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
+            "pkg/eval.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     project_registry._PROJECTS.clear()
     diags = run_check([str(tmp_path)], Config(), jobs=1)
     assert sum(d.code == "NC203" for d in diags) == 1
@@ -187,8 +245,15 @@ def test_diagnostics_in_other_modules_reported_once_and_by_the_files_that_cause_
 
 
 def test_cache_rechecks_importers_of_an_edited_module(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     cache = tmp_path / "cachedir"
     assert ("pkg/train.py", 7, "NC302") in codes(tmp_path, ["pkg/train.py"], cache)
     layers = tmp_path / "pkg/mlp/layers.py"
@@ -198,8 +263,15 @@ def test_cache_rechecks_importers_of_an_edited_module(tmp_path: Path) -> None:
 
 
 def test_plugin_analysis_follows_project_imports(tmp_path: Path) -> None:
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/mlp/__init__.py": "", "pkg/mlp/layers.py": LAYERS,
-                     "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix")})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/mlp/__init__.py": "",
+            "pkg/mlp/layers.py": LAYERS,
+            "pkg/train.py": _caller("from pkg.mlp.layers import head, mix, WIDTH", "head", "mix"),
+        },
+    )
     project_registry._PROJECTS.clear()
     path = tmp_path / "pkg/train.py"
     diags, types = analyse_for_plugin(path.read_text(), str(path))
@@ -209,8 +281,10 @@ def test_plugin_analysis_follows_project_imports(tmp_path: Path) -> None:
 
 
 def test_index_names_and_relative_imports(tmp_path: Path) -> None:
-    write(tmp_path, {"pyproject.toml": "", "src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "",
-                     "src/pkg/sub/m.py": ""})
+    write(
+        tmp_path,
+        {"pyproject.toml": "", "src/pkg/__init__.py": "", "src/pkg/sub/__init__.py": "", "src/pkg/sub/m.py": ""},
+    )
     index = ProjectIndex.for_paths([tmp_path / "src/pkg/sub/m.py"])
     assert index.module_name(tmp_path / "src/pkg/sub/m.py") == ("pkg.sub.m", False)
     assert index.module_name(tmp_path / "src/pkg/sub/__init__.py") == ("pkg.sub", True)
@@ -233,15 +307,15 @@ def test_check_source_without_project_is_module_local(tmp_path: Path) -> None:
 
 CHAIN = {
     "pkg/__init__.py": "",
-    "pkg/layers.py": '''
+    "pkg/layers.py": """
         import jax.numpy as jnp
         from namedcheck import f32
 
 
         def dense(x: f32[("B", 512)], w: f32[(512, 10)]) -> f32[("B", 10)]:
             return jnp.dot(x, w)
-        ''',
-    "pkg/model.py": '''
+        """,
+    "pkg/model.py": """
         import jax.numpy as jnp
         from . import layers
 
@@ -249,13 +323,13 @@ CHAIN = {
         def forward(w):
             h = jnp.zeros((32, 512))
             return layers.dense(h, w)
-        ''',
-    "pkg/train.py": '''
+        """,
+    "pkg/train.py": """
         import jax.numpy as jnp
         from .model import forward
 
         out = forward(jnp.zeros((512, 10)))
-        ''',
+        """,
 }
 
 
@@ -278,7 +352,10 @@ def test_generated_fifty_module_project(tmp_path: Path) -> None:
     """The project of bench/project_bench.py: clean; a changed return annotation in layers/dense.py is found
     at the call in train.py (three packages away) by a warm-cache run of the whole project."""
     import importlib.util
-    spec = importlib.util.spec_from_file_location("project_bench", Path(__file__).parent.parent / "bench/project_bench.py")
+
+    spec = importlib.util.spec_from_file_location(
+        "project_bench", Path(__file__).parent.parent / "bench/project_bench.py"
+    )
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)

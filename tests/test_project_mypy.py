@@ -12,7 +12,7 @@ mypy_api = pytest.importorskip("mypy.api")
 
 pytestmark = pytest.mark.slow  # runs mypy and dmypy over projects
 
-LAYERS = '''\
+LAYERS = """\
 from namedcheck import f32
 
 
@@ -22,9 +22,9 @@ def head(x: f32[("B", 512)], w: f32[(512, 10)]) -> f32[("B", 10)]:
 
 def scale(x):
     return x * 2.0
-'''
+"""
 
-TRAIN = '''\
+TRAIN = """\
 import jax.numpy as jnp
 from namedcheck import f32  # noqa: F401  (types change where namedcheck is imported)
 from .layers import head, scale
@@ -34,7 +34,7 @@ w = jnp.zeros((512, 10))
 y = head(h, w)
 reveal_type(head(jnp.zeros((4, 512)), w))
 reveal_type(scale(jnp.zeros((3, 2))))
-'''
+"""
 
 
 def test_plugin_types_and_checks_cross_module_calls(tmp_path: Path) -> None:
@@ -44,16 +44,19 @@ def test_plugin_types_and_checks_cross_module_calls(tmp_path: Path) -> None:
     (pkg / "layers.py").write_text(LAYERS)
     (pkg / "train.py").write_text(TRAIN)
     cfg = tmp_path / "mypy.ini"
-    cfg.write_text(textwrap.dedent("""\
+    cfg.write_text(
+        textwrap.dedent("""\
         [mypy]
         check_untyped_defs = True
         show_column_numbers = True
         plugins = namedcheck_mypy
         [mypy-namedcheck.*]
         follow_imports = silent
-    """))
-    out, err, _ = mypy_api.run(["--config-file", str(cfg), "--cache-dir", str(tmp_path / "cache"),
-                                "--no-error-summary", str(pkg)])
+    """)
+    )
+    out, err, _ = mypy_api.run(
+        ["--config-file", str(cfg), "--cache-dir", str(tmp_path / "cache"), "--no-error-summary", str(pkg)]
+    )
     assert "Traceback" not in out + err, out + err
     train = [ln.split(":", 1)[1] for ln in out.splitlines() if ln.startswith(str(pkg / "train.py"))]
     text = "\n".join(train)
@@ -95,8 +98,9 @@ def _plugin(project: Path, cache: Path) -> set[tuple[str, int, str]]:
 
     cfg = cache.parent / "mypy.ini"
     cfg.write_text(_CONFIG)
-    out, err, _ = mypy_api.run(["--config-file", str(cfg), "--cache-dir", str(cache), "--no-error-summary",
-                                str(_package(project))])
+    out, err, _ = mypy_api.run(
+        ["--config-file", str(cfg), "--cache-dir", str(cache), "--no-error-summary", str(_package(project))]
+    )
     assert "Traceback" not in out + err, out + err
     got = set()
     for ln in out.splitlines():
@@ -155,8 +159,11 @@ def test_a_caller_fresh_in_the_cache_still_counts(tmp_path: Path) -> None:
     assert _plugin(project, cache) == _cli(project) == {(layers, 5, "NC203")}
 
 
-@pytest.mark.xfail(strict=True, reason="dmypy's fine-grained update does not check a module again when only "
-                                       "a module importing it changed, so the callee keeps its old report")
+@pytest.mark.xfail(
+    strict=True,
+    reason="dmypy's fine-grained update does not check a module again when only "
+    "a module importing it changed, so the callee keeps its old report",
+)
 def test_dmypy_after_editing_only_the_caller(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -171,8 +178,13 @@ def test_dmypy_after_editing_only_the_caller(tmp_path: Path) -> None:
     dmypy = [sys.executable, "-m", "mypy.dmypy", "--status-file", str(tmp_path / "dmypy.json")]
 
     def run() -> str:
-        done = subprocess.run([*dmypy, "run", "--", "--config-file", "mypy.ini", "pkg"], cwd=project,
-                              capture_output=True, text=True, timeout=600)
+        done = subprocess.run(
+            [*dmypy, "run", "--", "--config-file", "mypy.ini", "pkg"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         return done.stdout + done.stderr
 
     try:

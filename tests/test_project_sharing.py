@@ -28,27 +28,34 @@ def codes(root: Path, paths: list[str], cache: Path | None = None) -> set[tuple[
     return {(Path(d.path).resolve().relative_to(root.resolve()).as_posix(), d.line, d.code) for d in diags}
 
 
-LAYERS = '''
+LAYERS = """
 import jax.numpy as jnp
 
 
 def mix(x, w):
     return jnp.dot(x, w)
-'''
+"""
 
-CALLER = '''
+CALLER = """
 import jax.numpy as jnp
 from pkg.layers import mix
 
 y = mix(jnp.zeros((3, {k})), jnp.zeros((5, 2)))
-'''
+"""
 
 
 def test_each_checked_file_holds_what_its_memoised_call_finds(tmp_path: Path) -> None:
     """train.py and eval.py make the same bad call: the second file's analysis reuses the first's analysis
     of `mix`, and its result still holds the diagnostic inside layers.py."""
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS,
-                     "pkg/train.py": CALLER.format(k=4), "pkg/eval.py": CALLER.format(k=4)})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/layers.py": LAYERS,
+            "pkg/train.py": CALLER.format(k=4),
+            "pkg/eval.py": CALLER.format(k=4),
+        },
+    )
     project_registry._PROJECTS.clear()
     found = []
     for name in ("train.py", "eval.py"):
@@ -61,8 +68,15 @@ def test_each_checked_file_holds_what_its_memoised_call_finds(tmp_path: Path) ->
 def test_cached_result_of_a_file_keeps_the_replayed_diagnostic(tmp_path: Path) -> None:
     """With the result cache: after train.py's call is fixed, eval.py's cached result (analysed after
     train.py in the same process) still reports the bug its own call causes in layers.py."""
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS,
-                     "pkg/train.py": CALLER.format(k=4), "pkg/eval.py": CALLER.format(k=4)})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/layers.py": LAYERS,
+            "pkg/train.py": CALLER.format(k=4),
+            "pkg/eval.py": CALLER.format(k=4),
+        },
+    )
     cache = tmp_path / "cachedir"
     paths = ["pkg/train.py", "pkg/eval.py", "pkg/layers.py"]
     assert codes(tmp_path, paths, cache) == {("pkg/layers.py", 6, "NC203")}
@@ -85,10 +99,15 @@ def test_a_call_analysis_cut_short_by_depth_is_not_reused(tmp_path: Path) -> Non
     """a.py reaches the bug only past the call-depth bound (its analysis of the chain is partial); b.py,
     checked after it in the same process, enters the chain near its end and must still find the bug."""
     n = MAX_CALL_DEPTH + 3
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/chain.py": _chain(n),
-                     "pkg/a.py": "import jax.numpy as jnp\nfrom pkg.chain import f0\ny = f0(jnp.zeros((3, 4)))\n",
-                     "pkg/b.py": f"import jax.numpy as jnp\nfrom pkg.chain import f{n - 4}\n"
-                                 f"y = f{n - 4}(jnp.zeros((3, 4)))\n"})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/chain.py": _chain(n),
+            "pkg/a.py": "import jax.numpy as jnp\nfrom pkg.chain import f0\ny = f0(jnp.zeros((3, 4)))\n",
+            "pkg/b.py": f"import jax.numpy as jnp\nfrom pkg.chain import f{n - 4}\ny = f{n - 4}(jnp.zeros((3, 4)))\n",
+        },
+    )
     want = {("pkg/chain.py", 3 * n + 1, "NC203")}
     assert codes(tmp_path, ["pkg/a.py"]) == set()
     # chain.py given: its importer b.py runs too (after a.py) and what it causes inside chain.py is found
@@ -100,11 +119,17 @@ def test_a_call_analysis_cut_short_by_depth_is_not_reused(tmp_path: Path) -> Non
 def test_a_scripts_project_shares_the_runs_modules(tmp_path: Path) -> None:
     """scripts/ has no __init__.py: its files import their siblings by bare name (a root of their own) and the
     package; the package's modules are loaded once, by the project of the run's roots."""
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS,
-                     "pkg/train.py": CALLER.format(k=5),
-                     "scripts/helpers.py": "import jax.numpy as jnp\n\ndef widen(x):\n    return x @ jnp.zeros((7, 2))\n",
-                     "scripts/run.py": "import jax.numpy as jnp\nfrom helpers import widen\nfrom pkg.layers import mix\n"
-                                       "a = widen(jnp.zeros((3, 6)))\nb = mix(jnp.zeros((3, 4)), jnp.zeros((5, 2)))\n"})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/layers.py": LAYERS,
+            "pkg/train.py": CALLER.format(k=5),
+            "scripts/helpers.py": "import jax.numpy as jnp\n\ndef widen(x):\n    return x @ jnp.zeros((7, 2))\n",
+            "scripts/run.py": "import jax.numpy as jnp\nfrom helpers import widen\nfrom pkg.layers import mix\n"
+            "a = widen(jnp.zeros((3, 6)))\nb = mix(jnp.zeros((3, 4)), jnp.zeros((5, 2)))\n",
+        },
+    )
     project_registry._PROJECTS.clear()
     roots = [str(tmp_path)]
     script = project_for(tmp_path / "scripts/run.py", (), roots)
@@ -118,8 +143,15 @@ def test_past_the_memory_mark_a_process_starts_afresh(tmp_path: Path, monkeypatc
     """Over `RETAIN_MB` of resident memory, what was kept for earlier files is let go before the next one: the
     results are the same, each module is loaded again as needed."""
     monkeypatch.setattr(project_registry, "RETAIN_MB", 0)
-    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS,
-                     "pkg/train.py": CALLER.format(k=4), "pkg/eval.py": CALLER.format(k=4)})
+    write(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/layers.py": LAYERS,
+            "pkg/train.py": CALLER.format(k=4),
+            "pkg/eval.py": CALLER.format(k=4),
+        },
+    )
     assert codes(tmp_path, ["pkg/train.py", "pkg/eval.py", "pkg/layers.py"]) == {("pkg/layers.py", 6, "NC203")}
     project = project_for(tmp_path / "pkg/train.py", (), [str(tmp_path / "pkg/train.py")])
     assert project is not None

@@ -59,7 +59,7 @@ def test_files_checked_separately_agree(name: str) -> None:
     assert got == expected_in(project)
 
 
-_RUNNER = textwrap.dedent('''
+_RUNNER = textwrap.dedent("""
     import importlib, sys, traceback
     sys.path.insert(0, sys.argv[1])
     mod = importlib.import_module(sys.argv[2])
@@ -69,7 +69,7 @@ _RUNNER = textwrap.dedent('''
             print(name, "ok")
         except Exception as e:
             print(name, "fails", type(e).__name__)
-''')
+""")
 
 # project -> (source root, module, {entry point: whether it runs under JAX})
 UNDER_JAX = {
@@ -93,20 +93,25 @@ def test_project_under_jax(name: str) -> None:
             pytest.importorskip(package, reason=f"{package} is not installed (pip install -e '.[dev]')")
     root, module, entries = UNDER_JAX[name]
     env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run([sys.executable, "-c", _RUNNER, str(PROJECTS / name / root), module, *entries],
-                         capture_output=True, text=True, env=env, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", _RUNNER, str(PROJECTS / name / root), module, *entries],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     got = dict(line.split()[:2] for line in out.stdout.splitlines() if line.strip())
     assert got == {k: "ok" if v else "fails" for k, v in entries.items()}, out.stdout + out.stderr
 
 
-_BODY = '''\
+_BODY = """\
 import jax.numpy as jnp
 
 
 def block(x, w):
     return jnp.dot(x, w)
-'''
-_MAP = '''\
+"""
+_MAP = """\
 import jax
 import numpy as np
 from jax.sharding import Mesh, PartitionSpec as P
@@ -115,7 +120,7 @@ from .layers import block
 
 mesh = Mesh(np.array(jax.devices()).reshape(2, 4), ('data', 'model'))
 f = jax.shard_map(block, mesh=mesh, in_specs=(P('data', 'model'), P('model', None)), out_specs=P('data', None))
-'''
+"""
 
 
 @pytest.mark.parametrize("fmt", ["json", "sarif"])
@@ -126,6 +131,7 @@ def test_machine_formats_keep_cross_module_diagnostics(tmp_path: Path, fmt: str,
     import json
 
     from namedcheck.cli.main import main
+
     pkg = tmp_path / "tpnet"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
@@ -135,14 +141,16 @@ def test_machine_formats_keep_cross_module_diagnostics(tmp_path: Path, fmt: str,
     main(["check", "--no-cache", "-j", "1", "--format", fmt, str(pkg / "model.py")])
     out = json.loads(capsys.readouterr().out)
     if fmt == "sarif":
-        got = [(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
-               for r in out["runs"][0]["results"]]
+        got = [
+            (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"])
+            for r in out["runs"][0]["results"]
+        ]
     else:
         got = [(d["code"], d["line"]) for d in out]
     assert got == [("NC601", 8)]
 
 
-_STEP = '''\
+_STEP = """\
 import jax
 from jax.sharding import PartitionSpec as P
 
@@ -154,8 +162,8 @@ def local_step(w, x):
 def make_step(mesh):
     return jax.jit(jax.shard_map(local_step, mesh=mesh, in_specs=(P(), P('data', None)),
                                  out_specs=P()))
-'''
-_MAIN = '''\
+"""
+_MAIN = """\
 import jax
 import numpy as np
 from jax.sharding import Mesh
@@ -166,7 +174,7 @@ mesh = Mesh(np.array(jax.devices()), ('data',))
 step = make_step(mesh)
 x = np.random.default_rng(0).standard_normal((32, 12))
 y = step(np.ones((12, 2)), x)
-'''
+"""
 
 
 def test_map_written_in_another_module_reports_there(tmp_path: Path) -> None:

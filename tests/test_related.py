@@ -39,16 +39,26 @@ jax.set_mesh(mesh)
 
 # name -> (files, the file JAX runs, what JAX's error says, [(path, code, line, [(path, line, message), ...])])
 CASES: dict[str, tuple[dict[str, str], str, str, list[tuple[str, str, int, list[tuple[str, int, str]]]]]] = {
-    "nc601_parameter": ({"m.py": SHARD_MAP_HEAD + """
+    "nc601_parameter": (
+        {
+            "m.py": SHARD_MAP_HEAD
+            + """
 
 def body(xb):
     return xb * 2
 
 
 out = jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones((8, 4)))
-"""}, "m.py", "out_specs", [("m.py", "NC601", 15, [("m.py", 12, "returned here"),
-                                                   ("m.py", 11, "`xb` varies over 'x' by its in_specs")])]),
-    "nc601_collective": ({"m.py": SHARD_MAP_HEAD + """
+"""
+        },
+        "m.py",
+        "out_specs",
+        [("m.py", "NC601", 15, [("m.py", 12, "returned here"), ("m.py", 11, "`xb` varies over 'x' by its in_specs")])],
+    ),
+    "nc601_collective": (
+        {
+            "m.py": SHARD_MAP_HEAD
+            + """
 
 def body(xb):
     i = lax.axis_index('x')
@@ -56,9 +66,26 @@ def body(xb):
 
 
 out = jax.shard_map(body, mesh=mesh, in_specs=P(), out_specs=P())(jnp.ones((8, 4)))
-"""}, "m.py", "out_specs", [("m.py", "NC601", 16, [
-        ("m.py", 13, "returned here"), ("m.py", 12, "the value starts varying over 'x' here (lax.axis_index)")])]),
-    "nc602_carry": ({"m.py": SHARD_MAP_HEAD + """
+"""
+        },
+        "m.py",
+        "out_specs",
+        [
+            (
+                "m.py",
+                "NC601",
+                16,
+                [
+                    ("m.py", 13, "returned here"),
+                    ("m.py", 12, "the value starts varying over 'x' here (lax.axis_index)"),
+                ],
+            )
+        ],
+    ),
+    "nc602_carry": (
+        {
+            "m.py": SHARD_MAP_HEAD
+            + """
 
 def body(xb):
     init = jnp.zeros(xb.shape[1:])
@@ -67,42 +94,129 @@ def body(xb):
 
 
 out = jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones((16, 4)))
-"""}, "m.py", "scan", [("m.py", "NC602", 13, [("m.py", 13, "the carry's initial value"),
-                                              ("m.py", 17, "the in_specs that make the inputs vary")])]),
-    "nc802_placements": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "scan",
+        [
+            (
+                "m.py",
+                "NC602",
+                13,
+                [("m.py", 13, "the carry's initial value"), ("m.py", 17, "the in_specs that make the inputs vary")],
+            )
+        ],
+    ),
+    "nc802_placements": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P(None, 'data'))
 w = jax.device_put(np.ones((16, 4), np.float32), P('data', None))
 y = x @ w
-"""}, "m.py", "ambiguous", [("m.py", "NC802", 11, [("m.py", 9, "`x` was placed with P(None, 'data') here"),
-                                                   ("m.py", 10, "`w` was placed with P('data', None) here")])]),
-    "nc801_list_items": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "ambiguous",
+        [
+            (
+                "m.py",
+                "NC802",
+                11,
+                [
+                    ("m.py", 9, "`x` was placed with P(None, 'data') here"),
+                    ("m.py", 10, "`w` was placed with P('data', None) here"),
+                ],
+            )
+        ],
+    ),
+    "nc801_list_items": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
 both = jnp.concatenate([x, y], axis=1)
-"""}, "m.py", "same sharding", [("m.py", "NC801", 11, [("m.py", 9, "`x` was placed with P('data', None) here"),
-                                                       ("m.py", 10, "`y` was placed with P(None, 'model') here")])]),
-    "nc807_through_an_op": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "same sharding",
+        [
+            (
+                "m.py",
+                "NC801",
+                11,
+                [
+                    ("m.py", 9, "`x` was placed with P('data', None) here"),
+                    ("m.py", 10, "`y` was placed with P(None, 'model') here"),
+                ],
+            )
+        ],
+    ),
+    "nc807_through_an_op": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 doubled = x * 2
 fixed = jax.lax.with_sharding_constraint(doubled, P(None, 'model'))
-"""}, "m.py", "sharding", [("m.py", "NC807", 11, [
-        ("m.py", 9, "`doubled` has its sharding P('data', None) from this placement")])]),
-    "nc802_out_sharding_placement": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "sharding",
+        [("m.py", "NC807", 11, [("m.py", 9, "`doubled` has its sharding P('data', None) from this placement")])],
+    ),
+    "nc802_out_sharding_placement": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P(None, 'data'))
 w = jax.device_put(np.ones((16, 4), np.float32), P('data', None))
 y = jnp.dot(x, w, out_sharding=P(None, 'data'))
 z = y @ jax.device_put(np.ones((4, 2), np.float32), P('data', None))
-"""}, "m.py", "ambiguous", [("m.py", "NC802", 12, [("m.py", 11, "`y` was placed with P(None, 'data') here"),
-                                                   ("m.py", 12,
-                                                    "`jax.device_put(...)` was placed with P('data', None) here")])]),
-    "nc823_branches": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "ambiguous",
+        [
+            (
+                "m.py",
+                "NC802",
+                12,
+                [
+                    ("m.py", 11, "`y` was placed with P(None, 'data') here"),
+                    ("m.py", 12, "`jax.device_put(...)` was placed with P('data', None) here"),
+                ],
+            )
+        ],
+    ),
+    "nc823_branches": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
 out = lax.cond(True, lambda: x, lambda: y)
-"""}, "m.py", "equal output types", [("m.py", "NC823", 11, [
-        ("m.py", 9, "branch 0's output was placed with P('data', None) here"),
-        ("m.py", 10, "branch 1's output was placed with P(None, 'model') here")])]),
-    "nc811_checked_argument": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "equal output types",
+        [
+            (
+                "m.py",
+                "NC823",
+                11,
+                [
+                    ("m.py", 9, "branch 0's output was placed with P('data', None) here"),
+                    ("m.py", 10, "branch 1's output was placed with P(None, 'model') here"),
+                ],
+            )
+        ],
+    ),
+    "nc811_checked_argument": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 from namedcheck import Array, Dims, checked, f32
 
 
@@ -113,8 +227,16 @@ def scale(x: f32[Array, Dims('8@data', 16)]) -> f32[Array, Dims('8@data', 16)]:
 
 y = jax.device_put(np.ones((8, 16), np.float32), P(None, 'model'))
 out = scale(y)
-"""}, "m.py", "[NC811]", [("m.py", "NC811", 18, [("m.py", 17, "`y` was placed with P(None, 'model') here")])]),
-    "nc809_carry": ({"m.py": EXPLICIT_HEAD + """\
+"""
+        },
+        "m.py",
+        "[NC811]",
+        [("m.py", "NC811", 18, [("m.py", 17, "`y` was placed with P(None, 'model') here")])],
+    ),
+    "nc809_carry": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
 x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
 
 
@@ -123,9 +245,22 @@ def grow(c, _):
 
 
 out, _ = lax.scan(grow, x, None, length=3)
-"""}, "m.py", "output types match", [("m.py", "NC809", 16, [("m.py", 9, "`x` was placed with P('data', None) here"),
-                                                           ("m.py", 16, "the carry's initial value")])]),
-    "nc203_call_chain": ({"m.py": """\
+"""
+        },
+        "m.py",
+        "output types match",
+        [
+            (
+                "m.py",
+                "NC809",
+                16,
+                [("m.py", 9, "`x` was placed with P('data', None) here"), ("m.py", 16, "the carry's initial value")],
+            )
+        ],
+    ),
+    "nc203_call_chain": (
+        {
+            "m.py": """\
 import jax.numpy as jnp
 
 
@@ -138,10 +273,27 @@ def model(h, w):
 
 
 out = model(jnp.zeros((5, 3)), jnp.zeros((4, 2)))
-"""}, "m.py", "contracting dimensions", [("m.py", "NC203", 5, [
-        ("m.py", 9, "called here with `x` of shape (5, 3)"), ("m.py", 12, "called here with `h` of shape (5, 3)"),
-        ("m.py", 9, "called here with `w` of shape (4, 2)"), ("m.py", 12, "called here with `w` of shape (4, 2)")])]),
-    "nc201_through_ops": ({"m.py": """\
+"""
+        },
+        "m.py",
+        "contracting dimensions",
+        [
+            (
+                "m.py",
+                "NC203",
+                5,
+                [
+                    ("m.py", 9, "called here with `x` of shape (5, 3)"),
+                    ("m.py", 12, "called here with `h` of shape (5, 3)"),
+                    ("m.py", 9, "called here with `w` of shape (4, 2)"),
+                    ("m.py", 12, "called here with `w` of shape (4, 2)"),
+                ],
+            )
+        ],
+    ),
+    "nc201_through_ops": (
+        {
+            "m.py": """\
 import jax.numpy as jnp
 
 
@@ -151,15 +303,32 @@ def combine(a, b):
 
 
 out = combine(jnp.zeros((5, 3)), jnp.zeros((5, 3)))
-"""}, "m.py", "broadcast", [("m.py", "NC201", 6, [("m.py", 9, "called here with `a` of shape (5, 3)"),
-                                                  ("m.py", 9, "called here with `b` of shape (5, 3)")])]),
-    "two_modules": ({"layers.py": """\
+"""
+        },
+        "m.py",
+        "broadcast",
+        [
+            (
+                "m.py",
+                "NC201",
+                6,
+                [
+                    ("m.py", 9, "called here with `a` of shape (5, 3)"),
+                    ("m.py", 9, "called here with `b` of shape (5, 3)"),
+                ],
+            )
+        ],
+    ),
+    "two_modules": (
+        {
+            "layers.py": """\
 import jax.numpy as jnp
 
 
 def dense(x, w):
     return jnp.matmul(x, w)
-""", "train.py": """\
+""",
+            "train.py": """\
 import jax.numpy as jnp
 
 from layers import dense
@@ -167,9 +336,22 @@ from layers import dense
 params = jnp.zeros((4, 2))
 batch = jnp.zeros((5, 3))
 out = dense(batch, params)
-"""}, "train.py", "contracting dimensions", [("layers.py", "NC203", 5, [
-        ("train.py", 7, "called here with `x` of shape (5, 3)"),
-        ("train.py", 7, "called here with `w` of shape (4, 2)")])]),
+""",
+        },
+        "train.py",
+        "contracting dimensions",
+        [
+            (
+                "layers.py",
+                "NC203",
+                5,
+                [
+                    ("train.py", 7, "called here with `x` of shape (5, 3)"),
+                    ("train.py", 7, "called here with `w` of shape (4, 2)"),
+                ],
+            )
+        ],
+    ),
 }
 
 
@@ -179,16 +361,19 @@ def _write(tmp: Path, files: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_related_locations(name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_related_locations(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     files, _, _, expected = CASES[name]
     _write(tmp_path, files)
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
     main(["check", ".", "--no-cache", "--format", "json"])
     norm = os.path.normpath
-    found = [(norm(d["path"]), d["code"], d["line"], [(norm(r["path"]), r["line"], r["message"]) for r in d["related"]])
-             for d in json.loads(capsys.readouterr().out)]
+    found = [
+        (norm(d["path"]), d["code"], d["line"], [(norm(r["path"]), r["line"], r["message"]) for r in d["related"]])
+        for d in json.loads(capsys.readouterr().out)
+    ]
     assert found == expected
 
 
@@ -201,8 +386,9 @@ def test_programs_fail_under_jax(tmp_path: Path) -> None:
         d = tmp_path / name
         d.mkdir()
         _write(d, files)
-        runs[name] = subprocess.Popen([sys.executable, main_file], cwd=d, env=env, stdout=subprocess.PIPE,
-                                      stderr=subprocess.STDOUT, text=True)
+        runs[name] = subprocess.Popen(
+            [sys.executable, main_file], cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
     for name, proc in runs.items():
         out, _ = proc.communicate(timeout=300)
         assert proc.returncode != 0, (name, out)
@@ -233,32 +419,48 @@ ROOT = Path(__file__).resolve().parent.parent
 # One diagnostic per code the programs above leave out, from the corpus (whose `# expect:` lines JAX rejects:
 # tests/test_sharding_types_under_jax.py, tests/test_examples.py): (file, code, line, [(line, message), ...]).
 CORPUS = [
-    ('examples/buggy/sharding_bugs.py', 'NC603', 32, [(31, "`x` varies over 'data' by its in_specs")]),
-    ('tests/cases/shd_contract.py', 'NC803', 41, [
-        (38, "`left` was placed with P('data', None, None) here"),
-        (41, "`jax.device_put(...)` was placed with P('model', None, None) here"),
-    ]),
-    ('tests/cases/shd_apply_outer.py', 'NC804', 23, [
-        (18, "`v` was placed with P('data') here"),
-        (10, "`x` was placed with P('data', None) here"),
-    ]),
-    ('tests/cases/shd_layout.py', 'NC805', 47, [(15, "`y` was placed with P(None, 'model') here")]),
-    ('tests/cases/shd_api.py', 'NC806', 17, [
-        (15, '`table` was placed with P(None, None) here'),
-        (16, "`ids` was placed with P('data') here"),
-    ]),
-    ('tests/cases/shd_api.py', 'NC808', 46, [(45, '`replicated` was placed with P(None, None) here')]),
-    ('tests/cases/shd_more.py', 'NC810', 44, [(12, "argument 0 was placed with P('data', None) here")]),
-    ('tests/cases/shd_context_mesh.py', 'NC812', 23, [(17, "`x` was placed with P('data', None) here")]),
-    ('tests/cases/shd_unreduced.py', 'NC813', 31, [(18, "`u` was placed with P(None, None, unreduced={'data'}) here")]),
-    ('tests/cases/shd_axis_ops.py', 'NC821', 19, [(14, "`x` was placed with P('data', None) here")]),
-    ('tests/cases/shd_axis_ops.py', 'NC822', 52, [(14, "`x` was placed with P('data', None) here")]),
+    ("examples/buggy/sharding_bugs.py", "NC603", 32, [(31, "`x` varies over 'data' by its in_specs")]),
+    (
+        "tests/cases/shd_contract.py",
+        "NC803",
+        41,
+        [
+            (38, "`left` was placed with P('data', None, None) here"),
+            (41, "`jax.device_put(...)` was placed with P('model', None, None) here"),
+        ],
+    ),
+    (
+        "tests/cases/shd_apply_outer.py",
+        "NC804",
+        23,
+        [
+            (18, "`v` was placed with P('data') here"),
+            (10, "`x` was placed with P('data', None) here"),
+        ],
+    ),
+    ("tests/cases/shd_layout.py", "NC805", 47, [(15, "`y` was placed with P(None, 'model') here")]),
+    (
+        "tests/cases/shd_api.py",
+        "NC806",
+        17,
+        [
+            (15, "`table` was placed with P(None, None) here"),
+            (16, "`ids` was placed with P('data') here"),
+        ],
+    ),
+    ("tests/cases/shd_api.py", "NC808", 46, [(45, "`replicated` was placed with P(None, None) here")]),
+    ("tests/cases/shd_more.py", "NC810", 44, [(12, "argument 0 was placed with P('data', None) here")]),
+    ("tests/cases/shd_context_mesh.py", "NC812", 23, [(17, "`x` was placed with P('data', None) here")]),
+    ("tests/cases/shd_unreduced.py", "NC813", 31, [(18, "`u` was placed with P(None, None, unreduced={'data'}) here")]),
+    ("tests/cases/shd_axis_ops.py", "NC821", 19, [(14, "`x` was placed with P('data', None) here")]),
+    ("tests/cases/shd_axis_ops.py", "NC822", 52, [(14, "`x` was placed with P('data', None) here")]),
 ]
 
 
 @pytest.mark.parametrize("path, code, line, related", CORPUS, ids=[c[1] for c in CORPUS])
 def test_corpus_related_locations(path: str, code: str, line: int, related: list[tuple[int, str]]) -> None:
     from namedcheck.analyzer.check import check_source
+
     found = [d for d in check_source((ROOT / path).read_text(), path) if (d.code, d.line) == (code, line)]
     assert [[(r.line, r.message) for r in d.related] for d in found] == [related]
     assert all(r.path == path for d in found for r in d.related)

@@ -48,12 +48,18 @@ def test_long_operator_chains_do_not_exhaust_recursion() -> None:
 
 
 def test_odd_inputs_never_raise() -> None:
-    for source in ["", "\n\n", "from namedcheck import *\n", "namedcheck = 1\nx: namedcheck[5]\n",
-                   "from namedcheck import f32\nclass A:\n    x: f32[(3,)]\n    def m(self): return self.x + 1\n",
-                   "from namedcheck import f32\nasync def f(x: f32[(2,)]):\n    async for y in x:\n        await y\n",
-                   "from namedcheck import f32\nmatch 1:\n    case 1:\n        pass\n",
-                   "from namedcheck import f32\ndef f(*a, **k):\n    return f(*a, **k)\nf(1)\n",
-                   "from namedcheck import f32\nx = lambda: x()\nx()\n", "\ufeffimport namedcheck\n"]:
+    for source in [
+        "",
+        "\n\n",
+        "from namedcheck import *\n",
+        "namedcheck = 1\nx: namedcheck[5]\n",
+        "from namedcheck import f32\nclass A:\n    x: f32[(3,)]\n    def m(self): return self.x + 1\n",
+        "from namedcheck import f32\nasync def f(x: f32[(2,)]):\n    async for y in x:\n        await y\n",
+        "from namedcheck import f32\nmatch 1:\n    case 1:\n        pass\n",
+        "from namedcheck import f32\ndef f(*a, **k):\n    return f(*a, **k)\nf(1)\n",
+        "from namedcheck import f32\nx = lambda: x()\nx()\n",
+        "\ufeffimport namedcheck\n",
+    ]:
         diags = check_source(source, "odd.py")
         assert [d for d in diags if d.code == "NC000"] == [], (source, diags)
 
@@ -84,6 +90,7 @@ def test_deep_nesting_is_one_clear_nc001(name: str) -> None:
 def test_pathological_but_valid_lines_are_bounded() -> None:
     """One 20,000-term line is analysed (libcst handles it linearly); it is silent and complete."""
     from namedcheck.analyzer.check import check_source_bounded
+
     source = HEADER + "x = [" + ", ".join(str(i) for i in range(20_000)) + "]\ny = jnp.ones(3) + jnp.ones(4)\n"
     diags, complete = check_source_bounded(source, "long.py")
     assert complete and [(d.line, d.code) for d in diags] == [(4, "NC201")]
@@ -92,6 +99,7 @@ def test_pathological_but_valid_lines_are_bounded() -> None:
 def test_time_and_memory_budgets_cut_the_analysis_short_silently() -> None:
     from namedcheck.analyzer.budget import Limits
     from namedcheck.analyzer.check import check_source_bounded
+
     body = "".join(f"a{i} = jnp.ones(3) * {i}\n" for i in range(600))
     source = HEADER + body + "z = jnp.ones(3) + jnp.ones(4)\n"
     assert check_source_bounded(source, "b.py") == ([d := check_source(source, "b.py")[0]], True)
@@ -106,11 +114,15 @@ def test_recursion_with_growing_arguments_is_not_followed(monkeypatch) -> None:
     """jax's public_test_util.check_grads: a helper calling itself three times with ever larger argument
     values (a new memo key each time) was analysed 3**12 times (3 minutes); now at most one level deep."""
     import namedcheck.analyzer.module as module
+
     monkeypatch.setattr(module, "STEP_BUDGET_BASE", 10**9)  # the cause is fixed, not hidden by the step bound
     bodies: list[str] = []
     original = module.ModuleAnalyzer.body_values
-    monkeypatch.setattr(module.ModuleAnalyzer, "body_values",
-                        lambda self, ref, *a, **k: bodies.append(ref.name) or original(self, ref, *a, **k))
+    monkeypatch.setattr(
+        module.ModuleAnalyzer,
+        "body_values",
+        lambda self, ref, *a, **k: bodies.append(ref.name) or original(self, ref, *a, **k),
+    )
     source = HEADER + (
         "from functools import partial\nimport jax\n\n"
         "def check(f, args, order, msg=''):\n"
@@ -119,7 +131,8 @@ def test_recursion_with_growing_arguments_is_not_followed(monkeypatch) -> None:
         "        check(partial(jax.jvp, f), (args, args), order - 1, msg + 'a')\n"
         "        check(partial(jax.vjp, f), (args, args), order - 1, msg + 'b')\n"
         "        check(partial(jax.linearize, f), (args, args), order - 1, msg + 'c')\n\n"
-        "check(jnp.sin, (jnp.ones(3),), 12)\n")
+        "check(jnp.sin, (jnp.ones(3),), 12)\n"
+    )
     assert check_source(source, "grads.py") == []
     assert bodies.count("check") <= 8, len(bodies)
 
@@ -133,11 +146,15 @@ def test_jax_public_test_util_is_analysed_a_bounded_number_of_times(monkeypatch)
     """The file that took 3 minutes: 56,759 followed calls before the fix, under 200 bodies now (without the
     step bound that used to hide it)."""
     import namedcheck.analyzer.module as module
+
     monkeypatch.setattr(module, "STEP_BUDGET_BASE", 10**9)
     bodies: list[str] = []
     original = module.ModuleAnalyzer.body_values
-    monkeypatch.setattr(module.ModuleAnalyzer, "body_values",
-                        lambda self, ref, *a, **k: bodies.append(ref.name) or original(self, ref, *a, **k))
+    monkeypatch.setattr(
+        module.ModuleAnalyzer,
+        "body_values",
+        lambda self, ref, *a, **k: bodies.append(ref.name) or original(self, ref, *a, **k),
+    )
     assert check_source(PUBLIC_TEST_UTIL[0].read_text(), "public_test_util.py", force=True) == []
     assert len(bodies) < 200
 
@@ -145,12 +162,19 @@ def test_jax_public_test_util_is_analysed_a_bounded_number_of_times(monkeypatch)
 def test_nul_byte_and_huge_arange_are_no_internal_errors() -> None:
     diags = check_source(HEADER + 'x = "a\\x00b"\n'.replace("\\x00", "\x00"), "nul.py")
     assert [(d.line, d.column, d.code) for d in diags] == [(3, 7, "NC001")]
-    assert check_source(HEADER + "x = jnp.arange(1e400)\ny = jnp.arange(0, float('inf'))\nz = jnp.arange(10**30)\n"
-                        "w = jnp.pad(jnp.ones((2, 3)), ((1,), (2,)))\n", "big.py") == []  # np.pad accepts (n, 1)
+    assert (
+        check_source(
+            HEADER + "x = jnp.arange(1e400)\ny = jnp.arange(0, float('inf'))\nz = jnp.arange(10**30)\n"
+            "w = jnp.pad(jnp.ones((2, 3)), ((1,), (2,)))\n",
+            "big.py",
+        )
+        == []
+    )  # np.pad accepts (n, 1)
 
 
 def test_lines_are_counted_as_pythons_tokenizer_counts_them(tmp_path, capsys, monkeypatch) -> None:
     from namedcheck.cli.main import main
+
     odd = "# a\x0cb \x0b c \x1c d \x1d e \x1e f \x85 g \u2028 h \u2029 i\n"
     source = HEADER + odd + "x = jnp.ones(3) + jnp.ones(4)  # namedcheck: ignore\ny = jnp.ones(3) + jnp.ones(5)\n"
     assert [(d.line, d.code) for d in check_source(source, "odd.py")] == [(5, "NC201")]
@@ -168,6 +192,7 @@ BAD = HEADER + "\ndef f(x: f32[(3, 4)], y: f32[(5,)]):\n    return x + y\n"
 
 def _json_run(capsys, *args: str) -> tuple[int, list[dict], str]:
     from namedcheck.cli.main import main
+
     code = main(["check", "--format", "json", "--no-cache", *args])
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err
@@ -182,7 +207,8 @@ def test_one_deep_file_costs_one_diagnostic_in_a_parallel_run(tmp_path, capsys, 
     code, data, _ = _json_run(capsys, ".", "-j", "2")
     assert code == 1
     assert sorted((Path(d["path"]).name, d["code"]) for d in data) == sorted(
-        [(f"m{i:02}.py", "NC201") for i in range(12) if i != 5] + [("m05.py", "NC001")])
+        [(f"m{i:02}.py", "NC201") for i in range(12) if i != 5] + [("m05.py", "NC001")]
+    )
 
 
 def test_a_crashing_worker_costs_its_file_one_diagnostic(tmp_path, monkeypatch) -> None:
@@ -190,6 +216,7 @@ def test_a_crashing_worker_costs_its_file_one_diagnostic(tmp_path, monkeypatch) 
 
     from namedcheck.analyzer.budget import Limits
     from namedcheck.cli import runner
+
     for i in range(12):
         (tmp_path / f"m{i:02}.py").write_text(BAD)
     original = runner.check_file
@@ -197,6 +224,7 @@ def test_a_crashing_worker_costs_its_file_one_diagnostic(tmp_path, monkeypatch) 
     def crashing(job):  # the fault a native parser's stack overflow gives
         if job.display.endswith("m07.py"):
             import faulthandler
+
             faulthandler.disable()  # pytest's handler would print the dying worker's stack
             os.kill(os.getpid(), signal.SIGSEGV)
         return original(job)
@@ -205,7 +233,8 @@ def test_a_crashing_worker_costs_its_file_one_diagnostic(tmp_path, monkeypatch) 
     jobs = [runner.Job(str(p), str(p), (), None, Limits()) for p in sorted(tmp_path.glob("*.py"))]
     diags = runner.check_all(jobs, 2)
     assert sorted((Path(d.path).name, d.code) for d in diags) == sorted(
-        [(f"m{i:02}.py", "NC201") for i in range(12) if i != 7] + [("m07.py", "NC001")])
+        [(f"m{i:02}.py", "NC201") for i in range(12) if i != 7] + [("m07.py", "NC001")]
+    )
     assert "crashed" in next(d.message for d in diags if d.code == "NC001")
 
 
@@ -216,8 +245,11 @@ def test_special_files_are_never_read(tmp_path, capsys, monkeypatch) -> None:
     (tmp_path / "z.py").symlink_to("/dev/zero")
     code, data, err = _json_run(capsys, ".")
     assert code == 2  # what could not be read is said, and the run says so
-    assert sorted((d["path"], d["code"]) for d in data) == [("./f.py", "NC001"), ("./ok.py", "NC201"),
-                                                            ("./z.py", "NC001")]
+    assert sorted((d["path"], d["code"]) for d in data) == [
+        ("./f.py", "NC001"),
+        ("./ok.py", "NC201"),
+        ("./z.py", "NC001"),
+    ]
     assert "a FIFO, not a regular file" in err and "a character device" in err
     code, data, err = _json_run(capsys, "f.py")  # named explicitly: the same message, no blocking
     assert code == 2 and "f.py" in err and "FIFO" in data[0]["message"]
@@ -259,16 +291,20 @@ def test_unreadable_paths_exit_2_and_say_what(tmp_path, capsys, monkeypatch) -> 
     assert "locked" in err and "secret.py" in err and "Permission denied" in err
 
 
-@pytest.mark.parametrize("toml, key", [
-    ("tool = 5\n", "tool"),
-    ("[tool]\nnamedcheck = 5\n", "[tool.namedcheck]"),
-    ('[tool.namedcheck]\nselect = ["zz"]\n', "select"),
-    ('[tool.namedcheck]\nignore = ["NC2", "NC9999"]\n', "ignore"),
-    ('[tool.namedcheck]\ntime-budget = "fast"\n', "time-budget"),
-    ("[tool.namedcheck]\nmemory-budget = 1.5\n", "memory-budget"),
-])
+@pytest.mark.parametrize(
+    "toml, key",
+    [
+        ("tool = 5\n", "tool"),
+        ("[tool]\nnamedcheck = 5\n", "[tool.namedcheck]"),
+        ('[tool.namedcheck]\nselect = ["zz"]\n', "select"),
+        ('[tool.namedcheck]\nignore = ["NC2", "NC9999"]\n', "ignore"),
+        ('[tool.namedcheck]\ntime-budget = "fast"\n', "time-budget"),
+        ("[tool.namedcheck]\nmemory-budget = 1.5\n", "memory-budget"),
+    ],
+)
 def test_bad_config_is_a_clear_error(tmp_path, capsys, monkeypatch, toml: str, key: str) -> None:
     from namedcheck.cli.main import main
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text(toml)
     (tmp_path / "ok.py").write_text(BAD)
@@ -279,6 +315,7 @@ def test_bad_config_is_a_clear_error(tmp_path, capsys, monkeypatch, toml: str, k
 
 def test_unknown_codes_on_the_command_line_are_an_error(tmp_path, capsys, monkeypatch) -> None:
     from namedcheck.cli.main import main
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "ok.py").write_text(BAD)
     assert main(["check", "ok.py", "--select", "zz"]) == 2
@@ -288,6 +325,7 @@ def test_unknown_codes_on_the_command_line_are_an_error(tmp_path, capsys, monkey
 
 def test_many_exclude_patterns_are_indexed() -> None:
     from namedcheck.cli.discover import Excludes
+
     ex = Excludes([f"generated/part{i}" for i in range(100_000)] + ["*/vendored/*", "docs/**/*.py"])
     assert ex.match("generated/part99999/x.py") and ex.match("generated/part7")
     assert not ex.match("generated/part100000/x.py") and not ex.match("src/model.py")
@@ -297,14 +335,19 @@ def test_many_exclude_patterns_are_indexed() -> None:
 
 def test_corrupt_cache_entries_are_misses(tmp_path, capsys, monkeypatch) -> None:
     from namedcheck.cli.main import main
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
     (tmp_path / "a.py").write_text(BAD)
     assert main(["check", "a.py", "--format", "json"]) == 1
     expected = capsys.readouterr().out
     [entry] = [p for p in (tmp_path / ".namedcheck_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
-    for corrupt in (b"\x00garbage", b"[]", json.dumps({"key": entry.name, "sha256": "0", "diagnostics": "[]"}).encode(),
-                    None):
+    for corrupt in (
+        b"\x00garbage",
+        b"[]",
+        json.dumps({"key": entry.name, "sha256": "0", "diagnostics": "[]"}).encode(),
+        None,
+    ):
         entry.unlink()
         if corrupt is None:
             entry.symlink_to("/dev/zero")
@@ -316,6 +359,7 @@ def test_corrupt_cache_entries_are_misses(tmp_path, capsys, monkeypatch) -> None
 
 def test_an_analyzer_that_fails_to_import_is_exit_2_with_json(tmp_path, capsys, monkeypatch) -> None:
     from namedcheck.cli.main import main
+
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text(BAD)
     monkeypatch.setitem(sys.modules, "namedcheck.analyzer.session", None)  # import raises ImportError
@@ -329,18 +373,29 @@ def test_an_analyzer_that_fails_to_import_is_exit_2_with_json(tmp_path, capsys, 
 _ROOT = Path(__file__).resolve().parent.parent
 SEEDS = sorted([*(_ROOT / "examples").rglob("*.py"), *(_ROOT / "tests" / "cases").glob("*.py")])
 ODD = ["\x00", "\x0c", "\x0b", "\x1c", "\x85", "\u2028", "\ufeff", "\r", "\t", "\\", "'", '"""', "\x7f", "é"]
-MUTATIONS = ("delete_token", "duplicate_token", "bracket", "annotation", "deep", "long_line", "odd_byte",
-             "line_endings", "bad_utf8")
+MUTATIONS = (
+    "delete_token",
+    "duplicate_token",
+    "bracket",
+    "annotation",
+    "deep",
+    "long_line",
+    "odd_byte",
+    "line_endings",
+    "bad_utf8",
+)
 
 
 def _tokens(text: str) -> list[tuple[int, int]]:
     """(start, end) character offsets of the text's tokens (a rough lexer: words, numbers, operators)."""
     import re
+
     return [m.span() for m in re.finditer(r"\w+|[^\w\s]", text)]
 
 
 def _mutate(data: bytes, kind: str, at: int, size: int) -> bytes:
     import re
+
     text = data.decode("utf-8", errors="replace")
     toks = _tokens(text) or [(0, 0)]
     a, b = toks[at % len(toks)]
@@ -370,13 +425,22 @@ def _mutate(data: bytes, kind: str, at: int, size: int) -> bytes:
     return text.encode("utf-8", errors="surrogatepass")
 
 
-@settings(max_examples=40, derandomize=True, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(seed=st.integers(0, len(SEEDS) - 1),
-       edits=st.lists(st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 10**6), st.integers(0, 1000)),
-                      min_size=1, max_size=3))
+@settings(
+    max_examples=40,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    seed=st.integers(0, len(SEEDS) - 1),
+    edits=st.lists(
+        st.tuples(st.sampled_from(MUTATIONS), st.integers(0, 10**6), st.integers(0, 1000)), min_size=1, max_size=3
+    ),
+)
 def test_mutated_sources_never_break_the_command(tmp_path_factory, seed: int, edits: list) -> None:
     from namedcheck.cli.main import main
+
     data = SEEDS[seed].read_bytes()
     for kind, at, size in edits:
         data = _mutate(data, kind, at, size)
@@ -400,8 +464,10 @@ def _captured() -> Iterator[tuple[io.StringIO, io.StringIO]]:
 def test_resource_limits_are_read_from_the_config(tmp_path) -> None:
     from namedcheck.analyzer.budget import Limits
     from namedcheck.cli.config import load_config
-    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\ntime-budget = 2\nmemory-budget = 300\n"
-                                             "max-file-size = 1\n")
+
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.namedcheck]\ntime-budget = 2\nmemory-budget = 300\nmax-file-size = 1\n"
+    )
     assert load_config(tmp_path).limits == Limits(time_budget=2.0, memory_budget=300, max_file_size=1)
     (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
     assert load_config(tmp_path).limits == Limits()

@@ -51,8 +51,10 @@ def test_a_broken_rule_is_nc000_at_its_expression(broken_sum, monkeypatch):
     assert [(d.code, d.line) for d in found] == [("NC201", 5), ("NC000", 6)]
     bug = found[1]
     assert (bug.column, bug.end_line) == (9, 6)
-    assert "internal error in the rule for jnp.sum: TypeError: 'NoneType' object is not subscriptable" in \
-        bug.message and "please report it" in bug.message
+    assert (
+        "internal error in the rule for jnp.sum: TypeError: 'NoneType' object is not subscriptable" in bug.message
+        and "please report it" in bug.message
+    )
 
 
 def test_unprovable_stays_silent(monkeypatch):
@@ -71,6 +73,7 @@ def test_strict_is_read_from_the_environment(monkeypatch):
 
 # ---- every rule on odd arguments: a RuleError or a result (Unknown included), never a crash -------------------
 
+
 def _odd_values() -> tuple[list, list]:
     from dataclasses import replace as _replace
 
@@ -79,19 +82,68 @@ def _odd_values() -> tuple[list, list]:
 
     a = ArrayType.make
     mesh = MeshInfo((("x", 2), ("y", 4)), types=("explicit", "explicit"))
-    arrays = [a("f32", (3, 4)), a("f32", (None, 4)), a("f32", (...,)), a("f32", ()), a("i32", (5,)), a("f32", ("N", 4)),
-              a("bool", (3,)), a("f32", (2, 3, 4)), a(None, (3, 1)), a("f32", (0, 4)), a("f32", (3, 4), {"i": 3}),
-              _replace(a("f32", (8, 4)), sharding=(("x",), ()), mesh=mesh),
-              _replace(a("f32", (8, 4)), sharding=((), ()), mesh=mesh, unreduced=frozenset({"x"})),
-              ArrayType.partial(frozenset({"x"}), False), a("c64", (4, 4)), a("f32", (..., 4))]
+    arrays = [
+        a("f32", (3, 4)),
+        a("f32", (None, 4)),
+        a("f32", (...,)),
+        a("f32", ()),
+        a("i32", (5,)),
+        a("f32", ("N", 4)),
+        a("bool", (3,)),
+        a("f32", (2, 3, 4)),
+        a(None, (3, 1)),
+        a("f32", (0, 4)),
+        a("f32", (3, 4), {"i": 3}),
+        _replace(a("f32", (8, 4)), sharding=(("x",), ()), mesh=mesh),
+        _replace(a("f32", (8, 4)), sharding=((), ()), mesh=mesh, unreduced=frozenset({"x"})),
+        ArrayType.partial(frozenset({"x"}), False),
+        a("c64", (4, 4)),
+        a("f32", (..., 4)),
+    ]
     c = Const
-    others = [c(0), c(-1), c(1), c(2), c(7), c(-9), c(None), c("ab"), c("i"), c(1.5), c(True), c(...), c(slice(None)),
-              c(slice(1, None, 0)), c(slice(0.5, None)), c(slice("a", 2)), Seq((c(1), c(2))), Seq(()), Seq((c("a"),)),
-              Seq((c(0), c(5))), Seq((c(None), c(2))), Seq((a("f32", (3,)), a("f32", (4,)))), Seq((c(0),) * 4),
-              Seq((c(slice(None)), c(None), c(...))), Seq((Seq((c(1),)), Seq((c(0),)))),
-              Seq((Seq((Seq((c(1),)), Seq((c(0),)))), Seq((Seq(()), Seq(()))))), DimVal(None), DimVal(3), DimVal("N"),
-              UNKNOWN, DtypeRef("f32"), DtypeRef(None), Spec((("x",), None)), Spec((None,), frozenset({"x"})), c(-1.0),
-              Seq((c(-1), c(4))), Seq((c("x"), c("y"))), Seq((c(1), c("a"))), c("ij,jk->ik"), c("...i,i->..."), c("x")]
+    others = [
+        c(0),
+        c(-1),
+        c(1),
+        c(2),
+        c(7),
+        c(-9),
+        c(None),
+        c("ab"),
+        c("i"),
+        c(1.5),
+        c(True),
+        c(...),
+        c(slice(None)),
+        c(slice(1, None, 0)),
+        c(slice(0.5, None)),
+        c(slice("a", 2)),
+        Seq((c(1), c(2))),
+        Seq(()),
+        Seq((c("a"),)),
+        Seq((c(0), c(5))),
+        Seq((c(None), c(2))),
+        Seq((a("f32", (3,)), a("f32", (4,)))),
+        Seq((c(0),) * 4),
+        Seq((c(slice(None)), c(None), c(...))),
+        Seq((Seq((c(1),)), Seq((c(0),)))),
+        Seq((Seq((Seq((c(1),)), Seq((c(0),)))), Seq((Seq(()), Seq(()))))),
+        DimVal(None),
+        DimVal(3),
+        DimVal("N"),
+        UNKNOWN,
+        DtypeRef("f32"),
+        DtypeRef(None),
+        Spec((("x",), None)),
+        Spec((None,), frozenset({"x"})),
+        c(-1.0),
+        Seq((c(-1), c(4))),
+        Seq((c("x"), c("y"))),
+        Seq((c(1), c("a"))),
+        c("ij,jk->ik"),
+        c("...i,i->..."),
+        c("x"),
+    ]
     return arrays, arrays * 2 + others
 
 
@@ -105,8 +157,13 @@ def test_every_rule_survives_odd_arguments():
 
     arrays, pool = _odd_values()
     mesh = MeshInfo((("x", 2), ("y", 4)), types=("explicit", "explicit"))
-    envs = [EMPTY_ENV, AxisEnv(mesh=mesh, mesh_set=True), AxisEnv(mesh=MeshInfo((("x", 2), ("y", 4))),
-            manual=frozenset({"x", "y"})), AxisEnv(named=(("i", 3),)), AxisEnv(mesh=mesh, mesh_set=True, eager=True)]
+    envs = [
+        EMPTY_ENV,
+        AxisEnv(mesh=mesh, mesh_set=True),
+        AxisEnv(mesh=MeshInfo((("x", 2), ("y", 4))), manual=frozenset({"x", "y"})),
+        AxisEnv(named=(("i", 3),)),
+        AxisEnv(mesh=mesh, mesh_set=True, eager=True),
+    ]
     rnd = random.Random(0)
     for name, op in sorted(op_table().items()):
         for _ in range(400):
@@ -139,5 +196,6 @@ def test_pdot_contracts_named_and_positional_axes():
     w = ArrayType.make("f32", (3, 5), {"inputs": 784, "hidden": 512})
     assert run(op, [x, w, Const("inputs")], {}) == ArrayType.make("f32", (3, 3, 5), {"batch": 128, "hidden": 512})
     pair = Seq((Seq((Const(0),)), Seq((Const(0),))))
-    assert run(op, [x, w, Const("inputs")], {"pos_contract": pair}) == \
-        ArrayType.make("f32", (5,), {"batch": 128, "hidden": 512})
+    assert run(op, [x, w, Const("inputs")], {"pos_contract": pair}) == ArrayType.make(
+        "f32", (5,), {"batch": 128, "hidden": 512}
+    )

@@ -26,6 +26,7 @@ def mesh(shape: tuple[int, ...], names: tuple[str, ...]) -> Mesh:
 
 # ---- the tutorial MLP loss (seed 000), its three resource layouts --------------------------------
 
+
 def named_predict(w1, w2, image):
     hidden = jax.nn.relu(nlax.pdot(image, w1, "inputs"))
     logits = nlax.pdot(hidden, w2, "hidden")
@@ -54,16 +55,23 @@ MLP_IN_AXES = [["inputs", "hidden", ...], ["hidden", "classes", ...], ["batch", 
 @pytest.fixture(scope="module")
 def mlp_args():
     k1, k2, k3, k4 = jax.random.split(jax.random.PRNGKey(0), 4)
-    return (jax.random.normal(k1, (64, 32)) * 0.1, jax.random.normal(k2, (32, 10)) * 0.1,
-            jax.random.normal(k3, (16, 64)), jax.random.randint(k4, (16,), 0, 10))
+    return (
+        jax.random.normal(k1, (64, 32)) * 0.1,
+        jax.random.normal(k2, (32, 10)) * 0.1,
+        jax.random.normal(k3, (16, 64)),
+        jax.random.randint(k4, (16,), 0, 10),
+    )
 
 
-@pytest.mark.parametrize("resources,shape,names", [
-    (None, None, None),
-    ({"batch": "x"}, (8,), ("x",)),
-    ({"hidden": "x"}, (8,), ("x",)),
-    ({"batch": "x", "hidden": "y"}, (4, 2), ("x", "y")),
-])
+@pytest.mark.parametrize(
+    "resources,shape,names",
+    [
+        (None, None, None),
+        ({"batch": "x"}, (8,), ("x",)),
+        ({"hidden": "x"}, (8,), ("x",)),
+        ({"batch": "x", "hidden": "y"}, (4, 2), ("x", "y")),
+    ],
+)
 def test_tutorial_loss_under_each_layout(mlp_args, resources, shape, names):
     f = xmap(named_loss, in_axes=MLP_IN_AXES, out_axes=[...], axis_resources=resources)
     if shape is None:
@@ -100,6 +108,7 @@ def test_xmap_inside_jit_and_vmap(mlp_args):
 
 # ---- axis placement ----------------------------------------------------------------------------
 
+
 def test_out_axes_place_named_axis():
     x = jnp.arange(100.0).reshape(20, 5)
     y = xmap(lambda v: v, in_axes={0: "batch"}, out_axes={1: "batch"})(x)
@@ -109,6 +118,7 @@ def test_out_axes_place_named_axis():
 def test_named_broadcasting_shapes_and_values():
     def body(x, y, z):
         return (x + y) + (y + z)
+
     x, y, z = jnp.arange(4.0).reshape(2, 2, 1, 1), jnp.ones((3, 1, 3, 1)), jnp.ones((5, 1, 1, 5))
     k = xmap(body, in_axes=(["a", ...], ["b", ...], ["c", ...]), out_axes=["a", "b", "c", ...])(x, y, z)
     want = (x[:, None, None] + y[None, :, None]) + (y[None, :, None] + z[None, None, :])
@@ -119,16 +129,23 @@ def test_named_broadcasting_shapes_and_values():
 def test_named_reductions_mixed_axes():
     def body(x, y):
         return nnp.sum(x + y, axis=(0, "x", "y"))
+
     x, y = jnp.arange(2.0), jnp.arange(20.0).reshape(5, 4)
     got = xmap(body, in_axes=({0: "x"}, {1: "y"}), out_axes={})(x, y)
     np.testing.assert_allclose(got, (x[:, None, None] + y[None]).sum())
 
 
-@pytest.mark.parametrize("name,positional", [
-    ("max", lambda v: v.max(axis=(0, 1))), ("min", lambda v: v.min(axis=(0, 1))),
-    ("mean", lambda v: v.mean(axis=(0, 1))), ("var", lambda v: v.var(axis=(0, 1))),
-    ("std", lambda v: v.std(axis=(0, 1))), ("logsumexp", lambda v: jax.nn.logsumexp(v, axis=(0, 1))),
-])
+@pytest.mark.parametrize(
+    "name,positional",
+    [
+        ("max", lambda v: v.max(axis=(0, 1))),
+        ("min", lambda v: v.min(axis=(0, 1))),
+        ("mean", lambda v: v.mean(axis=(0, 1))),
+        ("var", lambda v: v.var(axis=(0, 1))),
+        ("std", lambda v: v.std(axis=(0, 1))),
+        ("logsumexp", lambda v: jax.nn.logsumexp(v, axis=(0, 1))),
+    ],
+)
 def test_named_reduction_family(name, positional):
     x = jax.random.normal(jax.random.PRNGKey(1), (6, 4, 3))
     got = xmap(lambda v: getattr(nnp, name)(v, axis=("r", 0)), in_axes=["r", ...], out_axes=[...])(x)
@@ -137,8 +154,11 @@ def test_named_reduction_family(name, positional):
 
 def test_named_einsum_matches_positional():
     x, y = jax.random.normal(jax.random.PRNGKey(2), (20, 5, 7)), jax.random.normal(jax.random.PRNGKey(3), (7, 11))
-    zx = xmap(lambda a, b: nnp.einsum("n{b,k},{k,m}->n{b,m}", a, b),
-              in_axes=[{0: "b", 2: "k"}, ["k", "m", ...]], out_axes={0: "b", 2: "m"})(x, y)
+    zx = xmap(
+        lambda a, b: nnp.einsum("n{b,k},{k,m}->n{b,m}", a, b),
+        in_axes=[{0: "b", 2: "k"}, ["k", "m", ...]],
+        out_axes={0: "b", 2: "m"},
+    )(x, y)
     np.testing.assert_allclose(zx, jnp.einsum("bnk,km->bnm", x, y), rtol=1e-5, atol=1e-5)
 
 
@@ -147,12 +167,20 @@ def test_regression_loss_of_api_reference():
         y_pred = nnp.einsum("{in_features},{in_features}->{}", x, w) + b
         error = nnp.sum((y - y_pred) ** 2, axis="out_features")
         return nnp.mean(error, axis="batch")
+
     k = jax.random.split(jax.random.PRNGKey(4), 4)
     x, y = jax.random.normal(k[0], (8, 3)), jax.random.normal(k[1], (8, 2))
     w, b = jax.random.normal(k[2], (3, 2)), jax.random.normal(k[3], (2,))
-    got = xmap(regression_loss, in_axes=(["batch", "in_features", ...], ["batch", "out_features", ...],
-                                         ["in_features", "out_features", ...], ["out_features", ...]),
-               out_axes={})(x, y, w, b)
+    got = xmap(
+        regression_loss,
+        in_axes=(
+            ["batch", "in_features", ...],
+            ["batch", "out_features", ...],
+            ["in_features", "out_features", ...],
+            ["out_features", ...],
+        ),
+        out_axes={},
+    )(x, y, w, b)
     want = jnp.mean(jnp.sum((y - (x @ w + b)) ** 2, axis=1))
     np.testing.assert_allclose(got, want, rtol=1e-5)
 
@@ -166,8 +194,7 @@ def test_pshuffle_reverses():
 @pytest.mark.parametrize("resources", [None, {"left": "x", "right": "y"}])
 def test_distributed_matmul(resources):
     x = jnp.arange(10.0).reshape((2, 5))
-    f = xmap(jnp.vdot, in_axes=({0: "left"}, {1: "right"}), out_axes=["left", "right", ...],
-             axis_resources=resources)
+    f = xmap(jnp.vdot, in_axes=({0: "left"}, {1: "right"}), out_axes=["left", "right", ...], axis_resources=resources)
     if resources:
         with jax.set_mesh(mesh((2, 2), ("x", "y"))):
             got = f(x, x.T)
@@ -180,9 +207,11 @@ def test_distributed_matmul(resources):
 def test_sum_two_args_shares_one_resource():
     def sum_two_args(x, y):
         return nnp.sum(x, axis="a") + nnp.sum(y, axis="b")
+
     with jax.set_mesh(mesh((4,), ("x",))):
-        v = xmap(sum_two_args, in_axes=(["a", ...], ["b", ...]), out_axes=[...],
-                 axis_resources={"a": "x", "b": "x"})(jnp.ones(4), jnp.ones(12))
+        v = xmap(sum_two_args, in_axes=(["a", ...], ["b", ...]), out_axes=[...], axis_resources={"a": "x", "b": "x"})(
+            jnp.ones(4), jnp.ones(12)
+        )
     assert float(v) == 16.0
 
 
@@ -203,8 +232,7 @@ def test_expm_frechet_batching(pairs):
 
 
 def test_axis_sizes_defines_an_axis_no_input_has():
-    got = xmap(lambda x: x + lax.axis_index("k"), in_axes=[...], out_axes=["k", ...], axis_sizes={"k": 3})(
-        jnp.zeros(2))
+    got = xmap(lambda x: x + lax.axis_index("k"), in_axes=[...], out_axes=["k", ...], axis_sizes={"k": 3})(jnp.zeros(2))
     np.testing.assert_array_equal(got, jnp.array([[0, 0], [1, 1], [2, 2]]))
 
 
@@ -216,7 +244,9 @@ def test_pytree_prefix_and_dict_arguments():
 
 def test_multiple_results_and_dict_out_axes():
     x = jnp.arange(24.0).reshape(2, 3, 4)
-    a, b = xmap(lambda v: (v, lax.psum(v.sum(), "q")), in_axes={0: "p", 2: "q"}, out_axes=({2: "p", 0: "q"}, ["p", ...]))(x)
+    a, b = xmap(
+        lambda v: (v, lax.psum(v.sum(), "q")), in_axes={0: "p", 2: "q"}, out_axes=({2: "p", 0: "q"}, ["p", ...])
+    )(x)
     np.testing.assert_allclose(a, jnp.transpose(x, (2, 1, 0)))
     np.testing.assert_allclose(b, x.sum(axis=(1, 2)))
 
@@ -257,8 +287,12 @@ def test_compiled_once_per_signature():
 
 
 def test_explicit_axes_mesh_from_make_mesh():
-    f = xmap(lambda a, b: nnp.sum(a * b, "k"), in_axes=(["b", "k", ...], ["k", ...]), out_axes=["b", ...],
-             axis_resources={"b": "x", "k": "y"})
+    f = xmap(
+        lambda a, b: nnp.sum(a * b, "k"),
+        in_axes=(["b", "k", ...], ["k", ...]),
+        out_axes=["b", ...],
+        axis_resources={"b": "x", "k": "y"},
+    )
     x, y = jax.random.normal(jax.random.PRNGKey(7), (8, 4, 3)), jax.random.normal(jax.random.PRNGKey(8), (4, 3))
     with jax.set_mesh(jax.make_mesh((4, 2), ("x", "y"))):
         got = f(x, y)
@@ -268,10 +302,13 @@ def test_explicit_axes_mesh_from_make_mesh():
 
 
 def test_pdot_positional_contract_and_batch_dims():
-    x = jax.random.normal(jax.random.PRNGKey(9), (4, 2, 3, 5))   # named k, then (b, i, c)
+    x = jax.random.normal(jax.random.PRNGKey(9), (4, 2, 3, 5))  # named k, then (b, i, c)
     y = jax.random.normal(jax.random.PRNGKey(10), (4, 2, 5, 6))  # named k, then (b, c, j)
-    got = xmap(lambda a, b: nlax.pdot(a, b, "k", pos_contract=((2,), (1,)), pos_batch=((0,), (0,))),
-               in_axes=(["k", ...], ["k", ...]), out_axes=[...])(x, y)
+    got = xmap(
+        lambda a, b: nlax.pdot(a, b, "k", pos_contract=((2,), (1,)), pos_batch=((0,), (0,))),
+        in_axes=(["k", ...], ["k", ...]),
+        out_axes=[...],
+    )(x, y)
     np.testing.assert_allclose(got, jnp.einsum("kbic,kbcj->bij", x, y), rtol=1e-5, atol=1e-5)
 
 

@@ -70,13 +70,13 @@ def test_changed_files_run_reports_what_the_files_cause_and_suffer(name: str) ->
         assert located <= got <= whole, f.name
 
 
-LAYERS = '''import jax.numpy as jnp
+LAYERS = """import jax.numpy as jnp
 
 
 def dense(x, w):
     return x @ w
-'''
-TRAIN = '''import jax.numpy as jnp
+"""
+TRAIN = """import jax.numpy as jnp
 
 from pkg.layers import dense
 
@@ -85,7 +85,7 @@ def step():
     x = jnp.ones((4, 8))
     w = jnp.ones((5, 3))
     return dense(x, w)
-'''
+"""
 
 
 def _package(root: Path) -> None:
@@ -109,7 +109,8 @@ def _cli_json(argv: list[str], stdin: str | None = None, monkeypatch: pytest.Mon
 
 
 def test_precommit_of_the_caller_fails_on_the_bug_it_causes_in_the_callee(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _package(tmp_path)
     monkeypatch.chdir(tmp_path)
     project_registry._PROJECTS.clear()
@@ -145,22 +146,22 @@ def test_session_importers_follow_imports_transitively(tmp_path: Path) -> None:
     assert session.importers([tmp_path / "pkg/main.py"]) == []
 
 
-CALLER = '''import jax.numpy as jnp
+CALLER = """import jax.numpy as jnp
 
 from {module} import dense
 
 
 def step():
     return dense(jnp.ones((4, 8)), jnp.ones((5, 3)))
-'''
-NO_JAX_CALLER = '''from pkg.data import batch, weights
+"""
+NO_JAX_CALLER = """from pkg.data import batch, weights
 from pkg.layers import dense
 
 
 def main():
     return dense(batch(), weights())
-'''
-DATA = '''import jax.numpy as jnp
+"""
+DATA = """import jax.numpy as jnp
 
 
 def batch():
@@ -169,18 +170,35 @@ def batch():
 
 def weights():
     return jnp.ones((5, 3))
-'''
+"""
 # (layout, the callee's path): layouts where finding the callee's importers once went wrong
 LAYOUTS = {
-    "namespace_package": ({"pyproject.toml": "", "ns/sub/layers.py": LAYERS,
-                           "main.py": CALLER.format(module="ns.sub.layers")}, "ns/sub/layers.py"),
-    "script_not_a_module_name": ({"pyproject.toml": "", "src/pkg/__init__.py": "", "src/pkg/layers.py": LAYERS,
-                                  "tests/unit-tests/test-train.py": CALLER.format(module="pkg.layers")},
-                                 "src/pkg/layers.py"),
-    "package_named_env": ({"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "env/__init__.py": "",
-                           "env/rollout.py": CALLER.format(module="pkg.layers")}, "pkg/layers.py"),
-    "caller_without_jax_text": ({"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/data.py": DATA,
-                                 "pkg/run.py": NO_JAX_CALLER}, "pkg/layers.py"),
+    "namespace_package": (
+        {"pyproject.toml": "", "ns/sub/layers.py": LAYERS, "main.py": CALLER.format(module="ns.sub.layers")},
+        "ns/sub/layers.py",
+    ),
+    "script_not_a_module_name": (
+        {
+            "pyproject.toml": "",
+            "src/pkg/__init__.py": "",
+            "src/pkg/layers.py": LAYERS,
+            "tests/unit-tests/test-train.py": CALLER.format(module="pkg.layers"),
+        },
+        "src/pkg/layers.py",
+    ),
+    "package_named_env": (
+        {
+            "pkg/__init__.py": "",
+            "pkg/layers.py": LAYERS,
+            "env/__init__.py": "",
+            "env/rollout.py": CALLER.format(module="pkg.layers"),
+        },
+        "pkg/layers.py",
+    ),
+    "caller_without_jax_text": (
+        {"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/data.py": DATA, "pkg/run.py": NO_JAX_CALLER},
+        "pkg/layers.py",
+    ),
 }
 
 
@@ -192,7 +210,8 @@ def _write(root: Path, files: dict[str, str]) -> None:
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 def test_every_front_end_finds_the_callers_the_whole_run_finds(
-        layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    layout: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     files, callee = LAYOUTS[layout]
     _write(tmp_path, files)
     monkeypatch.chdir(tmp_path)
@@ -200,6 +219,7 @@ def test_every_front_end_finds_the_callers_the_whole_run_finds(
 
     def seen(diags: list) -> list:
         return [(Path(d["path"]).as_posix().removeprefix("./"), d["line"], d["code"]) for d in diags]
+
     for given in (["."], [callee]):
         project_registry._PROJECTS.clear()
         assert seen(_cli_json(given)) == want, given
@@ -221,7 +241,8 @@ def test_an_excluded_importer_is_not_run(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_cached_results_name_other_files_from_any_working_directory(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _package(tmp_path)
     train = str(tmp_path / "pkg/train.py")
 
@@ -233,6 +254,7 @@ def test_cached_results_name_other_files_from_any_working_directory(
         finally:
             sys.stdout = old
         return [(str(Path(d["path"]).resolve()), d["line"], d["code"]) for d in json.loads(out.getvalue())]
+
     want = [(str((tmp_path / "pkg/layers.py").resolve()), 5, "NC203")]
     monkeypatch.chdir(tmp_path)
     project_registry._PROJECTS.clear()
@@ -269,8 +291,10 @@ def test_an_unsaved_suppression_hides_what_a_caller_causes(tmp_path: Path, monke
 
 
 def test_a_stdin_filename_that_is_a_directory_is_no_internal_error(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
-    got = _cli_json(["--stdin-filename", ".", "-"], "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n",
-                    monkeypatch)
+    got = _cli_json(
+        ["--stdin-filename", ".", "-"], "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n", monkeypatch
+    )
     assert [d["code"] for d in got] == ["NC201"]

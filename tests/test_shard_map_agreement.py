@@ -220,4 +220,5 @@ def test_jax_raises_exactly_when_namedcheck_reports(name: str) -> None:
     except Exception as e:  # noqa: BLE001 - any JAX error counts
         raised = e
     assert (raised is not None) == bool(reported), (
-        f"{name}: namedcheck reported {[(d.code, d.message) for d in reported]}; JAX raised {raised!r}")
+        f"{name}: namedcheck reported {[(d.code, d.message) for d in reported]}; JAX raised {raised!r}"
+    )

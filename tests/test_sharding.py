@@ -45,9 +45,11 @@ def test_unplaced_value_has_no_spec() -> None:
 
 
 def test_device_put_pytree_with_one_sharding_and_with_a_matching_tree() -> None:
-    v = revealed("a = jax.device_put((jnp.ones(8), jnp.ones((8, 2))), rows)\n"
-                 "b = jax.device_put({'w': jnp.ones((4, 8)), 'b': jnp.ones(8)},\n"
-                 "                   {'w': NamedSharding(mesh, P(None, 'model')), 'b': NamedSharding(mesh, P())})\n")
+    v = revealed(
+        "a = jax.device_put((jnp.ones(8), jnp.ones((8, 2))), rows)\n"
+        "b = jax.device_put({'w': jnp.ones((4, 8)), 'b': jnp.ones(8)},\n"
+        "                   {'w': NamedSharding(mesh, P(None, 'model')), 'b': NamedSharding(mesh, P())})\n"
+    )
     assert isinstance(v[1], Seq)
     assert [spec_of(i) for i in v[1].items] == [(("data",),), (("data",),)]
     leaves = {p.items[0].value: spec_of(p.items[1]) for p in v[2].items}
@@ -55,23 +57,27 @@ def test_device_put_pytree_with_one_sharding_and_with_a_matching_tree() -> None:
 
 
 def test_constraint_reshard_and_creation_keep_the_type_and_carry_the_spec() -> None:
-    v = revealed("x = jnp.ones((8, 6))\n"
-                 "c = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(None, 'model')))\n"
-                 "z = jnp.zeros((8, 2), device=rows)\n"
-                 "with jax.set_mesh(jax.make_mesh((4, 2), ('data', 'model'))):\n"
-                 "    r = jax.sharding.reshard(jnp.ones(8), P('data', None))\n")
+    v = revealed(
+        "x = jnp.ones((8, 6))\n"
+        "c = jax.lax.with_sharding_constraint(x, NamedSharding(mesh, P(None, 'model')))\n"
+        "z = jnp.zeros((8, 2), device=rows)\n"
+        "with jax.set_mesh(jax.make_mesh((4, 2), ('data', 'model'))):\n"
+        "    r = jax.sharding.reshard(jnp.ones(8), P('data', None))\n"
+    )
     assert v[2] == ArrayType.make("f32", (8, 6)).with_spec((None, ("model",)))
     assert spec_of(v[3]) == (("data",),)
     assert spec_of(v[5]) == (("data",),)  # the extra trailing None reshard accepts is dropped
 
 
 def test_jit_shardings_place_arguments_and_results() -> None:
-    v = revealed("@partial(jax.jit, in_shardings=(rows, None), out_shardings=NamedSharding(mesh, P(None, 'model')))\n"
-                 "def step(x, w):\n"
-                 "    inside = x\n"
-                 "    free = w\n"
-                 "    return x @ w\n"
-                 "out = step(jnp.ones((8, 4)), jnp.ones((4, 2)))\n")
+    v = revealed(
+        "@partial(jax.jit, in_shardings=(rows, None), out_shardings=NamedSharding(mesh, P(None, 'model')))\n"
+        "def step(x, w):\n"
+        "    inside = x\n"
+        "    free = w\n"
+        "    return x @ w\n"
+        "out = step(jnp.ones((8, 4)), jnp.ones((4, 2)))\n"
+    )
     assert spec_of(v[3]) == (("data",),)
     assert spec_of(v[4]) is None
     assert v[6] == ArrayType.make("f32", (8, 2)).with_spec((None, ("model",)))
@@ -85,12 +91,15 @@ def test_plain_jit_stays_transparent() -> None:
 MESH = MeshInfo((("data", 4), ("model", 2)))
 
 
-@pytest.mark.parametrize(("spec", "shape", "code", "words"), [
-    (Spec((("batch",),)), (8,), "NC501", ["'batch'", "('data', 'model')"]),
-    (Spec((("data",), ("data",))), (8, 8), "NC504", ["'data'", "P('data', 'data')"]),
-    (Spec((("data",), None)), (8,), "NC604", ["2 entries", "rank 1", "(8,)"]),
-    (Spec((("data", "model"),)), (12, 4), "NC604", ["dimension 0", "size 12", "8 devices", "'data': 4"]),
-])
+@pytest.mark.parametrize(
+    ("spec", "shape", "code", "words"),
+    [
+        (Spec((("batch",),)), (8,), "NC501", ["'batch'", "('data', 'model')"]),
+        (Spec((("data",), ("data",))), (8, 8), "NC504", ["'data'", "P('data', 'data')"]),
+        (Spec((("data",), None)), (8,), "NC604", ["2 entries", "rank 1", "(8,)"]),
+        (Spec((("data", "model"),)), (12, 4), "NC604", ["dimension 0", "size 12", "8 devices", "'data': 4"]),
+    ],
+)
 def test_check_spec_rejects(spec: Spec, shape: tuple, code: str, words: list[str]) -> None:
     with pytest.raises(RuleError) as e:
         check_spec(spec, MESH, shape, "argument 'x' of device_put")
@@ -99,29 +108,34 @@ def test_check_spec_rejects(spec: Spec, shape: tuple, code: str, words: list[str
         assert w in e.value.message, e.value.message
 
 
-@pytest.mark.parametrize(("spec", "mesh", "shape", "kw"), [
-    (Spec((("data",), ("model",))), MESH, (8, 4), {}),
-    (Spec((("data",), None)), MESH, (8,), {"trailing_none_ok": True}),
-    (Spec((("data",),)), MESH, (6,), {"divisible": False}),
-    (Spec((("data",),)), MeshInfo((("data", None),)), (6,), {}),  # size not static: unknown, silent
-    (Spec((("data",),)), MESH, ("B",), {}),  # symbolic dimension: silent
-    (Spec((("nope",), None)), None, (8, 8), {}),  # mesh unknown: only rank and repeats are checked
-    (Spec((("data",), None, None)), MESH, (8, ...), {}),  # rank unknown
-])
+@pytest.mark.parametrize(
+    ("spec", "mesh", "shape", "kw"),
+    [
+        (Spec((("data",), ("model",))), MESH, (8, 4), {}),
+        (Spec((("data",), None)), MESH, (8,), {"trailing_none_ok": True}),
+        (Spec((("data",),)), MESH, (6,), {"divisible": False}),
+        (Spec((("data",),)), MeshInfo((("data", None),)), (6,), {}),  # size not static: unknown, silent
+        (Spec((("data",),)), MESH, ("B",), {}),  # symbolic dimension: silent
+        (Spec((("nope",), None)), None, (8, 8), {}),  # mesh unknown: only rank and repeats are checked
+        (Spec((("data",), None, None)), MESH, (8, ...), {}),  # rank unknown
+    ],
+)
 def test_check_spec_accepts(spec: Spec, mesh: MeshInfo | None, shape: tuple, kw: dict) -> None:
     check_spec(spec, mesh, shape, "x", **kw)
 
 
 def test_paths_that_differ_only_in_sharding_merge_without_it() -> None:
-    v = revealed("x = jnp.ones((8, 4))\n"
-                 "if jax.process_index() == 0:\n"
-                 "    x = jax.device_put(x, rows)\n"
-                 "after_if = x\n"
-                 "for _ in range(3):\n"
-                 "    x = jax.device_put(x, rows)\n"
-                 "after_loop = x\n"
-                 "either = jax.device_put(jnp.ones((8, 4)), rows) if jax.process_index() == 0 else jnp.ones((8, 4))\n"
-                 "both = jax.device_put(x, rows) if jax.process_index() == 0 else jax.device_put(x, rows)\n")
+    v = revealed(
+        "x = jnp.ones((8, 4))\n"
+        "if jax.process_index() == 0:\n"
+        "    x = jax.device_put(x, rows)\n"
+        "after_if = x\n"
+        "for _ in range(3):\n"
+        "    x = jax.device_put(x, rows)\n"
+        "after_loop = x\n"
+        "either = jax.device_put(jnp.ones((8, 4)), rows) if jax.process_index() == 0 else jnp.ones((8, 4))\n"
+        "both = jax.device_put(x, rows) if jax.process_index() == 0 else jax.device_put(x, rows)\n"
+    )
     plain = ArrayType.make("f32", (8, 4))
     assert v[4] == plain and v[4].spec is None
     assert v[7] == plain.with_spec((("data",),))  # range(3) runs: the loop is unrolled, x is placed
@@ -142,8 +156,11 @@ AGREEMENT = [
     ("s = P('data', 'data')", None),  # a bare spec is checked where it is used
     ("x = jax.lax.with_sharding_constraint(jnp.ones((6, 4)), rows)", "NC604"),  # eager: raises
     ("x = jax.jit(lambda v: jax.lax.with_sharding_constraint(v, rows))(jnp.ones((6, 4)))", None),  # jit pads
-    ("x = jax.jit(lambda v: jax.lax.with_sharding_constraint(v, NamedSharding(mesh, P(None, 'model'))))"
-     "(jnp.ones(8))", "NC604"),
+    (
+        "x = jax.jit(lambda v: jax.lax.with_sharding_constraint(v, NamedSharding(mesh, P(None, 'model'))))"
+        "(jnp.ones(8))",
+        "NC604",
+    ),
     ("x = jnp.zeros((6, 4), device=rows)", "NC604"),
     ("x = jnp.zeros((8,), device=NamedSharding(mesh, P('data', None)))", None),  # trailing None accepted
     ("x = jax.jit(lambda: jnp.zeros((6, 4), device=rows))()", None),  # jit pads
@@ -158,10 +175,16 @@ AGREEMENT = [
     (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(6), P('data'))", "NC604"),
     (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.sharding.reshard(jnp.ones(8), P('x'))", "NC501"),
     (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jnp.arange(6, out_sharding=P('data'))", "NC604"),
-    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.random.uniform(jax.random.key(0), (6,), "
-                "out_sharding=P('data'))", "NC604"),
-    (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.jit(lambda v: v, in_shardings=P(('data', 'data')))"
-                "(jnp.ones(8))", "NC504"),
+    (
+        EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.random.uniform(jax.random.key(0), (6,), "
+        "out_sharding=P('data'))",
+        "NC604",
+    ),
+    (
+        EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.jit(lambda v: v, in_shardings=P(('data', 'data')))"
+        "(jnp.ones(8))",
+        "NC504",
+    ),
     (EXPLICIT + "with jax.set_mesh(explicit):\n    x = jax.device_put(jnp.ones((8, 2)), P('data', 'model'))", None),
 ]
 
@@ -183,14 +206,18 @@ def test_rejected_exactly_when_jax_raises(src: str, code: str | None) -> None:
 def test_a_non_manual_axis_in_in_specs_is_reported_once_where_the_spec_is_written() -> None:
     """JAX raises one error at the call for in_specs naming an axis outside axis_names: one NC604, at in_specs
     (the spec's own fault), not a second one for the argument it is applied to."""
-    src = ("import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
-           "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n"
-           "x = jax.device_put(jnp.ones((8, 4)), P('data', 'model'))\n"
-           "a = jax.shard_map(lambda b: b, in_specs=P('data', 'model'), out_specs=P('data'), "
-           "axis_names={'data'})(x)\n"
-           "c = jax.shard_map(lambda b, d: b, in_specs=(P('data', 'model'), P()), out_specs=P('data'), "
-           "axis_names={'data'})(x, x)\n")
+    src = (
+        "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
+        "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n"
+        "x = jax.device_put(jnp.ones((8, 4)), P('data', 'model'))\n"
+        "a = jax.shard_map(lambda b: b, in_specs=P('data', 'model'), out_specs=P('data'), "
+        "axis_names={'data'})(x)\n"
+        "c = jax.shard_map(lambda b, d: b, in_specs=(P('data', 'model'), P()), out_specs=P('data'), "
+        "axis_names={'data'})(x, x)\n"
+    )
     diags, _ = analyse_for_test(src, "pm.py")
     got = [(d.line, d.code, d.column) for d in diags]
-    assert got == [(7, "NC604", src.splitlines()[6].index("P('data', 'model')") + 1),
-                   (8, "NC604", src.splitlines()[7].index("P('data', 'model')") + 1)], got
+    assert got == [
+        (7, "NC604", src.splitlines()[6].index("P('data', 'model')") + 1),
+        (8, "NC604", src.splitlines()[7].index("P('data', 'model')") + 1),
+    ], got

@@ -17,8 +17,10 @@ from jax.sharding import PartitionSpec as P  # noqa: E402
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
 
-HEADER = ("import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
-          "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n")
+HEADER = (
+    "import jax\nimport jax.numpy as jnp\nfrom jax.sharding import PartitionSpec as P\n"
+    "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(mesh)\n"
+)
 SIZES = (8, 16)
 ENTRIES = (None, "'data'", "'model'")
 OPS = ("add", "matmul", "sum", "transpose", "tanh", "cumsum", "sort", "pad", "tile", "slice", "bmm")
@@ -58,7 +60,7 @@ def program(draw: Any) -> list[str]:
         elif op == "sum":
             axis = draw(st.integers(0, len(shape) - 1))
             expr = f"{prev}.sum(axis={axis})"
-            shape = shape[:axis] + shape[axis + 1:]
+            shape = shape[:axis] + shape[axis + 1 :]
         elif op == "transpose":
             expr = f"{prev}.T"
             shape = shape[::-1]
@@ -69,7 +71,7 @@ def program(draw: Any) -> list[str]:
             lo, hi = draw(st.sampled_from(((1, 1), (0, 1), (2, 2), (4, 0), (0, 0))))
             widths = tuple((lo, hi) if i == d else (0, 0) for i in range(len(shape)))
             expr = f"jnp.pad({prev}, {widths!r})"
-            shape = shape[:d] + (shape[d] + lo + hi,) + shape[d + 1:]
+            shape = shape[:d] + (shape[d] + lo + hi,) + shape[d + 1 :]
         elif op == "tile":
             reps = tuple(draw(st.sampled_from((1, 2))) for _ in shape)
             expr = f"jnp.tile({prev}, {reps!r})"
@@ -78,7 +80,7 @@ def program(draw: Any) -> list[str]:
             d = draw(st.integers(0, len(shape) - 1))
             stop = draw(st.integers(1, shape[d]))
             expr = f"{prev}[{':, ' * d}:{stop}]"
-            shape = shape[:d] + (stop,) + shape[d + 1:]
+            shape = shape[:d] + (stop,) + shape[d + 1 :]
         elif op == "bmm" and len(shape) == 2:
             b, n = draw(st.sampled_from((2, 4))), draw(st.sampled_from(SIZES))
             expr = f"{prev} @ {draw(leaf((b, shape[-1], n)))}"
@@ -109,7 +111,7 @@ def under_jax(lines: list[str]) -> tuple[int | None, dict[int, str]]:
 
 def dims(t: str) -> list[str]:
     """Both printed forms (`f32[(8@data, 16)]`, `float32[8@data,16]`) as ['8@data', '16']."""
-    inner = t[t.index("[") + 1:t.rindex("]")].strip("()")
+    inner = t[t.index("[") + 1 : t.rindex("]")].strip("()")
     return [d.strip() for d in inner.replace(", ", ",").split(",") if d.strip()]
 
 

@@ -24,8 +24,14 @@ UR = re.compile(r"\{[UR]:[^}]*\}")  # unreduced / reduced axes, printed alike: `
 # what JAX raises for the rules NC8xx model: sharding type errors, jit's in_shardings mismatch (ValueError),
 # with_sharding_constraint's assertion, a scan carry whose type changes (TypeError); `@checked` finding a
 # sharding other than the annotation's (ShapeError, NC811); an op JAX has no unreduced rule for (NC813)
-SHARDING_ERRORS = ("ShardingTypeError", "AssertionError", "ValueError", "TypeError", "ShapeError",
-                   "NotImplementedError: unreduced rule")
+SHARDING_ERRORS = (
+    "ShardingTypeError",
+    "AssertionError",
+    "ValueError",
+    "TypeError",
+    "ShapeError",
+    "NotImplementedError: unreduced rule",
+)
 
 
 RUNNER = r"""
@@ -58,21 +64,22 @@ def run_statements(path: Path) -> tuple[dict[int, str], dict[int, str]]:
     """Execute a case program one top-level statement at a time in a fresh process (its `jax.set_mesh`
     stays there): (line -> the error raised there, located at the deepest frame in the program),
     (line of a top-level `name = ...` -> str(jax.typeof(name)))."""
-    out = subprocess.run([sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=300,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=300, check=True
+    )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return ({int(k): v for k, v in got["errors"].items()}, {int(k): v for k, v in got["types"].items()})
 
 
 def dims_of_jax(t: str) -> list[str]:
     """`float32[8@data,16]` -> ['8@data', '16']."""
-    inner = t[t.index("[") + 1:t.rindex("]")]
+    inner = t[t.index("[") + 1 : t.rindex("]")]
     return [d for d in re.split(r",(?![^()]*\))", inner) if d]
 
 
 def dims_of_ours(t: str) -> list[str]:
     """`f32[(8@data, 16)]` -> ['8@data', '16']."""
-    inner = t[t.index("(") + 1:t.rindex(")")]
+    inner = t[t.index("(") + 1 : t.rindex(")")]
     return [d.strip() for d in re.split(r",(?![^()]*\))", inner) if d.strip()]
 
 
@@ -84,8 +91,10 @@ def test_checker_reports_exactly_where_jax_raises(case: Path) -> None:
     errors, _ = run_statements(case)
     raised = {line for line, err in errors.items() if err.startswith(SHARDING_ERRORS)}
     assert not set(errors) - raised, f"{case.name}: other errors under JAX: {errors}"
-    assert reported == raised, (f"{case.name}: checker {sorted(reported)} vs JAX {sorted(raised)}: "
-                                f"{ {k: errors[k] for k in sorted(raised ^ reported) if k in errors} }")
+    assert reported == raised, (
+        f"{case.name}: checker {sorted(reported)} vs JAX {sorted(raised)}: "
+        f"{ {k: errors[k] for k in sorted(raised ^ reported) if k in errors} }"
+    )
     expected = {i for i, line in enumerate(source.splitlines(), 1) if EXPECT.search(line)}
     assert raised == expected, f"{case.name}: the expect comments are not where JAX raises"
 

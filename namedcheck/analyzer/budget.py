@@ -114,8 +114,14 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
         return 1, 1, f"File does not parse: {e}"
     deep = _too_deep(tree)
     if deep is not None:
-        return deep, 1, (f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
-                         f"(namedcheck's limit; real code stays far below it)")
+        return (
+            deep,
+            1,
+            (
+                f"File is not checked: an expression nests more than {MAX_NESTING} levels deep "
+                f"(namedcheck's limit; real code stays far below it)"
+            ),
+        )
     _LAST_ACCEPTED.append(source)
     _LAST_TREE.append(tree)
     return None

@@ -80,9 +80,17 @@ class Calls(FrameState):
             return UNKNOWN
         return self.call_value(func, pos, kw, nodes, kwl, node)
 
-    def call_value(self, func: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                   kwl: dict[str, str], node: cst.CSTNode, env: AxisEnv | None = None,
-                   as_map_body: bool = False) -> Any:
+    def call_value(
+        self,
+        func: Any,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        kwl: dict[str, str],
+        node: cst.CSTNode,
+        env: AxisEnv | None = None,
+        as_map_body: bool = False,
+    ) -> Any:
         """Call a function value. `env` overrides the axes in scope (a map body); `as_map_body`
         analyses an annotated body under the call's types too (so its ops see the map's context)."""
         if env is not None and env is not self.env:
@@ -105,14 +113,19 @@ class Calls(FrameState):
             return mapcalls.reshape_devices(func.receiver, pos)
         if isinstance(func, MethodRef) and isinstance(func.receiver, AtRef):  # `x.at[idx].set(v)`
             at = func.receiver
-            return self.apply_named(AT_OPS + func.name, [at.array, at.index, *pos], kw, [at.node, None, *nodes],
-                                    node, kwl)
+            return self.apply_named(
+                AT_OPS + func.name, [at.array, at.index, *pos], kw, [at.node, None, *nodes], node, kwl
+            )
         if isinstance(func, MethodRef):
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
                 pos, nodes = [Seq(tuple(pos))], [None]
-            elif func.name in VARARG_METHODS and len(pos) == 1 and isinstance(pos[0], (Const, DimVal)) \
-                    and func.name == "reshape":
+            elif (
+                func.name in VARARG_METHODS
+                and len(pos) == 1
+                and isinstance(pos[0], (Const, DimVal))
+                and func.name == "reshape"
+            ):
                 pos = [Seq((pos[0],))]
             return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
         if isinstance(func, FuncRef):  # analysed by the analyzer of its own module (another project module's)
@@ -122,8 +135,16 @@ class Calls(FrameState):
                 self.env = replace(self.env, mesh_set=False)
             return out
         if isinstance(func, PartialRef):
-            return self.call_value(func.func, [*func.args, *pos], {**dict(func.kwargs), **kw},
-                                   [None] * len(func.args) + nodes, kwl, node, None, as_map_body)
+            return self.call_value(
+                func.func,
+                [*func.args, *pos],
+                {**dict(func.kwargs), **kw},
+                [None] * len(func.args) + nodes,
+                kwl,
+                node,
+                None,
+                as_map_body,
+            )
         if isinstance(func, GradRef):
             value = self.call_value(func.func, pos, kw, nodes, kwl, node)
             try:
@@ -170,8 +191,12 @@ class Calls(FrameState):
             if not pos:
                 return UNKNOWN
             has_aux = kw.get("has_aux", Const(False))
-            return GradRef(pos[0], kw.get("argnums", Const(0)), name == "jax.value_and_grad",
-                           isinstance(has_aux, Const) and has_aux.value is True)
+            return GradRef(
+                pos[0],
+                kw.get("argnums", Const(0)),
+                name == "jax.value_and_grad",
+                isinstance(has_aux, Const) and has_aux.value is True,
+            )
         if name == "jax.random.PRNGKey" and getattr(self.an, "prng_configured", lambda: True)():
             return UNKNOWN  # the program configures the PRNG: the key may be typed, of another size
         handled = iteration.builtin(self, name, pos, kw, node)
@@ -206,15 +231,28 @@ class Calls(FrameState):
         sides = ("the left operand", "the right operand") if len(vals) == 2 else ("the operand",)
         return self.apply_named(op, vals, {}, nodes, node, fallback=sides)
 
-    def apply_named(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                    node: cst.CSTNode, kwl: dict[str, str] | None = None,
-                    fallback: tuple[str, ...] = ()) -> Any:
+    def apply_named(
+        self,
+        name: str,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        kwl: dict[str, str] | None = None,
+        fallback: tuple[str, ...] = (),
+    ) -> Any:
         op = self.an.ops.get(name)
         if op is None:
             return engine_ops.unmodelled(name, pos, kw, self.env)
         if name in LEAFWISE and pos and isinstance(pos[0], Seq):  # `lax.pmean(grads, 'data')`: leaf by leaf
-            return map_leaves(pos[0], lambda leaf: self.apply_named(name, [leaf, *pos[1:]], kw, nodes, node, kwl)
-                              if isinstance(leaf, ArrayType | Const) else UNKNOWN)
+            return map_leaves(
+                pos[0],
+                lambda leaf: (
+                    self.apply_named(name, [leaf, *pos[1:]], kw, nodes, node, kwl)
+                    if isinstance(leaf, ArrayType | Const)
+                    else UNKNOWN
+                ),
+            )
         labels = tuple(label(n) if n is not None else None for n in nodes)
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
@@ -225,20 +263,39 @@ class Calls(FrameState):
         except RuleError as e:
             self.report(node, _related(e, pos, kw, labels, kwl, nodes))
             return UNKNOWN
-        return origins.op_result(out, [*pos, *kw.values()], node, name.replace("jax.numpy.", "jnp.")
-                                 .replace("jax.lax.", "lax."), "out_sharding" in kw) if isinstance(out, ArrayType) else out
+        return (
+            origins.op_result(
+                out,
+                [*pos, *kw.values()],
+                node,
+                name.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax."),
+                "out_sharding" in kw,
+            )
+            if isinstance(out, ArrayType)
+            else out
+        )
 
 
-def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str | None, ...],
-             kwl: dict[str, str] | None, nodes: list[Any]) -> RuleError:
+def _related(
+    e: RuleError,
+    pos: list[Any],
+    kw: dict[str, Any],
+    labels: tuple[str | None, ...],
+    kwl: dict[str, str] | None,
+    nodes: list[Any],
+) -> RuleError:
     """An op's failure with its causes elsewhere: the placements of its operands (sharding codes; the items of
     a list written out, `jnp.concatenate([x, y])`, by their own labels), the calls whose arguments they are
     (shape codes)."""
     operands: list[tuple[str | None, Any]] = []
     for i, v in enumerate(pos):
         n = nodes[i] if i < len(nodes) else None
-        if isinstance(v, Seq) and isinstance(n, cst.List | cst.Tuple) and len(n.elements) == len(v.items) \
-                and not any(isinstance(x, cst.StarredElement) for x in n.elements):
+        if (
+            isinstance(v, Seq)
+            and isinstance(n, cst.List | cst.Tuple)
+            and len(n.elements) == len(v.items)
+            and not any(isinstance(x, cst.StarredElement) for x in n.elements)
+        ):
             operands.extend((label(x.value), item) for x, item in zip(n.elements, v.items))
         else:
             operands.append((labels[i] if i < len(labels) else None, v))
@@ -256,22 +313,29 @@ def _related(e: RuleError, pos: list[Any], kw: dict[str, Any], labels: tuple[str
     return e
 
 
-
 def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
     """Python list / tuple repetition and concatenation of known sequences (at most 256 items)."""
     if op == "jax.numpy.multiply":
         seq, n = (a, b) if isinstance(a, Seq) else (b, a)
         count = n.value if isinstance(n, Const) else n.dim if isinstance(n, DimVal) else None
-        if isinstance(seq, Seq) and seq.kind != "dict" and isinstance(count, int) and not isinstance(count, bool) \
-                and 0 <= count * len(seq.items) <= 256:
+        if (
+            isinstance(seq, Seq)
+            and seq.kind != "dict"
+            and isinstance(count, int)
+            and not isinstance(count, bool)
+            and 0 <= count * len(seq.items) <= 256
+        ):
             return Seq(seq.items * count, seq.kind)
-    if op == "jax.numpy.add" and isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind != "dict" \
-            and len(a.items) + len(b.items) <= 256:
+    if (
+        op == "jax.numpy.add"
+        and isinstance(a, Seq)
+        and isinstance(b, Seq)
+        and a.kind == b.kind != "dict"
+        and len(a.items) + len(b.items) <= 256
+    ):
         return Seq(a.items + b.items, a.kind)
     return None
 
 
 def _is_size(v: Any) -> bool:
     return isinstance(v, DimVal) or (isinstance(v, Const) and is_number(v.value))
-
-

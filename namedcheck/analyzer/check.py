@@ -12,14 +12,27 @@ from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.codes import NC000, NC001
 
 
-def check_source(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
-                 limits: Limits | None = None, project: Any = None, file: Path | None = None) -> list[Diagnostic]:
+def check_source(
+    source: str,
+    path: str,
+    stub_paths: tuple[str, ...] = (),
+    force: bool = False,
+    limits: Limits | None = None,
+    project: Any = None,
+    file: Path | None = None,
+) -> list[Diagnostic]:
     return check_source_bounded(source, path, stub_paths, force, limits, project, file)[0]
 
 
-def check_source_bounded(source: str, path: str, stub_paths: tuple[str, ...] = (), force: bool = False,
-                         limits: Limits | None = None, project: Any = None,
-                         file: Path | None = None) -> tuple[list[Diagnostic], bool]:
+def check_source_bounded(
+    source: str,
+    path: str,
+    stub_paths: tuple[str, ...] = (),
+    force: bool = False,
+    limits: Limits | None = None,
+    project: Any = None,
+    file: Path | None = None,
+) -> tuple[list[Diagnostic], bool]:
     """The file's diagnostics, and whether its analysis finished within the budgets of `limits`. `project`
     (analyzer/project.py): the file's imports of the project's modules are followed; the result then also
     holds diagnostics its calls cause inside those modules (without one, the text is analysed alone: front
@@ -33,8 +46,7 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
     """Diagnostics and the inferred value of each assignment, by line (for the test corpus)."""
     from namedcheck.analyzer.module import ModuleAnalyzer
 
-    result = Session(projects=False).check(path, source, force=True,
-                                           make=partial(ModuleAnalyzer, record=True))
+    result = Session(projects=False).check(path, source, force=True, make=partial(ModuleAnalyzer, record=True))
     an = result.analyzer
     if an is None or result.diagnostics and result.diagnostics[0].code in (NC000, NC001):
         return result.diagnostics, {}
@@ -42,17 +54,18 @@ def analyse_for_test(source: str, path: str = "case.py") -> tuple[list[Diagnosti
         return result.diagnostics, an.revealed_by_line()
 
 
-def analyse_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None) \
-        -> tuple[list[Diagnostic], dict[tuple[int, int, int, int], object]]:
+def analyse_for_plugin(
+    source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None
+) -> tuple[list[Diagnostic], dict[tuple[int, int, int, int], object]]:
     """What the mypy plugin needs from one file: its diagnostics, and the value of every array expression by
     span (see `ModuleAnalyzer.types_by_span`); the file's project is used as the CLI uses it."""
     own, _, types = analyse_target_for_plugin(source, path, stub_paths, project)
     return own, types
 
 
-def analyse_target_for_plugin(source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None,
-                              session: Session | None = None) \
-        -> tuple[list[Diagnostic], list[Diagnostic], dict[tuple[int, int, int, int], object]]:
+def analyse_target_for_plugin(
+    source: str, path: str, stub_paths: tuple[str, ...] = (), project: Any = None, session: Session | None = None
+) -> tuple[list[Diagnostic], list[Diagnostic], dict[tuple[int, int, int, int], object]]:
     """`analyse_for_plugin`, plus the diagnostics the file's calls cause inside other modules of its
     project (each located in its own file, as the CLI reports them)."""
     from namedcheck.analyzer.module import ModuleAnalyzer
@@ -65,5 +78,13 @@ def analyse_target_for_plugin(source: str, path: str, stub_paths: tuple[str, ...
     return result.diagnostics, result.elsewhere, types
 
 
-__all__ = ["check_source", "check_source_bounded", "analyse_for_test", "analyse_for_plugin",
-           "analyse_target_for_plugin", "source_lines", "internal", "deep_recursion"]
+__all__ = [
+    "check_source",
+    "check_source_bounded",
+    "analyse_for_test",
+    "analyse_for_plugin",
+    "analyse_target_for_plugin",
+    "source_lines",
+    "internal",
+    "deep_recursion",
+]

@@ -52,6 +52,7 @@ class Chunk:
         """Counts of names used, called (`f(...)`) and defined (`def f`) in the chunk."""
         if self._names is None:
             from namedcheck.analyzer.module import _Uses
+
             v = _Uses()
             self.module.visit(v)
             self._names = (v.names, v.called, v.defined)
@@ -60,6 +61,7 @@ class Chunk:
     def enclosing(self) -> dict[int, cst.FunctionDef]:
         if self._enclosing is None:
             from namedcheck.analyzer.module import _enclosing_functions
+
             self._enclosing = _enclosing_functions(self.module)
         return self._enclosing
 
@@ -124,8 +126,9 @@ def split_exact(source: str) -> list[int]:
                 at_start = False
                 if depth == 0 and tok.start[0] - 1 > 0:
                     if in_decorator or tok.string in _CONTINUATIONS:
-                        in_decorator = tok.string == "@" or (in_decorator and tok.string not in ("def", "class",
-                                                                                                 "async"))
+                        in_decorator = tok.string == "@" or (
+                            in_decorator and tok.string not in ("def", "class", "async")
+                        )
                         continue
                     starts.append(tok.start[0] - 1)
                 in_decorator = depth == 0 and tok.string == "@"

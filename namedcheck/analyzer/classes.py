@@ -13,8 +13,14 @@ from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN
 
 # bases whose subclasses take their fields as constructor arguments (unless they define `__init__`)
-FIELD_BASES = ("typing.NamedTuple", "typing_extensions.NamedTuple", "flax.linen.Module", "flax.linen.module.Module",
-               "flax.struct.PyTreeNode", "equinox.Module")
+FIELD_BASES = (
+    "typing.NamedTuple",
+    "typing_extensions.NamedTuple",
+    "flax.linen.Module",
+    "flax.linen.module.Module",
+    "flax.struct.PyTreeNode",
+    "equinox.Module",
+)
 _DATACLASS_DECORATORS = ("dataclass", "dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass")
 
 
@@ -63,8 +69,11 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
     info.order = order
     info.mutated = _methods_assign_self(body)
-    by_fields = any(b in FIELD_BASES for b in bases) or any(base.kind == "fields" for base in inherited) \
+    by_fields = (
+        any(b in FIELD_BASES for b in bases)
+        or any(base.kind == "fields" for base in inherited)
         or _decorated_dataclass(frame, c)
+    )
     if by_fields and not defines_init and not opaque_base:
         info.kind = "fields"
 
@@ -72,16 +81,18 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
 def _is_classvar(ann: cst.BaseExpression) -> bool:
     head = ann.value if isinstance(ann, cst.Subscript) else ann
     return isinstance(head, cst.Name | cst.Attribute) and (
-        (isinstance(head, cst.Name) and head.value == "ClassVar") or
-        (isinstance(head, cst.Attribute) and head.attr.value == "ClassVar"))
+        (isinstance(head, cst.Name) and head.value == "ClassVar")
+        or (isinstance(head, cst.Attribute) and head.attr.value == "ClassVar")
+    )
 
 
 def _decorated_dataclass(frame: Any, c: cst.ClassDef) -> bool:
     for d in c.decorators:
         node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
         v = frame.parent.ev(node) if frame.parent is not None else UNKNOWN
-        if isinstance(v, QualRef) and (canonical_name(v.name) in _DATACLASS_DECORATORS
-                                       or v.name in _DATACLASS_DECORATORS):
+        if isinstance(v, QualRef) and (
+            canonical_name(v.name) in _DATACLASS_DECORATORS or v.name in _DATACLASS_DECORATORS
+        ):
             return True
     return False
 
@@ -154,6 +165,18 @@ def _block_assigns(node: cst.CSTNode, name: str) -> bool:
             if isinstance(small, cst.AugAssign | cst.AnnAssign) and _roots_at(small.target, name):
                 return True
         return False
-    return any(_block_assigns(c, name) for c in node.children
-               if isinstance(c, cst.BaseStatement | cst.BaseSuite | cst.BaseCompoundStatement | cst.ExceptHandler
-                             | cst.Else | cst.Finally | cst.MatchCase | cst.ExceptStarHandler))
+    return any(
+        _block_assigns(c, name)
+        for c in node.children
+        if isinstance(
+            c,
+            cst.BaseStatement
+            | cst.BaseSuite
+            | cst.BaseCompoundStatement
+            | cst.ExceptHandler
+            | cst.Else
+            | cst.Finally
+            | cst.MatchCase
+            | cst.ExceptStarHandler,
+        )
+    )

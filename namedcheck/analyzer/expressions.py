@@ -123,8 +123,7 @@ class Expressions(FrameState):
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN
-        if self.an.types is not None and (self.function is not None or self.parent is None) \
-                and has_array(value):
+        if self.an.types is not None and (self.function is not None or self.parent is None) and has_array(value):
             self.an.types[id(node)] = (node, value)
         if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
             self.an.value_log.append((node, value))
@@ -179,8 +178,10 @@ class Expressions(FrameState):
         if isinstance(node, cst.Comparison):
             left = self.ev(node.left)
             vals = [self.ev(c.comparator) for c in node.comparisons]
-            if len(node.comparisons) == 1 and (folded := _compare_known(
-                    type(node.comparisons[0].operator).__name__, left, vals[0])) is not None:
+            if (
+                len(node.comparisons) == 1
+                and (folded := _compare_known(type(node.comparisons[0].operator).__name__, left, vals[0])) is not None
+            ):
                 return Const(folded)
             if len(node.comparisons) == 1:
                 op = OPERATORS.get(type(node.comparisons[0].operator).__name__)
@@ -290,8 +291,13 @@ class Expressions(FrameState):
                 bounds = []
                 for b in (s.lower, s.upper, s.step):
                     v = self.ev(b) if b is not None else Const(None)
-                    bounds.append(v.value if isinstance(v, Const) and (v.value is None or isinstance(v.value, int))
-                                  else v.dim if isinstance(v, DimVal) and isinstance(v.dim, int) else DYN)
+                    bounds.append(
+                        v.value
+                        if isinstance(v, Const) and (v.value is None or isinstance(v.value, int))
+                        else v.dim
+                        if isinstance(v, DimVal) and isinstance(v.dim, int)
+                        else DYN
+                    )
                 parts.append(Const(slice(*bounds)))
         idx = parts[0] if len(parts) == 1 and not _trailing_comma(node) else Seq(tuple(parts))
         if isinstance(recv, DevicesVal):
@@ -309,7 +315,9 @@ class Expressions(FrameState):
                 key = literal(idx)
                 if isinstance(key, int) and not isinstance(key, bool):
                     return recv.items[key]
-                if isinstance(key, slice) and all(b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)):
+                if isinstance(key, slice) and all(
+                    b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)
+                ):
                     return Seq(recv.items[key], recv.kind)
             except (NotLiteral, IndexError, ValueError):  # not known, out of range, a zero step (the program raises)
                 return UNKNOWN
@@ -350,8 +358,14 @@ def _trailing_comma(node: cst.Subscript) -> bool:
     return len(node.slice) == 1 and node.slice[0].comma is not cst.MaybeSentinel.DEFAULT
 
 
-_COMPARE = {"LessThan": operator.lt, "LessThanEqual": operator.le, "GreaterThan": operator.gt,
-            "GreaterThanEqual": operator.ge, "Equal": operator.eq, "NotEqual": operator.ne}
+_COMPARE = {
+    "LessThan": operator.lt,
+    "LessThanEqual": operator.le,
+    "GreaterThan": operator.gt,
+    "GreaterThanEqual": operator.ge,
+    "Equal": operator.eq,
+    "NotEqual": operator.ne,
+}
 
 
 def _plain(v: Any) -> Any:

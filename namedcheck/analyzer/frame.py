@@ -29,9 +29,16 @@ class Frame(Statements, Expressions, Calls):
     skip_depth = 0  # inside a `try` or loop body: its statements may not (all) run
     ended = False  # every path so far has returned or raised: the statements after do not run
 
-    def __init__(self, an: Analyzer, parent: Frame | None, declared_return: Any = None,
-                 lenient: bool = False, quiet: bool = False, env: AxisEnv | None = None,
-                 function: FuncRef | None = None) -> None:
+    def __init__(
+        self,
+        an: Analyzer,
+        parent: Frame | None,
+        declared_return: Any = None,
+        lenient: bool = False,
+        quiet: bool = False,
+        env: AxisEnv | None = None,
+        function: FuncRef | None = None,
+    ) -> None:
         self.an = an
         self.parent = parent
         self.vars: dict[str, Any] = {}
@@ -79,8 +86,19 @@ class Frame(Statements, Expressions, Calls):
             return DtypeRef(_BUILTIN_DTYPES[name])
         if name in ("True", "False", "None"):
             return Const({"True": True, "False": False, "None": None}[name])
-        if name in ("len", "range", "print", "isinstance", "tuple", "list", "zip", "map", "enumerate",
-                    "reversed", "sum"):
+        if name in (
+            "len",
+            "range",
+            "print",
+            "isinstance",
+            "tuple",
+            "list",
+            "zip",
+            "map",
+            "enumerate",
+            "reversed",
+            "sum",
+        ):
             return QualRef(f"builtins.{name}")
         return UNKNOWN
 

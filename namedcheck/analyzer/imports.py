@@ -46,8 +46,9 @@ class ProjectIndex:
         top = name.split(".", 1)[0]
         hit = self._tops.get(top)
         if hit is None:
-            hit = any((r / f"{top}.py").is_file() or (r / top).is_dir() for r in self.roots) \
-                and not _shadows_library(top)
+            hit = any((r / f"{top}.py").is_file() or (r / top).is_dir() for r in self.roots) and not _shadows_library(
+                top
+            )
             self._tops[top] = hit
         return hit
 
@@ -126,8 +127,25 @@ def _nearest_pyproject(d: Path) -> Path | None:
     return None
 
 
-_LIBRARIES = {"jax", "jaxlib", "numpy", "flax", "equinox", "optax", "namedcheck", "functools", "typing",
-              "dataclasses", "math", "os", "sys", "collections", "itertools", "abc", "enum"}
+_LIBRARIES = {
+    "jax",
+    "jaxlib",
+    "numpy",
+    "flax",
+    "equinox",
+    "optax",
+    "namedcheck",
+    "functools",
+    "typing",
+    "dataclasses",
+    "math",
+    "os",
+    "sys",
+    "collections",
+    "itertools",
+    "abc",
+    "enum",
+}
 
 
 def _shadows_library(top: str) -> bool:

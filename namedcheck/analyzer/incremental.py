@@ -68,8 +68,15 @@ class Analysis:
 class EditorAnalyzer(ModuleAnalyzer):
     """The CLI's module analyzer, recording every analysis's values and replaying unchanged definitions."""
 
-    def __init__(self, module: cst.Module, ops: dict[str, Any], chunks: list[tuple[int, Chunk]], source: str,
-                 previous: dict[Any, Replay], **project: Any) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        ops: dict[str, Any],
+        chunks: list[tuple[int, Chunk]],
+        source: str,
+        previous: dict[Any, Replay],
+        **project: Any,
+    ) -> None:
         super().__init__(module, ops, **project)
         self.value_log: list[tuple[cst.CSTNode, Any]] = []
         self.function_log: list[tuple[cst.CSTNode, str, dict[str, Any], Any]] = []
@@ -90,9 +97,18 @@ class EditorAnalyzer(ModuleAnalyzer):
         self.unbound_log.append((ref, node, err))
         super().defer_unbound_name(ref, node, err)
 
-    def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
-                    lenient: bool, quiet: bool = False, env: Any = None, standalone: bool = False,
-                    nc705_owner: FuncRef | None = None) -> Any:
+    def body_values(
+        self,
+        ref: FuncRef,
+        values: dict[str, Any],
+        extra: tuple[Any, ...],
+        declared_return: Any,
+        lenient: bool,
+        quiet: bool = False,
+        env: Any = None,
+        standalone: bool = False,
+        nc705_owner: FuncRef | None = None,
+    ) -> Any:
         out = super().body_values(ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner)
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
         self.function_log.append((ref.node, kind, dict(values), out))
@@ -115,12 +131,24 @@ class EditorAnalyzer(ModuleAnalyzer):
             self.mapped |= old.mapped
             self.replays[key] = old
             return None
-        marks = (len(self.report_log), len(self.unbound_log), len(self.value_log), len(self.function_log),
-                 set(self.under_map), set(self.mapped))
+        marks = (
+            len(self.report_log),
+            len(self.unbound_log),
+            len(self.value_log),
+            len(self.function_log),
+            set(self.under_map),
+            set(self.mapped),
+        )
         super().analyse_standalone(ref)
-        self.replays[key] = Replay(ref.node, self.report_log[marks[0]:], self.unbound_log[marks[1]:],
-                                   self.value_log[marks[2]:], self.function_log[marks[3]:],
-                                   self.under_map - marks[4], self.mapped - marks[5])
+        self.replays[key] = Replay(
+            ref.node,
+            self.report_log[marks[0] :],
+            self.unbound_log[marks[1] :],
+            self.value_log[marks[2] :],
+            self.function_log[marks[3] :],
+            self.under_map - marks[4],
+            self.mapped - marks[5],
+        )
         return None
 
     def escapes(self, ref: FuncRef) -> bool:
@@ -168,8 +196,15 @@ def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, A
                         seen.add(k)
                         todo.append(k)
         key = hash((prng, tuple(prefix), tuple(chunks[j][1].text for j in sorted(seen))))
-        nodes = [d] if isinstance(d, cst.FunctionDef) else [
-            s for s in (d.body.body if isinstance(d.body, cst.IndentedBlock) else ()) if isinstance(s, cst.FunctionDef)]
+        nodes = (
+            [d]
+            if isinstance(d, cst.FunctionDef)
+            else [
+                s
+                for s in (d.body.body if isinstance(d.body, cst.IndentedBlock) else ())
+                if isinstance(s, cst.FunctionDef)
+            ]
+        )
         for n in nodes:
             keys[id(n)] = (key, id(n))
     return keys
@@ -184,8 +219,15 @@ class DocumentAnalyser:
     sees it), replaying what an edit did not touch; `callers` adds what the project modules importing the
     file cause in it."""
 
-    def __init__(self, path: str, stub_paths: tuple[str, ...] = (), session: Session | None = None,
-                 callers: bool = True, max_callers: int | None = None, fixer: Fixer | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        stub_paths: tuple[str, ...] = (),
+        session: Session | None = None,
+        callers: bool = True,
+        max_callers: int | None = None,
+        fixer: Fixer | None = None,
+    ) -> None:
         self.path = path
         self.stub_paths = stub_paths
         self.session = session if session is not None else Session(stub_paths)
@@ -239,13 +281,15 @@ class DocumentAnalyser:
 
         def make(module: cst.Module, ops: dict[str, Any], **project: Any) -> EditorAnalyzer:
             return EditorAnalyzer(module, ops, chunks, source, previous, **project)
+
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
         if not isinstance(an, EditorAnalyzer) or any(d.code == NC000 for d in result.diagnostics):
             return Analysis(result.diagnostics)
         self.replays = an.replays
-        diags = result.diagnostics if self.fixer is None else self.fixer(result.diagnostics, source, chunks,
-                                                                              an.value_log)
+        diags = (
+            result.diagnostics if self.fixer is None else self.fixer(result.diagnostics, source, chunks, an.value_log)
+        )
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
@@ -259,6 +303,7 @@ def _with_caused(own: list[Diagnostic], caused: list[Diagnostic]) -> list[Diagno
 
 
 # ---- reading an analysis: values at a position --------------------------------------------------------
+
 
 def distinct(values: list[Any]) -> list[Any]:
     """The known values among `values`, each once, in order."""
@@ -325,6 +370,7 @@ def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int,
 def _complete(v: Any) -> bool:
     """Every part of the value known (shown first: a call's shapes before the partial view of a map body)."""
     from namedcheck.engine.values import ArrayType, Seq
+
     if isinstance(v, Seq):
         return all(_complete(i) for i in v.items)
     return isinstance(v, ArrayType) and not v.is_partial and v.dtype_code is not None and None not in v.shape
@@ -354,6 +400,7 @@ def _bindings(module: cst.Module) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
 def format_value(v: Any) -> str:
     """A value in the annotation language (`f32[('B', 512)]{V:data}`), tuples item by item."""
     from namedcheck.engine.values import ArrayType, Seq
+
     if isinstance(v, ArrayType):
         return repr(v)
     if isinstance(v, Seq) and v.kind == "tuple":

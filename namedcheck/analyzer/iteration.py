@@ -34,8 +34,14 @@ def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
     """The values iterating `v` yields, when their number is known (and at most `limit`)."""
     if isinstance(v, Seq):
         items = tuple(p.items[0] for p in v.items) if v.kind == "dict" else v.items
-    elif isinstance(v, ArrayType) and v.shape and not v.has_ellipsis and isinstance(v.shape[0], int) \
-            and not isinstance(v.shape[0], bool) and v.shape[0] <= limit:
+    elif (
+        isinstance(v, ArrayType)
+        and v.shape
+        and not v.has_ellipsis
+        and isinstance(v.shape[0], int)
+        and not isinstance(v.shape[0], bool)
+        and v.shape[0] <= limit
+    ):
         items = (scan_slice(v),) * v.shape[0]  # iterating an array walks its leading dimension
     else:
         return None
@@ -110,8 +116,12 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         seqs = _zip(pos[1:])
         if not isinstance(seqs, Seq):
             return UNKNOWN
-        return Seq(tuple(f.call_value(pos[0], list(args.items), {}, [None] * len(args.items), {}, node)
-                         for args in seqs.items), "tuple")
+        return Seq(
+            tuple(
+                f.call_value(pos[0], list(args.items), {}, [None] * len(args.items), {}, node) for args in seqs.items
+            ),
+            "tuple",
+        )
     if name == "builtins.sum" and 1 <= len(pos) <= 2 and not kw:
         return _sum(f, pos, node)
     if name in _TREE_MAP:
@@ -128,7 +138,7 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
     if name == "jax.make_jaxpr" and pos:
         return PartialRef(QualRef(_STAGED), (pos[0],))
     if name.startswith(_METHOD) and pos:
-        return _container_call(name[len(_METHOD):], pos[0], pos[1:], kw)
+        return _container_call(name[len(_METHOD) :], pos[0], pos[1:], kw)
     if name in (_TRACED, _STAGED) and pos:
         value = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
         return value if name == _TRACED else UNKNOWN
@@ -196,15 +206,18 @@ def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTN
     if isinstance(first, Seq) and first.kind != "dict":
         if not all(isinstance(t, Seq) and t.kind != "dict" and len(t.items) == len(first.items) for t in rest):
             return UNKNOWN
-        return Seq(tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node)
-                         for i, item in enumerate(first.items)), first.kind)
+        return Seq(
+            tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node) for i, item in enumerate(first.items)),
+            first.kind,
+        )
     if isinstance(first, Seq):  # a dict: matched by key
         out = []
         for pair in first.items:
             key, value = pair.items
             others = [_dict_get(t, key) for t in rest]
             if any(o is None for o in others) or not all(
-                    isinstance(t, Seq) and t.kind == "dict" and len(t.items) == len(first.items) for t in rest):
+                isinstance(t, Seq) and t.kind == "dict" and len(t.items) == len(first.items) for t in rest
+            ):
                 return UNKNOWN
             out.append(Seq((key, tree_map(f, fn, value, others, node))))
         return Seq(tuple(out), "dict")
@@ -337,8 +350,7 @@ def unroll(f: Any, s: cst.For, it: Any) -> bool:
     the values the previous one left). False when it is not unrolled (the caller's loop applies)."""
     weight = getattr(f, "unroll_weight", 1)
     items = items_of(it, MAX_UNROLL)
-    if items is None or s.asynchronous is not None or weight * max(len(items), 1) > MAX_UNROLL_WORK \
-            or _exits_early(s):
+    if items is None or s.asynchronous is not None or weight * max(len(items), 1) > MAX_UNROLL_WORK or _exits_early(s):
         return False
     f.unroll_weight = weight * max(len(items), 1)
     try:

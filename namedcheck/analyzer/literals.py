@@ -85,8 +85,12 @@ def subscript_item(node: cst.Subscript) -> Any:
         if not isinstance(s.slice, cst.Index) or s.slice.star is not None:
             raise NotALiteral(node)
         value = s.slice.value
-        if i == 0 and len(node.slice) > 1 and isinstance(value, cst.Name | cst.Attribute) \
-                and not (isinstance(value, cst.Name) and value.value in ("True", "False", "None")):
+        if (
+            i == 0
+            and len(node.slice) > 1
+            and isinstance(value, cst.Name | cst.Attribute)
+            and not (isinstance(value, cst.Name) and value.value in ("True", "False", "None"))
+        ):
             elems.append(BASE)
         elif isinstance(value, cst.Call) and elems and elems[0] is BASE:
             elems.append(_dims_call(value))  # `Dims(...)`, under any name it was imported as
@@ -100,9 +104,12 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
     try:
         item = subscript_item(node)
     except NotALiteral as e:
-        err = RuleError(NC105, f"Annotation part `{cst.Module([]).code_for_node(e.node)}` is not a literal; "
-                                 f"sizes and names must be written as ints and strings",
-                        hint="write a symbolic size as a string, e.g. f32[('N', 7)]")
+        err = RuleError(
+            NC105,
+            f"Annotation part `{cst.Module([]).code_for_node(e.node)}` is not a literal; "
+            f"sizes and names must be written as ints and strings",
+            hint="write a symbolic size as a string, e.g. f32[('N', 7)]",
+        )
         raise err from None
     return parse_item(None if head == "Array" else head, item)
 

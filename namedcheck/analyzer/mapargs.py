@@ -12,8 +12,12 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import NotLiteral, literal
 
 # parameters each map takes positionally after the function (shard_map: the experimental form)
-POSITIONAL_PARAMS = {"xmap": ("in_axes", "out_axes"), "vmap": ("in_axes", "out_axes"),
-                     "pmap": ("axis_name",), "shard_map": ("mesh", "in_specs", "out_specs")}
+POSITIONAL_PARAMS = {
+    "xmap": ("in_axes", "out_axes"),
+    "vmap": ("in_axes", "out_axes"),
+    "pmap": ("axis_name",),
+    "shard_map": ("mesh", "in_specs", "out_specs"),
+}
 
 
 def lit(v: Any, default: Any = None) -> Any:
@@ -84,8 +88,11 @@ def required_positional(func: Any) -> int | None:
     """How many positional arguments a map hands a plain function of the module (its parameters without
     defaults); None for lambdas, methods (`self` is no argument of the map) and `*args` functions."""
     fn = getattr(func, "node", None)
-    if not isinstance(fn, cst.FunctionDef) or getattr(func, "owner", None) is not None \
-            or isinstance(fn.params.star_arg, cst.Param):
+    if (
+        not isinstance(fn, cst.FunctionDef)
+        or getattr(func, "owner", None) is not None
+        or isinstance(fn.params.star_arg, cst.Param)
+    ):
         return None
     return len(fn.params.posonly_params) + len([p for p in fn.params.params if p.default is None])
 
@@ -112,4 +119,4 @@ def return_nodes(fn: Any) -> list[cst.Return]:
 def source(node: cst.CSTNode, limit: int = 60) -> str:
     """A short rendering of a node's source for messages."""
     text = " ".join(cst.Module([]).code_for_node(node).split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -26,8 +26,13 @@ from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq,
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
 SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}
 MESH = {"jax.sharding.Mesh", "jax.experimental.maps.Mesh", "jax._src.mesh.Mesh", "jax.interpreters.pxla.Mesh"}
-SPEC = {"jax.sharding.PartitionSpec", "jax.P", "jax.experimental.PartitionSpec", "jax.experimental.pjit.PartitionSpec",
-        "jax._src.partition_spec.PartitionSpec"}
+SPEC = {
+    "jax.sharding.PartitionSpec",
+    "jax.P",
+    "jax.experimental.PartitionSpec",
+    "jax.experimental.pjit.PartitionSpec",
+    "jax._src.partition_spec.PartitionSpec",
+}
 DEVICES = {"jax.devices", "jax.local_devices"}
 SET_MESH = {"jax.set_mesh", "jax.sharding.set_mesh", "jax.sharding.use_mesh", "jax.experimental.mesh_utils.use_mesh"}
 CONTROL = {"jax.lax.scan", "jax.lax.fori_loop", "jax.lax.while_loop", "jax.lax.cond", "jax.lax.switch"}
@@ -42,8 +47,17 @@ def _static_int(v: Any) -> Any:
 
 def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Values built by map constructors, meshes, specs and device lists; NotImplemented otherwise."""
-    kind = "xmap" if name in XMAP else "shard_map" if name in SHARD_MAP else "vmap" if name == "jax.vmap" else \
-        "pmap" if name == "jax.pmap" else None
+    kind = (
+        "xmap"
+        if name in XMAP
+        else "shard_map"
+        if name in SHARD_MAP
+        else "vmap"
+        if name == "jax.vmap"
+        else "pmap"
+        if name == "jax.pmap"
+        else None
+    )
     if kind is not None:
         params = dict(kw)
         for i, key in enumerate(POSITIONAL_PARAMS[kind]):
@@ -98,8 +112,11 @@ def _mesh(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         shape = (None,) * len(names)
     types_v = pos[2] if len(pos) > 2 else kw.get("axis_types")
     # jax.make_mesh makes Explicit axes by default, Mesh(...) Auto ones
-    types = _axis_types(types_v, len(names)) if types_v is not None else \
-        ("explicit" if name == "jax.make_mesh" else "auto",) * len(names)
+    types = (
+        _axis_types(types_v, len(names))
+        if types_v is not None
+        else ("explicit" if name == "jax.make_mesh" else "auto",) * len(names)
+    )
     return MeshVal(MeshInfo(tuple(zip(names, shape)), types=types))
 
 
@@ -117,8 +134,11 @@ def _spec(pos: list[Any], kw: dict[str, Any] | None = None) -> Any:
     sets: dict[str, frozenset[str]] = {}
     for key, v in (kw or {}).items():  # `unreduced={'x'}`, `reduced={'y'}`
         axes = lit(v, default=UNKNOWN)
-        if key not in ("unreduced", "reduced") or not isinstance(axes, tuple) or \
-                not all(isinstance(a, str) for a in axes):
+        if (
+            key not in ("unreduced", "reduced")
+            or not isinstance(axes, tuple)
+            or not all(isinstance(a, str) for a in axes)
+        ):
             return UNKNOWN
         sets[key] = frozenset(axes)
     entries: list[tuple[str, ...] | None] = []
@@ -151,8 +171,14 @@ def note_device_count(f: Frame, devs: DevicesVal) -> None:
     for d in devs.shape:
         total = total * d if isinstance(d, int) and isinstance(total, int) else None
     note = getattr(f.an, "note_device_count", None)
-    if devs.every and total is not None and f.parent is None and not f.cond_depth and not f.skip_depth \
-            and note is not None:
+    if (
+        devs.every
+        and total is not None
+        and f.parent is None
+        and not f.cond_depth
+        and not f.skip_depth
+        and note is not None
+    ):
         note(total)
 
 
@@ -163,6 +189,7 @@ def device_count(f: Frame) -> Any:
 
 
 # ---- calling a mapped function ---------------------------------------------------------------------
+
 
 def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     if ref.func is None:  # used as a decorator factory: `shard_map(mesh=..., ...)(f)`
@@ -193,8 +220,16 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
     args = Seq(tuple(pos))
-    leaves = at(param_node(ref, "in_axes"), maps.match_prefix, in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
-                 args, maps.is_axis_mapping, "the arguments", NC401, "xmap in_axes")
+    leaves = at(
+        param_node(ref, "in_axes"),
+        maps.match_prefix,
+        in_axes if not maps.is_axis_mapping(in_axes) or len(pos) != 1 else (in_axes,),
+        args,
+        maps.is_axis_mapping,
+        "the arguments",
+        NC401,
+        "xmap in_axes",
+    )
     mappings = [(at(param_node(ref, "in_axes"), maps.parse_mapping, s, w), v, w) for s, v, w in leaves]
     sizes: dict[str, tuple[Any, str]] = {}
     locals_: list[Any] = []
@@ -212,8 +247,11 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         at(node, maps.add_axis_sizes, sizes, axis_sizes)
     own = {n: s for n, (s, _) in sizes.items()}
     resources_raw = lit(p.get("axis_resources"), default=None) or {}
-    resources = {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()} \
-        if isinstance(resources_raw, dict) else {}
+    resources = (
+        {n: (r,) if isinstance(r, str) else tuple(r) for n, r in resources_raw.items()}
+        if isinstance(resources_raw, dict)
+        else {}
+    )
     at(param_node(ref, "axis_resources"), maps.check_resources, resources, own, f.env.mesh)
     env = f.env.with_names(own, resources)
     for v in locals_:
@@ -222,11 +260,22 @@ def _call_xmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     result = f.call_value(ref.func, rebuilt, {}, [None] * len(rebuilt), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
-    out_leaves = at(param_node(ref, "out_axes"), maps.match_prefix, out_axes, result, maps.is_axis_mapping, "the result", NC401, "xmap out_axes")
+    out_leaves = at(
+        param_node(ref, "out_axes"),
+        maps.match_prefix,
+        out_axes,
+        result,
+        maps.is_axis_mapping,
+        "the result",
+        NC401,
+        "xmap out_axes",
+    )
     outs = []
     for s, v, w in out_leaves:
         m = at(param_node(ref, "out_axes"), maps.parse_mapping, s, w)
-        outs.append(at(param_node(ref, "out_axes"), maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN)
+        outs.append(
+            at(param_node(ref, "out_axes"), maps.xmap_out, v, m, own, w) if isinstance(v, ArrayType) else UNKNOWN
+        )
     return maps.rebuild_from_leaves(result, outs)
 
 
@@ -239,16 +288,20 @@ def define(f: Frame, ref: MappedRef) -> None:
     if ref.kind == "xmap":
         _define_xmap(f, ref)
         return
-    if ref.kind not in ("vmap", "pmap") or not isinstance(ref.func, FuncRef) or (
-            f.parent is not None and not f.env.definitive):
+    if (
+        ref.kind not in ("vmap", "pmap")
+        or not isinstance(ref.func, FuncRef)
+        or (f.parent is not None and not f.env.definitive)
+    ):
         return  # inside a function analysed on its own, an enclosing map may bind more names
     axis_name = lit(ref.params.get("axis_name", Const(None)), default=UNKNOWN)
     n = required_positional(ref.func)
     if not isinstance(axis_name, str) or axis_name in dict(f.env.named) or n is None:
         return
     args = [UNKNOWN] * n
-    f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}),
-                 as_map_body=True)
+    f.call_value(
+        ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}), as_map_body=True
+    )
 
 
 def _define_xmap(f: Frame, ref: MappedRef) -> None:
@@ -313,8 +366,12 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         if not isinstance(v, ArrayType) or not (ax is None or isinstance(ax, int)):
             return UNKNOWN
         if ref.kind == "vmap":  # the body returns a mapped argument itself: proven mapped
-            at(param_node(ref, "out_axes"), maps.check_unmapped_output,
-               any(v is a for a, m in zip(locals_, per_arg) if isinstance(m, int)), ax)
+            at(
+                param_node(ref, "out_axes"),
+                maps.check_unmapped_output,
+                any(v is a for a, m in zip(locals_, per_arg) if isinstance(m, int)),
+                ax,
+            )
         if isinstance(axis_name, str) and axis_name in v.named_shape:
             v = v.with_named({n: s for n, s in v.named if n != axis_name})
         return at(ref.node, maps.vmap_out, v, ax, size)
@@ -322,25 +379,30 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(result, Seq) and isinstance(out_axes, tuple):  # one entry per item of a tuple result
         if result.kind == "dict" or len(out_axes) != len(result.items):
             return UNKNOWN
-        return Seq(tuple(maps.map_leaves(v, lambda leaf, a=a: out(leaf, a)) for v, a in zip(result.items, out_axes)),
-                   result.kind)
+        return Seq(
+            tuple(maps.map_leaves(v, lambda leaf, a=a: out(leaf, a)) for v, a in zip(result.items, out_axes)),
+            result.kind,
+        )
     return maps.map_leaves(result, lambda leaf: out(leaf, out_axes))
 
 
-def _named_views(f: Frame, func: Any, locals_: list[Any], per_arg: tuple[Any, ...], axis_name: str,
-                 size: Any) -> list[Any]:
+def _named_views(
+    f: Frame, func: Any, locals_: list[Any], per_arg: tuple[Any, ...], axis_name: str, size: Any
+) -> list[Any]:
     """The mapped arguments as the body's annotations read them: with vmap's axis as a named axis where
     the parameter declares it."""
     signature = getattr(f.an, "signature", None)
     if not isinstance(func, FuncRef) or signature is None:
         return locals_
     params = [p for p in signature(func).params if p.kind in (POSONLY, NORMAL)]
-    return [maps.vmap_named_view(v, axis_name, size, params[i].annotation)
-            if isinstance(ax, int) and i < len(params) else v
-            for i, (v, ax) in enumerate(zip(locals_, per_arg))]
+    return [
+        maps.vmap_named_view(v, axis_name, size, params[i].annotation) if isinstance(ax, int) and i < len(params) else v
+        for i, (v, ax) in enumerate(zip(locals_, per_arg))
+    ]
 
 
 # ---- control flow (NC602) ----------------------------------------------------------------------------
+
 
 def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     def arg(i: int, key: str, default: Any = UNKNOWN) -> Any:
@@ -364,8 +426,11 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
                 return UNKNOWN
             maps.check_carry(init, out.items[0], short)
             first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
-            n = length if length is not None else (
-                first.shape[0] if first is not None and first.shape and not first.has_ellipsis else None)
+            n = (
+                length
+                if length is not None
+                else (first.shape[0] if first is not None and first.shape and not first.has_ellipsis else None)
+            )
             return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
@@ -436,8 +501,11 @@ def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
     leaves = maps.tree_leaves(init) if init is not None else []
     if isinstance(item, int):
         leaf = leaves[item] if item < len(leaves) else None
-        if isinstance(arg, cst.Tuple | cst.List) and len(arg.elements) == len(leaves) and \
-                not any(isinstance(x, cst.StarredElement) for x in arg.elements):
+        if (
+            isinstance(arg, cst.Tuple | cst.List)
+            and len(arg.elements) == len(leaves)
+            and not any(isinstance(x, cst.StarredElement) for x in arg.elements)
+        ):
             arg = arg.elements[item].value
         what = f"carry item {item}'s initial value"
     else:
@@ -452,6 +520,7 @@ __all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]
 
 
 # ---- loop resources ---------------------------------------------------------------------------------
+
 
 def serial_loop_axes(f: Frame, node: cst.BaseExpression) -> list[tuple[str | None, Any]]:
     """`with serial_loop('l', 4):` (namedcheck's or jax.experimental.maps'): the loop resource it

@@ -55,9 +55,17 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
 
-    def __init__(self, module: cst.Module, ops: dict[str, Op], record: bool = False,
-                 record_types: bool = False, project: Any = None, modname: str | None = None,
-                 is_package: bool = False, dependency: bool = False) -> None:
+    def __init__(
+        self,
+        module: cst.Module,
+        ops: dict[str, Op],
+        record: bool = False,
+        record_types: bool = False,
+        project: Any = None,
+        modname: str | None = None,
+        is_package: bool = False,
+        dependency: bool = False,
+    ) -> None:
         self.module = module
         # whole-project analysis (analyzer/project.py): the project, this module's dotted name, and
         # whether it runs as a quiet dependency of a checked file (body only, no standalone analyses)
@@ -215,8 +223,14 @@ class ModuleAnalyzer:
         p = ref.node.params
         params: list[Param] = []
         for i, prm in enumerate([*p.posonly_params, *p.params]):
-            params.append(Param(prm.name.value, POSONLY if i < len(p.posonly_params) else NORMAL,
-                                prm.default is not None, self._param_annotation(f, prm)))
+            params.append(
+                Param(
+                    prm.name.value,
+                    POSONLY if i < len(p.posonly_params) else NORMAL,
+                    prm.default is not None,
+                    self._param_annotation(f, prm),
+                )
+            )
         if isinstance(p.star_arg, cst.Param):
             params.append(Param(p.star_arg.name.value, VARARGS, True, None))
         for prm in p.kwonly_params:
@@ -246,9 +260,18 @@ class ModuleAnalyzer:
                 out[prm.name.value] = f.ev(prm.default)
         return out
 
-    def body_values(self, ref: FuncRef, values: dict[str, Any], extra: tuple[Any, ...], declared_return: Any,
-                    lenient: bool, quiet: bool = False, env: AxisEnv | None = None, standalone: bool = False,
-                    nc705_owner: FuncRef | None = None) -> Any:
+    def body_values(
+        self,
+        ref: FuncRef,
+        values: dict[str, Any],
+        extra: tuple[Any, ...],
+        declared_return: Any,
+        lenient: bool,
+        quiet: bool = False,
+        env: AxisEnv | None = None,
+        standalone: bool = False,
+        nc705_owner: FuncRef | None = None,
+    ) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
@@ -297,8 +320,16 @@ class ModuleAnalyzer:
             self.depth -= 1
             self.running[id(ref.node)] = running
 
-    def call_function(self, ref: FuncRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                      node: cst.CSTNode, caller: Frame, as_map_body: bool = False) -> Any:
+    def call_function(
+        self,
+        ref: FuncRef,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        caller: Frame,
+        as_map_body: bool = False,
+    ) -> Any:
         """A call to a function of this module: check against its signature, or analyse its body."""
         sig = self.signature(ref)
         b = bind(sig.params, pos, kw)
@@ -306,9 +337,9 @@ class ModuleAnalyzer:
             return UNKNOWN
         values, extra = b
         from namedcheck.analyzer.scope import label
+
         names = [p.name for p in sig.params]
-        labels = {names[i]: lab for i, n in enumerate(nodes) if i < len(names) and n is not None
-                  and (lab := label(n))}
+        labels = {names[i]: lab for i, n in enumerate(nodes) if i < len(names) and n is not None and (lab := label(n))}
         result: Any = UNKNOWN
         if sig.annotated or sig.returns is not None:
             try:
@@ -337,8 +368,12 @@ class ModuleAnalyzer:
         hit = self.memo.get(key) if key is not None else None
         if hit is not None:
             out = origins.forget(self.log.replayed(hit))  # found for another call: its origins are not ours
-        elif self.depth >= MAX_CALL_DEPTH or (key is not None and key in self.active) or self.steps > self.budget \
-                or running >= MAX_RECURSION:
+        elif (
+            self.depth >= MAX_CALL_DEPTH
+            or (key is not None and key in self.active)
+            or self.steps > self.budget
+            or running >= MAX_RECURSION
+        ):
             self.log.cuts += 1  # what this call would find depends on where it is made from
             return UNKNOWN
         else:
@@ -348,11 +383,17 @@ class ModuleAnalyzer:
             self.depth += 1
             self.running[id(ref.node)] = running + 1
             owner = caller.function if caller.function is not None else caller.nc705_owner
-            passed = {k: origins.passed(v, node, nodes[names.index(k)] if k in names[:len(nodes)] else None, k)
-                      for k, v in values.items()}  # the call site, a cause of what the body finds
+            passed = {
+                k: origins.passed(v, node, nodes[names.index(k)] if k in names[: len(nodes)] else None, k)
+                for k, v in values.items()
+            }  # the call site, a cause of what the body finds
             try:
-                out = self.memoised(key, lambda: self.body_values(
-                    ref, passed, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner))
+                out = self.memoised(
+                    key,
+                    lambda: self.body_values(
+                        ref, passed, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner
+                    ),
+                )
             finally:
                 self.depth -= 1
                 self.running[id(ref.node)] = running
@@ -411,8 +452,11 @@ class ModuleAnalyzer:
             self._enclosing = _enclosing_functions(self.module)
         outer = self._enclosing.get(id(ref.node))
         while outer is not None:
-            if id(outer) in self.under_map or id(outer) in self.mapped \
-                    or self.escapes(FuncRef(outer, None, outer.name.value)):
+            if (
+                id(outer) in self.under_map
+                or id(outer) in self.mapped
+                or self.escapes(FuncRef(outer, None, outer.name.value))
+            ):
                 return True
             outer = self._enclosing.get(id(outer))
         return False
@@ -433,9 +477,20 @@ class ModuleAnalyzer:
             line_text = lines[r.start.line - 1] if r.start.line - 1 < len(lines) else ""
             if _suppressed(line_text, err.code):
                 continue
-            out.append(Diagnostic(path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1,
-                                  err.code, err.message, err.hint, data=err.data,
-                                  related=self.related_locations(path, err)))
+            out.append(
+                Diagnostic(
+                    path,
+                    r.start.line,
+                    r.start.column + 1,
+                    r.end.line,
+                    r.end.column + 1,
+                    err.code,
+                    err.message,
+                    err.hint,
+                    data=err.data,
+                    related=self.related_locations(path, err),
+                )
+            )
         return sorted(out)
 
     def related_locations(self, path: str, err: RuleError) -> tuple[Related, ...]:
@@ -575,8 +630,12 @@ def _count_statements(module: cst.Module) -> int:
 
 def _is_main_guard(s: cst.CSTNode) -> bool:
     """`if __name__ == "__main__":`"""
-    return isinstance(s, cst.If) and isinstance(s.test, cst.Comparison) and \
-        isinstance(s.test.left, cst.Name) and s.test.left.value == "__name__"
+    return (
+        isinstance(s, cst.If)
+        and isinstance(s.test, cst.Comparison)
+        and isinstance(s.test.left, cst.Name)
+        and s.test.left.value == "__name__"
+    )
 
 
 def _suppressed(line: str, code: str) -> bool:

@@ -15,8 +15,30 @@ from namedcheck.engine.values import UNKNOWN, Seq
 
 # Packages whose functions never mutate a Python container they are given (JAX flattens pytrees).
 _PURE_PACKAGES = {"jax", "numpy", "math", "optax", "chex", "einops", "namedcheck"}
-_PURE_BUILTINS = {"len", "zip", "enumerate", "list", "tuple", "sorted", "sum", "range", "reversed", "isinstance",
-                  "print", "min", "max", "any", "all", "dict", "str", "repr", "type", "id", "iter", "set"}
+_PURE_BUILTINS = {
+    "len",
+    "zip",
+    "enumerate",
+    "list",
+    "tuple",
+    "sorted",
+    "sum",
+    "range",
+    "reversed",
+    "isinstance",
+    "print",
+    "min",
+    "max",
+    "any",
+    "all",
+    "dict",
+    "str",
+    "repr",
+    "type",
+    "id",
+    "iter",
+    "set",
+}
 # attributes of a list or dict that only read it
 _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items", "get", "copy", "index", "count"}
 # wrappers that hand the function flattened copies of its arguments' containers
@@ -97,8 +119,9 @@ def _children(node: cst.CSTNode) -> list[cst.CSTNode]:
     """A node's child nodes, read off its dataclass fields (libcst's `children` runs a visitor)."""
     names = _FIELDS.get(type(node))
     if names is None:
-        names = _FIELDS[type(node)] = tuple(f.name for f in dataclasses.fields(node)
-                                            if not f.name.startswith(("whitespace", "lpar", "rpar", "comma")))
+        names = _FIELDS[type(node)] = tuple(
+            f.name for f in dataclasses.fields(node) if not f.name.startswith(("whitespace", "lpar", "rpar", "comma"))
+        )
     out: list[cst.CSTNode] = []
     for n in names:
         v = getattr(node, n)
@@ -154,12 +177,24 @@ def _safe_use(node: cst.CSTNode, ancestors: tuple[cst.CSTNode, ...], func: FuncR
     if isinstance(parent, cst.Attribute) and parent.value is node:
         return parent.attr.value in _READ_ATTRS
     if isinstance(parent, cst.For | cst.CompFor) and parent.iter is node:
-        scope = parent.body if isinstance(parent, cst.For) else next(
-            (a for a in reversed(ancestors) if isinstance(a, cst.BaseComp)), None)
+        scope = (
+            parent.body
+            if isinstance(parent, cst.For)
+            else next((a for a in reversed(ancestors) if isinstance(a, cst.BaseComp)), None)
+        )
         # the items are only read too (`for layer in p: layer['w'] = ...` mutates p)
         return scope is not None and not _unsafe_names(scope, set(_names(parent.target)), func, active)
-    if isinstance(parent, cst.BinaryOperation | cst.Comparison | cst.ComparisonTarget | cst.UnaryOperation
-                  | cst.BooleanOperation | cst.If | cst.While | cst.Assert):
+    if isinstance(
+        parent,
+        cst.BinaryOperation
+        | cst.Comparison
+        | cst.ComparisonTarget
+        | cst.UnaryOperation
+        | cst.BooleanOperation
+        | cst.If
+        | cst.While
+        | cst.Assert,
+    ):
         return True
     if isinstance(parent, cst.IfExp):
         return parent.test is node
@@ -178,8 +213,7 @@ def _is_target(node: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> bool:
     if i < 0:
         return False
     a = ancestors[i]
-    return isinstance(a, cst.For | cst.CompFor | cst.AssignTarget | cst.AnnAssign | cst.NamedExpr) \
-        and a.target is inner
+    return isinstance(a, cst.For | cst.CompFor | cst.AssignTarget | cst.AnnAssign | cst.NamedExpr) and a.target is inner
 
 
 def _names(target: cst.CSTNode) -> list[str]:

@@ -39,8 +39,15 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
     return LayerRef(name, tuple(sorted(bound.items())))
 
 
-def call_layer(f: Any, layer: LayerRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-               kwl: dict[str, str], node: cst.CSTNode) -> Any:
+def call_layer(
+    f: Any,
+    layer: LayerRef,
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    kwl: dict[str, str],
+    node: cst.CSTNode,
+) -> Any:
     """Applying a built layer to its inputs: the engine's rule with the constructor's arguments."""
     ctor = dict(layer.ctor)
     return f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
@@ -170,8 +177,15 @@ def with_setup(f: Any, inst: InstanceRef, node: cst.CSTNode) -> InstanceRef:
     return _memoised(f, setup, ("setup", inst), build)
 
 
-def call_instance(f: Any, inst: InstanceRef | BuildingRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                  kwl: dict[str, str], node: cst.CSTNode) -> Any:
+def call_instance(
+    f: Any,
+    inst: InstanceRef | BuildingRef,
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    kwl: dict[str, str],
+    node: cst.CSTNode,
+) -> Any:
     """`model(x)` / `self.block(h)`: the class's `__call__` on the (set-up) instance."""
     method = inst.cls.methods.get("__call__")
     if method is None or isinstance(inst, BuildingRef):
@@ -180,8 +194,15 @@ def call_instance(f: Any, inst: InstanceRef | BuildingRef, pos: list[Any], kw: d
     return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
-def call_module_method(f: Any, ref: ModuleMethodRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                       kwl: dict[str, str], node: cst.CSTNode) -> Any:
+def call_module_method(
+    f: Any,
+    ref: ModuleMethodRef,
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    kwl: dict[str, str],
+    node: cst.CSTNode,
+) -> Any:
     """`model.apply(variables, x)`: `__call__` with the inputs; `model.init(key, x)` analyses the same call
     (its result, the variables, is not tracked). `method=` or `mutable=`: Unknown."""
     if not pos or "method" in kw:

@@ -95,10 +95,12 @@ def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) ->
 def varying_from(v: Any, node: cst.CSTNode, message: str) -> Any:
     """`v` (a tree) varying over its axes from `node` (a shard_map parameter) where no origin says otherwise;
     `message` names the axis as `{axis}`."""
+
     def one(a: ArrayType) -> ArrayType:
         known = {ax for ax, _, _ in of(a).varying}
         extra = tuple((ax, node, message.format(axis=repr(ax))) for ax in sorted(a.varying) if ax not in known)
         return _with(a, varying=of(a).varying + extra) if extra else a
+
     return _leaves(v, one)
 
 
@@ -156,11 +158,13 @@ def _called(a: ArrayType, param: str) -> str:
 
 def returned(v: Any, call: cst.CSTNode) -> Any:
     """A call's result back in the caller: the arguments of that call are no longer causes."""
+
     def one(a: ArrayType) -> ArrayType:
         calls = of(a).calls
         if not any(c is call for c, _, _ in calls):
             return a
         return _with(a, calls=tuple(c for c in calls if c[0] is not call))
+
     return _leaves(v, one)
 
 
@@ -177,5 +181,18 @@ def relate_calls(err: RuleError, operands: list[Any]) -> RuleError:
     return err
 
 
-__all__ = ["Origin", "of", "placed", "placement", "relate_placements", "varying_from", "started_varying",
-           "op_result", "passed", "returned", "forget", "relate_calls", "spec_text"]
+__all__ = [
+    "Origin",
+    "of",
+    "placed",
+    "placement",
+    "relate_placements",
+    "varying_from",
+    "started_varying",
+    "op_result",
+    "passed",
+    "returned",
+    "forget",
+    "relate_calls",
+    "spec_text",
+]

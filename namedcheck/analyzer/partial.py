@@ -32,9 +32,14 @@ class _Stmt:
 
 def _is_main_guard(s: ast.stmt) -> bool:
     t = s.test if isinstance(s, ast.If) else None
-    return isinstance(t, ast.Compare) and isinstance(t.left, ast.Name) and t.left.id == "__name__" \
-        and len(t.comparators) == 1 and isinstance(t.comparators[0], ast.Constant) \
+    return (
+        isinstance(t, ast.Compare)
+        and isinstance(t.left, ast.Name)
+        and t.left.id == "__name__"
+        and len(t.comparators) == 1
+        and isinstance(t.comparators[0], ast.Constant)
         and t.comparators[0].value == "__main__"
+    )
 
 
 def _targets(t: ast.expr) -> set[str]:
@@ -67,7 +72,7 @@ class ModuleOutline:
             reads = frozenset(n.id for n in ast.walk(s) if isinstance(n, ast.Name))
             if not always and not isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 # module code that lays out the devices or configures JAX runs whatever is imported
-                always = bool(_ALWAYS.search("".join(self.lines[first - 1:last])))
+                always = bool(_ALWAYS.search("".join(self.lines[first - 1 : last])))
             always = always or not binds
             stmts.append(_Stmt(first, last, frozenset(binds), reads, always))
         self.stmts = stmts
@@ -107,6 +112,7 @@ class ModuleOutline:
         """A libcst module of the statements in `keep`, each parsed once (cached), with blank lines where the
         others were: every node has its line and column in the file."""
         from namedcheck.analyzer.parsing import parse_module
+
         body: list[Any] = []
         line = 1  # the next line of the file the module renders
         for i in sorted(keep):
@@ -120,7 +126,7 @@ class ModuleOutline:
                     if self.stmts[j].first > last:
                         break
                     last = max(last, self.stmts[j].last)
-                text = "".join(self.lines[st.first - 1:last])
+                text = "".join(self.lines[st.first - 1 : last])
                 if not text.endswith("\n"):
                     text += "\n"
                 nodes = self._parsed[i] = (tuple(parse_module(text, trusted=True).body), last)

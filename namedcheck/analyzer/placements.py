@@ -26,19 +26,39 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
-NAMED_SHARDING = {"jax.sharding.NamedSharding", "jax.NamedSharding", "jax._src.named_sharding.NamedSharding",
-                  "jax._src.sharding_impls.NamedSharding"}
+NAMED_SHARDING = {
+    "jax.sharding.NamedSharding",
+    "jax.NamedSharding",
+    "jax._src.named_sharding.NamedSharding",
+    "jax._src.sharding_impls.NamedSharding",
+}
 JIT = {"jax.jit", "jax.experimental.pjit.pjit"}
 DEVICE_PUT = {"jax.device_put"}
 CONSTRAINT = {"jax.lax.with_sharding_constraint", "jax.experimental.pjit.with_sharding_constraint"}
 RESHARD = {"jax.reshard", "jax.sharding.reshard"}
-CREATION = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
-                                       "full_like", "arange", "eye", "array", "asarray")}
+CREATION = {
+    f"jax.numpy.{n}"
+    for n in (
+        "zeros",
+        "ones",
+        "empty",
+        "full",
+        "zeros_like",
+        "ones_like",
+        "empty_like",
+        "full_like",
+        "arange",
+        "eye",
+        "array",
+        "asarray",
+    )
+}
 SHARDING_KEYWORDS = ("in_shardings", "out_shardings")
 AXES_SCOPES = {f"jax.{m}.{n}_axes" for m in ("sharding", "_src.pjit") for n in ("auto", "explicit")}
 # creation ops whose result under `jax.set_mesh` of an Explicit mesh is replicated (`*_like` keep their input's)
-REPLICATED_UNDER_SET_MESH = {f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange", "eye", "array",
-                                                        "asarray")} | {"jax.random.normal", "jax.random.uniform"}
+REPLICATED_UNDER_SET_MESH = {
+    f"jax.numpy.{n}" for n in ("zeros", "ones", "empty", "full", "arange", "eye", "array", "asarray")
+} | {"jax.random.normal", "jax.random.uniform"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +103,7 @@ def states_shardings(kwargs: Any) -> bool:
 
 # ---- sharding values ---------------------------------------------------------------------------------
 
+
 def _named_sharding(pos: list[Any], kw: dict[str, Any], node: cst.CSTNode, f: Frame) -> Any:
     mesh_v = pos[0] if pos else kw.get("mesh")
     spec = pos[1] if len(pos) > 1 else kw.get("spec")
@@ -109,8 +130,12 @@ def _tree(f: Frame, v: Any) -> Any:
         return ShardingVal(f.env.mesh, v)
     if isinstance(v, Seq):
         if v.kind == "dict":
-            items = tuple(Seq((p.items[0], _tree(f, p.items[1])), "tuple") if isinstance(p, Seq) and len(p.items) == 2
-                          else UNKNOWN for p in v.items)
+            items = tuple(
+                Seq((p.items[0], _tree(f, p.items[1])), "tuple")
+                if isinstance(p, Seq) and len(p.items) == 2
+                else UNKNOWN
+                for p in v.items
+            )
             return UNKNOWN if UNKNOWN in items else Seq(items, "dict")
         return Seq(tuple(_tree(f, i) for i in v.items), v.kind)
     return UNKNOWN
@@ -130,6 +155,7 @@ def _is_sharding_tree(v: Any) -> bool:
 
 # ---- placing values ----------------------------------------------------------------------------------
 
+
 def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> ArrayType:
     """One array placed with one sharding: the engine's spec rule, then the spec on the value (and, over an
     Explicit mesh, the sharding in its type)."""
@@ -139,8 +165,9 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
         placement.check_constraint(v, s.spec, s.mesh, what)
     if how.committed:
         placement.check_committed(v, s.spec, s.mesh, what)
-    out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(placement.type_sharding(s.spec, s.mesh, v),
-                                                                           placement.known_mesh(s.mesh))
+    out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(
+        placement.type_sharding(s.spec, s.mesh, v), placement.known_mesh(s.mesh)
+    )
     # the spec's unreduced / reduced sets (a reshard without them reduces the value)
     return replace(out, unreduced=s.spec.unreduced, reduced=s.spec.reduced) if out.sharding is not None else out
 
@@ -168,8 +195,7 @@ def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
         return Seq(tuple(out), "dict")
     if sh.kind == "dict" or v.kind == "dict":
         return v
-    return Seq(tuple(place_tree(s, x, f"{what}[{i}]", how) for i, (s, x) in enumerate(zip(sh.items, v.items))),
-               v.kind)
+    return Seq(tuple(place_tree(s, x, f"{what}[{i}]", how) for i, (s, x) in enumerate(zip(sh.items, v.items))), v.kind)
 
 
 def _key(pair: Seq) -> Any:
@@ -177,8 +203,9 @@ def _key(pair: Seq) -> Any:
     return k.value if isinstance(k, Const) else None
 
 
-def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, str], node: cst.CSTNode,
-               short: str, how: _How) -> Any:
+def _placement(
+    f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, str], node: cst.CSTNode, short: str, how: _How
+) -> Any:
     """device_put / with_sharding_constraint / reshard: the value keeps its type and gains the spec."""
     x = pos[0] if pos else kw.get(params[0])
     sh = _tree(f, pos[1] if len(pos) > 1 else kw.get(params[1]))
@@ -194,10 +221,22 @@ def _placement(f: Frame, pos: list[Any], kw: dict[str, Any], params: tuple[str, 
 
 def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`jnp.zeros(shape, device=sharding)` / `out_sharding=`: the op's type, checked and placed."""
-    key = "out_sharding" if isinstance(kw.get("out_sharding"), ShardingVal | Spec) else \
-        "device" if isinstance(kw.get("device"), ShardingVal) else None
-    if key is None and name in REPLICATED_UNDER_SET_MESH and not {"device", "out_sharding"} & set(kw) \
-            and f.env.mesh_set and f.env.mesh is not None and f.env.mesh.explicit and not f.env.manual:
+    key = (
+        "out_sharding"
+        if isinstance(kw.get("out_sharding"), ShardingVal | Spec)
+        else "device"
+        if isinstance(kw.get("device"), ShardingVal)
+        else None
+    )
+    if (
+        key is None
+        and name in REPLICATED_UNDER_SET_MESH
+        and not {"device", "out_sharding"} & set(kw)
+        and f.env.mesh_set
+        and f.env.mesh is not None
+        and f.env.mesh.explicit
+        and not f.env.manual
+    ):
         key = "mesh"  # under `jax.set_mesh` of an Explicit mesh: committed, replicated
     if key is None or not isinstance(node, cst.Call) or any(a.star for a in node.args):
         return NotImplemented
@@ -233,6 +272,7 @@ def _arg(node: cst.CSTNode, i: int) -> Any:
 
 # ---- jit with shardings ------------------------------------------------------------------------------
 
+
 def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`jax.jit(f, in_shardings=..., out_shardings=...)` -> JitRef; plain jit stays transparent."""
     if not pos or not any(k in kw for k in SHARDING_KEYWORDS):
@@ -262,9 +302,13 @@ def _axes_scope(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: c
 
 
 def _has_bare_spec(v: Any) -> bool:
-    return isinstance(v, Spec) or (isinstance(v, Seq) and any(
-        _has_bare_spec(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
-        for i in v.items))
+    return isinstance(v, Spec) or (
+        isinstance(v, Seq)
+        and any(
+            _has_bare_spec(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
+            for i in v.items
+        )
+    )
 
 
 def kw_node(node: cst.CSTNode, key: str) -> cst.CSTNode:
@@ -278,8 +322,16 @@ def _param_names(func: Any) -> list[str]:
     return []
 
 
-def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: list[Any], kwl: dict[str, str],
-             node: cst.CSTNode, as_map_body: bool = False) -> Any:
+def call_jit(
+    f: Frame,
+    ref: JitRef,
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    kwl: dict[str, str],
+    node: cst.CSTNode,
+    as_map_body: bool = False,
+) -> Any:
     """Call the jitted function as a plain call, its arguments placed by in_shardings and its results
     by out_shardings."""
     fname = getattr(ref.func, "name", "f")
@@ -291,12 +343,20 @@ def call_jit(f: Frame, ref: JitRef, pos: list[Any], kw: dict[str, Any], nodes: l
         if len(per_arg) == len(pos):
             try:
                 how = _How(committed=f.parent is None)
-                args = [origins.placed(place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of "
-                                                        f"jit({fname})", how), kw_node(ref.node, "in_shardings"))
-                        for i, (s, v) in enumerate(zip(per_arg, pos))]
+                args = [
+                    origins.placed(
+                        place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how),
+                        kw_node(ref.node, "in_shardings"),
+                    )
+                    for i, (s, v) in enumerate(zip(per_arg, pos))
+                ]
             except RuleError as e:
-                f.report(node, origins.relate_placements(e, [(label(n) if n is not None else None, v)
-                                                             for n, v in zip(nodes, pos)]))
+                f.report(
+                    node,
+                    origins.relate_placements(
+                        e, [(label(n) if n is not None else None, v) for n, v in zip(nodes, pos)]
+                    ),
+                )
     out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
     outs = _tree(f, ref.out_shardings)
     if out is UNKNOWN or outs is None or outs is UNKNOWN:

@@ -32,9 +32,14 @@ RETAIN_MB = 400  # resident memory past which a process lets go of what it kept 
 class Project:
     """The modules of one project, loaded on demand as quiet dependencies of the checked files."""
 
-    def __init__(self, index: ProjectIndex, ops: dict[str, Any] | None = None,
-                 displays: dict[Path, str] | None = None, stub_paths: tuple[str, ...] = (),
-                 base: Project | None = None) -> None:
+    def __init__(
+        self,
+        index: ProjectIndex,
+        ops: dict[str, Any] | None = None,
+        displays: dict[Path, str] | None = None,
+        stub_paths: tuple[str, ...] = (),
+        base: Project | None = None,
+    ) -> None:
         self.index = index
         # `base`: the project of the run's own roots, when this one adds a checked script's directory to them;
         # modules found under the base's roots are the base's (loaded once for all its scripts' projects)
@@ -82,6 +87,7 @@ class Project:
         """The value a dotted name of the project stands for (a function, class, constant, module as a
         `QualRef`); None when it is not the project's or not known."""
         from namedcheck.analyzer.refs import QualRef
+
         if self._delegated(qualname):
             return self.base.resolve(qualname)  # type: ignore[union-attr]
         if not self.owns(qualname) or self.depth > MAX_RESOLVE_DEPTH:
@@ -106,7 +112,7 @@ class Project:
             if v is None or i + 1 == len(parts):
                 return v
             if isinstance(v, QualRef):
-                return self.resolve(".".join([v.name, *parts[i + 1:]]))
+                return self.resolve(".".join([v.name, *parts[i + 1 :]]))
             return None
         finally:
             self.depth -= 1
@@ -116,6 +122,7 @@ class Project:
         """The op table, loaded when a module is first analysed (a cache hit needs only the index)."""
         if self._ops is None:
             from namedcheck.engine.stubs import op_table
+
             self._ops = op_table(self.stub_paths)
         return self._ops
 
@@ -125,6 +132,7 @@ class Project:
         (`checked`: the caller has already run that check)."""
         from namedcheck.analyzer.budget import cpython_accepted, python_rejects
         from namedcheck.analyzer.parsing import parse_module
+
         hit = self._parsed_hit(path, text)
         if hit is not None:
             return hit
@@ -155,8 +163,13 @@ class Project:
         an = self.loaded.get(name, False)
         if an is not False:
             part = self._partial.get(name)
-            if an is None or part is None or wanted is None or not part[0].binds(wanted) \
-                    or all(i in part[1] for i in part[0].binders[wanted]):
+            if (
+                an is None
+                or part is None
+                or wanted is None
+                or not part[0].binds(wanted)
+                or all(i in part[1] for i in part[0].binders[wanted])
+            ):
                 return an  # every statement binding the name has run
         if name in self.loading:
             return an or None  # an import cycle: the names it reads (beyond those already run) are Unknown
@@ -166,6 +179,7 @@ class Project:
             return None
 
         from namedcheck.analyzer.module import ModuleAnalyzer
+
         self.loading.add(name)
         new = None
         try:
@@ -174,8 +188,9 @@ class Project:
             module = self._dependency_module(name, path, text, wanted)
             if module is None:
                 raise ValueError(path)
-            new = ModuleAnalyzer(module, self.ops, project=self, modname=name,
-                                 is_package=path.name == "__init__.py", dependency=True)
+            new = ModuleAnalyzer(
+                module, self.ops, project=self, modname=name, is_package=path.name == "__init__.py", dependency=True
+            )
             new.path = path
             new.source = text
             new.run()
@@ -205,8 +220,10 @@ class Project:
         resolved = path.resolve()
         if self.base is not None:
             self.base.forget(resolved)
-        if any(an is not None and an.path is not None and Path(an.path).resolve() == resolved
-               for an in [*self.loaded.values(), *self.retired]):
+        if any(
+            an is not None and an.path is not None and Path(an.path).resolve() == resolved
+            for an in [*self.loaded.values(), *self.retired]
+        ):
             self.release()
 
     def importers_of(self, paths: list[Path]) -> list[Path]:
@@ -269,6 +286,7 @@ class Project:
             self._partial.pop(name, None)
             return hit
         from namedcheck.analyzer.budget import accepted_tree, python_rejects
+
         part = self._partial.get(name)
         if part is not None and part[0].text == text:
             # run partly and now read for a name outside that part: the whole module, once (each further
@@ -276,6 +294,7 @@ class Project:
             self._partial.pop(name, None)
             return self.parse(path, text)
         from namedcheck.analyzer.partial import ModuleOutline
+
         if python_rejects(text) is not None:
             return None
         tree = accepted_tree(text)
@@ -297,6 +316,7 @@ class Project:
         short; complete ones are kept, with what they found (replayed). Past `RETAIN_MB` of resident memory,
         everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
         from namedcheck.analyzer.budget import resident_mb
+
         if self.base is None and resident_mb() > RETAIN_MB:
             self.release()
         self.retired.clear()
@@ -377,8 +397,11 @@ class Project:
             if isinstance(node, ast.Import):
                 out.extend(a.name for a in node.names)
             elif isinstance(node, ast.ImportFrom):
-                base = absolute_import(node.module, node.level, name or "", is_package) \
-                    if node.level == 0 or name else None
+                base = (
+                    absolute_import(node.module, node.level, name or "", is_package)
+                    if node.level == 0 or name
+                    else None
+                )
                 if base:
                     out.append(base)
                     out.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
@@ -496,17 +519,26 @@ class Project:
             if m["names"] is not None:
                 out.extend(n.split()[0] for n in m["names"].split(",") if n.strip())
                 continue
-            base = absolute_import(m["module"] or None, len(m["dots"]), name, is_package) \
-                if not m["dots"] or name else None
+            base = (
+                absolute_import(m["module"] or None, len(m["dots"]), name, is_package)
+                if not m["dots"] or name
+                else None
+            )
             if base:
                 out.append(base)
-                out.extend(f"{base}.{n.split()[0]}" for n in m["what"].strip("()").split(",")
-                           if n.strip() and n.split()[0].isidentifier())
+                out.extend(
+                    f"{base}.{n.split()[0]}"
+                    for n in m["what"].strip("()").split(",")
+                    if n.strip() and n.split()[0].isidentifier()
+                )
         return tuple(sorted({m for m in out if self.index.has_top(m) and self.index.module_file(m) is not None}))
 
 
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]+(?P<what>\([^)]*\)|[^\n#;]*)"
-                     r"|import[ \t]+(?P<names>[^\n#;]+))", re.M)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]+(?P<what>\([^)]*\)|[^\n#;]*)"
+    r"|import[ \t]+(?P<names>[^\n#;]+))",
+    re.M,
+)
 MAX_PROJECT_FILES = 5000
 MAX_SCANNED_BYTES = 5 * 1024 * 1024  # a larger file's imports are not read (nor is it checked by default)
 # as the run's discovery skips them (cli/discover.py), plus installed packages; virtual environments are
@@ -546,8 +578,13 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
         return hit[1]
     paths: list[Path] = []
     for d, dirs, names in os.walk(root):
-        dirs[:] = [x for x in dirs if not x.startswith((".", "__")) and x not in _SKIP_DIRS
-                   and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))]
+        dirs[:] = [
+            x
+            for x in dirs
+            if not x.startswith((".", "__"))
+            and x not in _SKIP_DIRS
+            and not os.path.exists(os.path.join(d, x, "pyvenv.cfg"))
+        ]
         paths.extend(Path(d, n) for n in names if n.endswith(".py"))
         if len(paths) > MAX_PROJECT_FILES:
             _WALKS[root] = (now, None)
@@ -568,8 +605,9 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
 _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
 
 
-def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None) \
-        -> Project | None:
+def project_for(
+    path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None
+) -> Project | None:
     """The project of a file (one per set of roots in this process, modules loaded lazily); None when
     the file's project cannot be determined. A file whose own directory adds a root to those of the run's
     paths (a script, a namespace package) gets a project that shares the run's: the modules under the run's
@@ -582,8 +620,12 @@ def project_for(path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: 
     key = (tuple(str(r) for r in index.roots), stub_paths)
     if key not in _PROJECTS:
         base = None
-        if base_index is not None and base_index.roots and base_index.roots != index.roots \
-                and index.roots[:len(base_index.roots)] == base_index.roots:
+        if (
+            base_index is not None
+            and base_index.roots
+            and base_index.roots != index.roots
+            and index.roots[: len(base_index.roots)] == base_index.roots
+        ):
             base_key = (tuple(str(r) for r in base_index.roots), stub_paths)
             base = _PROJECTS.get(base_key)
             if base is None:

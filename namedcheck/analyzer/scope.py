@@ -12,8 +12,15 @@ from namedcheck.engine.maps import AxisEnv
 from namedcheck.engine.values import ArrayType, Seq, same
 
 # Transformations that return their function unchanged for the analysis (decorators and calls).
-TRANSPARENT = {"jax.jit", "jax.checkpoint", "jax.remat", "jax.named_call", "namedcheck.checked",
-               "jax.ad_checkpoint.checkpoint", "functools.wraps"}
+TRANSPARENT = {
+    "jax.jit",
+    "jax.checkpoint",
+    "jax.remat",
+    "jax.named_call",
+    "namedcheck.checked",
+    "jax.ad_checkpoint.checkpoint",
+    "functools.wraps",
+}
 
 
 class Analyzer(Protocol):
@@ -34,8 +41,16 @@ class Analyzer(Protocol):
     def import_value(self, name: str) -> Any: ...
     def analyse_standalone(self, ref: Any) -> None: ...
     def defer_unbound_name(self, ref: Any, node: cst.CSTNode, err: RuleError) -> None: ...
-    def call_function(self, ref: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                      node: cst.CSTNode, caller: Any, as_map_body: bool = False) -> Any: ...
+    def call_function(
+        self,
+        ref: Any,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        caller: Any,
+        as_map_body: bool = False,
+    ) -> Any: ...
 
 
 class FrameState:
@@ -64,12 +79,27 @@ class FrameState:
     def forget_if_mutable(self, node: cst.BaseExpression, any_value: bool = False) -> None: ...
     def assign(self, target: cst.BaseExpression, v: Any) -> None: ...
     def annotation(self, node: cst.BaseExpression, dynamic_ok: bool = False) -> Any: ...
-    def call_value(self, func: Any, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                   kwl: dict[str, str], node: cst.CSTNode, env: AxisEnv | None = None,
-                   as_map_body: bool = False) -> Any: ...
-    def apply_named(self, name: str, pos: list[Any], kw: dict[str, Any], nodes: list[Any],
-                    node: cst.CSTNode, kwl: dict[str, str] | None = None,
-                    fallback: tuple[str, ...] = ()) -> Any: ...
+    def call_value(
+        self,
+        func: Any,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        kwl: dict[str, str],
+        node: cst.CSTNode,
+        env: AxisEnv | None = None,
+        as_map_body: bool = False,
+    ) -> Any: ...
+    def apply_named(
+        self,
+        name: str,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        kwl: dict[str, str] | None = None,
+        fallback: tuple[str, ...] = (),
+    ) -> Any: ...
     def new_frame(self, **kw: Any) -> Any: ...
     def call(self, node: cst.Call) -> Any: ...
     def apply_op(self, op: str | None, vals: list[Any], nodes: list[Any], node: cst.CSTNode) -> Any: ...
@@ -98,10 +128,9 @@ def label(node: cst.CSTNode) -> str | None:
 
 
 def has_array(v: Any) -> bool:
-    return isinstance(v, ArrayType) or (isinstance(v, Seq) and v.kind == "tuple"
-                                        and any(isinstance(i, ArrayType) for i in v.items))
+    return isinstance(v, ArrayType) or (
+        isinstance(v, Seq) and v.kind == "tuple" and any(isinstance(i, ArrayType) for i in v.items)
+    )
 
 
 same_value = same  # two analysis values agree (merging branches, loops and returns)
-
-

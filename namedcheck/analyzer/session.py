@@ -54,9 +54,15 @@ class FileResult:
 class Session:
     """The analysis of one run (or one editor, or one mypy build): configuration and projects."""
 
-    def __init__(self, stub_paths: Sequence[str] = (), limits: Limits | None = None,
-                 roots: Sequence[str] = (), projects: bool = True, fixed: Project | None = None,
-                 editor: bool = False) -> None:
+    def __init__(
+        self,
+        stub_paths: Sequence[str] = (),
+        limits: Limits | None = None,
+        roots: Sequence[str] = (),
+        projects: bool = True,
+        fixed: Project | None = None,
+        editor: bool = False,
+    ) -> None:
         self.stub_paths = tuple(stub_paths)
         self.limits = limits or Limits()
         self.roots = [r for r in roots if r != "-"]
@@ -96,9 +102,17 @@ class Session:
                 project.forget(key)
 
     # ---- one file --------------------------------------------------------------------------------
-    def check(self, path: str | Path, source: str, display: str | None = None, *, force: bool = False,
-              module: cst.Module | None = None, make: MakeAnalyzer | None = None,
-              within: Project | None = None) -> FileResult:
+    def check(
+        self,
+        path: str | Path,
+        source: str,
+        display: str | None = None,
+        *,
+        force: bool = False,
+        module: cst.Module | None = None,
+        make: MakeAnalyzer | None = None,
+        within: Project | None = None,
+    ) -> FileResult:
         """Analyse one file's `source` (its text, which may differ from the disk's), reported as `display`
         (default: `path`). `module`: its syntax tree when the front end parsed it (the editor's chunks);
         `make`: the front end's analyzer; `within`: the project to analyse it in (default: its own).
@@ -119,11 +133,25 @@ class Session:
             if failed is not None:
                 return FileResult(failed)
             try:
-                module = project.parse(file, source, checked=True) if project is not None \
+                module = (
+                    project.parse(file, source, checked=True)
+                    if project is not None
                     else parse_module(source, trusted=cpython_accepted(source))
+                )
             except cst.ParserSyntaxError as e:
-                return FileResult([Diagnostic(shown, e.raw_line, e.raw_column + 1, e.raw_line, e.raw_column + 1,
-                                              NC001, f"File does not parse: {e.message}")])
+                return FileResult(
+                    [
+                        Diagnostic(
+                            shown,
+                            e.raw_line,
+                            e.raw_column + 1,
+                            e.raw_line,
+                            e.raw_column + 1,
+                            NC001,
+                            f"File does not parse: {e.message}",
+                        )
+                    ]
+                )
             except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
                 return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")])
         an: ModuleAnalyzer | None = None
@@ -160,8 +188,9 @@ class Session:
         line, column, message = rejected
         return [Diagnostic(shown, line, column, line, column, NC001, message)]
 
-    def _analyzer(self, module: cst.Module, project: Project | None, file: Path,
-                  make: MakeAnalyzer | None) -> ModuleAnalyzer:
+    def _analyzer(
+        self, module: cst.Module, project: Project | None, file: Path, make: MakeAnalyzer | None
+    ) -> ModuleAnalyzer:
         """The analyzer of a checked file, placed in its project when there is one."""
         build: MakeAnalyzer = make if make is not None else ModuleAnalyzer
         ops = project.ops if project is not None else op_table(self.stub_paths)
@@ -190,8 +219,7 @@ class Session:
             out.update(dict.fromkeys(project.importers_of(files)))
         return list(out)
 
-    def callers_cause(self, path: str | Path, display: str | None = None,
-                      limit: int | None = None) -> list[Diagnostic]:
+    def callers_cause(self, path: str | Path, display: str | None = None, limit: int | None = None) -> list[Diagnostic]:
         """The diagnostics that the project modules importing `path` cause inside it (each importer
         analysed as a checked file of `path`'s project, its text from the overlay or the disk), reported
         as `display`; `limit`: at most that many importers, the nearest first."""
@@ -251,6 +279,7 @@ def _same_file(a: str, b: Path) -> bool:
 
 def _moved(d: Diagnostic, path: str) -> Diagnostic:
     from dataclasses import replace
+
     return replace(d, path=path)
 
 
@@ -278,9 +307,16 @@ def deep_recursion() -> Iterator[None]:
 
 def internal(path: str, what: str) -> Diagnostic:
     """NC000: the analyzer itself failed on this file."""
-    return Diagnostic(path, 1, 1, 1, 1, NC000,
-                      f"Internal error while analysing this file: {what}; please report it at "
-                      f"https://github.com/namedcheck/namedcheck/issues with the file")
+    return Diagnostic(
+        path,
+        1,
+        1,
+        1,
+        1,
+        NC000,
+        f"Internal error while analysing this file: {what}; please report it at "
+        f"https://github.com/namedcheck/namedcheck/issues with the file",
+    )
 
 
 _SESSIONS: dict[tuple[tuple[str, ...], Limits, tuple[str, ...]], Session] = {}

@@ -41,8 +41,9 @@ class _Setup:
         p = ref.params
         self.ref = ref
         mesh_v = p.get("mesh")
-        self.mesh: MeshInfo | None = mesh_v.info if isinstance(mesh_v, MeshVal) else (
-            f.env.mesh if mesh_v is None else None)
+        self.mesh: MeshInfo | None = (
+            mesh_v.info if isinstance(mesh_v, MeshVal) else (f.env.mesh if mesh_v is None else None)
+        )
         names = lit(p.get("axis_names", Const(None)), default=UNKNOWN)
         self.check = bool(lit(p.get("check_vma", p.get("check_rep", Const(True))), default=True))
         self.omitted = "in_specs" not in p
@@ -59,12 +60,25 @@ class _Setup:
 
     def env(self, f: Frame) -> AxisEnv:
         assert self.mesh is not None
-        return replace(f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=not self.open,
-                       origin=self.ref)
+        return replace(
+            f.env, mesh=self.mesh, manual=self.manual, check_vma=self.check, definitive=not self.open, origin=self.ref
+        )
 
 
-_COLLECTIVES = ("psum", "pmean", "pmax", "pmin", "all_gather", "ppermute", "axis_index", "psum_scatter", "all_to_all",
-                "pcast", "pvary", "pshuffle")
+_COLLECTIVES = (
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "ppermute",
+    "axis_index",
+    "psum_scatter",
+    "all_to_all",
+    "pcast",
+    "pvary",
+    "pshuffle",
+)
 
 
 def _named_axes(ref: MappedRef, s: _Setup) -> set[str]:
@@ -82,15 +96,18 @@ def _named_axes(ref: MappedRef, s: _Setup) -> set[str]:
     class _Names(cst.CSTVisitor):
         def visit_Call(self, node: cst.Call) -> None:
             func = node.func
-            name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            name = (
+                func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+            )
             if name in ("vmap", "pmap"):  # names an inner map binds are not mesh axes
                 for a in node.args:
                     if a.keyword is not None and a.keyword.value in ("axis_name", "spmd_axis_name"):
                         inner.update(_strings(a.value))
             if name in _COLLECTIVES:
                 for i, a in enumerate(node.args):
-                    if (a.keyword is None and i == (0 if name == "axis_index" else 1)) or \
-                            (a.keyword is not None and a.keyword.value in ("axis_name", "axes")):
+                    if (a.keyword is None and i == (0 if name == "axis_index" else 1)) or (
+                        a.keyword is not None and a.keyword.value in ("axis_name", "axes")
+                    ):
                         out.update(_strings(a.value))
 
     fn.visit(_Names())
@@ -119,8 +136,12 @@ def _check_names(f: Frame, ref: MappedRef, s: _Setup) -> bool:
     for key, tree in (("in_specs", s.specs_in), ("out_specs", s.specs_out)):
         for i, spec in enumerate(_specs(tree)):
             try:
-                maps.check_spec_names(spec, s.mesh, s.manual, f"{key}[{i}] of shard_map" if isinstance(tree, tuple)
-                                      else f"{key} of shard_map")
+                maps.check_spec_names(
+                    spec,
+                    s.mesh,
+                    s.manual,
+                    f"{key}[{i}] of shard_map" if isinstance(tree, tuple) else f"{key} of shard_map",
+                )
             except RuleError as e:
                 f.report(param_node(ref, key), e)
                 return False
@@ -173,8 +194,16 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
         locals_ = [_from_sharding(v, s, f"{w} of shard_map") for v, w in maps.seq_leaves(args_value, "the arguments")]
     else:
         spec_in = s.specs_in if not isinstance(s.specs_in, Spec) or len(pos) != 1 else (s.specs_in,)
-        leaves = at(param_node(ref, "in_specs"), maps.match_prefix, spec_in, args_value, _is_spec,
-                    "the arguments", NC604, "shard_map in_specs")
+        leaves = at(
+            param_node(ref, "in_specs"),
+            maps.match_prefix,
+            spec_in,
+            args_value,
+            _is_spec,
+            "the arguments",
+            NC604,
+            "shard_map in_specs",
+        )
         locals_ = []
         for spec, v, w in leaves:
             if isinstance(v, ArrayType) and not v.has_ellipsis:
@@ -185,8 +214,9 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
-                    raise Fail(node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e) \
-                        from None
+                    raise Fail(
+                        node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e
+                    ) from None
             else:
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
@@ -209,8 +239,10 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
     """The body under the shard_map's axes, and its outputs against out_specs."""
     assert s.mesh is not None
     params = ref.func.node.params.params if isinstance(ref.func, FuncRef) else ()
-    args = [origins.varying_from(a, p, f"`{p.name.value}` varies over {{axis}} by its in_specs")
-            for a, p in zip(args, params)] + args[len(params):]
+    args = [
+        origins.varying_from(a, p, f"`{p.name.value}` varies over {{axis}} by its in_specs")
+        for a, p in zip(args, params)
+    ] + args[len(params) :]
     result = f.call_value(ref.func, args, {}, [None] * len(args), {}, node, env=s.env(f), as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
@@ -218,8 +250,11 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
     outs = []
     try:
         for spec, v, w in maps.match_prefix(s.specs_out, result, _is_spec, "the result", NC604, "shard_map out_specs"):
-            outs.append(maps.shard_out(v, spec, s.mesh, s.manual, s.check, f"{w} of shard_map")
-                        if isinstance(v, ArrayType) else UNKNOWN)
+            outs.append(
+                maps.shard_out(v, spec, s.mesh, s.manual, s.check, f"{w} of shard_map")
+                if isinstance(v, ArrayType)
+                else UNKNOWN
+            )
     except RuleError as e:
         if e.code == NC601 and isinstance(ref.func, FuncRef):
             rets = return_nodes(ref.func.node)
@@ -244,8 +279,9 @@ def name_origin(f: Frame, err: RuleError) -> RuleError:
     except (AttributeError, KeyError):
         return err
     specs = source(param_node(ref, "in_specs"))
-    return err.derived(f"{err.message} (inside the shard_map at line {line}, whose in_specs={specs} "
-                       f"make its inputs vary)").relate(param_node(ref, "in_specs"), "the in_specs that make the inputs vary")
+    return err.derived(
+        f"{err.message} (inside the shard_map at line {line}, whose in_specs={specs} make its inputs vary)"
+    ).relate(param_node(ref, "in_specs"), "the in_specs that make the inputs vary")
 
 
 __all__ = ["define", "call", "spec_tree", "name_origin"]

@@ -32,8 +32,11 @@ class Statements(FrameState):
     """Statements update the frame's environment of engine values."""
 
     def run_block(self, body: Any) -> None:
-        stmts = body.body if isinstance(body, (cst.IndentedBlock, cst.Module)) else (
-            body.body if isinstance(body, cst.SimpleStatementSuite) else body)
+        stmts = (
+            body.body
+            if isinstance(body, (cst.IndentedBlock, cst.Module))
+            else (body.body if isinstance(body, cst.SimpleStatementSuite) else body)
+        )
         for s in stmts:
             if self.ended:  # after a `return` / `raise` on every path: the rest does not run
                 break
@@ -175,8 +178,9 @@ class Statements(FrameState):
                 self.check_declared(declared, v, s.value, f"`{label(s.target) or 'the target'}`")
             else:
                 v = UNKNOWN
-            self.assign(s.target, declared_value(declared, v, self.env.manual)
-                        if isinstance(declared, (ArrayType, Seq)) else v)
+            self.assign(
+                s.target, declared_value(declared, v, self.env.manual) if isinstance(declared, (ArrayType, Seq)) else v
+            )
         elif isinstance(s, cst.AugAssign):
             op = OPERATORS.get(type(s.operator).__name__.replace("Assign", ""))
             left, right = self.ev(s.target), self.ev(s.value)
@@ -219,8 +223,11 @@ class Statements(FrameState):
             self.vars[target.value] = v
         elif isinstance(target, cst.Tuple | cst.List):
             elems = target.elements
-            if isinstance(v, Seq) and len(v.items) == len(elems) and not any(
-                    isinstance(e, cst.StarredElement) for e in elems):
+            if (
+                isinstance(v, Seq)
+                and len(v.items) == len(elems)
+                and not any(isinstance(e, cst.StarredElement) for e in elems)
+            ):
                 for e, item in zip(elems, v.items):
                     self.assign(e.value, item)
             elif (parts := iteration.unpack_parts(elems, v)) is not None:  # `*hidden, last = layers`, `k1, k2 = keys`
@@ -270,7 +277,8 @@ class Statements(FrameState):
         info = self.class_info
         plain_method = info is not None and not any(
             isinstance(d.decorator, cst.Name) and d.decorator.value in ("staticmethod", "classmethod")
-            for d in fn.decorators)
+            for d in fn.decorators
+        )
         # Methods do not see their class body's names: their scope is the class's enclosing scope.
         scope = self.parent if info is not None and self.parent is not None else self
         ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
@@ -281,13 +289,19 @@ class Statements(FrameState):
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
-            if isinstance(deco, PartialRef) and isinstance(deco.func, QualRef) and \
-                    canonical_name(deco.func.name) in TRANSPARENT and not states_shardings(deco.kwargs):
+            if (
+                isinstance(deco, PartialRef)
+                and isinstance(deco.func, QualRef)
+                and canonical_name(deco.func.name) in TRANSPARENT
+                and not states_shardings(deco.kwargs)
+            ):
                 continue
-            value = self.call_value(deco, [value], {}, [None], {}, d) \
-                if isinstance(deco, PartialRef | QualRef | MappedRef) else UNKNOWN
+            value = (
+                self.call_value(deco, [value], {}, [None], {}, d)
+                if isinstance(deco, PartialRef | QualRef | MappedRef)
+                else UNKNOWN
+            )
             if isinstance(value, MappedRef):
                 self.an.mapped.add(id(fn))
         self.vars[fn.name.value] = value
         self.an.analyse_standalone(ref)
-

@@ -22,8 +22,18 @@ from namedcheck.diagnostic import Diagnostic, Related
 CACHE_DIR_NAME = ".namedcheck_cache"
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 _FIELDS: dict[str, type | tuple[type, ...]] = {
-    "path": str, "line": int, "column": int, "end_line": int, "end_column": int, "code": str,
-    "message": str, "hint": (str, type(None)), "severity": str, "data": dict, "related": list}
+    "path": str,
+    "line": int,
+    "column": int,
+    "end_line": int,
+    "end_column": int,
+    "code": str,
+    "message": str,
+    "hint": (str, type(None)),
+    "severity": str,
+    "data": dict,
+    "related": list,
+}
 
 
 @lru_cache(maxsize=4)
@@ -31,6 +41,7 @@ def build_fingerprint(stub_paths: tuple[str, ...]) -> str:
     """Identifies the analyzer's code and stubs (names, sizes and mtimes: cheap stat calls)."""
     import namedcheck
     from namedcheck.engine.stubfiles import stub_files
+
     pkg = Path(namedcheck.__file__).resolve().parent
     h = hashlib.sha256(namedcheck.__version__.encode())
     for f in sorted([*pkg.rglob("*.py"), *stub_files(stub_paths)]):
@@ -58,6 +69,7 @@ class ResultCache:
         """The entry's diagnostics; None (a miss) for a missing, unreadable or corrupt entry: one that is not
         a small regular file, not the JSON this cache writes, for another key, or failing its checksum."""
         from namedcheck.cli.files import read_regular
+
         data = read_regular(str(self.dir / key[:2] / key), MAX_ENTRY_BYTES)
         if isinstance(data, str) or len(data) > MAX_ENTRY_BYTES:
             return None

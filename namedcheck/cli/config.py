@@ -57,8 +57,10 @@ def load_config(start: Path) -> Config:
     for key in ("select", "ignore"):
         bad = unknown_codes(section.get(key, []))
         if bad:
-            raise ConfigError(f"{path}: [tool.namedcheck] {key} names no known code: {', '.join(map(repr, bad))} "
-                              f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)")
+            raise ConfigError(
+                f"{path}: [tool.namedcheck] {key} names no known code: {', '.join(map(repr, bad))} "
+                f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)"
+            )
     cfg.exclude = section.get("exclude", [])
     cfg.stub_paths = [str((path.parent / p).resolve()) for p in section.get("stub-paths", [])]
     numbers: dict[str, Any] = {_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS}
@@ -68,8 +70,10 @@ def load_config(start: Path) -> Config:
 
 # key -> (Limits field, type, smallest value)
 _NUMBERS: dict[str, tuple[str, type, float]] = {
-    "time-budget": ("time_budget", float, 0.1), "memory-budget": ("memory_budget", int, 64),
-    "max-file-size": ("max_file_size", int, 1)}
+    "time-budget": ("time_budget", float, 0.1),
+    "memory-budget": ("memory_budget", int, 64),
+    "max-file-size": ("max_file_size", int, 1),
+}
 
 
 def _section(path: Path, data: dict[str, Any]) -> dict[str, Any]:
@@ -87,12 +91,15 @@ def _number(path: Path, key: str, value: Any) -> float | int:
     ok = isinstance(value, int | float) and not isinstance(value, bool) and (kind is float or isinstance(value, int))
     if not ok or value < least:
         unit = "seconds" if kind is float else "MB"
-        raise ConfigError(f"{path}: [tool.namedcheck] {key} must be {'a number' if kind is float else 'an integer'} "
-                          f"of {unit}, at least {least:g}; found {value!r}")
+        raise ConfigError(
+            f"{path}: [tool.namedcheck] {key} must be {'a number' if kind is float else 'an integer'} "
+            f"of {unit}, at least {least:g}; found {value!r}"
+        )
     return kind(value)
 
 
 def unknown_codes(patterns: list[str]) -> list[str]:
     """The select / ignore entries that are no code and no prefix of one (`NC2` is a prefix, `zz` none)."""
     from namedcheck.engine.codes import CODES
+
     return [p for p in patterns if not p.strip() or not any(c.startswith(p.strip().upper()) for c in CODES)]

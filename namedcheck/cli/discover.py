@@ -10,8 +10,23 @@ from typing import Any
 
 from namedcheck.diagnostic import Diagnostic
 
-SKIP_DIRS = {".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox", ".mypy_cache",
-             ".pytest_cache", ".ruff_cache", "node_modules", "build", "dist", ".eggs"}
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "node_modules",
+    "build",
+    "dist",
+    ".eggs",
+}
 _GLOB = re.compile(r"[*?\[]")
 
 
@@ -64,8 +79,9 @@ def _excluded(path: Path, patterns: Excludes, root: Path | None) -> bool:
     return any(patterns.match(c) for c in cands)
 
 
-def discover(paths: list[str], exclude: list[str], root: Path | None,
-             unreadable: list[tuple[str, str]] | None = None) -> tuple[list[tuple[str, Path]], list[str]]:
+def discover(
+    paths: list[str], exclude: list[str], root: Path | None, unreadable: list[tuple[str, str]] | None = None
+) -> tuple[list[tuple[str, Path]], list[str]]:
     """(display path, file) pairs in sorted order, and paths that do not exist. Directories that cannot be
     listed are appended to `unreadable` as (display path, reason)."""
     files: list[tuple[str, Path]] = []
@@ -84,8 +100,11 @@ def discover(paths: list[str], exclude: list[str], root: Path | None,
 
             for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
                 d = Path(dirpath)
-                dirnames[:] = sorted(n for n in dirnames if n not in SKIP_DIRS and not n.startswith(".")
-                                     and not _excluded(d / n, patterns, root))
+                dirnames[:] = sorted(
+                    n
+                    for n in dirnames
+                    if n not in SKIP_DIRS and not n.startswith(".") and not _excluded(d / n, patterns, root)
+                )
                 for name in sorted(filenames):
                     if name.endswith(".py") or name.endswith(".pyi"):
                         f = d / name
@@ -124,6 +143,7 @@ def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]
     """The project a checked file belongs to (analyzer/project.py), from the paths the run was given and
     the file itself; one per process and set of roots, its modules loaded as calls need them."""
     from namedcheck.analyzer.project import project_for
+
     return project_for(path, stub_paths, [p for p in paths if p != "-"])
 
 
@@ -171,4 +191,5 @@ def _display_of(d: Diagnostic, shown: dict[str, str]) -> str | None:
 
 def _moved(d: Diagnostic, path: str) -> Diagnostic:
     from dataclasses import replace
+
     return replace(d, path=path)

@@ -19,12 +19,14 @@ from namedcheck.engine.codes import CODES, NC000, NC001, default_hint
 FORMATS = ("text", "json", "sarif", "github")
 
 
-def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None,
-              stats: RunStats | None = None) -> list[Diagnostic]:
+def run_check(
+    paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None, stats: RunStats | None = None
+) -> list[Diagnostic]:
     """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files and draws
     a progress line on a terminal's stderr."""
     from namedcheck.cli.files import unreadable
     from namedcheck.cli.runner import Job, check_all
+
     progress_to = sys.stderr if stats is not None else None
     stats = stats if stats is not None else RunStats()
     bad_dirs: list[tuple[str, str]] = []
@@ -38,17 +40,24 @@ def run_check(paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | N
     # a run of some files (pre-commit's changed files): the project modules importing them run too, for
     # what their calls cause inside the given files
     from namedcheck.analyzer.session import session_for
+
     session = session_for(stub_paths, cfg.limits, project_paths)
     from namedcheck.cli.discover import is_excluded
-    context = [Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
-               for f in session.importers([f for _, f in files]) if not is_excluded(f, cfg.exclude, cfg.root)]
+
+    context = [
+        Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
+        for f in session.importers([f for _, f in files])
+        if not is_excluded(f, cfg.exclude, cfg.root)
+    ]
     stats.begin(len(todo), progress_to)
     results = check_all(todo, jobs, stats.record)
     stats.finish()
     if context:
         from namedcheck.cli.discover import located_in
+
         results.extend(located_in(check_all(context, jobs), files))
     from namedcheck.cli.discover import reported
+
     return sorted(reported(results, files) + [unreadable(d, "Directory", why) for d, why in bad_dirs])
 
 
@@ -64,6 +73,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> l
     other modules instead of the disk's): its own diagnostics, those its calls cause in other modules, and
     those the modules importing it cause in it."""
     from namedcheck.analyzer.session import Session
+
     session = Session(cfg.stub_paths, cfg.limits, projects=in_project)
     if not in_project:
         return session.check(display, source).all
@@ -72,8 +82,6 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> l
     if any(d.code in (NC000, NC001) for d in result.diagnostics):
         return result.all
     return sorted(set(result.all) | set(session.callers_cause(display, display)))
-
-
 
 
 def _codes(value: str) -> list[str]:
@@ -88,12 +96,14 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
             try:
                 from namedcheck.analyzer.check import source_lines
                 from namedcheck.cli.files import read_regular
+
                 data = read_regular(path, 64 * 1024 * 1024)
                 cache[path] = source_lines(data.decode("utf-8", errors="replace")) if isinstance(data, bytes) else []
             except OSError:
                 cache[path] = []
         lines = cache[path]
         return lines[line - 1] if 0 < line <= len(lines) else ""
+
     return read
 
 
@@ -112,11 +122,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"namedcheck: error: {e}", file=sys.stderr)
         return 2
     from namedcheck.cli.config import unknown_codes
+
     for flag, value in (("--select", args.select), ("--ignore", args.ignore)):
         bad = unknown_codes(_codes(value)) if value else []
         if bad:
-            print(f"namedcheck: error: {flag} names no known code: {', '.join(bad)} "
-                  f"(expected codes or prefixes such as NC2 or NC502)", file=sys.stderr)
+            print(
+                f"namedcheck: error: {flag} names no known code: {', '.join(bad)} "
+                f"(expected codes or prefixes such as NC2 or NC502)",
+                file=sys.stderr,
+            )
             return 2
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache else (cfg.root or Path.cwd())
@@ -126,6 +140,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     stats = RunStats()
     if args.paths == ["-"]:  # editors: the buffer on stdin, named by --stdin-filename
         from namedcheck.analyzer.session import source_lines
+
         display = args.stdin_filename or "-"
         try:
             raw = getattr(sys.stdin, "buffer", None)  # a text stream without bytes (tests, embedders): its text
@@ -159,6 +174,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line: Any, stats: RunStats) -> None:
     """Diagnostics (or --statistics) in the chosen format; the text format ends with the run's summary line."""
     from namedcheck.cli import output
+
     if args.statistics:
         text = output.render_statistics(diags, as_json=args.format == "json")
         if text:
@@ -181,6 +197,7 @@ def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line:
 def _unreadable_status(diags: list[Diagnostic]) -> int:
     """2 when a path could not be read (each is also a diagnostic of the output), after saying which."""
     from namedcheck.cli.files import is_unreadable
+
     bad = [d for d in diags if is_unreadable(d)]
     for d in bad:
         print(f"namedcheck: error: {d.path}: {d.message}", file=sys.stderr)
@@ -190,20 +207,30 @@ def _unreadable_status(diags: list[Diagnostic]) -> int:
 def _internal_failure(args: argparse.Namespace, e: Exception) -> int:
     """Any failure of the command itself: a clear message, exit 2, and under --format json still an array."""
     what = f"the analyzer cannot be imported ({e})" if isinstance(e, ImportError) else f"{type(e).__name__}: {e}"
-    print(f"namedcheck: internal error: {what}; please report it at "
-          f"https://github.com/namedcheck/namedcheck/issues", file=sys.stderr)
+    print(
+        f"namedcheck: internal error: {what}; please report it at https://github.com/namedcheck/namedcheck/issues",
+        file=sys.stderr,
+    )
     if getattr(args, "format", None) == "json":
         print("[]")
     return 2
 
 
-def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Config, select: list[str],
-                    ignore: list[str], stdin_source: str | None, jobs: int, cache_root: Path | None) \
-        -> tuple[list[Diagnostic], int]:
+def _fix_and_attach(
+    args: argparse.Namespace,
+    diags: list[Diagnostic],
+    cfg: Config,
+    select: list[str],
+    ignore: list[str],
+    stdin_source: str | None,
+    jobs: int,
+    cache_root: Path | None,
+) -> tuple[list[Diagnostic], int]:
     """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
     from namedcheck.analyzer.incremental import DocumentAnalyser
     from namedcheck.analyzer.session import Session
     from namedcheck.edits.fixes import FIXABLE, attach_fixes, fix_file
+
     stubs = tuple(cfg.stub_paths)
     session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else ())
 
@@ -212,6 +239,7 @@ def _fix_and_attach(args: argparse.Namespace, diags: list[Diagnostic], cfg: Conf
         # the run's diagnostics already hold what other files cause here: only this file's fixes are wanted
         analyser = DocumentAnalyser(path, stubs, session=session, callers=False, fixer=attach_fixes)
         return selected(analyser.analyse(source).diagnostics, select, ignore)
+
     fixed = 0
     if (args.fix or args.unsafe_fixes) and stdin_source is None:
         for path in sorted({d.path for d in diags if d.code in FIXABLE}):
@@ -236,17 +264,18 @@ def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Dia
     """The run's diagnostics of one file with the fixes the editor analysis (the same session's, in the
     file's project) found for the same ones; a diagnostic it did not find is kept without a fix."""
     from dataclasses import replace
+
     fixes = {(d.line, d.column, d.code, d.message): d.fixes for d in analysed if d.fixes}
-    return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d
-            for d in group]
+    return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d for d in group]
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
     code = args.code.upper()
     c = CODES.get(code)
     if c is None:
-        print(f"namedcheck: error: unknown code {args.code!r}; known codes: {', '.join(sorted(CODES))}",
-              file=sys.stderr)
+        print(
+            f"namedcheck: error: unknown code {args.code!r}; known codes: {', '.join(sorted(CODES))}", file=sys.stderr
+        )
         return 2
     print(f"{c.code}: {c.title}\n\n{c.explanation}")
     if c.wrong:
@@ -260,6 +289,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 def cmd_infer(args: argparse.Namespace) -> int:
     from namedcheck.edits.infer import infer_source, unified_diff
+
     try:
         cfg = load_config(Path(args.config_root or "."))
         files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)
@@ -270,6 +300,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
         print(f"namedcheck: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
         return 2
     from namedcheck.analyzer.session import Session
+
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]))
     total = changed = 0
     for display, f in files:
@@ -293,8 +324,10 @@ def cmd_infer(args: argparse.Namespace) -> int:
             for i in added:
                 print(f"{display}:{i.line}:{i.column + 1}: {i.kind} {i.name}: {i.type}")
     what = "annotated" if args.write else "would annotate"
-    print(f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
-          file=sys.stderr)
+    print(
+        f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
+        file=sys.stderr,
+    )
     return 0
 
 
@@ -302,8 +335,10 @@ def cmd_lsp(args: argparse.Namespace) -> int:
     try:
         from namedcheck.lsp.server import serve
     except ImportError as e:
-        print(f"namedcheck: error: the language server needs pygls ({e}); install it with "
-              f"pip install 'namedcheck[lsp]'", file=sys.stderr)
+        print(
+            f"namedcheck: error: the language server needs pygls ({e}); install it with pip install 'namedcheck[lsp]'",
+            file=sys.stderr,
+        )
         return 2
     return serve()
 
@@ -322,8 +357,11 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
     c.add_argument("--statistics", action="store_true", help="print how many diagnostics of each code, not each one")
     c.add_argument("--fix", action="store_true", help="apply safe fixes (e.g. lax.pcast on a loop's initial carry)")
-    c.add_argument("--unsafe-fixes", action="store_true",
-                   help="also apply fixes that may change what the program computes (implies --fix)")
+    c.add_argument(
+        "--unsafe-fixes",
+        action="store_true",
+        help="also apply fixes that may change what the program computes (implies --fix)",
+    )
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
@@ -333,15 +371,22 @@ def build_parser() -> argparse.ArgumentParser:
     inf.add_argument("paths", nargs="*", help="files or directories (default: .)")
     inf.add_argument("--write", action="store_true", help="write the annotations into the files")
     inf.add_argument("--diff", action="store_true", help="print a unified diff instead of a list")
-    inf.add_argument("--spelling", choices=("plain", "annotated"), default="plain",
-                     help="annotated: Annotated[jax.Array, f32[...]] (for pyright / pylance)")
+    inf.add_argument(
+        "--spelling",
+        choices=("plain", "annotated"),
+        default="plain",
+        help="annotated: Annotated[jax.Array, f32[...]] (for pyright / pylance)",
+    )
     inf.add_argument("--config-root", help=argparse.SUPPRESS)
     inf.set_defaults(func=cmd_infer)
-    ls = sub.add_parser("lsp", help="run the language server on stdio (for editors)",
-                        description="A Language Server over stdio: diagnostics on open, change and save, hover "
-                                    "with inferred types, inlay hints (setting inlayHints: true) and code actions "
-                                    "(fixes, ignore a code on a line). The configuration is each file's nearest "
-                                    "pyproject.toml.")
+    ls = sub.add_parser(
+        "lsp",
+        help="run the language server on stdio (for editors)",
+        description="A Language Server over stdio: diagnostics on open, change and save, hover "
+        "with inferred types, inlay hints (setting inlayHints: true) and code actions "
+        "(fixes, ignore a code on a line). The configuration is each file's nearest "
+        "pyproject.toml.",
+    )
     ls.set_defaults(func=cmd_lsp)
     return p
 

@@ -34,24 +34,33 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 def render_json(diags: list[Diagnostic]) -> str:
     """One array of diagnostics, each with its fix hint and a link to the code's explanation (`url`)."""
-    return json.dumps([{**d.as_json(), "url": help_uri(d.code),
-                        **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})} for d in diags], indent=2)
+    return json.dumps(
+        [
+            {**d.as_json(), "url": help_uri(d.code), **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})}
+            for d in diags
+        ],
+        indent=2,
+    )
 
 
 def render_github(diags: list[Diagnostic]) -> str:
     """GitHub Actions workflow commands: one `::error` annotation per diagnostic, hint on its own line."""
+
     def esc(s: str) -> str:
         return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
     def prop(s: str) -> str:
         return esc(s).replace(":", "%3A").replace(",", "%2C")
+
     out = []
     for d in diags:
         title = f"{d.code} {CODES[d.code].title}" if d.code in CODES else d.code
         notes = "".join(f"\nnote: {r.path}:{r.line}:{r.column}: {r.message}" for r in d.related)
         text = d.message + notes + (f"\nhint: {d.hint}" if d.hint else "")
-        out.append(f"::error file={prop(d.path)},line={d.line},col={d.column},endLine={d.end_line},"
-                   f"endColumn={d.end_column},title={prop(title)}::{esc(text)}")
+        out.append(
+            f"::error file={prop(d.path)},line={d.line},col={d.column},endLine={d.end_line},"
+            f"endColumn={d.end_column},title={prop(title)}::{esc(text)}"
+        )
     return "\n".join(out)
 
 
@@ -78,40 +87,92 @@ def render_sarif(diags: list[Diagnostic]) -> str:
     doc = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "namedcheck", "version": __version__, "informationUri": REPO_URL,
-                "rules": [sarif_rule(c) for c in rules],
-            }},
-            "results": [{
-                "ruleId": d.code, "ruleIndex": index[d.code], "level": "error",
-                "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": d.path},
-                    "region": {"startLine": d.line, "startColumn": d.column, "endLine": d.end_line,
-                               "endColumn": d.end_column}}}],
-                **({"relatedLocations": [_sarif_related(i, r) for i, r in enumerate(d.related)]} if d.related else {}),
-                **({"properties": {**({"hint": d.hint} if d.hint else {}), **({"data": dict(d.data)} if d.data else {})}}
-                   if d.hint or d.data else {}),
-                **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
-            } for d in diags],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "namedcheck",
+                        "version": __version__,
+                        "informationUri": REPO_URL,
+                        "rules": [sarif_rule(c) for c in rules],
+                    }
+                },
+                "results": [
+                    {
+                        "ruleId": d.code,
+                        "ruleIndex": index[d.code],
+                        "level": "error",
+                        "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
+                        "locations": [
+                            {
+                                "physicalLocation": {
+                                    "artifactLocation": {"uri": d.path},
+                                    "region": {
+                                        "startLine": d.line,
+                                        "startColumn": d.column,
+                                        "endLine": d.end_line,
+                                        "endColumn": d.end_column,
+                                    },
+                                }
+                            }
+                        ],
+                        **(
+                            {"relatedLocations": [_sarif_related(i, r) for i, r in enumerate(d.related)]}
+                            if d.related
+                            else {}
+                        ),
+                        **(
+                            {
+                                "properties": {
+                                    **({"hint": d.hint} if d.hint else {}),
+                                    **({"data": dict(d.data)} if d.data else {}),
+                                }
+                            }
+                            if d.hint or d.data
+                            else {}
+                        ),
+                        **({"fixes": [_sarif_fix(d.path, f) for f in d.fixes]} if d.fixes else {}),
+                    }
+                    for d in diags
+                ],
+            }
+        ],
     }
     return json.dumps(doc, indent=2)
 
 
 def _sarif_related(i: int, r: Related) -> dict[str, object]:
-    return {"id": i, "message": {"text": r.message}, "physicalLocation": {
-        "artifactLocation": {"uri": r.path},
-        "region": {"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column}}}
+    return {
+        "id": i,
+        "message": {"text": r.message},
+        "physicalLocation": {
+            "artifactLocation": {"uri": r.path},
+            "region": {"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column},
+        },
+    }
 
 
 def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:
-    return {"description": {"text": f"{fix.title} ({'safe' if fix.safe else 'unsafe'})"},
-            "artifactChanges": [{"artifactLocation": {"uri": path}, "replacements": [
-                {"deletedRegion": {"startLine": e.line, "startColumn": e.column, "endLine": e.end_line,
-                                   "endColumn": e.end_column}, "insertedContent": {"text": e.text}}
-                for e in fix.edits]}]}
+    return {
+        "description": {"text": f"{fix.title} ({'safe' if fix.safe else 'unsafe'})"},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": path},
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": e.line,
+                            "startColumn": e.column,
+                            "endLine": e.end_line,
+                            "endColumn": e.end_column,
+                        },
+                        "insertedContent": {"text": e.text},
+                    }
+                    for e in fix.edits
+                ],
+            }
+        ],
+    }
 
 
 def render_statistics(diags: list[Diagnostic], as_json: bool = False) -> str:
@@ -121,8 +182,9 @@ def render_statistics(diags: list[Diagnostic], as_json: bool = False) -> str:
         counts[d.code] = counts.get(d.code, 0) + 1
     rows = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
     if as_json:
-        return json.dumps([{"code": c, "name": CODES[c].title if c in CODES else c, "count": n} for c, n in rows],
-                          indent=2)
+        return json.dumps(
+            [{"code": c, "name": CODES[c].title if c in CODES else c, "count": n} for c, n in rows], indent=2
+        )
     width = max((len(str(n)) for _, n in rows), default=1)
     return "\n".join(f"{n:>{width}}\t{c}\t{CODES[c].title if c in CODES else ''}" for c, n in rows)
 
@@ -131,6 +193,7 @@ if __name__ == "__main__":
     import sys
 
     from namedcheck.engine.codes import codes_markdown
+
     if sys.argv[1:] != ["--codes-md"]:
         sys.exit("usage: python -m namedcheck.cli.output --codes-md > docs/codes.md")
     print(codes_markdown(), end="")

@@ -33,15 +33,26 @@ def check_file(job: Job) -> list[Diagnostic]:
     if isinstance(data, str):
         return [unreadable(job.display, "File", data)]
     if len(data) > max_bytes:
-        return [Diagnostic(job.display, 1, 1, 1, 1, NC001,
-                           f"File is not checked: it is larger than {job.limits.max_file_size} MB "
-                           f"(max-file-size in [tool.namedcheck])")]
+        return [
+            Diagnostic(
+                job.display,
+                1,
+                1,
+                1,
+                1,
+                NC001,
+                f"File is not checked: it is larger than {job.limits.max_file_size} MB "
+                f"(max-file-size in [tool.namedcheck])",
+            )
+        ]
     from namedcheck.analyzer.relevance import RELEVANT
+
     try:
         source = data.decode("utf-8")
     except UnicodeDecodeError as e:
         return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not UTF-8 text: {e}")]
     from namedcheck.analyzer.session import session_for
+
     session = session_for(job.stub_paths, job.limits, job.project_paths)
     path = Path(job.path)
     project = session.project(path)
@@ -50,6 +61,7 @@ def check_file(job: Job) -> list[Diagnostic]:
     cache = key = None
     if job.cache_root is not None:
         from namedcheck.cli.cache import ResultCache
+
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
         deps = project.dependency_fingerprint(path) if project is not None else ""
         key = cache.key(job.display, data, deps)
@@ -83,11 +95,13 @@ def _relative(path: str) -> str:
 
 def _at(d: Diagnostic, path: str) -> Diagnostic:
     from dataclasses import replace
+
     return d if d.path == path else replace(d, path=path)
 
 
-def check_all(todo: list[Job], jobs: int,
-              on_file: Callable[[list[Diagnostic]], None] | None = None) -> list[Diagnostic]:
+def check_all(
+    todo: list[Job], jobs: int, on_file: Callable[[list[Diagnostic]], None] | None = None
+) -> list[Diagnostic]:
     """Every job's diagnostics: in worker processes when there are many files (one worker for `jobs=1`,
     so that a crash still costs one file, not the run); `on_file` sees each file's result as it comes."""
     record = on_file or (lambda _result: None)
@@ -103,14 +117,16 @@ def check_all(todo: list[Job], jobs: int,
 
 def _fork_context():
     import multiprocessing
+
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
 def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
+
     size = max(1, len(todo) // (jobs * 8))
-    chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
+    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
     done: dict[int, list[list[Diagnostic]]] = {}
     try:
         with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_fork_context()) as pool:
@@ -146,10 +162,20 @@ def isolated(job: Job) -> list[Diagnostic]:
     """One file checked in a process of its own: its crash is that file's NC001, nothing more."""
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
+
     try:
         with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
             return pool.submit(_check_chunk, [job]).result()[0]
     except BrokenProcessPool:
-        return [Diagnostic(job.display, 1, 1, 1, 1, NC001,
-                           "File is not checked: the process analysing it crashed (out of memory, or a fault "
-                           "in the native parser); please report it with the file")]
+        return [
+            Diagnostic(
+                job.display,
+                1,
+                1,
+                1,
+                1,
+                NC001,
+                "File is not checked: the process analysing it crashed (out of memory, or a fault "
+                "in the native parser); please report it with the file",
+            )
+        ]

@@ -81,8 +81,10 @@ class RunStats:
         """`Checked 12 files (3 analysed) in 0.41 s: 2 errors in 1 file`."""
         elapsed = time.monotonic() - self.start
         n, f = len(diags), len({d.path for d in diags})
-        return (f"Checked {_count(self.files, 'file')} ({self.analysed} analysed) in {elapsed:.2f} s: "
-                f"{_count(n, 'error')} in {_count(f, 'file')}")
+        return (
+            f"Checked {_count(self.files, 'file')} ({self.analysed} analysed) in {elapsed:.2f} s: "
+            f"{_count(n, 'error')} in {_count(f, 'file')}"
+        )
 
 
 def _count(n: int, noun: str) -> str:

@@ -35,11 +35,13 @@ def ignore_fix(source: str, d: Diagnostic) -> Fix:
 
 # ---- locating nodes -----------------------------------------------------------------------------------
 
+
 class Located:
     """The parsed chunks of a source with positions in the file, parents and top-level definitions."""
 
-    def __init__(self, source: str, chunks: list[tuple[int, Chunk]],
-                 values: list[tuple[cst.CSTNode, Any]] | None = None) -> None:
+    def __init__(
+        self, source: str, chunks: list[tuple[int, Chunk]], values: list[tuple[cst.CSTNode, Any]] | None = None
+    ) -> None:
         self.source = source
         self.chunks = chunks
         self.values: dict[int, list[Any]] = {}
@@ -62,8 +64,9 @@ class Located:
             return []
         offset, chunk = at
         want = (d.line - offset, d.column - 1, d.end_line - offset, d.end_column - 1)
-        return [n for n, r in chunk.positions().items()
-                if (r.start.line, r.start.column, r.end.line, r.end.column) == want]
+        return [
+            n for n, r in chunk.positions().items() if (r.start.line, r.start.column, r.end.line, r.end.column) == want
+        ]
 
     def within(self, d: Diagnostic) -> list[cst.CSTNode]:
         """Nodes inside the diagnostic's span, in source order."""
@@ -72,8 +75,11 @@ class Located:
             return []
         offset, chunk = at
         lo, hi = (d.line - offset, d.column - 1), (d.end_line - offset, d.end_column - 1)
-        found = [(r.start.line, r.start.column, n) for n, r in chunk.positions().items()
-                 if lo <= (r.start.line, r.start.column) and (r.end.line, r.end.column) <= hi]
+        found = [
+            (r.start.line, r.start.column, n)
+            for n, r in chunk.positions().items()
+            if lo <= (r.start.line, r.start.column) and (r.end.line, r.end.column) <= hi
+        ]
         return [n for _, _, n in sorted(found, key=lambda t: (t[0], t[1]))]
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -108,8 +114,12 @@ class Located:
                 if not isinstance(s, cst.SimpleStatementLine):
                     continue
                 for small in s.body:
-                    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-                            and isinstance(small.names, tuple | list):
+                    if (
+                        isinstance(small, cst.ImportFrom)
+                        and not small.relative
+                        and small.module is not None
+                        and isinstance(small.names, tuple | list)
+                    ):
                         last_import = offset + chunk.line_count
                         mod = chunk.module.code_for_node(small.module)
                         for a in small.names:
@@ -136,8 +146,12 @@ class Located:
         for _, chunk in self.chunks:
             for s in chunk.module.body:
                 for small in s.body if isinstance(s, cst.SimpleStatementLine) else ():
-                    if isinstance(small, cst.ImportFrom) and not small.relative and small.module is not None \
-                            and isinstance(small.names, tuple | list):
+                    if (
+                        isinstance(small, cst.ImportFrom)
+                        and not small.relative
+                        and small.module is not None
+                        and isinstance(small.names, tuple | list)
+                    ):
                         mod = chunk.module.code_for_node(small.module)
                         for a in small.names:
                             full = f"{mod}.{chunk.module.code_for_node(a.name)}"
@@ -152,14 +166,19 @@ class Located:
         for name in names:
             for full, local in sorted(found.items(), key=lambda kv: -len(kv[0])):  # the longest module first
                 if name.startswith(full + "."):
-                    return local + name[len(full):]
+                    return local + name[len(full) :]
         return None
 
 
 # ---- the fixes ----------------------------------------------------------------------------------------
 
-def attach_fixes(diags: list[Diagnostic], source: str, chunks: list[tuple[int, Chunk]] | None = None,
-                 values: list[tuple[cst.CSTNode, Any]] | None = None) -> list[Diagnostic]:
+
+def attach_fixes(
+    diags: list[Diagnostic],
+    source: str,
+    chunks: list[tuple[int, Chunk]] | None = None,
+    values: list[tuple[cst.CSTNode, Any]] | None = None,
+) -> list[Diagnostic]:
     """The diagnostics with their `fixes` (the source's chunks are split here when not given; `values`, the
     analysis's expression values, let a fix see what the message does not say)."""
     if not any(d.code in _FIXERS for d in diags):
@@ -240,8 +259,11 @@ def _fix_nc602(loc: Located, d: Diagnostic) -> list[Fix]:
         return []
     target: cst.BaseExpression | None = None
     if kind == "init":
-        init = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"),
-                "lax.while_loop": (2, "init_val")}.get(op) if isinstance(op, str) else None
+        init = (
+            {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}.get(op)
+            if isinstance(op, str)
+            else None
+        )
         item = _int(d.data.get("carry_item"))
         arg = _argument(call, *init) if init else None
         target = _item(arg, item or 0, item is not None) if arg is not None else None
@@ -254,8 +276,11 @@ def _fix_nc602(loc: Located, d: Diagnostic) -> list[Fix]:
         edits: list[Edit] = []
         for k, fn in enumerate(_branches(call, op)):
             outputs = _outputs(loc, fn)
-            target = _item(outputs[0], i, isinstance(outputs[0], cst.Tuple)) \
-                if outputs is not None and len(outputs) == 1 else None
+            target = (
+                _item(outputs[0], i, isinstance(outputs[0], cst.Tuple))
+                if outputs is not None and len(outputs) == 1
+                else None
+            )
             if target is None:
                 if k == b:
                     return []
@@ -269,8 +294,13 @@ def _fix_nc602(loc: Located, d: Diagnostic) -> list[Fix]:
                 edits += [x for x in (imp, e) if x is not None and x not in edits]
         if not edits:
             return []
-        return [Fix(f"Make the branches' outputs vary over {', '.join(map(repr, sorted(union)))} (lax.pcast)",
-                    True, tuple(edits))]
+        return [
+            Fix(
+                f"Make the branches' outputs vary over {', '.join(map(repr, sorted(union)))} (lax.pcast)",
+                True,
+                tuple(edits),
+            )
+        ]
     if target is None:
         return []
     text, imp = _pcast(loc, target, axes)
@@ -318,6 +348,7 @@ def _outputs(loc: Located, fn: cst.BaseExpression | None) -> list[cst.BaseExpres
             def visit_Return(self, node: cst.Return) -> None:
                 if node.value is not None:
                     found.append(node.value)
+
         f.visit(Returns())
         return found or None
     return None
@@ -344,8 +375,9 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
     fixes: list[Fix] = []
     entries = [a for a in spec.args if a.keyword is None]
     if len(entries) == len(spec.args) and not any(a.star for a in entries):
-        none_at = next((i for i, a in enumerate(entries) if isinstance(a.value, cst.Name) and a.value.value == "None"),
-                       None)
+        none_at = next(
+            (i for i, a in enumerate(entries) if isinstance(a.value, cst.Name) and a.value.value == "None"), None
+        )
         texts = [_code(loc, a.value) for a in entries]
         if none_at is not None:
             texts[none_at] = repr(axis)
@@ -365,8 +397,13 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
         for reduce in ("pmean", "psum"):
             edits = [_replace(loc, o, f"{lax}.{reduce}({_code(loc, o)}, {axis!r})") for o in outputs]
             if all(e is not None for e in edits):
-                fixes.append(Fix(f"Reduce the output over {axis!r} with lax.{reduce} before returning", False,
-                                 tuple(e for e in (imp, *edits) if e is not None)))
+                fixes.append(
+                    Fix(
+                        f"Reduce the output over {axis!r} with lax.{reduce} before returning",
+                        False,
+                        tuple(e for e in (imp, *edits) if e is not None),
+                    )
+                )
     return fixes
 
 
@@ -378,8 +415,13 @@ def _fix_nc404(loc: Located, d: Diagnostic) -> list[Fix]:
     first = loc.span(node.elements[0])
     if first is None:
         return []
-    return [Fix(f"Place {name!r} at position 0 of out_axes", True,
-                (Edit(first[0], first[1], first[0], first[1], f"{name!r}, "),))]
+    return [
+        Fix(
+            f"Place {name!r} at position 0 of out_axes",
+            True,
+            (Edit(first[0], first[1], first[0], first[1], f"{name!r}, "),),
+        )
+    ]
 
 
 def _fix_name(loc: Located, d: Diagnostic) -> list[Fix]:
@@ -431,8 +473,12 @@ def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
     spec = p + wanted[1:]
     safe = not _in_function(loc, node)
     title = f"Pass out_sharding={wanted} (the sharding of the non-contracting dims)"
-    if isinstance(node, cst.Call) and node.args and all(a.star == "" for a in node.args) \
-            and not any(a.keyword is not None and a.keyword.value == "out_sharding" for a in node.args):
+    if (
+        isinstance(node, cst.Call)
+        and node.args
+        and all(a.star == "" for a in node.args)
+        and not any(a.keyword is not None and a.keyword.value == "out_sharding" for a in node.args)
+    ):
         end = loc.span(node)  # inserted before the closing parenthesis (a trailing comma kept)
         if end is None or end[3] < 2:
             return []
@@ -451,12 +497,25 @@ def _fix_nc807(loc: Located, d: Diagnostic) -> list[Fix]:
     sharding whatever it was: the same values, for every call."""
     node = next(iter(loc.nodes_at(d)), None)
     reshard = loc.spelling("jax.sharding.reshard", "jax.reshard")
-    if not isinstance(node, cst.Call) or reshard is None or len(node.args) != 2 \
-            or any(a.star or a.keyword is not None for a in node.args):  # reshard's keywords are named otherwise
+    if (
+        not isinstance(node, cst.Call)
+        or reshard is None
+        or len(node.args) != 2
+        or any(a.star or a.keyword is not None for a in node.args)
+    ):  # reshard's keywords are named otherwise
         return []
     edit = _replace(loc, node.func, reshard)
-    return [Fix("Use jax.sharding.reshard (with all mesh axes Explicit, with_sharding_constraint only asserts)",
-                True, (edit,))] if edit is not None else []
+    return (
+        [
+            Fix(
+                "Use jax.sharding.reshard (with all mesh axes Explicit, with_sharding_constraint only asserts)",
+                True,
+                (edit,),
+            )
+        ]
+        if edit is not None
+        else []
+    )
 
 
 _LOOP_BODY = {"lax.scan": (0, "f"), "lax.fori_loop": (2, "body_fun"), "lax.while_loop": (1, "body_fun")}
@@ -487,8 +546,11 @@ def _fix_nc809(loc: Located, d: Diagnostic) -> list[Fix]:
     carries: list[cst.BaseExpression] = []
     for out in outs:
         if op == "lax.scan":
-            if not (isinstance(out, cst.Tuple) and len(out.elements) == 2 and not
-                    any(isinstance(e, cst.StarredElement) for e in out.elements)):
+            if not (
+                isinstance(out, cst.Tuple)
+                and len(out.elements) == 2
+                and not any(isinstance(e, cst.StarredElement) for e in out.elements)
+            ):
                 return []
             out = out.elements[0].value
         if isinstance(out, cst.Tuple | cst.List | cst.Dict):
@@ -497,10 +559,18 @@ def _fix_nc809(loc: Located, d: Diagnostic) -> list[Fix]:
     edits = [_resharded(loc, c, spec) for c in carries]
     if any(e is None for e in edits):
         return []
-    alone = isinstance(fn, cst.Lambda) or isinstance(fn, cst.Name) and \
-        len(re.findall(rf"\b{re.escape(fn.value)}\b", loc.source)) == 2  # its def and this loop
-    return [Fix(f"Reshard the body's carry output back to {spec}", alone and not _in_function(loc, node),
-                tuple(e for e in edits if e is not None))]
+    alone = (
+        isinstance(fn, cst.Lambda)
+        or isinstance(fn, cst.Name)
+        and len(re.findall(rf"\b{re.escape(fn.value)}\b", loc.source)) == 2
+    )  # its def and this loop
+    return [
+        Fix(
+            f"Reshard the body's carry output back to {spec}",
+            alone and not _in_function(loc, node),
+            tuple(e for e in edits if e is not None),
+        )
+    ]
 
 
 def _fix_nc811(loc: Located, d: Diagnostic) -> list[Fix]:
@@ -511,8 +581,11 @@ def _fix_nc811(loc: Located, d: Diagnostic) -> list[Fix]:
     if spec is None or node is None or d.data.get("target") not in ("assignment", "return"):
         return []
     edit = _resharded(loc, node, spec)
-    return [Fix(f"Reshard the value to the annotation's {spec}", not _in_function(loc, node),
-                (edit,))] if edit is not None else []
+    return (
+        [Fix(f"Reshard the value to the annotation's {spec}", not _in_function(loc, node), (edit,))]
+        if edit is not None
+        else []
+    )
 
 
 def _in_function(loc: Located, node: cst.CSTNode) -> bool:
@@ -525,12 +598,21 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
 
 
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
-    NC802: _fix_nc802, NC807: _fix_nc807, NC809: _fix_nc809, NC811: _fix_nc811, NC602: _fix_nc602, NC601: _fix_nc601, NC404: _fix_nc404, NC705: _fix_name, NC501: _fix_name,
+    NC802: _fix_nc802,
+    NC807: _fix_nc807,
+    NC809: _fix_nc809,
+    NC811: _fix_nc811,
+    NC602: _fix_nc602,
+    NC601: _fix_nc601,
+    NC404: _fix_nc404,
+    NC705: _fix_name,
+    NC501: _fix_name,
 }
 FIXABLE = frozenset(_FIXERS)
 
 
 # ---- applying fixes -----------------------------------------------------------------------------------
+
 
 def apply_edits(source: str, edits: list[Edit]) -> str:
     """The source with non-overlapping edits applied (an edit overlapping an earlier one is skipped)."""
@@ -541,8 +623,11 @@ def apply_edits(source: str, edits: list[Edit]) -> str:
 
     def offset(line: int, column: int) -> int:
         return starts[min(line - 1, len(lines))] + column - 1
-    spans = sorted(((offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in edits),
-                   key=lambda t: (t[0], t[1]))
+
+    spans = sorted(
+        ((offset(e.line, e.column), offset(e.end_line, e.end_column), e.text) for e in edits),
+        key=lambda t: (t[0], t[1]),
+    )
     out, at = [], 0
     for a, b, text in spans:
         if a < at:
@@ -581,10 +666,12 @@ def chosen_edits(diags: list[Diagnostic], unsafe: bool) -> tuple[list[Edit], int
 
 # ---- the command line: check --fix / --unsafe-fixes ------------------------------------------------
 
+
 def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5) -> int:
     """Apply fixes to one file until none applies (each round re-checks with `recheck`, which gives the
     diagnostics with their fixes); how many diagnostics were fixed."""
     from pathlib import Path
+
     p = Path(path)
     fixed = 0
     for _ in range(rounds):

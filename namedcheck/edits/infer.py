@@ -56,8 +56,18 @@ def known_sharding(v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
     known mesh whose axes the sharding names are Explicit (a replicated value is left unstated: a plain
     shape states no sharding, which always holds); positional integer dims only."""
     s, m = v.sharding, v.mesh
-    if s is None or not any(s) or len(s) != len(v.shape) or v.named or m is None or m.open or m.types is None \
-            or v.unreduced or v.reduced or not all(isinstance(d, int) for d in v.shape):
+    if (
+        s is None
+        or not any(s)
+        or len(s) != len(v.shape)
+        or v.named
+        or m is None
+        or m.open
+        or m.types is None
+        or v.unreduced
+        or v.reduced
+        or not all(isinstance(d, int) for d in v.shape)
+    ):
         return None
     types = dict(zip(m.names, m.types))
     return s if all(types.get(a) == "explicit" for e in s for a in e) else None
@@ -202,10 +212,10 @@ def infer_once(source: str, a: Analysis, annotated: bool) -> tuple[list[Inferred
                     # `x=1` becomes `x: T = 1` (PEP 8 spacing around `=` of an annotated parameter)
                     eq = positions.get(p.equal)
                     if eq is not None:
-                        edits.append(Edit(eq.start.line, eq.start.column + 1, eq.end.line, eq.end.column + 1,
-                                          " = "))
-                edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1,
-                                  f": {spell(t, annotated)}"))
+                        edits.append(Edit(eq.start.line, eq.start.column + 1, eq.end.line, eq.end.column + 1, " = "))
+                edits.append(
+                    Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {spell(t, annotated)}")
+                )
             if fn.returns is None and records:
                 t = agreed([r.returns for r in (at_calls or records)])
                 params = positions.get(fn.params)
@@ -243,10 +253,15 @@ def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
             for small in s.body:
                 if isinstance(small, cst.Import | cst.ImportFrom) and isinstance(small.names, tuple | list):
                     after = pos[s].end.line + offset
-                    have |= {(n.asname.name.value if n.asname else chunk.module.code_for_node(n.name))
-                             for n in small.names}
-                    if isinstance(small, cst.ImportFrom) and small.module is not None and small.relative == () \
-                            and chunk.module.code_for_node(small.module) == "namedcheck":
+                    have |= {
+                        (n.asname.name.value if n.asname else chunk.module.code_for_node(n.name)) for n in small.names
+                    }
+                    if (
+                        isinstance(small, cst.ImportFrom)
+                        and small.module is not None
+                        and small.relative == ()
+                        and chunk.module.code_for_node(small.module) == "namedcheck"
+                    ):
                         r = pos[small.names[-1].name]
                         nc_from = (r.end.line + offset, r.end.column + 1)
                 elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString) and not after:
@@ -267,8 +282,9 @@ def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
     return edits
 
 
-def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = (),
-                 session: Session | None = None) -> tuple[str, list[Inferred]]:
+def infer_source(
+    source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = (), session: Session | None = None
+) -> tuple[str, list[Inferred]]:
     """The source with every annotation the engine fully knows added (to a fixpoint), and what was added;
     the file is analysed in its project (`session`'s, else a new one's)."""
     analyser = DocumentAnalyser(path, stub_paths, session=session, callers=False)
@@ -292,8 +308,11 @@ def infer_source(source: str, path: str, annotated: bool = False, stub_paths: tu
 
 
 def unified_diff(path: str, old: str, new: str) -> str:
-    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True), new.splitlines(keepends=True), fromfile=f"a/{path}", tofile=f"b/{path}"
+        )
+    )
 
 
 def closing_paren(lines: list[str], line: int, column: int) -> tuple[int, int] | None:

@@ -55,12 +55,13 @@ def broadcast_dim(a: Dim, b: Dim) -> Dim:
     return None
 
 
-def broadcast_shapes(a: tuple[Dim, ...], b: tuple[Dim, ...], la: str = "left operand",
-                     lb: str = "right operand") -> tuple[Dim, ...]:
+def broadcast_shapes(
+    a: tuple[Dim, ...], b: tuple[Dim, ...], la: str = "left operand", lb: str = "right operand"
+) -> tuple[Dim, ...]:
     """Right-aligned positional broadcasting (NC201). A shape with `...` keeps a `...` prefix."""
     var = ... in a or ... in b
-    ta = a[a.index(...) + 1:] if ... in a else a
-    tb = b[b.index(...) + 1:] if ... in b else b
+    ta = a[a.index(...) + 1 :] if ... in a else a
+    tb = b[b.index(...) + 1 :] if ... in b else b
     n = min(len(ta), len(tb)) if var else max(len(ta), len(tb))
     out: list[Dim] = []
     for i in range(1, n + 1):
@@ -73,7 +74,8 @@ def broadcast_shapes(a: tuple[Dim, ...], b: tuple[Dim, ...], la: str = "left ope
                 NC201,
                 f"Cannot broadcast positional shapes {fmt_shape(a)} of {la} and {fmt_shape(b)} of {lb}: "
                 f"dimension {-i} is {da} in {la} and {db} in {lb}",
-                hint="sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand") from None
+                hint="sizes must be equal or 1 when right-aligned; reshape or expand_dims one operand",
+            ) from None
     out.reverse()
     return ((...,) if var else ()) + tuple(out)
 
@@ -90,7 +92,8 @@ def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None)
                     raise RuleError(
                         NC202,
                         f"Named axis {name!r} has size {out[name]} in {seen_in[name]} and size {size} in {label}",
-                        hint="a named axis has one size everywhere; named axes never stretch from size 1")
+                        hint="a named axis has one size everywhere; named axes never stretch from size 1",
+                    )
                 if out[name] is None or (isinstance(out[name], str) and is_int(size)):
                     out[name] = size
             else:
@@ -99,10 +102,14 @@ def union_named(types: Sequence[ArrayType], labels: Sequence[str] | None = None)
     return out
 
 
-def broadcast_types(types: Sequence[ArrayType], labels: Sequence[str] | None = None) -> tuple[tuple[Dim, ...], dict[str, Dim]]:
+def broadcast_types(
+    types: Sequence[ArrayType], labels: Sequence[str] | None = None
+) -> tuple[tuple[Dim, ...], dict[str, Dim]]:
     """Positional broadcast of all shapes, union of all named shapes."""
+
     def lab(i: int) -> str:
         return labels[i] if labels and i < len(labels) else f"operand {i + 1}"
+
     shape: tuple[Dim, ...] = ()
     acc_label = lab(0)
     for i, t in enumerate(types):
@@ -126,16 +133,22 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
     if not isinstance(axis, int):
         raise Unprovable
     if not -ndim <= axis < ndim:
-        raise RuleError(NC701, f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
-                                 f"dimension{'s' if ndim != 1 else ''}",
-                        hint=f"valid axes are {-ndim}..{ndim - 1}" if ndim else "the value is a scalar")
+        raise RuleError(
+            NC701,
+            f"Axis {axis} is out of range for {op} of a value with {ndim} positional "
+            f"dimension{'s' if ndim != 1 else ''}",
+            hint=f"valid axes are {-ndim}..{ndim - 1}" if ndim else "the value is a scalar",
+        )
     return axis % ndim if ndim else 0
 
 
 _INT_OPS = {
-    "jax.numpy.add": lambda a, b: a + b, "jax.numpy.subtract": lambda a, b: a - b,
-    "jax.numpy.multiply": lambda a, b: a * b, "jax.numpy.floor_divide": lambda a, b: a // b,
-    "jax.numpy.mod": lambda a, b: a % b, "jax.numpy.divide": lambda a, b: a / b,
+    "jax.numpy.add": lambda a, b: a + b,
+    "jax.numpy.subtract": lambda a, b: a - b,
+    "jax.numpy.multiply": lambda a, b: a * b,
+    "jax.numpy.floor_divide": lambda a, b: a // b,
+    "jax.numpy.mod": lambda a, b: a % b,
+    "jax.numpy.divide": lambda a, b: a / b,
     "jax.numpy.power": lambda a, b: _power(a, b),
 }
 
@@ -145,7 +158,7 @@ def _power(a: Any, b: Any) -> Any:
     if abs(b) > 64 or (a == 0 and b < 0):
         return None
     try:
-        r = a ** b
+        r = a**b
     except OverflowError:
         return None
     return r if is_number(r) else None

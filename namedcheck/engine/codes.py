@@ -18,11 +18,25 @@ class Code(str):
     hint: str | None
     fix: str | None
 
-    def __new__(cls, code: str, title: str, explanation: str, wrong: str, right: str, hint: str | None = None,
-                fix: str | None = None) -> Code:
+    def __new__(
+        cls,
+        code: str,
+        title: str,
+        explanation: str,
+        wrong: str,
+        right: str,
+        hint: str | None = None,
+        fix: str | None = None,
+    ) -> Code:
         self = super().__new__(cls, code)
-        self.title, self.explanation, self.wrong, self.right, self.hint, self.fix = \
-            title, explanation, wrong, right, hint, fix
+        self.title, self.explanation, self.wrong, self.right, self.hint, self.fix = (
+            title,
+            explanation,
+            wrong,
+            right,
+            hint,
+            fix,
+        )
         return self
 
     @property
@@ -36,338 +50,507 @@ class Code(str):
 _E = "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\n"  # NC8xx examples: Explicit axes
 
 _CODES: list[Code] = [
-    Code("NC000", "internal error",
-         "namedcheck failed while analysing this file. The rest of the run goes on; please report it "
-         "with the file that triggers it.", "", "",
-         hint='please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile'),
-    Code("NC001", "file does not parse",
-         "The file is not valid Python 3 syntax, so nothing in it can be checked. The same code says a file "
-         "was not checked for another reason given in the message: it cannot be read (not a regular file, "
-         "no permission: the run exits 2), it is larger than max-file-size, it nests deeper than the analyzer's "
-         "limit, or the process checking it crashed.",
-         "def f(x:\n    return x\n", "def f(x):\n    return x\n",
-         hint='make the file valid UTF-8 Python 3 source; only files that parse can be checked'),
-    Code("NC101", "malformed annotation",
-         "An array annotation must be `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]` "
-         "with a tuple of sizes first and an optional dict of named axes second.",
-         "x: f32[5]", "x: f32[(5,)]",
-         hint="write `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]`, e.g. f32[(5, 7), {'batch': 20}]"),
-    Code("NC102", "invalid size in annotation",
-         "A size is a non-negative int or a symbol (an identifier string).",
-         "x: f32[(-1, 7)]", "x: f32[('N', 7)]",
-         hint="write a size as a non-negative int or a symbol such as 'N'"),
-    Code("NC103", "named axis repeated in annotation",
-         "Each axis name appears once in a named shape; named axes are unordered.",
-         "x: f32[(), {'b': 2, 'b': 3}]", "x: f32[(), {'b': 2}]",
-         hint='name each axis once in a named shape'),
-    Code("NC104", "more than one `...` in a shape",
-         "`...` stands for any number of leading dimensions and may appear at most once.",
-         "x: f32[(..., 3, ...)]", "x: f32[(..., 3)]",
-         hint='keep a single `...`, standing for the leading dimensions'),
-    Code("NC105", "annotation part is not a literal",
-         "Sizes and axis names must be written literally so they can be checked before the program runs.",
-         "x: f32[(n, 7)]", "x: f32[('n', 7)]",
-         hint="write sizes as ints or quoted symbols ('N') and axis names as strings"),
-    Code("NC201", "positional broadcasting mismatch",
-         "Positional shapes broadcast right-aligned: each pair of sizes must be equal or one of them 1.",
-         "a: f32[(3, 4)]\nb: f32[(5,)]\na + b", "a: f32[(3, 4)]\nb: f32[(4,)]\na + b",
-         hint='make the right-aligned sizes equal or 1 (reshape, transpose or expand_dims one operand)'),
-    Code("NC202", "named axis size conflict",
-         "Named axes broadcast by name: the result carries every name of every operand, and a name must "
-         "have one size everywhere. There is no size-1 stretching of named axes.",
-         "x: f32[(), {'b': 4}]\ny: f32[(), {'b': 8}]\nx + y",
-         "x: f32[(), {'b': 4}]\ny: f32[(), {'c': 8}]\nx + y  # f32[(), {'b': 4, 'c': 8}]",
-         hint='give the named axis one size everywhere; named axes never stretch from size 1'),
-    Code("NC203", "op shape rule violated",
-         "An op's own shape rule: contraction sizes of dot / matmul / tensordot / einsum, element counts "
-         "of reshape, matching sizes for concatenate / stack, indices within bounds. Also what an op's "
-         "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
-         "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
-         "both usually mean two swapped arguments.",
-         "x: f32[(3, 4)]\ny: f32[(5, 6)]\njnp.dot(x, y)", "x: f32[(3, 4)]\ny: f32[(4, 6)]\njnp.dot(x, y)",
-         hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)"),
-    Code("NC301", "value does not match its declared type",
-         "An annotated assignment or a return whose inferred type differs from the annotation: "
-         "positional sizes, rank or named axes.",
-         "def f(x: f32[(3,)]) -> f32[(4,)]:\n    return x",
-         "def f(x: f32[(3,)]) -> f32[(3,)]:\n    return x",
-         hint='change the value or its annotation so that they agree'),
-    Code("NC302", "argument does not match parameter annotation",
-         "An argument's positional shape must match the parameter's, and every named axis the parameter "
-         "declares must be present with its size. Extra named axes are lifted through the call "
-         "(vmap semantics) and appear on the result.",
-         "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(4,)]\ng(y)",
-         "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(3,)]\ng(y)",
-         hint="pass a value of the declared shape, or change the parameter's annotation"),
-    Code("NC303", "symbol bound to two sizes",
-         "A symbol in a signature is bound at the call and must have one size across all parameters.",
-         "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(4))",
-         "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(3))",
-         hint='pass arguments that give each symbol one size'),
-    Code("NC304", "dtype mismatch",
-         "The inferred dtype clearly differs from the declared one (JAX promotion rules, weak Python "
-         "scalars included; 32/64-bit pairs are not told apart since x64 is usually off).",
-         "x: i32[(3,)] = jnp.zeros(3)", "x: f32[(3,)] = jnp.zeros(3)",
-         hint="convert the value with .astype(...), or change the annotation's dtype"),
-    Code("NC401", "xmap / vmap in_axes or out_axes structure mismatch",
-         "in_axes must mirror the arguments (and out_axes the results) as a pytree prefix: one axis mapping "
-         "per array, or one mapping for a whole subtree.",
-         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...],), out_axes=['i', ...])\nf(jnp.ones(3), jnp.ones(3))",
-         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])\n"
-         "f(jnp.ones(3), jnp.ones(3))",
-         hint='give one axis mapping per argument (in_axes) or result (out_axes), or one mapping for a whole subtree'),
-    Code("NC402", "bad axis mapping",
-         "An axis mapping names a positional axis the argument does not have, maps one positional axis twice, "
-         "or repeats a name.",
-         "xmap(lambda a: a, in_axes={2: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
-         "xmap(lambda a: a, in_axes={0: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
-         hint='map each positional axis the argument has at most once, each to its own name'),
-    Code("NC403", "one mapped axis, two sizes",
-         "Every argument (and axis_sizes) must agree on the size of a name an xmap or vmap binds.",
-         "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(7))",
-         "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(5))",
-         hint='pass arguments whose mapped axes have one size per name'),
-    Code("NC404", "a result carries a named axis missing from out_axes",
-         "Every named axis an xmap binds that is still present on a result must be placed by out_axes; "
-         "reduce over it (psum, sum with the name) if it should not be.",
-         "xmap(lambda a: a * 2, in_axes=['i', ...], out_axes=[...])(jnp.ones(4))",
-         "xmap(lambda a: lax.psum(a * 2, 'i'), in_axes=['i', ...], out_axes=[...])(jnp.ones(4))",
-         hint='add the name to out_axes, or reduce over it (e.g. psum) before returning', fix='fix_nc404'),
-    Code("NC405", "out_axes names an axis this xmap does not define",
-         "out_axes may only place names the same xmap binds through in_axes or axis_sizes.",
-         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', 'j', ...])(jnp.ones((4, 2)))",
-         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((4, 2)))",
-         hint='place only names this xmap binds through in_axes or axis_sizes'),
-    Code("NC406", "axis_resources names an undefined axis",
-         "axis_resources may only assign resources to names this xmap defines (in_axes or axis_sizes).",
-         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'k': 'x'})(jnp.ones(4))",
-         "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(4))",
-         hint='assign resources only to names that in_axes or axis_sizes define'),
-    Code("NC407", "a nested map re-binds an enclosing name",
-         "A name bound by an enclosing xmap / vmap cannot be bound again inside it.",
-         "def inner(v):\n    return xmap(lambda w: w, in_axes=['i', ...], out_axes=['i', ...])(v)\n"
-         "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))",
-         "def inner(v):\n    return xmap(lambda w: w, in_axes=['j', ...], out_axes=['j', ...])(v)\n"
-         "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))",
-         hint='use a fresh name for the inner map'),
-    Code("NC501", "unknown mesh axis",
-         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have: shard_map "
-         "specs, `NamedSharding(mesh, P(...))`, and a bare `P(...)` given to `jit(in_shardings=/out_shardings=)`, "
-         "`device_put`, `with_sharding_constraint` or `reshard` under the mesh in scope.",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('z'), out_specs=P('z'))(jnp.ones(8))",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
-         hint='use an axis of the mesh in scope, or add the axis to the mesh', fix='fix_name'),
-    Code("NC502", "named axes sharing a resource co-occur",
-         "Two named axes mapped to the same mesh axis can never both appear in one value's named shape: "
-         "the devices cannot hold both splits. Reduce one of them away before they meet.",
-         "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
-         "    return jnp.sum(a + b, axis=('a', 'b'))\n"
-         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
-         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
-         "(jnp.ones(4), jnp.ones(4))",
-         "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
-         "    return jnp.sum(a, axis='a') + jnp.sum(b, axis='b')\n"
-         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
-         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
-         "(jnp.ones(4), jnp.ones(4))",
-         hint='reduce one of the two axes away before they meet, or map them to different mesh axes'),
-    Code("NC503", "axis size not divisible by its resources",
-         "A named axis split over mesh axes must have a size divisible by their total device count.",
-         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
-         "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))",
-         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
-         "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(8))",
-         hint='make the axis size a multiple of the device count, or split it over fewer mesh axes'),
-    Code("NC504", "mesh axis repeated in one mapping or PartitionSpec",
-         "A resource assignment or a PartitionSpec may use each mesh axis once (shard_map specs, "
-         "`NamedSharding(mesh, P(...))`, and specs given to jit shardings, `with_sharding_constraint` and `reshard`).",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(jnp.ones(8))",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))(jnp.ones(8))",
-         hint='use each mesh axis at most once in one mapping or PartitionSpec'),
-    Code("NC601", "shard_map output varies over an axis its out_specs leaves out",
-         "Leaving a mesh axis out of out_specs promises the output is the same on every device along it. A value "
-         "that varies over the axis breaks that promise: add the axis to out_specs or psum over it "
-         "(or pass check_vma=False if the value is replicated in a way JAX cannot see).",
-         "jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
-         "jax.shard_map(lambda v: lax.psum(v * 2, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
-         hint='add the axis to out_specs, or psum over it before returning', fix='fix_nc601'),
-    Code("NC602", "loop carry or branch outputs vary over different axes",
-         "A scan / fori_loop / while_loop carry must keep its varying set through the body, and lax.cond branches "
-         "must return outputs varying over the same axes. Cast the invariant side with "
-         "lax.pcast(..., to='varying').",
-         "def body(v):\n    return lax.fori_loop(0, 3, lambda i, c: c + v, jnp.zeros(v.shape))\n"
-         "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
-         "def body(v):\n"
-         "    init = lax.pcast(jnp.zeros(v.shape), ('x',), to='varying')\n"
-         "    return lax.fori_loop(0, 3, lambda i, c: c + v, init)\n"
-         "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
-         hint="cast the invariant side with lax.pcast(..., axes, to='varying')", fix='fix_nc602'),
-    Code("NC603", "collective rejected for its input's varying set",
-         "With JAX's default auto-pcast, psum / pmean over a tuple of axes reject a value that varies over only "
-         "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
-         "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
-         "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
-         hint="cast the input with lax.pcast(..., to='varying') first, or reduce only over the axes it varies over"),
-    Code("NC604", "bad shard_map or sharding spec",
-         "An in_spec / out_spec is longer than the array's rank, names a mesh axis that is not manual here "
-         "(axis_names=), or splits a dimension not divisible by its mesh axes, or the specs do not match the "
-         "arguments' structure. The same rank and divisibility rule applies to a sharding placed on a value: "
-         "`jax.device_put(x, sharding)`, `jax.jit(f, in_shardings=..., out_shardings=...)` (arguments where "
-         "the function is called, results at `out_shardings=`), `with_sharding_constraint` (rank only: under "
-         "jit it pads an uneven dimension), `reshard` and creation ops' `out_sharding=` / `device=` (extra "
-         "trailing None entries are accepted there).",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(6))",
-         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
-         hint='give one spec per argument, no longer than its rank, splitting only dimensions its mesh axes divide'),
-    Code("NC701", "axis argument out of range",
-         "A reduction, collective or axis-taking op names a positional axis the value does not have.",
-         "x: f32[(3, 4)]\njnp.sum(x, axis=2)", "x: f32[(3, 4)]\njnp.sum(x, axis=1)",
-         hint="use an axis within the value's rank (negative axes count from the end)"),
-    Code("NC702", "einsum spec error",
-         "A named einsum spec (`'n{b,k},{k,m}->n{b,m}'`) is malformed, its letters do not match the "
-         "operands' ranks, or it mentions a named axis for one operand that has it while skipping it for "
-         "another operand that also has it.",
-         "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{}->n', x, y)",
-         "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{k}->n', x, y)",
-         hint="match the spec's letters to the operands' ranks and mention a named axis for every operand that has it"),
-    Code("NC705", "axis name bound by nothing",
-         "A collective or named reduction names an axis no enclosing map (xmap, vmap axis_name, shard_map) or mesh "
-         "binds, nor the named axes of the function's own parameter annotations.",
-         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
-         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')",
-         hint='bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling', fix='fix_name'),
+    Code(
+        "NC000",
+        "internal error",
+        "namedcheck failed while analysing this file. The rest of the run goes on; please report it "
+        "with the file that triggers it.",
+        "",
+        "",
+        hint="please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile",
+    ),
+    Code(
+        "NC001",
+        "file does not parse",
+        "The file is not valid Python 3 syntax, so nothing in it can be checked. The same code says a file "
+        "was not checked for another reason given in the message: it cannot be read (not a regular file, "
+        "no permission: the run exits 2), it is larger than max-file-size, it nests deeper than the analyzer's "
+        "limit, or the process checking it crashed.",
+        "def f(x:\n    return x\n",
+        "def f(x):\n    return x\n",
+        hint="make the file valid UTF-8 Python 3 source; only files that parse can be checked",
+    ),
+    Code(
+        "NC101",
+        "malformed annotation",
+        "An array annotation must be `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]` "
+        "with a tuple of sizes first and an optional dict of named axes second.",
+        "x: f32[5]",
+        "x: f32[(5,)]",
+        hint="write `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]`, e.g. f32[(5, 7), {'batch': 20}]",
+    ),
+    Code(
+        "NC102",
+        "invalid size in annotation",
+        "A size is a non-negative int or a symbol (an identifier string).",
+        "x: f32[(-1, 7)]",
+        "x: f32[('N', 7)]",
+        hint="write a size as a non-negative int or a symbol such as 'N'",
+    ),
+    Code(
+        "NC103",
+        "named axis repeated in annotation",
+        "Each axis name appears once in a named shape; named axes are unordered.",
+        "x: f32[(), {'b': 2, 'b': 3}]",
+        "x: f32[(), {'b': 2}]",
+        hint="name each axis once in a named shape",
+    ),
+    Code(
+        "NC104",
+        "more than one `...` in a shape",
+        "`...` stands for any number of leading dimensions and may appear at most once.",
+        "x: f32[(..., 3, ...)]",
+        "x: f32[(..., 3)]",
+        hint="keep a single `...`, standing for the leading dimensions",
+    ),
+    Code(
+        "NC105",
+        "annotation part is not a literal",
+        "Sizes and axis names must be written literally so they can be checked before the program runs.",
+        "x: f32[(n, 7)]",
+        "x: f32[('n', 7)]",
+        hint="write sizes as ints or quoted symbols ('N') and axis names as strings",
+    ),
+    Code(
+        "NC201",
+        "positional broadcasting mismatch",
+        "Positional shapes broadcast right-aligned: each pair of sizes must be equal or one of them 1.",
+        "a: f32[(3, 4)]\nb: f32[(5,)]\na + b",
+        "a: f32[(3, 4)]\nb: f32[(4,)]\na + b",
+        hint="make the right-aligned sizes equal or 1 (reshape, transpose or expand_dims one operand)",
+    ),
+    Code(
+        "NC202",
+        "named axis size conflict",
+        "Named axes broadcast by name: the result carries every name of every operand, and a name must "
+        "have one size everywhere. There is no size-1 stretching of named axes.",
+        "x: f32[(), {'b': 4}]\ny: f32[(), {'b': 8}]\nx + y",
+        "x: f32[(), {'b': 4}]\ny: f32[(), {'c': 8}]\nx + y  # f32[(), {'b': 4, 'c': 8}]",
+        hint="give the named axis one size everywhere; named axes never stretch from size 1",
+    ),
+    Code(
+        "NC203",
+        "op shape rule violated",
+        "An op's own shape rule: contraction sizes of dot / matmul / tensordot / einsum, element counts "
+        "of reshape, matching sizes for concatenate / stack, indices within bounds. Also what an op's "
+        "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
+        "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
+        "both usually mean two swapped arguments.",
+        "x: f32[(3, 4)]\ny: f32[(5, 6)]\njnp.dot(x, y)",
+        "x: f32[(3, 4)]\ny: f32[(4, 6)]\njnp.dot(x, y)",
+        hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)",
+    ),
+    Code(
+        "NC301",
+        "value does not match its declared type",
+        "An annotated assignment or a return whose inferred type differs from the annotation: "
+        "positional sizes, rank or named axes.",
+        "def f(x: f32[(3,)]) -> f32[(4,)]:\n    return x",
+        "def f(x: f32[(3,)]) -> f32[(3,)]:\n    return x",
+        hint="change the value or its annotation so that they agree",
+    ),
+    Code(
+        "NC302",
+        "argument does not match parameter annotation",
+        "An argument's positional shape must match the parameter's, and every named axis the parameter "
+        "declares must be present with its size. Extra named axes are lifted through the call "
+        "(vmap semantics) and appear on the result.",
+        "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(4,)]\ng(y)",
+        "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(3,)]\ng(y)",
+        hint="pass a value of the declared shape, or change the parameter's annotation",
+    ),
+    Code(
+        "NC303",
+        "symbol bound to two sizes",
+        "A symbol in a signature is bound at the call and must have one size across all parameters.",
+        "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(4))",
+        "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(3))",
+        hint="pass arguments that give each symbol one size",
+    ),
+    Code(
+        "NC304",
+        "dtype mismatch",
+        "The inferred dtype clearly differs from the declared one (JAX promotion rules, weak Python "
+        "scalars included; 32/64-bit pairs are not told apart since x64 is usually off).",
+        "x: i32[(3,)] = jnp.zeros(3)",
+        "x: f32[(3,)] = jnp.zeros(3)",
+        hint="convert the value with .astype(...), or change the annotation's dtype",
+    ),
+    Code(
+        "NC401",
+        "xmap / vmap in_axes or out_axes structure mismatch",
+        "in_axes must mirror the arguments (and out_axes the results) as a pytree prefix: one axis mapping "
+        "per array, or one mapping for a whole subtree.",
+        "f = xmap(lambda a, b: a + b, in_axes=(['i', ...],), out_axes=['i', ...])\nf(jnp.ones(3), jnp.ones(3))",
+        "f = xmap(lambda a, b: a + b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])\n"
+        "f(jnp.ones(3), jnp.ones(3))",
+        hint="give one axis mapping per argument (in_axes) or result (out_axes), or one mapping for a whole subtree",
+    ),
+    Code(
+        "NC402",
+        "bad axis mapping",
+        "An axis mapping names a positional axis the argument does not have, maps one positional axis twice, "
+        "or repeats a name.",
+        "xmap(lambda a: a, in_axes={2: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
+        "xmap(lambda a: a, in_axes={0: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
+        hint="map each positional axis the argument has at most once, each to its own name",
+    ),
+    Code(
+        "NC403",
+        "one mapped axis, two sizes",
+        "Every argument (and axis_sizes) must agree on the size of a name an xmap or vmap binds.",
+        "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(7))",
+        "xmap(lambda a, b: a * b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])(jnp.ones(5), jnp.ones(5))",
+        hint="pass arguments whose mapped axes have one size per name",
+    ),
+    Code(
+        "NC404",
+        "a result carries a named axis missing from out_axes",
+        "Every named axis an xmap binds that is still present on a result must be placed by out_axes; "
+        "reduce over it (psum, sum with the name) if it should not be.",
+        "xmap(lambda a: a * 2, in_axes=['i', ...], out_axes=[...])(jnp.ones(4))",
+        "xmap(lambda a: lax.psum(a * 2, 'i'), in_axes=['i', ...], out_axes=[...])(jnp.ones(4))",
+        hint="add the name to out_axes, or reduce over it (e.g. psum) before returning",
+        fix="fix_nc404",
+    ),
+    Code(
+        "NC405",
+        "out_axes names an axis this xmap does not define",
+        "out_axes may only place names the same xmap binds through in_axes or axis_sizes.",
+        "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', 'j', ...])(jnp.ones((4, 2)))",
+        "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((4, 2)))",
+        hint="place only names this xmap binds through in_axes or axis_sizes",
+    ),
+    Code(
+        "NC406",
+        "axis_resources names an undefined axis",
+        "axis_resources may only assign resources to names this xmap defines (in_axes or axis_sizes).",
+        "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'k': 'x'})(jnp.ones(4))",
+        "xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(4))",
+        hint="assign resources only to names that in_axes or axis_sizes define",
+    ),
+    Code(
+        "NC407",
+        "a nested map re-binds an enclosing name",
+        "A name bound by an enclosing xmap / vmap cannot be bound again inside it.",
+        "def inner(v):\n    return xmap(lambda w: w, in_axes=['i', ...], out_axes=['i', ...])(v)\n"
+        "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))",
+        "def inner(v):\n    return xmap(lambda w: w, in_axes=['j', ...], out_axes=['j', ...])(v)\n"
+        "xmap(inner, in_axes=['i', ...], out_axes=['i', ...])(jnp.ones((2, 3)))",
+        hint="use a fresh name for the inner map",
+    ),
+    Code(
+        "NC501",
+        "unknown mesh axis",
+        "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have: shard_map "
+        "specs, `NamedSharding(mesh, P(...))`, and a bare `P(...)` given to `jit(in_shardings=/out_shardings=)`, "
+        "`device_put`, `with_sharding_constraint` or `reshard` under the mesh in scope.",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('z'), out_specs=P('z'))(jnp.ones(8))",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
+        hint="use an axis of the mesh in scope, or add the axis to the mesh",
+        fix="fix_name",
+    ),
+    Code(
+        "NC502",
+        "named axes sharing a resource co-occur",
+        "Two named axes mapped to the same mesh axis can never both appear in one value's named shape: "
+        "the devices cannot hold both splits. Reduce one of them away before they meet.",
+        "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+        "    return jnp.sum(a + b, axis=('a', 'b'))\n"
+        "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+        "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
+        "(jnp.ones(4), jnp.ones(4))",
+        "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+        "    return jnp.sum(a, axis='a') + jnp.sum(b, axis='b')\n"
+        "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+        "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
+        "(jnp.ones(4), jnp.ones(4))",
+        hint="reduce one of the two axes away before they meet, or map them to different mesh axes",
+    ),
+    Code(
+        "NC503",
+        "axis size not divisible by its resources",
+        "A named axis split over mesh axes must have a size divisible by their total device count.",
+        "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+        "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))",
+        "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
+        "    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(8))",
+        hint="make the axis size a multiple of the device count, or split it over fewer mesh axes",
+    ),
+    Code(
+        "NC504",
+        "mesh axis repeated in one mapping or PartitionSpec",
+        "A resource assignment or a PartitionSpec may use each mesh axis once (shard_map specs, "
+        "`NamedSharding(mesh, P(...))`, and specs given to jit shardings, `with_sharding_constraint` and `reshard`).",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(jnp.ones(8))",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))(jnp.ones(8))",
+        hint="use each mesh axis at most once in one mapping or PartitionSpec",
+    ),
+    Code(
+        "NC601",
+        "shard_map output varies over an axis its out_specs leaves out",
+        "Leaving a mesh axis out of out_specs promises the output is the same on every device along it. A value "
+        "that varies over the axis breaks that promise: add the axis to out_specs or psum over it "
+        "(or pass check_vma=False if the value is replicated in a way JAX cannot see).",
+        "jax.shard_map(lambda v: v * 2, mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+        "jax.shard_map(lambda v: lax.psum(v * 2, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+        hint="add the axis to out_specs, or psum over it before returning",
+        fix="fix_nc601",
+    ),
+    Code(
+        "NC602",
+        "loop carry or branch outputs vary over different axes",
+        "A scan / fori_loop / while_loop carry must keep its varying set through the body, and lax.cond branches "
+        "must return outputs varying over the same axes. Cast the invariant side with "
+        "lax.pcast(..., to='varying').",
+        "def body(v):\n    return lax.fori_loop(0, 3, lambda i, c: c + v, jnp.zeros(v.shape))\n"
+        "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
+        "def body(v):\n"
+        "    init = lax.pcast(jnp.zeros(v.shape), ('x',), to='varying')\n"
+        "    return lax.fori_loop(0, 3, lambda i, c: c + v, init)\n"
+        "jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
+        hint="cast the invariant side with lax.pcast(..., axes, to='varying')",
+        fix="fix_nc602",
+    ),
+    Code(
+        "NC603",
+        "collective rejected for its input's varying set",
+        "With JAX's default auto-pcast, psum / pmean over a tuple of axes reject a value that varies over only "
+        "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
+        "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+        "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
+        hint="cast the input with lax.pcast(..., to='varying') first, or reduce only over the axes it varies over",
+    ),
+    Code(
+        "NC604",
+        "bad shard_map or sharding spec",
+        "An in_spec / out_spec is longer than the array's rank, names a mesh axis that is not manual here "
+        "(axis_names=), or splits a dimension not divisible by its mesh axes, or the specs do not match the "
+        "arguments' structure. The same rank and divisibility rule applies to a sharding placed on a value: "
+        "`jax.device_put(x, sharding)`, `jax.jit(f, in_shardings=..., out_shardings=...)` (arguments where "
+        "the function is called, results at `out_shardings=`), `with_sharding_constraint` (rank only: under "
+        "jit it pads an uneven dimension), `reshard` and creation ops' `out_sharding=` / `device=` (extra "
+        "trailing None entries are accepted there).",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(6))",
+        "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones(8))",
+        hint="give one spec per argument, no longer than its rank, splitting only dimensions its mesh axes divide",
+    ),
+    Code(
+        "NC701",
+        "axis argument out of range",
+        "A reduction, collective or axis-taking op names a positional axis the value does not have.",
+        "x: f32[(3, 4)]\njnp.sum(x, axis=2)",
+        "x: f32[(3, 4)]\njnp.sum(x, axis=1)",
+        hint="use an axis within the value's rank (negative axes count from the end)",
+    ),
+    Code(
+        "NC702",
+        "einsum spec error",
+        "A named einsum spec (`'n{b,k},{k,m}->n{b,m}'`) is malformed, its letters do not match the "
+        "operands' ranks, or it mentions a named axis for one operand that has it while skipping it for "
+        "another operand that also has it.",
+        "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{}->n', x, y)",
+        "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{k}->n', x, y)",
+        hint="match the spec's letters to the operands' ranks and mention a named axis for every operand that has it",
+    ),
+    Code(
+        "NC705",
+        "axis name bound by nothing",
+        "A collective or named reduction names an axis no enclosing map (xmap, vmap axis_name, shard_map) or mesh "
+        "binds, nor the named axes of the function's own parameter annotations.",
+        "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
+        "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')",
+        hint="bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling",
+        fix="fix_name",
+    ),
     # NC8xx: JAX's sharding rules over Explicit mesh axes (engine/ops/, `@sharding_rule`). The examples run
     # with `emesh = jax.make_mesh((4, 2), ('data', 'model'))` (Explicit axes) set by `jax.set_mesh`.
-    Code("NC801", "operands' shardings conflict",
-         "Under Explicit mesh axes an array's sharding is part of its type. Elementwise ops merge their operands' "
-         "shardings dimension by dimension and reject a dimension split over two different mesh axes; "
-         "`jnp.where` of equal shapes (lax.select), `concatenate` and `stack` need identical shardings.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "y = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "y = jax.device_put(jnp.ones((8, 16)), P(None, 'model'))\nx + y",
-         hint='reshard one operand (jax.sharding.reshard) so that each dimension is split over one mesh axis'),
-    Code("NC802", "contracting dimension sharded on both operands",
-         "dot / matmul / einsum whose contracting dimension is split over mesh axes on both operands: it is "
-         "ambiguous how the result is sharded. Pass `out_sharding=`, or reshard one operand (one side sharded "
-         "is accepted).",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
-         "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
-         "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\njnp.matmul(x, w, out_sharding=P('data'))",
-         hint='pass out_sharding= to the contraction, or reshard one operand so only one side is split', fix='fix_nc802'),
-    Code("NC803", "batch dimensions sharded differently",
-         "A batch dimension of a contraction is split over different mesh axes in its two operands.",
-         _E + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\n"
-         "jnp.einsum('bij,bjk->bik', a, b)",
-         _E + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('data'))\n"
-         "jnp.einsum('bij,bjk->bik', a, b)",
-         hint="reshard one operand so that its batch dimensions are split like the other's"),
-    Code("NC804", "result would use one mesh axis twice",
-         "The result's sharding, as the op's rule computes it, splits two dimensions over the same mesh axis "
-         "(an outer product of two arrays sharded over one axis, a sum of arrays sharded over one axis on "
-         "different dimensions).",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "w = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "w = jax.device_put(jnp.ones((16, 8)), P(None, 'model'))\nx @ w",
-         hint='pass out_sharding=, or reshard an operand so the result uses each mesh axis once'),
-    Code("NC805", "reshape not supported for the operand's sharding",
-         "Under Explicit axes a reshape of a sharded array may move size-1 dims, split one dimension (its mesh "
-         "axes going to the major parts, each dividing its part) or merge dimensions of which only the leading "
-         "ones are sharded; anything else needs `out_sharding=` or a reshard first.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)",
-         hint='pass out_sharding= to the reshape, or reshard the operand before reshaping'),
-    Code("NC806", "gather needs an out sharding",
-         "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
-         "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
-         "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
-         _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
-         _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
-         hint='index with x.at[ids].get(out_sharding=...), or reshard the indices or the table first'),
-    Code("NC807", "with_sharding_constraint asserts a different sharding",
-         "When every mesh axis is Explicit, `with_sharding_constraint` does not move data: it asserts that the "
-         "value already has the given sharding. Use `jax.sharding.reshard` to change it.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.sharding.reshard(x, P('model'))",
-         hint='use jax.sharding.reshard to change a sharding; with_sharding_constraint only asserts it here', fix='fix_nc807'),
-    Code("NC808", "jit in_shardings differ from a committed argument's",
-         "An array placed with a sharding (device_put, reshard) or made by jnp under `jax.set_mesh` is committed "
-         "to it; `jax.jit(f, in_shardings=...)` rejects it when the shardings differ.",
-         _E + "x = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
-         _E + "x = jax.device_put(jnp.ones((8, 4)), P('data'))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
-         hint="reshard the argument to the jit's in_shardings first, or change in_shardings"),
-    Code("NC809", "loop carry changes its sharding",
-         "A `lax.scan` / `fori_loop` / `while_loop` carry must keep its type, sharding included: the body "
-         "returns the carry with a different sharding than it entered with.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "lax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "lax.scan(lambda c, _: (c * 2, None), x, None, length=3)",
-         hint="reshard the body's carry output back to the sharding the carry entered with", fix='fix_nc809'),
-    Code("NC810", "shard_map in_specs differ from an argument's sharding",
-         "Over an Explicit mesh, shard_map's in_specs must state each argument's own sharding (or be left out, "
-         "and shard_map takes them from the arguments); a `jnp` array made under `jax.set_mesh` is replicated.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)",
-         hint="state the argument's own sharding in in_specs, or leave in_specs out"),
-    Code("NC811", "sharding differs from the annotation's",
-         "An annotation may state a sharding by naming the Explicit mesh axes that split each dimension, as JAX "
-         "prints types: `f32[Array, Dims('8@data', 4)]` (or `f32[('8@data', 4)]`) is `float32[8@data,4]`, every "
-         "dimension written without `@` unsplit. A value whose sharding is known and differs (an argument, an "
-         "annotated assignment, a returned value) is reported; `@checked` compares with `jax.typeof(x)`.",
-         _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
-         "f(jnp.ones((8, 4)))",
-         _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
-         "f(jax.device_put(jnp.ones((8, 4)), P('data')))",
-         hint="jax.sharding.reshard the value to the annotation's sharding, or correct the annotation", fix='fix_nc811'),
-    Code("NC812", "array used under another mesh",
-         "An array sharded over Explicit axes carries its mesh (axis names, sizes and types). Under `jax.set_mesh` "
-         "JAX applies an op only to arrays of the context mesh (one made by `jnp` under an earlier `set_mesh` "
-         "included), and never to operands of two different meshes. `reshard` / `device_put` move an array; a "
-         "legacy `with mesh:` sets no context mesh.",
-         _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
-         "with jax.set_mesh(other):\n    y = x * 2",
-         _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
-         "with jax.set_mesh(other):\n    y = jax.sharding.reshard(x, P('x')) * 2",
-         hint='reshard or device_put the array onto the context mesh first, or run the op under its own mesh'),
-    Code("NC813", "unreduced value used where JAX needs it reduced",
-         "A contraction given `out_sharding=P(..., unreduced={'x'})` (its contracting dimensions split over 'x' alike "
-         "on both sides, and only those axes) leaves a partial sum on each device (`{U:x}`). JAX lets an add of two "
-         "such values, a product with a value `reduced` over 'x', sums, transposes, reshapes keep it unreduced; "
-         "a contraction of it, a product of two, an add or product with a plain value, and ops without an unreduced "
-         "rule (sin, mean, subtract, ...) are errors. `jax.sharding.reshard` reduces it.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
-         "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nu * 2",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
-         "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\njax.sharding.reshard(u, P(None, None)) * 2",
-         hint='jax.sharding.reshard the unreduced value first (that sums the partial results)'),
-    Code("NC821", "op along a sharded dimension",
-         "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
-         "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
-         "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
-         "`out_sharding=` or a reshard first.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)",
-         hint='reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding='),
-    Code("NC823", "cond / switch branches return different shardings",
-         "`lax.cond` and `lax.switch` need their branches to return outputs of equal types, and under Explicit "
-         "mesh axes the sharding is part of the type.",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "lax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
-         "lax.cond(True, lambda a: a * 2, lambda a: a + 1, x)",
-         hint="reshard one branch's output to the other's sharding"),
-    Code("NC822", "result dimension not divisible by its mesh axes",
-         "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
-         "devices do not divide evenly: the new size must stay a multiple of the mesh axes' size (an int index, "
-         "a slice of length 1, counts as such a slice under jit; outside jit it is a gather, NC806).",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
-         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((2, 2), (0, 0)))",
-         hint="keep the sharded dimension's new size a multiple of its mesh axes' size, or reshard it unsharded first"),
+    Code(
+        "NC801",
+        "operands' shardings conflict",
+        "Under Explicit mesh axes an array's sharding is part of its type. Elementwise ops merge their operands' "
+        "shardings dimension by dimension and reject a dimension split over two different mesh axes; "
+        "`jnp.where` of equal shapes (lax.select), `concatenate` and `stack` need identical shardings.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "y = jax.device_put(jnp.ones((8, 16)), P('model', None))\nx + y",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "y = jax.device_put(jnp.ones((8, 16)), P(None, 'model'))\nx + y",
+        hint="reshard one operand (jax.sharding.reshard) so that each dimension is split over one mesh axis",
+    ),
+    Code(
+        "NC802",
+        "contracting dimension sharded on both operands",
+        "dot / matmul / einsum whose contracting dimension is split over mesh axes on both operands: it is "
+        "ambiguous how the result is sharded. Pass `out_sharding=`, or reshard one operand (one side sharded "
+        "is accepted).",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
+        "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\nx @ w",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\n"
+        "w = jax.device_put(jnp.ones((16, 4)), P('data', None))\njnp.matmul(x, w, out_sharding=P('data'))",
+        hint="pass out_sharding= to the contraction, or reshard one operand so only one side is split",
+        fix="fix_nc802",
+    ),
+    Code(
+        "NC803",
+        "batch dimensions sharded differently",
+        "A batch dimension of a contraction is split over different mesh axes in its two operands.",
+        _E
+        + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('model'))\n"
+        "jnp.einsum('bij,bjk->bik', a, b)",
+        _E
+        + "a = jax.device_put(jnp.ones((4, 8, 16)), P('data'))\nb = jax.device_put(jnp.ones((4, 16, 2)), P('data'))\n"
+        "jnp.einsum('bij,bjk->bik', a, b)",
+        hint="reshard one operand so that its batch dimensions are split like the other's",
+    ),
+    Code(
+        "NC804",
+        "result would use one mesh axis twice",
+        "The result's sharding, as the op's rule computes it, splits two dimensions over the same mesh axis "
+        "(an outer product of two arrays sharded over one axis, a sum of arrays sharded over one axis on "
+        "different dimensions).",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "w = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))\nx @ w",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "w = jax.device_put(jnp.ones((16, 8)), P(None, 'model'))\nx @ w",
+        hint="pass out_sharding=, or reshard an operand so the result uses each mesh axis once",
+    ),
+    Code(
+        "NC805",
+        "reshape not supported for the operand's sharding",
+        "Under Explicit axes a reshape of a sharded array may move size-1 dims, split one dimension (its mesh "
+        "axes going to the major parts, each dividing its part) or merge dimensions of which only the leading "
+        "ones are sharded; anything else needs `out_sharding=` or a reshard first.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)",
+        hint="pass out_sharding= to the reshape, or reshard the operand before reshaping",
+    ),
+    Code(
+        "NC806",
+        "gather needs an out sharding",
+        "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
+        "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
+        "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
+        _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
+        _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
+        hint="index with x.at[ids].get(out_sharding=...), or reshard the indices or the table first",
+    ),
+    Code(
+        "NC807",
+        "with_sharding_constraint asserts a different sharding",
+        "When every mesh axis is Explicit, `with_sharding_constraint` does not move data: it asserts that the "
+        "value already has the given sharding. Use `jax.sharding.reshard` to change it.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.with_sharding_constraint(x, P('model'))",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njax.sharding.reshard(x, P('model'))",
+        hint="use jax.sharding.reshard to change a sharding; with_sharding_constraint only asserts it here",
+        fix="fix_nc807",
+    ),
+    Code(
+        "NC808",
+        "jit in_shardings differ from a committed argument's",
+        "An array placed with a sharding (device_put, reshard) or made by jnp under `jax.set_mesh` is committed "
+        "to it; `jax.jit(f, in_shardings=...)` rejects it when the shardings differ.",
+        _E + "x = jnp.ones((8, 4))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
+        _E + "x = jax.device_put(jnp.ones((8, 4)), P('data'))\njax.jit(lambda a: a * 2, in_shardings=P('data'))(x)",
+        hint="reshard the argument to the jit's in_shardings first, or change in_shardings",
+    ),
+    Code(
+        "NC809",
+        "loop carry changes its sharding",
+        "A `lax.scan` / `fori_loop` / `while_loop` carry must keep its type, sharding included: the body "
+        "returns the carry with a different sharding than it entered with.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "lax.scan(lambda c, _: (jax.sharding.reshard(c, P(None, 'model')), None), x, None, length=3)",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "lax.scan(lambda c, _: (c * 2, None), x, None, length=3)",
+        hint="reshard the body's carry output back to the sharding the carry entered with",
+        fix="fix_nc809",
+    ),
+    Code(
+        "NC810",
+        "shard_map in_specs differ from an argument's sharding",
+        "Over an Explicit mesh, shard_map's in_specs must state each argument's own sharding (or be left out, "
+        "and shard_map takes them from the arguments); a `jnp` array made under `jax.set_mesh` is replicated.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P(), out_specs=P())(x)",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "jax.shard_map(lambda v: v * 2, mesh=emesh, in_specs=P('data'), out_specs=P('data'))(x)",
+        hint="state the argument's own sharding in in_specs, or leave in_specs out",
+    ),
+    Code(
+        "NC811",
+        "sharding differs from the annotation's",
+        "An annotation may state a sharding by naming the Explicit mesh axes that split each dimension, as JAX "
+        "prints types: `f32[Array, Dims('8@data', 4)]` (or `f32[('8@data', 4)]`) is `float32[8@data,4]`, every "
+        "dimension written without `@` unsplit. A value whose sharding is known and differs (an argument, an "
+        "annotated assignment, a returned value) is reported; `@checked` compares with `jax.typeof(x)`.",
+        _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
+        "f(jnp.ones((8, 4)))",
+        _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
+        "f(jax.device_put(jnp.ones((8, 4)), P('data')))",
+        hint="jax.sharding.reshard the value to the annotation's sharding, or correct the annotation",
+        fix="fix_nc811",
+    ),
+    Code(
+        "NC812",
+        "array used under another mesh",
+        "An array sharded over Explicit axes carries its mesh (axis names, sizes and types). Under `jax.set_mesh` "
+        "JAX applies an op only to arrays of the context mesh (one made by `jnp` under an earlier `set_mesh` "
+        "included), and never to operands of two different meshes. `reshard` / `device_put` move an array; a "
+        "legacy `with mesh:` sets no context mesh.",
+        _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
+        "with jax.set_mesh(other):\n    y = x * 2",
+        _E + "other = jax.make_mesh((8,), ('x',))\nx = jax.device_put(jnp.ones((8, 4)), P('data'))\n"
+        "with jax.set_mesh(other):\n    y = jax.sharding.reshard(x, P('x')) * 2",
+        hint="reshard or device_put the array onto the context mesh first, or run the op under its own mesh",
+    ),
+    Code(
+        "NC813",
+        "unreduced value used where JAX needs it reduced",
+        "A contraction given `out_sharding=P(..., unreduced={'x'})` (its contracting dimensions split over 'x' alike "
+        "on both sides, and only those axes) leaves a partial sum on each device (`{U:x}`). JAX lets an add of two "
+        "such values, a product with a value `reduced` over 'x', sums, transposes, reshapes keep it unreduced; "
+        "a contraction of it, a product of two, an add or product with a plain value, and ops without an unreduced "
+        "rule (sin, mean, subtract, ...) are errors. `jax.sharding.reshard` reduces it.",
+        _E
+        + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
+        "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\nu * 2",
+        _E
+        + "x = jax.device_put(jnp.ones((8, 16)), P(None, 'data'))\nw = jax.device_put(jnp.ones((16, 4)), P('data', None))\n"
+        "u = jnp.dot(x, w, out_sharding=P(None, None, unreduced={'data'}))\njax.sharding.reshard(u, P(None, None)) * 2",
+        hint="jax.sharding.reshard the unreduced value first (that sums the partial results)",
+    ),
+    Code(
+        "NC821",
+        "op along a sharded dimension",
+        "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
+        "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
+        "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
+        "`out_sharding=` or a reshard first.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)",
+        hint="reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",
+    ),
+    Code(
+        "NC823",
+        "cond / switch branches return different shardings",
+        "`lax.cond` and `lax.switch` need their branches to return outputs of equal types, and under Explicit "
+        "mesh axes the sharding is part of the type.",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "lax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
+        "lax.cond(True, lambda a: a * 2, lambda a: a + 1, x)",
+        hint="reshard one branch's output to the other's sharding",
+    ),
+    Code(
+        "NC822",
+        "result dimension not divisible by its mesh axes",
+        "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
+        "devices do not divide evenly: the new size must stay a multiple of the mesh axes' size (an int index, "
+        "a slice of length 1, counts as such a slice under jit; outside jit it is a gather, NC806).",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
+        _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((2, 2), (0, 0)))",
+        hint="keep the sharded dimension's new size a multiple of its mesh axes' size, or reshard it unsharded first",
+    ),
 ]
 
 CODES: dict[str, Code] = {c.code: c for c in _CODES}
@@ -440,8 +623,15 @@ DEFAULT_HINTS: dict[str, str] = {c: c.hint for c in _CODES if c.hint}
 
 #: The rule family of each code prefix (SARIF tags).
 FAMILIES: dict[str, str] = {
-    "NC0": "input", "NC1": "annotation", "NC2": "shape", "NC3": "signature", "NC4": "named-map",
-    "NC5": "mesh-resources", "NC6": "shard-map", "NC7": "axes", "NC8": "sharding-types",
+    "NC0": "input",
+    "NC1": "annotation",
+    "NC2": "shape",
+    "NC3": "signature",
+    "NC4": "named-map",
+    "NC5": "mesh-resources",
+    "NC6": "shard-map",
+    "NC7": "axes",
+    "NC8": "sharding-types",
 }
 
 #: Where `namedcheck explain`'s text lives on the web: one heading per code (docs/codes.md).
@@ -470,13 +660,18 @@ def help_text(code: str, markdown: bool = False) -> str:
     c = CODES[code]
     if not markdown:
         parts = [f"{c.code}: {c.title}", c.explanation]
-        parts += [f"{label}:\n" + "\n".join("    " + ln for ln in src.splitlines())
-                  for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
+        parts += [
+            f"{label}:\n" + "\n".join("    " + ln for ln in src.splitlines())
+            for label, src in (("Wrong", c.wrong), ("Right", c.right))
+            if src
+        ]
         if c.hint:
             parts.append(f"Fix: {c.hint}.")
         return "\n\n".join(parts)
     parts = [f"**{c.code}: {c.title}**", c.explanation]
-    parts += [f"{label}:\n\n```python\n{src.rstrip()}\n```" for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src]
+    parts += [
+        f"{label}:\n\n```python\n{src.rstrip()}\n```" for label, src in (("Wrong", c.wrong), ("Right", c.right)) if src
+    ]
     if c.hint:
         parts.append(f"Fix: {c.hint}.")
     return "\n\n".join(parts)
@@ -484,9 +679,13 @@ def help_text(code: str, markdown: bool = False) -> str:
 
 def codes_markdown() -> str:
     """docs/codes.md: one section per code, anchored by the code (`#nc202`), as SARIF's helpUri links it."""
-    out = ["# Diagnostic codes", "",
-           "Generated from `namedcheck/engine/codes.py` (`python -m namedcheck.cli.output --codes-md > docs/codes.md`); "
-           "`namedcheck explain CODE` prints the same text.", ""]
+    out = [
+        "# Diagnostic codes",
+        "",
+        "Generated from `namedcheck/engine/codes.py` (`python -m namedcheck.cli.output --codes-md > docs/codes.md`); "
+        "`namedcheck explain CODE` prints the same text.",
+        "",
+    ]
     for c in _CODES:
         out += [f"## {c.code}", "", help_text(c.code, markdown=True), ""]
     return "\n".join(out)

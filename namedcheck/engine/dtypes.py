@@ -6,19 +6,37 @@ from functools import cache
 
 # short annotation name -> numpy dtype name
 DTYPES: dict[str, str] = {
-    "bool_": "bool", "u8": "uint8", "u16": "uint16", "u32": "uint32", "u64": "uint64",
-    "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-    "bf16": "bfloat16", "f16": "float16", "f32": "float32", "f64": "float64",
-    "c64": "complex64", "c128": "complex128",
+    "bool_": "bool",
+    "u8": "uint8",
+    "u16": "uint16",
+    "u32": "uint32",
+    "u64": "uint64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "c64": "complex64",
+    "c128": "complex128",
 }
 # the names an array annotation starts with: `f32[...]`, ..., `Array[...]` (any dtype)
 ANNOTATION_HEADS = frozenset({*DTYPES, "Array"})
 _BY_NUMPY = {v: k for k, v in DTYPES.items()}
 # Spellings met in code (`jnp.float32`, `'float32'`, `float`, `int`) -> short name.
 ALIASES: dict[str, str] = {
-    **_BY_NUMPY, **{k: k for k in DTYPES},
-    "bool": "bool_", "float": "f32", "int": "i32", "complex": "c64",
-    "float_": "f32", "int_": "i32", "complex_": "c64", "uint": "u32",
+    **_BY_NUMPY,
+    **{k: k for k in DTYPES},
+    "bool": "bool_",
+    "float": "f32",
+    "int": "i32",
+    "complex": "c64",
+    "float_": "f32",
+    "int_": "i32",
+    "complex_": "c64",
+    "uint": "u32",
 }
 
 # Weak (Python scalar) types: "i*", "f*", "c*".
@@ -28,15 +46,31 @@ WEAK_INT, WEAK_FLOAT, WEAK_COMPLEX = "i*", "f*", "c*"
 _LATTICE: dict[str, tuple[str, ...]] = {
     "bool_": ("i*",),
     "i*": ("u8", "i8"),
-    "u8": ("i16", "u16"), "u16": ("i32", "u32"), "u32": ("i64", "u64"), "u64": ("f*",),
-    "i8": ("i16",), "i16": ("i32",), "i32": ("i64",), "i64": ("f*",),
-    "f*": ("bf16", "f16", "c*"), "bf16": ("f32",), "f16": ("f32",), "f32": ("f64", "c64"),
-    "f64": ("c128",), "c*": ("c64",), "c64": ("c128",), "c128": (),
+    "u8": ("i16", "u16"),
+    "u16": ("i32", "u32"),
+    "u32": ("i64", "u64"),
+    "u64": ("f*",),
+    "i8": ("i16",),
+    "i16": ("i32",),
+    "i32": ("i64",),
+    "i64": ("f*",),
+    "f*": ("bf16", "f16", "c*"),
+    "bf16": ("f32",),
+    "f16": ("f32",),
+    "f32": ("f64", "c64"),
+    "f64": ("c128",),
+    "c*": ("c64",),
+    "c64": ("c128",),
+    "c128": (),
 }
 # With x64 disabled (JAX's default), 64-bit requests materialise as 32-bit; the checker
 # therefore never tells these pairs apart.
-X64_PAIRS = {frozenset({"i32", "i64"}), frozenset({"u32", "u64"}), frozenset({"f32", "f64"}),
-             frozenset({"c64", "c128"})}
+X64_PAIRS = {
+    frozenset({"i32", "i64"}),
+    frozenset({"u32", "u64"}),
+    frozenset({"f32", "f64"}),
+    frozenset({"c64", "c128"}),
+}
 _DEFAULT_OF_WEAK = {"i*": "i32", "f*": "f32", "c*": "c64"}
 
 

@@ -25,8 +25,14 @@ class RuleError(Exception):
     engine (the analyzer passes the syntax node, or the `origin` a value carries) and is located by the
     front end."""
 
-    def __init__(self, code: str, message: str, hint: str | None = None, data: Mapping[str, Any] | None = None,
-                 related: Iterable[tuple[Any, str]] = ()) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        hint: str | None = None,
+        data: Mapping[str, Any] | None = None,
+        related: Iterable[tuple[Any, str]] = (),
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -42,8 +48,13 @@ class RuleError(Exception):
 
     def derived(self, message: str | None = None, hint: str | None = None) -> RuleError:
         """The same error with another message or hint, its data and related locations kept."""
-        return RuleError(self.code, self.message if message is None else message,
-                         self.hint if hint is None else hint, self.data, self.related)
+        return RuleError(
+            self.code,
+            self.message if message is None else message,
+            self.hint if hint is None else hint,
+            self.data,
+            self.related,
+        )
 
     def __repr__(self) -> str:
         return f"RuleError({self.code!r}, {self.message!r})"

@@ -37,9 +37,9 @@ class AxisEnv:
     """What the code at hand runs under: named axes bound by enclosing maps, the mesh in scope,
     shard_map's manual axes, xmap's resource assignment."""
 
-    named: tuple[tuple[str, Dim], ...] = ()          # xmap / vmap axis name -> size
+    named: tuple[tuple[str, Dim], ...] = ()  # xmap / vmap axis name -> size
     mesh: MeshInfo | None = None
-    manual: frozenset[str] = frozenset()             # shard_map manual mesh axes
+    manual: frozenset[str] = frozenset()  # shard_map manual mesh axes
     resources: tuple[tuple[str, tuple[str, ...]], ...] = ()  # xmap axis -> mesh axes
     check_vma: bool = True
     definitive: bool = False  # every name the code may use is known here (NC705 can be proven)
@@ -57,8 +57,12 @@ class AxisEnv:
         return None
 
     def bound(self, name: str) -> bool:
-        return (name in dict(self.named) or name in self.manual or name in self.declared
-                or (self.mesh is not None and (self.mesh.open or name in self.mesh.names)))
+        return (
+            name in dict(self.named)
+            or name in self.manual
+            or name in self.declared
+            or (self.mesh is not None and (self.mesh.open or name in self.mesh.names))
+        )
 
     def check_bound(self, names: Sequence[str], what: str) -> None:
         """NC705: a collective or named reduction over a name nothing binds."""
@@ -66,27 +70,38 @@ class AxisEnv:
             return
         for n in names:
             if not self.bound(n) and self.manual and self.mesh is not None:
-                raise RuleError(NC501, f"{what} names axis {n!r}, but the mesh of this shard_map has axes "
-                                         f"{self.mesh.names!r}", hint="use one of the mesh's axis names",
-                                data={"axis": n, "known": list(self.mesh.names)})
+                raise RuleError(
+                    NC501,
+                    f"{what} names axis {n!r}, but the mesh of this shard_map has axes {self.mesh.names!r}",
+                    hint="use one of the mesh's axis names",
+                    data={"axis": n, "known": list(self.mesh.names)},
+                )
             if not self.bound(n):
-                known = sorted({*dict(self.named), *self.manual, *self.declared,
-                                *(self.mesh.names if self.mesh else ())})
-                raise RuleError(NC705, f"{what} names axis {n!r}, which no enclosing map or mesh binds "
-                                         f"(bound here: {', '.join(map(repr, known)) or 'none'})",
-                                hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name",
-                                data={"axis": n, "known": known})
+                known = sorted(
+                    {*dict(self.named), *self.manual, *self.declared, *(self.mesh.names if self.mesh else ())}
+                )
+                raise RuleError(
+                    NC705,
+                    f"{what} names axis {n!r}, which no enclosing map or mesh binds "
+                    f"(bound here: {', '.join(map(repr, known)) or 'none'})",
+                    hint="bind it with xmap/vmap(axis_name=...)/shard_map, or fix the name",
+                    data={"axis": n, "known": known},
+                )
 
     def with_names(self, names: dict[str, Dim], resources: dict[str, tuple[str, ...]] | None = None) -> AxisEnv:
-        return replace(self, named=tuple(sorted({**dict(self.named), **names}.items())),
-                       resources=tuple(sorted({**dict(self.resources), **(resources or {})}.items())),
-                       definitive=True)
+        return replace(
+            self,
+            named=tuple(sorted({**dict(self.named), **names}.items())),
+            resources=tuple(sorted({**dict(self.resources), **(resources or {})}.items())),
+            definitive=True,
+        )
 
 
 EMPTY_ENV = AxisEnv()
 
 
 # ---- named-axis co-occurrence (NC502) ------------------------------------------------------------
+
 
 def check_cooccurrence(v: Any, env: AxisEnv) -> None:
     """Two named axes that share a resource never appear in one value's named shape."""
@@ -98,7 +113,7 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
     res = dict(env.resources)
     names = [n for n, _ in v.named if n in res]
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             shared = sorted(set(res[a]) & set(res[b]))
             if shared:
                 raise RuleError(
@@ -106,36 +121,48 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
                     f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
                     f"{', '.join(map(repr, shared))} (axis_resources maps {a!r} to {_res(res[a])} and {b!r} to "
                     f"{_res(res[b])})",
-                    hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources")
+                    hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources",
+                )
 
 
 # ---- resources (NC501, NC503, NC504, NC406) ------------------------------------------------------
 
+
 def check_resources(resources: dict[str, tuple[str, ...]], defined: dict[str, Dim], mesh: MeshInfo | None) -> None:
     for name, axes in resources.items():
         if name not in defined:
-            raise RuleError(NC406, f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
-                                     f"defines (defined: {', '.join(map(repr, sorted(defined))) or 'none'})")
+            raise RuleError(
+                NC406,
+                f"axis_resources maps {name!r}, which neither in_axes nor axis_sizes "
+                f"defines (defined: {', '.join(map(repr, sorted(defined))) or 'none'})",
+            )
         if len(set(axes)) != len(axes):
             raise RuleError(NC504, f"axis_resources maps {name!r} to {axes!r}, repeating a mesh axis")
         if mesh is not None:
             for a in axes:
                 if a not in mesh.names and not mesh.open:
-                    raise RuleError(NC501, f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
-                                             f"scope has axes {mesh.names!r}",
-                                    data={"axis": a, "known": list(mesh.names)})
+                    raise RuleError(
+                        NC501,
+                        f"axis_resources maps {name!r} to mesh axis {a!r}, but the mesh in "
+                        f"scope has axes {mesh.names!r}",
+                        data={"axis": a, "known": list(mesh.names)},
+                    )
             total: int | None = 1
             for a in axes:
                 s = mesh.size(a)
                 total = total * s if is_int(s) and is_int(total) else None
             size = defined[name]
             if is_int(size) and is_int(total) and total and size % total:
-                raise RuleError(NC503, f"Named axis {name!r} has size {size}, not divisible by the {total} "
-                                         f"devices of its resources {axes!r}",
-                                hint="pick a resource assignment whose size divides the axis size")
+                raise RuleError(
+                    NC503,
+                    f"Named axis {name!r} has size {size}, not divisible by the {total} "
+                    f"devices of its resources {axes!r}",
+                    hint="pick a resource assignment whose size divides the axis size",
+                )
 
 
 # ---- pytree prefixes ----------------------------------------------------------------------------
+
 
 def _axes_leaf_item(x: Any) -> bool:
     """A pytree leaf in jax 0.4.30's sense for axis specs: not a container and not None."""
@@ -153,8 +180,9 @@ def is_axis_mapping(v: Any) -> bool:
     return isinstance(v, (list, tuple)) and all(_axes_leaf_item(x) for x in v if x is not None)
 
 
-def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
-                 spec_name: str = "in_axes") -> list[tuple[Any, Any, str]]:
+def match_prefix(
+    spec: Any, value: Any, is_leaf: Any, what: str, code: str, spec_name: str = "in_axes"
+) -> list[tuple[Any, Any, str]]:
     """Match a pytree prefix of specs against a value: (spec, leaf value, label) triples.
 
     A leaf spec applies to every item of the value below it; a container must match item for item.
@@ -165,19 +193,32 @@ def match_prefix(spec: Any, value: Any, is_leaf: Any, what: str, code: str,
         if not isinstance(value, Seq):
             if not isinstance(value, ArrayType) or value.is_partial:
                 return []  # a value of unknown structure (a partial array may stand for a pytree)
-            raise RuleError(code, f"{spec_name} gives {what} a container of {count(len(spec), 'entry', 'entries')}, "
-                                  f"but {what} is a single array", hint="give a single array one entry, not a container")
+            raise RuleError(
+                code,
+                f"{spec_name} gives {what} a container of {count(len(spec), 'entry', 'entries')}, "
+                f"but {what} is a single array",
+                hint="give a single array one entry, not a container",
+            )
         if len(spec) != len(value.items):
             entries, n = count(len(spec), "entry", "entries"), len(value.items)
-            found = (f"the function is called with {count(n, 'argument')}" if what == "the arguments"
-                     else f"{what} is a {value.kind} of {count(n, 'value')}")
-            raise RuleError(code, f"{spec_name} has {entries} but {found}",
-                            hint=f"give one entry per {'argument' if what == 'the arguments' else 'value'} "
-                                 f"(or a single entry for all of them)")
+            found = (
+                f"the function is called with {count(n, 'argument')}"
+                if what == "the arguments"
+                else f"{what} is a {value.kind} of {count(n, 'value')}"
+            )
+            raise RuleError(
+                code,
+                f"{spec_name} has {entries} but {found}",
+                hint=f"give one entry per {'argument' if what == 'the arguments' else 'value'} "
+                f"(or a single entry for all of them)",
+            )
         out = []
         for i, (s, v) in enumerate(zip(spec, value.items)):
-            out.extend(match_prefix(s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}",
-                                    code, spec_name))
+            out.extend(
+                match_prefix(
+                    s, v, is_leaf, f"{what}[{i}]" if what != "the arguments" else f"argument {i}", code, spec_name
+                )
+            )
         return out
     raise RuleError(code, f"{what}: cannot read the {spec_name} entry {format_mapping(spec)}")
 
@@ -218,12 +259,16 @@ def seq_rebuild(template: Any, leaves: Any) -> Any:
 
 # ---- xmap ---------------------------------------------------------------------------------------
 
+
 def check_not_rebound(names: Sequence[str], outer: AxisEnv, what: str) -> None:
     """NC407: a nested map binds a name an enclosing map already binds."""
     for n in names:
         if n in dict(outer.named):
-            raise RuleError(NC407, f"{what} binds {n!r}, which an enclosing map already binds",
-                            hint="use a fresh name for the inner map")
+            raise RuleError(
+                NC407,
+                f"{what} binds {n!r}, which an enclosing map already binds",
+                hint="use a fresh name for the inner map",
+            )
 
 
 def add_axis_sizes(sizes: dict[str, tuple[Dim, str]], axis_sizes: Mapping[str, Dim]) -> None:
@@ -233,6 +278,7 @@ def add_axis_sizes(sizes: dict[str, tuple[Dim, str]], axis_sizes: Mapping[str, D
             raise RuleError(NC403, f"Axis {n!r} has size {sizes[n][0]} in {sizes[n][1]} but axis_sizes says {s}")
         if n not in sizes or sizes[n][0] is None:
             sizes[n] = (s, "axis_sizes")
+
 
 @dataclass(frozen=True, slots=True)
 class AxisMapping:
@@ -264,8 +310,10 @@ def format_mapping(v: Any) -> str:
     return repr(v)
 
 
-_GRAMMAR = ("an axis mapping is a list of names (None for a dim that stays positional), optionally ending in "
-            "`...`, or a dict {position: name}")
+_GRAMMAR = (
+    "an axis mapping is a list of names (None for a dim that stays positional), optionally ending in "
+    "`...`, or a dict {position: name}"
+)
 
 
 def parse_mapping(v: Any, what: str) -> AxisMapping:
@@ -280,33 +328,52 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
     elif isinstance(v, (list, tuple)):
         ellipsis = bool(v) and v[-1] is ...
         entries = list(v[:-1]) if ellipsis else list(v)
-        m = AxisMapping(tuple((i, n) for i, n in enumerate(entries) if n is not None), True,
-                        None if ellipsis else len(entries), written)
+        m = AxisMapping(
+            tuple((i, n) for i, n in enumerate(entries) if n is not None),
+            True,
+            None if ellipsis else len(entries),
+            written,
+        )
     else:
-        raise RuleError(NC401, f"{what}: cannot read {written} as an axis mapping: expected a list or a dict",
-                        hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else _GRAMMAR)
+        raise RuleError(
+            NC401,
+            f"{what}: cannot read {written} as an axis mapping: expected a list or a dict",
+            hint=f"write [{v!r}, ...] to map the leading axis to {v!r}" if isinstance(v, str) else _GRAMMAR,
+        )
     for pos, n in m.pairs:
         if not isinstance(n, str):
-            raise RuleError(NC401, f"{what}: axis mapping {written} holds {format_mapping(n)} where an axis name "
-                                     f"(a str) belongs", hint=_GRAMMAR)
+            raise RuleError(
+                NC401,
+                f"{what}: axis mapping {written} holds {format_mapping(n)} where an axis name (a str) belongs",
+                hint=_GRAMMAR,
+            )
         if pos < 0:
-            raise RuleError(NC402, f"{what}: axis mapping {written} maps the negative position {pos}; xmap "
-                                     f"takes positions >= 0", hint="count positions from the front")
+            raise RuleError(
+                NC402,
+                f"{what}: axis mapping {written} maps the negative position {pos}; xmap takes positions >= 0",
+                hint="count positions from the front",
+            )
     names = [n for _, n in m.pairs]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
-        raise RuleError(NC402, f"{what}: axis name {dup[0]!r} appears twice in one mapping ({written})",
-                        hint="give each mapped positional axis its own name")
+        raise RuleError(
+            NC402,
+            f"{what}: axis name {dup[0]!r} appears twice in one mapping ({written})",
+            hint="give each mapped positional axis its own name",
+        )
     return m
 
 
 def check_rank(m: AxisMapping, nd: int, what: str, role: str) -> None:
     """NC402: a list mapping without `...` states the exact rank of its value (`role`: in_axes / out_axes)."""
     if m.rank is not None and nd != m.rank:
-        raise RuleError(NC402, f"{what}: {role} {m!r} lists {m.rank} dimension{'s' if m.rank != 1 else ''}, "
-                                 f"so the value must have rank {m.rank}, but it has rank {nd}",
-                        hint=f"end the list with `...` ({format_mapping([*[dict(m.pairs).get(i) for i in range(m.rank)], ...])}) "
-                             "to leave further dimensions positional")
+        raise RuleError(
+            NC402,
+            f"{what}: {role} {m!r} lists {m.rank} dimension{'s' if m.rank != 1 else ''}, "
+            f"so the value must have rank {m.rank}, but it has rank {nd}",
+            hint=f"end the list with `...` ({format_mapping([*[dict(m.pairs).get(i) for i in range(m.rank)], ...])}) "
+            "to leave further dimensions positional",
+        )
 
 
 def mapping_leaves(spec: Any) -> list[Any]:
@@ -339,9 +406,12 @@ def check_sizes_known(names: Sequence[str], sizes: dict[str, tuple[Any, str]]) -
     jax 0.4.30: "Failed to infer size of axes")."""
     unknown = [n for n in names if n not in sizes]
     if unknown:
-        raise RuleError(NC403, f"the size of named axis {unknown[0]!r} is unknown: in_axes maps it, but no "
-                                 f"argument array carries it and axis_sizes does not give it",
-                        hint=f"pass an array whose mapped axis is {unknown[0]!r}, or give axis_sizes={{{unknown[0]!r}: n}}")
+        raise RuleError(
+            NC403,
+            f"the size of named axis {unknown[0]!r} is unknown: in_axes maps it, but no "
+            f"argument array carries it and axis_sizes does not give it",
+            hint=f"pass an array whose mapped axis is {unknown[0]!r}, or give axis_sizes={{{unknown[0]!r}: n}}",
+        )
 
 
 def defined_names(in_maps: Sequence[AxisMapping], axis_sizes: Any) -> set[str]:
@@ -356,17 +426,19 @@ def check_defined(out_maps: Sequence[AxisMapping], resources: Any, defined: set[
     for m in out_maps:
         for _, n in m.pairs:
             if n not in defined:
-                raise RuleError(NC405, f"out_axes {m!r} names {n!r}, which neither in_axes nor axis_sizes "
-                                         f"defines (defined: {known})",
-                                hint=f"map {n!r} in in_axes, or give its size in axis_sizes")
+                raise RuleError(
+                    NC405,
+                    f"out_axes {m!r} names {n!r}, which neither in_axes nor axis_sizes defines (defined: {known})",
+                    hint=f"map {n!r} in in_axes, or give its size in axis_sizes",
+                )
     for n in resources or ():
         if n not in defined:
-            raise RuleError(NC406, f"axis_resources maps {n!r}, which neither in_axes nor axis_sizes defines "
-                                     f"(defined: {known})")
+            raise RuleError(
+                NC406, f"axis_resources maps {n!r}, which neither in_axes nor axis_sizes defines (defined: {known})"
+            )
 
 
-def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[Any, str]],
-            outer: AxisEnv) -> ArrayType:
+def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[Any, str]], outer: AxisEnv) -> ArrayType:
     """The per-instance type of one xmap argument: mapped positional axes become named axes."""
     if arg.has_ellipsis:
         raise ValueError
@@ -375,22 +447,27 @@ def xmap_in(arg: ArrayType, m: AxisMapping, what: str, sizes: dict[str, tuple[An
     idx = []
     for pos, name in m.pairs:
         if not -nd <= pos < nd:
-            raise RuleError(NC402, f"{what}: in_axes maps positional axis {pos} to {name!r}, but the argument has "
-                                     f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
+            raise RuleError(
+                NC402,
+                f"{what}: in_axes maps positional axis {pos} to {name!r}, but the argument has "
+                f"{nd} positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}",
+            )
         idx.append(pos % nd)
     if len(set(idx)) != len(idx):
         twice = next(i for i in idx if idx.count(i) > 1)
         names = " and ".join(repr(n) for (_, n), i in zip(m.pairs, idx) if i == twice)
-        raise RuleError(NC402, f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
-                                 f"shape {fmt_shape(arg.shape)}",
-                        hint="map each positional axis once; negative positions count from the end")
+        raise RuleError(
+            NC402,
+            f"{what}: positional axis {twice} is mapped twice (to {names}); the argument has "
+            f"shape {fmt_shape(arg.shape)}",
+            hint="map each positional axis once; negative positions count from the end",
+        )
     check_not_rebound([n for _, n in m.pairs], outer, f"{what}: in_axes")
     named = dict(arg.named)
     for (_, name), i in zip(m.pairs, idx):
         size = arg.shape[i]
         if name in sizes and differ(sizes[name][0], size):
-            raise RuleError(NC403, f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in "
-                                     f"{sizes[name][1]}")
+            raise RuleError(NC403, f"Axis {name!r} has size {size} in {what} but {sizes[name][0]} in {sizes[name][1]}")
         if name not in sizes or not is_int(sizes[name][0]):
             sizes[name] = (size, what)
         named[name] = size
@@ -403,14 +480,20 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> 
     names_here = [n for _, n in m.pairs]
     for n in names_here:
         if n not in own:
-            raise RuleError(NC405, f"{what}: out_axes names {n!r}, which this xmap does not define "
-                                     f"(it defines {', '.join(map(repr, sorted(own))) or 'nothing'})")
+            raise RuleError(
+                NC405,
+                f"{what}: out_axes names {n!r}, which this xmap does not define "
+                f"(it defines {', '.join(map(repr, sorted(own))) or 'nothing'})",
+            )
     named = dict(res.named)
     missing = sorted(n for n in named if n in own and n not in names_here)
     if missing:
-        raise RuleError(NC404, f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
-                        hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning",
-                        data={"axis": missing[0]})
+        raise RuleError(
+            NC404,
+            f"{what} carries named axis {missing[0]!r}, which out_axes does not place",
+            hint=f"add {missing[0]!r} to out_axes, or reduce over it (e.g. psum) before returning",
+            data={"axis": missing[0]},
+        )
     if res.has_ellipsis:
         raise ValueError
     nd_out = len(res.shape) + len(m.pairs)
@@ -418,10 +501,13 @@ def xmap_out(res: ArrayType, m: AxisMapping, own: dict[str, Dim], what: str) -> 
     for pos, n in m.pairs:
         if pos >= nd_out:
             have = len(res.shape)
-            raise RuleError(NC402, f"{what}: out_axes {m!r} puts {n!r} at position {pos}, which needs the body's "
-                                     f"result to have at least {pos + 1 - len(m.pairs)} positional dimension"
-                                     f"{'s' if pos + 1 - len(m.pairs) != 1 else ''}, but it has {have}",
-                            hint=f"place {n!r} at a position from 0 to {nd_out - 1}")
+            raise RuleError(
+                NC402,
+                f"{what}: out_axes {m!r} puts {n!r} at position {pos}, which needs the body's "
+                f"result to have at least {pos + 1 - len(m.pairs)} positional dimension"
+                f"{'s' if pos + 1 - len(m.pairs) != 1 else ''}, but it has {have}",
+                hint=f"place {n!r} at a position from 0 to {nd_out - 1}",
+            )
     slots = out_positions(m, nd_out)
     dims = iter(res.shape)
     shape = [next(dims) if s is None else (named.pop(s) if s in named else own[s]) for s in slots]
@@ -432,19 +518,24 @@ def out_positions(m: AxisMapping, nd_out: int) -> list[str | None]:
     """The dims of an xmap result with `nd_out` dims: the name out_axes places at each position, None
     where the body's positional dims go (in order)."""
     slots: list[str | None] = [None] * (nd_out - len(m.pairs))
-    for pos, n in (sorted(m.pairs) if not m.prefix else list(m.pairs)):
+    for pos, n in sorted(m.pairs) if not m.prefix else list(m.pairs):
         slots.insert(norm_axis(pos, nd_out, "out_axes"), n)
     return slots
 
 
 # ---- vmap ---------------------------------------------------------------------------------------
 
+
 def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
     """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
     per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
     if len(per_arg) != n_args:
-        raise RuleError(NC401, f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
-                                 f"called with {count(n_args, 'argument')}", hint="give one in_axes entry per argument")
+        raise RuleError(
+            NC401,
+            f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
+            f"called with {count(n_args, 'argument')}",
+            hint="give one in_axes entry per argument",
+        )
     return per_arg
 
 
@@ -453,16 +544,22 @@ def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) 
         raise ValueError
     nd = len(arg.shape)
     if not -nd <= axis < nd:
-        raise RuleError(NC402, f"{what}: vmap in_axes {axis} is out of range for an argument with {nd} "
-                                 f"positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}")
+        raise RuleError(
+            NC402,
+            f"{what}: vmap in_axes {axis} is out of range for an argument with {nd} "
+            f"positional dimension{'s' if nd != 1 else ''} {fmt_shape(arg.shape)}",
+        )
     i = axis % nd
     size = arg.shape[i]
     for s, w in sizes:
         if differ(s, size):
-            raise RuleError(NC403, f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
-                            hint="all mapped axes must have one size")
+            raise RuleError(
+                NC403,
+                f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
+                hint="all mapped axes must have one size",
+            )
     sizes.append((size, what))
-    return arg.with_shape(arg.shape[:i] + arg.shape[i + 1:])
+    return arg.with_shape(arg.shape[:i] + arg.shape[i + 1 :])
 
 
 def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
@@ -470,8 +567,18 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
     if isinstance(arg, ArrayType) and not arg.has_ellipsis:
         return vmap_in(arg, axis, what, sizes)
     if isinstance(arg, Seq) and arg.kind == "dict":
-        return Seq(tuple(Seq((p.items[0], vmap_in_tree(p.items[1], axis, f"{what}[{getattr(p.items[0], 'value', '?')!r}]", sizes)))
-                         for p in arg.items), "dict")
+        return Seq(
+            tuple(
+                Seq(
+                    (
+                        p.items[0],
+                        vmap_in_tree(p.items[1], axis, f"{what}[{getattr(p.items[0], 'value', '?')!r}]", sizes),
+                    )
+                )
+                for p in arg.items
+            ),
+            "dict",
+        )
     if isinstance(arg, Seq):
         return Seq(tuple(vmap_in_tree(v, axis, f"{what}[{i}]", sizes) for i, v in enumerate(arg.items)), arg.kind)
     return UNKNOWN
@@ -480,8 +587,12 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
 def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any:
     """vmap(axis_name=n) read the xmap way: a body parameter whose annotation declares named axis `n` sees
     the mapped axis as that named axis, of the mapped size (a size the annotation contradicts stays NC302)."""
-    if isinstance(local, ArrayType) and isinstance(declared, ArrayType) and axis_name in declared.named_shape \
-            and axis_name not in local.named_shape:
+    if (
+        isinstance(local, ArrayType)
+        and isinstance(declared, ArrayType)
+        and axis_name in declared.named_shape
+        and axis_name not in local.named_shape
+    ):
         return local.with_named({**local.named_shape, axis_name: size})
     return local
 
@@ -489,16 +600,22 @@ def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any
 def check_vmap_size_known(per_arg: tuple[Any, ...], axis_size: Any) -> None:
     """vmap needs its mapped size: from a mapped argument (an in_axes entry that is not None) or axis_size."""
     if per_arg and all(a is None for a in per_arg) and axis_size is None:
-        raise RuleError(NC402, "vmap in_axes maps no argument (every entry is None) and axis_size is not given, "
-                                 "so the mapped size is unknown", hint="map an argument or pass axis_size=")
+        raise RuleError(
+            NC402,
+            "vmap in_axes maps no argument (every entry is None) and axis_size is not given, "
+            "so the mapped size is unknown",
+            hint="map an argument or pass axis_size=",
+        )
 
 
 def check_unmapped_output(mapped: bool, axis: Any) -> None:
     """out_axes=None promises an output that does not depend on the mapped axis."""
     if mapped and axis is None:
-        raise RuleError(NC402, "vmap out_axes is None for an output that is mapped (it is a mapped argument)",
-                        hint="give the output an out_axes entry, or return a value that does not depend on "
-                             "the mapped arguments")
+        raise RuleError(
+            NC402,
+            "vmap out_axes is None for an output that is mapped (it is a mapped argument)",
+            hint="give the output an out_axes entry, or return a value that does not depend on the mapped arguments",
+        )
 
 
 def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
@@ -511,16 +628,21 @@ def vmap_out(res: ArrayType, axis: int | None, size: Any) -> ArrayType:
 
 # ---- shard_map ----------------------------------------------------------------------------------
 
-def _spec_axes_checked(spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str,
-                       rank: int | tuple[Any, ...] | None) -> None:
+
+def _spec_axes_checked(
+    spec: Spec, mesh: MeshInfo, manual: frozenset[str], what: str, rank: int | tuple[Any, ...] | None
+) -> None:
     """A shard_map spec: rank (when known), mesh axes, manual axes, repeats."""
     if rank is not None:
         placement.check_rank(spec, rank if isinstance(rank, tuple) else (None,) * rank, what)
     placement.check_mesh_axes(spec, mesh, what)
     for a in spec.axes():
         if a not in manual:
-            raise RuleError(NC604, f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
-                                     f"shard_map (axis_names={tuple(sorted(manual))!r})")
+            raise RuleError(
+                NC604,
+                f"{what}: {spec!r} names mesh axis {a!r}, which is not manual in this "
+                f"shard_map (axis_names={tuple(sorted(manual))!r})",
+            )
     placement.check_repeats(spec, what)
 
 
@@ -568,18 +690,22 @@ def _local_sharding(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozense
     return tuple(out)
 
 
-def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool,
-              what: str) -> ArrayType:
+def shard_out(
+    res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str], check_vma: bool, what: str
+) -> ArrayType:
     """An output's global type; NC601 when it varies over a manual axis its out_spec leaves out (a
     lower bound of its varying set proves it, whatever its shape)."""
     _spec_axes_checked(spec, mesh, manual, what, res.shape)
     missing = sorted(res.varying - set(spec.axes()))
     if check_vma and missing:
         a = missing[0]
-        raise RuleError(NC601, f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
-                                 f"(out_specs without an axis promise a value replicated over it)",
-                        hint=f"add {a!r} to out_specs, or psum over {a!r} before returning",
-                        data={"axis": a, "spec": [list(e) if e else None for e in spec.entries]})
+        raise RuleError(
+            NC601,
+            f"{what} varies over mesh axis {a!r}, but its out_specs {spec!r} leaves {a!r} out "
+            f"(out_specs without an axis promise a value replicated over it)",
+            hint=f"add {a!r} to out_specs, or psum over {a!r} before returning",
+            data={"axis": a, "spec": [list(e) if e else None for e in spec.entries]},
+        )
     if res.has_ellipsis:
         return replace(res, varying=frozenset(), vary_exact=True, spec=None)
     shape = list(res.shape)
@@ -598,6 +724,7 @@ def shard_out(res: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozenset[str]
 
 # ---- loop carries and branches (NC602) -------------------------------------------------------------
 
+
 def check_carry(init: Any, out: Any, what: str) -> None:
     """A loop carry must keep its varying set (and its sharding over Explicit axes, NC809) across the body."""
     for i, (a, b) in enumerate(zip(tree_leaves(init), tree_leaves(out))):
@@ -615,17 +742,31 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             where = f"carry item {i}" if len(tree_leaves(init)) > 1 else "the carry"
             if extra:
                 axes = tuple(extra)
-                raise RuleError(NC602, f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
-                                         f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
-                                hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')",
-                                data={"op": what, "kind": "init", "axes": list(axes),
-                                      "carry_item": i if len(tree_leaves(init)) > 1 else None})
+                raise RuleError(
+                    NC602,
+                    f"{what}: {where} starts invariant over {_axes(axes)} but the body returns "
+                    f"it varying over {_axes(axes)}; a loop carry must keep its varying set",
+                    hint=f"start from a varying carry: lax.pcast(init, {axes!r}, to='varying')",
+                    data={
+                        "op": what,
+                        "kind": "init",
+                        "axes": list(axes),
+                        "carry_item": i if len(tree_leaves(init)) > 1 else None,
+                    },
+                )
             lost = tuple(sorted(a.varying - b.varying))
-            raise RuleError(NC602, f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
-                                     f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
-                            hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output",
-                            data={"op": what, "kind": "body", "axes": list(lost),
-                                  "carry_item": i if len(tree_leaves(init)) > 1 else None})
+            raise RuleError(
+                NC602,
+                f"{what}: {where} starts varying over {_axes(lost)} but the body returns it "
+                f"invariant over {_axes(lost)}; a loop carry must keep its varying set",
+                hint=f"apply lax.pcast(..., {lost!r}, to='varying') to the body's carry output",
+                data={
+                    "op": what,
+                    "kind": "body",
+                    "axes": list(lost),
+                    "carry_item": i if len(tree_leaves(init)) > 1 else None,
+                },
+            )
 
 
 def _res(axes: Sequence[str]) -> str:
@@ -655,12 +796,21 @@ def check_branches(outs: Sequence[Any], what: str) -> None:
                 if a.varying != union and a.vary_exact:
                     axes = tuple(sorted(union - a.varying))
                     other = next(o for o in arrays if o.varying - a.varying)
-                    raise RuleError(NC602, f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
-                                             f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
-                                             f"outputs varying over the same axes",
-                                    hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output",
-                                    data={"op": what, "kind": "branch", "axes": list(axes), "output": i, "branch": b,
-                                          "union": sorted(union)})
+                    raise RuleError(
+                        NC602,
+                        f"{what}: output {i} of branch {b} {_varies(a.varying)}, but in branch "
+                        f"{arrays.index(other)} it {_varies(other.varying)}; branches must return "
+                        f"outputs varying over the same axes",
+                        hint=f"apply lax.pcast(..., {axes!r}, to='varying') to branch {b}'s output",
+                        data={
+                            "op": what,
+                            "kind": "branch",
+                            "axes": list(axes),
+                            "output": i,
+                            "branch": b,
+                            "union": sorted(union),
+                        },
+                    )
 
 
 def scan_slice(v: Any) -> Any:
@@ -692,6 +842,27 @@ def rebuild_from_leaves(template: Any, leaves: list[Any]) -> Any:
     return seq_rebuild(template, iter(leaves))
 
 
-__all__ = ["AxisEnv", "EMPTY_ENV", "MeshInfo", "Spec", "AxisMapping", "check_cooccurrence", "check_resources",
-           "parse_mapping", "format_mapping", "check_rank", "check_defined", "defined_names", "xmap_in", "xmap_out", "vmap_in", "vmap_out", "shard_in", "shard_out", "check_carry",
-           "check_branches", "union_varying", "union_named"]
+__all__ = [
+    "AxisEnv",
+    "EMPTY_ENV",
+    "MeshInfo",
+    "Spec",
+    "AxisMapping",
+    "check_cooccurrence",
+    "check_resources",
+    "parse_mapping",
+    "format_mapping",
+    "check_rank",
+    "check_defined",
+    "defined_names",
+    "xmap_in",
+    "xmap_out",
+    "vmap_in",
+    "vmap_out",
+    "shard_in",
+    "shard_out",
+    "check_carry",
+    "check_branches",
+    "union_varying",
+    "union_named",
+]

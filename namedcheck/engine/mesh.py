@@ -47,8 +47,11 @@ class Spec:
 
     def __repr__(self) -> str:
         parts = ["None" if e is None else repr(e[0]) if len(e) == 1 else repr(e) for e in self.entries]
-        parts += [f"{k}={{{', '.join(map(repr, sorted(v)))}}}" for k, v in (("unreduced", self.unreduced),
-                                                                           ("reduced", self.reduced)) if v]
+        parts += [
+            f"{k}={{{', '.join(map(repr, sorted(v)))}}}"
+            for k, v in (("unreduced", self.unreduced), ("reduced", self.reduced))
+            if v
+        ]
         return f"P({', '.join(parts)})"
 
 

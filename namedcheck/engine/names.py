@@ -49,24 +49,64 @@ _OP_ALIASES: dict[str, str] = {
 }
 # flax re-exports jax's activations (`nn.gelu` is `jax.nn.gelu`)
 for _lib in ("flax.linen", "flax.nnx"):
-    for _fn in ("gelu", "relu", "silu", "swish", "sigmoid", "softmax", "log_softmax", "one_hot", "elu",
-                "leaky_relu", "softplus", "logsumexp", "standardize", "celu", "selu", "glu", "log_sigmoid"):
+    for _fn in (
+        "gelu",
+        "relu",
+        "silu",
+        "swish",
+        "sigmoid",
+        "softmax",
+        "log_softmax",
+        "one_hot",
+        "elu",
+        "leaky_relu",
+        "softplus",
+        "logsumexp",
+        "standardize",
+        "celu",
+        "selu",
+        "glu",
+        "log_sigmoid",
+    ):
         _OP_ALIASES[f"{_lib}.{_fn}"] = _OP_ALIASES.get(f"jax.nn.{_fn}", f"jax.nn.{_fn}")
     _OP_ALIASES[f"{_lib}.tanh"] = "jax.numpy.tanh"
 # the libraries' filtered transforms act as jax's on the arrays of their arguments
-_OP_ALIASES.update({"flax.nnx.value_and_grad": "jax.value_and_grad", "flax.nnx.grad": "jax.grad",
-                    "flax.nnx.jit": "jax.jit", "equinox.filter_jit": "jax.jit",
-                    "equinox.filter_value_and_grad": "jax.value_and_grad", "equinox.filter_grad": "jax.grad"})
+_OP_ALIASES.update(
+    {
+        "flax.nnx.value_and_grad": "jax.value_and_grad",
+        "flax.nnx.grad": "jax.grad",
+        "flax.nnx.jit": "jax.jit",
+        "equinox.filter_jit": "jax.jit",
+        "equinox.filter_value_and_grad": "jax.value_and_grad",
+        "equinox.filter_grad": "jax.grad",
+    }
+)
 
 # Array methods and attributes -> (op, how the receiver is passed).
 METHODS: dict[str, str] = {
-    "sum": "jax.numpy.sum", "mean": "jax.numpy.mean", "max": "jax.numpy.max", "min": "jax.numpy.min",
-    "prod": "jax.numpy.prod", "any": "jax.numpy.any", "all": "jax.numpy.all", "std": "jax.numpy.std",
-    "var": "jax.numpy.var", "argmax": "jax.numpy.argmax", "argmin": "jax.numpy.argmin",
-    "reshape": "jax.numpy.reshape", "transpose": "jax.numpy.transpose", "swapaxes": "jax.numpy.swapaxes",
-    "squeeze": "jax.numpy.squeeze", "ravel": "jax.numpy.ravel", "flatten": "jax.numpy.ravel",
-    "dot": "jax.numpy.dot", "astype": "jax.numpy.astype", "clip": "jax.numpy.clip",
-    "round": "jax.numpy.round", "conj": "jax.numpy.conj", "cumsum": "jax.numpy.cumsum",
+    "sum": "jax.numpy.sum",
+    "mean": "jax.numpy.mean",
+    "max": "jax.numpy.max",
+    "min": "jax.numpy.min",
+    "prod": "jax.numpy.prod",
+    "any": "jax.numpy.any",
+    "all": "jax.numpy.all",
+    "std": "jax.numpy.std",
+    "var": "jax.numpy.var",
+    "argmax": "jax.numpy.argmax",
+    "argmin": "jax.numpy.argmin",
+    "reshape": "jax.numpy.reshape",
+    "transpose": "jax.numpy.transpose",
+    "swapaxes": "jax.numpy.swapaxes",
+    "squeeze": "jax.numpy.squeeze",
+    "ravel": "jax.numpy.ravel",
+    "flatten": "jax.numpy.ravel",
+    "dot": "jax.numpy.dot",
+    "astype": "jax.numpy.astype",
+    "clip": "jax.numpy.clip",
+    "round": "jax.numpy.round",
+    "conj": "jax.numpy.conj",
+    "cumsum": "jax.numpy.cumsum",
 }
 # methods taking their shape / axes as *args (`x.reshape(3, 4)`, `x.transpose(1, 0)`)
 VARARG_METHODS = {"reshape", "transpose"}
@@ -75,14 +115,28 @@ AT_METHODS = {"get", "apply", "set", "add", "subtract", "multiply", "mul", "divi
 AT_OPS = "jax.numpy.ndarray.at."
 
 OPERATORS: dict[str, str] = {
-    "Add": "jax.numpy.add", "Subtract": "jax.numpy.subtract", "Multiply": "jax.numpy.multiply",
-    "Divide": "jax.numpy.divide", "FloorDivide": "jax.numpy.floor_divide", "Modulo": "jax.numpy.mod",
-    "Power": "jax.numpy.power", "MatrixMultiply": "jax.numpy.matmul", "BitAnd": "jax.numpy.bitwise_and",
-    "BitOr": "jax.numpy.bitwise_or", "BitXor": "jax.numpy.bitwise_xor", "LeftShift": "jax.numpy.left_shift",
+    "Add": "jax.numpy.add",
+    "Subtract": "jax.numpy.subtract",
+    "Multiply": "jax.numpy.multiply",
+    "Divide": "jax.numpy.divide",
+    "FloorDivide": "jax.numpy.floor_divide",
+    "Modulo": "jax.numpy.mod",
+    "Power": "jax.numpy.power",
+    "MatrixMultiply": "jax.numpy.matmul",
+    "BitAnd": "jax.numpy.bitwise_and",
+    "BitOr": "jax.numpy.bitwise_or",
+    "BitXor": "jax.numpy.bitwise_xor",
+    "LeftShift": "jax.numpy.left_shift",
     "RightShift": "jax.numpy.right_shift",
-    "LessThan": "jax.numpy.less", "LessThanEqual": "jax.numpy.less_equal", "GreaterThan": "jax.numpy.greater",
-    "GreaterThanEqual": "jax.numpy.greater_equal", "Equal": "jax.numpy.equal", "NotEqual": "jax.numpy.not_equal",
-    "Minus": "jax.numpy.negative", "Plus": "jax.numpy.positive", "BitInvert": "jax.numpy.invert",
+    "LessThan": "jax.numpy.less",
+    "LessThanEqual": "jax.numpy.less_equal",
+    "GreaterThan": "jax.numpy.greater",
+    "GreaterThanEqual": "jax.numpy.greater_equal",
+    "Equal": "jax.numpy.equal",
+    "NotEqual": "jax.numpy.not_equal",
+    "Minus": "jax.numpy.negative",
+    "Plus": "jax.numpy.positive",
+    "BitInvert": "jax.numpy.invert",
 }
 
 

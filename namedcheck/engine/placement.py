@@ -41,8 +41,10 @@ def of(t: Any) -> tuple[tuple[str, ...], ...] | None:
 def fmt_type(t: ArrayType) -> str:
     """A type as JAX prints it in sharding errors: `f32[8@data,16]`."""
     s = of(t) or ((),) * len(t.shape)
-    dims = [("?" if d is None else str(d)) + ("" if not e else "@" + (e[0] if len(e) == 1 else "(" + ",".join(e) + ")"))
-            for d, e in zip(t.shape, s)]
+    dims = [
+        ("?" if d is None else str(d)) + ("" if not e else "@" + (e[0] if len(e) == 1 else "(" + ",".join(e) + ")"))
+        for d, e in zip(t.shape, s)
+    ]
     return f"{t.dtype_code or 'Array'}[{','.join(dims)}]"
 
 
@@ -62,9 +64,11 @@ def check_rank(spec: Spec, shape: tuple[Dim, ...] | None, what: str, trailing_no
     if len(entries) > len(shape):
         rank = len(shape)
         known = f" (shape {fmt_shape(shape)})" if any(d is not None for d in shape) else ""
-        raise RuleError(NC604, f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}"
-                                 f"{known}",
-                        hint="a PartitionSpec has at most one entry per positional dimension")
+        raise RuleError(
+            NC604,
+            f"{what}: {spec!r} has {len(spec.entries)} entries but the array has rank {rank}{known}",
+            hint="a PartitionSpec has at most one entry per positional dimension",
+        )
 
 
 def check_mesh_axes(spec: Spec, mesh: MeshInfo | None, what: str) -> None:
@@ -73,9 +77,12 @@ def check_mesh_axes(spec: Spec, mesh: MeshInfo | None, what: str) -> None:
         return
     for a in spec.axes():
         if a not in mesh.names:
-            raise RuleError(NC501, f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}",
-                            hint=f"use one of {', '.join(map(repr, mesh.names))}",
-                            data={"axis": a, "known": list(mesh.names)})
+            raise RuleError(
+                NC501,
+                f"{what}: {spec!r} names mesh axis {a!r}, but the mesh has axes {mesh.names!r}",
+                hint=f"use one of {', '.join(map(repr, mesh.names))}",
+                data={"axis": a, "known": list(mesh.names)},
+            )
 
 
 def check_repeats(spec: Spec, what: str) -> None:
@@ -83,8 +90,11 @@ def check_repeats(spec: Spec, what: str) -> None:
     axes = spec.axes()
     dup = sorted({a for a in axes if axes.count(a) > 1})
     if dup:
-        raise RuleError(NC504, f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once",
-                        hint="a mesh axis may split at most one dimension, once")
+        raise RuleError(
+            NC504,
+            f"{what}: {spec!r} uses mesh axis {dup[0]!r} more than once",
+            hint="a mesh axis may split at most one dimension, once",
+        )
 
 
 def split_size(entry: tuple[str, ...] | None, mesh: MeshInfo) -> int | None:
@@ -100,16 +110,26 @@ def check_divisible(spec: Spec, mesh: MeshInfo | None, shape: tuple[Dim, ...] | 
     """NC604: a dimension split over mesh axes whose total size does not divide it (known ints only)."""
     if mesh is None or shape is None or any(d is ... for d in shape):
         return
-    for i, e in enumerate(spec.entries[:len(shape)]):
+    for i, e in enumerate(spec.entries[: len(shape)]):
         k, d = split_size(e, mesh), shape[i]
         if e and is_int(k) and k and is_int(d) and d % k:
-            raise RuleError(NC604, f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
-                                     f"devices of mesh axes {e!r} ({spec!r}, mesh {_mesh_desc(mesh)})",
-                            hint=f"make dimension {i} a multiple of {k}, or split it over fewer mesh axes")
+            raise RuleError(
+                NC604,
+                f"{what}: dimension {i} has size {shape[i]}, not divisible by the {k} "
+                f"devices of mesh axes {e!r} ({spec!r}, mesh {_mesh_desc(mesh)})",
+                hint=f"make dimension {i} a multiple of {k}, or split it over fewer mesh axes",
+            )
 
 
-def check_spec(spec: Spec, mesh: MeshInfo | None, shape: tuple[Dim, ...] | None, what: str, *,
-               divisible: bool = True, trailing_none_ok: bool = False) -> None:
+def check_spec(
+    spec: Spec,
+    mesh: MeshInfo | None,
+    shape: tuple[Dim, ...] | None,
+    what: str,
+    *,
+    divisible: bool = True,
+    trailing_none_ok: bool = False,
+) -> None:
     """A spec placed on an array of `shape` (None: rank unknown) over `mesh` (None: unknown): its axes
     exist (NC501) and are used once (NC504), it fits the rank, and it divides the dimensions (NC604)."""
     check_mesh_axes(spec, mesh, what)
@@ -129,6 +149,7 @@ def placed_entries(spec: Spec, shape: tuple[Dim, ...] | None) -> tuple[tuple[str
 
 
 # ---- the sharding in the type over Explicit axes (rules per op: `@sharding_rule`s in engine/ops/) ---------
+
 
 def type_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
     """The type-level sharding of `v` placed with `spec` over `mesh`: known only over an all-Explicit mesh."""
@@ -157,10 +178,13 @@ def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str)
     """NC807: `with_sharding_constraint` over an all-Explicit mesh asserts the value's sharding."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError(NC807, f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
-                                 f"the value's sharding {have} ({fmt_type(v)}) is not {want}",
-                        hint=f"use jax.sharding.reshard(x, {want}) to change the sharding",
-                        data={"spec": spec_json(type_sharding(spec, mesh, v) or ())})
+        raise RuleError(
+            NC807,
+            f"{what}: with all mesh axes Explicit, with_sharding_constraint is an assertion, and "
+            f"the value's sharding {have} ({fmt_type(v)}) is not {want}",
+            hint=f"use jax.sharding.reshard(x, {want}) to change the sharding",
+            data={"spec": spec_json(type_sharding(spec, mesh, v) or ())},
+        )
 
 
 def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
@@ -168,20 +192,24 @@ def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) 
     or made by jnp under `jax.set_mesh`)."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError(NC808, f"{what}: the sharding passed to jit, {want}, does not match the "
-                                 f"argument's committed sharding {have} ({fmt_type(v)})",
-                        hint=f"jax.device_put / reshard the argument to {want} before the call, or drop "
-                             f"in_shardings")
+        raise RuleError(
+            NC808,
+            f"{what}: the sharding passed to jit, {want}, does not match the "
+            f"argument's committed sharding {have} ({fmt_type(v)})",
+            hint=f"jax.device_put / reshard the argument to {want} before the call, or drop in_shardings",
+        )
 
 
 def check_shard_map_arg(v: ArrayType, spec: Spec, mesh: MeshInfo, what: str) -> None:
     """NC810: over an Explicit mesh, shard_map's in_specs must state the argument's own sharding."""
     if (d := _differs(v, spec, mesh)) is not None:
         want, have = d
-        raise RuleError(NC810, f"{what}: in_specs {want} does not match the argument's sharding "
-                                 f"{have} ({fmt_type(v)})",
-                        hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
-                             f"to {want} first")
+        raise RuleError(
+            NC810,
+            f"{what}: in_specs {want} does not match the argument's sharding {have} ({fmt_type(v)})",
+            hint=f"leave in_specs out (shard_map takes the arguments' shardings), or reshard the argument "
+            f"to {want} first",
+        )
 
 
 def known_mesh(mesh: MeshInfo | None) -> MeshInfo | None:
@@ -208,16 +236,22 @@ def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, 
         if m is None:
             continue
         if ctx is not None and m != ctx:
-            raise RuleError(NC812, f"{what}: {name} ({fmt_type(t)}) is sharded over mesh {_mesh_text(m)}, but the "
-                                     f"context mesh set by jax.set_mesh is {_mesh_text(ctx)}; JAX requires the "
-                                     f"two to match",
-                            hint="jax.sharding.reshard (or device_put) it onto the context mesh first, or run "
-                                 "this under jax.set_mesh of its own mesh")
+            raise RuleError(
+                NC812,
+                f"{what}: {name} ({fmt_type(t)}) is sharded over mesh {_mesh_text(m)}, but the "
+                f"context mesh set by jax.set_mesh is {_mesh_text(ctx)}; JAX requires the "
+                f"two to match",
+                hint="jax.sharding.reshard (or device_put) it onto the context mesh first, or run "
+                "this under jax.set_mesh of its own mesh",
+            )
         if common is not None and m != common[2]:
-            raise RuleError(NC812, f"{what}: {common[0]} ({fmt_type(common[1])}) is sharded over mesh "
-                                     f"{_mesh_text(common[2])} and {name} ({fmt_type(t)}) over mesh "
-                                     f"{_mesh_text(m)}; JAX requires the operands of one op to share a mesh",
-                            hint="jax.device_put one operand onto the other's mesh first")
+            raise RuleError(
+                NC812,
+                f"{what}: {common[0]} ({fmt_type(common[1])}) is sharded over mesh "
+                f"{_mesh_text(common[2])} and {name} ({fmt_type(t)}) over mesh "
+                f"{_mesh_text(m)}; JAX requires the operands of one op to share a mesh",
+                hint="jax.device_put one operand onto the other's mesh first",
+            )
         common = common or (name, t, m)
     return common[2] if common else None
 
@@ -227,23 +261,30 @@ def check_declared(declared: Any, actual: Any, what: str) -> None:
     want, have = of(declared), of(actual)
     if want is None or have is None or len(want) != len(have) or want == have or not declared.shape:
         return
-    raise RuleError(NC811, f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
-                             f"annotation states {_spec_of(want)} ({fmt_type(declared)})",
-                    hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation",
-                    data={"spec": spec_json(want), "had": spec_json(have), "what": what})
+    raise RuleError(
+        NC811,
+        f"{what[0].upper()}{what[1:]} is sharded {_spec_of(have)} ({fmt_type(actual)}) but its "
+        f"annotation states {_spec_of(want)} ({fmt_type(declared)})",
+        hint=f"jax.sharding.reshard the value to {_spec_of(want)}, or correct the annotation",
+        data={"spec": spec_json(want), "had": spec_json(have), "what": what},
+    )
 
 
 def check_carry_sharding(init: Any, out: Any, what: str) -> None:
     """NC809: a loop carry whose sharding changes across the body (JAX: the carry types differ)."""
     a, b = of(init), of(out)
     if a is not None and b is not None and a != b:
-        raise RuleError(NC809, f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
-                                 f"{fmt_type(out)}: its sharding changes ({_spec_of(a)} -> {_spec_of(b)})",
-                        hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}",
-                        data={"spec": spec_json(a), "had": spec_json(b)})
+        raise RuleError(
+            NC809,
+            f"{what}: the carry enters as {fmt_type(init)} and leaves the body as "
+            f"{fmt_type(out)}: its sharding changes ({_spec_of(a)} -> {_spec_of(b)})",
+            hint=f"jax.sharding.reshard the body's carry output back to {_spec_of(a)}",
+            data={"spec": spec_json(a), "had": spec_json(b)},
+        )
 
 
 # ---- control flow: scan's xs and outputs, cond / switch branches (JAX compares full types) ----------------
+
 
 def check_branch_shardings(outs: Sequence[Any], what: str) -> None:
     """NC823: lax.cond / switch branches must return outputs of equal types, shardings included."""
@@ -253,11 +294,14 @@ def check_branch_shardings(outs: Sequence[Any], what: str) -> None:
         for b, a, s in known[1:]:
             b0, a0, s0 = known[0]
             if s != s0 and a.shape == a0.shape:
-                raise RuleError(NC823, f"{what}: output {i} of branch {b0} is {fmt_type(a0)} but of branch {b} "
-                                         f"{fmt_type(a)}: branches must return outputs of equal types, sharding "
-                                         f"included",
-                                hint=f"jax.sharding.reshard branch {b}'s output to branch {b0}'s sharding",
-                                data={"output": i, "branches": [b0, b]})
+                raise RuleError(
+                    NC823,
+                    f"{what}: output {i} of branch {b0} is {fmt_type(a0)} but of branch {b} "
+                    f"{fmt_type(a)}: branches must return outputs of equal types, sharding "
+                    f"included",
+                    hint=f"jax.sharding.reshard branch {b}'s output to branch {b0}'s sharding",
+                    data={"output": i, "branches": [b0, b]},
+                )
 
 
 def check_scan_xs(xs: Any, what: str) -> None:
@@ -266,10 +310,13 @@ def check_scan_xs(xs: Any, what: str) -> None:
         s = of(leaf)
         if s and s[0]:
             axes = f"mesh axis {s[0][0]!r}" if len(s[0]) == 1 else f"mesh axes {s[0]!r}"
-            raise RuleError(NC821, f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
-                                     f"dimension 0, which scan runs along: it must be replicated there",
-                            hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0",
-                            data={"leaf": i})
+            raise RuleError(
+                NC821,
+                f"{what}: xs leaf {i} ({fmt_type(leaf)}) is split over {axes} along "
+                f"dimension 0, which scan runs along: it must be replicated there",
+                hint="reshard xs so that dimension 0 is unsharded, or move the sharded axis off dimension 0",
+                data={"leaf": i},
+            )
 
 
 def sliced(v: ArrayType, out: ArrayType) -> ArrayType:
@@ -284,7 +331,25 @@ def stacked(v: ArrayType, out: ArrayType) -> ArrayType:
     return out.with_sharding(((),) + s) if s is not None else out
 
 
-__all__ = ["type_sharding", "check_declared", "check_meshes", "known_mesh", "check_constraint", "check_committed",
-           "check_carry_sharding", "check_shard_map_arg", "check_spec", "check_rank", "check_mesh_axes", "check_repeats",
-           "check_divisible", "split_size", "placed_entries", "spec_json", "check_branch_shardings", "check_scan_xs",
-           "sliced", "stacked"]
+__all__ = [
+    "type_sharding",
+    "check_declared",
+    "check_meshes",
+    "known_mesh",
+    "check_constraint",
+    "check_committed",
+    "check_carry_sharding",
+    "check_shard_map_arg",
+    "check_spec",
+    "check_rank",
+    "check_mesh_axes",
+    "check_repeats",
+    "check_divisible",
+    "split_size",
+    "placed_entries",
+    "spec_json",
+    "check_branch_shardings",
+    "check_scan_xs",
+    "sliced",
+    "stacked",
+]

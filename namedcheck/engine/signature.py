@@ -39,7 +39,9 @@ class Signature:
         return any(isinstance(p.annotation, ArrayType) for p in self.params)
 
 
-def bind(params: Sequence[Param], args: Sequence[Any], kwargs: dict[str, Any]) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
+def bind(
+    params: Sequence[Param], args: Sequence[Any], kwargs: dict[str, Any]
+) -> tuple[dict[str, Any], tuple[Any, ...]] | None:
     """Bind a call's arguments to parameters by Python's rules: (name -> value, extra varargs).
 
     Returns None when the call does not fit (arity or keyword errors are mypy's business, not ours).
@@ -52,7 +54,7 @@ def bind(params: Sequence[Param], args: Sequence[Any], kwargs: dict[str, Any]) -
     if len(args) > len(positional):
         if varargs is None:
             return None
-        extra = tuple(args[len(positional):])
+        extra = tuple(args[len(positional) :])
     for p, a in zip(positional, args):
         out[p.name] = a
     by_name = {p.name: p for p in params if p.kind in (NORMAL, KWONLY)}
@@ -114,9 +116,12 @@ class _Unifier:
             if declared in self.sizes:
                 prev, prev_where = self.sizes[declared]
                 if differ(prev, actual):
-                    raise RuleError(NC303, f"Symbol {declared!r} of {self.fname} is bound to {prev} by {prev_where} "
-                                             f"and to {actual} by {where}",
-                                    hint=f"every use of {declared!r} in one call must have the same size")
+                    raise RuleError(
+                        NC303,
+                        f"Symbol {declared!r} of {self.fname} is bound to {prev} by {prev_where} "
+                        f"and to {actual} by {where}",
+                        hint=f"every use of {declared!r} in one call must have the same size",
+                    )
                 if isinstance(prev, str) and is_int(actual):
                     self.sizes[declared] = (actual, where)
             else:
@@ -152,8 +157,11 @@ class _Unifier:
                 return
         if value is None or value != actual:
             shown = f"{declared!r} = {value}" if value is not None else f"{declared!r} (no integer solution)"
-            raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {shown}",
-                            hint=f"symbols bound so far: {self.bound() or 'none'}")
+            raise RuleError(
+                code,
+                f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {shown}",
+                hint=f"symbols bound so far: {self.bound() or 'none'}",
+            )
 
     def finish(self) -> None:
         """Check the expressions that became solvable once every argument was bound."""
@@ -170,34 +178,44 @@ class _Unifier:
         if ... in prev or ... in dims:
             return
         if len(prev) != len(dims) or any(differ(a, b) for a, b in zip(prev, dims)):
-            raise RuleError(NC303, f"Variadic dimensions '*{name}' of {self.fname} are {fmt_shape(prev)} in "
-                                     f"{prev_where} and {fmt_shape(dims)} in {where}",
-                            hint=f"every use of '*{name}' in one call must stand for the same dimensions")
+            raise RuleError(
+                NC303,
+                f"Variadic dimensions '*{name}' of {self.fname} are {fmt_shape(prev)} in "
+                f"{prev_where} and {fmt_shape(dims)} in {where}",
+                hint=f"every use of '*{name}' in one call must stand for the same dimensions",
+            )
 
 
-def _match_positional(u: _Unifier, declared: tuple[Dim, ...], actual: tuple[Dim, ...], what: str, code: str,
-                      variadic: str | None = None) -> None:
+def _match_positional(
+    u: _Unifier, declared: tuple[Dim, ...], actual: tuple[Dim, ...], what: str, code: str, variadic: str | None = None
+) -> None:
     dv, av = ... in declared, ... in actual
-    dh, dt = (declared[:declared.index(...)], declared[declared.index(...) + 1:]) if dv else (declared, ())
-    ah, at = (actual[:actual.index(...)], actual[actual.index(...) + 1:]) if av else (actual, ())
-    mismatch = RuleError(code, f"{what[0].upper()}{what[1:]} has positional shape {fmt_shape(actual)}; "
-                               f"{u.fname} declares {fmt_shape(declared)}")
+    dh, dt = (declared[: declared.index(...)], declared[declared.index(...) + 1 :]) if dv else (declared, ())
+    ah, at = (actual[: actual.index(...)], actual[actual.index(...) + 1 :]) if av else (actual, ())
+    mismatch = RuleError(
+        code,
+        f"{what[0].upper()}{what[1:]} has positional shape {fmt_shape(actual)}; "
+        f"{u.fname} declares {fmt_shape(declared)}",
+    )
     if not dv and not av:
         if len(declared) != len(actual):
-            raise RuleError(code, f"{what[0].upper()}{what[1:]} has {len(actual)} positional dimensions "
-                                  f"{fmt_shape(actual)}; {u.fname} declares {len(declared)} {fmt_shape(declared)}")
+            raise RuleError(
+                code,
+                f"{what[0].upper()}{what[1:]} has {len(actual)} positional dimensions "
+                f"{fmt_shape(actual)}; {u.fname} declares {len(declared)} {fmt_shape(declared)}",
+            )
         pairs = list(zip(declared, actual))
     elif dv and not av:
         if len(actual) < len(dh) + len(dt):
             raise mismatch
-        pairs = list(zip(dh, actual)) + list(zip(dt, actual[len(actual) - len(dt):]))
-        u.ellipsis.append(actual[len(dh):len(actual) - len(dt)])
+        pairs = list(zip(dh, actual)) + list(zip(dt, actual[len(actual) - len(dt) :]))
+        u.ellipsis.append(actual[len(dh) : len(actual) - len(dt)])
         if variadic:
-            u.run(variadic, actual[len(dh):len(actual) - len(dt)], what)
+            u.run(variadic, actual[len(dh) : len(actual) - len(dt)], what)
     elif av and not dv:
         if len(ah) + len(at) > len(declared):
             raise mismatch
-        pairs = list(zip(declared, ah)) + list(zip(declared[len(declared) - len(at):], at))
+        pairs = list(zip(declared, ah)) + list(zip(declared[len(declared) - len(at) :], at))
     else:
         pairs = list(zip(dh, ah)) + list(zip(reversed(dt), reversed(at)))
         u.ellipsis.append((...,))
@@ -214,11 +232,17 @@ def _match_positional(u: _Unifier, declared: tuple[Dim, ...], actual: tuple[Dim,
 
 def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: str, code: str) -> dict[str, Dim]:
     """Match one argument against its declared type; return the named axes it lifts."""
-    if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(actual.dtype_code):
-        raise RuleError(NC304, f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}")
+    if dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) and not dtypes.is_weak(
+        actual.dtype_code
+    ):
+        raise RuleError(
+            NC304, f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {declared.dtype}"
+        )
     if dtypes.outside_family(declared.family, actual.dtype_code):
-        raise RuleError(NC304, f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares "
-                                 f"{_family_text(declared.family)}")
+        raise RuleError(
+            NC304,
+            f"{what[0].upper()}{what[1:]} has dtype {actual.dtype}; {u.fname} declares {_family_text(declared.family)}",
+        )
     _match_positional(u, declared.shape, actual.shape, what, code, declared.variadic)
     check_declared_sharding(declared, actual, what)
     have = dict(actual.named)
@@ -226,8 +250,11 @@ def check_argument(u: _Unifier, declared: ArrayType, actual: ArrayType, what: st
         if name not in have and actual.named_open:
             continue  # its named axes are not all known
         if name not in have:
-            raise RuleError(code, f"{what[0].upper()}{what[1:]} lacks named axis {name!r} that {u.fname} declares "
-                                  f"(its named axes: {sorted(have) or 'none'})")
+            raise RuleError(
+                code,
+                f"{what[0].upper()}{what[1:]} lacks named axis {name!r} that {u.fname} declares "
+                f"(its named axes: {sorted(have) or 'none'})",
+            )
         u.dim(size, have[name], f"named axis {name!r} of {what}", code)
     declared_names = {n for n, _ in declared.named}
     return {n: s for n, s in actual.named if n not in declared_names}
@@ -253,8 +280,11 @@ def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
     if shape.count(...) > 1:
         return UNKNOWN
     named = {n: u.subst(s) for n, s in t.named}
-    ret = replace(ArrayType.make(t.dtype_code, tuple(shape), named), family=t.family,
-                  sharding=t.sharding if t.sharding is not None and len(t.sharding) == len(shape) else None)
+    ret = replace(
+        ArrayType.make(t.dtype_code, tuple(shape), named),
+        family=t.family,
+        sharding=t.sharding if t.sharding is not None and len(t.sharding) == len(shape) else None,
+    )
     if lifted:
         merged = union_named([ret, ArrayType.make(None, (), lifted)], ["the declared result", "the lifted arguments"])
         ret = ret.with_named(merged)
@@ -304,8 +334,9 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     if lifted_ok and any(n not in declared.named_shape for n, _ in actual.named):
         actual = actual.with_named({n: s for n, s in actual.named if n in declared.named_shape})
     shown = f"{what} is declared {declared!r} but inferred {actual!r}"
-    dtype_differs = dtypes.definitely_different(declared.dtype_code, dtypes.materialize(actual.dtype_code)) \
-        and not dtypes.is_weak(actual.dtype_code)
+    dtype_differs = dtypes.definitely_different(
+        declared.dtype_code, dtypes.materialize(actual.dtype_code)
+    ) and not dtypes.is_weak(actual.dtype_code)
     try:
         _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, NC301)
     except RuleError:
@@ -318,8 +349,18 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
     dn, an = dict(declared.named), dict(actual.named)
     if set(dn) != set(an) and not (actual.named_open and set(an) <= set(dn)):
         missing, extra = sorted(set(dn) - set(an)) if not actual.named_open else [], sorted(set(an) - set(dn))
-        detail = "; ".join(([f"missing named {'axes' if len(missing) > 1 else 'axis'} {', '.join(map(repr, missing))}"] if missing else [])
-                           + ([f"unexpected named {'axes' if len(extra) > 1 else 'axis'} {', '.join(map(repr, extra))}"] if extra else []))
+        detail = "; ".join(
+            (
+                [f"missing named {'axes' if len(missing) > 1 else 'axis'} {', '.join(map(repr, missing))}"]
+                if missing
+                else []
+            )
+            + (
+                [f"unexpected named {'axes' if len(extra) > 1 else 'axis'} {', '.join(map(repr, extra))}"]
+                if extra
+                else []
+            )
+        )
         raise RuleError(NC301, f"Named shape mismatch: {shown} ({detail})")
     for n in dn:
         if n in an and differ(dn[n], an[n]):
@@ -341,18 +382,32 @@ def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozense
     and shapes, never varying axes: the declared type takes the value's varying set (exact or a lower bound),
     stated sharding and type-level sharding; where the value is not known under manual mesh axes, its varying set is unknown."""
     if isinstance(declared, Seq):
-        items = actual.items if isinstance(actual, Seq) and len(actual.items) == len(declared.items) \
+        items = (
+            actual.items
+            if isinstance(actual, Seq) and len(actual.items) == len(declared.items)
             else (UNKNOWN,) * len(declared.items)
-        return Seq(tuple(declared_value(d, a, manual) if d is not None else a
-                         for d, a in zip(declared.items, items)), declared.kind)
+        )
+        return Seq(
+            tuple(declared_value(d, a, manual) if d is not None else a for d, a in zip(declared.items, items)),
+            declared.kind,
+        )
     if not isinstance(declared, ArrayType):
         return declared
     value = as_array(actual)
     if isinstance(value, ArrayType):
         same_rank = not value.has_ellipsis and not declared.has_ellipsis and len(value.shape) == len(declared.shape)
         sharding = declared.sharding if declared.sharding is not None else value.sharding if same_rank else None
-        kept = same_rank and sharding is not None and value.sharding is not None  # an annotation states no mesh, no {U:}
-        return replace(declared, varying=value.varying, vary_exact=value.vary_exact,
-                       spec=value.spec if same_rank else None, sharding=sharding, mesh=value.mesh if kept else None,
-                       unreduced=value.unreduced if kept else frozenset(), reduced=value.reduced if kept else frozenset())
+        kept = (
+            same_rank and sharding is not None and value.sharding is not None
+        )  # an annotation states no mesh, no {U:}
+        return replace(
+            declared,
+            varying=value.varying,
+            vary_exact=value.vary_exact,
+            spec=value.spec if same_rank else None,
+            sharding=sharding,
+            mesh=value.mesh if kept else None,
+            unreduced=value.unreduced if kept else frozenset(),
+            reduced=value.reduced if kept else frozenset(),
+        )
     return declared.with_varying(frozenset(), exact=False) if manual else declared

@@ -106,5 +106,3 @@ def op_table(extra_dirs: tuple[str, ...] = ()) -> dict[str, Op]:
         for f in sorted(Path(d).glob("*.pyi")):
             table.update(load_file(f))
     return table
-
-

@@ -12,8 +12,12 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
-_OPS: dict[type, Any] = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-                         ast.Mult: lambda a, b: a * b, ast.FloorDiv: lambda a, b: a // b if b else None}
+_OPS: dict[type, Any] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b if b else None,
+}
 
 
 def is_symbol(d: Any) -> bool:
@@ -116,4 +120,3 @@ def _linear(node: ast.expr, sym: str, env: Mapping[str, Any]) -> tuple[int, int]
     if isinstance(node.op, ast.Mult) and (left[0] == 0 or right[0] == 0):
         return left[0] * right[1] + right[0] * left[1], left[1] * right[1]
     return None
-

@@ -57,11 +57,19 @@ def _bad_named_axes(dtype: str | None, item: tuple[Any, ...]) -> RuleError:
         fixed = _named_as_dict(item[1])
         named = fixed or "{'name': size}"
         example = f"{dtype or 'Array'}[{written(item[0])}, {named}]"
-        return RuleError(NC101, f"Named axes must be a dict {{'name': size}}; found a {kind} {written(item[1])} "
-                                  f"after the positional shape {written(item[0])}",
-                         hint=f"named axes are a dict {{'name': size}}: write {example}")
-    return RuleError(NC101, f"Expected `[(dims...), {{'name': size}}]`: a positional shape and at most one dict of "
-                              f"named axes; found {len(item)} parts {written(item)[1:-1]}")
+        return RuleError(
+            NC101,
+            f"Named axes must be a dict {{'name': size}}; found a {kind} {written(item[1])} "
+            f"after the positional shape {written(item[0])}",
+            hint=f"named axes are a dict {{'name': size}}: write {example}",
+        )
+    return RuleError(
+        NC101,
+        f"Expected `[(dims...), {{'name': size}}]`: a positional shape and at most one dict of "
+        f"named axes; found {len(item)} parts {written(item)[1:-1]}",
+    )
+
+
 class _Base:
     """The leading type of `f32[Array, Dims(...)]` (`jax.Array` or any class) as a front end saw it."""
 
@@ -101,13 +109,19 @@ def _size(v: Any, where: str) -> int | str:
     if isinstance(v, bool) or not isinstance(v, (int, str)):
         raise RuleError(NC102, f"Invalid size {v!r} in {where}; expected a non-negative int or a symbol name")
     if isinstance(v, int) and v < 0:
-        raise RuleError(NC102, f"Negative size {v} in {where}; sizes are non-negative ints or symbols",
-                        hint="use a symbol such as 'N' for a size that is not known in advance")
+        raise RuleError(
+            NC102,
+            f"Negative size {v} in {where}; sizes are non-negative ints or symbols",
+            hint="use a symbol such as 'N' for a size that is not known in advance",
+        )
     if isinstance(v, str) and not v.isidentifier():
         if symbolic.parse(v) is None:
-            raise RuleError(NC102, f"Invalid symbol {v!r} in {where}; a symbolic size is an identifier or "
-                                     f"an expression of identifiers and ints with + - * //",
-                            hint="write e.g. 'N', 'N+1', '2*D' or 'D//H'")
+            raise RuleError(
+                NC102,
+                f"Invalid symbol {v!r} in {where}; a symbolic size is an identifier or "
+                f"an expression of identifiers and ints with + - * //",
+                hint="write e.g. 'N', 'N+1', '2*D' or 'D//H'",
+            )
         return symbolic.normalise(v)
     return v
 
@@ -116,8 +130,11 @@ def _variadic(d: Any) -> str | None:
     """The name of a variadic run `'*batch'`, or None."""
     if isinstance(d, str) and d.startswith("*"):
         if not d[1:].isidentifier():
-            raise RuleError(NC102, f"Invalid variadic dimension {d!r}; write '*name' with an identifier name",
-                            hint="e.g. f32[('*batch', 3)]")
+            raise RuleError(
+                NC102,
+                f"Invalid variadic dimension {d!r}; write '*name' with an identifier name",
+                hint="e.g. f32[('*batch', 3)]",
+            )
         return d[1:]
     return None
 
@@ -131,9 +148,11 @@ def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
     inner = axes[1:-1] if axes.startswith("(") and axes.endswith(")") else axes
     names = tuple(a.strip() for a in inner.split(",")) if inner.strip() or axes != "()" else ()  # '8@()': unsplit
     if not all(n.isidentifier() for n in names) or "@" in axes:
-        raise RuleError(NC102, f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' "
-                                 f"with mesh axis names",
-                        hint="e.g. f32[Array, Dims('8@data', 4)]")
+        raise RuleError(
+            NC102,
+            f"Invalid sharded dimension {d!r}; write 'size@axis' or 'size@(axis1,axis2)' with mesh axis names",
+            hint="e.g. f32[Array, Dims('8@data', 4)]",
+        )
     if len(set(names)) != len(names):
         raise RuleError(NC102, f"Invalid sharded dimension {d!r}: mesh axis repeated")
     size = size.strip()
@@ -154,32 +173,43 @@ def parse_sharded_shape(shape: Any) -> tuple[tuple[Dim, ...], str | None, tuple[
     if all(a is None for _, a in split):
         return dims, variadic, None
     if ... in dims:
-        raise RuleError(NC101, "A shape that names mesh axes ('8@data') must list every dimension: no `...` "
-                                 "or variadic '*name' with it",
-                        hint="write each dimension, e.g. f32[Array, Dims('B@data', 'T', 512)]")
+        raise RuleError(
+            NC101,
+            "A shape that names mesh axes ('8@data') must list every dimension: no `...` or variadic '*name' with it",
+            hint="write each dimension, e.g. f32[Array, Dims('B@data', 'T', 512)]",
+        )
     shd = tuple(a or () for _, a in split)
     flat = [a for e in shd for a in e]
     dup = sorted({a for a in flat if flat.count(a) > 1})
     if dup:
-        raise RuleError(NC102, f"Mesh axis {dup[0]!r} splits more than one dimension of the shape "
-                                 f"{written(shape)}; a mesh axis may split one dimension",
-                        hint="split each dimension over its own mesh axes")
+        raise RuleError(
+            NC102,
+            f"Mesh axis {dup[0]!r} splits more than one dimension of the shape "
+            f"{written(shape)}; a mesh axis may split one dimension",
+            hint="split each dimension over its own mesh axes",
+        )
     return dims, variadic, shd
 
 
 def parse_shape_variadic(shape: Any) -> tuple[tuple[Dim, ...], str | None]:
     """The positional dims (a variadic `'*name'` becomes `...`) and the variadic's name."""
     if not isinstance(shape, tuple):
-        raise RuleError(NC101, f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
-                        hint="write f32[(5,)] for a 1-d array, f32[()] for a scalar")
+        raise RuleError(
+            NC101,
+            f"Positional shape must be a tuple such as (5, 7) or (); found {written(shape)}",
+            hint="write f32[(5,)] for a 1-d array, f32[()] for a scalar",
+        )
     dims: list[Any] = []
     name: str | None = None
     for d in shape:
         var = _variadic(d)
         if d is ... or var:
             if ... in dims:
-                raise RuleError(NC104, "`...` or a variadic '*name' appears more than once in the positional "
-                                         "shape; it may appear at most once")
+                raise RuleError(
+                    NC104,
+                    "`...` or a variadic '*name' appears more than once in the positional "
+                    "shape; it may appear at most once",
+                )
             dims.append(...)
             name = var
         else:
@@ -215,9 +245,12 @@ def _strip_base(item: Any) -> Any:
         return rest[0]
     if len(rest) == 2 and isinstance(rest[0], tuple):
         return rest
-    raise RuleError(NC101, f"Expected `[Array, Dims(dims..., name=size)]` after the dtype; found {len(rest)} "
-                             f"part{'s' if len(rest) != 1 else ''} after the type",
-                    hint="write f32[Array, Dims(5, 'N', batch=20)]")
+    raise RuleError(
+        NC101,
+        f"Expected `[Array, Dims(dims..., name=size)]` after the dtype; found {len(rest)} "
+        f"part{'s' if len(rest) != 1 else ''} after the type",
+        hint="write f32[Array, Dims(5, 'N', batch=20)]",
+    )
 
 
 def parse_item(dtype: str | None, item: Any) -> ArrayType:

@@ -21,8 +21,15 @@ def map_leaves(v: Any, fn: Any) -> Any:
     if not isinstance(v, Seq):
         return fn(v)
     if v.kind == "dict":
-        return Seq(tuple(Seq((p.items[0], map_leaves(p.items[1], fn)), p.kind)
-                         if isinstance(p, Seq) and len(p.items) == 2 else UNKNOWN for p in v.items), "dict")
+        return Seq(
+            tuple(
+                Seq((p.items[0], map_leaves(p.items[1], fn)), p.kind)
+                if isinstance(p, Seq) and len(p.items) == 2
+                else UNKNOWN
+                for p in v.items
+            ),
+            "dict",
+        )
     return Seq(tuple(map_leaves(i, fn) for i in v.items), v.kind)
 
 

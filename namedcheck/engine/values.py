@@ -95,8 +95,9 @@ class ArrayType:
     origin: Any = field(default=None, compare=False)
 
     @staticmethod
-    def make(dtype: str | None, shape: tuple[Dim, ...], named: Mapping[str, Dim] | None = None,
-             weak: bool = False) -> ArrayType:
+    def make(
+        dtype: str | None, shape: tuple[Dim, ...], named: Mapping[str, Dim] | None = None, weak: bool = False
+    ) -> ArrayType:
         return ArrayType(dtype, tuple(shape), tuple(sorted((named or {}).items())), weak)
 
     # Introspection (the runtime face of an annotation object).
@@ -123,15 +124,24 @@ class ArrayType:
         return self.has_ellipsis or self.named_open or not self.vary_exact
 
     @staticmethod
-    def partial(varying: frozenset[str] = frozenset(), exact: bool = True, dtype: str | None = None,
-                min_rank: int = 0) -> ArrayType:
+    def partial(
+        varying: frozenset[str] = frozenset(), exact: bool = True, dtype: str | None = None, min_rank: int = 0
+    ) -> ArrayType:
         """An array of unknown shape (at least `min_rank` dims) and named axes whose varying set is
         known (`exact`) or known to include `varying`."""
         return ArrayType(dtype, (None,) * min_rank + (...,), (), False, frozenset(varying), True, exact)
 
     def with_shape(self, shape: tuple[Dim, ...]) -> ArrayType:
-        return replace(self, shape=tuple(shape), spec=None, sharding=None, mesh=None, variadic=None,
-                       unreduced=frozenset(), reduced=frozenset())
+        return replace(
+            self,
+            shape=tuple(shape),
+            spec=None,
+            sharding=None,
+            mesh=None,
+            variadic=None,
+            unreduced=frozenset(),
+            reduced=frozenset(),
+        )
 
     def with_named(self, named: dict[str, Dim]) -> ArrayType:
         return replace(self, named=tuple(sorted(named.items())))
@@ -146,8 +156,9 @@ class ArrayType:
         """The value placed with PartitionSpec entries `spec` (None: no stated sharding)."""
         return replace(self, spec=spec)
 
-    def with_sharding(self, sharding: tuple[tuple[str, ...], ...] | None,
-                      mesh: MeshInfo | EllipsisType | None = ...) -> ArrayType:
+    def with_sharding(
+        self, sharding: tuple[tuple[str, ...], ...] | None, mesh: MeshInfo | EllipsisType | None = ...
+    ) -> ArrayType:
         """The value with a type-level sharding over Explicit mesh axes (None: not known), over `mesh`
         (left out: the value's own; no sharding, no mesh)."""
         if sharding is None:
@@ -157,15 +168,24 @@ class ArrayType:
     def __repr__(self) -> str:
         head = self.family or self.dtype_code or "Array"
         shd = self.sharding if self.sharding is not None and len(self.sharding) == len(self.shape) else None
-        dims = ", ".join(f"'*{self.variadic}'" if d is ... and self.variadic else
-                         repr(d + _fmt_axes(shd[i])) if shd and isinstance(d, str) else
-                         _fmt_dim(d) + (_fmt_axes(shd[i]) if shd else "") for i, d in enumerate(self.shape))
+        dims = ", ".join(
+            f"'*{self.variadic}'"
+            if d is ... and self.variadic
+            else repr(d + _fmt_axes(shd[i]))
+            if shd and isinstance(d, str)
+            else _fmt_dim(d) + (_fmt_axes(shd[i]) if shd else "")
+            for i, d in enumerate(self.shape)
+        )
         if len(self.shape) == 1:
             dims += ","
-        vma = "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}" \
-            if self.varying or not self.vary_exact else ""
-        vma += "".join("{" + k + ":" + ",".join(sorted(v)) + "}" for k, v in (("U", self.unreduced),
-                                                                              ("R", self.reduced)) if v)
+        vma = (
+            "{V:" + ",".join([*sorted(self.varying), *([] if self.vary_exact else ["..."])]) + "}"
+            if self.varying or not self.vary_exact
+            else ""
+        )
+        vma += "".join(
+            "{" + k + ":" + ",".join(sorted(v)) + "}" for k, v in (("U", self.unreduced), ("R", self.reduced)) if v
+        )
         if not self.named:
             return f"{head}[({dims})]{vma}"
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
@@ -287,8 +307,13 @@ def _join2(a: _V, b: _V) -> _V | ArrayType | Seq | _Unknown:
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
         return ArrayType.partial(a.varying & b.varying, exact=False, dtype=dtype)
-    if isinstance(a, Seq) and isinstance(b, Seq) and a.kind == b.kind and len(a.items) == len(b.items) \
-            and a.kind != "dict":
+    if (
+        isinstance(a, Seq)
+        and isinstance(b, Seq)
+        and a.kind == b.kind
+        and len(a.items) == len(b.items)
+        and a.kind != "dict"
+    ):
         return Seq(tuple(_join2(x, y) for x, y in zip(a.items, b.items)), a.kind)
     return UNKNOWN
 

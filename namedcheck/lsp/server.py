@@ -81,8 +81,9 @@ class NamedcheckServer(LanguageServer):
             return cached[0], cached[2], cached[3]
         analyser = self.analysers.get(uri)
         if analyser is None or analyser.session is not session:
-            analyser = self.analysers[uri] = DocumentAnalyser(path, tuple(cfg.stub_paths), session=session, fixer=attach_fixes,
-                                                              max_callers=MAX_CALLERS)
+            analyser = self.analysers[uri] = DocumentAnalyser(
+                path, tuple(cfg.stub_paths), session=session, fixer=attach_fixes, max_callers=MAX_CALLERS
+            )
         analyser.last = None  # the callers' part depends on the other buffers too
         result = analyser.analyse(source)
         diags = selected(result.diagnostics, cfg.select, cfg.ignore)
@@ -101,9 +102,13 @@ class NamedcheckServer(LanguageServer):
         if got is None:
             return
         units = Units(self.workspace.get_text_document(uri))
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=[to_lsp(uri, d, units) for d in got[2]],
-            version=self.workspace.get_text_document(uri).version))
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(
+                uri=uri,
+                diagnostics=[to_lsp(uri, d, units) for d in got[2]],
+                version=self.workspace.get_text_document(uri).version,
+            )
+        )
         if ripple:
             self.republish_stale(uri)
 
@@ -155,17 +160,26 @@ def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnosti
     related = []
     for r in d.related:
         same = here is not None and _same_file(r.path, here)
-        where = lsp.Location(uri if same else _uri_of(r.path),
-                             to_range(r.line, r.column, r.end_line, r.end_column, units if same else None))
+        where = lsp.Location(
+            uri if same else _uri_of(r.path),
+            to_range(r.line, r.column, r.end_line, r.end_column, units if same else None),
+        )
         related.append(lsp.DiagnosticRelatedInformation(where, r.message))
     message = d.message + (f"\nhint: {d.hint}" if d.hint else "")
-    return lsp.Diagnostic(range=rng, message=message, severity=lsp.DiagnosticSeverity.Error, code=d.code,
-                          source="namedcheck", related_information=related or None,
-                          data=dict(d.data) if d.data else None)
+    return lsp.Diagnostic(
+        range=rng,
+        message=message,
+        severity=lsp.DiagnosticSeverity.Error,
+        code=d.code,
+        source="namedcheck",
+        related_information=related or None,
+        data=dict(d.data) if d.data else None,
+    )
 
 
 def _path_of(uri: str) -> str | None:
     from urllib.parse import unquote, urlparse
+
     parsed = urlparse(uri)
     return unquote(parsed.path) if parsed.scheme == "file" else None
 
@@ -192,8 +206,13 @@ def _overlaps(d: Diagnostic, r: lsp.Range, units: Units) -> bool:
 
 def to_action(uri: str, d: Diagnostic, fix: Fix, preferred: bool, units: Units) -> lsp.CodeAction:
     edits = [lsp.TextEdit(to_range(e.line, e.column, e.end_line, e.end_column, units), e.text) for e in fix.edits]
-    return lsp.CodeAction(title=fix.title, kind=lsp.CodeActionKind.QuickFix, diagnostics=[to_lsp(uri, d, units)],
-                          edit=lsp.WorkspaceEdit(changes={uri: edits}), is_preferred=preferred)
+    return lsp.CodeAction(
+        title=fix.title,
+        kind=lsp.CodeActionKind.QuickFix,
+        diagnostics=[to_lsp(uri, d, units)],
+        edit=lsp.WorkspaceEdit(changes={uri: edits}),
+        is_preferred=preferred,
+    )
 
 
 def build_server() -> NamedcheckServer:
@@ -250,9 +269,10 @@ def build_server() -> NamedcheckServer:
         text = "\n".join(format_value(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
         title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
-        return lsp.Hover(contents=lsp.MarkupContent(lsp.MarkupKind.Markdown,
-                                                    f"```python\n{text}\n```\n{title}{more}"),
-                         range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)))
+        return lsp.Hover(
+            contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```python\n{text}\n```\n{title}{more}"),
+            range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),
+        )
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
     def inlay_hint(ls: NamedcheckServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
@@ -263,11 +283,15 @@ def build_server() -> NamedcheckServer:
             return []
         r = params.range
         units = Units(ls.workspace.get_text_document(params.text_document.uri))
-        return [lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
-                for line, col, label in inlay_hints(got[0], got[1]) if r.start.line <= line - 1 <= r.end.line]
+        return [
+            lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
+            for line, col, label in inlay_hints(got[0], got[1])
+            if r.start.line <= line - 1 <= r.end.line
+        ]
 
-    @server.feature(lsp.TEXT_DOCUMENT_CODE_ACTION,
-                    lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix]))
+    @server.feature(
+        lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
+    )
     def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
         got = ls.analyse(uri)

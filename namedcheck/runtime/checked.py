@@ -33,9 +33,13 @@ from namedcheck.errors import ShapeError
 from namedcheck.runtime.context import engine_type, named_shape_of, sharding_of
 
 F = TypeVar("F", bound=Callable[..., Any])
-_KINDS = {inspect.Parameter.POSITIONAL_ONLY: POSONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD: NORMAL,
-          inspect.Parameter.KEYWORD_ONLY: KWONLY, inspect.Parameter.VAR_POSITIONAL: VARARGS,
-          inspect.Parameter.VAR_KEYWORD: VARKW}
+_KINDS = {
+    inspect.Parameter.POSITIONAL_ONLY: POSONLY,
+    inspect.Parameter.POSITIONAL_OR_KEYWORD: NORMAL,
+    inspect.Parameter.KEYWORD_ONLY: KWONLY,
+    inspect.Parameter.VAR_POSITIONAL: VARARGS,
+    inspect.Parameter.VAR_KEYWORD: VARKW,
+}
 
 
 def array_annotation(ann: Any, globalns: dict[str, Any]) -> Any:
@@ -62,12 +66,18 @@ def signature_of(fn: Callable[..., Any]) -> Signature:
     target = inspect.unwrap(fn)
     globalns = getattr(target, "__globals__", {})
     sig = inspect.signature(target)
-    params = tuple(Param(p.name, _KINDS[p.kind], p.default is not inspect.Parameter.empty,
-                         array_annotation(p.annotation, globalns) if p.annotation is not inspect.Parameter.empty
-                         else None)
-                   for p in sig.parameters.values())
-    returns = None if sig.return_annotation is inspect.Signature.empty else \
-        array_annotation(sig.return_annotation, globalns)
+    params = tuple(
+        Param(
+            p.name,
+            _KINDS[p.kind],
+            p.default is not inspect.Parameter.empty,
+            array_annotation(p.annotation, globalns) if p.annotation is not inspect.Parameter.empty else None,
+        )
+        for p in sig.parameters.values()
+    )
+    returns = (
+        None if sig.return_annotation is inspect.Signature.empty else array_annotation(sig.return_annotation, globalns)
+    )
     return Signature(getattr(target, "__qualname__", repr(target)), params, returns)
 
 
@@ -135,16 +145,18 @@ def checked(fn: F) -> F:
         for name, v in bound.arguments.items():
             if isinstance(annotated.get(name), ArrayType):
                 _check_array_kind(sig, name, annotated[name], v)
-        values = {name: value_type(v, annotated.get(name)) for name, v in bound.arguments.items()
-                  if name in annotated}
+        values = {name: value_type(v, annotated.get(name)) for name, v in bound.arguments.items() if name in annotated}
         values = {k: v for k, v in values.items() if v is not None}
         try:
             expected = apply(sig, values, code=NC302)
         except RuleError as e:
             raise _shape_error(sig, values, e) from None
         out = fn(*args, **kwargs)
-        cacheable = key is not None and not sharded and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__
-                                            for t, _, _ in key)
+        cacheable = (
+            key is not None
+            and not sharded
+            and all(t.__module__ != "jax._src.core" and "Tracer" not in t.__name__ for t, _, _ in key)
+        )
         seen = set()
         check_result(out, expected, seen if cacheable else None)
         if cacheable:
@@ -173,12 +185,14 @@ def _key(out: Any) -> Any:
 def _check_array_kind(sig: Signature, name: str, declared: ArrayType, v: Any) -> None:
     """A parameter annotated with an array type takes an array, a tracer or a Python number: never None,
     a list or a string (JAX would turn some of them into arrays, the annotation says otherwise)."""
-    if isinstance(v, (bool, int, float, complex)) or (getattr(v, "shape", None) is not None
-                                                     and getattr(v, "dtype", None) is not None):
+    if isinstance(v, (bool, int, float, complex)) or (
+        getattr(v, "shape", None) is not None and getattr(v, "dtype", None) is not None
+    ):
         return
     found = f"{type(v).__name__} {v!r}" if len(repr(v)) <= 40 else type(v).__name__
-    raise ShapeError(NC302, f"{sig.name}: parameter {name!r} expects an array {declared!r}, got {found}",
-                     "pass a jax or numpy array")
+    raise ShapeError(
+        NC302, f"{sig.name}: parameter {name!r} expects an array {declared!r}, got {found}", "pass a jax or numpy array"
+    )
 
 
 def _shape_error(sig: Signature, values: dict[str, Any], err: RuleError) -> ShapeError:
@@ -188,6 +202,9 @@ def _shape_error(sig: Signature, values: dict[str, Any], err: RuleError) -> Shap
             try:
                 apply(Signature(sig.name, (p,), None), {p.name: values[p.name]})
             except RuleError:
-                return ShapeError(err.code, f"{sig.name}: parameter {p.name!r} expects {p.annotation!r}, got "
-                                            f"{values[p.name]!r}: {err.message}", err.hint)
+                return ShapeError(
+                    err.code,
+                    f"{sig.name}: parameter {p.name!r} expects {p.annotation!r}, got {values[p.name]!r}: {err.message}",
+                    err.hint,
+                )
     return ShapeError(err.code, f"{sig.name}: {err.message}", err.hint)

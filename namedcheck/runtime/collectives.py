@@ -53,17 +53,17 @@ def _over_several_names(axis_data: Any, vals_in: Any, dims_in: Any, names: tuple
     sizes[here] = size
     order = [others.index(n) if n != here else len(others) for n in names]
     table = jnp.transpose(table, (*order, *range(len(names), table.ndim)))
-    table = jnp.reshape(table, (-1, *table.shape[len(names):]))
+    table = jnp.reshape(table, (-1, *table.shape[len(names) :]))
     total = table.shape[0]
     src = np.zeros(total, dtype=np.int32)
     received = np.zeros(total, dtype=bool)
     for s, t in perm:
         src[t], received[t] = s, True
     # the combined index of each instance at this level: the other names' indices plus this one's
-    lin = jnp.arange(size) * int(np.prod([sizes[n] for n in names[names.index(here) + 1:]], dtype=int))
+    lin = jnp.arange(size) * int(np.prod([sizes[n] for n in names[names.index(here) + 1 :]], dtype=int))
     for i, n in enumerate(names):
         if n != here:
-            lin = lin + lax.axis_index(n) * int(np.prod([sizes[m] for m in names[i + 1:]], dtype=int))
+            lin = lin + lax.axis_index(n) * int(np.prod([sizes[m] for m in names[i + 1 :]], dtype=int))
     taken = jnp.take(table, jnp.take(jnp.asarray(src), lin), axis=0)
     mask = jnp.take(jnp.asarray(received), lin).reshape((size,) + (1,) * (taken.ndim - 1))
     return jnp.where(mask, taken, jnp.zeros((), taken.dtype)), 0
@@ -84,15 +84,17 @@ def _local_abstract_eval(x: Any, *, axes: tuple[Any, ...]) -> Any:
 
 
 def _local_batcher(axis_data: Any, vals_in: Any, dims_in: Any, *, axes: tuple[Any, ...]) -> Any:
-    return batching.fancy_primitive_batchers[parallel.psum_p](axis_data, vals_in, dims_in, axes=axes,
-                                                               axis_index_groups=None)
+    return batching.fancy_primitive_batchers[parallel.psum_p](
+        axis_data, vals_in, dims_in, axes=axes, axis_index_groups=None
+    )
 
 
 psum_local_transpose_p.def_effectful_abstract_eval(_local_abstract_eval)
 ad.deflinear2(psum_local_transpose_p, lambda ct, x, *, axes: [ct])
 batching.fancy_primitive_batchers[psum_local_transpose_p] = _local_batcher
-mlir.register_lowering(psum_local_transpose_p,
-                       mlir.lower_fun(lambda x, *, axes: lax.psum(x, axes), multiple_results=False))
+mlir.register_lowering(
+    psum_local_transpose_p, mlir.lower_fun(lambda x, *, axes: lax.psum(x, axes), multiple_results=False)
+)
 
 
 def psum_local_transpose(x: Any, axes: tuple[str, ...]) -> Any:

@@ -56,12 +56,13 @@ def fuse_contractions(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
             continue
         gone = sorted(set(axes))
         keep = [k for k in range(len(lb)) if k not in gone]
-        numbers = ((tuple(lc) + tuple(lb[k] for k in gone), tuple(rc) + tuple(rb[k] for k in gone)),
-                   (tuple(lb[k] for k in keep), tuple(rb[k] for k in keep)))
+        numbers = (
+            (tuple(lc) + tuple(lb[k] for k in gone), tuple(rc) + tuple(rb[k] for k in gone)),
+            (tuple(lb[k] for k in keep), tuple(rb[k] for k in keep)),
+        )
         params = {**dot.params, "dimension_numbers": numbers}
         if perm is None:
-            eqns[i] = core.new_jaxpr_eqn(dot.invars, eqn.outvars, dot.primitive, params, dot.effects,
-                                         dot.source_info)
+            eqns[i] = core.new_jaxpr_eqn(dot.invars, eqn.outvars, dot.primitive, params, dot.effects, dot.source_info)
         else:
             # the contracted dot keeps the other dims in order; transpose them as the original did
             remaining = [d for d in range(len(dot.outvars[0].aval.shape)) if d not in gone]
@@ -69,14 +70,13 @@ def fuse_contractions(closed: core.ClosedJaxpr) -> core.ClosedJaxpr:
             new_perm = tuple(renumber[p] for p in perm if p not in gone)
             shape = tuple(dot.outvars[0].aval.shape[d] for d in remaining)
             mid = core.Var(dot.outvars[0].aval.update(shape=shape))
-            eqns[dot_index] = core.new_jaxpr_eqn(dot.invars, [mid], dot.primitive, params, dot.effects,
-                                                 dot.source_info)
-            eqns[i] = core.new_jaxpr_eqn([mid], eqn.outvars, t.primitive, {**t.params, "permutation": new_perm},
-                                         t.effects, t.source_info)
+            eqns[dot_index] = core.new_jaxpr_eqn(dot.invars, [mid], dot.primitive, params, dot.effects, dot.source_info)
+            eqns[i] = core.new_jaxpr_eqn(
+                [mid], eqn.outvars, t.primitive, {**t.params, "permutation": new_perm}, t.effects, t.source_info
+            )
         dropped.add(j)  # the psum's old operand: the dot, or the transpose now rebuilt at the psum
         changed = True
     if not changed:
         return closed
     new = jaxpr.replace(eqns=[e for k, e in enumerate(eqns) if k not in dropped])
     return closed.replace(jaxpr=new)
-

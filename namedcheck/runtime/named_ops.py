@@ -88,8 +88,12 @@ def one_hot(x: Any, num_classes: int, *, dtype: Any = jnp.float32, axis: int | s
         return jax.nn.one_hot(x, num_classes, dtype=dtype, axis=axis, **kwargs)
     size = context.bound_axes().get(axis)
     if size is not None and num_classes != size:
-        raise XmapError(NC403, f"one_hot(..., num_classes={num_classes}, axis={axis!r}): the classes are named "
-                                 f"axis {axis!r}, which has size {size}", hint=f"pass num_classes={size}")
+        raise XmapError(
+            NC403,
+            f"one_hot(..., num_classes={num_classes}, axis={axis!r}): the classes are named "
+            f"axis {axis!r}, which has size {size}",
+            hint=f"pass num_classes={size}",
+        )
     return (jnp.asarray(x)[...] == lax.axis_index(axis)).astype(dtype)
 
 
@@ -105,9 +109,12 @@ def einsum(spec: str, *operands: Any, **kwargs: Any) -> Any:
     ops = [jnp.asarray(o) for o in operands]
     named = [context.named_shape_of(o) for o in ops]
     # Named shapes not observable here (the per-instance trace): the positional part is still checked.
-    types = [context.engine_type(o, n) if n is not None else
-             replace(context.engine_type(o, dict.fromkeys(t.names)), named_open=True)
-             for o, n, t in zip(ops, named, inputs)]
+    types = [
+        context.engine_type(o, n)
+        if n is not None
+        else replace(context.engine_type(o, dict.fromkeys(t.names)), named_open=True)
+        for o, n, t in zip(ops, named, inputs)
+    ]
     try:
         einsum_type(spec, types, [f"operand {i}" for i in range(len(ops))])
     except RuleError as e:
@@ -130,9 +137,15 @@ def parse_spec_checked(spec: str, n: int) -> Any:
         raise XmapError(e.code, e.message, e.hint) from None
 
 
-def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
-         pos_contract: tuple[Sequence[int], Sequence[int]] = ((), ()),
-         pos_batch: tuple[Sequence[int], Sequence[int]] = ((), ()), precision: Any = None) -> Any:
+def pdot(
+    x: Any,
+    y: Any,
+    axis_name: str | Sequence[str],
+    *,
+    pos_contract: tuple[Sequence[int], Sequence[int]] = ((), ()),
+    pos_batch: tuple[Sequence[int], Sequence[int]] = ((), ()),
+    precision: Any = None,
+) -> Any:
     """Contract the named axis (or axes) `axis_name` of x and y, and positional dims per
     `pos_contract` / `pos_batch` (as `lax.dot_general`)."""
     names = (axis_name,) if isinstance(axis_name, str) else tuple(axis_name)
@@ -141,8 +154,6 @@ def pdot(x: Any, y: Any, axis_name: str | Sequence[str], *,
     if all(n in context.bound_axes() for n in names):  # names of enclosing xmaps (vmapped)
         return collectives.psum_local_transpose(local, names)
     return lax.psum(local, names)
-
-
 
 
 def pvary(x: Any, axis_name: str | Sequence[str]) -> Any:
@@ -156,5 +167,4 @@ def pvary(x: Any, axis_name: str | Sequence[str]) -> Any:
 
 
 _JNP: dict[str, Callable[..., Any]] = {"sum": jnp.sum, "max": jnp.max, "min": jnp.min, "mean": jnp.mean}
-_COLLECTIVE: dict[str, Callable[..., Any]] = {"sum": lax.psum, "max": lax.pmax, "min": lax.pmin,
-                                              "mean": lax.pmean}
+_COLLECTIVE: dict[str, Callable[..., Any]] = {"sum": lax.psum, "max": lax.pmax, "min": lax.pmin, "mean": lax.pmean}

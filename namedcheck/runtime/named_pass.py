@@ -45,6 +45,8 @@ _KEEP = {"ppermute", "pbroadcast", "pvary", "pcast", "all_to_all", "reduce_scatt
 @functools.cache
 def _ops() -> dict[str, Any]:
     return op_table()
+
+
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -100,8 +102,9 @@ class NamedShapePass:
             check_cooccurrence(t, self.env)
         except RuleError as e:
             filename, line = user_line(eqn)
-            raise NamedAxisError(e.code, f"{e.message}, made by `{eqn.primitive.name}`", e.hint,
-                                 filename, line) from None
+            raise NamedAxisError(
+                e.code, f"{e.message}, made by `{eqn.primitive.name}`", e.hint, filename, line
+            ) from None
 
     def _eqn(self, eqn: Any, ins: list[Names]) -> list[Names]:
         name = eqn.primitive.name
@@ -136,7 +139,7 @@ class NamedShapePass:
         env = AxisEnv(named=tuple(sorted(self.sizes.items())))
         operands = [(v, s) for v, s in zip(eqn.invars, ins)] or [(None, frozenset())]
         outs: list[Names] = []
-        for var, have in operands[:len(eqn.outvars)]:
+        for var, have in operands[: len(eqn.outvars)]:
             if have is None:
                 outs.append(None)
                 continue
@@ -154,7 +157,7 @@ class NamedShapePass:
     def _scan(self, eqn: Any, ins: list[Names]) -> list[Names]:
         body = _open(eqn.params["jaxpr"])
         nc, nk = eqn.params["num_consts"], eqn.params["num_carry"]
-        consts, carry, xs = ins[:nc], ins[nc:nc + nk], ins[nc + nk:]
+        consts, carry, xs = ins[:nc], ins[nc : nc + nk], ins[nc + nk :]
         for _ in range(len(carry) + 2):
             outs = self.run(body, consts + carry + xs)
             new = [_join(a, b) for a, b in zip(carry, outs[:nk])]
@@ -166,7 +169,7 @@ class NamedShapePass:
     def _while(self, eqn: Any, ins: list[Names]) -> list[Names]:
         cond, body = _open(eqn.params["cond_jaxpr"]), _open(eqn.params["body_jaxpr"])
         cn, bn = eqn.params["cond_nconsts"], eqn.params["body_nconsts"]
-        cconsts, bconsts, carry = ins[:cn], ins[cn:cn + bn], ins[cn + bn:]
+        cconsts, bconsts, carry = ins[:cn], ins[cn : cn + bn], ins[cn + bn :]
         for _ in range(len(carry) + 2):
             pred = self.run(cond, cconsts + carry)[0]
             outs = self.run(body, bconsts + carry)

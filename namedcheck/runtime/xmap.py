@@ -105,8 +105,11 @@ def _to_mappings(spec: Any, what: str) -> Any:
     engine's `is_axis_mapping` / `parse_mapping`: jax 0.4.30's grammar)."""
     if is_axis_mapping(spec) or not isinstance(spec, (list, tuple, dict)) or spec is None:
         if spec is None:
-            raise AxisMappingError(NC401, f"{what}: found None where an axis mapping or a container of them "
-                                            f"belongs", hint="write {} for values that stay positional")
+            raise AxisMappingError(
+                NC401,
+                f"{what}: found None where an axis mapping or a container of them belongs",
+                hint="write {} for values that stay positional",
+            )
         try:
             return parse_mapping(spec, what)
         except RuleError as e:
@@ -123,21 +126,25 @@ def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:
         values = "arguments" if "in" in what else "results"
         shown = tree_util.tree_unflatten(tree, [_ARRAY] * tree.num_leaves)
         raise AxisMappingError(
-            NC401, f"{what} {format_mapping(spec)} is not a pytree prefix of the {values} "
-                     f"{'(a single array)' if shown is _ARRAY else format_mapping(shown)}"
-                     f"{_count_mismatch(spec, shown, values)}",
-            hint="give one axis mapping per array, or one mapping for a whole subtree") from None
+            NC401,
+            f"{what} {format_mapping(spec)} is not a pytree prefix of the {values} "
+            f"{'(a single array)' if shown is _ARRAY else format_mapping(shown)}"
+            f"{_count_mismatch(spec, shown, values)}",
+            hint="give one axis mapping per array, or one mapping for a whole subtree",
+        ) from None
 
 
 def _lists_as_tuples(tree: Any) -> Any:
     """The structure with every list node a tuple (the mappings' containers are tuples): a list of
     mappings matches a list or a tuple of values, as a tuple of mappings does."""
+
     def canon(v: Any) -> Any:
         if isinstance(v, (list, tuple)) and not hasattr(v, "_fields"):
             return tuple(canon(x) for x in v)
         if type(v) is dict:
             return {k: canon(x) for k, x in v.items()}
         return v
+
     proxy = tree_util.tree_unflatten(tree, [_LeafMark()] * tree.num_leaves)
     return tree_util.tree_structure(canon(proxy), is_leaf=lambda v: isinstance(v, _LeafMark))
 
@@ -176,15 +183,22 @@ def _resources(axis_resources: Any) -> dict[str, tuple[Hashable, ...]]:
     if axis_resources is None:
         return {}
     if not isinstance(axis_resources, dict):
-        raise BadInputError(NC406, f"xmap axis_resources: expected a dict; found {type(axis_resources).__name__} "
-                                     f"{axis_resources!r}", hint=f"{_RESOURCES_FORM}, e.g. {{'batch': 'x'}}")
+        raise BadInputError(
+            NC406,
+            f"xmap axis_resources: expected a dict; found {type(axis_resources).__name__} {axis_resources!r}",
+            hint=f"{_RESOURCES_FORM}, e.g. {{'batch': 'x'}}",
+        )
     out: dict[str, tuple[Hashable, ...]] = {}
     for name, res in axis_resources.items():
         items = tuple(res) if isinstance(res, (tuple, list)) else (res,)
         for r in items:
             if not isinstance(r, (str, SerialLoop)):
-                raise BadInputError(NC406, f"xmap axis_resources[{name!r}]: expected a mesh axis name or "
-                                             f"SerialLoop; found {type(r).__name__} {r!r}", hint=_RESOURCES_FORM)
+                raise BadInputError(
+                    NC406,
+                    f"xmap axis_resources[{name!r}]: expected a mesh axis name or "
+                    f"SerialLoop; found {type(r).__name__} {r!r}",
+                    hint=_RESOURCES_FORM,
+                )
         out[name] = items
     return out
 
@@ -197,13 +211,16 @@ def _axis_sizes(axis_sizes: Any) -> dict[str, int]:
     if axis_sizes is None:
         return {}
     if not isinstance(axis_sizes, dict):
-        raise BadInputError(NC403, f"xmap axis_sizes: expected a dict {{axis name: size}}; found "
-                                     f"{type(axis_sizes).__name__} {axis_sizes!r}")
+        raise BadInputError(
+            NC403,
+            f"xmap axis_sizes: expected a dict {{axis name: size}}; found {type(axis_sizes).__name__} {axis_sizes!r}",
+        )
     out = {}
     for n, s in axis_sizes.items():
         if not isinstance(s, int) or isinstance(s, bool) or not 0 <= s <= _MAX_AXIS_SIZE:
-            raise XmapError(NC403, f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints from 0 to "
-                                     f"{_MAX_AXIS_SIZE}")
+            raise XmapError(
+                NC403, f"xmap axis_sizes gives axis {n!r} the size {s!r}; sizes are ints from 0 to {_MAX_AXIS_SIZE}"
+            )
         out[str(n)] = s
     return out
 
@@ -237,8 +254,16 @@ def _spec(entries: Sequence[tuple[str, ...]]) -> PartitionSpec:
 class XMapped:
     """The callable `xmap` returns: compiled once per input signature (and mesh)."""
 
-    def __init__(self, fun: Callable[..., Any], in_axes: Any, out_axes: Any, axis_sizes: Any,
-                 axis_resources: Any, donate_argnums: int | Sequence[int], backend: str | None) -> None:
+    def __init__(
+        self,
+        fun: Callable[..., Any],
+        in_axes: Any,
+        out_axes: Any,
+        axis_sizes: Any,
+        axis_resources: Any,
+        donate_argnums: int | Sequence[int],
+        backend: str | None,
+    ) -> None:
         if not callable(fun):
             raise TypeError(f"xmap: the first argument must be callable; found {type(fun).__name__}")
         if isinstance(in_axes, list) and not is_axis_mapping(in_axes):
@@ -259,10 +284,10 @@ class XMapped:
         donate = (donate_argnums,) if isinstance(donate_argnums, int) else tuple(donate_argnums)
         self._donate, self._backend = donate, backend
         # With resources the mesh in scope is part of the compiled program (a static argument).
-        self._jitted = jax.jit(self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate),
-                               backend=backend)
-        self._jitted_meshless = jax.jit(functools.partial(self._impl, None), donate_argnums=donate,
-                                        backend=backend)
+        self._jitted = jax.jit(
+            self._impl, static_argnums=(0,), donate_argnums=tuple(d + 1 for d in donate), backend=backend
+        )
+        self._jitted_meshless = jax.jit(functools.partial(self._impl, None), donate_argnums=donate, backend=backend)
         functools.update_wrapper(self, fun, updated=())  # never copy a wrapped XMapped's state
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -297,24 +322,38 @@ class XMapped:
         maps = _flatten_prefix("xmap in_axes", tree, self.in_axes)
         for i, (x, m) in enumerate(zip(leaves, maps)):
             if x is None and m.pairs:
-                raise BadInputError(NC401, f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps "
-                                             f"it with {m!r}", hint="pass an array there")
+                raise BadInputError(
+                    NC401,
+                    f"xmap: {_leaf_label(tree, i, 'argument')} is None, but in_axes maps it with {m!r}",
+                    hint="pass an array there",
+                )
             if abstract and isinstance(x, jax.ShapeDtypeStruct):
                 continue
             if x is not None and not isinstance(x, _ARRAY_TYPES) and not hasattr(x, "__jax_array__"):
-                raise BadInputError(NC401, f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
-                                             f"({_short(x)}); xmap takes arrays (jax or numpy arrays, Python "
-                                             f"numbers) and pytrees of them")
+                raise BadInputError(
+                    NC401,
+                    f"xmap: {_leaf_label(tree, i, 'argument')} is a {type(x).__name__} "
+                    f"({_short(x)}); xmap takes arrays (jax or numpy arrays, Python "
+                    f"numbers) and pytrees of them",
+                )
 
     def _check_placed(self, args: tuple[Any, ...], mesh: Any) -> None:
         """An argument already placed on the mesh with a NamedSharding must be placed the way
         axis_resources asks (jax 0.4.30 rejected any other partitioning)."""
         leaves, tree = tree_util.tree_flatten(args)
-        key = (tree, mesh, tuple(getattr(x, "sharding", None) for x in leaves), tuple(len(np.shape(x.shape)) if hasattr(x, "shape") else 0 for x in leaves))
+        key = (
+            tree,
+            mesh,
+            tuple(getattr(x, "sharding", None) for x in leaves),
+            tuple(len(np.shape(x.shape)) if hasattr(x, "shape") else 0 for x in leaves),
+        )
         if key in self._placed_ok:
             return
-        placed = [(i, x) for i, x in enumerate(leaves) if isinstance(getattr(x, "sharding", None), NamedSharding)
-                  and not x.sharding.is_fully_replicated]
+        placed = [
+            (i, x)
+            for i, x in enumerate(leaves)
+            if isinstance(getattr(x, "sharding", None), NamedSharding) and not x.sharding.is_fully_replicated
+        ]
         if not placed:
             self._placed_ok.add(key)
             return
@@ -328,10 +367,13 @@ class XMapped:
             want = _spec(entries)
             got = x.sharding.spec
             if _norm_spec(got, x.ndim) != _norm_spec(want, x.ndim) or x.sharding.mesh.shape != mesh.shape:
-                raise XmapError(NC501, f"xmap: {_leaf_label(tree, i, 'argument')} is placed with {got} on a mesh "
-                                         f"{dict(x.sharding.mesh.shape)}, but axis_resources and in_axes {m!r} ask "
-                                         f"for {want} on the mesh in scope {dict(mesh.shape)}",
-                                hint="place it with NamedSharding(mesh, " + f"{want}) or pass it unplaced")
+                raise XmapError(
+                    NC501,
+                    f"xmap: {_leaf_label(tree, i, 'argument')} is placed with {got} on a mesh "
+                    f"{dict(x.sharding.mesh.shape)}, but axis_resources and in_axes {m!r} ask "
+                    f"for {want} on the mesh in scope {dict(mesh.shape)}",
+                    hint="place it with NamedSharding(mesh, " + f"{want}) or pass it unplaced",
+                )
         self._placed_ok.add(key)
 
     def __repr__(self) -> str:
@@ -339,19 +381,29 @@ class XMapped:
 
     def cache_key(self) -> Hashable:
         """What identifies this xmap's programs besides its function."""
-        flat = [tree_util.tree_flatten(t, is_leaf=lambda v: isinstance(v, AxisMapping))
-                for t in (self.in_axes, self.out_axes)]
-        return (tuple((tuple(leaves), tree) for leaves, tree in flat), tuple(sorted(self.axis_sizes.items())),
-                tuple(sorted(self.resources.items())), self._donate, self._backend)
+        flat = [
+            tree_util.tree_flatten(t, is_leaf=lambda v: isinstance(v, AxisMapping))
+            for t in (self.in_axes, self.out_axes)
+        ]
+        return (
+            tuple((tuple(leaves), tree) for leaves, tree in flat),
+            tuple(sorted(self.axis_sizes.items())),
+            tuple(sorted(self.resources.items())),
+            self._donate,
+            self._backend,
+        )
 
     # -- the traced program -------------------------------------------------------------------
 
     def _impl(self, mesh: Any, *args: Any) -> Any:
         enclosing = _bound_meshes()
         if enclosing and (mesh if mesh is not None else current_mesh()) != enclosing[-1]:
-            raise XmapError(NC501, "xmap called inside an xmap body under a different mesh than the enclosing "
-                                     "xmap's; the physical mesh cannot change inside xmap",
-                            hint="enter the mesh (`with jax.set_mesh(mesh):`) outside the outermost xmap")
+            raise XmapError(
+                NC501,
+                "xmap called inside an xmap body under a different mesh than the enclosing "
+                "xmap's; the physical mesh cannot change inside xmap",
+                hint="enter the mesh (`with jax.set_mesh(mesh):`) outside the outermost xmap",
+            )
         leaves, in_tree = tree_util.tree_flatten(args)
         leaves = [jnp.asarray(x) for x in leaves]
         maps = _flatten_prefix("xmap in_axes", in_tree, self.in_axes)
@@ -381,8 +433,7 @@ class XMapped:
 
         avals = [jax.ShapeDtypeStruct(t.shape, x.dtype) for t, x in zip(per_instance, leaves)]
         axis_env = [*outer.items(), *((n, own[n]) for n in order)]
-        with context.binding(own, self._labels()), context.names_unobservable(), \
-                _binding_mesh(mesh or current_mesh()):
+        with context.binding(own, self._labels()), context.names_unobservable(), _binding_mesh(mesh or current_mesh()):
             try:
                 closed = jax.make_jaxpr(body_flat, axis_env=axis_env)(*avals)
             except NameError as e:
@@ -395,20 +446,28 @@ class XMapped:
         moved = [self._place(_to_front(x, m, order), m, order, mesh) for x, m in zip(leaves, maps)]
         f: Callable[..., Any] = body_flat
         for name in reversed(order):
-            mesh_res = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str) and mesh is not None
-                             and r in mesh.axis_names and not _explicit(mesh))
+            mesh_res = tuple(
+                r
+                for r in self.resources.get(name, ())
+                if isinstance(r, str) and mesh is not None and r in mesh.axis_names and not _explicit(mesh)
+            )
             in_has = [_has(m, name) for m in maps]
             out_has = [_has(m, name) for m in out_maps]
             steps = self._loop_steps(name) if name not in collective_axes else 1
-            f = jax.vmap(f, in_axes=tuple(0 if h else None for h in in_has),
-                         out_axes=[0 if h else None for h in out_has],
-                         axis_name=name, axis_size=own[name] // steps,
-                         spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None)
+            f = jax.vmap(
+                f,
+                in_axes=tuple(0 if h else None for h in in_has),
+                out_axes=[0 if h else None for h in out_has],
+                axis_name=name,
+                axis_size=own[name] // steps,
+                spmd_axis_name=(mesh_res if len(mesh_res) > 1 else mesh_res[0]) if mesh_res else None,
+            )
             if steps > 1:
                 f = _serially(f, steps, in_has, out_has)
         with context.binding(own, self._labels()), _binding_mesh(mesh or current_mesh()):
             program = jax.make_jaxpr(f, axis_env=list(outer.items()))(
-                *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved])
+                *[jax.ShapeDtypeStruct(jnp.shape(m), m.dtype) for m in moved]
+            )
         outs = core.jaxpr_as_fun(fuse_contractions(program))(*moved)
         results = [self._place(_from_front(y, m, order), m, None, mesh, final=True) for y, m in zip(outs, out_maps)]
         return tree_util.tree_unflatten(out_tree, results)
@@ -436,18 +495,33 @@ class XMapped:
                 if isinstance(r, SerialLoop) or r in loops:
                     continue
                 if mesh is None:
-                    raise XmapError(NC501, f"axis_resources maps {name!r} to mesh axis {r!r}, but no mesh is in "
-                                             f"scope", hint="call it under `with jax.set_mesh(mesh):` "
-                                                            "(or `with Mesh(devices, names):`)")
-        axes = tuple(mesh_axes.items()) + tuple(loops.items()) + tuple(
-            (_label(n, r), r.length) for n, res in self.resources.items() for r in res if isinstance(r, SerialLoop))
+                    raise XmapError(
+                        NC501,
+                        f"axis_resources maps {name!r} to mesh axis {r!r}, but no mesh is in scope",
+                        hint="call it under `with jax.set_mesh(mesh):` (or `with Mesh(devices, names):`)",
+                    )
+        axes = (
+            tuple(mesh_axes.items())
+            + tuple(loops.items())
+            + tuple(
+                (_label(n, r), r.length) for n, res in self.resources.items() for r in res if isinstance(r, SerialLoop)
+            )
+        )
         try:
             check_resources(self._labels(), own, MeshInfo(axes))
         except RuleError as e:
             raise _error(e) from None
 
-    def _named_pass(self, closed: Any, leaves: list[Any], maps: list[AxisMapping], out_maps: list[AxisMapping],
-                    own: dict[str, Any], in_tree: Any, out_tree: Any) -> set[str]:
+    def _named_pass(
+        self,
+        closed: Any,
+        leaves: list[Any],
+        maps: list[AxisMapping],
+        out_maps: list[AxisMapping],
+        own: dict[str, Any],
+        in_tree: Any,
+        out_tree: Any,
+    ) -> set[str]:
         """Run the named-shape pass (NC502, NC404); return the names the body's collectives use."""
         resources = {**context.bound_resources(), **self._labels()}
         env = AxisEnv(named=tuple(sorted(own.items())), resources=tuple(sorted(resources.items())))
@@ -457,15 +531,25 @@ class XMapped:
         for i, (x, m) in enumerate(zip(leaves, maps)):
             outer = context.named_shape_of(x) or {}
             ins.append(frozenset(n for _, n in m.pairs) | frozenset(outer))
-            self._cooccur(ins[-1], jnp.shape(x), sizes, env, f"{_leaf_label(in_tree, i, 'argument')} of the "
-                                                             f"xmapped function {_fun_name(self.fun)}")
+            self._cooccur(
+                ins[-1],
+                jnp.shape(x),
+                sizes,
+                env,
+                f"{_leaf_label(in_tree, i, 'argument')} of the xmapped function {_fun_name(self.fun)}",
+            )
         outs = pas.run(closed.jaxpr, ins, top=True)
         for i, (var, names, m) in enumerate(zip(closed.jaxpr.outvars, outs, out_maps)):
             aval = var.aval
             if names is not None:
-                self._cooccur(names | {n for _, n in m.pairs}, aval.shape, sizes, env,
-                              f"{_leaf_label(out_tree, i, 'result')} of the xmapped function {_fun_name(self.fun)} "
-                              f"with its out_axes {m!r}")
+                self._cooccur(
+                    names | {n for _, n in m.pairs},
+                    aval.shape,
+                    sizes,
+                    env,
+                    f"{_leaf_label(out_tree, i, 'result')} of the xmapped function {_fun_name(self.fun)} "
+                    f"with its out_axes {m!r}",
+                )
             t = ArrayType.make(None, tuple(aval.shape), {n: own.get(n) for n in (names or ()) if n in own})
             what = _leaf_label(out_tree, i, "result")
             try:
@@ -496,11 +580,13 @@ class XMapped:
             return x  # Explicit axes: the body runs on the values as placed, results are resharded
         ndim = jnp.ndim(x)
         entries: list[tuple[str, ...]] = [()] * ndim
-        positions = _final_positions(m, ndim) if final else {n: i for i, n in enumerate(
-            [n for n in (order or []) if _has(m, n)])}
+        positions = (
+            _final_positions(m, ndim)
+            if final
+            else {n: i for i, n in enumerate([n for n in (order or []) if _has(m, n)])}
+        )
         for name, pos in positions.items():
-            entries[pos] = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str)
-                                 and r in mesh.axis_names)
+            entries[pos] = tuple(r for r in self.resources.get(name, ()) if isinstance(r, str) and r in mesh.axis_names)
         if not any(entries):
             return x
         sharding = NamedSharding(mesh, _spec(entries))
@@ -509,8 +595,16 @@ class XMapped:
         return jax.lax.with_sharding_constraint(x, sharding)
 
 
-def xmap(fun: Callable[..., Any], in_axes: Any, out_axes: Any, *, axis_sizes: Any = None,
-         axis_resources: Any = None, donate_argnums: int | Sequence[int] = (), backend: str | None = None) -> XMapped:
+def xmap(
+    fun: Callable[..., Any],
+    in_axes: Any,
+    out_axes: Any,
+    *,
+    axis_sizes: Any = None,
+    axis_resources: Any = None,
+    donate_argnums: int | Sequence[int] = (),
+    backend: str | None = None,
+) -> XMapped:
     """Map `fun` over named axes: `in_axes` names positional axes of the arguments, `out_axes` places
     the named axes of the results; `axis_resources` partitions named axes over mesh axes."""
     mapped = XMapped(fun, in_axes, out_axes, axis_sizes, axis_resources, donate_argnums, backend)
@@ -566,8 +660,12 @@ def _caller() -> tuple[str | None, int | None]:
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         name = frame.f_code.co_filename
-        if "/jax/" not in name and "/namedcheck/" not in name and "/jaxlib/" not in name \
-                and not name.startswith("<frozen"):
+        if (
+            "/jax/" not in name
+            and "/namedcheck/" not in name
+            and "/jaxlib/" not in name
+            and not name.startswith("<frozen")
+        ):
             return name, frame.f_lineno
         frame = frame.f_back
     return None, None
@@ -592,9 +690,13 @@ def _unbound(e: NameError, fun: Callable[..., Any], axis_env: list[tuple[str, in
     name = found.group(1)
     filename, line = _user_frame(e, fun)
     bound = ", ".join(repr(n) for n, _ in axis_env) or "none"
-    return UnboundAxisError(NC705, f"the xmap body names axis {name!r}, which no enclosing xmap binds "
-                                     f"(bound here: {bound})",
-                            "bind it with in_axes or axis_sizes, or fix the name", filename, line)
+    return UnboundAxisError(
+        NC705,
+        f"the xmap body names axis {name!r}, which no enclosing xmap binds (bound here: {bound})",
+        "bind it with in_axes or axis_sizes, or fix the name",
+        filename,
+        line,
+    )
 
 
 def _user_frame(e: BaseException, fun: Callable[..., Any]) -> tuple[str | None, int | None]:
@@ -619,6 +721,7 @@ def _serially(f: Callable[..., Any], steps: int, in_has: list[bool], out_has: li
     """Evaluate a vmapped level in `steps` sequential chunks (a `lax.scan`): arguments carrying the axis
     (at dim 0) are split into chunks; results carrying it are concatenated, the others are the same
     in every chunk. Only for axes no collective of the body uses (a chunk sees only its own slice)."""
+
     def run(*xs: Any) -> list[Any]:
         mapped = [i for i, h in enumerate(in_has) if h]
 
@@ -631,6 +734,7 @@ def _serially(f: Callable[..., Any], steps: int, in_has: list[bool], out_has: li
         split = tuple(jnp.reshape(xs[i], (steps, -1) + jnp.shape(xs[i])[1:]) for i in mapped)
         _, stacked = jax.lax.scan(lambda carry, parts: (carry, chunk(parts)), None, split, length=steps)
         return [jnp.reshape(o, (-1,) + o.shape[2:]) if h else o[0] for o, h in zip(stacked, out_has)]
+
     return run
 
 

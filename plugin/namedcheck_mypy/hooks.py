@@ -155,9 +155,10 @@ class NamedcheckPlugin(Plugin):
         except Exception:
             pass
         if file.fullname.startswith("namedcheck") or not any(
-                getattr(imp, "id", "").startswith("namedcheck")
-                or any(i.startswith("namedcheck") for i, _ in getattr(imp, "ids", ()))
-                for imp in file.imports):
+            getattr(imp, "id", "").startswith("namedcheck")
+            or any(i.startswith("namedcheck") for i, _ in getattr(imp, "ids", ()))
+            for imp in file.imports
+        ):
             return []
         self._user_modules.add(file.fullname)
         try:  # the file is parsed, not yet analysed: keep symbols in annotations from name lookup
@@ -229,8 +230,9 @@ class NamedcheckPlugin(Plugin):
             return self._annotation(ctx)
         api: Any = ctx.api
         if len(t.args) < 2:
-            api.fail("Annotated[...] must have exactly one type argument and at least one annotation", t,
-                     code=VALID_TYPE)
+            api.fail(
+                "Annotated[...] must have exactly one type argument and at least one annotation", t, code=VALID_TYPE
+            )
             return AnyType(TypeOfAny.from_error)
         return api.anal_type(t.args[0], allow_typed_dict_special_forms=api.allow_typed_dict_special_forms)
 
@@ -333,8 +335,9 @@ class NamedcheckPlugin(Plugin):
                 return ctx.default_return_type
             errors = api.msg.errors
             if path in errors.ignored_files or any(
-                    info.code is not None and info.code.sub_code_of is NAMEDCHECK
-                    for info in errors.error_info_map.get(path, ())):
+                info.code is not None and info.code.sub_code_of is NAMEDCHECK
+                for info in errors.error_info_map.get(path, ())
+            ):
                 return ctx.default_return_type
             facts = self._facts(api)
             if facts is not None:
@@ -428,11 +431,13 @@ def _installed(path: str) -> bool:
 def _maker(api: Any) -> Callable[[str, list[Type]], Instance]:
     """Instances by full name in the checker (`namedcheck.shaped` is loaded but not an attribute of
     the `namedcheck` package, so it is read from the module table)."""
+
     def make(name: str, args: list[Type]) -> Instance:
         if name in (SHAPED, SHAPED_VALUE):
             info = api.modules["namedcheck.shaped"].names[name.rpartition(".")[2]].node
             return Instance(info, args)
         return api.named_generic_type(name, args)
+
     return make
 
 
@@ -487,9 +492,12 @@ class _Worker:
             return
         try:
             if self.proc is None:
-                self.proc = subprocess.Popen([sys.executable, "-m", "namedcheck_mypy.worker"],
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                             stderr=subprocess.DEVNULL)
+                self.proc = subprocess.Popen(
+                    [sys.executable, "-m", "namedcheck_mypy.worker"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                )
                 assert self.proc.stdin is not None
                 self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in self.build if p != path))
             assert self.proc.stdin is not None
@@ -593,10 +601,11 @@ def _from_source(path: str, t: UnboundType, head: str) -> ArrayType:
     if t.end_line is None or t.end_column is None or t.line < 1:
         raise _NotLiteral
     if t.line == t.end_line:
-        text = lines[t.line - 1][t.column:t.end_column]
+        text = lines[t.line - 1][t.column : t.end_column]
     else:
-        text = "\n".join([lines[t.line - 1][t.column:], *lines[t.line:t.end_line - 1],
-                          lines[t.end_line - 1][:t.end_column]])
+        text = "\n".join(
+            [lines[t.line - 1][t.column :], *lines[t.line : t.end_line - 1], lines[t.end_line - 1][: t.end_column]]
+        )
     node = cst.parse_expression(text)
     if not isinstance(node, cst.Subscript):
         raise _NotLiteral
@@ -629,6 +638,7 @@ def _as_literal(t: Any) -> Any:
 
 # ---- translation ----------------------------------------------------------------------------------
 
+
 def _literal_text(t: Type) -> str:
     """A type argument of `f32[...]` back as the Python literal it was written as."""
     if isinstance(t, RawExpressionType) and t.base_type_name in ("builtins.int", "builtins.str", "builtins.bool"):
@@ -646,10 +656,14 @@ def _literal_text(t: Type) -> str:
 
 def _shaped(t: ArrayType, make: Callable[[str, list[Type]], Instance]) -> Instance:
     """The mypy type of an engine array type: exact when every size and the dtype are known."""
-    t = ArrayType(materialize(t.dtype_code), t.shape, t.named, sharding=t.sharding, unreduced=t.unreduced,
-                  reduced=t.reduced)
-    concrete = t.dtype_code is not None and all(isinstance(d, int) for d in t.shape) and \
-        all(isinstance(s, int) for _, s in t.named)
+    t = ArrayType(
+        materialize(t.dtype_code), t.shape, t.named, sharding=t.sharding, unreduced=t.unreduced, reduced=t.reduced
+    )
+    concrete = (
+        t.dtype_code is not None
+        and all(isinstance(d, int) for d in t.shape)
+        and all(isinstance(s, int) for _, s in t.named)
+    )
     if not concrete:
         return make(SHAPED, [AnyType(TypeOfAny.special_form)])
     text = make("builtins.str", [])
@@ -699,16 +713,20 @@ def _parse_repr(text: str) -> ArrayType | None:
     """An exact type's text (`f32[(8@data, 4)]`: a sharded dim is read as the annotation's `'8@data'`)."""
     head, _, rest = _SHARDED_DIM.sub(r"'\1'", text).partition("[")
     try:
-        return parse_item(None if head == "Array" else head, ast.literal_eval("(" + rest[:-1] + ",)")
-                          if rest.endswith("]") else None)
+        return parse_item(
+            None if head == "Array" else head, ast.literal_eval("(" + rest[:-1] + ",)") if rest.endswith("]") else None
+        )
     except Exception:
         return None
 
 
 def _accepts(declared: ArrayType | bool | None, actual: ProperType) -> bool:
     """Whether the engine accepts `actual` for a parameter declared `declared` (so mypy should too)."""
-    if isinstance(actual, AnyType) or _is_array(actual) and not (
-            isinstance(actual, Instance) and actual.type.fullname in (SHAPED, SHAPED_VALUE)):
+    if (
+        isinstance(actual, AnyType)
+        or _is_array(actual)
+        and not (isinstance(actual, Instance) and actual.type.fullname in (SHAPED, SHAPED_VALUE))
+    ):
         return True  # Unknown shape: silent
     have = _shaped_arg(actual)
     if have is None:

@@ -47,6 +47,7 @@ class Build:
         try:
             if self.session is None:
                 from namedcheck.analyzer.session import Session
+
                 self.session = Session()
             got = _analyse(path, self.session)
         except Exception:  # the plugin falls back to analysing in process

@@ -34,8 +34,14 @@ from namedcheck.engine.signature import NORMAL, POSONLY, apply, bind
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
 
 
-def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
-        labels: tuple[str, ...] = (), kwlabels: dict[str, str] | None = None, env: AxisEnv = EMPTY_ENV) -> Any:
+def run(
+    op: Op,
+    args: tuple[Any, ...] | list[Any],
+    kwargs: dict[str, Any],
+    labels: tuple[str, ...] = (),
+    kwlabels: dict[str, str] | None = None,
+    env: AxisEnv = EMPTY_ENV,
+) -> Any:
     """Infer an op call's result. Raises RuleError for a provable violation; Unknown otherwise. A rule's own
     failure (anything but RuleError, Unprovable, NotLiteral) is a bug: under `errors.strict()` it propagates,
     otherwise it becomes an NC000 RuleError, reported at the call like any other."""
@@ -47,8 +53,14 @@ def run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any],
         raise rule_bug(op.name, e) from e
 
 
-def _run(op: Op, args: tuple[Any, ...] | list[Any], kwargs: dict[str, Any], labels: tuple[str, ...],
-         kwlabels: dict[str, str] | None, env: AxisEnv) -> Any:
+def _run(
+    op: Op,
+    args: tuple[Any, ...] | list[Any],
+    kwargs: dict[str, Any],
+    labels: tuple[str, ...],
+    kwlabels: dict[str, str] | None,
+    env: AxisEnv,
+) -> Any:
     bound = bind(op.signature.params, args, kwargs)
     if bound is None:
         return UNKNOWN
@@ -82,12 +94,19 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     """The result's sharding over Explicit mesh axes from the op's sharding rule (`@sharding_rule`, beside its
     shape rule in the family module); unknown without a rule, inside shard_map, or when no input's sharding is
     known."""
-    if isinstance(result, Seq) and result.items and all(isinstance(i, ArrayType) for i in result.items) and \
-            len({len(i.shape) for i in result.items}) == 1 and op.record.sharding is not None:
+    if (
+        isinstance(result, Seq)
+        and result.items
+        and all(isinstance(i, ArrayType) for i in result.items)
+        and len({len(i.shape) for i in result.items}) == 1
+        and op.record.sharding is not None
+    ):
         # ops returning arrays of one shape (top_k's values and indices) share the first one's sharding
         first = _sharded(op, call, inputs, result.items[0])
-        return Seq(tuple(i.with_sharding(first.sharding) if i.sharding != first.sharding else i
-                         for i in result.items), result.kind)
+        return Seq(
+            tuple(i.with_sharding(first.sharding) if i.sharding != first.sharding else i for i in result.items),
+            result.kind,
+        )
     if not isinstance(result, ArrayType):
         return result
     mesh = None if call.env.manual else _operands_mesh(op, call, result)
@@ -96,16 +115,23 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     shd = None
     # inside shard_map only the non-manual Explicit axes of a partly-Manual one are in the types
     manual = bool(call.env.manual) and (call.env.mesh is None or set(call.env.mesh.names) <= call.env.manual)
-    if not manual and any(isinstance(leaf, ArrayType) and (leaf.unreduced or leaf.reduced)
-                          for v in inputs for leaf in tree_leaves(v)):
+    if not manual and any(
+        isinstance(leaf, ArrayType) and (leaf.unreduced or leaf.reduced) for v in inputs for leaf in tree_leaves(v)
+    ):
+
         def rule() -> Any:
             try:
                 return fn(call, result) if fn is not None and not result.has_ellipsis else None
             except UNKNOWN_INPUT:
                 return None
+
         return through(op, call, result, rule)
-    if fn is not None and not manual and not result.has_ellipsis and \
-            (known or "out_sharding" in call.args and not call.env.manual):
+    if (
+        fn is not None
+        and not manual
+        and not result.has_ellipsis
+        and (known or "out_sharding" in call.args and not call.env.manual)
+    ):
         try:
             shd = fn(call, result)
         except UNKNOWN_INPUT:
@@ -120,13 +146,22 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
 
 # Ops that bind no primitive on their operand (the identity on real arrays, or a new array of its shape), and
 # shaping ops that are the identity when the shape does not change: JAX checks no mesh there.
-_NO_PRIMITIVE = {"jax.numpy.conj", "jax.numpy.conjugate", "jax.numpy.positive", "jax.numpy.real",
-                 "jax.lax.stop_gradient", "jax.device_put", "jax.numpy.asarray", "jax.numpy.array"}
+_NO_PRIMITIVE = {
+    "jax.numpy.conj",
+    "jax.numpy.conjugate",
+    "jax.numpy.positive",
+    "jax.numpy.real",
+    "jax.lax.stop_gradient",
+    "jax.device_put",
+    "jax.numpy.asarray",
+    "jax.numpy.array",
+}
 # `zeros_like(x)` keeps x's sharding and mesh; run eagerly under `set_mesh` of another mesh JAX places it on
 # x's mesh, under jit it broadcasts onto x's sharding and checks that mesh against the context's (NC812)
 _LIKE = {f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full")}
-_IDENTITY_IF_SAME_SHAPE = {f"jax.numpy.{n}" for n in ("transpose", "swapaxes", "permute_dims", "reshape", "squeeze",
-                                                      "concatenate", "moveaxis")}
+_IDENTITY_IF_SAME_SHAPE = {
+    f"jax.numpy.{n}" for n in ("transpose", "swapaxes", "permute_dims", "reshape", "squeeze", "concatenate", "moveaxis")
+}
 
 
 _LIKE_RESHAPED = ("shape", "device", "out_sharding")
@@ -141,12 +176,16 @@ def _operands_mesh(op: Op, call: Call, result: ArrayType) -> Any:
         a = call.args.get("a")
         if not isinstance(a, ArrayType) or a.mesh is None or any(k in call.args for k in _LIKE_RESHAPED):
             return None
-        return a.mesh if call.env.eager else check_meshes([(call.label("a"), a)], call.env.mesh if
-                                                          call.env.mesh_set else None, call.short)
+        return (
+            a.mesh
+            if call.env.eager
+            else check_meshes([(call.label("a"), a)], call.env.mesh if call.env.mesh_set else None, call.short)
+        )
     if op.name in _NO_PRIMITIVE or op.sharding_rule is None:
         return None
-    arrays = [(call.label(n), leaf) for n, v in call.args.items() for leaf in tree_leaves(v)
-              if isinstance(leaf, ArrayType)]
+    arrays = [
+        (call.label(n), leaf) for n, v in call.args.items() for leaf in tree_leaves(v) if isinstance(leaf, ArrayType)
+    ]
     if not any(t.mesh is not None for _, t in arrays):
         return None
     if op.name in _IDENTITY_IF_SAME_SHAPE and len(arrays) == 1 and arrays[0][1].shape == result.shape:
@@ -181,14 +220,19 @@ def _partial_parts(result: Any, inputs: list[Any], exact: bool) -> Any:
     if isinstance(result, Seq):
         return Seq(tuple(_partial_parts(i, inputs, exact) for i in result.items), result.kind)
     if isinstance(result, ArrayType):
-        return replace(result, named_open=result.named_open or open_named,
-                       vary_exact=result.vary_exact and exact)
+        return replace(result, named_open=result.named_open or open_named, vary_exact=result.vary_exact and exact)
     return result
 
 
 _ARANGE = "jax.numpy.arange"
-_STATIC_CREATION = {"jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty", "jax.numpy.eye", "jax.numpy.identity",
-                    _ARANGE}
+_STATIC_CREATION = {
+    "jax.numpy.zeros",
+    "jax.numpy.ones",
+    "jax.numpy.empty",
+    "jax.numpy.eye",
+    "jax.numpy.identity",
+    _ARANGE,
+}
 
 
 def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]) -> Any:
@@ -213,15 +257,63 @@ def partial_result(name: str, call: Call, vin: frozenset[str], inputs: list[Any]
 # Public modules whose functions are compositions of primitives following JAX's standard VMA rule
 # (the union of the inputs' varying sets), apart from the names below.
 _STANDARD_MODULES = ("jax.numpy.", "jax.lax.", "jax.nn.", "jax.random.", "jax.scipy.", "jax.image.")
-_NOT_STANDARD = ("psum", "pmean", "pmax", "pmin", "all_gather", "all_to_all", "ppermute", "pshuffle", "pbroadcast",
-                 "pswapaxes", "pcast", "pvary", "axis_index", "axis_size", "ragged", "scatter", "collective",
-                 "map", "scan", "loop", "cond", "switch", "custom", "callback", "debug", "checkpoint", "remat",
-                 "vectorize", "reduce", "associative", "sharding", "reshard", "device_put", "eval_shape")
+_NOT_STANDARD = (
+    "psum",
+    "pmean",
+    "pmax",
+    "pmin",
+    "all_gather",
+    "all_to_all",
+    "ppermute",
+    "pshuffle",
+    "pbroadcast",
+    "pswapaxes",
+    "pcast",
+    "pvary",
+    "axis_index",
+    "axis_size",
+    "ragged",
+    "scatter",
+    "collective",
+    "map",
+    "scan",
+    "loop",
+    "cond",
+    "switch",
+    "custom",
+    "callback",
+    "debug",
+    "checkpoint",
+    "remat",
+    "vectorize",
+    "reduce",
+    "associative",
+    "sharding",
+    "reshard",
+    "device_put",
+    "eval_shape",
+)
 
 
 # ...and functions that return Python values (dtypes, shapes, flags), not arrays.
-_NOT_ARRAYS = {"dtype", "issubdtype", "finfo", "iinfo", "shape", "size", "ndim", "result_type", "promote_types",
-               "can_cast", "isscalar", "iscomplexobj", "isrealobj", "broadcast_shapes", "Precision", "canonicalize_dtype"}
+_NOT_ARRAYS = {
+    "dtype",
+    "issubdtype",
+    "finfo",
+    "iinfo",
+    "shape",
+    "size",
+    "ndim",
+    "result_type",
+    "promote_types",
+    "can_cast",
+    "isscalar",
+    "iscomplexobj",
+    "isrealobj",
+    "broadcast_shapes",
+    "Precision",
+    "canonicalize_dtype",
+}
 
 
 def unmodelled(name: str, args: list[Any], kwargs: dict[str, Any], env: AxisEnv = EMPTY_ENV) -> Any:
@@ -235,8 +327,9 @@ def unmodelled(name: str, args: list[Any], kwargs: dict[str, Any], env: AxisEnv 
     inputs = [*args, *kwargs.values()]
     leaves = [leaf for v in inputs for leaf in tree_leaves(v)]
     known_kinds = (ArrayType, Const, DimVal, DtypeRef)
-    if not any(isinstance(leaf, ArrayType) for leaf in leaves) or \
-            any(leaf is not UNKNOWN and not isinstance(leaf, known_kinds) for leaf in leaves):
+    if not any(isinstance(leaf, ArrayType) for leaf in leaves) or any(
+        leaf is not UNKNOWN and not isinstance(leaf, known_kinds) for leaf in leaves
+    ):
         return UNKNOWN  # no array input, or a function / object input (its body may hold collectives)
     return ArrayType.partial(union_varying(inputs), exact=not any(opaque(v) for v in inputs))
 
@@ -263,5 +356,22 @@ def _load_rules() -> None:
 
 _load_rules()
 
-__all__ = ["Call", "Op", "OpRecord", "Param", "RULE", "Rule", "rule", "family", "vma_rule", "sharding_rule", "run",
-           "unmodelled", "with_varying", "RuleError", "Unprovable", "MISSING", "UNKNOWN_INPUT"]
+__all__ = [
+    "Call",
+    "Op",
+    "OpRecord",
+    "Param",
+    "RULE",
+    "Rule",
+    "rule",
+    "family",
+    "vma_rule",
+    "sharding_rule",
+    "run",
+    "unmodelled",
+    "with_varying",
+    "RuleError",
+    "Unprovable",
+    "MISSING",
+    "UNKNOWN_INPUT",
+]

@@ -46,13 +46,20 @@ def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozen
     names = axis_names(call)
     manual = [n for n in names if n in call.env.manual]
     varying_part = [n for n in manual if n in vin]
-    if call.op.endswith(("psum", "pmean")) and len(manual) > 1 and varying_part and len(varying_part) < len(manual) \
-            and call.exact:  # invariance over the other axes is proven only by an exact varying set
+    if (
+        call.op.endswith(("psum", "pmean"))
+        and len(manual) > 1
+        and varying_part
+        and len(varying_part) < len(manual)
+        and call.exact
+    ):  # invariance over the other axes is proven only by an exact varying set
         invariant = tuple(n for n in manual if n not in vin)
-        raise RuleError(NC603, f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
-                                 f"but invariant over {invariant!r}; JAX rejects a partly varying input",
-                        hint=f"apply lax.pcast(x, {invariant!r}, to='varying') first, or reduce over "
-                             f"{tuple(varying_part)!r} only")
+        raise RuleError(
+            NC603,
+            f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
+            f"but invariant over {invariant!r}; JAX rejects a partly varying input",
+            hint=f"apply lax.pcast(x, {invariant!r}, to='varying') first, or reduce over {tuple(varying_part)!r} only",
+        )
     return vin - set(names)
 
 
@@ -71,9 +78,11 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
         raise Unprovable
     already = tuple(n for n in names if n in vin)
     if already:
-        raise RuleError(NC603, f"{call.short} to 'varying' over {names!r} of a value already varying over "
-                                 f"{already!r}; JAX rejects it",
-                        hint=f"cast only over axes the value is invariant over: drop {already!r}")
+        raise RuleError(
+            NC603,
+            f"{call.short} to 'varying' over {names!r} of a value already varying over {already!r}; JAX rejects it",
+            hint=f"cast only over axes the value is invariant over: drop {already!r}",
+        )
     return vin | (set(names) & call.env.manual)
 
 
@@ -111,7 +120,7 @@ def all_gather_rule(call: Call) -> Any:
     if tiled:
         i = norm_axis(axis, len(x.shape), call.short)
         d = x.shape[i]
-        shape = x.shape[:i] + (d * size if is_int(d) and is_int(size) else None,) + x.shape[i + 1:]
+        shape = x.shape[:i] + (d * size if is_int(d) and is_int(size) else None,) + x.shape[i + 1 :]
     else:
         i = norm_axis(axis, len(x.shape) + 1, call.short)
         shape = x.shape[:i] + (size,) + x.shape[i:]
@@ -127,14 +136,20 @@ def psum_scatter_rule(call: Call) -> Any:
     d = x.shape[i]
     if bool(literal(call.get("tiled", Const(False)))):
         if is_int(d) and is_int(size) and d % size:
-            raise RuleError(NC203, f"{call.short} (tiled) scatters dimension {i} of size {d} over {name!r} of "
-                                     f"size {size}; it must divide evenly")
-        new = x.shape[:i] + (d // size if is_int(d) and is_int(size) else None,) + x.shape[i + 1:]
+            raise RuleError(
+                NC203,
+                f"{call.short} (tiled) scatters dimension {i} of size {d} over {name!r} of "
+                f"size {size}; it must divide evenly",
+            )
+        new = x.shape[:i] + (d // size if is_int(d) and is_int(size) else None,) + x.shape[i + 1 :]
     else:
         if is_int(d) and is_int(size) and d != size:
-            raise RuleError(NC203, f"{call.short} scatters dimension {i} of size {d} over {name!r} of size "
-                                     f"{size}; untiled, they must be equal (shape {fmt_shape(x.shape)})")
-        new = x.shape[:i] + x.shape[i + 1:]
+            raise RuleError(
+                NC203,
+                f"{call.short} scatters dimension {i} of size {d} over {name!r} of size "
+                f"{size}; untiled, they must be equal (shape {fmt_shape(x.shape)})",
+            )
+        new = x.shape[:i] + x.shape[i + 1 :]
     return x.with_shape(new)
 
 
@@ -148,8 +163,10 @@ def all_to_all_rule(call: Call) -> Any:
     c = norm_axis(literal(call.get("concat_axis")), len(x.shape), call.short)
     shape = list(x.shape)
     if is_int(shape[s]) and is_int(size) and shape[s] % size:  # type: ignore[operator]  # is_int(shape[s])
-        raise RuleError(NC203, f"{call.short} splits dimension {s} of size {shape[s]} over {name!r} of size "
-                                 f"{size}; it must divide evenly")
+        raise RuleError(
+            NC203,
+            f"{call.short} splits dimension {s} of size {shape[s]} over {name!r} of size {size}; it must divide evenly",
+        )
     shape[s] = shape[s] // size if is_int(shape[s]) and is_int(size) else None  # type: ignore[operator]  # int
     shape[c] = shape[c] * size if is_int(shape[c]) and is_int(size) else None  # type: ignore[operator]  # int
     return x.with_shape(tuple(shape))
@@ -182,8 +199,14 @@ def axis_size_rule(call: Call) -> Any:
     return DimVal(call.env.size(name))
 
 
-@vma_rule("jax.lax.all_gather", "jax.lax.psum_scatter", "jax.lax.all_to_all", "jax.lax.ppermute",
-          "jax.lax.pshuffle", "jax.lax.axis_index")
+@vma_rule(
+    "jax.lax.all_gather",
+    "jax.lax.psum_scatter",
+    "jax.lax.all_to_all",
+    "jax.lax.ppermute",
+    "jax.lax.pshuffle",
+    "jax.lax.axis_index",
+)
 def varies_over_axis_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     """The result varies over the collective's axis (an invariant input is accepted: auto pcast)."""
     return vin | (set(axis_names(call)) & call.env.manual)

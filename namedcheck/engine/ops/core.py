@@ -132,5 +132,23 @@ def sharding_rule(*names: str) -> Callable[[ShardingRule], ShardingRule]:
     return register("sharding", *names)
 
 
-__all__ = ["MISSING", "UNKNOWN_INPUT", "Call", "Rule", "VmaRule", "Shd", "ShardingRule", "rule", "vma_rule",
-           "family", "sharding_rule", "with_varying", "Op", "RULE", "OpRecord", "Param", "RuleError", "Unprovable"]
+__all__ = [
+    "MISSING",
+    "UNKNOWN_INPUT",
+    "Call",
+    "Rule",
+    "VmaRule",
+    "Shd",
+    "ShardingRule",
+    "rule",
+    "vma_rule",
+    "family",
+    "sharding_rule",
+    "with_varying",
+    "Op",
+    "RULE",
+    "OpRecord",
+    "Param",
+    "RuleError",
+    "Unprovable",
+]

@@ -43,8 +43,11 @@ def full_rule(call: Call) -> Any:
 @rule("jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like")
 def like_rule(call: Call) -> Any:
     x = call.array("a")
-    shape = shape_arg(call.args["shape"]) if "shape" in call.args and not (
-        isinstance(call.args["shape"], Const) and call.args["shape"].value is None) else x.shape
+    shape = (
+        shape_arg(call.args["shape"])
+        if "shape" in call.args and not (isinstance(call.args["shape"], Const) and call.args["shape"].value is None)
+        else x.shape
+    )
     return ArrayType.make(_dtype(call, dtypes.materialize(x.dtype_code)), shape, x.named_shape)
 
 
@@ -68,6 +71,7 @@ def arange_rule(call: Call) -> Any:
             raise Unprovable from None
     else:
         import math
+
         span = (stop - start) / step
         if not math.isfinite(span):  # jnp.arange(1e400), arange(0, inf): JAX itself fails
             raise Unprovable
@@ -120,10 +124,11 @@ def check_key(call: Call) -> None:
     elif isinstance(v, ArrayType) and v.dtype_code is not None and v.dtype_code != "u32":
         what = f"an array {v}"
     if what is not None:
-        raise RuleError(NC203, f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but "
-                                 f"{call.label('key')} is {what}",
-                        hint="pass a key from jax.random.key(seed) or jax.random.split(key): check the order of "
-                             "the arguments")
+        raise RuleError(
+            NC203,
+            f"{call.op} takes a PRNG key as `key` (a typed key or uint32 key data), but {call.label('key')} is {what}",
+            hint="pass a key from jax.random.key(seed) or jax.random.split(key): check the order of the arguments",
+        )
 
 
 @rule("jax.random.normal", "jax.random.uniform", "jax.random.truncated_normal")
@@ -135,9 +140,16 @@ def random_float_rule(call: Call) -> Any:
 
 # numpy's host-side generators (`np.random.normal(size=...)`, `np.random.default_rng(0).standard_normal(...)`),
 # common in data pipelines: the array's shape is `size`; without `size` numpy returns a Python scalar (Unknown)
-@rule("numpy.random.normal", "numpy.random.uniform", "numpy.random.standard_normal", "numpy.random.random",
-      "numpy.random.Generator.normal", "numpy.random.Generator.uniform", "numpy.random.Generator.standard_normal",
-      "numpy.random.Generator.random")
+@rule(
+    "numpy.random.normal",
+    "numpy.random.uniform",
+    "numpy.random.standard_normal",
+    "numpy.random.random",
+    "numpy.random.Generator.normal",
+    "numpy.random.Generator.uniform",
+    "numpy.random.Generator.standard_normal",
+    "numpy.random.Generator.random",
+)
 def numpy_random_float_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call), _numpy_size(call))
 
@@ -194,6 +206,7 @@ def split_rule(call: Call) -> Any:
 
 
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
 
 @sharding_rule(*[f"jax.numpy.{n}_like" for n in ("zeros", "ones", "empty", "full")])
 def like_sharding(call: Call, result: ArrayType) -> Shd | None:

@@ -23,13 +23,16 @@ _TERM = re.compile(r"^\s*([A-Za-z]*(?:\.\.\.)?[A-Za-z]*)\s*(?:\{([^{}]*)\})?\s*$
 
 @dataclass(frozen=True)
 class Term:
-    letters: str          # positional letters, '.' marks the ellipsis position
+    letters: str  # positional letters, '.' marks the ellipsis position
     names: tuple[str, ...]
 
 
 def _bad(spec: str, why: str) -> RuleError:
-    return RuleError(NC702, f"Invalid einsum spec {spec!r}: {why}",
-                     hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'")
+    return RuleError(
+        NC702,
+        f"Invalid einsum spec {spec!r}: {why}",
+        hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'",
+    )
 
 
 def parse_term(spec: str, text: str) -> Term:
@@ -53,8 +56,11 @@ def parse_spec(spec: str, n_operands: int) -> tuple[list[Term], Term | None]:
     lhs, _, rhs = spec_nospace.partition("->")
     inputs = [parse_term(spec, t) for t in _split(lhs)]
     if len(inputs) != n_operands:
-        raise _bad(spec, f"it names {len(inputs)} operand{'s' if len(inputs) != 1 else ''} but {n_operands} "
-                         f"{'were' if n_operands != 1 else 'was'} given")
+        raise _bad(
+            spec,
+            f"it names {len(inputs)} operand{'s' if len(inputs) != 1 else ''} but {n_operands} "
+            f"{'were' if n_operands != 1 else 'was'} given",
+        )
     out = parse_term(spec, rhs) if "->" in spec_nospace else None
     return inputs, out
 
@@ -86,11 +92,13 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
         letters = term.letters.replace(".", "")
         if "." in term.letters:
             if len(letters) > len(t.shape):
-                raise _bad(spec, f"operand {lab} has {len(t.shape)} positional dimensions but its term names {len(letters)}")
+                raise _bad(
+                    spec, f"operand {lab} has {len(t.shape)} positional dimensions but its term names {len(letters)}"
+                )
             i = term.letters.index(".")
             n_ell = len(t.shape) - len(letters)
-            dims = list(t.shape[:i]) + list(t.shape[i + n_ell:])
-            this_ell = tuple(t.shape[i:i + n_ell])
+            dims = list(t.shape[:i]) + list(t.shape[i + n_ell :])
+            this_ell = tuple(t.shape[i : i + n_ell])
             if ell is None:
                 ell = this_ell
             else:  # the `...` dims of all operands broadcast together
@@ -100,27 +108,37 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                     raise RuleError(NC203, f"{op} {spec!r}: {e.message}") from None
         else:
             if len(letters) != len(t.shape):
-                raise _bad(spec, f"term {term.letters!r} has {len(letters)} letters but {lab} has "
-                                 f"{len(t.shape)} positional dimension{'s' if len(t.shape) != 1 else ''} {fmt_shape(t.shape)}")
+                raise _bad(
+                    spec,
+                    f"term {term.letters!r} has {len(letters)} letters but {lab} has "
+                    f"{len(t.shape)} positional dimension{'s' if len(t.shape) != 1 else ''} {fmt_shape(t.shape)}",
+                )
             dims = list(t.shape)
         for ch, d in zip(letters, dims):
             if ch in sizes and differ(sizes[ch], d) and 1 not in (sizes[ch], d):  # size 1 broadcasts
-                raise RuleError(NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and "
-                                         f"{d} in {lab}")
+                raise RuleError(
+                    NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and {d} in {lab}"
+                )
             if ch not in sizes or not is_int(sizes[ch]) or sizes[ch] == 1:
                 sizes[ch], where[ch] = d, lab
         have = t.named_shape
         for n in term.names:
             if n not in have:
-                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
-                                         f"axis (its named axes: {sorted(have) or 'none'})")
+                raise RuleError(
+                    NC702,
+                    f"{op} {spec!r} mentions named axis {n!r} for {lab}, which has no such "
+                    f"axis (its named axes: {sorted(have) or 'none'})",
+                )
     mentioned = {n for term in inputs for n in term.names}
     for n in sorted(mentioned):
         for term, t, lab in zip(inputs, ops, labels):
             if n in t.named_shape and n not in term.names:
-                raise RuleError(NC702, f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
-                                         f"it for {lab}, which also has it",
-                                hint=f"add {n!r} to the braces of that operand's term")
+                raise RuleError(
+                    NC702,
+                    f"{op} {spec!r} mentions named axis {n!r} for another operand but skips "
+                    f"it for {lab}, which also has it",
+                    hint=f"add {n!r} to the braces of that operand's term",
+                )
     named_all = union_named(ops, labels)
     if out is None:
         counts: dict[str, int] = {}
@@ -162,6 +180,7 @@ def einsum_rule(call: Call) -> Any:
 
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
 
+
 @sharding_rule("jax.numpy.einsum")
 def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     """Plain-letter einsum of one or two operands (`'ij,jk->ik'`): letters in both operands and not in
@@ -187,9 +206,13 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     for term, s in zip(terms, shds):
         for letter, e in zip(term, s or ()):
             if letter in entry and letter in outs and entry[letter] != e and entry[letter] and e:
-                raise RuleError(NC803, f"{call.short}: batch dimension {letter!r} is split over "
-                                         f"{axes_desc(entry[letter])} in one operand and over {axes_desc(e)} "
-                                         f"in the other", hint="reshard one operand so the batch dims agree")
+                raise RuleError(
+                    NC803,
+                    f"{call.short}: batch dimension {letter!r} is split over "
+                    f"{axes_desc(entry[letter])} in one operand and over {axes_desc(e)} "
+                    f"in the other",
+                    hint="reshard one operand so the batch dims agree",
+                )
             entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's
     out = [entry[letter] for letter in outs]
     if len(ops) == 1:

@@ -63,8 +63,11 @@ def where_rule(call: Call) -> Any:
 
 @rule("jax.numpy.clip")
 def clip_rule(call: Call) -> Any:
-    names: list[str] = [n for n in ("x", "a", "min", "a_min", "max", "a_max") if n in call.args
-             and not (isinstance(call.args[n], Const) and call.args[n].value is None)]
+    names: list[str] = [
+        n
+        for n in ("x", "a", "min", "a_min", "max", "a_max")
+        if n in call.args and not (isinstance(call.args[n], Const) and call.args[n].value is None)
+    ]
     out = broadcast_values(call, names)
     return out.with_dtype(call.array("x").dtype_code)
 
@@ -110,11 +113,14 @@ def broadcast(call: Call, names: list[str], rank: int) -> Shd | None:
             if not e:
                 continue
             if out[i] and out[i] != e:
-                raise RuleError(NC801, f"{call.short} got incompatible shardings for broadcasting: dimension {i} "
-                                         f"of {src[i]} is split over {axes_desc(out[i])} and of {call.label(n)} "
-                                         f"over {axes_desc(e)}",
-                                hint=f"jax.sharding.reshard one operand to the other's sharding first, e.g. "
-                                     f"reshard({call.label(n).strip('`')}, {fmt_spec(_put(s, j, out[i]))})")
+                raise RuleError(
+                    NC801,
+                    f"{call.short} got incompatible shardings for broadcasting: dimension {i} "
+                    f"of {src[i]} is split over {axes_desc(out[i])} and of {call.label(n)} "
+                    f"over {axes_desc(e)}",
+                    hint=f"jax.sharding.reshard one operand to the other's sharding first, e.g. "
+                    f"reshard({call.label(n).strip('`')}, {fmt_spec(_put(s, j, out[i]))})",
+                )
             out[i], src[i] = e, src[i] or call.label(n)
     shd = tuple(out)
     if any(shd):
@@ -123,7 +129,7 @@ def broadcast(call: Call, names: list[str], rank: int) -> Shd | None:
 
 
 def _put(s: Shd, j: int, e: tuple[str, ...]) -> Shd:
-    return s[:j] + (e,) + s[j + 1:]
+    return s[:j] + (e,) + s[j + 1 :]
 
 
 def _operand_names(call: Call) -> list[str]:
@@ -162,16 +168,26 @@ def where_sharding(call: Call, result: ArrayType) -> Shd | None:
     cases = [(n, of(ts[n])) for n in names]
     x, y = cases[-2], cases[-1]
     if x[1] is not None and y[1] is not None and x[1] != y[1]:
-        raise RuleError(NC801, f"jnp.where: select cases must have the same shardings, got {call.label('x')}: "
-                                 f"{fmt_type(ts['x'])} and {call.label('y')}: {fmt_type(ts['y'])}",
-                        hint=f"operands of one shape are not broadcast: reshard {call.label('y')} to "
-                             f"{fmt_spec(x[1])} first")
-    if len(cases) == 3 and cases[0][1] is not None and x[1] is not None and cases[0][1] != x[1] \
-            and ts["condition"].shape:
-        raise RuleError(NC801, f"jnp.where: the condition {call.label('condition')} must be a scalar or have the "
-                                 f"same sharding as the cases, got {fmt_type(ts['condition'])} and "
-                                 f"{fmt_type(ts['x'])}",
-                        hint=f"reshard the condition to {fmt_spec(x[1])} first")
+        raise RuleError(
+            NC801,
+            f"jnp.where: select cases must have the same shardings, got {call.label('x')}: "
+            f"{fmt_type(ts['x'])} and {call.label('y')}: {fmt_type(ts['y'])}",
+            hint=f"operands of one shape are not broadcast: reshard {call.label('y')} to {fmt_spec(x[1])} first",
+        )
+    if (
+        len(cases) == 3
+        and cases[0][1] is not None
+        and x[1] is not None
+        and cases[0][1] != x[1]
+        and ts["condition"].shape
+    ):
+        raise RuleError(
+            NC801,
+            f"jnp.where: the condition {call.label('condition')} must be a scalar or have the "
+            f"same sharding as the cases, got {fmt_type(ts['condition'])} and "
+            f"{fmt_type(ts['x'])}",
+            hint=f"reshard the condition to {fmt_spec(x[1])} first",
+        )
     return x[1] if x[1] is not None and y[1] is not None else None
 
 

@@ -37,10 +37,12 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     for i in items:
         if isinstance(i, Const) and isinstance(i.value, str) and x.dtype_code is not None:
             # only numpy's structured arrays take field names, and their dtype is never one of ours
-            raise RuleError(NC203, f"{label[:1].upper()}{label[1:]} is an array ({x}), which cannot be indexed "
-                                     f"by the string {i.value!r}",
-                            hint="a dict (of parameters?) was expected here: check the order of the arguments "
-                                 "that brought this array")
+            raise RuleError(
+                NC203,
+                f"{label[:1].upper()}{label[1:]} is an array ({x}), which cannot be indexed by the string {i.value!r}",
+                hint="a dict (of parameters?) was expected here: check the order of the arguments "
+                "that brought this array",
+            )
     if x.has_ellipsis:
         raise Unprovable
     for i in items:  # field names (structured arrays), booleans, unknown values: not modelled
@@ -54,8 +56,11 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
     consumed = sum(1 for i in items if not (isinstance(i, Const) and (i.value is None or i.value is ...)))
     nd = len(x.shape)
     if consumed > nd:
-        raise RuleError(NC203, f"Too many indices for {label}: {consumed} indices for {nd} positional "
-                                 f"dimension{'s' if nd != 1 else ''} {fmt_shape(x.shape)}")
+        raise RuleError(
+            NC203,
+            f"Too many indices for {label}: {consumed} indices for {nd} positional "
+            f"dimension{'s' if nd != 1 else ''} {fmt_shape(x.shape)}",
+        )
     if sum(1 for i in items if isinstance(i, Const) and i.value is ...) > 1:
         raise Unprovable
     out: list[Any] = []
@@ -66,7 +71,7 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
         v = it.value if isinstance(it, Const) else None
         if isinstance(it, Const) and v is ...:
             n = nd - consumed
-            out.extend(x.shape[dim:dim + n])
+            out.extend(x.shape[dim : dim + n])
             dim += n
         elif isinstance(it, Const) and v is None:
             out.append(1)
@@ -76,9 +81,12 @@ def index_type(x: ArrayType, idx: Any, label: str = "the value") -> Any:
         elif (isinstance(it, Const) and is_int(v)) or isinstance(it, DimVal):
             d = x.shape[dim]
             if isinstance(it, Const) and is_int(d) and not -d <= v < d:  # type: ignore[operator]  # v: an int here
-                raise RuleError(NC203, f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
-                                         f"size {d} (shape {fmt_shape(x.shape)})",
-                                hint="JAX clamps out-of-bounds indices silently instead of raising")
+                raise RuleError(
+                    NC203,
+                    f"Index {v} is out of bounds for dimension {dim} of {label}, which has "
+                    f"size {d} (shape {fmt_shape(x.shape)})",
+                    hint="JAX clamps out-of-bounds indices silently instead of raising",
+                )
             dim += 1
         else:
             t = as_array(it)
@@ -126,6 +134,7 @@ def at_get_rule(call: Call) -> Any:
 # integer-array index or an `.at[...]` update of part of one, eager or traced (jax/_src/lax/slicing.py
 # `_get_sharding_for_varying_out_shape`, `_gather_sharding_rule`).
 
+
 def _full(sl: slice, d: Any) -> bool:
     """A slice that keeps the whole dimension in order (`:`, `:8` or `-8:` of 8) or reverses it (`::-1`,
     `7::-1` of 8)."""
@@ -160,9 +169,13 @@ def _index_sharding(call: Call, index: str) -> Shd | None:
     idx = call.get(index)
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
     arrays = [i for i in items if isinstance(i, ArrayType)]
-    if not all(isinstance(i, Const) and (i.value is None or i.value is ... or isinstance(i.value, slice)
-                                         or is_int(i.value)) or isinstance(i, DimVal) for i in items
-               if not isinstance(i, ArrayType)):
+    if not all(
+        isinstance(i, Const)
+        and (i.value is None or i.value is ... or isinstance(i.value, slice) or is_int(i.value))
+        or isinstance(i, DimVal)
+        for i in items
+        if not isinstance(i, ArrayType)
+    ):
         raise Unprovable
     if arrays:
         return _array_index(call, x, s, items, arrays)
@@ -174,7 +187,7 @@ def _index_sharding(call: Call, index: str) -> Shd | None:
         v = it.value if isinstance(it, Const) else it
         if v is ...:
             k = len(s) - n_used
-            out.extend(s[dim:dim + k])
+            out.extend(s[dim : dim + k])
             dim += k
         elif v is None:
             out.append(())
@@ -199,16 +212,26 @@ def _index_sharding(call: Call, index: str) -> Shd | None:
         return tuple(out)
     if call.env.eager:
         d = touched[0][0]
-        raise RuleError(NC806, f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
-                                 f"over {axes_desc(s[d])}: outside jit this is a gather whose out sharding cannot "
-                                 f"be resolved unambiguously",
-                        hint="use x.at[...].get(out_sharding=P(...)), index inside jax.jit, or reshard the "
-                             "dimension unsharded first")
+        raise RuleError(
+            NC806,
+            f"indexing {call.label('a')} ({fmt_type(x)}) slices dimension {d}, which is split "
+            f"over {axes_desc(s[d])}: outside jit this is a gather whose out sharding cannot "
+            f"be resolved unambiguously",
+            hint="use x.at[...].get(out_sharding=P(...)), index inside jax.jit, or reshard the "
+            "dimension unsharded first",
+        )
     lengths = list(x.shape)
     for d, n in touched:
         lengths[d] = n
-    check_divisible_out(call, x, s, tuple(lengths), "indexing slices", op="indexing",
-                        note=" (outside jit the index is a gather, which fails as well)")
+    check_divisible_out(
+        call,
+        x,
+        s,
+        tuple(lengths),
+        "indexing slices",
+        op="indexing",
+        note=" (outside jit the index is a gather, which fails as well)",
+    )
     return tuple(out)
 
 
@@ -226,11 +249,13 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
     for it in items:
         if it is ids:
             if s[dim]:
-                raise RuleError(NC806, f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array gathers "
-                                         f"along dimension {dim}, which is split over {axes_desc(s[dim])}: the "
-                                         f"gather's out sharding cannot be resolved unambiguously",
-                                hint="use x.at[ids].get(out_sharding=P(...)), or reshard the dimension unsharded "
-                                     "first")
+                raise RuleError(
+                    NC806,
+                    f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array gathers "
+                    f"along dimension {dim}, which is split over {axes_desc(s[dim])}: the "
+                    f"gather's out sharding cannot be resolved unambiguously",
+                    hint="use x.at[ids].get(out_sharding=P(...)), or reshard the dimension unsharded first",
+                )
             if si is None or any(si):
                 raise Unprovable
             out.extend(si)
@@ -239,7 +264,7 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
         v = it.value if isinstance(it, Const) else it
         if v is ...:
             k = len(s) - n_used
-            out.extend(s[dim:dim + k])
+            out.extend(s[dim : dim + k])
             dim += k
         elif v is None:
             out.append(())
@@ -258,16 +283,22 @@ def at_apply_sharding(call: Call, result: ArrayType) -> Shd | None:
     x, s = known_operand(call)
     for dim, e in enumerate(s):
         if e:
-            raise RuleError(NC806, f"{call.label('a')}.at[...].apply: the scatter's out sharding cannot be resolved "
-                                     f"unambiguously: {call.label('a')} ({fmt_type(x)}) has dimension {dim} split over "
-                                     f"{axes_desc(e)}, and apply takes no out_sharding=",
-                            hint="jax.sharding.reshard the array to P() (fully replicated) before the update, "
-                                 "and back after it")
+            raise RuleError(
+                NC806,
+                f"{call.label('a')}.at[...].apply: the scatter's out sharding cannot be resolved "
+                f"unambiguously: {call.label('a')} ({fmt_type(x)}) has dimension {dim} split over "
+                f"{axes_desc(e)}, and apply takes no out_sharding=",
+                hint="jax.sharding.reshard the array to P() (fully replicated) before the update, and back after it",
+            )
     return s
 
 
-@sharding_rule(*[f"jax.numpy.ndarray.at.{m}" for m in ("set", "add", "subtract", "multiply", "mul", "divide", "div",
-                                                         "power", "min", "max")])
+@sharding_rule(
+    *[
+        f"jax.numpy.ndarray.at.{m}"
+        for m in ("set", "add", "subtract", "multiply", "mul", "divide", "div", "power", "min", "max")
+    ]
+)
 def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
     """`x.at[idx].set(v)` (a scatter) keeps x's sharding. It cannot resolve its out sharding when it updates
     part of a sharded dimension (an int, array or partial slice index; `::-1` too), eager or under jit
@@ -279,8 +310,10 @@ def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
     idx = call.get("index")
     items = list(idx.items) if isinstance(idx, Seq) and idx.kind == "tuple" else [idx]
     for it in items:
-        if not (isinstance(it, (ArrayType, DimVal)) or
-                (isinstance(it, Const) and (it.value is ... or isinstance(it.value, slice) or is_int(it.value)))):
+        if not (
+            isinstance(it, (ArrayType, DimVal))
+            or (isinstance(it, Const) and (it.value is ... or isinstance(it.value, slice) or is_int(it.value)))
+        ):
             raise Unprovable  # None, booleans, unknown values: not modelled
     n_used = len(items) - sum(1 for i in items if isinstance(i, Const) and i.value is ...)
     if n_used > len(s) or len(s) != len(x.shape):
@@ -292,19 +325,21 @@ def at_update_sharding(call: Call, result: ArrayType) -> Shd | None:
         if v is ...:
             k = len(s) - n_used
             if slice_shd is not None:
-                slice_shd.extend(s[dim:dim + k])
+                slice_shd.extend(s[dim : dim + k])
             dim += k
             continue
         whole = isinstance(v, slice) and v.step in (None, 1) and _full(v, x.shape[dim])
         if s[dim] and not whole:
-            what = "an integer array" if isinstance(v, ArrayType) else "a slice" if isinstance(v, slice) else \
-                "an index"
-            raise RuleError(NC806, f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the scatter's out "
-                                     f"sharding cannot be resolved unambiguously: it updates dimension {dim} of "
-                                     f"{call.label('a')} ({fmt_type(x)}) at {what}, and that dimension is split over "
-                                     f"{axes_desc(s[dim])}",
-                            hint=f"pass out_sharding=P(...) to .{call.op.rsplit('.', 1)[1]}(...), or reshard the "
-                                 f"array so that dimension {dim} is unsharded first")
+            what = "an integer array" if isinstance(v, ArrayType) else "a slice" if isinstance(v, slice) else "an index"
+            raise RuleError(
+                NC806,
+                f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the scatter's out "
+                f"sharding cannot be resolved unambiguously: it updates dimension {dim} of "
+                f"{call.label('a')} ({fmt_type(x)}) at {what}, and that dimension is split over "
+                f"{axes_desc(s[dim])}",
+                hint=f"pass out_sharding=P(...) to .{call.op.rsplit('.', 1)[1]}(...), or reshard the "
+                f"array so that dimension {dim} is unsharded first",
+            )
         if isinstance(v, ArrayType):
             slice_shd = None  # where the index array's dims go: not modelled
         elif isinstance(v, slice) and slice_shd is not None:
@@ -326,11 +361,14 @@ def _check_values(call: Call, x: ArrayType, slice_shd: list[tuple[str, ...]] | N
         if sv is not None and not any(sv):
             return
         raise Unprovable
-    want = slice_shd[len(slice_shd) - len(sv):] if slice_shd else []
+    want = slice_shd[len(slice_shd) - len(sv) :] if slice_shd else []
     for i, (e, w) in enumerate(zip(sv, want)):
         if e and e != w:
-            raise RuleError(NC801, f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the values "
-                                     f"{call.label('values')} ({fmt_type(v)}) split dimension {i} over "
-                                     f"{axes_desc(e)}, but the updated slice of {call.label('a')} ({fmt_type(x)}) "
-                                     f"is split {'over ' + axes_desc(w) if w else 'over no mesh axis'} there",
-                            hint="reshard the values to the updated slice's sharding, or pass them unsharded")
+            raise RuleError(
+                NC801,
+                f"{call.label('a')}.at[...].{call.op.rsplit('.', 1)[1]}: the values "
+                f"{call.label('values')} ({fmt_type(v)}) split dimension {i} over "
+                f"{axes_desc(e)}, but the updated slice of {call.label('a')} ({fmt_type(x)}) "
+                f"is split {'over ' + axes_desc(w) if w else 'over no mesh axis'} there",
+                hint="reshard the values to the updated slice's sharding, or pass them unsharded",
+            )

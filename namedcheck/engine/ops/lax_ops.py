@@ -49,8 +49,11 @@ def dot_general_rule(call: Call) -> Any:
     (lc, rc), (lb, rb) = dn
     lc, rc, lb, rb = (one_or_many(v) for v in (lc, rc, lb, rb))
     if len(lc) != len(rc) or len(lb) != len(rb):
-        raise RuleError(NC203, f"{call.short} pairs {len(lc)} contracting / {len(lb)} batch dimensions of the lhs "
-                                 f"with {len(rc)} / {len(rb)} of the rhs")
+        raise RuleError(
+            NC203,
+            f"{call.short} pairs {len(lc)} contracting / {len(lb)} batch dimensions of the lhs "
+            f"with {len(rc)} / {len(rb)} of the rhs",
+        )
     lc = tuple(norm_axis(i, len(x.shape), call.short) for i in lc)
     rc = tuple(norm_axis(i, len(y.shape), call.short) for i in rc)
     lb = tuple(norm_axis(i, len(x.shape), call.short) for i in lb)
@@ -59,16 +62,22 @@ def dot_general_rule(call: Call) -> Any:
         contract(call, x, i, y, j, "lhs", "rhs")
     for i, j in zip(lb, rb):
         if differ(x.shape[i], y.shape[j]):
-            raise RuleError(NC203, f"{call.short} batch dimension {i} of {call.label('lhs')} has size {x.shape[i]} "
-                                     f"but batch dimension {j} of {call.label('rhs')} has size {y.shape[j]} "
-                                     f"(shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)})")
+            raise RuleError(
+                NC203,
+                f"{call.short} batch dimension {i} of {call.label('lhs')} has size {x.shape[i]} "
+                f"but batch dimension {j} of {call.label('rhs')} has size {y.shape[j]} "
+                f"(shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)})",
+            )
     free_x = [d for i, d in enumerate(x.shape) if i not in lc and i not in lb]
     free_y = [d for i, d in enumerate(y.shape) if i not in rc and i not in rb]
     shape = tuple(x.shape[i] for i in lb) + tuple(free_x) + tuple(free_y)
     named = union_named([x, y], [call.label("lhs"), call.label("rhs")])
     pref = call.args.get("preferred_element_type")
-    dt = dtype_from_value(pref) if pref is not None and not (isinstance(pref, Const) and pref.value is None) else \
-        dtypes.materialize(dtypes.promote(x.dtype_code, y.dtype_code))
+    dt = (
+        dtype_from_value(pref)
+        if pref is not None and not (isinstance(pref, Const) and pref.value is None)
+        else dtypes.materialize(dtypes.promote(x.dtype_code, y.dtype_code))
+    )
     return ArrayType.make(dt, shape, named)
 
 
@@ -81,9 +90,10 @@ def top_k_rule(call: Call) -> Any:
         raise Unprovable
     i = norm_axis(literal(call.get("axis", Const(-1))), len(x.shape), call.short)
     if is_int(x.shape[i]) and k > x.shape[i]:  # type: ignore[operator]  # is_int(x.shape[i])
-        raise RuleError(NC203, f"{call.short}: k={k} is larger than dimension {i} of size {x.shape[i]} "
-                                 f"({fmt_shape(x.shape)})")
-    shape = x.shape[:i] + (k,) + x.shape[i + 1:]
+        raise RuleError(
+            NC203, f"{call.short}: k={k} is larger than dimension {i} of size {x.shape[i]} ({fmt_shape(x.shape)})"
+        )
+    shape = x.shape[:i] + (k,) + x.shape[i + 1 :]
     return Seq((x.with_shape(shape), ArrayType.make("i32", shape, dict(x.named))))
 
 
@@ -92,12 +102,18 @@ def select_rule(call: Call) -> Any:
     """lax.select does not broadcast: the branches have one shape, the predicate that shape or ()."""
     p, a, b = call.array("pred"), positional(call, "on_true"), positional(call, "on_false")
     if differ_shapes(a.shape, b.shape):
-        raise RuleError(NC203, f"{call.short} needs branches of one shape; {call.label('on_true')} is "
-                                 f"{fmt_shape(a.shape)} and {call.label('on_false')} is {fmt_shape(b.shape)}",
-                        hint="lax.select does not broadcast: use jnp.where, or broadcast explicitly")
+        raise RuleError(
+            NC203,
+            f"{call.short} needs branches of one shape; {call.label('on_true')} is "
+            f"{fmt_shape(a.shape)} and {call.label('on_false')} is {fmt_shape(b.shape)}",
+            hint="lax.select does not broadcast: use jnp.where, or broadcast explicitly",
+        )
     if not p.has_ellipsis and p.shape and differ_shapes(p.shape, a.shape):
-        raise RuleError(NC203, f"{call.short} needs a predicate of shape () or {fmt_shape(a.shape)}; "
-                                 f"{call.label('pred')} is {fmt_shape(p.shape)}")
+        raise RuleError(
+            NC203,
+            f"{call.short} needs a predicate of shape () or {fmt_shape(a.shape)}; "
+            f"{call.label('pred')} is {fmt_shape(p.shape)}",
+        )
     return a.with_named(union_named([p, a, b]))
 
 
@@ -111,15 +127,22 @@ def broadcast_in_dim_rule(call: Call) -> Any:
     shape = shape_arg(call.get("shape"))
     dims = _ints(call.get("broadcast_dimensions"))
     if len(dims) != len(x.shape):
-        raise RuleError(NC203, f"{call.short}: broadcast_dimensions {dims!r} has {len(dims)} entries for an "
-                                 f"operand of rank {len(x.shape)} {fmt_shape(x.shape)}")
+        raise RuleError(
+            NC203,
+            f"{call.short}: broadcast_dimensions {dims!r} has {len(dims)} entries for an "
+            f"operand of rank {len(x.shape)} {fmt_shape(x.shape)}",
+        )
     for i, d in enumerate(dims):
         if not 0 <= d < len(shape):
-            raise RuleError(NC701, f"{call.short}: broadcast dimension {d} is out of range for shape "
-                                     f"{fmt_shape(shape)}")
+            raise RuleError(
+                NC701, f"{call.short}: broadcast dimension {d} is out of range for shape {fmt_shape(shape)}"
+            )
         if is_int(x.shape[i]) and x.shape[i] != 1 and differ(x.shape[i], shape[d]):
-            raise RuleError(NC203, f"{call.short}: operand dimension {i} of size {x.shape[i]} cannot broadcast "
-                                     f"to dimension {d} of size {shape[d]} of {fmt_shape(shape)}")
+            raise RuleError(
+                NC203,
+                f"{call.short}: operand dimension {i} of size {x.shape[i]} cannot broadcast "
+                f"to dimension {d} of size {shape[d]} of {fmt_shape(shape)}",
+            )
     return x.with_shape(shape)
 
 
@@ -155,13 +178,17 @@ def slice_in_dim_rule(call: Call) -> Any:
     start, limit = literal(call.get("start_index")), literal(call.get("limit_index"))
     stride = literal(call.get("stride", Const(1)))
     if not is_int(d) or not all(isinstance(v, int) or v is None for v in (start, limit)) or not isinstance(stride, int):
-        return x.with_shape(x.shape[:i] + (None,) + x.shape[i + 1:])
+        return x.with_shape(x.shape[:i] + (None,) + x.shape[i + 1 :])
     lo = 0 if start is None else start + d if start < 0 else start
     hi = d if limit is None else limit + d if limit < 0 else limit
     if not 0 <= lo <= hi <= d or stride < 1:
-        raise RuleError(NC203, f"{call.short}: slice [{start}:{limit}:{stride}] of dimension {i} of size {d} is out "
-                                 f"of bounds ({fmt_shape(x.shape)})", hint="lax slices do not clamp; check the bounds")
-    return x.with_shape(x.shape[:i] + (-(-(hi - lo) // stride),) + x.shape[i + 1:])
+        raise RuleError(
+            NC203,
+            f"{call.short}: slice [{start}:{limit}:{stride}] of dimension {i} of size {d} is out "
+            f"of bounds ({fmt_shape(x.shape)})",
+            hint="lax slices do not clamp; check the bounds",
+        )
+    return x.with_shape(x.shape[:i] + (-(-(hi - lo) // stride),) + x.shape[i + 1 :])
 
 
 @rule("jax.lax.convert_element_type")
@@ -180,11 +207,12 @@ def unstack_rule(call: Call) -> Any:
     n = x.shape[i]
     if not is_int(n) or n > 64:
         raise Unprovable
-    part = x.with_shape(x.shape[:i] + x.shape[i + 1:])
+    part = x.with_shape(x.shape[:i] + x.shape[i + 1 :])
     return Seq((part,) * n)
 
 
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
 
 @sharding_rule("jax.lax.dot_general")
 def dot_general_sharding(call: Call, result: ArrayType) -> Shd | None:
@@ -198,11 +226,18 @@ def dot_general_sharding(call: Call, result: ArrayType) -> Shd | None:
     if not has_out_sharding(call):
         for i, j in zip(lb, rb):
             if sa[i] and sb[j] and sa[i] != sb[j]:
-                raise RuleError(NC803, f"{call.short}: batch dimension {i} of {call.label('lhs')} is split over "
-                                         f"{axes_desc(sa[i])} and dimension {j} of {call.label('rhs')} over "
-                                         f"{axes_desc(sb[j])}", hint="reshard one operand so the batch dims agree")
-    out = [sa[i] for i in lb] + [e for i, e in enumerate(sa) if i not in lc + lb] + \
-        [e for j, e in enumerate(sb) if j not in rc + rb]
+                raise RuleError(
+                    NC803,
+                    f"{call.short}: batch dimension {i} of {call.label('lhs')} is split over "
+                    f"{axes_desc(sa[i])} and dimension {j} of {call.label('rhs')} over "
+                    f"{axes_desc(sb[j])}",
+                    hint="reshard one operand so the batch dims agree",
+                )
+    out = (
+        [sa[i] for i in lb]
+        + [e for i, e in enumerate(sa) if i not in lc + lb]
+        + [e for j, e in enumerate(sb) if j not in rc + rb]
+    )
     return contract_sharding(call, "lhs", "rhs", list(zip(lc, rc)), out, ta, tb, len(result.shape))
 
 
@@ -242,15 +277,21 @@ def select_sharding(call: Call, result: ArrayType) -> Shd | None:
     """lax.select: the cases must be sharded alike, the predicate (unless a scalar) like them (NC801)."""
     (tt, st_), (tf, sf) = known_sharding(call, "on_true"), known_sharding(call, "on_false")
     if st_ != sf:
-        raise RuleError(NC801, f"{call.short}: select cases must have the same shardings, got "
-                                 f"{call.label('on_true')}: {fmt_type(tt)} and {call.label('on_false')}: {fmt_type(tf)}",
-                        hint=f"reshard {call.label('on_false')} to {fmt_spec(st_)} first")
+        raise RuleError(
+            NC801,
+            f"{call.short}: select cases must have the same shardings, got "
+            f"{call.label('on_true')}: {fmt_type(tt)} and {call.label('on_false')}: {fmt_type(tf)}",
+            hint=f"reshard {call.label('on_false')} to {fmt_spec(st_)} first",
+        )
     p = call.array("pred")
     sp = of(p)
     if p.shape and sp is not None and sp != st_:
-        raise RuleError(NC801, f"{call.short}: the predicate {call.label('pred')} must be a scalar or sharded like "
-                                 f"the cases, got {fmt_type(p)} and {fmt_type(tt)}",
-                        hint=f"reshard the predicate to {fmt_spec(st_)} first")
+        raise RuleError(
+            NC801,
+            f"{call.short}: the predicate {call.label('pred')} must be a scalar or sharded like "
+            f"the cases, got {fmt_type(p)} and {fmt_type(tt)}",
+            hint=f"reshard the predicate to {fmt_spec(st_)} first",
+        )
     return st_
 
 

@@ -63,9 +63,12 @@ def _features_in(call: Call, x: ArrayType, expected: int, what: str, label: str 
     if x.has_ellipsis or not x.shape:
         return
     if differ(x.shape[-1], expected):
-        raise RuleError(NC203, f"{_short(call.op)} built for {what}={expected} gets {call.label(label)} with "
-                        f"last dimension {x.shape[-1]} (shape {fmt_shape(x.shape)})",
-                        f"build the layer with {what}={x.shape[-1]}, or check which array is passed")
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} built for {what}={expected} gets {call.label(label)} with "
+            f"last dimension {x.shape[-1]} (shape {fmt_shape(x.shape)})",
+            f"build the layer with {what}={x.shape[-1]}, or check which array is passed",
+        )
 
 
 def _short(op: str) -> str:
@@ -130,8 +133,11 @@ def linen_attention(call: Call) -> Any:
     qkv = _optional_size(call, "qkv_features")
     features = qkv if qkv is not None else q.shape[-1]
     if isinstance(features, int) and features % heads:
-        raise RuleError(NC203, f"{_short(call.op)}: {features} qkv features do not split into {heads} heads",
-                        "make qkv_features (or the input's last dimension) a multiple of num_heads")
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)}: {features} qkv features do not split into {heads} heads",
+            "make qkv_features (or the input's last dimension) a multiple of num_heads",
+        )
     out = _optional_size(call, "out_features")
     return ArrayType.make(_out_dtype(call, q), (*q.shape[:-1], out if out is not None else q.shape[-1]))
 
@@ -154,8 +160,8 @@ def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> A
     strides = literal(call.get("strides", Const(1)))
     same = padding == "SAME" and strides in (1, None, (1,) * len(kernel))
     n = len(kernel)
-    spatial = x.shape[-n - 1:-1] if same else (None,) * n
-    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-n - 1], *spatial, features))
+    spatial = x.shape[-n - 1 : -1] if same else (None,) * n
+    return ArrayType.make(_out_dtype(call, x), (*x.shape[: -n - 1], *spatial, features))
 
 
 # ---- flax nnx -----------------------------------------------------------------------------------------
@@ -197,8 +203,11 @@ def nnx_attention(call: Call) -> Any:
     _features_in(call, q, d_in, "in_features", "inputs_q")
     qkv = _optional_size(call, "qkv_features") or d_in
     if qkv % heads:
-        raise RuleError(NC203, f"{_short(call.op)}: {qkv} qkv features do not split into {heads} heads",
-                        "make qkv_features (or in_features) a multiple of num_heads")
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)}: {qkv} qkv features do not split into {heads} heads",
+            "make qkv_features (or in_features) a multiple of num_heads",
+        )
     out = _optional_size(call, "out_features") or d_in
     return ArrayType.make(_out_dtype(call, q), (*q.shape[:-1], out))
 
@@ -220,10 +229,17 @@ def _eqx_size(call: Call, name: str) -> int | str:
 def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
     want: tuple[Any, ...] = () if n == "scalar" else (n,)
     if len(x.shape) != len(want) or any(differ(a, b) for a, b in zip(x.shape, want)):
-        hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) > len(want) \
+        hint = (
+            "equinox layers are unbatched: map them over the batch with jax.vmap"
+            if len(x.shape) > len(want)
             else f"build the layer with {what}={x.shape[-1] if x.shape else 'scalar'!r}, or check which array is passed"
-        raise RuleError(NC203, f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
-                        f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
+        )
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
+            f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}",
+            hint,
+        )
 
 
 def _eqx_dense(call: Call, in_key: str, out_key: str) -> ArrayType:
@@ -231,7 +247,9 @@ def _eqx_dense(call: Call, in_key: str, out_key: str) -> ArrayType:
     x = _array(call, "x")
     n_in, n_out = _eqx_size(call, in_key), _eqx_size(call, out_key)
     _eqx_features(call, x, n_in, in_key)
-    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), () if n_out == "scalar" else (n_out,))
+    return ArrayType.make(
+        dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), () if n_out == "scalar" else (n_out,)
+    )
 
 
 @layer("equinox.nn.Linear")
@@ -248,8 +266,11 @@ def eqx_mlp(call: Call) -> Any:
 def eqx_embedding(call: Call) -> Any:
     x = _array(call, "x")
     if x.shape:
-        raise RuleError(NC203, f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape "
-                        f"{fmt_shape(x.shape)}", "map the lookup over the indices with jax.vmap")
+        raise RuleError(
+            NC203,
+            f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape {fmt_shape(x.shape)}",
+            "map the lookup over the indices with jax.vmap",
+        )
     _size(call, "num_embeddings")
     return ArrayType.make("f32", (_size(call, "embedding_size"),))
 
@@ -262,8 +283,11 @@ def eqx_layer_norm(call: Call) -> Any:
     if not all(isinstance(s, int) for s in shape):
         raise Unprovable
     if len(x.shape) != len(shape) or any(differ(a, b) for a, b in zip(x.shape, shape)):
-        raise RuleError(NC203, f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of "
-                        f"shape {fmt_shape(x.shape)}", "equinox layers are unbatched: map them with jax.vmap")
+        raise RuleError(
+            NC203,
+            f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of shape {fmt_shape(x.shape)}",
+            "equinox layers are unbatched: map them with jax.vmap",
+        )
     return x
 
 
@@ -275,19 +299,29 @@ def eqx_conv(call: Call) -> Any:
     n = int(call.op[-2]) if call.op[-1] == "d" else _size(call, "num_spatial_dims")
     c_in, c_out = _size(call, "in_channels"), _size(call, "out_channels")
     if len(x.shape) != n + 1:
-        hint = "equinox layers are unbatched: map them over the batch with jax.vmap" if len(x.shape) == n + 2 \
+        hint = (
+            "equinox layers are unbatched: map them over the batch with jax.vmap"
+            if len(x.shape) == n + 2
             else "pass one example of shape (channels, *spatial)"
-        raise RuleError(NC203, f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one "
-                        f"example of rank {n + 1}; {call.label('x')} has shape {fmt_shape(x.shape)}", hint)
+        )
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one "
+            f"example of rank {n + 1}; {call.label('x')} has shape {fmt_shape(x.shape)}",
+            hint,
+        )
     if differ(x.shape[0], c_in):
-        raise RuleError(NC203, f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with "
-                        f"{x.shape[0]} channels (shape {fmt_shape(x.shape)}; channels come first)",
-                        f"build the layer with in_channels={x.shape[0]}, or check which array is passed")
-    kernel, stride, dilation = (_per_dim(call, k, n, d) for k, d in (("kernel_size", None), ("stride", 1),
-                                                                      ("dilation", 1)))
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with "
+            f"{x.shape[0]} channels (shape {fmt_shape(x.shape)}; channels come first)",
+            f"build the layer with in_channels={x.shape[0]}, or check which array is passed",
+        )
+    kernel, stride, dilation = (
+        _per_dim(call, k, n, d) for k, d in (("kernel_size", None), ("stride", 1), ("dilation", 1))
+    )
     padding = literal(call.get("padding", Const(0)))
-    spatial = tuple(_conv_out(x.shape[1 + i], kernel[i], stride[i], dilation[i], _pad(padding, i, n))
-                    for i in range(n))
+    spatial = tuple(_conv_out(x.shape[1 + i], kernel[i], stride[i], dilation[i], _pad(padding, i, n)) for i in range(n))
     return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (c_out, *spatial))
 
 

@@ -31,8 +31,16 @@ def _operands(call: Call, a: str = "a", b: str = "b") -> tuple[ArrayType, ArrayT
     return x, y, dtypes.materialize(dt), named
 
 
-def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a", b: str = "b",
-             shown: tuple[ArrayType, ArrayType] | None = None) -> None:
+def contract(
+    call: Call,
+    x: ArrayType,
+    i: int,
+    y: ArrayType,
+    j: int,
+    a: str = "a",
+    b: str = "b",
+    shown: tuple[ArrayType, ArrayType] | None = None,
+) -> None:
     """Dimension i of x and j of y are contracted: their sizes must be equal (NC203).
     `shown`: the operands as the user wrote them (matmul promotes 1-d operands)."""
     dx, dy = x.shape[i], y.shape[j]
@@ -45,7 +53,8 @@ def contract(call: Call, x: ArrayType, i: int, y: ArrayType, j: int, a: str = "a
             f"{call.short} contracts dimension {max(ix, 0)} of {call.label(a)} (size {dx}, shape "
             f"{fmt_shape(sx.shape)}) with dimension {min(iy, max(len(sy.shape) - 1, 0))} of {call.label(b)} "
             f"(size {dy}, shape {fmt_shape(sy.shape)}); the sizes must be equal",
-            hint="transpose one operand, or check which axis should be contracted")
+            hint="transpose one operand, or check which axis should be contracted",
+        )
 
 
 @rule("jax.numpy.dot")
@@ -66,9 +75,12 @@ def dot_rule(call: Call) -> Any:
 def matmul_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
     if not x.shape or not y.shape:
-        raise RuleError(NC203, f"{call.short} needs operands with at least one positional dimension; "
-                                 f"found shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)}",
-                        hint="use * for scalar multiplication")
+        raise RuleError(
+            NC203,
+            f"{call.short} needs operands with at least one positional dimension; "
+            f"found shapes {fmt_shape(x.shape)} and {fmt_shape(y.shape)}",
+            hint="use * for scalar multiplication",
+        )
     xs = ((1,) + x.shape) if len(x.shape) == 1 else x.shape
     ys = (y.shape + (1,)) if len(y.shape) == 1 else y.shape
     contract(call, x.with_shape(xs), -1, y.with_shape(ys), -2, shown=(x, y))
@@ -83,8 +95,11 @@ def tensordot_rule(call: Call) -> Any:
     axes = literal(call.get("axes", Const(2)))
     if isinstance(axes, int):
         if axes > min(len(x.shape), len(y.shape)) or axes < 0:
-            raise RuleError(NC701, f"{call.short} with axes={axes} needs operands of rank >= {axes}; found "
-                                     f"{fmt_shape(x.shape)} and {fmt_shape(y.shape)}")
+            raise RuleError(
+                NC701,
+                f"{call.short} with axes={axes} needs operands of rank >= {axes}; found "
+                f"{fmt_shape(x.shape)} and {fmt_shape(y.shape)}",
+            )
         ax = list(range(len(x.shape) - axes, len(x.shape)))
         ay = list(range(axes))
     else:
@@ -94,11 +109,14 @@ def tensordot_rule(call: Call) -> Any:
         if len(ax) != len(ay):
             raise RuleError(NC203, f"{call.short} axes {axes!r} pair {len(ax)} axes with {len(ay)}")
         from namedcheck.engine.algebra import norm_axis
+
         ax = [norm_axis(a, len(x.shape), call.short) for a in ax]
         ay = [norm_axis(a, len(y.shape), call.short) for a in ay]
     for i, j in zip(ax, ay):
         contract(call, x, i, y, j)
-    shape = tuple(d for i, d in enumerate(x.shape) if i not in ax) + tuple(d for j, d in enumerate(y.shape) if j not in ay)
+    shape = tuple(d for i, d in enumerate(x.shape) if i not in ax) + tuple(
+        d for j, d in enumerate(y.shape) if j not in ay
+    )
     return ArrayType.make(dt, shape, named)
 
 
@@ -107,8 +125,10 @@ def vdot_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
     nx, ny = num_elements(x.shape), num_elements(y.shape)
     if nx is not None and ny is not None and nx != ny:
-        raise RuleError(NC203, f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and "
-                                 f"{call.label('b')} has {ny}")
+        raise RuleError(
+            NC203,
+            f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and {call.label('b')} has {ny}",
+        )
     return ArrayType.make(dt, (), named)
 
 
@@ -145,11 +165,15 @@ def pdot_rule(call: Call) -> Any:
     xn, yn = x.named_shape, y.named_shape
     for n in names:
         if n in xn and n in yn and differ(xn[n], yn[n]):
-            raise RuleError(NC202, f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
-                                     f"{call.label('x')} with size {yn[n]} in {call.label('y')}")
+            raise RuleError(
+                NC202,
+                f"{call.short} contracts named axis {n!r} of size {xn[n]} in "
+                f"{call.label('x')} with size {yn[n]} in {call.label('y')}",
+            )
     (cx, cy), (bx, by) = (_dim_pair(literal(call.get(p, Const(((), ()))))) for p in ("pos_contract", "pos_batch"))
-    if not all(-len(x.shape) <= i < len(x.shape) for i in cx + bx) or \
-            not all(-len(y.shape) <= j < len(y.shape) for j in cy + by):
+    if not all(-len(x.shape) <= i < len(x.shape) for i in cx + bx) or not all(
+        -len(y.shape) <= j < len(y.shape) for j in cy + by
+    ):
         raise Unprovable  # dimensions out of range: JAX raises
     for i, j in zip(cx, cy):
         contract(call, x, i, y, j, "x", "y")
@@ -166,8 +190,17 @@ def pdot_rule(call: Call) -> Any:
 # jnp's contractions lower to dot_general (jax/_src/numpy/tensor_contractions.py): `contract_sharding` is its
 # rule, shared with lax.dot_general (lax_ops.py) and einsum (einsum.py).
 
-def contract_sharding(call: Call, a: str, b: str, pairs: list[tuple[int, int]], out: list[tuple[str, ...]],
-              ta: ArrayType, tb: ArrayType, rank: int) -> Shd | None:
+
+def contract_sharding(
+    call: Call,
+    a: str,
+    b: str,
+    pairs: list[tuple[int, int]],
+    out: list[tuple[str, ...]],
+    ta: ArrayType,
+    tb: ArrayType,
+    rank: int,
+) -> Shd | None:
     """dot_general: NC802 when a contracting dim is sharded on both sides (without out_sharding=), then
     the result's sharding `out` checked for repeated axes (NC804)."""
     if has_out_sharding(call):
@@ -179,13 +212,16 @@ def contract_sharding(call: Call, a: str, b: str, pairs: list[tuple[int, int]], 
         if sa[i] and sb[j]:
             flat = [x for e in out for x in e]  # the free dims' sharding, when it uses each axis once
             spec = fmt_spec(tuple(out)) if len(flat) == len(set(flat)) else "P(...)"
-            raise RuleError(NC802, f"{call.short}: contracting dimension {i} of {call.label(a)} is split over "
-                                     f"{axes_desc(sa[i])} and dimension {j} of {call.label(b)} over "
-                                     f"{axes_desc(sb[j])}: it is ambiguous how the output should be sharded "
-                                     f"({fmt_type(ta)} x {fmt_type(tb)})",
-                            hint=f"pass out_sharding={spec} to {call.short}, or reshard one operand so that its "
-                                 f"contracting dimension is unsharded",
-                            data={"op": call.short, "out_sharding": spec_json(tuple(out)) if spec != "P(...)" else None})
+            raise RuleError(
+                NC802,
+                f"{call.short}: contracting dimension {i} of {call.label(a)} is split over "
+                f"{axes_desc(sa[i])} and dimension {j} of {call.label(b)} over "
+                f"{axes_desc(sb[j])}: it is ambiguous how the output should be sharded "
+                f"({fmt_type(ta)} x {fmt_type(tb)})",
+                hint=f"pass out_sharding={spec} to {call.short}, or reshard one operand so that its "
+                f"contracting dimension is unsharded",
+                data={"op": call.short, "out_sharding": spec_json(tuple(out)) if spec != "P(...)" else None},
+            )
     return check_distinct(call, tuple(out), f"{fmt_type(ta)} and {fmt_type(tb)}")
 
 
@@ -202,8 +238,9 @@ def dot_sharding(call: Call, result: ArrayType) -> Shd | None:
     return _free_dims(call, "a", "b", ta, tb, pairs, len(result.shape))
 
 
-def _free_dims(call: Call, a: str, b: str, ta: ArrayType, tb: ArrayType, pairs: list[tuple[int, int]],
-               rank: int) -> Shd | None:
+def _free_dims(
+    call: Call, a: str, b: str, ta: ArrayType, tb: ArrayType, pairs: list[tuple[int, int]], rank: int
+) -> Shd | None:
     """A contraction without batch dims: the result has a's free dims, then b's."""
     sa, sb = of(ta), of(tb)
     if sa is None or sb is None:
@@ -283,14 +320,17 @@ def matmul_sharding(call: Call, result: ArrayType) -> Shd | None:
             idx_batch.append(i)
             final.append(ea)
         elif da == db:
-            raise RuleError(NC803, f"{call.short}: batch dimension {i} is split over "
-                                     f"{axes_desc(ea) if ea else 'no mesh axis'} in {call.label('a')} and over "
-                                     f"{axes_desc(eb) if eb else 'no mesh axis'} in {call.label('b')}: matmul "
-                                     f"needs a batch dimension both operands have to be sharded identically "
-                                     f"({fmt_type(ta)} @ {fmt_type(tb)})",
-                            hint=f"reshard one operand so that batch dimension {i} is split like the other's, "
-                                 f"or use jnp.einsum / lax.dot_general (their batch dims take the first "
-                                 f"operand's sharding)")
+            raise RuleError(
+                NC803,
+                f"{call.short}: batch dimension {i} is split over "
+                f"{axes_desc(ea) if ea else 'no mesh axis'} in {call.label('a')} and over "
+                f"{axes_desc(eb) if eb else 'no mesh axis'} in {call.label('b')}: matmul "
+                f"needs a batch dimension both operands have to be sharded identically "
+                f"({fmt_type(ta)} @ {fmt_type(tb)})",
+                hint=f"reshard one operand so that batch dimension {i} is split like the other's, "
+                f"or use jnp.einsum / lax.dot_general (their batch dims take the first "
+                f"operand's sharding)",
+            )
         else:
             raise Unprovable
     if a_mat:

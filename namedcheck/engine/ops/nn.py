@@ -47,6 +47,7 @@ def one_hot_rule(call: Call) -> Any:
 
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
 
+
 @sharding_rule("jax.nn.softmax", "jax.nn.log_softmax")
 def normalise_sharding(call: Call, result: ArrayType) -> Shd | None:
     """A normalisation along an axis keeps its input's sharding (the reduction is broadcast back)."""

@@ -26,11 +26,31 @@ from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
 _DTYPE_MODE = {
-    "sum": "int", "prod": "int", "mean": "float", "std": "float", "var": "float", "logsumexp": "float",
-    "any": "bool", "all": "bool", "argmax": "index", "argmin": "index", "count_nonzero": "index",
-    "nansum": "int", "nanmean": "float", "nanmax": "same", "nanmin": "same", "max": "same", "min": "same",
-    "amax": "same", "amin": "same", "median": "float", "average": "float", "reduce_sum": "int",
-    "reduce_max": "same", "reduce_min": "same", "reduce_prod": "int",
+    "sum": "int",
+    "prod": "int",
+    "mean": "float",
+    "std": "float",
+    "var": "float",
+    "logsumexp": "float",
+    "any": "bool",
+    "all": "bool",
+    "argmax": "index",
+    "argmin": "index",
+    "count_nonzero": "index",
+    "nansum": "int",
+    "nanmean": "float",
+    "nanmax": "same",
+    "nanmin": "same",
+    "max": "same",
+    "min": "same",
+    "amax": "same",
+    "amin": "same",
+    "median": "float",
+    "average": "float",
+    "reduce_sum": "int",
+    "reduce_max": "same",
+    "reduce_min": "same",
+    "reduce_prod": "int",
 }
 
 
@@ -93,9 +113,29 @@ def _axis_literal(call: Call, *names: str) -> Any:
     return None
 
 
-@rule(*[f"jax.numpy.{n}" for n in ("sum", "prod", "mean", "std", "var", "max", "min", "any",
-                                   "all", "nansum", "nanmean", "nanmax", "nanmin", "median", "count_nonzero")],
-      "jax.nn.logsumexp")
+@rule(
+    *[
+        f"jax.numpy.{n}"
+        for n in (
+            "sum",
+            "prod",
+            "mean",
+            "std",
+            "var",
+            "max",
+            "min",
+            "any",
+            "all",
+            "nansum",
+            "nanmean",
+            "nanmax",
+            "nanmin",
+            "median",
+            "count_nonzero",
+        )
+    ],
+    "jax.nn.logsumexp",
+)
 def reduction_rule(call: Call) -> Any:
     if isinstance(call.get("a"), Const) and call.args.get("axis") is not None:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not
@@ -161,8 +201,11 @@ def lax_sort_rule(call: Call) -> Any:
     ops = call.args.get("operand")
     if isinstance(ops, Seq):
         items = [as_array(i) for i in ops.items]
-        if not items or not all(isinstance(i, ArrayType) and not i.has_ellipsis for i in items) or \
-                len({i.shape for i in items}) != 1:
+        if (
+            not items
+            or not all(isinstance(i, ArrayType) and not i.has_ellipsis for i in items)
+            or len({i.shape for i in items}) != 1
+        ):
             raise Unprovable
         norm_axis(literal(call.get("dimension", Const(-1))), len(items[0].shape), call.short)
         return Seq(tuple(items), "tuple")
@@ -216,8 +259,10 @@ def same_shape_along_axis_rule(call: Call) -> Any:
 # A cumulative reduction, sort or top_k along a sharded dimension is rejected (NC821; jax/_src/lax/control_flow/
 # loops.py `_cumred_sharding_rule`, lax.py `_sort_abstract_eval`); reduced dims drop their mesh axes.
 
-@sharding_rule(*[f"jax.numpy.{n}" for n in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all",
-                                           "argmax", "argmin")])
+
+@sharding_rule(
+    *[f"jax.numpy.{n}" for n in ("sum", "prod", "mean", "std", "var", "max", "min", "any", "all", "argmax", "argmin")]
+)
 def reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
     """Reduced dims drop their mesh axes (kept as unsharded size-1 dims under keepdims)."""
     s = of(call.array("a"))
@@ -235,14 +280,23 @@ def reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
 def _replicated(call: Call, x: ArrayType, s: Shd, what: str) -> None:
     """NC821: an op over the flattened array (axis=None) needs a fully replicated operand."""
     if any(s):
-        raise RuleError(NC821, f"{call.short} with axis=None {what} {call.label(first_arg(call))} flattened, which is "
-                                 f"sharded ({fmt_type(x)}): the operand must be fully replicated",
-                        hint=f"pass axis= (an unsharded dimension), or reshard the operand to "
-                             f"{fmt_spec(((),) * len(s))} first")
+        raise RuleError(
+            NC821,
+            f"{call.short} with axis=None {what} {call.label(first_arg(call))} flattened, which is "
+            f"sharded ({fmt_type(x)}): the operand must be fully replicated",
+            hint=f"pass axis= (an unsharded dimension), or reshard the operand to {fmt_spec(((),) * len(s))} first",
+        )
 
 
-@sharding_rule("jax.numpy.cumsum", "jax.numpy.cumprod", "jax.lax.cumsum", "jax.lax.cumprod", "jax.lax.cummax",
-               "jax.lax.cummin", "jax.lax.cumlogsumexp")
+@sharding_rule(
+    "jax.numpy.cumsum",
+    "jax.numpy.cumprod",
+    "jax.lax.cumsum",
+    "jax.lax.cumprod",
+    "jax.lax.cummax",
+    "jax.lax.cummin",
+    "jax.lax.cumlogsumexp",
+)
 def cumulative_sharding(call: Call, result: ArrayType) -> Shd | None:
     """A cumulative reduction keeps its operand's sharding; the accumulated dimension must be unsharded
     (jnp's axis=None flattens a fully replicated operand)."""
@@ -288,10 +342,13 @@ def _sort_together(call: Call) -> Shd:
     assert s is not None
     for j, other in enumerate(shds[1:], 1):
         if other != s:
-            raise RuleError(NC801, f"{call.short} got operands of different shardings: operand 0 is "
-                                     f"{fmt_type(first)} and operand {j} {fmt_type(items[j])}; JAX sorts only "
-                                     f"equally sharded operands together",
-                            hint=f"jax.sharding.reshard operand {j} to {fmt_spec(s)} first")
+            raise RuleError(
+                NC801,
+                f"{call.short} got operands of different shardings: operand 0 is "
+                f"{fmt_type(first)} and operand {j} {fmt_type(items[j])}; JAX sorts only "
+                f"equally sharded operands together",
+                hint=f"jax.sharding.reshard operand {j} to {fmt_spec(s)} first",
+            )
     i = norm_axis(literal_arg(call, "dimension", -1), len(s), call.short)
     check_unsharded_along(call, first, s, i, "sorts along")
     return s
@@ -305,8 +362,14 @@ def lax_reduce_sharding(call: Call, result: ArrayType) -> Shd | None:
     return tuple(e for i, e in enumerate(s) if i not in axes)
 
 
-@sharding_rule("jax.numpy.nansum", "jax.numpy.nanmean", "jax.numpy.nanmax", "jax.numpy.nanmin",
-               "jax.numpy.count_nonzero", "jax.nn.logsumexp")
+@sharding_rule(
+    "jax.numpy.nansum",
+    "jax.numpy.nanmean",
+    "jax.numpy.nanmax",
+    "jax.numpy.nanmin",
+    "jax.numpy.count_nonzero",
+    "jax.nn.logsumexp",
+)
 def more_reductions_sharding(call: Call, result: ArrayType) -> Shd | None:
     """Reductions built from reduce_* (logsumexp: with a max and a sum broadcast back) drop the reduced
     dims' mesh axes, as jnp.sum does."""
@@ -362,8 +425,14 @@ def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
             k = shift % n
             if k:
                 for part in (k, n - k):
-                    check_divisible_out(call, flat, s[:1], (part,), f"rolls by {shift}: it slices",
-                                        note=" (axis=None rolls the array flattened)")
+                    check_divisible_out(
+                        call,
+                        flat,
+                        s[:1],
+                        (part,),
+                        f"rolls by {shift}: it slices",
+                        note=" (axis=None rolls the array flattened)",
+                    )
         elif s and s[0]:
             raise Unprovable
         return s
@@ -376,5 +445,5 @@ def roll_sharding(call: Call, result: ArrayType) -> Shd | None:
     k = shift % n if n else 0
     if k and s[i]:
         for part in (k, n - k):
-            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1:], f"rolls by {shift}: it slices")
+            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1 :], f"rolls by {shift}: it slices")
     return s

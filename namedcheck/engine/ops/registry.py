@@ -58,10 +58,12 @@ def lookup(name: str) -> OpRecord:
 
 def register(field: str, *names: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A decorator filling `field` of each named op's record with the decorated function."""
+
     def deco(fn: Callable[..., Any]) -> Callable[..., Any]:
         for n in names:
             setattr(record(n), field, fn)
         return fn
+
     return deco
 
 

@@ -68,15 +68,20 @@ def reshape_rule(call: Call) -> Any:
     if -1 in new:
         if total is not None and known is not None:
             if known == 0 or total % known:
-                raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
-                                         f"{fmt_shape(new)}: {total} is not divisible by {known}")
+                raise RuleError(
+                    NC203,
+                    f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
+                    f"{fmt_shape(new)}: {total} is not divisible by {known}",
+                )
             new = tuple(total // known if d == -1 else d for d in new)
         else:
             new = tuple(None if d == -1 else d for d in new)
     elif total is not None and known is not None and total != known:
-        raise RuleError(NC203, f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
-                                 f"{fmt_shape(new)} ({known} elements)",
-                        hint="the element counts must match; use -1 for one inferred dimension")
+        raise RuleError(
+            NC203,
+            f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)} ({known} elements)",
+            hint="the element counts must match; use -1 for one inferred dimension",
+        )
     return x.with_shape(new)
 
 
@@ -95,8 +100,11 @@ def transpose_rule(call: Call) -> Any:
         return x.with_shape(tuple(reversed(x.shape)))
     axes = one_or_many(axes)
     if len(axes) != nd:
-        raise RuleError(NC701, f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
-                                 f"positional dimensions {fmt_shape(x.shape)}")
+        raise RuleError(
+            NC701,
+            f"{call.short} axes {axes!r} have {len(axes)} entries for a value with {nd} "
+            f"positional dimensions {fmt_shape(x.shape)}",
+        )
     norm = [norm_axis(a, nd, call.short) for a in axes]
     if len(set(norm)) != nd:
         raise RuleError(NC701, f"{call.short} axes {axes!r} are not a permutation of 0..{nd - 1}")
@@ -160,8 +168,9 @@ def squeeze_rule(call: Call) -> Any:
     axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
         if is_int(x.shape[a]) and x.shape[a] != 1:
-            raise RuleError(NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 "
-                                     f"(shape {fmt_shape(x.shape)})")
+            raise RuleError(
+                NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 (shape {fmt_shape(x.shape)})"
+            )
     return x.with_shape(tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
@@ -186,23 +195,30 @@ def concatenate_rule(call: Call) -> Any:
     ts = _array_list(call, "arrays")
     axis = literal(call.get("axis", None) or call.get("dimension", Const(0)))
     if axis is None:
-        return ArrayType.make(_join_meta(call, ts)[0], (sum_dims([num_elements(t.shape) for t in ts]),),
-                              _join_meta(call, ts)[1])
+        return ArrayType.make(
+            _join_meta(call, ts)[0], (sum_dims([num_elements(t.shape) for t in ts]),), _join_meta(call, ts)[1]
+        )
     nd = len(ts[0].shape)
     if nd == 0:
         raise RuleError(NC203, f"{call.short} of zero-dimensional arrays; use stack")
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != nd:
-            raise RuleError(NC203, f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
-                                     f"array 0 has {nd} {fmt_shape(ts[0].shape)}")
+            raise RuleError(
+                NC203,
+                f"{call.short}: array {i} has {len(t.shape)} dimensions {fmt_shape(t.shape)}, "
+                f"array 0 has {nd} {fmt_shape(ts[0].shape)}",
+            )
     ax = norm_axis(axis, nd, call.short)
     shape = list(ts[0].shape)
     for i, t in enumerate(ts[1:], 1):
         for k in range(nd):
             if k != ax and differ(shape[k], t.shape[k]):
-                raise RuleError(NC203, f"{call.short} along axis {axis}: dimension {k} of array {i} is "
-                                         f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
-                                         f"{fmt_shape(ts[0].shape)})")
+                raise RuleError(
+                    NC203,
+                    f"{call.short} along axis {axis}: dimension {k} of array {i} is "
+                    f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
+                    f"{fmt_shape(ts[0].shape)})",
+                )
     shape[ax] = sum_dims([t.shape[ax] for t in ts])
     dt, named = _join_meta(call, ts)
     return ArrayType.make(dt, tuple(shape), named)
@@ -219,8 +235,11 @@ def stack_rule(call: Call) -> Any:
     first = ts[0].shape
     for i, t in enumerate(ts[1:], 1):
         if len(t.shape) != len(first) or any(differ(a, b) for a, b in zip(first, t.shape)):
-            raise RuleError(NC203, f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
-                                     f"{fmt_shape(first)}; stacked arrays must have one shape")
+            raise RuleError(
+                NC203,
+                f"{call.short}: array {i} has shape {fmt_shape(t.shape)} but array 0 has "
+                f"{fmt_shape(first)}; stacked arrays must have one shape",
+            )
     ax = norm_axis(axis, len(first) + 1, call.short)
     dt, named = _join_meta(call, ts)
     return ArrayType.make(dt, first[:ax] + (len(ts),) + first[ax:], named)
@@ -231,8 +250,9 @@ def broadcast_to_rule(call: Call) -> Any:
     x = positional(call, "array")
     target = shape_arg(call.get("shape"))
     if len(x.shape) > len(target):
-        raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target "
-                                 f"has fewer dimensions")
+        raise RuleError(
+            NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target has fewer dimensions"
+        )
     for i in range(1, len(x.shape) + 1):
         d, t = x.shape[-i], target[-i]
         try:
@@ -240,8 +260,10 @@ def broadcast_to_rule(call: Call) -> Any:
         except ValueError:
             b = None
         if d != 1 and differ(d, t) or (b is None and is_int(d) and is_int(t)):
-            raise RuleError(NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension "
-                                     f"{-i} is {d}, target {t}")
+            raise RuleError(
+                NC201,
+                f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension {-i} is {d}, target {t}",
+            )
     return x.with_shape(target)
 
 
@@ -260,8 +282,11 @@ def split_rule(call: Call) -> Any:
         elif call.op.endswith("array_split"):
             sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
         elif d % how:
-            raise RuleError(NC203, f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: "
-                                     f"{d} is not divisible by {how}", hint="use jnp.array_split for unequal sections")
+            raise RuleError(
+                NC203,
+                f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: {d} is not divisible by {how}",
+                hint="use jnp.array_split for unequal sections",
+            )
         else:
             sizes = [d // how] * how
     elif isinstance(how, tuple) and all(is_int(i) for i in how) and is_int(d):
@@ -269,7 +294,7 @@ def split_rule(call: Call) -> Any:
         sizes = [max(0, min(b, d) - min(a, d)) for a, b in zip(bounds, bounds[1:])]
     else:
         raise Unprovable
-    parts = tuple(x.with_shape(x.shape[:axis] + (s,) + x.shape[axis + 1:]) for s in sizes)
+    parts = tuple(x.with_shape(x.shape[:axis] + (s,) + x.shape[axis + 1 :]) for s in sizes)
     return Seq(parts, "list")
 
 
@@ -288,8 +313,11 @@ def take_along_axis_rule(call: Call) -> Any:
         try:
             shape.append(broadcast_dim(dx, di))
         except ValueError:
-            raise RuleError(NC201, f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
-                                     f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})") from None
+            raise RuleError(
+                NC201,
+                f"{call.short}: dimension {i} is {dx} in the array and {di} in the indices "
+                f"({fmt_shape(x.shape)} vs {fmt_shape(idx.shape)})",
+            ) from None
     dt, named = _join_meta(call, [x, idx])
     return ArrayType.make(x.dtype_code, tuple(shape), named)
 
@@ -318,7 +346,7 @@ def repeat_rule(call: Call) -> Any:
         return x.with_shape((n * reps if n is not None else None,))
     i = norm_axis(axis, len(x.shape), call.short)
     d = x.shape[i]
-    return x.with_shape(x.shape[:i] + (d * reps if is_int(d) else None,) + x.shape[i + 1:])
+    return x.with_shape(x.shape[:i] + (d * reps if is_int(d) else None,) + x.shape[i + 1 :])
 
 
 @rule("jax.numpy.pad")
@@ -346,16 +374,18 @@ def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
             return [width[0]] * nd if shape[0] == 1 else list(width)
     else:
         raise Unprovable
-    raise RuleError(NC203, f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
-                             f"{'s' if nd != 1 else ''}; expected one of {(nd, 2)}, (1, 2), (2,), (1,) or ()")
+    raise RuleError(
+        NC203,
+        f"{short}: pad_width of shape {shape} for an array of {nd} dimension"
+        f"{'s' if nd != 1 else ''}; expected one of {(nd, 2)}, (1, 2), (2,), (1,) or ()",
+    )
 
 
 @rule("jax.numpy.tril", "jax.numpy.triu")
 def tri_rule(call: Call) -> Any:
     x = call.array("m")
     if not x.has_ellipsis and len(x.shape) < 2:
-        raise RuleError(NC203, f"{call.short} needs an array of at least 2 dimensions; found "
-                                 f"{fmt_shape(x.shape)}")
+        raise RuleError(NC203, f"{call.short} needs an array of at least 2 dimensions; found {fmt_shape(x.shape)}")
     return x
 
 
@@ -369,7 +399,7 @@ def take_rule(call: Call) -> Any:
     if axis is None:
         return ArrayType.make(x.dtype_code, idx.shape, union_named([x, idx]))
     i = norm_axis(axis, len(x.shape), call.short)
-    return ArrayType.make(x.dtype_code, x.shape[:i] + idx.shape + x.shape[i + 1:], union_named([x, idx]))
+    return ArrayType.make(x.dtype_code, x.shape[:i] + idx.shape + x.shape[i + 1 :], union_named([x, idx]))
 
 
 @rule("jax.numpy.diagonal", "jax.numpy.trace")
@@ -392,6 +422,7 @@ def diagonal_rule(call: Call) -> Any:
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
 # Tiling or repeating a sharded dimension needs `out_sharding=` (NC821); a pad, split or roll whose result
 # dimension its mesh axes no longer divide is rejected (NC822; lax.py `_pad_sharding_rule`).
+
 
 def _permute(s: Shd | None, perm: list[int]) -> Shd | None:
     return None if s is None else tuple(s[p] for p in perm)
@@ -442,9 +473,12 @@ def squeeze_sharding(call: Call, result: ArrayType) -> Shd | None:
 
 
 def _reshape_error(call: Call, x: ArrayType, new: tuple[Any, ...]) -> RuleError:
-    return RuleError(NC805, f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
-                              f"for its sharding (the sharded dimension cannot be split or merged that way)",
-                     hint="pass out_sharding=P(...) to the reshape, or reshard the operand first")
+    return RuleError(
+        NC805,
+        f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
+        f"for its sharding (the sharded dimension cannot be split or merged that way)",
+        hint="pass out_sharding=P(...) to the reshape, or reshard the operand first",
+    )
 
 
 def _split_one(op: list[int], new: list[int]) -> list[Any] | None:
@@ -563,9 +597,12 @@ def _same_all(call: Call, name: str, what: str) -> Shd | None:
     known = [(i, s) for i, s in enumerate(shds) if s is not None]
     for i, s in known[1:]:
         if s != known[0][1]:
-            raise RuleError(NC801, f"{call.short}: all operands should have the same sharding, got {what} "
-                                     f"{known[0][0]}: {fmt_type(ts[known[0][0]])} and {what} {i}: {fmt_type(ts[i])}",
-                            hint=f"reshard {what} {i} to {fmt_spec(known[0][1])} first")
+            raise RuleError(
+                NC801,
+                f"{call.short}: all operands should have the same sharding, got {what} "
+                f"{known[0][0]}: {fmt_type(ts[known[0][0]])} and {what} {i}: {fmt_type(ts[i])}",
+                hint=f"reshard {what} {i} to {fmt_spec(known[0][1])} first",
+            )
     return known[0][1] if known and len(known) == len(shds) else None
 
 
@@ -593,21 +630,31 @@ def take_sharding(call: Call, result: ArrayType) -> Shd | None:
         return None
     if axis is None:  # the flattened array is gathered from: it must be replicated
         if sx is not None and any(sx):
-            raise RuleError(NC806, f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
-                                     f"is sharded ({fmt_type(x)}): the gather's out sharding cannot be resolved "
-                                     f"unambiguously", hint="pass axis=, or reshard the array replicated first")
+            raise RuleError(
+                NC806,
+                f"{call.short} with axis=None gathers from {call.label('a')} flattened, which "
+                f"is sharded ({fmt_type(x)}): the gather's out sharding cannot be resolved "
+                f"unambiguously",
+                hint="pass axis=, or reshard the array replicated first",
+            )
         x, axis = x.with_shape((None,)).with_sharding(((),)), 0
         sx = ((),) if sx is not None else None
     k = norm_axis(axis, len(x.shape), call.short)
     if (si is not None and any(si)) or (sx is not None and sx[k]):
-        which = f"its indices {call.label('indices')} are sharded ({fmt_type(idx)})" if si and any(si) else \
-            f"it gathers along dimension {k} of {call.label('a')}, split over {axes_desc(sx[k] if sx else ())}"
-        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: {which}",
-                        hint="index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand "
-                             "to be unsharded there first")
+        which = (
+            f"its indices {call.label('indices')} are sharded ({fmt_type(idx)})"
+            if si and any(si)
+            else f"it gathers along dimension {k} of {call.label('a')}, split over {axes_desc(sx[k] if sx else ())}"
+        )
+        raise RuleError(
+            NC806,
+            f"{call.short}: the gather's out sharding cannot be resolved unambiguously: {which}",
+            hint="index with x.at[ids].get(out_sharding=P(...)), or reshard the indices / operand "
+            "to be unsharded there first",
+        )
     if sx is None or si is None:
         return None
-    return sx[:k] + si + sx[k + 1:]
+    return sx[:k] + si + sx[k + 1 :]
 
 
 @sharding_rule("jax.numpy.pad")
@@ -635,10 +682,13 @@ def tile_sharding(call: Call, result: ArrayType) -> Shd | None:
     full = ((),) * (n - len(s)) + s
     for i, (r, e) in enumerate(zip(reps, full)):
         if e and r != 1:
-            raise RuleError(NC821, f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
-                                     f"{axes_desc(e)} ({fmt_type(x)}) and is tiled {r} times: the operand cannot "
-                                     f"be sharded on a dimension with non-trivial tiling",
-                            hint="reshard the operand so that the tiled dimension is unsharded first")
+            raise RuleError(
+                NC821,
+                f"{call.short}: dimension {i - (n - len(s))} of {call.label('A')} is split over "
+                f"{axes_desc(e)} ({fmt_type(x)}) and is tiled {r} times: the operand cannot "
+                f"be sharded on a dimension with non-trivial tiling",
+                hint="reshard the operand so that the tiled dimension is unsharded first",
+            )
     return full
 
 
@@ -651,16 +701,22 @@ def repeat_sharding(call: Call, result: ArrayType) -> Shd | None:
     axis = literal_arg(call, "axis", None)
     if axis is None:
         if any(s):
-            raise RuleError(NC821, f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
-                                     f"({fmt_type(x)}): pass the result's sharding via out_sharding=",
-                            hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand first")
+            raise RuleError(
+                NC821,
+                f"{call.short} with axis=None flattens {call.label('a')}, which is sharded "
+                f"({fmt_type(x)}): pass the result's sharding via out_sharding=",
+                hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand first",
+            )
         return ((),)
     i = norm_axis(axis, len(s), call.short)
     if s[i]:
-        raise RuleError(NC821, f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
-                                 f"{axes_desc(s[i])} ({fmt_type(x)}): pass the result's sharding via out_sharding=",
-                        hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand so that dimension "
-                             f"{i} is unsharded first")
+        raise RuleError(
+            NC821,
+            f"{call.short} repeats dimension {i} of {call.label('a')}, which is split over "
+            f"{axes_desc(s[i])} ({fmt_type(x)}): pass the result's sharding via out_sharding=",
+            hint="pass out_sharding=P(...) to jnp.repeat, or reshard the operand so that dimension "
+            f"{i} is unsharded first",
+        )
     return s
 
 
@@ -692,8 +748,7 @@ def broadcast_to_sharding(call: Call, result: ArrayType) -> Shd | None:
     lead = len(result.shape) - len(s)
     if lead < 0:
         raise Unprovable
-    return ((),) * lead + tuple(() if d == 1 and n != 1 else e
-                                for d, n, e in zip(x.shape, result.shape[lead:], s))
+    return ((),) * lead + tuple(() if d == 1 and n != 1 else e for d, n, e in zip(x.shape, result.shape[lead:], s))
 
 
 @sharding_rule("jax.numpy.split", "jax.numpy.array_split")
@@ -716,7 +771,7 @@ def split_sharding(call: Call, result: ArrayType) -> Shd | None:
         raise Unprovable
     for part in sizes:
         if part != n:
-            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1:], "splits")
+            check_divisible_out(call, x, s, x.shape[:i] + (part,) + x.shape[i + 1 :], "splits")
     return s
 
 
@@ -730,10 +785,13 @@ def take_along_axis_sharding(call: Call, result: ArrayType) -> Shd | None:
         raise Unprovable
     i = norm_axis(axis, len(s), call.short)
     if s[i]:
-        raise RuleError(NC806, f"{call.short}: the gather's out sharding cannot be resolved unambiguously: it gathers "
-                                 f"along dimension {i} of {call.label('arr')}, split over {axes_desc(s[i])} "
-                                 f"({fmt_type(x)})",
-                        hint="reshard the array so that the gathered dimension is unsharded first")
+        raise RuleError(
+            NC806,
+            f"{call.short}: the gather's out sharding cannot be resolved unambiguously: it gathers "
+            f"along dimension {i} of {call.label('arr')}, split over {axes_desc(s[i])} "
+            f"({fmt_type(x)})",
+            hint="reshard the array so that the gathered dimension is unsharded first",
+        )
     idx = call.array("indices")
     si = of(idx)
     if si is None or len(si) != len(s) or si[i]:

@@ -48,10 +48,13 @@ def check_distinct(call: Call, shd: Shd, inputs: str) -> Shd:
     for i, e in enumerate(shd):
         for a in e:
             if a in seen:
-                raise RuleError(NC804, f"{call.short} of {inputs} produces an illegally sharded result: dimensions "
-                                         f"{seen[a]} and {i} would both be split over mesh axis {a!r} "
-                                         f"({fmt_spec(shd)})",
-                                hint="pass out_sharding= to the op, or jax.sharding.reshard an operand first")
+                raise RuleError(
+                    NC804,
+                    f"{call.short} of {inputs} produces an illegally sharded result: dimensions "
+                    f"{seen[a]} and {i} would both be split over mesh axis {a!r} "
+                    f"({fmt_spec(shd)})",
+                    hint="pass out_sharding= to the op, or jax.sharding.reshard an operand first",
+                )
             seen[a] = i
     return shd
 
@@ -62,10 +65,13 @@ _UNSHARD_HINT = "jax.sharding.reshard the operand so that dimension {i} is unsha
 def check_unsharded_along(call: Call, x: ArrayType, s: Shd, i: int, what: str) -> None:
     """NC821: an op that runs along dimension i needs it unsharded."""
     if s[i]:
-        unsharded = s[:i] + ((),) + s[i + 1:]
-        raise RuleError(NC821, f"{call.short} {what} dimension {i} of {call.label(first_arg(call))}, which is split over "
-                                 f"{axes_desc(s[i])} ({fmt_type(x)}): the operand must be unsharded along it",
-                        hint=_UNSHARD_HINT.format(i=i, x=call.label(first_arg(call)).strip("`"), spec=fmt_spec(unsharded)))
+        unsharded = s[:i] + ((),) + s[i + 1 :]
+        raise RuleError(
+            NC821,
+            f"{call.short} {what} dimension {i} of {call.label(first_arg(call))}, which is split over "
+            f"{axes_desc(s[i])} ({fmt_type(x)}): the operand must be unsharded along it",
+            hint=_UNSHARD_HINT.format(i=i, x=call.label(first_arg(call)).strip("`"), spec=fmt_spec(unsharded)),
+        )
 
 
 def first_arg(call: Call) -> str:
@@ -84,8 +90,9 @@ def literal_arg(call: Call, name: str, default: Any) -> Any:
     return literal(call.get(name, Const(default)))
 
 
-def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, ...], what: str,
-                        op: str | None = None, note: str = "") -> None:
+def check_divisible_out(
+    call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, ...], what: str, op: str | None = None, note: str = ""
+) -> None:
     """NC822: JAX keeps the operand's sharding when an op changes a dimension's size (pad, slice), and
     rejects a sharded dimension whose new size its mesh axes do not divide."""
     mesh = call.env.mesh
@@ -98,11 +105,14 @@ def check_divisible_out(call: Call, x: ArrayType, s: Shd, out_shape: tuple[Any, 
         if not (is_int(k) and is_int(o)):
             raise Unprovable
         if o % k:
-            raise RuleError(NC822, f"{op or call.short}: {what} dimension {i} of {call.label(first_arg(call))} "
-                                     f"({fmt_type(x)}) to size {o}, which its {k} devices of {axes_desc(e)} do "
-                                     f"not divide: JAX keeps the operand's sharding and does not implement an "
-                                     f"uneven one{note}",
-                            hint=f"keep dimension {i} a multiple of {k}, or reshard it unsharded first")
+            raise RuleError(
+                NC822,
+                f"{op or call.short}: {what} dimension {i} of {call.label(first_arg(call))} "
+                f"({fmt_type(x)}) to size {o}, which its {k} devices of {axes_desc(e)} do "
+                f"not divide: JAX keeps the operand's sharding and does not implement an "
+                f"uneven one{note}",
+                hint=f"keep dimension {i} a multiple of {k}, or reshard it unsharded first",
+            )
 
 
 def known_sharding(call: Call, name: str) -> tuple[ArrayType, Shd]:

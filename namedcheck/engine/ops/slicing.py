@@ -22,15 +22,20 @@ def _fits(call: Call, x: ArrayType, sizes: tuple[Any, ...], what: str) -> None:
         if is_int(s) and s < 0:
             raise RuleError(NC203, f"{call.short}: negative {what} size {s} for dimension {i}")
         if is_int(s) and is_int(d) and s > d:
-            raise RuleError(NC203, f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the "
-                                     f"operand {fmt_shape(x.shape)}",
-                            hint="a dynamic slice cannot be larger than the array it slices")
+            raise RuleError(
+                NC203,
+                f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the operand {fmt_shape(x.shape)}",
+                hint="a dynamic slice cannot be larger than the array it slices",
+            )
 
 
 def _rank(call: Call, x: ArrayType, n: int, what: str) -> None:
     if n != len(x.shape):
-        raise RuleError(NC203, f"{call.short}: {n} {what} for an operand of rank {len(x.shape)} "
-                                 f"{fmt_shape(x.shape)}", hint="give one entry per dimension of the operand")
+        raise RuleError(
+            NC203,
+            f"{call.short}: {n} {what} for an operand of rank {len(x.shape)} {fmt_shape(x.shape)}",
+            hint="give one entry per dimension of the operand",
+        )
 
 
 def _check_starts(call: Call, x: ArrayType) -> None:
@@ -67,7 +72,7 @@ def dynamic_slice_in_dim_rule(call: Call) -> Any:
     if len(sizes) != 1:
         raise Unprovable  # one size
     size = sizes[0]
-    shape = x.shape[:i] + (size,) + x.shape[i + 1:]
+    shape = x.shape[:i] + (size,) + x.shape[i + 1 :]
     _fits(call, x, shape, "slice")
     return x.with_shape(shape)
 
@@ -77,7 +82,7 @@ def dynamic_index_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(x.shape), call.short)
     keep = literal(call.get("keepdims", Const(True)))
-    return x.with_shape(x.shape[:i] + ((1,) if keep else ()) + x.shape[i + 1:])
+    return x.with_shape(x.shape[:i] + ((1,) if keep else ()) + x.shape[i + 1 :])
 
 
 def _update(call: Call, x: ArrayType, axis: int | None = None) -> ArrayType:
@@ -88,13 +93,19 @@ def _update(call: Call, x: ArrayType, axis: int | None = None) -> ArrayType:
     if axis is not None and len(u.shape) == len(x.shape) - 1:  # JAX expands it at `axis`
         u = u.with_shape(u.shape[:axis] + (1,) + u.shape[axis:])
     if len(u.shape) != len(x.shape):
-        raise RuleError(NC203, f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
-                                 f"operand has rank {len(x.shape)} {fmt_shape(x.shape)}",
-                        hint="the update must have the operand's rank (expand_dims it)")
+        raise RuleError(
+            NC203,
+            f"{call.short}: the update has rank {len(u.shape)} {fmt_shape(u.shape)} but the "
+            f"operand has rank {len(x.shape)} {fmt_shape(x.shape)}",
+            hint="the update must have the operand's rank (expand_dims it)",
+        )
     _fits(call, x, u.shape, "update")
     if u.dtype_code and x.dtype_code and not u.weak and dtypes.definitely_different(u.dtype_code, x.dtype_code):
-        raise RuleError(NC304, f"{call.short}: the update has dtype {u.dtype} but the operand {x.dtype}",
-                        hint="cast the update with .astype(operand.dtype)")
+        raise RuleError(
+            NC304,
+            f"{call.short}: the update has dtype {u.dtype} but the operand {x.dtype}",
+            hint="cast the update with .astype(operand.dtype)",
+        )
     return u
 
 
@@ -112,12 +123,16 @@ def dynamic_update_in_dim_rule(call: Call) -> Any:
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
     u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
     if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
-        raise RuleError(NC203, f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
-                                 f"update writes one entry (size 1)")
+        raise RuleError(
+            NC203,
+            f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
+            f"update writes one entry (size 1)",
+        )
     return x
 
 
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
+
 
 @sharding_rule("jax.lax.dynamic_slice", "jax.lax.dynamic_slice_in_dim")
 def lax_slice_sharding(call: Call, result: ArrayType) -> Shd | None:
@@ -134,12 +149,13 @@ def lax_index_sharding(call: Call, result: ArrayType) -> Shd | None:
     """A dynamic slice of length 1 along `axis` (dropped without keepdims): that dim must be unsharded."""
     x, s = known_sharding(call, "operand")
     i = norm_axis(literal(call.get("axis", Const(0))), len(s), call.short)
-    check_divisible_out(call, x, s, x.shape[:i] + (1,) + x.shape[i + 1:], "indexes")
-    return s if literal(call.get("keepdims", Const(True))) else s[:i] + s[i + 1:]
+    check_divisible_out(call, x, s, x.shape[:i] + (1,) + x.shape[i + 1 :], "indexes")
+    return s if literal(call.get("keepdims", Const(True))) else s[:i] + s[i + 1 :]
 
 
-@sharding_rule("jax.lax.dynamic_update_slice", "jax.lax.dynamic_update_slice_in_dim",
-               "jax.lax.dynamic_update_index_in_dim")
+@sharding_rule(
+    "jax.lax.dynamic_update_slice", "jax.lax.dynamic_update_slice_in_dim", "jax.lax.dynamic_update_index_in_dim"
+)
 def lax_update_sharding(call: Call, result: ArrayType) -> Shd | None:
     """dynamic_update_slice needs the update sharded exactly like the operand (NC801); the result keeps it.
     dynamic_update_index_in_dim first gives a one-rank-lower update an unsharded size-1 dim at `axis`."""
@@ -151,7 +167,10 @@ def lax_update_sharding(call: Call, result: ArrayType) -> Shd | None:
     if len(su) != len(s):
         raise Unprovable
     if su != s:
-        raise RuleError(NC801, f"{call.short}: the update {call.label('update')} ({fmt_type(u)}) must be sharded "
-                                 f"like the operand {call.label('operand')} ({fmt_type(x)})",
-                        hint=f"jax.sharding.reshard the update to {fmt_spec(s)} first")
+        raise RuleError(
+            NC801,
+            f"{call.short}: the update {call.label('update')} ({fmt_type(u)}) must be sharded "
+            f"like the operand {call.label('operand')} ({fmt_type(x)})",
+            hint=f"jax.sharding.reshard the update to {fmt_spec(s)} first",
+        )
     return s

@@ -31,8 +31,10 @@ def grad_type(args: Sequence[Any], argnums: int | tuple[int, ...]) -> Any:
     nums = (argnums,) if isinstance(argnums, int) else argnums
     if not isinstance(nums, tuple) or not all(isinstance(n, int) and not isinstance(n, bool) for n in nums):
         return UNKNOWN  # not an int or a tuple of ints: JAX rejects it
-    out = [map_leaves(args[n], lambda leaf: _grad_leaf(leaf, named)) if -len(args) <= n < len(args) else UNKNOWN
-           for n in nums]
+    out = [
+        map_leaves(args[n], lambda leaf: _grad_leaf(leaf, named)) if -len(args) <= n < len(args) else UNKNOWN
+        for n in nums
+    ]
     return out[0] if isinstance(argnums, int) else Seq(tuple(out))
 
 

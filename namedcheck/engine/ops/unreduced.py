@@ -35,12 +35,24 @@ unreduced_rule("contraction", "jax.numpy.matmul", "jax.numpy.dot", "jax.numpy.ei
 unreduced_rule("add", "jax.numpy.add")
 unreduced_rule("multiply", "jax.numpy.multiply")
 # ops that keep an unreduced operand unreduced (their sharding rule gives the rest of the type)
-unreduced_rule("keep", "jax.numpy.sum", "jax.numpy.reshape", "jax.numpy.transpose", "jax.numpy.expand_dims",
-               "jax.numpy.astype", "jax.numpy.concatenate")
+unreduced_rule(
+    "keep",
+    "jax.numpy.sum",
+    "jax.numpy.reshape",
+    "jax.numpy.transpose",
+    "jax.numpy.expand_dims",
+    "jax.numpy.astype",
+    "jax.numpy.concatenate",
+)
 # ops JAX has no unreduced rule for (NotImplementedError / ValueError when tracing); `true_divide` is `divide`'s
 # alias (names.canonical_name)
-unreduced_rule("unsupported", *(f"jax.numpy.{n}" for n in ("subtract", "divide", "negative", "exp", "tanh", "abs",
-                                                            "square", "sqrt", "log", "sin", "mean", "max")))
+unreduced_rule(
+    "unsupported",
+    *(
+        f"jax.numpy.{n}"
+        for n in ("subtract", "divide", "negative", "exp", "tanh", "abs", "square", "sqrt", "log", "sin", "mean", "max")
+    ),
+)
 _HINT = "jax.sharding.reshard the value (to a spec without unreduced=) first: that sums the partial results"
 
 
@@ -49,8 +61,22 @@ def _sets(s: frozenset[str]) -> str:
 
 
 def _operands(call: Call) -> list[tuple[str, ArrayType]]:
-    skip = {"dtype", "out", "where", "order", "out_sharding", "axis", "keepdims", "shape", "new_sizes", "newshape",
-            "axes", "precision", "preferred_element_type", *call.options.get("static", ())}
+    skip = {
+        "dtype",
+        "out",
+        "where",
+        "order",
+        "out_sharding",
+        "axis",
+        "keepdims",
+        "shape",
+        "new_sizes",
+        "newshape",
+        "axes",
+        "precision",
+        "preferred_element_type",
+        *call.options.get("static", ()),
+    }
     out = []
     for n, v in call.args.items():
         if n in skip:
@@ -87,20 +113,31 @@ def through(op: Op, call: Call, result: ArrayType, rule: Callable[[], Shd | None
     if kind == "add":
         for n, t in ops:
             if t.unreduced and t.unreduced != first.unreduced:
-                raise RuleError(NC813, f"{what} and {n} over {_sets(t.unreduced)}: an add needs both unreduced "
-                                         f"over the same mesh axes", hint=_HINT)
+                raise RuleError(
+                    NC813,
+                    f"{what} and {n} over {_sets(t.unreduced)}: an add needs both unreduced over the same mesh axes",
+                    hint=_HINT,
+                )
             if _plain(t) or (of(t) is not None and not t.unreduced):
-                raise RuleError(NC813, f"{what} while {n} is not: the add would need implicit communication",
-                                hint=_HINT)
+                raise RuleError(
+                    NC813, f"{what} while {n} is not: the add would need implicit communication", hint=_HINT
+                )
         return _keep(bare, rule, first.unreduced) if same_shape and len(unreduced) == len(ops) else bare
     if kind == "multiply":
         if len(unreduced) > 1:
-            raise RuleError(NC813, f"{what} and so is {unreduced[1][0]}: a product is bilinear, at most one factor "
-                                     f"may be unreduced", hint=_HINT)
+            raise RuleError(
+                NC813,
+                f"{what} and so is {unreduced[1][0]}: a product is bilinear, at most one factor may be unreduced",
+                hint=_HINT,
+            )
         for n, t in ops:
             if t is not first and (_plain(t) or (of(t) is not None and not first.unreduced <= t.reduced)):
-                raise RuleError(NC813, f"{what}, so {n} must be reduced over the same axes "
-                                         f"(reshard it with reduced={_sets(first.unreduced)})", hint=_HINT)
+                raise RuleError(
+                    NC813,
+                    f"{what}, so {n} must be reduced over the same axes "
+                    f"(reshard it with reduced={_sets(first.unreduced)})",
+                    hint=_HINT,
+                )
         ok = same_shape and all(first.unreduced <= t.reduced for n, t in ops if t is not first)
         return _keep(bare, rule, first.unreduced) if ok else bare
     if kind == "keep" and len(ops) == len(unreduced) and all(t.unreduced == first.unreduced for _, t in ops):
@@ -125,12 +162,21 @@ def _contracting(op_name: str, call: Call) -> list[tuple[tuple[str, ...], tuple[
     if op_name == "jax.lax.dot_general":
         sa, sb = of(call.array("lhs")), of(call.array("rhs"))
         dn = literal(call.get("dimension_numbers"))
-        if not (isinstance(dn, tuple) and len(dn) == 2 and isinstance(dn[0], tuple) and len(dn[0]) == 2 and
-                all(isinstance(d, tuple) and all(isinstance(i, int) for i in d) for d in dn[0])):
+        if not (
+            isinstance(dn, tuple)
+            and len(dn) == 2
+            and isinstance(dn[0], tuple)
+            and len(dn[0]) == 2
+            and all(isinstance(d, tuple) and all(isinstance(i, int) for i in d) for d in dn[0])
+        ):
             raise Unprovable  # not JAX's ((lhs_contracting, rhs_contracting), batch) spelling
         lc, rc = dn[0]
-        if sa is None or sb is None or not all(-len(sa) <= i < len(sa) for i in lc) or \
-                not all(-len(sb) <= j < len(sb) for j in rc):
+        if (
+            sa is None
+            or sb is None
+            or not all(-len(sa) <= i < len(sa) for i in lc)
+            or not all(-len(sb) <= j < len(sb) for j in rc)
+        ):
             return None
         return [(sa[i], sb[j]) for i, j in zip(lc, rc)]
     return None
@@ -153,14 +199,20 @@ def contraction_out(op_name: str, call: Call, result: ArrayType) -> ArrayType:
     axes = frozenset(a for lhs, _ in contracting for a in lhs)
     for lhs, rhs in contracting:
         if lhs != rhs:
-            raise RuleError(NC813, f"{call.short}: out_sharding is unreduced over {_sets(spec.unreduced)}, so the "
-                                     f"contracting dimensions must be sharded alike on both operands; they are "
-                                     f"split over {lhs or 'no axis'} and {rhs or 'no axis'}",
-                            hint="reshard the operands so their contracting dimensions share the mesh axes")
+            raise RuleError(
+                NC813,
+                f"{call.short}: out_sharding is unreduced over {_sets(spec.unreduced)}, so the "
+                f"contracting dimensions must be sharded alike on both operands; they are "
+                f"split over {lhs or 'no axis'} and {rhs or 'no axis'}",
+                hint="reshard the operands so their contracting dimensions share the mesh axes",
+            )
     if axes != spec.unreduced:
-        raise RuleError(NC813, f"{call.short}: out_sharding's unreduced axes {_sets(spec.unreduced)} must be the "
-                                 f"mesh axes of the contracting dimensions ({_sets(axes) if axes else 'none'})",
-                        hint=f"write unreduced={_sets(axes)}" if axes else "drop unreduced=")
+        raise RuleError(
+            NC813,
+            f"{call.short}: out_sharding's unreduced axes {_sets(spec.unreduced)} must be the "
+            f"mesh axes of the contracting dimensions ({_sets(axes) if axes else 'none'})",
+            hint=f"write unreduced={_sets(axes)}" if axes else "drop unreduced=",
+        )
     return replace(result, unreduced=spec.unreduced)
 
 
