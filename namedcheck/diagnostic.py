@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from namedcheck.engine.codes import NC000, NC001, default_hint, matches
@@ -22,14 +22,7 @@ class Related:
     message: str
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "path": self.path,
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "message": self.message,
-        }
+        return asdict(self)
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> Related:
@@ -55,13 +48,7 @@ class Edit:
     text: str
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "line": self.line,
-            "column": self.column,
-            "end_line": self.end_line,
-            "end_column": self.end_column,
-            "text": self.text,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from pygls.lsp.client import LanguageClient  # noqa: E402
 
 from namedcheck.analyzer.check import check_source  # noqa: E402
 from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
+from tests.test_session import LAYERS, TRAIN  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -208,24 +209,6 @@ def test_stdin_uses_the_files_own_project(
     monkeypatch.setattr("sys.stdin", io.StringIO(BUGGY))
     assert main(["check", "-", "--stdin-filename", "other/model.py", "--no-cache"]) == 1
     assert "NC203" in capsys.readouterr().out
-
-
-LAYERS = """import jax.numpy as jnp
-
-
-def dense(x, w):
-    return x @ w
-"""
-TRAIN = """import jax.numpy as jnp
-
-from pkg.layers import dense
-
-
-def step():
-    x = jnp.ones((4, 8))
-    w = jnp.ones((5, 3))
-    return dense(x, w)
-"""
 
 
 async def _project_scenario(tmp: Path) -> None:
