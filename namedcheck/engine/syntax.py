@@ -10,6 +10,8 @@ keys can be reported; the leading type as `BASE`; a `Dims(...)` call as a `Dims`
 
 from __future__ import annotations
 
+import ast
+import re
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
@@ -273,3 +275,35 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
     if shd is not None:
         out = out.with_sharding(shd)
     return replace(out, family=family, variadic=variadic) if family or variadic else out
+
+
+# ---- the printed form: an ArrayType's repr read back -------------------------------------------------------
+_SHARDED_DIM = re.compile(r"(\d+@(?:\w+|\([\w,]+\)))")
+_SETS = re.compile(r"\{([VUR]):([\w.,]*)\}$")
+
+
+def parse_printed(text: str) -> ArrayType | None:
+    """An array type as `ArrayType.__repr__` prints it (`f32[(8@data, 4), {'b': 2}]{U:x}`: a sharded dim
+    unquoted, as `jax.typeof` prints it; varying / unreduced / reduced sets as suffixes) read back, None when
+    `text` is not one. The mypy plugin carries inferred types in this form; `parse_printed(repr(t)) == t`
+    (tests/test_annotations.py)."""
+    sets: dict[str, frozenset[str]] = {}
+    while (m := _SETS.search(text)) is not None:
+        names = [n for n in m.group(2).split(",") if n]
+        if "..." in names or m.group(1) in sets:
+            return None  # a lower bound is not a type that can be stated
+        sets[m.group(1)] = frozenset(names)
+        text = text[: m.start()]
+    head, bracket, rest = _SHARDED_DIM.sub(r"'\1'", text).partition("[")
+    if not bracket or not rest.endswith("]"):
+        return None
+    try:
+        parts = ast.literal_eval("(" + rest[:-1] + ",)")  # the shape, and the named axes if any
+        out = parse_item(None if head == "Array" else head, parts[0] if len(parts) == 1 else parts)
+    except (RuleError, ValueError, SyntaxError, TypeError):
+        return None
+    if "V" in sets:
+        out = out.with_varying(sets["V"])
+    if "U" in sets or "R" in sets:
+        out = replace(out, unreduced=sets.get("U", frozenset()), reduced=sets.get("R", frozenset()))
+    return out

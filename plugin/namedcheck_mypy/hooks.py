@@ -26,7 +26,6 @@ import atexit
 import functools
 import hashlib
 import pickle
-import re
 import struct
 import subprocess
 import sys
@@ -88,7 +87,7 @@ from namedcheck.engine.codes import CODES
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS, materialize
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import Param, Signature, apply
-from namedcheck.engine.syntax import parse_item
+from namedcheck.engine.syntax import parse_item, parse_printed
 from namedcheck.engine.values import ArrayType, Seq
 
 SHAPED = "namedcheck.shaped.Shaped"
@@ -702,22 +701,8 @@ def _shaped_arg(t: Type) -> ArrayType | None | bool:
         return None
     arg = get_proper_type(p.args[0]) if p.args else None
     if isinstance(arg, LiteralType) and isinstance(arg.value, str):
-        return _parse_repr(arg.value) or True
+        return parse_printed(arg.value) or True
     return True
-
-
-_SHARDED_DIM = re.compile(r"(\d+@(?:\w+|\([\w,]+\)))")
-
-
-def _parse_repr(text: str) -> ArrayType | None:
-    """An exact type's text (`f32[(8@data, 4)]`: a sharded dim is read as the annotation's `'8@data'`)."""
-    head, _, rest = _SHARDED_DIM.sub(r"'\1'", text).partition("[")
-    try:
-        return parse_item(
-            None if head == "Array" else head, ast.literal_eval("(" + rest[:-1] + ",)") if rest.endswith("]") else None
-        )
-    except Exception:
-        return None
 
 
 def _accepts(declared: ArrayType | bool | None, actual: ProperType) -> bool:
