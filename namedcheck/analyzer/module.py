@@ -277,7 +277,9 @@ class ModuleAnalyzer:
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
         frame.nc705_owner = nc705_owner
         sig = self.signature(ref)
-        defaults = self._defaults(ref)
+        # a default is the value only when a call leaves the parameter out: a function analysed on its own
+        # may be called with anything (its callers are analysed with what they pass)
+        defaults = {} if standalone else self._defaults(ref)
         for prm in sig.params:
             if prm.kind == VARARGS:
                 frame.vars[prm.name] = Seq(extra)
