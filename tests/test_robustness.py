@@ -471,3 +471,20 @@ def test_resource_limits_are_read_from_the_config(tmp_path) -> None:
     assert load_config(tmp_path).limits == Limits(time_budget=2.0, memory_budget=300, max_file_size=1)
     (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
     assert load_config(tmp_path).limits == Limits()
+
+
+def test_a_symlink_loop_in_the_tree_is_an_unreadable_file_not_a_crash(tmp_path, capsys, monkeypatch) -> None:
+    from namedcheck.cli.main import main
+
+    (tmp_path / "a.py").symlink_to(tmp_path / "b.py")
+    (tmp_path / "b.py").symlink_to(tmp_path / "a.py")
+    (tmp_path / "c.py").write_text("import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n")
+    monkeypatch.chdir(tmp_path)
+    assert main(["check", "--no-cache", "--format", "json", "."]) == 2
+    out, err = capsys.readouterr()
+    assert sorted((d["path"].removeprefix("./"), d["code"]) for d in json.loads(out)) == [
+        ("a.py", "NC001"),
+        ("b.py", "NC001"),
+        ("c.py", "NC201"),
+    ]
+    assert "internal error" not in err and "Traceback" not in err

@@ -95,14 +95,16 @@ def _package(root: Path) -> None:
     (root / "pkg/train.py").write_text(TRAIN)
 
 
-def _cli_json(argv: list[str], stdin: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None) -> list:
+def _cli_json(
+    argv: list[str], stdin: str | None = None, monkeypatch: pytest.MonkeyPatch | None = None, cache: bool = False
+) -> list:
     out = io.StringIO()
     if stdin is not None and monkeypatch is not None:
         monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
     old = sys.stdout
     sys.stdout = out
     try:
-        main(["check", "--no-cache", "--format", "json", *argv])
+        main(["check", *([] if cache else ["--no-cache"]), "--format", "json", *argv])
     finally:
         sys.stdout = old
     return json.loads(out.getvalue())
@@ -262,6 +264,13 @@ def test_cached_results_name_other_files_from_any_working_directory(
     monkeypatch.chdir(tmp_path / "pkg")
     project_registry._PROJECTS.clear()
     assert run() == want  # read from the cache in another directory
+    # the callee alone (its importer train.py runs as context): the notes name train.py from here, cached or not
+    for where in (tmp_path, tmp_path / "pkg", tmp_path / "pkg"):
+        monkeypatch.chdir(where)
+        project_registry._PROJECTS.clear()
+        got = _cli_json(["--config-root", str(tmp_path), str(tmp_path / "pkg/layers.py")], cache=True)
+        notes = [Path(r["path"]).resolve() for d in got for r in d["related"]]
+        assert notes and all(p == (tmp_path / "pkg/train.py").resolve() for p in notes), (where, got)
 
 
 def test_editor_forgets_replays_when_an_imported_buffer_changes(tmp_path: Path) -> None:
@@ -298,3 +307,50 @@ def test_a_stdin_filename_that_is_a_directory_is_no_internal_error(
         ["--stdin-filename", ".", "-"], "import jax.numpy as jnp\nx = jnp.ones(3) + jnp.ones(4)\n", monkeypatch
     )
     assert [d["code"] for d in got] == ["NC201"]
+
+
+PLACED = """import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding, PartitionSpec as P
+
+mesh = jax.make_mesh((4, 2), ("data", "model"), axis_types=(AxisType.Explicit, AxisType.Explicit))
+
+
+def make():
+    return jax.device_put(jnp.ones((8, 16)), NamedSharding(mesh, P(None, "data")))
+"""
+USE = """import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding, PartitionSpec as P
+
+from pkg.placed import make, mesh
+
+
+def run():
+    x = make()
+    w = jax.device_put(jnp.ones((16, 4)), NamedSharding(mesh, P("data", None)))
+    return x @ w
+"""
+
+
+def test_cached_notes_name_a_third_file_from_any_working_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached result's related locations in another file are read back relative to the run's directory."""
+    _write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/placed.py": PLACED,
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/use.py": USE,
+        },
+    )
+    placed = (tmp_path / "pkg/placed.py").resolve()
+    for where in (tmp_path, tmp_path / "pkg", tmp_path / "pkg/sub"):
+        monkeypatch.chdir(where)
+        project_registry._PROJECTS.clear()
+        got = _cli_json(["--config-root", str(tmp_path), str(tmp_path / "pkg/sub/use.py")], cache=True)
+        notes = [Path(r["path"]).resolve() for d in got for r in d["related"] if "`x`" in r["message"]]
+        assert notes == [placed], (where, got)

@@ -24,7 +24,6 @@ from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import NC000, NC001
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
 
@@ -59,6 +58,7 @@ class Analysis:
     chunks: list[tuple[int, Chunk]] = field(default_factory=list)
     values: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)
     functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = field(default_factory=dict)
+    failed: bool = False  # not analysed (does not parse, or the analyzer failed): nothing more to add
 
     @property
     def positions(self) -> ChunkPositions:
@@ -246,7 +246,7 @@ class DocumentAnalyser:
             self.replays = {}
             self.context = context
         result = self._analyse(source)
-        if self.callers and not any(d.code in (NC000, NC001) for d in result.diagnostics):
+        if self.callers and not result.failed:
             caused = self.session.callers_cause(self.path, self.path, self.max_callers)
             if caused:
                 result.diagnostics = _with_caused(result.diagnostics, caused)
@@ -275,7 +275,8 @@ class DocumentAnalyser:
         try:
             chunks = split(source)
         except ChunkSyntaxError:
-            return Analysis(self.session.check(self.path, source).diagnostics)
+            failed = self.session.check(self.path, source)
+            return Analysis(failed.diagnostics, failed=failed.failed)
         module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
         previous = self.replays
 
@@ -284,8 +285,8 @@ class DocumentAnalyser:
 
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
-        if not isinstance(an, EditorAnalyzer) or any(d.code == NC000 for d in result.diagnostics):
-            return Analysis(result.diagnostics)
+        if not isinstance(an, EditorAnalyzer) or result.failed:  # (an NC000 of one rule is not a failed file)
+            return Analysis(result.diagnostics, failed=result.failed)
         self.replays = an.replays
         diags = (
             result.diagnostics if self.fixer is None else self.fixer(result.diagnostics, source, chunks, an.value_log)

@@ -44,6 +44,7 @@ class FileResult:
     elsewhere: list[Diagnostic] = field(default_factory=list)  # its calls' findings in other project modules
     complete: bool = True  # False: a budget cut the analysis short (what it proved is kept; not cached)
     analyzer: ModuleAnalyzer | None = None  # the analyzer that ran (observers read its records)
+    failed: bool = False  # the file was not analysed: it does not parse (NC001) or the analyzer failed (NC000)
 
     @property
     def all(self) -> list[Diagnostic]:
@@ -131,7 +132,7 @@ class Session:
         if module is None:
             failed = self._syntax_error(source, shown, file, project)
             if failed is not None:
-                return FileResult(failed)
+                return FileResult(failed, failed=True)
             try:
                 module = (
                     project.parse(file, source, checked=True)
@@ -150,10 +151,11 @@ class Session:
                             NC001,
                             f"File does not parse: {e.message}",
                         )
-                    ]
+                    ],
+                    failed=True,
                 )
             except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
-                return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")])
+                return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")], failed=True)
         an: ModuleAnalyzer | None = None
         try:
             with deep_recursion():
@@ -169,13 +171,15 @@ class Session:
         except (BudgetExceeded, MemoryError):
             return FileResult(found_before_budget(an, shown, source) if an is not None else [], [], False, an)
         except RecursionError:
-            return FileResult([internal(shown, "the file nests too deeply for the analyzer (RecursionError)")])
+            return FileResult(
+                [internal(shown, "the file nests too deeply for the analyzer (RecursionError)")], failed=True
+            )
         except Exception as e:
             if is_strict_rule_bug(e):  # NAMEDCHECK_STRICT (tests, CI): a rule's own bug fails loudly
                 raise
             tb = traceback.extract_tb(e.__traceback__)[-1]
             what = f"{type(e).__name__}: {e} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
-            return FileResult([internal(shown, what)])
+            return FileResult([internal(shown, what)], failed=True)
 
     def _syntax_error(self, source: str, shown: str, file: Path, project: Project | None) -> list[Diagnostic] | None:
         """NC001 when CPython rejects the text or it nests too deeply for libcst (a text the project parsed
@@ -243,7 +247,7 @@ class Session:
             if found is None:
                 if len(self._callers) > 256:
                     self._callers.clear()
-                found = self._callers[key] = self.check(importer, text, within=project).all
+                found = self._callers[key] = self.check(importer, text, project.display(importer), within=project).all
             for d in found:
                 if _same_file(d.path, target):
                     out.add(d if d.path == shown else _moved(d, shown))

@@ -175,7 +175,10 @@ def _shown(files: list[tuple[str, Path]]) -> dict[str, str]:
     shown: dict[str, str] = {}
     for disp, f in files:
         shown[disp] = disp
-        shown[str(f.resolve())] = disp
+        try:
+            shown[str(f.resolve())] = disp
+        except (OSError, RuntimeError):  # a symlink loop: reported as unreadable where it is read
+            pass
     return shown
 
 
@@ -184,7 +187,7 @@ def _display_of(d: Diagnostic, shown: dict[str, str]) -> str | None:
     if disp is None:
         try:
             disp = shown.get(str(Path(d.path).resolve()))
-        except OSError:
+        except (OSError, RuntimeError):
             disp = None
     return disp
 

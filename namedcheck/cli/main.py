@@ -14,7 +14,7 @@ from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats
 from namedcheck.diagnostic import Diagnostic, selected
-from namedcheck.engine.codes import CODES, NC000, NC001, default_hint
+from namedcheck.engine.codes import CODES, default_hint
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -79,7 +79,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> l
         return session.check(display, source).all
     session.set_text(display, source)
     result = session.check(display, source, display)
-    if any(d.code in (NC000, NC001) for d in result.diagnostics):
+    if result.failed:
         return result.all
     return sorted(set(result.all) | set(session.callers_cause(display, display)))
 

@@ -76,14 +76,25 @@ def check_file(job: Job) -> list[Diagnostic]:
 
 
 def _anywhere(diags: list[Diagnostic], display: str) -> list[Diagnostic]:
-    """A result to cache: what the file causes in other files under absolute paths (the entry is read
-    again from any working directory); the file's own under its display path, which is in the key."""
-    return [d if d.path == display else _at(d, str(Path(d.path).resolve())) for d in diags]
+    """A result to cache: other files (a diagnostic's or a related location's) under absolute paths, as the
+    entry is read again from any working directory; the file's own under its display path, which is in the key."""
+    return [_paths(d, display, lambda p: str(Path(p).resolve())) for d in diags]
 
 
 def _here(diags: list[Diagnostic], display: str) -> list[Diagnostic]:
     """A cached result, other files' paths relative to this working directory (as a run shows them)."""
-    return [_at(d, _relative(d.path)) if d.path != display and os.path.isabs(d.path) else d for d in diags]
+    return [_paths(d, display, lambda p: _relative(p) if os.path.isabs(p) else p) for d in diags]
+
+
+def _paths(d: Diagnostic, display: str, other: Callable[[str], str]) -> Diagnostic:
+    """`d` with every path that is not `display` (its own, its related locations') passed through `other`."""
+    from dataclasses import replace
+
+    related = tuple(r if r.path == display else replace(r, path=other(r.path)) for r in d.related)
+    path = d.path if d.path == display else other(d.path)
+    if path == d.path and related == d.related:
+        return d
+    return replace(d, path=path, related=related)
 
 
 def _relative(path: str) -> str:
@@ -91,12 +102,6 @@ def _relative(path: str) -> str:
         return os.path.relpath(path)
     except ValueError:
         return path
-
-
-def _at(d: Diagnostic, path: str) -> Diagnostic:
-    from dataclasses import replace
-
-    return d if d.path == path else replace(d, path=path)
 
 
 def check_all(

@@ -434,7 +434,9 @@ def transpose_sharding(call: Call, result: ArrayType) -> Shd | None:
     axes = literal(call.get("axes", Const(None)))
     if s is None:
         return None
-    perm = list(reversed(range(len(s)))) if axes is None else [norm_axis(a, len(s), call.short) for a in axes]
+    perm = (
+        list(reversed(range(len(s)))) if axes is None else [norm_axis(a, len(s), call.short) for a in one_or_many(axes)]
+    )
     return _permute(s, perm)
 
 
