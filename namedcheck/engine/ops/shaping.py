@@ -35,7 +35,7 @@ from namedcheck.engine.ops.sharding_common import (
 )
 from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
 
 
 def positional(call: Call, name: str) -> ArrayType:
@@ -45,12 +45,15 @@ def positional(call: Call, name: str) -> ArrayType:
     return x
 
 
-def shape_arg(v: Any) -> tuple[Any, ...]:
-    """A shape argument (int or sequence of ints / DimVals) as a tuple of dims."""
+def shape_arg(v: Any, unknown_items: bool = False) -> tuple[Any, ...]:
+    """A shape argument (int or sequence of ints / DimVals) as a tuple of dims. With `unknown_items`, an item
+    of a tuple or list that is not known (`(n, 784)`, `(x.shape[0], 10)` of an unknown `x`) is an unknown dim:
+    each item of a sequence is exactly one dimension (anything else there makes JAX raise), so the rank and
+    the known sizes survive."""
     if isinstance(v, (Const, DimVal)):
         return (dim_of(v),)
-    if isinstance(v, Seq):
-        return tuple(dim_of(i) for i in v.items)
+    if isinstance(v, Seq) and v.kind != "dict":
+        return tuple(None if unknown_items and i is UNKNOWN else dim_of(i) for i in v.items)
     raise Unprovable
 
 
