@@ -340,6 +340,48 @@ def test_partial_shape_rejected_whatever_the_sizes(expr: str, args: list) -> Non
             _jax_partial(expr, args, n, m)
 
 
+# einsum specs JAX rejects whatever the operands' shapes: operands the checker knows nothing about (untyped
+# parameters), and JAX given stand-ins of every rank the terms allow.
+SPEC_DISAGREE = [
+    ("jnp.einsum('...qhd,...khd->...hqx', a, b)", [[(2, 3, 4, 5), (2, 3, 4, 5)], [(3, 4, 5), (6, 4, 5)]]),
+    ("jnp.einsum('bqhd,bkhd->bhqk', a, b, c)", [[(2, 3, 4, 5)] * 3]),
+    ("jnp.einsum('bqhd,bkhd->bhqk', a)", [[(2, 3, 4, 5)]]),
+    ("jnp.einsum('ij', a, b)", [[(2, 3), (2, 3)]]),
+    ("jnp.einsum('i->ii', a)", [[(3,)]]),
+    ("jnp.einsum('i j -> i k', a)", [[(3, 2)]]),
+]
+
+SPEC_AGREE = [
+    ("jnp.einsum('...qhd,...khd->...hqk', a, b)", [[(2, 3, 4, 5), (2, 6, 4, 5)]]),
+    ("jnp.einsum('ij', a)", [[(2, 3)]]),
+    ("jnp.einsum('i,i', a, b)", [[(3,), (3,)]]),
+    ("jnp.einsum('i->...i', a)", [[(3,)]]),
+    ("jnp.einsum('\u00e9->\u00e9', a)", [[(3,)]]),
+]
+
+
+def _untyped_program(expr: str) -> str:
+    return f"import jax\nimport jax.numpy as jnp\n\n\ndef f(a, b, c) -> None:\n    out = {expr}\n"
+
+
+@pytest.mark.parametrize(("expr", "stand_ins"), SPEC_DISAGREE, ids=[e for e, _ in SPEC_DISAGREE])
+def test_einsum_spec_rejected_whatever_the_shapes(expr: str, stand_ins: list) -> None:
+    diags, _ = analyse_for_test(_untyped_program(expr))
+    assert [(d.line, d.code) for d in diags] == [(6, "NC702")], [d.message for d in diags]
+    for shapes in stand_ins:
+        arrays = dict(zip("abc", (jnp.ones(s) for s in shapes)))
+        with pytest.raises(ValueError):
+            eval(expr, {"jnp": jnp}, arrays)
+
+
+@pytest.mark.parametrize(("expr", "stand_ins"), SPEC_AGREE, ids=[e for e, _ in SPEC_AGREE])
+def test_einsum_spec_accepted(expr: str, stand_ins: list) -> None:
+    diags, _ = analyse_for_test(_untyped_program(expr))
+    assert not diags, [d.message for d in diags]
+    for shapes in stand_ins:
+        eval(expr, {"jnp": jnp}, dict(zip("abc", (jnp.ones(s) for s in shapes))))
+
+
 GRAD_PROGRAM = """import jax
 import jax.numpy as jnp
 
