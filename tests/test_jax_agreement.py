@@ -290,6 +290,11 @@ PARTIAL_AGREE = [
     ("jnp.concatenate([jnp.ones((n, 4)), a], axis=0)", [("f32", (3, 4))], "f32[(?, 4)]"),
     ("jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n, 2))], axis=1)", [], "f32[(?, 6)]"),
     ("jnp.einsum('ij,jk->ik', jnp.ones((n, 4)), a)", [("f32", (4, 5))], "f32[(?, 5)]"),
+    ("jnp.ones((n, 784)).reshape(n, 28, 28)", [], "f32[(?, 28, 28)]"),
+    ("jnp.ones((n, 784)).reshape((n, -1))", [], "f32[(?, ?)]"),
+    ("a.reshape(-1, n)", [("f32", (6, 6))], "f32[(?, ?)]"),
+    ("jnp.broadcast_to(jnp.ones((784,)), (n, 784))", [], "f32[(?, 784)]"),
+    ("jnp.broadcast_to(jnp.ones((1, 784)), (n, m, 784))", [], "f32[(?, ?, 784)]"),
 ]
 
 PARTIAL_DISAGREE = [
@@ -297,6 +302,9 @@ PARTIAL_DISAGREE = [
     ("jnp.zeros((a.shape[0], 10)) + jnp.ones((7,))", [("f32", (4, 5))]),
     ("jax.random.normal(jax.random.key(0), (n, 8)) @ a", [("f32", (4, 5))]),
     ("jnp.concatenate([jnp.ones((n, 4)), a], axis=0)", [("f32", (3, 5))]),
+    ("a.reshape(n, 783)", [("f32", (5, 784))]),
+    ("a.reshape(n, -1, 7)", [("f32", (4, 5))]),
+    ("jnp.broadcast_to(jnp.ones((3,)), (n, 784))", []),
 ]
 
 _STAND_INS = [(1, 1), (2, 3), (6, 7)]

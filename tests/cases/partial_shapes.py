@@ -18,7 +18,10 @@ def right(n: int, m: int, key, w, config):
     j = a + jnp.ones((m, 784))
     k = jnp.ones((n, m)) @ jnp.ones((5, 3))  # reveal: f32[(?, 3)]
     shape = jnp.ones((n, 4)).shape  # the first dim stays unknown
-    return e, f, g, h, i, j, k, d, c, shape
+    r = jnp.ones((5, 784)).reshape(n, 784)  # reveal: f32[(?, 784)]
+    r2 = jnp.ones((5, 784)).reshape(n, -1, 28)  # reveal: f32[(?, ?, 28)]
+    t = jnp.broadcast_to(jnp.ones((784,)), (n, 784))  # reveal: f32[(?, 784)]
+    return e, f, g, h, i, j, k, d, c, shape, r, r2, t
 
 
 def wrong(n: int, w, config):
@@ -26,4 +29,6 @@ def wrong(n: int, w, config):
     b = jnp.ones((config.batch_size, 784)) + jnp.ones((3,))  # expect: NC201
     d = jnp.zeros((w.shape[0], 10)) + jnp.ones((7,))  # expect: NC201
     f = jnp.ones((n, 784)) @ jnp.ones((3, 10))  # expect: NC203
-    return a, b, d, f
+    r = jnp.ones((5, 784)).reshape(n, 783)  # expect: NC203
+    t = jnp.broadcast_to(jnp.ones((3,)), (n, 784))  # expect: NC201
+    return a, b, d, f, r, t
