@@ -271,6 +271,125 @@ def test_rejected_exactly_when_jax_raises(expr: str, args: list) -> None:
         _jax_result(expr, args)
 
 
+# Partial shapes: `n` and `m` are ints the checker does not know (parameters); the known dims must equal JAX's
+# for every concrete stand-in, the unknown ones stay unknown (None).
+PARTIAL_AGREE = [
+    ("jnp.ones((n, 784))", [], "f32[(?, 784)]"),
+    ("jnp.zeros((n, m, 3), jnp.int32)", [], "i32[(?, ?, 3)]"),
+    ("jnp.empty((4, n))", [], "f32[(4, ?)]"),
+    ("jnp.full((n, 2), 1)", [], "i32[(?, 2)]"),
+    ("jnp.zeros((a.shape[0], 10))", [("f32", (3, 5))], "f32[(3, 10)]"),
+    ("jax.random.normal(jax.random.key(0), (n, 8))", [], "f32[(?, 8)]"),
+    ("jax.random.randint(jax.random.key(0), (n,), 0, 4)", [], "i32[(?,)]"),
+    ("jnp.ones((n, 784)) + jnp.ones((784,))", [], "f32[(?, 784)]"),
+    ("jnp.ones((n, 784)) @ a", [("f32", (784, 10))], "f32[(?, 10)]"),
+    ("jnp.ones((n, 784)).reshape(-1, 28, 28)", [], "f32[(?, 28, 28)]"),
+    ("jnp.ones((n, 784)).reshape(2, -1)", [], "f32[(2, ?)]"),
+    ("jnp.ones((n, 784)).sum(axis=0)", [], "f32[(784,)]"),
+    ("jnp.ones((n, 784)).mean(axis=1)", [], "f32[(?,)]"),
+    ("jnp.concatenate([jnp.ones((n, 4)), a], axis=0)", [("f32", (3, 4))], "f32[(?, 4)]"),
+    ("jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n, 2))], axis=1)", [], "f32[(?, 6)]"),
+    ("jnp.einsum('ij,jk->ik', jnp.ones((n, 4)), a)", [("f32", (4, 5))], "f32[(?, 5)]"),
+    ("jnp.ones((n, 784)).reshape(n, 28, 28)", [], "f32[(?, 28, 28)]"),
+    ("jnp.ones((n, 784)).reshape((n, -1))", [], "f32[(?, ?)]"),
+    ("a.reshape(-1, n)", [("f32", (6, 6))], "f32[(?, ?)]"),
+    ("jnp.broadcast_to(jnp.ones((784,)), (n, 784))", [], "f32[(?, 784)]"),
+    ("jnp.broadcast_to(jnp.ones((1, 784)), (n, m, 784))", [], "f32[(?, ?, 784)]"),
+]
+
+PARTIAL_DISAGREE = [
+    ("jnp.ones((n, 784)) + jnp.ones((3,))", []),
+    ("jnp.zeros((a.shape[0], 10)) + jnp.ones((7,))", [("f32", (4, 5))]),
+    ("jax.random.normal(jax.random.key(0), (n, 8)) @ a", [("f32", (4, 5))]),
+    ("jnp.concatenate([jnp.ones((n, 4)), a], axis=0)", [("f32", (3, 5))]),
+    ("a.reshape(n, 783)", [("f32", (5, 784))]),
+    ("a.reshape(n, -1, 7)", [("f32", (4, 5))]),
+    ("jnp.broadcast_to(jnp.ones((3,)), (n, 784))", []),
+]
+
+_STAND_INS = [(1, 1), (2, 3), (6, 7)]
+
+
+def _partial_program(expr: str, args: list) -> str:
+    params = "".join(f"{n}: {a[0]}[{a[1]!r}], " for n, a in zip("abc", args))
+    return (
+        "import jax\nimport jax.numpy as jnp\nfrom namedcheck import f32, i32, bool_\n\n"
+        f"def f({params}n: int, m: int) -> None:\n    out = {expr}\n"
+    )
+
+
+def _jax_partial(expr: str, args: list, n: int, m: int):
+    structs = [jax.ShapeDtypeStruct(a[1], DT[a[0]]) for a in args]
+    return jax.eval_shape(
+        lambda *xs: eval(expr, {"jnp": jnp, "jax": jax, "n": n, "m": m}, dict(zip("abc", xs))), *structs
+    )
+
+
+@pytest.mark.parametrize(("expr", "args", "expected"), PARTIAL_AGREE, ids=[e for e, _, _ in PARTIAL_AGREE])
+def test_partial_shape_matches_jax(expr: str, args: list, expected: str) -> None:
+    diags, revealed = analyse_for_test(_partial_program(expr, args))
+    assert not diags, [d.message for d in diags]
+    ours = revealed[6]
+    assert repr(ours) == expected
+    for n, m in _STAND_INS:
+        real = _jax_partial(expr, args, n, m)
+        assert len(ours.shape) == len(real.shape), (expr, n, m, real.shape)
+        for d, r in zip(ours.shape, real.shape):
+            assert d is None or d == r, f"{expr} (n={n}, m={m}): namedcheck {ours!r}, jax {real.shape}"
+        assert ours.dtype == str(real.dtype)
+
+
+@pytest.mark.parametrize(("expr", "args"), PARTIAL_DISAGREE, ids=[e for e, _ in PARTIAL_DISAGREE])
+def test_partial_shape_rejected_whatever_the_sizes(expr: str, args: list) -> None:
+    diags, _ = analyse_for_test(_partial_program(expr, args))
+    assert [d.line for d in diags] == [6], [d.message for d in diags]
+    for n, m in _STAND_INS:
+        with pytest.raises(Exception):  # noqa: B017 - any JAX error counts
+            _jax_partial(expr, args, n, m)
+
+
+# einsum specs JAX rejects whatever the operands' shapes: operands the checker knows nothing about (untyped
+# parameters), and JAX given stand-ins of every rank the terms allow.
+SPEC_DISAGREE = [
+    ("jnp.einsum('...qhd,...khd->...hqx', a, b)", [[(2, 3, 4, 5), (2, 3, 4, 5)], [(3, 4, 5), (6, 4, 5)]]),
+    ("jnp.einsum('bqhd,bkhd->bhqk', a, b, c)", [[(2, 3, 4, 5)] * 3]),
+    ("jnp.einsum('bqhd,bkhd->bhqk', a)", [[(2, 3, 4, 5)]]),
+    ("jnp.einsum('ij', a, b)", [[(2, 3), (2, 3)]]),
+    ("jnp.einsum('i->ii', a)", [[(3,)]]),
+    ("jnp.einsum('i j -> i k', a)", [[(3, 2)]]),
+]
+
+SPEC_AGREE = [
+    ("jnp.einsum('...qhd,...khd->...hqk', a, b)", [[(2, 3, 4, 5), (2, 6, 4, 5)]]),
+    ("jnp.einsum('ij', a)", [[(2, 3)]]),
+    ("jnp.einsum('i,i', a, b)", [[(3,), (3,)]]),
+    ("jnp.einsum('i->...i', a)", [[(3,)]]),
+    ("jnp.einsum('\u00e9->\u00e9', a)", [[(3,)]]),
+]
+
+
+def _untyped_program(expr: str) -> str:
+    return f"import jax\nimport jax.numpy as jnp\n\n\ndef f(a, b, c) -> None:\n    out = {expr}\n"
+
+
+@pytest.mark.parametrize(("expr", "stand_ins"), SPEC_DISAGREE, ids=[e for e, _ in SPEC_DISAGREE])
+def test_einsum_spec_rejected_whatever_the_shapes(expr: str, stand_ins: list) -> None:
+    diags, _ = analyse_for_test(_untyped_program(expr))
+    assert [(d.line, d.code) for d in diags] == [(6, "NC702")], [d.message for d in diags]
+    for shapes in stand_ins:
+        arrays = dict(zip("abc", (jnp.ones(s) for s in shapes)))
+        with pytest.raises(ValueError):
+            eval(expr, {"jnp": jnp}, arrays)
+
+
+@pytest.mark.parametrize(("expr", "stand_ins"), SPEC_AGREE, ids=[e for e, _ in SPEC_AGREE])
+def test_einsum_spec_accepted(expr: str, stand_ins: list) -> None:
+    diags, _ = analyse_for_test(_untyped_program(expr))
+    assert not diags, [d.message for d in diags]
+    for shapes in stand_ins:
+        eval(expr, {"jnp": jnp}, dict(zip("abc", (jnp.ones(s) for s in shapes))))
+
+
 GRAD_PROGRAM = """import jax
 import jax.numpy as jnp
 

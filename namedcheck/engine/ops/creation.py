@@ -30,14 +30,14 @@ def _dtype(call: Call, default: str | None = "f32") -> str | None:
 
 @rule("jax.numpy.zeros", "jax.numpy.ones", "jax.numpy.empty")
 def zeros_rule(call: Call) -> Any:
-    return ArrayType.make(_dtype(call), shape_arg(call.get("shape")))
+    return ArrayType.make(_dtype(call), shape_arg(call.get("shape"), unknown_items=True))
 
 
 @rule("jax.numpy.full")
 def full_rule(call: Call) -> Any:
     fill = as_array(call.get("fill_value"))
     default = dtypes.materialize(fill.dtype_code) if isinstance(fill, ArrayType) else None
-    return ArrayType.make(_dtype(call, default), shape_arg(call.get("shape")))
+    return ArrayType.make(_dtype(call, default), shape_arg(call.get("shape"), unknown_items=True))
 
 
 @rule("jax.numpy.zeros_like", "jax.numpy.ones_like", "jax.numpy.empty_like", "jax.numpy.full_like")
@@ -134,7 +134,7 @@ def check_key(call: Call) -> None:
 @rule("jax.random.normal", "jax.random.uniform", "jax.random.truncated_normal")
 def random_float_rule(call: Call) -> Any:
     check_key(call)
-    shape = shape_arg(call.args["shape"]) if "shape" in call.args else ()
+    shape = shape_arg(call.args["shape"], unknown_items=True) if "shape" in call.args else ()
     return ArrayType.make(_dtype(call), shape)
 
 
@@ -169,7 +169,7 @@ def _numpy_size(call: Call) -> tuple[Any, ...]:
 @rule("jax.random.randint")
 def randint_rule(call: Call) -> Any:
     check_key(call)
-    return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape")))
+    return ArrayType.make(_dtype(call, "i32"), shape_arg(call.get("shape"), unknown_items=True))
 
 
 # raw key words per PRNG implementation (the default is threefry2x32)

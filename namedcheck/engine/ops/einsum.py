@@ -166,11 +166,48 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
     return ArrayType.make(dt, tuple(shape), named)
 
 
+def _positional(text: str) -> str:
+    """A spec's characters outside named-axis braces, without spaces and dots."""
+    out, depth = "", 0
+    for ch in text:
+        depth += ch == "{"
+        if depth == 0 and ch not in " .":
+            out += ch
+        depth -= ch == "}" and depth > 0
+    return out
+
+
+def check_spec(spec: str, n_operands: int, op: str = "jnp.einsum") -> None:
+    """What a spec alone decides, whatever the operands' shapes: JAX raises when the number of input terms
+    differs from the number of operands, and when an output letter appears in no input term or twice in the
+    output (positional letters only; a named einsum's braces are checked with the operands' types)."""
+    text = spec.replace(" ", "")
+    if text.count("->") > 1:
+        return
+    lhs, arrow, rhs = text.partition("->")
+    terms = _split(lhs)
+    if n_operands and len(terms) != n_operands:
+        raise _bad(
+            spec,
+            f"it names {len(terms)} operand{'s' if len(terms) != 1 else ''} but {n_operands} "
+            f"{'were' if n_operands != 1 else 'was'} given",
+        )
+    if not arrow:
+        return
+    inputs, outputs = set(_positional(lhs)) - {","}, _positional(rhs)
+    for ch in outputs:
+        if ch not in inputs:
+            raise _bad(spec, f"output index {ch!r} appears in no input")
+        if outputs.count(ch) > 1:
+            raise _bad(spec, f"output index {ch!r} is repeated in the output")
+
+
 @rule("jax.numpy.einsum")
 def einsum_rule(call: Call) -> Any:
     spec = call.get("subscripts")
     if not isinstance(spec, Const) or not isinstance(spec.value, str):
         raise Unprovable
+    check_spec(spec.value, len(call.extra))
     ops = [as_array(v) for v in call.extra]
     if any(not isinstance(t, ArrayType) for t in ops):
         raise Unprovable

@@ -35,7 +35,7 @@ from namedcheck.engine.ops.sharding_common import (
 )
 from namedcheck.engine.placement import fmt_type, of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
 
 
 def positional(call: Call, name: str) -> ArrayType:
@@ -45,19 +45,22 @@ def positional(call: Call, name: str) -> ArrayType:
     return x
 
 
-def shape_arg(v: Any) -> tuple[Any, ...]:
-    """A shape argument (int or sequence of ints / DimVals) as a tuple of dims."""
+def shape_arg(v: Any, unknown_items: bool = False) -> tuple[Any, ...]:
+    """A shape argument (int or sequence of ints / DimVals) as a tuple of dims. With `unknown_items`, an item
+    of a tuple or list that is not known (`(n, 784)`, `(x.shape[0], 10)` of an unknown `x`) is an unknown dim:
+    each item of a sequence is exactly one dimension (anything else there makes JAX raise), so the rank and
+    the known sizes survive."""
     if isinstance(v, (Const, DimVal)):
         return (dim_of(v),)
-    if isinstance(v, Seq):
-        return tuple(dim_of(i) for i in v.items)
+    if isinstance(v, Seq) and v.kind != "dict":
+        return tuple(None if unknown_items and i is UNKNOWN else dim_of(i) for i in v.items)
     raise Unprovable
 
 
 @rule("jax.numpy.reshape")
 def reshape_rule(call: Call) -> Any:
     x = positional(call, "a")
-    new = shape_arg(call.get("shape", None) or call.get("newshape"))
+    new = shape_arg(call.get("shape", None) or call.get("newshape"), unknown_items=True)
     if sum(1 for d in new if d == -1) > 1:
         raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
     for d in new:
@@ -65,6 +68,13 @@ def reshape_rule(call: Call) -> Any:
             raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: negative size {d}")
     total = num_elements(x.shape)
     known = num_elements([d for d in new if d != -1])
+    part = num_elements([d for d in new if d is not None and d != -1])
+    if None in new and total is not None and part and total % part:  # whatever the unknown sizes
+        raise RuleError(
+            NC203,
+            f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)}: "
+            f"{total} is not divisible by {part}, the product of the known sizes",
+        )
     if -1 in new:
         if total is not None and known is not None:
             if known == 0 or total % known:
@@ -248,7 +258,7 @@ def stack_rule(call: Call) -> Any:
 @rule("jax.numpy.broadcast_to")
 def broadcast_to_rule(call: Call) -> Any:
     x = positional(call, "array")
-    target = shape_arg(call.get("shape"))
+    target = shape_arg(call.get("shape"), unknown_items=True)
     if len(x.shape) > len(target):
         raise RuleError(
             NC201, f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: the target has fewer dimensions"
