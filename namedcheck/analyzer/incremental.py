@@ -247,9 +247,7 @@ class DocumentAnalyser:
             self.context = context
         result = self._analyse(source)
         if self.callers and not result.failed:
-            caused = self.session.callers_cause(self.path, self.path, self.max_callers)
-            if caused:
-                result.diagnostics = _with_caused(result.diagnostics, caused)
+            result.diagnostics = self.session.with_callers(self.path, result.diagnostics, self.path, self.max_callers)
         self.last = (source, result)
         return result
 
@@ -295,12 +293,6 @@ class DocumentAnalyser:
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions)
-
-
-def _with_caused(own: list[Diagnostic], caused: list[Diagnostic]) -> list[Diagnostic]:
-    """A file's diagnostics and those its importers cause in it, each once (by position, code and message)."""
-    seen = {(d.line, d.column, d.code, d.message) for d in own}
-    return sorted([*own, *(d for d in caused if (d.line, d.column, d.code, d.message) not in seen)])
 
 
 # ---- reading an analysis: values at a position --------------------------------------------------------

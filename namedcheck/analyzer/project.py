@@ -205,6 +205,13 @@ class Project:
         self.loaded[name] = new
         return new
 
+    def share_overlay(self, overlay: dict[Path, str]) -> None:
+        """Read open buffers from `overlay` (a session's), here and in the base project that loads the modules
+        under the run's roots."""
+        self.overlay = overlay
+        if self.base is not None:
+            self.base.share_overlay(overlay)
+
     def read_text(self, path: Path) -> str:
         """A project file's text: the open buffer's when the overlay has it, else the disk's (OSError,
         UnicodeDecodeError when it cannot be read)."""

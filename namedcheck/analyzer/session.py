@@ -83,8 +83,9 @@ class Session:
             project = self.fixed
         else:
             project = project_for(path, self.stub_paths, self.roots)
+        if project is not None and project.overlay is not self.overlay:
+            project.share_overlay(self.overlay)
         if project is not None:
-            project.overlay = self.overlay
             self._handed[id(project)] = project
         return project
 
@@ -167,7 +168,8 @@ class Session:
                 an.run()
                 own = an.diagnostics(shown, source_lines(source))
                 elsewhere = project.dependency_diagnostics((an, shown)) if project is not None else []
-                return FileResult(own, [d for d in elsewhere if d not in set(own)], True, an)
+                mine = set(own)
+                return FileResult(own, [d for d in elsewhere if d not in mine], True, an)
         except (BudgetExceeded, MemoryError):
             return FileResult(found_before_budget(an, shown, source) if an is not None else [], [], False, an)
         except RecursionError:
@@ -252,6 +254,14 @@ class Session:
                 if _same_file(d.path, target):
                     out.add(d if d.path == shown else _moved(d, shown))
         return sorted(out)
+
+    def with_callers(
+        self, path: str | Path, own: list[Diagnostic], display: str | None = None, limit: int | None = None
+    ) -> list[Diagnostic]:
+        """A file's own diagnostics (kept as they are, with their fixes) and, once each, those its importers
+        cause in it (`callers_cause`), sorted: what a change-only run and an editor show for the file."""
+        seen = set(own)
+        return sorted([*own, *(d for d in self.callers_cause(path, display, limit) if d not in seen)])
 
     def read(self, path: Path) -> str | None:
         """A file's text: the open buffer's, else the disk's (None: unreadable)."""

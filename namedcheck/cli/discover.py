@@ -30,6 +30,11 @@ SKIP_DIRS = {
 _GLOB = re.compile(r"[*?\[]")
 
 
+def skipped_dir(name: str) -> bool:
+    """A directory a run's walk never enters: hidden, virtual environments, caches, build output."""
+    return name in SKIP_DIRS or name.startswith(".")
+
+
 class Excludes:
     """Exclude patterns, indexed by their first path component so that a path is matched only against the
     patterns that can match it (100,000 patterns cost a dictionary lookup per path, not 100,000 matches)."""
@@ -100,11 +105,7 @@ def discover(
 
             for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
                 d = Path(dirpath)
-                dirnames[:] = sorted(
-                    n
-                    for n in dirnames
-                    if n not in SKIP_DIRS and not n.startswith(".") and not _excluded(d / n, patterns, root)
-                )
+                dirnames[:] = sorted(n for n in dirnames if not skipped_dir(n) and not _excluded(d / n, patterns, root))
                 for name in sorted(filenames):
                     if name.endswith(".py") or name.endswith(".pyi"):
                         f = d / name
@@ -134,7 +135,7 @@ def is_excluded(path: Path, exclude: list[str], root: Path | None) -> bool:
         rel = path.resolve().relative_to((root or Path.cwd()).resolve())
     except (ValueError, OSError, RuntimeError):
         rel = Path(path.name)
-    if any(part in SKIP_DIRS or part.startswith(".") for part in rel.parts[:-1]):
+    if any(skipped_dir(part) for part in rel.parts[:-1]):
         return True
     return _excluded(path, Excludes(exclude), root)
 

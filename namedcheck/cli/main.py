@@ -81,7 +81,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> l
     result = session.check(display, source, display)
     if result.failed:
         return result.all
-    return sorted(set(result.all) | set(session.callers_cause(display, display)))
+    return sorted(set(session.with_callers(display, result.diagnostics, display)) | set(result.elsewhere))
 
 
 def _codes(value: str) -> list[str]:

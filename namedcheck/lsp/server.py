@@ -156,7 +156,7 @@ def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnosti
     each related location as relatedInformation (in this document's units when it is this document), the
     diagnostic's `data` for code actions."""
     rng = to_range(d.line, d.column, d.end_line, d.end_column, units)
-    here = _path_of(uri)
+    here = to_fs_path(uri)
     related = []
     for r in d.related:
         same = here is not None and _same_file(r.path, here)
@@ -175,13 +175,6 @@ def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnosti
         related_information=related or None,
         data=dict(d.data) if d.data else None,
     )
-
-
-def _path_of(uri: str) -> str | None:
-    from urllib.parse import unquote, urlparse
-
-    parsed = urlparse(uri)
-    return unquote(parsed.path) if parsed.scheme == "file" else None
 
 
 def _uri_of(path: str) -> str:
