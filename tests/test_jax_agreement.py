@@ -12,6 +12,7 @@ jax = pytest.importorskip("jax")
 import jax.numpy as jnp  # noqa: E402
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from namedcheck.engine import symbolic  # noqa: E402
 from namedcheck.engine.values import Seq  # noqa: E402
 
 DT = {"f32": jnp.float32, "i32": jnp.int32, "bool_": jnp.bool_}
@@ -271,30 +272,31 @@ def test_rejected_exactly_when_jax_raises(expr: str, args: list) -> None:
         _jax_result(expr, args)
 
 
-# Partial shapes: `n` and `m` are ints the checker does not know (parameters); the known dims must equal JAX's
-# for every concrete stand-in, the unknown ones stay unknown (None).
+# Partial and symbolic shapes: `n` and `m` are ints the checker does not know (parameters); they become symbols.
+# Under every concrete stand-in, each known dim equals JAX's and each symbolic dim evaluates to JAX's; only an
+# unknown dim (None) may be anything.
 PARTIAL_AGREE = [
-    ("jnp.ones((n, 784))", [], "f32[(?, 784)]"),
-    ("jnp.zeros((n, m, 3), jnp.int32)", [], "i32[(?, ?, 3)]"),
-    ("jnp.empty((4, n))", [], "f32[(4, ?)]"),
-    ("jnp.full((n, 2), 1)", [], "i32[(?, 2)]"),
+    ("jnp.ones((n, 784))", [], "f32[('n', 784)]"),
+    ("jnp.zeros((n, m, 3), jnp.int32)", [], "i32[('n', 'm', 3)]"),
+    ("jnp.empty((4, n))", [], "f32[(4, 'n')]"),
+    ("jnp.full((n, 2), 1)", [], "i32[('n', 2)]"),
     ("jnp.zeros((a.shape[0], 10))", [("f32", (3, 5))], "f32[(3, 10)]"),
-    ("jax.random.normal(jax.random.key(0), (n, 8))", [], "f32[(?, 8)]"),
-    ("jax.random.randint(jax.random.key(0), (n,), 0, 4)", [], "i32[(?,)]"),
-    ("jnp.ones((n, 784)) + jnp.ones((784,))", [], "f32[(?, 784)]"),
-    ("jnp.ones((n, 784)) @ a", [("f32", (784, 10))], "f32[(?, 10)]"),
-    ("jnp.ones((n, 784)).reshape(-1, 28, 28)", [], "f32[(?, 28, 28)]"),
-    ("jnp.ones((n, 784)).reshape(2, -1)", [], "f32[(2, ?)]"),
+    ("jax.random.normal(jax.random.key(0), (n, 8))", [], "f32[('n', 8)]"),
+    ("jax.random.randint(jax.random.key(0), (n,), 0, 4)", [], "i32[('n',)]"),
+    ("jnp.ones((n, 784)) + jnp.ones((784,))", [], "f32[('n', 784)]"),
+    ("jnp.ones((n, 784)) @ a", [("f32", (784, 10))], "f32[('n', 10)]"),
+    ("jnp.ones((n, 784)).reshape(-1, 28, 28)", [], "f32[('n', 28, 28)]"),
+    ("jnp.ones((n, 784)).reshape(2, -1)", [], "f32[(2, '392*n')]"),
     ("jnp.ones((n, 784)).sum(axis=0)", [], "f32[(784,)]"),
-    ("jnp.ones((n, 784)).mean(axis=1)", [], "f32[(?,)]"),
+    ("jnp.ones((n, 784)).mean(axis=1)", [], "f32[('n',)]"),
     ("jnp.concatenate([jnp.ones((n, 4)), a], axis=0)", [("f32", (3, 4))], "f32[(?, 4)]"),
-    ("jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n, 2))], axis=1)", [], "f32[(?, 6)]"),
-    ("jnp.einsum('ij,jk->ik', jnp.ones((n, 4)), a)", [("f32", (4, 5))], "f32[(?, 5)]"),
-    ("jnp.ones((n, 784)).reshape(n, 28, 28)", [], "f32[(?, 28, 28)]"),
-    ("jnp.ones((n, 784)).reshape((n, -1))", [], "f32[(?, ?)]"),
-    ("a.reshape(-1, n)", [("f32", (6, 6))], "f32[(?, ?)]"),
-    ("jnp.broadcast_to(jnp.ones((784,)), (n, 784))", [], "f32[(?, 784)]"),
-    ("jnp.broadcast_to(jnp.ones((1, 784)), (n, m, 784))", [], "f32[(?, ?, 784)]"),
+    ("jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n, 2))], axis=1)", [], "f32[('n', 6)]"),
+    ("jnp.einsum('ij,jk->ik', jnp.ones((n, 4)), a)", [("f32", (4, 5))], "f32[('n', 5)]"),
+    ("jnp.ones((n, 784)).reshape(n, 28, 28)", [], "f32[('n', 28, 28)]"),
+    ("jnp.ones((n, 784)).reshape((n, -1))", [], "f32[('n', 784)]"),
+    ("a.reshape(-1, n)", [("f32", (6, 6))], "f32[(?, 'n')]"),
+    ("jnp.broadcast_to(jnp.ones((784,)), (n, 784))", [], "f32[('n', 784)]"),
+    ("jnp.broadcast_to(jnp.ones((1, 784)), (n, m, 784))", [], "f32[('n', 'm', 784)]"),
 ]
 
 PARTIAL_DISAGREE = [
@@ -335,7 +337,8 @@ def test_partial_shape_matches_jax(expr: str, args: list, expected: str) -> None
         real = _jax_partial(expr, args, n, m)
         assert len(ours.shape) == len(real.shape), (expr, n, m, real.shape)
         for d, r in zip(ours.shape, real.shape):
-            assert d is None or d == r, f"{expr} (n={n}, m={m}): namedcheck {ours!r}, jax {real.shape}"
+            value = symbolic.evaluate_size(d, {"n": n, "m": m}) if isinstance(d, str) else d
+            assert d is None or value == r, f"{expr} (n={n}, m={m}): namedcheck {ours!r}, jax {real.shape}"
         assert ours.dtype == str(real.dtype)
 
 

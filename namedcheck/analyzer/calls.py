@@ -24,6 +24,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
+from namedcheck.analyzer.sizes import sized_seq
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
@@ -119,7 +120,7 @@ class Calls(FrameState):
         if isinstance(func, MethodRef):
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
-                pos, nodes = [Seq(tuple(pos))], [None]
+                pos, nodes = [sized_seq(self, pos, nodes)], [None]
             elif (
                 func.name in VARARG_METHODS
                 and len(pos) == 1

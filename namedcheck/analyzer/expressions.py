@@ -28,6 +28,7 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, same_value
+from namedcheck.analyzer.sizes import size_of, sized_seq
 from namedcheck.engine.algebra import num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105
@@ -123,6 +124,8 @@ class Expressions(FrameState):
         except RuleError as e:
             self.report(node, e)
             return UNKNOWN
+        if isinstance(value, DimVal) and value.dim is None:  # an int of unknown size: `x.shape[0]`, `len(xs)`
+            value = DimVal(size_of(self, node, value))
         if self.an.types is not None and (self.function is not None or self.parent is None) and has_array(value):
             self.an.types[id(node)] = (node, value)
         if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
@@ -141,15 +144,18 @@ class Expressions(FrameState):
             return Const(complex(node.value.replace("_", "")))
         if isinstance(node, cst.Tuple | cst.List):
             items: list[Any] = []
+            nodes: list[Any] = []
             for e in node.elements:
                 v = self.ev(e.value)
                 if isinstance(e, cst.StarredElement):
                     if not isinstance(v, Seq):
                         return UNKNOWN
                     items.extend(v.items)
+                    nodes.extend([None] * len(v.items))
                 else:
                     items.append(v)
-            return Seq(tuple(items), "tuple" if isinstance(node, cst.Tuple) else "list")
+                    nodes.append(e.value)
+            return sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list")
         if isinstance(node, cst.Attribute):
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
@@ -273,6 +279,8 @@ class Expressions(FrameState):
                 return value
             if attr in METHODS:
                 return MethodRef(recv, attr)
+        if recv is UNKNOWN and attr == "reshape":  # the new shape is known whatever the array is
+            return MethodRef(recv, attr)
         return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:

@@ -20,6 +20,7 @@ from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
 from namedcheck.edits.fixes import apply_edits
+from namedcheck.engine import symbolic
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 MAX_ROUNDS = 4
@@ -44,7 +45,8 @@ def known_type(v: Any) -> ArrayType | Seq | None:
     if not isinstance(v, ArrayType) or v.weak or v.dtype_code is None or v.named_open or v.has_ellipsis:
         return None
     dims = [*v.shape, *(s for _, s in v.named)]
-    if not all(isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) for d in dims):
+    # a symbol the annotation syntax spells (`'B'`, `'N+1'`); not one named after code (`'config.batch_size'`)
+    if not all(isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) and symbolic.parse(d) for d in dims):
         return None
     out = ArrayType(v.dtype_code, v.shape, v.named)
     shd = known_sharding(v)

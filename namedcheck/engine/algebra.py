@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, TypeGuard, overload
 
+from namedcheck.engine import symbolic
 from namedcheck.engine.codes import NC201, NC202, NC701
 from namedcheck.engine.errors import RuleError, Unprovable
 from namedcheck.engine.values import ArrayType, Dim
@@ -29,8 +30,28 @@ def all_int(ds: Sequence[Dim]) -> bool:
 
 
 def differ(a: Dim, b: Dim) -> bool:
-    """Two dims provably differ: only two different concrete sizes do."""
-    return is_int(a) and is_int(b) and a != b
+    """Two dims provably differ: two different concrete sizes, or sizes whose difference is nonzero whatever
+    their symbols are (`'N'` and `'N+1'`, `'784*B'` and `'100*B'`; engine/symbolic.py)."""
+    if is_int(a) and is_int(b):
+        return a != b
+    if a is None or b is None or a is ... or b is ...:
+        return False
+    return symbolic.differ(a, b)
+
+
+def maybe_one(d: Dim) -> bool:
+    """A dim that may be 1, which broadcasting stretches: unknown, a symbol, or 1."""
+    if is_int(d):
+        return d == 1
+    return d is None or d is ... or symbolic.maybe_one(d)
+
+
+def product(dims: Sequence[Dim]) -> Dim:
+    """The number of elements of a shape: an int, a size expression over its symbols, or None."""
+    if any(d is None or d is ... for d in dims):
+        return None
+    n = num_elements(dims)
+    return n if n is not None else symbolic.product(dims)
 
 
 def same(a: Dim, b: Dim) -> bool:
@@ -46,7 +67,7 @@ def broadcast_dim(a: Dim, b: Dim) -> Dim:
         return b
     if b == 1:
         return a
-    if differ(a, b):
+    if differ(a, b) and not maybe_one(a) and not maybe_one(b):
         raise ValueError
     if is_int(a):
         return a
@@ -180,6 +201,11 @@ def dim_arith(op: str, a: Any, b: Any) -> Any:
         return r
     if is_number(a) and is_number(b):
         return fn(a, b) if not (b == 0 and op in ("jax.numpy.floor_divide", "jax.numpy.mod")) else None
+    sym_op = {"jax.numpy.add": "+", "jax.numpy.subtract": "-", "jax.numpy.multiply": "*"}.get(op)
+    if op == "jax.numpy.floor_divide" and is_int(b) and b > 0 or op == "jax.numpy.floor_divide" and isinstance(b, str):
+        sym_op = "//"
+    if sym_op and all(is_int(v) or isinstance(v, str) for v in (a, b)):
+        return symbolic.arith(sym_op, a, b)
     identity = {"jax.numpy.add": 0, "jax.numpy.subtract": 0, "jax.numpy.multiply": 1, "jax.numpy.floor_divide": 1}
     if isinstance(a, str) and b == identity.get(op):
         return a

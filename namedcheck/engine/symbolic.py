@@ -1,8 +1,9 @@
-"""Size arithmetic in symbols: `'N+1'`, `'2*D'`, `'D//H'`, `'N-1'`.
+"""Size arithmetic in symbols: `'N+1'`, `'2*D'`, `'D//H'`, `'B*T'`, `'784*config.batch_size'`.
 
-A size expression is kept in a shape as its text without spaces (a symbol the op rules never look
-inside: two such dims are equal only when written alike). Signature binding evaluates it once its
-symbols are bound, and solves a linear one (`'N+1'` against 8 binds N=7).
+An annotation's size expression is kept in a shape as its text without spaces; signature binding evaluates
+it once its symbols are bound, and solves a linear one (`'N+1'` against 8 binds N=7). Sizes the analyzer
+computes (`B * T`, `x.shape[0] // 2`) are polynomials kept as canonical text (below), so equal sizes are
+equal strings and `differ` proves two sizes unequal whatever their symbols are.
 """
 
 from __future__ import annotations
@@ -120,3 +121,248 @@ def _linear(node: ast.expr, sym: str, env: Mapping[str, Any]) -> tuple[int, int]
     if isinstance(node.op, ast.Mult) and (left[0] == 0 or right[0] == 0):
         return left[0] * right[1] + right[0] * left[1], left[1] * right[1]
     return None
+
+
+# ---- sizes as polynomials ----------------------------------------------------------------------------
+# A size a value carries is an int or the canonical text of a polynomial with int coefficients over atoms:
+# identifiers (`B`), references the analyzer named a size after (`config.batch_size`, `x.shape[0]`,
+# `len(xs)`), and floor divisions that do not divide exactly (`(D//H)`). Canonical text makes equal sizes
+# equal strings, so every rule compares dims with `==`. Atoms stand for sizes of real arrays: the proofs
+# below take a plain atom to be >= 1 and a floor division to be >= 0.
+
+Monomial = tuple[str, ...]  # sorted atoms, repeated for powers
+Poly = dict[Monomial, int]
+
+
+def _atom_ok(node: ast.expr) -> bool:
+    """A reference the analyzer names sizes after: `a`, `a.b.c`, `a.shape[0]`, `len(a)`."""
+    if isinstance(node, ast.Name):
+        return True
+    if isinstance(node, ast.Attribute):
+        return _atom_ok(node.value)
+    if isinstance(node, ast.Subscript):
+        s = node.slice
+        if isinstance(s, ast.UnaryOp) and isinstance(s.op, ast.USub):
+            s = s.operand
+        return _atom_ok(node.value) and isinstance(s, ast.Constant) and isinstance(s.value, int | str)
+    if isinstance(node, ast.Call):
+        return (
+            isinstance(node.func, ast.Name)
+            and node.func.id in ("len", "int")
+            and len(node.args) == 1
+            and not node.keywords
+            and _atom_ok(node.args[0])
+        )
+    return False
+
+
+@cache
+def _tree(text: str) -> ast.expr | None:
+    try:
+        return ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def poly(d: Any) -> Poly | None:
+    """A size (int, symbol, size expression) as a polynomial; None when it is none of these."""
+    if isinstance(d, bool):
+        return None
+    if isinstance(d, int):
+        return {(): d} if d else {}
+    if not isinstance(d, str):
+        return None
+    tree = _tree(d)
+    return None if tree is None else _to_poly(tree)
+
+
+def _to_poly(node: ast.expr) -> Poly | None:
+    if isinstance(node, ast.Constant):
+        return poly(node.value) if isinstance(node.value, int) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        inner = _to_poly(node.operand)
+        return None if inner is None else _scale(inner, -1)
+    if isinstance(node, ast.BinOp) and type(node.op) in (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv):
+        a, b = _to_poly(node.left), _to_poly(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return _add(a, b)
+        if isinstance(node.op, ast.Sub):
+            return _add(a, _scale(b, -1))
+        if isinstance(node.op, ast.Mult):
+            return _mul(a, b)
+        return _floordiv(a, b)
+    if _atom_ok(node):
+        return {(ast.unparse(node),): 1}
+    return None
+
+
+def _scale(p: Poly, k: int) -> Poly:
+    return {m: c * k for m, c in p.items() if c * k}
+
+
+def _add(a: Poly, b: Poly) -> Poly:
+    out = dict(a)
+    for m, c in b.items():
+        out[m] = out.get(m, 0) + c
+    return {m: c for m, c in out.items() if c}
+
+
+def _mul(a: Poly, b: Poly) -> Poly:
+    out: Poly = {}
+    for ma, ca in a.items():
+        for mb, cb in b.items():
+            m = tuple(sorted(ma + mb))
+            out[m] = out.get(m, 0) + ca * cb
+    return {m: c for m, c in out.items() if c}
+
+
+def _divide_exact(a: Poly, b: Poly) -> Poly | None:
+    """a / b when b is one term dividing every term of a exactly (`B*T*D / D`, `4*N / 2`), else None."""
+    if len(b) != 1:
+        return None
+    ((mb, cb),) = b.items()
+    out: Poly = {}
+    for ma, ca in a.items():
+        rest = list(ma)
+        for atom in mb:
+            if atom not in rest:
+                return None
+            rest.remove(atom)
+        if ca % cb:
+            return None
+        out[tuple(rest)] = ca // cb
+    return out
+
+
+def _floordiv(a: Poly, b: Poly) -> Poly | None:
+    if not b:
+        return None
+    if not a:
+        return {}
+    exact = _divide_exact(a, b)
+    if exact is not None:
+        return exact
+    if set(b) == {()} and set(a) == {()}:
+        return poly(a[()] // b[()])
+    return {("(" + text(a) + "//" + text(b) + ")",): 1}
+
+
+def _mono_text(m: Monomial) -> str:
+    return "*".join(m)
+
+
+def text(p: Poly) -> str:
+    """The canonical text of a polynomial: higher degree first, then by atoms; the constant last."""
+    if not p:
+        return "0"
+    terms = sorted(p.items(), key=lambda mc: (-len(mc[0]), mc[0]))
+    out = ""
+    for m, c in terms:
+        body = _mono_text(m)
+        if not m:
+            piece = str(abs(c))
+        elif abs(c) == 1:
+            piece = body
+        else:
+            piece = f"{abs(c)}*{body}"
+        out += ("-" if c < 0 else "") + piece if not out else (" - " if c < 0 else " + ") + piece
+    return normalise(out)
+
+
+def size(p: Poly | None) -> Any:
+    """A polynomial as a dim: an int when constant, else its canonical text (None stays None)."""
+    if p is None:
+        return None
+    if set(p) <= {()}:
+        return p.get((), 0)
+    return text(p)
+
+
+def canonical(d: Any) -> Any:
+    """A dim in canonical form (`'T*B'` -> `'B*T'`); one that is not a size expression unchanged."""
+    if isinstance(d, str):
+        p = poly(d)
+        return d if p is None else size(p)
+    return d
+
+
+def arith(op: str, a: Any, b: Any) -> Any:
+    """`a op b` on sizes (ints, symbols, expressions) for op in + - * //; None when not a size."""
+    pa, pb = poly(a), poly(b)
+    if pa is None or pb is None:
+        return None
+    if op == "+":
+        return size(_add(pa, pb))
+    if op == "-":
+        return size(_add(pa, _scale(pb, -1)))
+    if op == "*":
+        return size(_mul(pa, pb))
+    if op == "//":
+        return size(_floordiv(pa, pb))
+    return None
+
+
+def product(dims: Any) -> Any:
+    """The product of sizes: an int, a size expression, or None when some dim is not a size."""
+    out: Poly | None = {(): 1}
+    for d in dims:
+        p = poly(d)
+        if p is None or out is None:
+            return None
+        out = _mul(out, p)
+    return size(out)
+
+
+def quotient(a: Any, b: Any) -> Any:
+    """a / b when it divides exactly (`'B*T*D' / 'D'` is `'B*T'`), else None."""
+    pa, pb = poly(a), poly(b)
+    if pa is None or pb is None:
+        return None
+    q = _divide_exact(pa, pb)
+    return None if q is None else size(q)
+
+
+def _positive(p: Poly) -> bool:
+    """p > 0 for every value of its atoms (plain atoms >= 1, floor divisions >= 0)."""
+    if not p or any(c < 0 for c in p.values()):
+        return False
+    return any(not any(a.startswith("(") for a in m) for m in p)
+
+
+def differ(a: Any, b: Any) -> bool:
+    """Two sizes provably differ (their difference is positive or negative whatever the atoms are)."""
+    pa, pb = poly(a), poly(b)
+    if pa is None or pb is None:
+        return False
+    d = _add(pa, _scale(pb, -1))
+    return _positive(d) or _positive(_scale(d, -1))
+
+
+def maybe_one(d: Any) -> bool:
+    """A size that may be 1 (what broadcasting stretches); False only when provably not 1."""
+    if isinstance(d, int) and not isinstance(d, bool):
+        return d == 1
+    return not differ(d, 1) if poly(d) is not None else True
+
+
+def evaluate_size(d: Any, env: Mapping[str, int]) -> int | None:
+    """A size's value with its atoms (`n`, `config.d`, `x.shape[0]`: by their text) bound in `env`; None when
+    an atom is not bound or `d` is not a size."""
+    if isinstance(d, int) and not isinstance(d, bool):
+        return d
+    tree = _tree(d) if isinstance(d, str) else None
+    return None if tree is None else _eval_atoms(tree, env)
+
+
+def _eval_atoms(node: ast.expr, env: Mapping[str, int]) -> int | None:
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _eval_atoms(node.operand, env)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        a, b = _eval_atoms(node.left, env), _eval_atoms(node.right, env)
+        return None if a is None or b is None else _OPS[type(node.op)](a, b)
+    return env.get(ast.unparse(node)) if _atom_ok(node) else None

@@ -215,6 +215,9 @@ class Seq:
     # Engine values (`Value`); in the analyzer any of its values, references to functions and modules included.
     items: tuple[Any, ...]
     kind: str = "tuple"
+    # Per item, the size it stands for where used as one (a shape's `(config.batch_size, 784)`): a symbol
+    # named after the item's source when its value is not known (the analyzer's `sized_seq`), else None.
+    sizes: tuple[Dim, ...] | None = field(default=None, compare=False, repr=False)
 
 
 class NotLiteral(Exception):

@@ -116,7 +116,7 @@ def right_size_arithmetic(x: f32[('B', 'T', 64)]) -> None:
     heads = 4
     y = x.reshape(b, t, heads, d // heads)  # reveal: f32[('B', 'T', 4, 16)]
     z = jnp.zeros((b * 1, d * 2))  # reveal: f32[('B', 128)]
-    w = jnp.zeros((t + 1,))  # reveal: f32[(?,)]
+    w = jnp.zeros((t + 1,))  # reveal: f32[('T+1',)]
 
 
 def wrong_size_arithmetic(x: f32[(6, 64)]) -> None:

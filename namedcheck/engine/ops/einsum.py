@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, union_named
+from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, maybe_one, union_named
 from namedcheck.engine.codes import NC203, NC702, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -115,7 +115,7 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                 )
             dims = list(t.shape)
         for ch, d in zip(letters, dims):
-            if ch in sizes and differ(sizes[ch], d) and 1 not in (sizes[ch], d):  # size 1 broadcasts
+            if ch in sizes and differ(sizes[ch], d) and not maybe_one(sizes[ch]) and not maybe_one(d):  # 1 broadcasts
                 raise RuleError(
                     NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and {d} in {lab}"
                 )

@@ -15,10 +15,13 @@ from namedcheck.engine.algebra import (
     differ,
     fmt_shape,
     is_int,
+    maybe_one,
     norm_axis,
     num_elements,
+    product,
     union_named,
 )
+from namedcheck.engine import symbolic
 from namedcheck.engine.codes import NC201, NC203, NC701, NC801, NC805, NC806, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -47,46 +50,55 @@ def positional(call: Call, name: str) -> ArrayType:
 
 def shape_arg(v: Any, unknown_items: bool = False) -> tuple[Any, ...]:
     """A shape argument (int or sequence of ints / DimVals) as a tuple of dims. With `unknown_items`, an item
-    of a tuple or list that is not known (`(n, 784)`, `(x.shape[0], 10)` of an unknown `x`) is an unknown dim:
+    of a tuple or list that is not known (`(n, 784)`, `(x.shape[0], 10)` of an unknown `x`) is the symbol the
+    analyzer named it after (`Seq.sizes`), else an unknown dim:
     each item of a sequence is exactly one dimension (anything else there makes JAX raise), so the rank and
     the known sizes survive."""
     if isinstance(v, (Const, DimVal)):
         return (dim_of(v),)
     if isinstance(v, Seq) and v.kind != "dict":
-        return tuple(None if unknown_items and i is UNKNOWN else dim_of(i) for i in v.items)
+        sizes = v.sizes or (None,) * len(v.items)
+        return tuple(sizes[k] if unknown_items and i is UNKNOWN else dim_of(i) for k, i in enumerate(v.items))
     raise Unprovable
 
 
 @rule("jax.numpy.reshape")
 def reshape_rule(call: Call) -> Any:
-    x = positional(call, "a")
+    x = as_array(call.get("a"))
+    if x is UNKNOWN:  # the new shape gives the result's rank and known sizes whatever `a` is
+        x = ArrayType.partial()
+    if not isinstance(x, ArrayType):
+        raise Unprovable
     new = shape_arg(call.get("shape", None) or call.get("newshape"), unknown_items=True)
     if sum(1 for d in new if d == -1) > 1:
         raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: only one dimension may be -1")
     for d in new:
         if is_int(d) and d < -1:
             raise RuleError(NC203, f"{call.short} to {fmt_shape(new)}: negative size {d}")
-    total = num_elements(x.shape)
-    known = num_elements([d for d in new if d != -1])
-    part = num_elements([d for d in new if d is not None and d != -1])
-    if None in new and total is not None and part and total % part:  # whatever the unknown sizes
+    total = None if x.has_ellipsis else product(x.shape)
+    rest = [d for d in new if d != -1]
+    known = product(rest)
+    part = num_elements([d for d in rest if is_int(d)])
+    if is_int(total) and part and total % part and not all(is_int(d) for d in rest):  # whatever the symbols are
         raise RuleError(
             NC203,
             f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)}: "
             f"{total} is not divisible by {part}, the product of the known sizes",
         )
     if -1 in new:
-        if total is not None and known is not None:
+        inferred = None
+        if is_int(total) and is_int(known):
             if known == 0 or total % known:
                 raise RuleError(
                     NC203,
                     f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to "
                     f"{fmt_shape(new)}: {total} is not divisible by {known}",
                 )
-            new = tuple(total // known if d == -1 else d for d in new)
-        else:
-            new = tuple(None if d == -1 else d for d in new)
-    elif total is not None and known is not None and total != known:
+            inferred = total // known
+        elif total is not None and known is not None and known != 0:
+            inferred = symbolic.quotient(total, known)
+        new = tuple(inferred if d == -1 else d for d in new)
+    elif total is not None and known is not None and differ(total, known):
         raise RuleError(
             NC203,
             f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)} ({known} elements)",
@@ -206,7 +218,7 @@ def concatenate_rule(call: Call) -> Any:
     axis = literal(call.get("axis", None) or call.get("dimension", Const(0)))
     if axis is None:
         return ArrayType.make(
-            _join_meta(call, ts)[0], (sum_dims([num_elements(t.shape) for t in ts]),), _join_meta(call, ts)[1]
+            _join_meta(call, ts)[0], (sum_dims([product(t.shape) for t in ts]),), _join_meta(call, ts)[1]
         )
     nd = len(ts[0].shape)
     if nd == 0:
@@ -229,13 +241,21 @@ def concatenate_rule(call: Call) -> Any:
                     f"{t.shape[k]} but {shape[k]} in array 0 ({fmt_shape(t.shape)} vs "
                     f"{fmt_shape(ts[0].shape)})",
                 )
+            if k != ax and (shape[k] is None or isinstance(shape[k], str) and is_int(t.shape[k])):
+                shape[k] = t.shape[k]  # the best known of equal sizes
     shape[ax] = sum_dims([t.shape[ax] for t in ts])
     dt, named = _join_meta(call, ts)
     return ArrayType.make(dt, tuple(shape), named)
 
 
 def sum_dims(ds: list[Any]) -> Any:
-    return sum(ds) if all(is_int(d) for d in ds) else None
+    """The sum of sizes: an int, a size expression over their symbols, or None when one is unknown."""
+    if all(is_int(d) for d in ds):
+        return sum(ds)
+    total: Any = 0
+    for d in ds:
+        total = None if d is None or total is None else symbolic.arith("+", total, d)
+    return total
 
 
 @rule("jax.numpy.stack")
@@ -269,7 +289,7 @@ def broadcast_to_rule(call: Call) -> Any:
             b = broadcast_dim(d, t)
         except ValueError:
             b = None
-        if d != 1 and differ(d, t) or (b is None and is_int(d) and is_int(t)):
+        if not maybe_one(d) and differ(d, t) or (b is None and is_int(d) and is_int(t)):
             raise RuleError(
                 NC201,
                 f"Cannot broadcast {fmt_shape(x.shape)} to {fmt_shape(target)}: dimension {-i} is {d}, target {t}",

@@ -1,0 +1,105 @@
+"""Sizes the analyzer cannot evaluate, named after their source: `config.batch_size`, `n`, `x.shape[0]`.
+
+A shape item whose value is not known (`jnp.ones((config.batch_size, 784))`) still stands for one size: JAX
+raises unless it is an int. It becomes a symbol spelled as its source, so two reads of one source are one
+size, and arithmetic on such items keeps an expression (`B * T`, `d // heads`; engine/symbolic.py). Only
+simple references (names, attribute chains, `x.shape[i]`, `len(x)`) are named: reading them has no effect.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.scope import FrameState
+from namedcheck.engine import symbolic
+from namedcheck.engine.algebra import is_int
+from namedcheck.engine.values import UNKNOWN, Const, Dim, DimVal, Seq
+
+_ARITH = {"Add": "+", "Subtract": "-", "Multiply": "*", "FloorDivide": "//"}
+
+
+def reference_text(node: cst.BaseExpression) -> str | None:
+    """The source of a simple reference (`n`, `self.cfg.d_model`, `x.shape[-1]`, `len(xs)`), else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = reference_text(node.value)
+        return f"{inner}.{node.attr.value}" if inner else None
+    if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+        inner = reference_text(node.value)
+        key = node.slice[0].slice.value
+        neg = isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus)
+        base = key.expression if isinstance(key, cst.UnaryOperation) and neg else key
+        if inner and isinstance(base, cst.Integer):
+            return f"{inner}[{'-' if neg else ''}{base.value}]"
+        if inner and isinstance(base, cst.SimpleString) and base.value[0] in "'\"":
+            return f"{inner}[{base.value!s}]"
+        return None
+    if (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Name)
+        and node.func.value in ("len", "int")
+        and len(node.args) == 1
+        and not node.args[0].keyword
+        and not node.args[0].star
+    ):
+        inner = reference_text(node.args[0].value)
+        return f"{node.func.value}({inner})" if inner else None
+    return None
+
+
+def size_of(f: FrameState, node: cst.BaseExpression, value: Any) -> Dim:
+    """The size an expression stands for when used as one: its known int or symbol, else a symbol named after
+    its source (arithmetic on such parts stays an expression); None when it is not a simple size."""
+    if isinstance(value, Const) and is_int(value.value):
+        return value.value
+    if isinstance(value, DimVal) and value.dim is not None:
+        return value.dim
+    if value is not UNKNOWN and not (isinstance(value, DimVal) and value.dim is None):
+        return None
+    return _node_size(f, node)
+
+
+def _node_size(f: FrameState, node: cst.BaseExpression) -> Dim:
+    if isinstance(node, cst.Integer):
+        return int(node.value.replace("_", ""), 0)
+    if isinstance(node, cst.Name):
+        v = f.lookup(node.value)
+        if isinstance(v, Const) and is_int(v.value):
+            return v.value
+        if isinstance(v, DimVal) and v.dim is not None:
+            return v.dim
+        return node.value if v is UNKNOWN or isinstance(v, DimVal) else None
+    if isinstance(node, cst.BinaryOperation):
+        op = _ARITH.get(type(node.operator).__name__)
+        if op is None:
+            return None
+        a, b = _node_size(f, node.left), _node_size(f, node.right)
+        return symbolic.arith(op, a, b) if a is not None and b is not None else None
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        a = _node_size(f, node.expression)
+        return symbolic.arith("-", 0, a) if a is not None else None
+    text = reference_text(node)
+    return symbolic.canonical(text) if text is not None and symbolic.poly(text) is not None else None
+
+
+def sized_seq(f: FrameState, items: list[Any], nodes: list[Any], kind: str = "tuple") -> Seq:
+    """A tuple or list display (or a method's varargs shape, `x.reshape(B, T, -1)`) with, for each item
+    not known, the size it stands for if it is used as one (`Seq.sizes`); an item known to be an int of
+    unknown size is given its symbol."""
+    sizes: list[Dim] = []
+    out: list[Any] = []
+    for item, node in zip(items, nodes):
+        size = size_of(f, node, item) if node is not None and (item is UNKNOWN or _unknown_int(item)) else None
+        if _unknown_int(item) and size is not None:
+            item = DimVal(size)
+        out.append(item)
+        sizes.append(size if item is UNKNOWN else None)
+    named = tuple(sizes) if any(s is not None for s in sizes) else None
+    return Seq(tuple(out), kind, named)
+
+
+def _unknown_int(v: Any) -> bool:
+    return isinstance(v, DimVal) and v.dim is None

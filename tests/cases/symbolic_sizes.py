@@ -1,0 +1,30 @@
+"""Symbolic sizes: ints the checker cannot evaluate (parameters, config fields, `x.shape[i]` of an unannotated
+array, `len(...)`) become symbols named after their source. One source is one size, arithmetic keeps
+expressions, and element counts are compared as products of symbols (symbols stand for sizes >= 1)."""
+
+import jax.numpy as jnp
+
+
+def right(x, config, n: int, tokens):
+    B, T = x.shape  # unknown: B and T are symbols
+    h = jnp.zeros((B, T, config.d_model))  # reveal: f32[('B', 'T', 'config.d_model')]
+    flat = h.reshape(B * T, config.d_model)  # reveal: f32[('B*T', 'config.d_model')]
+    back = flat.reshape(B, T, -1)  # reveal: f32[('B', 'T', 'config.d_model')]
+    heads = h.reshape(B, T, config.n_heads, config.d_model // config.n_heads)
+    same = h + jnp.ones((B, T, config.d_model))  # reveal: f32[('B', 'T', 'config.d_model')]
+    s = jnp.ones((n + 1, 4))  # reveal: f32[('n+1', 4)]
+    both = jnp.concatenate([s, jnp.ones((n, 4))], axis=0)  # reveal: f32[('2*n+1', 4)]
+    m = jnp.ones((len(tokens), 8))  # reveal: f32[('len(tokens)', 8)]
+    stretched = jnp.ones((n, 1)) + jnp.ones((n + 1, 5))  # n may be 1: broadcasting is fine
+    proj = h @ jnp.ones((config.d_model, 4))  # reveal: f32[('B', 'T', 4)]
+    return flat, back, heads, same, both, m, stretched, proj
+
+
+def wrong(x, config, n: int):
+    B, T = x.shape
+    h = jnp.zeros((B, T, config.d_model))
+    bad = h.reshape(B, T, config.d_model + 1)  # expect: NC203
+    worse = h.reshape(B * T * 2, config.d_model)  # expect: NC203
+    mm = jnp.ones((4, n)) @ jnp.ones((n + 1, 3))  # expect: NC203
+    cat = jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n + 1, 3))], axis=0)  # expect: NC203
+    return bad, worse, mm, cat
