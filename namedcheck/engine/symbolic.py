@@ -366,3 +366,37 @@ def _eval_atoms(node: ast.expr, env: Mapping[str, int]) -> int | None:
         a, b = _eval_atoms(node.left, env), _eval_atoms(node.right, env)
         return None if a is None or b is None else _OPS[type(node.op)](a, b)
     return env.get(ast.unparse(node)) if _atom_ok(node) else None
+
+
+def substitute(d: Any, mapping: Mapping[str, Any]) -> Any:
+    """A size with atoms (by their text) replaced by sizes (`'B*T'` with B=4 is `'4*T'`); canonical."""
+    if not isinstance(d, str) or not mapping:
+        return d
+    tree = _tree(d)
+    if tree is None or poly(d) is None:
+        return mapping.get(d, d)
+    out = _subst_tree(tree, mapping)
+    return d if out is None else size(poly(out))
+
+
+def _subst_tree(node: ast.expr, mapping: Mapping[str, Any]) -> str | None:
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if _atom_ok(node):
+        text = ast.unparse(node)
+        rep = mapping.get(text, text)
+        return None if rep is None else f"({rep})"
+    if isinstance(node, ast.UnaryOp):
+        inner = _subst_tree(node.operand, mapping)
+        return None if inner is None else f"(-{inner})"
+    if isinstance(node, ast.BinOp):
+        a, b = _subst_tree(node.left, mapping), _subst_tree(node.right, mapping)
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}.get(type(node.op))
+        return None if a is None or b is None or op is None else f"({a}{op}{b})"
+    return None
+
+
+def atoms(d: Any) -> set[str]:
+    """The atoms a size is a polynomial in (`'B*T+1'`: B and T); empty for an int or a non-size."""
+    p = poly(d) if isinstance(d, str) else None
+    return {a for m in p for a in m} if p else set()
