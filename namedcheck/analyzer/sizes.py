@@ -8,6 +8,7 @@ simple references (names, attribute chains, `x.shape[i]`, `len(x)`) are named: r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -15,7 +16,7 @@ import libcst as cst
 from namedcheck.analyzer.scope import FrameState
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
-from namedcheck.engine.values import UNKNOWN, Const, Dim, DimVal, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 _ARITH = {"Add": "+", "Subtract": "-", "Multiply": "*", "FloorDivide": "//"}
 
@@ -103,3 +104,31 @@ def sized_seq(f: FrameState, items: list[Any], nodes: list[Any], kind: str = "tu
 
 def _unknown_int(v: Any) -> bool:
     return isinstance(v, DimVal) and v.dim is None
+
+
+def unpacked_shape(f: FrameState, target: cst.BaseExpression, node: cst.BaseExpression, v: Any) -> Any:
+    """`B, T, C = x.shape`: the names are x's sizes. When x's rank or some of its sizes are not known, the
+    unpacking states them (any other rank raises): x gets rank len(targets) and each unknown size the name it
+    is unpacked to. Returns the value to unpack (the refined shape), or `v` unchanged."""
+    if not (
+        isinstance(target, cst.Tuple | cst.List)
+        and isinstance(node, cst.Attribute)
+        and node.attr.value == "shape"
+        and isinstance(node.value, cst.Name)
+        and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
+    ):
+        return v
+    name = node.value.value
+    if name not in f.vars:
+        return v
+    x = f.vars[name]
+    names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+    if x is UNKNOWN:
+        shape: tuple[Dim, ...] = tuple(names)
+        f.vars[name] = ArrayType(None, shape)
+    elif isinstance(x, ArrayType) and not x.has_ellipsis and len(x.shape) == len(names) and None in x.shape:
+        shape = tuple(n if d is None else d for d, n in zip(x.shape, names))
+        f.vars[name] = replace(x, shape=shape)
+    else:
+        return v
+    return Seq(tuple(Const(d) if is_int(d) else DimVal(d) for d in shape))

@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, facts, iteration, mapcalls, nn_modules, origins
+from namedcheck.analyzer import classes, facts, iteration, mapcalls, nn_modules, origins, sizes
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -173,7 +173,7 @@ class Statements(FrameState):
             v = self.ev(s.value)
             self.an.reveal(s, v)
             for t in s.targets:
-                self.assign(t.target, v)
+                self.assign(t.target, sizes.unpacked_shape(self, t.target, s.value, v))
         elif isinstance(s, cst.AnnAssign):
             declared = self.annotation(s.annotation.annotation)
             if s.value is not None:

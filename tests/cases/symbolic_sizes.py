@@ -28,3 +28,17 @@ def wrong(x, config, n: int):
     mm = jnp.ones((4, n)) @ jnp.ones((n + 1, 3))  # expect: NC203
     cat = jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n + 1, 3))], axis=0)  # expect: NC203
     return bad, worse, mm, cat
+
+
+def unpacked(x, n_head: int):
+    B, T, C = x.shape  # x is an array of rank 3: its sizes are B, T, C
+    q = x.reshape(B, T, n_head, C // n_head)  # reveal: Array[('B', 'T', 'n_head', '(C//n_head)')]
+    y = x @ jnp.ones((C, 3 * C))  # reveal: Array[('B', 'T', '3*C')]
+    z = y.reshape(B, T, 3, C)  # reveal: Array[('B', 'T', 3, 'C')]
+    return q, z
+
+
+def unpacked_wrong(x):
+    B, T, C = x.shape
+    y = x @ jnp.ones((C, 3 * C))
+    return y.reshape(B, T, 2, C)  # expect: NC203
