@@ -132,3 +132,15 @@ def unpacked_shape(f: FrameState, target: cst.BaseExpression, node: cst.BaseExpr
     else:
         return v
     return Seq(tuple(Const(d) if is_int(d) else DimVal(d) for d in shape))
+
+
+def named_sizes(f: FrameState, node: cst.BaseExpression, x: ArrayType) -> ArrayType:
+    """An array read through its name (`x.shape`) whose rank is known but some sizes are not: each unknown
+    size becomes the symbol `x.shape[i]` in the name's binding, so what is computed from `x.shape[i]` and x
+    itself agree on it."""
+    if not isinstance(node, cst.Name) or x.has_ellipsis or None not in x.shape or f.vars.get(node.value) is not x:
+        return x
+    name = node.value
+    named = replace(x, shape=tuple(f"{name}.shape[{i}]" if d is None else d for i, d in enumerate(x.shape)))
+    f.vars[name] = named
+    return named

@@ -42,3 +42,17 @@ def unpacked_wrong(x):
     B, T, C = x.shape
     y = x @ jnp.ones((C, 3 * C))
     return y.reshape(B, T, 2, C)  # expect: NC203
+
+
+def linked(x):
+    h = x.reshape(-1, 784)
+    n = h.shape[0]  # h's unknown dim 0 is now the symbol h.shape[0]
+    z = jnp.zeros((n, 10))
+    y = h @ jnp.ones((784, 10)) + z  # reveal: Array[('h.shape[0]', 10)]
+    return y
+
+
+def linked_wrong(x):
+    h = x.reshape(-1, 784)
+    n = h.shape[0]
+    return h.reshape(n, 28, 29)  # expect: NC203
