@@ -56,3 +56,24 @@ def linked_wrong(x):
     h = x.reshape(-1, 784)
     n = h.shape[0]
     return h.reshape(n, 28, 29)  # expect: NC203
+
+
+def layers_with_config_sizes(idx, config):
+    import flax.linen as nn
+
+    B, T = idx.shape
+    pos = jnp.arange(0, T)[None]  # reveal: i32[(1, 'T')]
+    tok = nn.Embed(config.vocab_size, config.n_embd)(idx)  # reveal: f32[('B', 'T', 'config.n_embd')]
+    qkv = nn.Dense(3 * config.n_embd)(tok)  # reveal: f32[('B', 'T', '3*config.n_embd')]
+    q, k, v = jnp.split(qkv, 3, axis=-1)
+    att = jnp.where(pos[:, :, None] == 0, float("-inf"), q)  # reveal: f32[('B', 'T', 'config.n_embd')]
+    return att, k, v
+
+
+def layers_with_config_sizes_wrong(idx, config):
+    import flax.linen as nn
+
+    B, T = idx.shape
+    tok = nn.Embed(config.vocab_size, config.n_embd)(idx)
+    qkv = nn.Dense(3 * config.n_embd)(tok)
+    return qkv.reshape(B, T, 2, config.n_embd)  # expect: NC203

@@ -38,6 +38,14 @@ def _size(call: Call, name: str) -> Any:
     return d
 
 
+def _dim(call: Call, name: str) -> Any:
+    """A size argument that only becomes a dimension (or is compared with one): an int or a symbol."""
+    d = dim_of(call.get(name))
+    if isinstance(d, str):
+        return d
+    return _size(call, name)
+
+
 def _optional_size(call: Call, name: str) -> Any:
     v = call.args.get(name)
     if v is None or (isinstance(v, Const) and v.value is None):
@@ -58,7 +66,7 @@ def _out_dtype(call: Call, x: ArrayType, param: str = "f32") -> str | None:
     return dtypes.materialize(dtypes.promote(x.dtype_code, param))
 
 
-def _features_in(call: Call, x: ArrayType, expected: int, what: str, label: str = "inputs") -> None:
+def _features_in(call: Call, x: ArrayType, expected: int | str, what: str, label: str = "inputs") -> None:
     """The input's last dimension must be the layer's stated input size."""
     if x.has_ellipsis or not x.shape:
         return
@@ -88,7 +96,7 @@ def linen_dense(call: Call) -> Any:
     x = _array(call, "inputs")
     if not x.shape:
         raise Unprovable
-    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _size(call, "features")))
+    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _dim(call, "features")))
 
 
 @layer("flax.linen.DenseGeneral")
@@ -110,8 +118,8 @@ def linen_dense_general(call: Call) -> Any:
 @layer("flax.linen.Embed")
 def linen_embed(call: Call) -> Any:
     x = _array(call, "inputs")
-    _size(call, "num_embeddings")
-    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _size(call, "features")))
+    _dim(call, "num_embeddings")
+    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
 @layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout")
@@ -170,21 +178,21 @@ def nnx_linear(call: Call) -> Any:
     x = _array(call, "inputs")
     if not x.shape:
         raise Unprovable
-    _features_in(call, x, _size(call, "in_features"), "in_features")
-    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _size(call, "out_features")))
+    _features_in(call, x, _dim(call, "in_features"), "in_features")
+    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _dim(call, "out_features")))
 
 
 @layer("flax.nnx.Embed")
 def nnx_embed(call: Call) -> Any:
     x = _array(call, "inputs")
-    _size(call, "num_embeddings")
-    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _size(call, "features")))
+    _dim(call, "num_embeddings")
+    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
 @layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
 def nnx_norm(call: Call) -> Any:
     x = _array(call, "x")
-    _features_in(call, x, _size(call, "num_features"), "num_features", "x")
+    _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
 
@@ -223,7 +231,7 @@ def _eqx_size(call: Call, name: str) -> int | str:
     v = call.get(name)
     if isinstance(v, Const) and v.value == "scalar":
         return "scalar"
-    return _size(call, name)
+    return _dim(call, name)
 
 
 def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
@@ -271,7 +279,7 @@ def eqx_embedding(call: Call) -> Any:
             f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape {fmt_shape(x.shape)}",
             "map the lookup over the indices with jax.vmap",
         )
-    _size(call, "num_embeddings")
+    _dim(call, "num_embeddings")
     return ArrayType.make("f32", (_size(call, "embedding_size"),))
 
 

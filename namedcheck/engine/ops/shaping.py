@@ -307,8 +307,9 @@ def split_rule(call: Call) -> Any:
     if isinstance(how, int):
         if how <= 0:
             raise Unprovable
-        if not is_int(d):
-            sizes: list[Any] = [None] * how
+        if not is_int(d):  # `3*C` in 3 is C; array_split's sections may differ
+            even = symbolic.quotient(d, how) if not call.op.endswith("array_split") else None
+            sizes: list[Any] = [even] * how
         elif call.op.endswith("array_split"):
             sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
         elif d % how:
