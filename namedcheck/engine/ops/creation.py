@@ -44,7 +44,7 @@ def full_rule(call: Call) -> Any:
 def like_rule(call: Call) -> Any:
     x = call.array("a")
     shape = (
-        shape_arg(call.args["shape"])
+        shape_arg(call.args["shape"], unknown_items=True)
         if "shape" in call.args and not (isinstance(call.args["shape"], Const) and call.args["shape"].value is None)
         else x.shape
     )
@@ -180,7 +180,7 @@ def _numpy_size(call: Call) -> tuple[Any, ...]:
     v = call.args.get("size")
     if v is None or (isinstance(v, Const) and v.value is None):
         raise Unprovable
-    return shape_arg(v)
+    return shape_arg(v, unknown_items=True)
 
 
 @rule("jax.random.randint")

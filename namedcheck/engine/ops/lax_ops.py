@@ -124,7 +124,7 @@ def differ_shapes(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 @rule("jax.lax.broadcast_in_dim")
 def broadcast_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
-    shape = shape_arg(call.get("shape"))
+    shape = shape_arg(call.get("shape"), unknown_items=True)
     dims = _ints(call.get("broadcast_dimensions"))
     if len(dims) != len(x.shape):
         raise RuleError(
@@ -149,13 +149,13 @@ def broadcast_in_dim_rule(call: Call) -> Any:
 @rule("jax.lax.broadcast")
 def broadcast_rule(call: Call) -> Any:
     x = positional(call, "operand")
-    return x.with_shape(shape_arg(call.get("sizes")) + x.shape)
+    return x.with_shape(shape_arg(call.get("sizes"), unknown_items=True) + x.shape)
 
 
 @rule("jax.lax.broadcasted_iota")
 def broadcasted_iota_rule(call: Call) -> Any:
     code = dtype_from_value(call.get("dtype"))
-    shape = shape_arg(call.get("shape"))
+    shape = shape_arg(call.get("shape"), unknown_items=True)
     norm_axis(literal(call.get("dimension")), len(shape), call.short)
     if code is None:
         raise Unprovable
