@@ -332,12 +332,50 @@ def _positive(p: Poly) -> bool:
 
 
 def differ(a: Any, b: Any) -> bool:
-    """Two sizes provably differ (their difference is positive or negative whatever the atoms are)."""
+    """Two sizes provably differ (their difference is positive or negative whatever the atoms are). A floor
+    division times its divisor, `H*(D//H)`, lies between `D-H+1` and `D`: so `2*D` differs from `H*(D//H)`."""
     pa, pb = poly(a), poly(b)
     if pa is None or pb is None:
         return False
     d = _add(pa, _scale(pb, -1))
-    return _positive(d) or _positive(_scale(d, -1))
+    if _positive(d) or _positive(_scale(d, -1)):
+        return True
+    low, high = _bounds(d)
+    return low != d and (_positive(low) or _positive(_scale(high, -1)))
+
+
+def _bounds(p: Poly) -> tuple[Poly, Poly]:
+    """Polynomials below and above p: each term `c*Y*(X//Y)*R` (Y one atom) replaced by its least and greatest
+    value, `c*(X-Y+1)*R` and `c*X*R` (the other way round for c < 0). Other terms stay."""
+    low: Poly = {}
+    high: Poly = {}
+    for m, c in p.items():
+        term: Poly = {m: c}
+        lo = hi = term
+        divs = [a for a in m if a.startswith("(")]
+        parts = _floordiv_parts(divs[0]) if len(divs) == 1 and m.count(divs[0]) == 1 else None
+        if parts is not None and parts[1] in m:
+            x, y = parts
+            rest = list(m)
+            rest.remove(divs[0])
+            rest.remove(y)
+            r: Poly = {tuple(rest): c}
+            least, most = _add(x, {(y,): -1, (): 1}), x
+            lo, hi = (_mul(r, least), _mul(r, most)) if c > 0 else (_mul(r, most), _mul(r, least))
+        low, high = _add(low, lo), _add(high, hi)
+    return low, high
+
+
+def _floordiv_parts(atom: str) -> tuple[Poly, str] | None:
+    """`(X//Y)` with Y one atom: (X as a polynomial, Y)."""
+    tree = _tree(atom)
+    if not (isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.FloorDiv)):
+        return None
+    x, y = _to_poly(tree.left), _to_poly(tree.right)
+    if x is None or y is None or len(y) != 1:
+        return None
+    ((my, cy),) = y.items()
+    return (x, my[0]) if cy == 1 and len(my) == 1 else None
 
 
 def maybe_one(d: Any) -> bool:

@@ -77,3 +77,17 @@ def layers_with_config_sizes_wrong(idx, config):
     tok = nn.Embed(config.vocab_size, config.n_embd)(idx)
     qkv = nn.Dense(3 * config.n_embd)(tok)
     return qkv.reshape(B, T, 2, config.n_embd)  # expect: NC203
+
+
+def heads_merged(x, n_head: int):
+    B, T, C = x.shape
+    q = x.reshape(B, T, n_head, C // n_head)  # fine when n_head divides C
+    y = q.reshape(B, T, C)  # reveal: Array[('B', 'T', 'C')]
+    return y
+
+
+def heads_merged_wrong(x, n_head: int):
+    B, T, C = x.shape
+    q = x.reshape(B, T, n_head, C // n_head)
+    k = x.reshape(B, T, n_head, C // n_head + 1)  # expect: NC203
+    return q.reshape(B, T, 2 * C), k  # expect: NC203
