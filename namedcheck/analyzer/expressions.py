@@ -28,7 +28,7 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, same_value
-from namedcheck.analyzer.sizes import named_sizes, size_of, sized_seq
+from namedcheck.analyzer.sizes import named_sizes, shape_read, size_of, sized_seq
 from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105
@@ -286,6 +286,9 @@ class Expressions(FrameState):
         return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:
+        read = shape_read(self, node)  # `x.shape[-1]` of an unknown x: x has that dimension
+        if read is not None:
+            return read
         if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ARRAY_HEADS:
             # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
             t = self.annotation(node, dynamic_ok=True)

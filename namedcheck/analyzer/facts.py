@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.scope import FrameState
-from namedcheck.analyzer.sizes import size_of
+from namedcheck.analyzer.sizes import size_of, unknown_array
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
@@ -160,4 +160,5 @@ def _refine_array(f: FrameState, node: cst.BaseExpression, dims: list[Dim]) -> N
         if shape != x.shape:
             f.vars[name] = replace(x, shape=shape)
     elif (x is UNKNOWN or isinstance(x, ArrayType) and x.has_ellipsis and not x.shape[:-1]) and None not in dims:
-        f.vars[name] = ArrayType(x.dtype_code if isinstance(x, ArrayType) else None, tuple(dims))
+        t = unknown_array(f, tuple(dims))
+        f.vars[name] = t.with_dtype(x.dtype_code) if isinstance(x, ArrayType) else t

@@ -91,3 +91,18 @@ def heads_merged_wrong(x, n_head: int):
     q = x.reshape(B, T, n_head, C // n_head)
     k = x.reshape(B, T, n_head, C // n_head + 1)  # expect: NC203
     return q.reshape(B, T, 2 * C), k  # expect: NC203
+
+
+def last_dim_read(x):
+    import flax.linen as nn
+
+    C = x.shape[-1]  # x is an array whose last dimension is C (its rank unknown)
+    h = nn.Dense(4 * C)(x)  # reveal: Array[(..., '4*x.shape[-1]')]
+    out = nn.Dense(C)(nn.gelu(h))
+    y = x + out  # reveal: Array[(..., 'x.shape[-1]')]
+    return y
+
+
+def last_dim_read_wrong(x):
+    C = x.shape[-1]
+    return x.reshape(-1, C) @ jnp.ones((C + 1, 4))  # expect: NC203

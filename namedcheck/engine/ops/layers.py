@@ -68,7 +68,7 @@ def _out_dtype(call: Call, x: ArrayType, param: str = "f32") -> str | None:
 
 def _features_in(call: Call, x: ArrayType, expected: int | str, what: str, label: str = "inputs") -> None:
     """The input's last dimension must be the layer's stated input size."""
-    if x.has_ellipsis or not x.shape:
+    if not x.shape or x.shape[-1] is ...:
         return
     if differ(x.shape[-1], expected):
         raise RuleError(
@@ -90,10 +90,19 @@ def _array(call: Call, name: str) -> ArrayType:
     return x
 
 
+def _batched(call: Call, name: str) -> ArrayType:
+    """An input of a layer that maps the last dimension (or each element) whatever the leading ones are: its
+    rank may be unknown (`(..., C)`), its last dimension must not be."""
+    x = call.array(name)
+    if x.named or (x.has_ellipsis and (x.shape[-1] is ... or x.shape.index(...) != 0)):
+        raise Unprovable
+    return x
+
+
 # ---- flax linen ---------------------------------------------------------------------------------------
 @layer("flax.linen.Dense")
 def linen_dense(call: Call) -> Any:
-    x = _array(call, "inputs")
+    x = _batched(call, "inputs")
     if not x.shape:
         raise Unprovable
     return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _dim(call, "features")))
@@ -124,7 +133,7 @@ def linen_embed(call: Call) -> Any:
 
 @layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout")
 def linen_same_shape(call: Call) -> Any:
-    x = _array(call, "x" if "x" in call.args else "inputs")
+    x = _batched(call, "x" if "x" in call.args else "inputs")
     if call.op.endswith("Dropout"):
         return x
     return ArrayType.make(_out_dtype(call, x), x.shape)
@@ -175,7 +184,7 @@ def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> A
 # ---- flax nnx -----------------------------------------------------------------------------------------
 @layer("flax.nnx.Linear")
 def nnx_linear(call: Call) -> Any:
-    x = _array(call, "inputs")
+    x = _batched(call, "inputs")
     if not x.shape:
         raise Unprovable
     _features_in(call, x, _dim(call, "in_features"), "in_features")
@@ -191,14 +200,14 @@ def nnx_embed(call: Call) -> Any:
 
 @layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
 def nnx_norm(call: Call) -> Any:
-    x = _array(call, "x")
+    x = _batched(call, "x")
     _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
 
 @layer("flax.nnx.Dropout")
 def nnx_dropout(call: Call) -> Any:
-    return _array(call, "inputs")
+    return _batched(call, "inputs")
 
 
 @layer("flax.nnx.MultiHeadAttention")
