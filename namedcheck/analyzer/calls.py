@@ -264,7 +264,7 @@ class Calls(FrameState):
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(node, _related(e, pos, kw, labels, kwl, nodes))
+            self.report(_argument_node(op, e, nodes) or node, _related(e, pos, kw, labels, kwl, nodes))
             return UNKNOWN
         return (
             origins.op_result(
@@ -355,3 +355,14 @@ def _python_number(node: cst.CSTNode, value: Any) -> Any:
         return Const(conv[node.func.value](value))
     except (ValueError, OverflowError):
         return UNKNOWN
+
+
+def _argument_node(op: Any, e: RuleError, nodes: list[Any]) -> cst.CSTNode | None:
+    """The argument a rule says its error is about (`data["at"]`, a parameter name), where it was passed
+    positionally: the error is reported there (an einsum spec on its own line of a long call)."""
+    at = e.data.get("at")
+    names = [p.name for p in op.signature.params]
+    if not isinstance(at, str) or at not in names:
+        return None
+    i = names.index(at)
+    return nodes[i] if i < len(nodes) and isinstance(nodes[i], cst.CSTNode) else None

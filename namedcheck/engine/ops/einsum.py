@@ -32,6 +32,7 @@ def _bad(spec: str, why: str) -> RuleError:
         NC702,
         f"Invalid einsum spec {spec!r}: {why}",
         hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'",
+        data={"at": "subscripts"},  # reported at the spec: the text to edit
     )
 
 
