@@ -23,9 +23,9 @@ def f(x: f32[(3, 4)], w: f32[(4, 5)]) -> f32[(3, 5)]:
     return jnp.tanh(y * 2.0)
 """
 
-# counted: jnp.dot(a, b) (Unknown), b.sum(axis=0) (shape known), jnp.zeros((n, 4)) (rank known), z * 2 (rank
-# unknown), s + 1.0 (shape known, a symbol), jnp.exp(a) (Unknown); not counted: c + 1 (c is not known to
-# be an array), the tuple, the names
+# counted: jnp.dot(a, b) (Unknown), b.sum(axis=0) (shape known), jnp.zeros((n(), 4)) (rank known: a call's
+# result is no size symbol), z * 2 (rank unknown), s + 1.0 (shape known, a symbol), jnp.exp(a) (Unknown);
+# not counted: c + 1 (c is not known to be an array), the tuple, the names
 PARTIAL = """import jax.numpy as jnp
 from namedcheck import f32
 
@@ -34,7 +34,7 @@ def g(a, n, b: f32[(4, 5)], z: f32[(..., 4)], s: f32[("n", 4)]):
     c = jnp.dot(a, b)
     d = c + 1
     e = b.sum(axis=0)
-    h = jnp.zeros((n, 4))
+    h = jnp.zeros((n(), 4))
     k = z * 2
     m = s + 1.0
     t = (b, e)
@@ -53,6 +53,14 @@ def helper(x):
 
 def f(x: f32[(3,)]):
     return helper(x) + helper(x * 2)
+"""
+
+# a size the checker cannot evaluate is a symbol named after its source (engine/symbolic.py): shape known
+SYMBOLIC = """import jax.numpy as jnp
+
+
+def g(n):
+    return jnp.zeros((n, 4)) + 1
 """
 
 # Unknown but expected arrays: jnp.unmodelled_op(a), jnp.sum(a), -jnp.sum(a), -jnp.sum(a) * 3; not: p.mean()
@@ -95,9 +103,10 @@ def coverage_of(source: str) -> Coverage | None:
         (TWICE, Coverage(5, 5, 5)),
         (UNKNOWN_CALLS, Coverage(4, 0, 0)),
         (WRONG, Coverage(2, 1, 1)),
+        (SYMBOLIC, Coverage(2, 2, 2)),
         ("import jax\nx = [1, 2]\n", Coverage(0, 0, 0)),
     ],
-    ids=["full", "partial", "twice", "unknown-calls", "wrong", "no-arrays"],
+    ids=["full", "partial", "twice", "unknown-calls", "wrong", "symbolic", "no-arrays"],
 )
 def test_exact_counts(source, expected):
     assert coverage_of(source) == expected
