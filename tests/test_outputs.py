@@ -111,7 +111,11 @@ def test_statistics_counts_per_code(project, capsys):
     assert code == 1
     lines = out.splitlines()
     assert lines[:2] == ["2\tNC201\tpositional broadcasting mismatch", "1\tNC202\tnamed axis size conflict"]
-    assert re.fullmatch(r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file", lines[2])
+    assert re.fullmatch(
+        r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file; "
+        r"shapes known for 25% of 4 array expressions \(ranks for 25%\)",
+        lines[2],
+    )
     _, out, _ = run(capsys, "check", "pkg", "--statistics", "--format", "json", "--no-cache")
     assert json.loads(out) == [
         {"code": "NC201", "name": "positional broadcasting mismatch", "count": 2},
@@ -122,11 +126,19 @@ def test_statistics_counts_per_code(project, capsys):
 def test_summary_line_counts_files_analysed_and_errors(project, capsys):
     code, out, _ = run(capsys, "check", "pkg", "--no-cache")
     assert code == 1
-    assert re.fullmatch(r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file", out.splitlines()[-1])
+    assert re.fullmatch(
+        r"Checked 3 files \(2 analysed\) in \d+\.\d\d s: 3 errors in 1 file; "
+        r"shapes known for 25% of 4 array expressions \(ranks for 25%\)",
+        out.splitlines()[-1],
+    )
     code, out, _ = run(capsys, "check", "pkg/good.py", "pkg/unrelated.py", "--no-cache")
     assert code == 0
     assert out.splitlines()[-2:] == ["All checks passed.", out.splitlines()[-1]]
-    assert re.fullmatch(r"Checked 2 files \(1 analysed\) in \d+\.\d\d s: 0 errors in 0 files", out.splitlines()[-1])
+    assert re.fullmatch(
+        r"Checked 2 files \(1 analysed\) in \d+\.\d\d s: 0 errors in 0 files; "
+        r"shapes known for 100% of 1 array expression \(ranks for 100%\)",
+        out.splitlines()[-1],
+    )
 
 
 class _Tty(io.StringIO):

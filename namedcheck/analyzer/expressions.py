@@ -123,13 +123,15 @@ class Expressions(FrameState):
             value = self._ev(node)
         except RuleError as e:
             self.report(node, e)
-            return UNKNOWN
+            value = UNKNOWN
         if isinstance(value, DimVal) and value.dim is None:  # an int of unknown size: `x.shape[0]`, `len(xs)`
             value = DimVal(size_of(self, node, value))
         if self.an.types is not None and (self.function is not None or self.parent is None) and has_array(value):
             self.an.types[id(node)] = (node, value)
         if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
             self.an.value_log.append((node, value))
+        if self.an.coverage is not None:  # how much of the checked file's shapes is known (analyzer/coverage.py)
+            self.an.coverage.see(node, value)
         return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:

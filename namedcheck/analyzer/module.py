@@ -11,6 +11,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 
 from namedcheck.analyzer import origins
 from namedcheck.analyzer.budget import Guard
+from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.imports import absolute_import
 from namedcheck.analyzer.memo import CallLog, memo_key
@@ -54,6 +55,7 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
+    coverage: CoverageCounter | None = None  # set by `Session.check` for a checked file (analyzer/coverage.py)
 
     def __init__(
         self,

@@ -21,6 +21,7 @@ from pathlib import Path
 import libcst as cst
 
 from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
+from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import Project, project_for
@@ -45,6 +46,9 @@ class FileResult:
     complete: bool = True  # False: a budget cut the analysis short (what it proved is kept; not cached)
     analyzer: ModuleAnalyzer | None = None  # the analyzer that ran (observers read its records)
     failed: bool = False  # the file was not analysed: it does not parse (NC001) or the analyzer failed (NC000)
+    # array-valued expressions of the file and how much of their shapes is known (analyzer/coverage.py);
+    # None: the file was not analysed (skipped, failed)
+    coverage: Coverage | None = None
 
     @property
     def all(self) -> list[Diagnostic]:
@@ -163,15 +167,18 @@ class Session:
                 an = self._analyzer(module, project, file, make)
                 an.source = source
                 an.guard = Guard(self.limits)
+                an.coverage = CoverageCounter()
                 if project is not None:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
                 an.run()
                 own = an.diagnostics(shown, source_lines(source))
                 elsewhere = project.dependency_diagnostics((an, shown)) if project is not None else []
                 mine = set(own)
-                return FileResult(own, [d for d in elsewhere if d not in mine], True, an)
+                return FileResult(own, [d for d in elsewhere if d not in mine], True, an, coverage=_counted(an))
         except (BudgetExceeded, MemoryError):
-            return FileResult(found_before_budget(an, shown, source) if an is not None else [], [], False, an)
+            return FileResult(
+                found_before_budget(an, shown, source) if an is not None else [], [], False, an, coverage=_counted(an)
+            )
         except RecursionError:
             return FileResult(
                 [internal(shown, "the file nests too deeply for the analyzer (RecursionError)")], failed=True
@@ -297,6 +304,17 @@ def _moved(d: Diagnostic, path: str) -> Diagnostic:
     return replace(d, path=path)
 
 
+def _counted(an: ModuleAnalyzer | None) -> Coverage | None:
+    """What the analysis of a checked file saw of its array shapes (what it had seen when a budget cut it short)."""
+    if an is None or an.coverage is None:
+        return None
+    try:
+        with deep_recursion():
+            return an.coverage.result()
+    except (MemoryError, RecursionError):
+        return None
+
+
 def found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diagnostic]:
     """What a file cut short by its budget had proven (an unbound axis name waits for the whole module:
     dropped)."""
@@ -347,4 +365,4 @@ def session_for(stub_paths: Sequence[str] = (), limits: Limits | None = None, ro
     return hit
 
 
-__all__ = ["Session", "FileResult", "session_for", "source_lines", "deep_recursion", "internal"]
+__all__ = ["Session", "FileResult", "Coverage", "session_for", "source_lines", "deep_recursion", "internal"]

@@ -5,7 +5,7 @@ Per-file results depend on the file's own text, the contents of the project modu
 (transitively: calls into them are analysed), the stubs and the analyzer's code, so the key hashes
 exactly those. Entries are written atomically; a damaged or
 unreadable entry is a miss; so is a corrupt one (each entry
-names its key and carries a checksum of its diagnostics).
+names its key and carries a checksum of its diagnostics and coverage).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
+from namedcheck.analyzer.coverage import Coverage
 from namedcheck.diagnostic import Diagnostic, Related
 
 CACHE_DIR_NAME = ".namedcheck_cache"
@@ -65,9 +66,10 @@ class ResultCache:
             h.update(b"\0" + dependencies.encode())
         return h.hexdigest()
 
-    def get(self, key: str) -> list[Diagnostic] | None:
-        """The entry's diagnostics; None (a miss) for a missing, unreadable or corrupt entry: one that is not
-        a small regular file, not the JSON this cache writes, for another key, or failing its checksum."""
+    def get(self, key: str) -> tuple[list[Diagnostic], Coverage | None] | None:
+        """The entry's diagnostics and coverage (analyzer/coverage.py); None (a miss) for a missing, unreadable
+        or corrupt entry: one that is not a small regular file, not the JSON this cache writes, for another
+        key, or failing its checksum."""
         from namedcheck.cli.files import read_regular
 
         data = read_regular(str(self.dir / key[:2] / key), MAX_ENTRY_BYTES)
@@ -78,18 +80,28 @@ class ResultCache:
             body = entry["diagnostics"]
             if entry["key"] != key or entry["sha256"] != hashlib.sha256(body.encode()).hexdigest():
                 return None
-            return [_diagnostic(d) for d in json.loads(body)]
+            content = json.loads(body)
+            coverage = content["coverage"]
+            return (
+                [_diagnostic(d) for d in content["diagnostics"]],
+                None if coverage is None else Coverage.from_json(coverage),
+            )
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError):
             return None
 
-    def put(self, key: str, diags: list[Diagnostic]) -> None:
+    def put(self, key: str, diags: list[Diagnostic], coverage: Coverage | None = None) -> None:
         try:
             sub = self.dir / key[:2]
             if not self.dir.exists():
                 self.dir.mkdir(parents=True, exist_ok=True)
                 (self.dir / ".gitignore").write_text("# created by namedcheck\n*\n")
             sub.mkdir(exist_ok=True)
-            body = json.dumps([{**d.as_json(), "hint": d.hint} for d in diags])
+            body = json.dumps(
+                {
+                    "diagnostics": [{**d.as_json(), "hint": d.hint} for d in diags],
+                    "coverage": None if coverage is None else coverage.as_json(),
+                }
+            )
             payload = json.dumps({"key": key, "sha256": hashlib.sha256(body.encode()).hexdigest(), "diagnostics": body})
             fd, tmp = tempfile.mkstemp(dir=sub)
             with os.fdopen(fd, "w", encoding="utf-8") as f:

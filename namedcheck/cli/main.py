@@ -1,4 +1,4 @@
-"""`namedcheck check | explain | --version`. Never imports jax or mypy; never runs user code."""
+"""`namedcheck check | coverage | explain | infer | lsp | --version`. Never imports jax or mypy; never runs user code."""
 
 from __future__ import annotations
 
@@ -20,10 +20,16 @@ FORMATS = ("text", "json", "sarif", "github")
 
 
 def run_check(
-    paths: Sequence[str], cfg: Config, jobs: int, cache_root: Path | None = None, stats: RunStats | None = None
+    paths: Sequence[str],
+    cfg: Config,
+    jobs: int,
+    cache_root: Path | None = None,
+    stats: RunStats | None = None,
+    callers: bool = True,
 ) -> list[Diagnostic]:
-    """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files and draws
-    a progress line on a terminal's stderr."""
+    """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files, holds each
+    analysed file's coverage and draws a progress line on a terminal's stderr. `callers=False`: the project
+    modules importing the files are not run (what they cause in them is left out)."""
     from namedcheck.cli.files import unreadable
     from namedcheck.cli.runner import Job, check_all
 
@@ -46,7 +52,7 @@ def run_check(
 
     context = [
         Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
-        for f in session.importers([f for _, f in files])
+        for f in (session.importers([f for _, f in files]) if callers else [])
         if not is_excluded(f, cfg.exclude, cfg.root)
     ]
     stats.begin(len(todo), progress_to)
@@ -68,18 +74,21 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def _check_buffer(display: str, source: str, cfg: Config, in_project: bool) -> list[Diagnostic]:
+def _check_buffer(display: str, source: str, cfg: Config, in_project: bool, stats: RunStats) -> list[Diagnostic]:
     """`check -`: an editor's buffer, in the project of the file it names (its text read by the project's
     other modules instead of the disk's): its own diagnostics, those its calls cause in other modules, and
-    those the modules importing it cause in it."""
+    those the modules importing it cause in it. `stats` gets the buffer's coverage."""
     from namedcheck.analyzer.session import Session
 
     session = Session(cfg.stub_paths, cfg.limits, projects=in_project)
     if not in_project:
-        return session.check(display, source).all
-    session.set_text(display, source)
-    result = session.check(display, source, display)
-    if result.failed:
+        result = session.check(display, source)
+    else:
+        session.set_text(display, source)
+        result = session.check(display, source, display)
+    if result.coverage is not None:
+        stats.coverage[display] = result.coverage
+    if not in_project or result.failed:
         return result.all
     return sorted(set(session.with_callers(display, result.diagnostics, display)) | set(result.elsewhere))
 
@@ -148,7 +157,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         except UnicodeDecodeError as e:
             print(f"namedcheck: error: standard input is not UTF-8 text: {e}", file=sys.stderr)
             return 2
-        diags = _check_buffer(display, source, cfg, bool(args.stdin_filename))
+        diags = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats)
         stats.files = stats.analysed = 1
         lines = source_lines(source)
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
@@ -269,6 +278,29 @@ def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Dia
     return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d for d in group]
 
 
+def cmd_coverage(args: argparse.Namespace) -> int:
+    """`namedcheck coverage PATH...`: per analysed file (worst first) and in total, the array expressions the
+    checker saw and the share of them whose rank and whole shape it knows; the files, configuration,
+    excludes and cache of `check`."""
+    from namedcheck.cli import coverage
+
+    try:
+        cfg = load_config(Path(args.config_root or "."))
+    except ConfigError as e:
+        print(f"namedcheck: error: {e}", file=sys.stderr)
+        return 2
+    jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
+    cache_root = None if args.no_cache or os.environ.get("NAMEDCHECK_NO_CACHE") else (cfg.root or Path.cwd())
+    stats = RunStats()
+    try:
+        diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False)
+    except FileNotFoundError as e:
+        print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
+        return 2
+    print(coverage.render_json(stats.coverage) if args.format == "json" else coverage.render_text(stats.coverage))
+    return _unreadable_status(diags)
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     code = args.code.upper()
     c = CODES.get(code)
@@ -364,6 +396,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
+    cov = sub.add_parser(
+        "coverage",
+        help="how much of the array shapes the checker saw, per file (worst first) and in total",
+        description="Per analysed file, worst first, and in total: the array-valued expressions the checker "
+        "saw (arrays it inferred, and calls into jax / numpy / flax / equinox, array methods and operators it "
+        "could not), and the share of them whose rank and whole shape it knows.",
+    )
+    cov.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    cov.add_argument("--format", choices=("text", "json"), default="text")
+    cov.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
+    cov.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
+    cov.add_argument("--config-root", help=argparse.SUPPRESS)
+    cov.set_defaults(func=cmd_coverage)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
     e.add_argument("code")
     e.set_defaults(func=cmd_explain)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.files import read_regular, unreadable
-from namedcheck.cli.summary import SkippedFile
+from namedcheck.cli.summary import FileDiagnostics, SkippedFile
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.codes import NC001
 
@@ -27,7 +27,8 @@ class Job:
 
 
 def check_file(job: Job) -> list[Diagnostic]:
-    """One file's diagnostics (never raises)."""
+    """One file's diagnostics (never raises); an analysed file's are a `FileDiagnostics`, which also holds
+    what its analysis saw of its array shapes (its coverage, cached with them)."""
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
@@ -67,12 +68,13 @@ def check_file(job: Job) -> list[Diagnostic]:
         key = cache.key(job.display, data, deps)
         hit = cache.get(key)
         if hit is not None:
-            return _here(hit, job.display)
+            cached, coverage = hit
+            return FileDiagnostics(_here(cached, job.display), job.display, coverage)
     result = session.check(path, source, job.display, force=True)
     diags = result.all
     if cache is not None and key is not None and result.complete:  # a file cut short by its budget: not cached
-        cache.put(key, _anywhere(diags, job.display))
-    return diags
+        cache.put(key, _anywhere(diags, job.display), result.coverage)
+    return FileDiagnostics(diags, job.display, result.coverage)
 
 
 def _anywhere(diags: list[Diagnostic], display: str) -> list[Diagnostic]:

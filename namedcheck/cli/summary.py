@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from namedcheck.diagnostic import Diagnostic
+
+if TYPE_CHECKING:  # the analysis (and libcst) load only once a run checks files
+    from namedcheck.analyzer.coverage import Coverage
 
 #: A run over at least this many files may show a progress line (on a terminal, after PROGRESS_DELAY s).
 PROGRESS_MIN_FILES = 20
@@ -14,7 +18,16 @@ PROGRESS_DELAY = 0.5
 PROGRESS_EVERY = 0.1  # seconds between redraws
 
 
-class SkippedFile(list[Diagnostic]):
+class FileDiagnostics(list[Diagnostic]):
+    """One checked file's diagnostics, with what its analysis saw of its array shapes (None: not analysed)."""
+
+    def __init__(self, diags: Iterable[Diagnostic] = (), display: str = "", coverage: Coverage | None = None) -> None:
+        super().__init__(diags)
+        self.display = display
+        self.coverage = coverage
+
+
+class SkippedFile(FileDiagnostics):
     """The (empty) result of a file skipped without parsing: it never mentions jax, namedcheck or xmap."""
 
 
@@ -55,12 +68,14 @@ class Progress:
 
 @dataclass
 class RunStats:
-    """Counts for the final summary line: files found, files analysed (not skipped cheaply), elapsed time."""
+    """Counts for the final summary line: files found, files analysed (not skipped cheaply), elapsed time,
+    and what the analysis saw of each analysed file's array shapes (by display path)."""
 
     files: int = 0
     analysed: int = 0
     start: float = field(default_factory=time.monotonic)
     progress: Progress | None = None
+    coverage: dict[str, Coverage] = field(default_factory=dict)
 
     def begin(self, files: int, stream: TextIO | None) -> None:
         self.files = files
@@ -70,6 +85,8 @@ class RunStats:
         """One file's result is in."""
         if not isinstance(result, SkippedFile):
             self.analysed += 1
+        if isinstance(result, FileDiagnostics) and result.coverage is not None:
+            self.coverage[result.display] = result.coverage
         if self.progress is not None:
             self.progress.tick()
 
@@ -77,14 +94,31 @@ class RunStats:
         if self.progress is not None:
             self.progress.close()
 
+    @property
+    def total(self) -> Coverage:
+        """The run's coverage: the sum over its analysed files."""
+        from namedcheck.analyzer.coverage import Coverage
+
+        return sum(self.coverage.values(), Coverage())
+
     def summary(self, diags: list[Diagnostic]) -> str:
-        """`Checked 12 files (3 analysed) in 0.41 s: 2 errors in 1 file`."""
+        """`Checked 12 files (3 analysed) in 0.41 s: 2 errors in 1 file; shapes known for 41% of 530 array
+        expressions (ranks for 77%)`."""
         elapsed = time.monotonic() - self.start
         n, f = len(diags), len({d.path for d in diags})
         return (
             f"Checked {_count(self.files, 'file')} ({self.analysed} analysed) in {elapsed:.2f} s: "
-            f"{_count(n, 'error')} in {_count(f, 'file')}"
+            f"{_count(n, 'error')} in {_count(f, 'file')}; {seen(self.total)}"
         )
+
+
+def seen(c: Coverage) -> str:
+    """`shapes known for 41% of 530 array expressions (ranks for 77%)`; percentages rounded down."""
+    if not c.arrays:
+        return "no array expressions seen"
+    return (
+        f"shapes known for {c.shape_percent}% of {_count(c.arrays, 'array expression')} (ranks for {c.rank_percent}%)"
+    )
 
 
 def _count(n: int, noun: str) -> str:
