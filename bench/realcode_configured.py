@@ -27,7 +27,8 @@ directory; mutants are one-line edits located with `ast` in the project's model 
 `realcode_mutants.Finder` plus the config-code operators of `ConfiguredFinder`: a reduction / concatenation /
 softmax axis changed, `keepdims` dropped, a `swapaxes` / `transpose` removed or its axes changed, two reshape
 sizes swapped, a config field used as a size replaced by another field of the same config, a size off by one,
-a `.shape[i]` index changed), chosen with a seeded shuffle (at most `--limit` candidates per project). Each
+a `.shape[i]` index changed), chosen with a seeded shuffle of each kind, the kinds taken in turn (at most
+`--limit` candidates per project, default 30). Each
 candidate is run: the driver on a hard-linked copy of the project with the one file replaced. A mutant is kept
 (verified) only when the driver raises (an exception other than an import / syntax / name error, and other than
 an assertion of the driver itself) while the unmutated project passes. Verification results are cached in
@@ -296,6 +297,7 @@ AXIS_CALLS = {
     "repeat",
     "roll",
     "flip",
+    "DenseGeneral",
 }
 POSITIONAL_AXIS = {"concatenate": 1, "stack": 1, "expand_dims": 1, "squeeze": 1, "argmax": 1, "sum": 1, "mean": 1}
 SWAP_CALLS = {"swapaxes", "moveaxis"}
@@ -378,6 +380,7 @@ class ConfiguredFinder(Finder):
                 self.add("transpose_missing", name, replace(node, segment(self.lines, receiver)))
         if name == "reshape":
             self.reshape_swap(node)
+            self.reshape_size(node)
         for kw in node.keywords:
             if kw.arg == "keepdims" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
                 self.add("keepdims_dropped", name, replace(kw.value, "False"))
@@ -390,7 +393,10 @@ class ConfiguredFinder(Finder):
             if fields:
                 pick = fields[(node.lineno + node.col_offset) % len(fields)]
                 self.add("config_field_swap", base, replace(node, f"{base}.{pick}"))
-            self.add("size_off_by_one", base, replace(node, f"{segment(self.lines, node)} + 1"))
+            text = f"{segment(self.lines, node)} + 1"
+            if isinstance(self.parents.get(node), ast.BinOp):
+                text = f"({text})"
+            self.add("size_off_by_one", base, replace(node, text))
         self.generic_visit(node)
 
     def visit_Subscript(self, node: ast.Subscript) -> None:
@@ -443,7 +449,10 @@ class ConfiguredFinder(Finder):
         if value is not None:
             self.add("swapaxes_changed", name, replace(args[1], str(other_axis(value))))
 
-    def reshape_swap(self, node: ast.Call) -> None:
+    def reshape_mutation(self, node: ast.Call) -> None:
+        """Replaced by `reshape_size` (no `-1` entries changed, `n + 1` without parentheses around a name)."""
+
+    def reshape_entries(self, node: ast.Call) -> list[ast.expr]:
         if isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) in {"jnp", "np", "jax.numpy"}:
             shape_args = node.args[1:2]
         else:
@@ -451,7 +460,28 @@ class ConfiguredFinder(Finder):
         entries: list[ast.expr] = []
         for arg in shape_args:
             entries.extend(arg.elts if isinstance(arg, ast.Tuple | ast.List) else [arg])
-        entries = [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
+        return [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
+
+    def reshape_size(self, node: ast.Call) -> None:
+        """One size of a reshape off by one: the last literal > 1, else the last size expression."""
+        entries = self.reshape_entries(node)
+        literals = [e for e in entries if (int_value(e) or 0) > 1]
+        if literals:
+            self.add("reshape_size", "reshape", replace(literals[-1], str((int_value(literals[-1]) or 0) + 1)))
+            return
+        sizes = [e for e in entries if int_value(e) is None]
+        if len(entries) < 2 or not sizes:
+            return
+        target = sizes[-1]
+        if isinstance(target, ast.Attribute) and target.attr == "shape":
+            return
+        text = segment(self.lines, target)
+        if not isinstance(target, ast.Name | ast.Attribute | ast.Subscript | ast.Call):
+            text = f"({text})"
+        self.add("reshape_size", "reshape", replace(target, f"{text} + 1"))
+
+    def reshape_swap(self, node: ast.Call) -> None:
+        entries = self.reshape_entries(node)
         sizes = [e for e in entries if int_value(e) is None]
         for first, second in zip(sizes, sizes[1:], strict=False):
             a, b = segment(self.lines, first), segment(self.lines, second)
@@ -703,6 +733,25 @@ def classify(
     return ("near" if near else "missed"), new
 
 
+def choose(candidates: list[tuple[CMutant, str]], limit: int, seed: str) -> list[tuple[CMutant, str]]:
+    """At most `limit` candidates: a seeded shuffle of each mutation kind, the kinds taken in turn."""
+    rng = random.Random(seed)
+    by_kind: dict[str, list[tuple[CMutant, str]]] = defaultdict(list)
+    for item in candidates:
+        by_kind[item[0].kind].append(item)
+    queues = []
+    for kind in sorted(by_kind):
+        items = by_kind[kind]
+        rng.shuffle(items)
+        queues.append(items)
+    out: list[tuple[CMutant, str]] = []
+    while len(out) < limit and any(queues):
+        for queue in queues:
+            if queue and len(out) < limit:
+                out.append(queue.pop(0))
+    return out
+
+
 def run_project(
     spec: ProjectSpec, source: Path, work: Path, checker: str, args: argparse.Namespace, cache: dict[str, list[object]]
 ) -> ProjectRun:
@@ -733,9 +782,7 @@ def run_project(
         path = base / rel_file
         if path.exists():
             candidates.extend(find_candidates(spec.name, rel_file, path.read_text(encoding="utf-8")))
-    rng = random.Random(f"{args.seed}:{spec.name}")
-    rng.shuffle(candidates)
-    candidates = candidates[: args.limit]
+    candidates = choose(candidates, args.limit, f"{args.seed}:{spec.name}")
     result.candidates = len(candidates)
     source_key = tree_hash(base) + hashlib.sha256(spec.driver.encode()).hexdigest()
 
