@@ -447,6 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     conf.add_argument("--jobs", type=int, default=2, help="driver / checker processes at once")
     conf.add_argument("--show-missed", action="store_true", help="list the mutants not found at the line")
     conf.add_argument("--json-out", help="also write the results as JSON here")
+    conf.add_argument("--with-entry", action="store_true", help="also measure with a concrete entry point added")
 
     args = parser.parse_args(argv)
     if args.mode == "configured":

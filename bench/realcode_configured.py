@@ -3,6 +3,7 @@ one-line mutants of real, config-driven JAX model code, each mutant verified to 
 
     python bench/realcode.py configured [--source NAME=DIR ...] [--keep DIR] [--limit N] [--seed 0]
                                         [--show-missed] [--json-out FILE] [--projects NAME ...]
+                                        [--with-entry] [--jobs 2]
 
 Sources (never copied into this repository): public repositories, each named by a source NAME and given
 as `--source NAME=DIR` (a checkout or an unpacked archive of the repository), or found at the default
@@ -42,6 +43,10 @@ message) lies on the edited line; NEAR when a new diagnostic lies within 2 lines
 carries a related location at the edited line; otherwise missed ("elsewhere" counts the missed mutants
 with some new diagnostic on another line of the project: an effect found, not its cause). The diagnostics on each unmutated project
 are printed (false alarms: each should be 0).
+
+`--with-entry` also measures each mutant with a concrete entry point added to the tree (ENTRIES: the driver's
+tiny config as plain calls on concrete arrays, a file that is checked, never run): the gap between the two
+figures is what the checker misses only because the project's sizes come from runtime configuration.
 
 Printed: per project and in total, candidates tried, verified mutants, found at the line, near, missed; the
 same per mutation kind; `--show-missed` lists each missed mutant (file:line, before -> after, the first line
@@ -270,6 +275,145 @@ PROJECTS: tuple[ProjectSpec, ...] = (
         "flax_gemma", "flax", "examples/gemma", ("modules.py", "layers.py", "transformer.py"), DRIVER_FLAX_GEMMA
     ),
 )
+
+# ----------------------------------------------------------------------------------------------
+# Concrete entry points (`--with-entry`): the driver's tiny config as plain calls with concrete arrays, a file
+# added to the checked tree only (never run), to tell "the sizes are unknown" from "the checker cannot follow".
+
+ENTRY_FILE = "namedcheck_bench_entry.py"
+
+ENTRY_NANODO = """
+import jax
+import jax.numpy as jnp
+from nanodo import model as m
+
+
+def entry():
+    mod = m.TransformerDo(m.DoConfig(D=48, H=4, L=32, N=2, V=96, F=80))
+    x = jnp.ones((2, 32), jnp.int32)
+    params = mod.init(jax.random.PRNGKey(0), x)
+    return mod.apply(params, x)
+"""
+
+ENTRY_LLAMA_LIKE = """
+import jax
+import jax.numpy as jnp
+from jax.sharding import AxisType
+from jax.sharding import PartitionSpec as P
+from {package} import model as m
+
+
+def entry():
+    mesh = jax.make_mesh((1, 2, 4), P("x", "y", "z"), axis_types=(AxisType.Explicit,) * 3)
+    cfg = m.Config({config}, mesh=mesh)
+    with jax.sharding.set_mesh(mesh):
+        weights = m.Weights.init(jax.random.key(0), cfg)
+        tokens = jnp.ones((2, 16), jnp.int32)
+        return m.forward(tokens, jnp.ones_like(tokens), weights, cfg, None)
+"""
+
+ENTRY_LLAMA3 = ENTRY_LLAMA_LIKE.format(
+    package="llama3_jax",
+    config="embed=128, ffw_size=384, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512, "
+    "max_seq_len=64, causal=True, use_prefill_attn_kernel=False, use_decode_attn_kernel=False",
+)
+ENTRY_QWEN3 = ENTRY_LLAMA_LIKE.format(
+    package="qwen3_jax",
+    config="embed=128, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512, max_seq_len=64, "
+    "causal=True, moe_ffw_size=80, moe_experts_per_tok=2, moe_num_experts=8, mlp_ffw_size=384, mlp_layer_idxs=[0]",
+)
+
+ENTRY_NANOGPT = """
+import jax
+import jax.numpy as jnp
+from model import GPT, GPTConfig
+
+
+def entry():
+    gpt = GPT(GPTConfig(block_size=32, vocab_size=96, n_layer=2, n_head=4, n_embd=48, dropout=0.1))
+    x = jnp.ones((2, 24), jnp.int32)
+    params = gpt.init(jax.random.PRNGKey(0), x, train=False)
+    return gpt.apply(params, x, train=True, targets=x, rngs={"dropout": jax.random.PRNGKey(1)})
+"""
+
+ENTRY_EASYLM = """
+import jax
+import jax.numpy as jnp
+from EasyLM.models.llama import llama_model as m
+
+
+def entry():
+    cfg = m.LLaMAConfigurator.get_default_config(dict(
+        vocab_size=96, hidden_size=48, intermediate_size=80, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=64))
+    model = m.FlaxLLaMAForCausalLMModule(m.LLaMAConfigurator.finalize_config(cfg))
+    x = jnp.ones((2, 24), jnp.int32)
+    pos = jnp.broadcast_to(jnp.arange(24), x.shape)
+    params = model.init(jax.random.PRNGKey(0), x, jnp.ones_like(x), pos)
+    return model.apply(params, x, jnp.ones_like(x), pos, deterministic=True)
+"""
+
+ENTRY_FLAX_LM1B = """
+import jax
+import jax.numpy as jnp
+import models
+
+
+def entry():
+    cfg = models.TransformerConfig(vocab_size=96, output_vocab_size=96, emb_dim=48, num_heads=4, num_layers=2,
+                                   qkv_dim=40, mlp_dim=80, max_len=32, deterministic=True)
+    lm = models.TransformerLM(cfg)
+    x = jnp.ones((2, 24), jnp.int32)
+    params = lm.init(jax.random.PRNGKey(0), x)
+    return lm.apply(params, x)
+"""
+
+ENTRY_FLAX_WMT = """
+import jax
+import jax.numpy as jnp
+import models
+
+
+def entry():
+    cfg = models.TransformerConfig(vocab_size=96, output_vocab_size=88, emb_dim=48, num_heads=4, num_layers=2,
+                                   qkv_dim=40, mlp_dim=80, max_len=32, deterministic=True)
+    tr = models.Transformer(cfg)
+    src = jnp.ones((2, 20), jnp.int32)
+    tgt = jnp.ones((2, 24), jnp.int32)
+    params = tr.init(jax.random.PRNGKey(0), src, tgt)
+    return tr.apply(params, src, tgt)
+"""
+
+ENTRY_FLAX_GEMMA = """
+import jax.numpy as jnp
+from flax import nnx
+import modules
+import transformer as transformer_lib
+
+
+def entry():
+    config = transformer_lib.TransformerConfig(
+        num_layers=2, num_embed=96, embed_dim=48, hidden_dim=80, num_heads=4, head_dim=24, num_kv_heads=2,
+        final_logit_softcap=None, attention_types=[modules.AttentionType.GLOBAL, modules.AttentionType.LOCAL_SLIDING],
+        sliding_window_size=8, use_post_attn_norm=True, use_post_ffw_norm=True, dropout_rate=0.0)
+    t = transformer_lib.Transformer(config=config, rngs=nnx.Rngs(params=0))
+    cache = t.init_cache(cache_size=32, batch_size=2, dtype=jnp.float32)
+    tokens = jnp.ones((2, 12), jnp.int32)
+    pos = jnp.broadcast_to(jnp.arange(12), tokens.shape)
+    return t(tokens, pos, cache, jnp.ones((2, 12, 32), dtype=jnp.bool_))
+"""
+
+ENTRIES = {
+    "nanodo": ENTRY_NANODO,
+    "llama3": ENTRY_LLAMA3,
+    "qwen3": ENTRY_QWEN3,
+    "nanogpt": ENTRY_NANOGPT,
+    "easylm": ENTRY_EASYLM,
+    "flax_lm1b": ENTRY_FLAX_LM1B,
+    "flax_wmt": ENTRY_FLAX_WMT,
+    "flax_gemma": ENTRY_FLAX_GEMMA,
+}
+
 
 # ----------------------------------------------------------------------------------------------
 # Mutation operators for config-driven model code
@@ -692,6 +836,8 @@ class Outcome:
     message: str
     where: str = "missed"  # "line", "near" or "missed"
     new_diagnostics: list[str] = field(default_factory=list)
+    where_entry: str = ""  # the same with the concrete entry point (--with-entry)
+    new_with_entry: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -701,6 +847,7 @@ class ProjectRun:
     candidates: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
     baseline: list[str] = field(default_factory=list)
+    baseline_entry: list[str] | None = None
     outcomes: list[Outcome] = field(default_factory=list)
 
 
@@ -776,6 +923,19 @@ def run_project(
         result.problem = f"checker failed on the unmutated project: {base_run.error[-300:]}"
         return result
     result.baseline = [diag_text(d, base) for d in base_run.diagnostics]
+    entry_text = ENTRIES.get(spec.name) if args.with_entry else None
+    entry_diags: list[Diagnostic] = []
+    if entry_text is not None:
+        entry_base = work / "base_entry" / spec.name
+        if entry_base.exists():
+            shutil.rmtree(entry_base)
+        link_tree(base, entry_base)
+        (entry_base / ENTRY_FILE).write_text(entry_text)
+        entry_run = run_checker(checker, [entry_base], args.timeout, cwd=entry_base)
+        entry_diags = entry_run.diagnostics
+        result.baseline_entry = [diag_text(d, entry_base) for d in entry_diags]
+        if entry_run.error:
+            result.baseline_entry.append(f"checker failed: {entry_run.error[-300:]}")
 
     candidates: list[tuple[CMutant, str]] = []
     for rel_file in spec.model_files:
@@ -829,6 +989,13 @@ def run_project(
             return outcome
         outcome.where, new = classify(mutant, root, base_run.diagnostics, base, run.diagnostics)
         outcome.new_diagnostics = [diag_text(d, root) for d in new]
+        if entry_text is not None:
+            (root / ENTRY_FILE).write_text(entry_text)
+            run = run_checker(checker, [root], args.timeout, cwd=root)
+            outcome.where_entry, new = classify(
+                mutant, root, entry_diags, work / "base_entry" / spec.name, run.diagnostics
+            )
+            outcome.new_with_entry = [diag_text(d, root) for d in new]
         return outcome
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -875,6 +1042,22 @@ def report(runs: Sequence[ProjectRun], show_missed: bool) -> None:
     for kind in sorted(by_kind):
         print(f"{kind:<20} {figures(by_kind[kind])}")
 
+    if any(r.baseline_entry is not None for r in runs):
+        print("\nwith a concrete entry point (--with-entry: the driver's config as plain calls, added to the tree):")
+        print(
+            f"{'project':<12} {'verified':>8} {'at line':>7} {'share':>7} {'near':>6} {'missed':>7} {'elsewhere':>9}  false alarms"
+        )
+        for run in runs:
+            if run.problem or run.baseline_entry is None:
+                continue
+            moved = [Outcome(o.mutant, o.error, o.message, o.where_entry, o.new_with_entry) for o in run.outcomes]
+            print(f"{run.spec.name:<12} {figures(moved)}  {len(run.baseline_entry)}")
+        moved = [
+            Outcome(o.mutant, o.error, o.message, o.where_entry, o.new_with_entry) for o in everything if o.where_entry
+        ]
+        alarms_entry = sum(len(r.baseline_entry or []) for r in runs if not r.problem)
+        print(f"{'TOTAL':<12} {figures(moved)}  {alarms_entry}")
+
     print("\nrejected candidates (the driver did not raise, or raised an import / syntax / name error):")
     for run in runs:
         if not run.problem:
@@ -889,6 +1072,10 @@ def report(runs: Sequence[ProjectRun], show_missed: bool) -> None:
         print(f"  {run.spec.name}: {len(run.baseline)}")
         for text in run.baseline:
             print(f"    {text}")
+        if run.baseline_entry:
+            print(f"  {run.spec.name} with the entry point: {len(run.baseline_entry)}")
+            for text in run.baseline_entry:
+                print(f"    {text}")
     if show_missed:
         for label, where in (("near the line", "near"), ("missed", "missed")):
             chosen = [o for o in everything if o.where == where]
@@ -899,6 +1086,10 @@ def report(runs: Sequence[ProjectRun], show_missed: bool) -> None:
                 print(f"      JAX: {o.error}: {o.message}")
                 for text in o.new_diagnostics[:3]:
                     print(f"      new: {text}")
+                if o.where_entry:
+                    print(f"      with the entry point: {o.where_entry}")
+                    for text in o.new_with_entry[:2]:
+                        print(f"      new with the entry point: {text}")
 
 
 def dump(runs: Sequence[ProjectRun], out: Path) -> None:
@@ -911,6 +1102,7 @@ def dump(runs: Sequence[ProjectRun], out: Path) -> None:
                 "candidates": run.candidates,
                 "rejected": dict(run.rejected),
                 "false_alarms": run.baseline,
+                "false_alarms_with_entry": run.baseline_entry,
                 "mutants": [
                     {
                         **asdict(o.mutant),
@@ -918,6 +1110,8 @@ def dump(runs: Sequence[ProjectRun], out: Path) -> None:
                         "message": o.message,
                         "where": o.where,
                         "new_diagnostics": o.new_diagnostics,
+                        "where_with_entry": o.where_entry,
+                        "new_with_entry": o.new_with_entry,
                     }
                     for o in run.outcomes
                 ],
