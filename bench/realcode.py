@@ -435,7 +435,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     proj.add_argument("--no-runnable", action="store_true", help="only the installed projects")
     proj.add_argument("--show-unflagged", action="store_true", help="list every mutant the checker missed")
 
+    conf = sub.add_parser("configured", help="recall at the line on verified mutants of config-driven model code")
+    conf.add_argument("--source", action="append", metavar="NAME=DIR", help="a project's source directory")
+    conf.add_argument("--projects", nargs="+", help="only these projects (default: all)")
+    conf.add_argument("--keep", help="work in (and cache verification results in) this directory")
+    conf.add_argument("--checker", help="namedcheck executable (default: the one beside this Python)")
+    conf.add_argument("--timeout", type=float, default=900.0, help="seconds per checker run")
+    conf.add_argument("--install-timeout", type=float, default=600.0, help="seconds for pip download of flax")
+    conf.add_argument("--seed", type=int, default=0)
+    conf.add_argument("--limit", type=int, default=30, help="at most this many candidate mutants per project")
+    conf.add_argument("--jobs", type=int, default=2, help="driver / checker processes at once")
+    conf.add_argument("--show-missed", action="store_true", help="list the mutants not found at the line")
+    conf.add_argument("--json-out", help="also write the results as JSON here")
+    conf.add_argument("--with-entry", action="store_true", help="also measure with a concrete entry point added")
+
     args = parser.parse_args(argv)
+    if args.mode == "configured":
+        from realcode_configured import configured_mode
+
+        return configured_mode(args)
     if args.mode == "precision":
         return precision(args)
     if args.mode == "projects":
