@@ -21,6 +21,7 @@ from namedcheck.analyzer.refs import (
     MappedRef,
     MethodRef,
     ModuleMethodRef,
+    NumberInfo,
     PartialRef,
     QualRef,
 )
@@ -183,6 +184,8 @@ class Calls(FrameState):
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
             return nn_modules.build_layer(self, name, pos, kw, node)
+        if name in _NUMBER_INFO:  # `jnp.finfo(cfg.dtype).min`: a scalar whatever the dtype's limits are
+            return NumberInfo(pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None)
         wrapped = nn_modules.param_wrapper(name, pos)
         if wrapped is not NotImplemented:
             return wrapped
@@ -342,6 +345,9 @@ def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
 
 def _is_size(v: Any) -> bool:
     return isinstance(v, DimVal) or (isinstance(v, Const) and is_number(v.value))
+
+
+_NUMBER_INFO = {"jax.numpy.finfo", "jax.numpy.iinfo", "numpy.finfo", "numpy.iinfo"}
 
 
 def _python_number(node: cst.CSTNode, value: Any) -> Any:

@@ -23,6 +23,7 @@ from namedcheck.analyzer.refs import (
     InstanceRef,
     MeshVal,
     MethodRef,
+    NumberInfo,
     PartialRef,
     QualRef,
     TypeAlias,
@@ -263,6 +264,8 @@ class Expressions(FrameState):
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
             return UNKNOWN
+        if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
+            return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
         if isinstance(recv, MeshVal | DevicesVal):
@@ -393,6 +396,7 @@ def _plain(v: Any) -> Any:
 
 
 _NONE_OF = object()
+_NUMBER_LIMITS = {"min", "max", "eps", "tiny", "smallest_normal", "epsneg", "resolution"}
 
 
 def _is_size_value(v: Any) -> bool:

@@ -74,6 +74,14 @@ class MethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class NumberInfo:
+    """`jnp.finfo(dtype)` / `jnp.iinfo(dtype)`: its limits (`.min`, `.max`, `.eps`) are scalars of that dtype
+    (`code`: the short dtype name, None when not known)."""
+
+    code: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class AtRef:
     """`x.at` and `x.at[idx]` (index None until subscripted): its methods (`set`, `add`, `get`, ...) are
     the ops `jax.numpy.ndarray.at.<method>` of (x, idx, ...)."""

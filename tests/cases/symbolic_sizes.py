@@ -106,3 +106,18 @@ def last_dim_read(x):
 def last_dim_read_wrong(x):
     C = x.shape[-1]
     return x.reshape(-1, C) @ jnp.ones((C + 1, 4))  # expect: NC203
+
+
+def masked_scores(att, cfg):
+    B, H, T, S = att.shape
+    mask = jnp.tril(jnp.ones((T, S), dtype=bool))
+    x = jnp.where(mask, att, jnp.finfo(cfg.dtype).min)  # reveal: Array[('B', 'H', 'T', 'S')]
+    y = jnp.where(mask, att, float("-inf"))  # reveal: Array[('B', 'H', 'T', 'S')]
+    return x, y
+
+
+def masked_scores_wrong(att, cfg):
+    B, H, T, S = att.shape
+    mask = jnp.tril(jnp.ones((T, S), dtype=bool))
+    x = jnp.where(mask, att, jnp.finfo(cfg.dtype).min)
+    return x @ jnp.ones((S + 1, 3))  # expect: NC203
