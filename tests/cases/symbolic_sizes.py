@@ -121,3 +121,15 @@ def masked_scores_wrong(att, cfg):
     mask = jnp.tril(jnp.ones((T, S), dtype=bool))
     x = jnp.where(mask, att, jnp.finfo(cfg.dtype).min)
     return x @ jnp.ones((S + 1, 3))  # expect: NC203
+
+
+def trailing_reduction(x):
+    C = x.shape[-1]  # rank unknown, last dim C
+    m = x.mean(axis=-1, keepdims=True)  # reveal: Array[(..., 1)]
+    return x - m, C
+
+
+def repeated_axes(x):
+    a = jnp.expand_dims(x, axis=(-3, -3))  # expect: NC701
+    b = jnp.sum(x, axis=(1, 1))  # expect: NC701
+    return a, b

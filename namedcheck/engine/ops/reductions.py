@@ -86,7 +86,15 @@ def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env
         env.check_bound(names, op)
     if dtypes.is_weak(x.dtype_code) and not x.shape and pos:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not: not provable either way
-    if x.has_ellipsis:
+    if len(set(pos)) != len(pos):  # `axis=(-1, -1)`: repeated whatever the rank is
+        raise RuleError(NC701, f"Axis {next(a for a in pos if pos.count(a) > 1)} is repeated in the axes of {op}")
+    suffix = x.shape[1:] if x.shape[:1] == (...,) else None
+    if x.has_ellipsis and suffix is not None and pos and all(-len(suffix) <= a < 0 for a in pos):
+        # `(..., T, C)` over axis -1: the known trailing dims are what the axis counts from
+        gone = {len(suffix) + a for a in pos}
+        kept = tuple(1 if i in gone else d for i, d in enumerate(suffix) if keepdims or i not in gone)
+        shape = (..., *kept)
+    elif x.has_ellipsis:
         if pos or everything:
             raise Unprovable
         shape = x.shape
@@ -139,8 +147,12 @@ def _axis_literal(call: Call, *names: str) -> Any:
 def reduction_rule(call: Call) -> Any:
     if isinstance(call.get("a"), Const) and call.args.get("axis") is not None:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not
-    x = call.array("a")
     axis = _axis_literal(call, "axis")
+    if isinstance(axis, tuple) and len(set(axis)) != len(axis):  # repeated whatever the operand is
+        raise RuleError(
+            NC701, f"Axis {next(a for a in axis if axis.count(a) > 1)} is repeated in the axes of {call.short}"
+        )
+    x = call.array("a")
     keep = literal(call.get("keepdims", Const(False)))
     short = call.op.rsplit(".", 1)[1]
     out = reduce_type(x, axis, bool(keep), call.short, _DTYPE_MODE.get(short, "same"), call.env)

@@ -164,9 +164,11 @@ def moveaxis_rule(call: Call) -> Any:
 
 @rule("jax.numpy.expand_dims", "jax.lax.expand_dims")
 def expand_dims_rule(call: Call) -> Any:
-    x = positional(call, "a" if "a" in call.args else "array")
     axis = literal(call.get("axis", None) or call.get("dimensions"))
     axes = one_or_many(axis)
+    if len(set(axes)) != len(axes):  # `axis=(-3, -3)`: repeated whatever the rank is
+        raise RuleError(NC701, f"{call.short}: axis {axis!r} is repeated")
+    x = positional(call, "a" if "a" in call.args else "array")
     nd = len(x.shape) + len(axes)
     norm = sorted(norm_axis(a, nd, call.short) for a in axes)
     if len(set(norm)) != len(norm):
