@@ -184,12 +184,12 @@ def squeeze_rule(call: Call) -> Any:
     axis = literal(call.get("axis", Const(None)))
     nd = len(x.shape)
     if axis is None:
-        if any(not is_int(d) for d in x.shape):
+        if any(not is_int(d) and maybe_one(d) for d in x.shape):
             raise Unprovable
         return x.with_shape(tuple(d for d in x.shape if d != 1))
     axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
-        if is_int(x.shape[a]) and x.shape[a] != 1:
+        if not maybe_one(x.shape[a]):
             raise RuleError(
                 NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 (shape {fmt_shape(x.shape)})"
             )
