@@ -366,3 +366,9 @@ def _eval_atoms(node: ast.expr, env: Mapping[str, int]) -> int | None:
         a, b = _eval_atoms(node.left, env), _eval_atoms(node.right, env)
         return None if a is None or b is None else _OPS[type(node.op)](a, b)
     return env.get(ast.unparse(node)) if _atom_ok(node) else None
+
+
+def exceeds(a: Any, b: Any) -> bool:
+    """a > b whatever the atoms are (`'n+1'` exceeds `'n'`, `'2*n'` exceeds 0); False when not provable."""
+    pa, pb = poly(a), poly(b)
+    return pa is not None and pb is not None and _positive(_add(pa, _scale(pb, -1)))
