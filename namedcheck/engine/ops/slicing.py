@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes, symbolic
-from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
+from namedcheck.engine.algebra import fmt_shape, is_int, maybe_one, norm_axis
 from namedcheck.engine.codes import NC203, NC304, NC801
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -122,7 +122,7 @@ def dynamic_update_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
     u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
-    if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
+    if call.op.endswith("index_in_dim") and not maybe_one(u.shape[i]):
         raise RuleError(
             NC203,
             f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
