@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes, symbolic
-from namedcheck.engine.algebra import fmt_shape, is_int, maybe_one, norm_axis
+from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.codes import NC203, NC304, NC801
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -121,13 +121,9 @@ def dynamic_update_slice_rule(call: Call) -> Any:
 def dynamic_update_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
-    u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
-    if call.op.endswith("index_in_dim") and not maybe_one(u.shape[i]):
-        raise RuleError(
-            NC203,
-            f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
-            f"update writes one entry (size 1)",
-        )
+    # an update of the operand's rank is written as a slice, whatever its size along `axis` (JAX checks only
+    # that it fits): `dynamic_update_index_in_dim` expands an update of one rank less
+    _update(call, x, i if call.op.endswith("index_in_dim") else None)
     return x
 
 
