@@ -22,6 +22,7 @@ import jax.numpy as jnp  # noqa: E402
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
 from namedcheck.engine import symbolic  # noqa: E402
+from namedcheck.engine.errors import RuleError  # noqa: E402
 
 # n = 1 because broadcasting stretches 1; (3, 1): n and m differ and one of them is 1.
 STAND_INS = [(1, 1), (2, 3), (6, 7), (3, 1)]
@@ -443,3 +444,66 @@ def test_symbolic_missed_rejection(expr: str, args: list) -> None:
     assert all(r is None for _, r in _jax_outcomes(expr, args))
     diags, _ = analyse_for_test(_program(expr, args))
     assert [d.line for d in diags] == [6], "silent"
+
+
+# Layers (engine/ops/layers.py) on inputs with symbolic sizes, against the libraries under the same stand-ins:
+# (op, input shapes and dtypes, constructor arguments (positional, keyword), call keywords, the inferred type)
+LAYER_AGREE = [
+    ("flax.linen.Dense", [(("n", 3), "f32")], ((5,), {}), {}, "f32[('n', 5)]"),
+    ("flax.linen.Dense", [(("n", "m", 3), "f32")], ((5,), {}), {}, "f32[('n', 'm', 5)]"),
+    ("flax.linen.DenseGeneral", [(("n", 4, 3), "f32")], ((7,), {"axis": (-2, -1)}), {}, "f32[('n', 7)]"),
+    ("flax.linen.Embed", [(("n", "m"), "i32")], ((10, 6), {}), {}, "f32[('n', 'm', 6)]"),
+    ("flax.linen.LayerNorm", [(("n", "m"), "f32")], ((), {}), {}, "f32[('n', 'm')]"),
+    ("flax.linen.Conv", [(("n", "m", 3), "f32")], ((4, (3,)), {}), {}, "f32[('n', 'm', 4)]"),
+    (
+        "flax.linen.MultiHeadDotProductAttention",
+        [(("n", "m", 8), "f32")],
+        ((), {"num_heads": 2}),
+        {},
+        "f32[('n', 'm', 8)]",
+    ),
+    ("flax.nnx.Linear", [(("n", 3), "f32")], ((3, 5), {}), {}, "f32[('n', 5)]"),
+    ("flax.nnx.LayerNorm", [(("n", "m", 3), "f32")], ((3,), {}), {}, "f32[('n', 'm', 3)]"),
+    ("flax.nnx.Embed", [(("n",), "i32")], ((10, 6), {}), {}, "f32[('n', 6)]"),
+    ("flax.nnx.Conv", [(("n", 9, 3), "f32")], ((3, 4, (3,)), {}), {}, "f32[('n', 9, 4)]"),
+    ("equinox.nn.Conv1d", [((4, "n+4"), "f32")], ((4, 6, 5), {}), {}, "f32[(6, ?)]"),
+]
+
+LAYER_DISAGREE = [
+    ("flax.nnx.Linear", [(("n", 4), "f32")], ((3, 5), {}), {}),
+    ("flax.nnx.LayerNorm", [(("n", "m", 4), "f32")], ((3,), {}), {}),
+    ("equinox.nn.Conv1d", [((5, "n+4"), "f32")], ((4, 6, 5), {}), {}),
+    ("equinox.nn.Linear", [(("n", 3), "f32")], ((3, 5), {}), {}),
+]
+
+
+def _concrete_inputs(inputs: list, n: int, m: int) -> list:
+    return [(tuple(_size(d, n, m) for d in shape), dt) for shape, dt in inputs]
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "ctor", "call_kw", "expected"), LAYER_AGREE, ids=[f"{c[0]}-{i}" for i, c in enumerate(LAYER_AGREE)]
+)
+def test_layer_on_symbolic_input_matches_library(op: str, inputs: list, ctor: tuple, call_kw: dict, expected: str):
+    from test_layer_rules import _engine, _library, _needs
+
+    _needs(op)
+    ours = _engine(op, inputs, ctor, call_kw)
+    assert repr(ours) == expected
+    for n, m in STAND_INS:
+        _agrees(op, ours, _library(op, _concrete_inputs(inputs, n, m), ctor, call_kw), n, m)
+
+
+@pytest.mark.parametrize(
+    ("op", "inputs", "ctor", "call_kw"), LAYER_DISAGREE, ids=[f"{c[0]}-{i}" for i, c in enumerate(LAYER_DISAGREE)]
+)
+def test_layer_rejection_on_symbolic_input_fails_in_library(op: str, inputs: list, ctor: tuple, call_kw: dict):
+    from test_layer_rules import _engine, _library, _needs
+
+    _needs(op)
+    with pytest.raises(RuleError) as e:
+        _engine(op, inputs, ctor, call_kw)
+    assert e.value.code == "NC203"
+    for n, m in STAND_INS:
+        with pytest.raises(Exception):  # noqa: B017 - the libraries raise assorted errors
+            _library(op, _concrete_inputs(inputs, n, m), ctor, call_kw)
