@@ -24,8 +24,8 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.sizes import sized_seq
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
+from namedcheck.analyzer.sizes import sized_seq
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.attributes import length, size_value

@@ -8,7 +8,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
-from namedcheck.engine import dtypes
+from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import (
     all_int,
     broadcast_dim,
@@ -21,7 +21,6 @@ from namedcheck.engine.algebra import (
     product,
     union_named,
 )
-from namedcheck.engine import symbolic
 from namedcheck.engine.codes import NC201, NC203, NC701, NC801, NC805, NC806, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
