@@ -78,7 +78,8 @@ def reshape_rule(call: Call) -> Any:
     rest = [d for d in new if d != -1]
     known = product(rest)
     part = num_elements([d for d in rest if is_int(d)])
-    if is_int(total) and part and total % part and not all(is_int(d) for d in rest):  # whatever the symbols are
+    rem = None if not part else total % part if is_int(total) else symbolic.remainder(total, part)
+    if rem and not (is_int(total) and all(is_int(d) for d in rest)):  # whatever the symbols are
         raise RuleError(
             NC203,
             f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)}: "
@@ -109,7 +110,7 @@ def reshape_rule(call: Call) -> Any:
 @rule("jax.numpy.ravel")
 def ravel_rule(call: Call) -> Any:
     x = positional(call, "a")
-    return x.with_shape((num_elements(x.shape),))
+    return x.with_shape((product(x.shape),))
 
 
 @rule("jax.numpy.transpose", "jax.numpy.permute_dims")
@@ -306,18 +307,17 @@ def split_rule(call: Call) -> Any:
     if isinstance(how, int):
         if how <= 0:
             raise Unprovable
-        if not is_int(d):
-            sizes: list[Any] = [None] * how
-        elif call.op.endswith("array_split"):
-            sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
-        elif d % how:
+        sizes: list[Any]
+        if call.op.endswith("array_split"):
+            sizes = [d // how + (1 if i < d % how else 0) for i in range(how)] if is_int(d) else [None] * how
+        elif d % how if is_int(d) else symbolic.remainder(d, how):  # '3*n+1' leaves 1 whatever n is
             raise RuleError(
                 NC203,
                 f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: {d} is not divisible by {how}",
                 hint="use jnp.array_split for unequal sections",
             )
         else:
-            sizes = [d // how] * how
+            sizes = [d // how if is_int(d) else symbolic.quotient(d, how)] * how
     elif isinstance(how, tuple) and all(is_int(i) for i in how) and is_int(d):
         bounds = [0, *how, d]
         sizes = [max(0, min(b, d) - min(a, d)) for a, b in zip(bounds, bounds[1:])]
