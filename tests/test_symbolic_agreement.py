@@ -242,6 +242,17 @@ SYM_AGREE = [
     ("jnp.argsort(a, axis=None)", [(F32, ("n", 3))], "i32[('3*n',)]"),
     ("jnp.sort(a, axis=None)", [(F32, ("n", "m"))], "f32[('m*n',)]"),
     ("jnp.vdot(a, b)", [(F32, ("n", 2)), (F32, ("2*n",))], "f32[()]"),
+    ("a + b", [(F32, ("n+1",)), (F32, (1,))], "f32[('n+1',)]"),
+    ("jnp.einsum('...ij,...jk->...ik', a, b)", [(F32, ("n", 3, 4)), (F32, (1, 4, 5))], "f32[('n', 3, 5)]"),
+    ("jnp.einsum('i,i->', a, b)", [(F32, ("n",)), (F32, (1,))], "f32[()]"),
+    ("jnp.einsum('i,i->i', a, b)", [(F32, (1,)), (F32, ("n",))], "f32[('n',)]"),
+    ("jnp.einsum('ij,ij->ij', a, b)", [(F32, (1, "m")), (F32, ("n", 1))], "f32[('n', 'm')]"),
+    ("jnp.where(a > 0, b, c)", [(F32, ("n", 1)), (F32, (1, "m")), (F32, ("n", "m"))], "f32[('n', 'm')]"),
+    ("jnp.take_along_axis(a, b, axis=0)", [(F32, ("n", 3)), (I32, (2, 1))], "f32[(2, 3)]"),
+    ("jnp.matmul(a, b)", [(F32, (1, 3, 4)), (F32, ("n", 4, 5))], "f32[('n', 3, 5)]"),
+    ("jnp.dot(a, b)", [(F32, ("n", 3)), (F32, ("m", 3, 4))], "f32[('n', 'm', 4)]"),
+    ("jax.nn.softmax(a + b)", [(F32, ("n", 1)), (F32, ("m",))], "f32[('n', 'm')]"),
+    ("a.at[b].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, (2, 3))], "f32[('n', 3)]"),
 ]
 
 # (expression, arguments, the code reported on the expression's line)
@@ -327,6 +338,10 @@ SYM_DISAGREE = [
     ("a.reshape(-1, 2)", [(F32, ("2*n+1", 3))], "NC203"),
     ("a.reshape(n, 4)", [(F32, ("2*n",))], "NC203"),
     ("jnp.vdot(a, b)", [(F32, ("n", "m")), (F32, ("m+1", "n"))], "NC203"),
+    ("jnp.broadcast_to(a, (1, 3))", [(F32, ("n+1", 3))], "NC201"),
+    ("jnp.broadcast_to(a, (4, 3))", [(F32, ("n+4", 3))], "NC201"),
+    ("jnp.take_along_axis(a, b, axis=0)", [(F32, ("n", 3)), (I32, (2, 4))], "NC201"),
+    ("jnp.matmul(a, b)", [(F32, ("n+2", 3, 4)), (F32, (2, 4, 5))], "NC201"),
 ]
 
 # (expression, arguments, the revealed type): JAX accepts only some stand-ins
@@ -367,6 +382,16 @@ SYM_UNDECIDED = [
     ("jnp.zeros((n, 1)) + jnp.ones((n + 1, 5))", [], "f32[(?, 5)]"),
     ("jnp.einsum('ij,jk->ik', a, b)", [(F32, ("n", "m")), (F32, ("m+1", "n"))], "f32[('n', 'n')]"),
     ("jnp.einsum('ii->i', a)", [(F32, ("n", "n+1"))], "f32[(?,)]"),
+    ("jnp.broadcast_to(a, (m, 3))", [(F32, ("n", 3))], "f32[('m', 3)]"),
+    ("a + b", [(F32, ("n+1",)), (F32, (2,))], "f32[(2,)]"),
+    ("a + b", [(F32, ("(n//2)",)), (F32, (3,))], "f32[(3,)]"),
+    ("jnp.einsum('...ij,...jk->...ik', a, b)", [(F32, ("n", 3, 4)), (F32, ("m", 4, 5))], "f32[(?, 3, 5)]"),
+    ("jnp.einsum('...ij,...jk->...ik', a, b)", [(F32, ("n", 3, 4)), (F32, ("n+1", 4, 5))], "f32[(?, 3, 5)]"),
+    ("jnp.concatenate([a, b], axis=1)", [(F32, ("n", 2)), (F32, (1, 3))], "f32[(1, 5)]"),
+    ("jnp.stack([a, b])", [(F32, ("n", 2)), (F32, (1, 2))], "f32[(2, 'n', 2)]"),
+    ("jnp.where(a > 0, b, c)", [(F32, ("n", 1)), (F32, (1, "m")), (F32, ("n+1", "m+2"))], "f32[(?, ?)]"),
+    ("jax.lax.select(a > 0, a, b)", [(F32, ("n", 3)), (F32, ("m", 3))], "f32[('n', 3)]"),
+    ("jnp.matmul(a, b)", [(F32, ("n+1", 3, 4)), (F32, (2, 4, 5))], "f32[(2, 3, 5)]"),
 ]
 
 SYM_MISSED = [
@@ -374,6 +399,8 @@ SYM_MISSED = [
     ("jnp.take_along_axis(a, b, axis=1)", [(F32, ("n", "m")), (I32, (2, 3, 4))]),  # ranks differ (silent for ints too)
     ("jnp.trace(a)", [(F32, ("n",))]),  # a 1-d array has no diagonal (silent for ints too)
     ("jnp.diagonal(a)", [(F32, ("n",))]),
+    ("a.at[b].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, (2, 4))]),  # updates are not checked (nor for ints)
+    ("a.at[:, 0].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, ("n+1",))]),
 ]
 
 
