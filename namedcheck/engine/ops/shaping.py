@@ -360,7 +360,7 @@ def tile_rule(call: Call) -> Any:
     n = max(len(reps), len(x.shape))
     shape = (1,) * (n - len(x.shape)) + x.shape
     reps = (1,) * (n - len(reps)) + reps
-    return x.with_shape(tuple(d * r if is_int(d) else None for d, r in zip(shape, reps)))
+    return x.with_shape(tuple(symbolic.arith("*", d, r) for d, r in zip(shape, reps)))
 
 
 @rule("jax.numpy.repeat")
@@ -371,18 +371,17 @@ def repeat_rule(call: Call) -> Any:
     if not is_int(reps):
         raise Unprovable
     if axis is None:
-        n = num_elements(x.shape)
-        return x.with_shape((n * reps if n is not None else None,))
+        return x.with_shape((symbolic.arith("*", product(x.shape), reps),))
     i = norm_axis(axis, len(x.shape), call.short)
     d = x.shape[i]
-    return x.with_shape(x.shape[:i] + (d * reps if is_int(d) else None,) + x.shape[i + 1 :])
+    return x.with_shape(x.shape[:i] + (symbolic.arith("*", d, reps),) + x.shape[i + 1 :])
 
 
 @rule("jax.numpy.pad")
 def pad_rule(call: Call) -> Any:
     x = positional(call, "array")
     pairs = _pad_pairs(literal(call.get("pad_width")), len(x.shape), call.short)
-    return x.with_shape(tuple(d + a + b if is_int(d) else None for d, (a, b) in zip(x.shape, pairs)))
+    return x.with_shape(tuple(symbolic.arith("+", d, a + b) for d, (a, b) in zip(x.shape, pairs)))
 
 
 def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:
