@@ -258,3 +258,19 @@ async def _project_scenario(tmp: Path) -> None:
 
 def test_server_sees_the_project(tmp_path: Path) -> None:
     asyncio.run(_project_scenario(tmp_path))
+
+
+def test_hover_and_hints_show_symbolic_sizes() -> None:
+    """Sizes taken from code (a config field, a parameter) show as symbols in hover and inlay hints, and the
+    hover names them."""
+    from namedcheck.analyzer.incremental import format_value, symbols_of, values_at
+    from namedcheck.lsp.hints import inlay_hints
+
+    src = "import jax.numpy as jnp\n\n\ndef f(config, n: int):\n    h = jnp.ones((config.batch_size, n * 2))\n"
+    a = DocumentAnalyser("sym.py").analyse(src)
+    found = values_at(a, 5, 4)
+    assert found is not None
+    _, values = found
+    assert [format_value(v) for v in values] == ["f32[('config.batch_size', '2*n')]"]
+    assert symbols_of(values) == ["config.batch_size", "n"]
+    assert [label for _, _, label in inlay_hints(src, a)] == [": f32[('config.batch_size', '2*n')]"]

@@ -168,6 +168,8 @@ class Calls(FrameState):
             return nn_modules.call_instance(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
             return nn_modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
+        if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], Const) and not kw:
+            return _python_number(node, pos[0].value)  # `float('-inf')`, `int(2.0)`
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
             return pos[0].with_dtype(func.code)
         return UNKNOWN
@@ -180,7 +182,7 @@ class Calls(FrameState):
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
-            return nn_modules.build_layer(self, name, pos, kw)
+            return nn_modules.build_layer(self, name, pos, kw, node)
         wrapped = nn_modules.param_wrapper(name, pos)
         if wrapped is not NotImplemented:
             return wrapped
@@ -340,3 +342,16 @@ def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
 
 def _is_size(v: Any) -> bool:
     return isinstance(v, DimVal) or (isinstance(v, Const) and is_number(v.value))
+
+
+def _python_number(node: cst.CSTNode, value: Any) -> Any:
+    """A call of the builtin `float` / `int` on a constant: the Python number (Unknown where it raises)."""
+    conv = {"float": float, "int": int}
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in conv):
+        return UNKNOWN
+    if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+        return UNKNOWN
+    try:
+        return Const(conv[node.func.value](value))
+    except (ValueError, OverflowError):
+        return UNKNOWN

@@ -28,8 +28,8 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, same_value
-from namedcheck.analyzer.sizes import size_of, sized_seq
-from namedcheck.engine.algebra import num_elements
+from namedcheck.analyzer.sizes import named_sizes, shape_read, size_of, sized_seq
+from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105
 from namedcheck.engine.dtypes import ALIASES
@@ -274,6 +274,8 @@ class Expressions(FrameState):
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
             if attr == "value":  # an nnx variable's array (`self.w.value`); arrays have no such attribute
                 return recv
+            if attr == "shape" and isinstance(node, cst.Attribute):
+                recv = named_sizes(self, node.value, recv)  # `x.shape[0]` is x's dim 0, whatever it is
             value = array_attribute(recv, attr)
             if value is not NotImplemented:
                 return value
@@ -284,6 +286,9 @@ class Expressions(FrameState):
         return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:
+        read = shape_read(self, node)  # `x.shape[-1]` of an unknown x: x has that dimension
+        if read is not None:
+            return read
         if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ARRAY_HEADS:
             # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
             t = self.annotation(node, dynamic_ok=True)
@@ -388,6 +393,10 @@ def _plain(v: Any) -> Any:
 _NONE_OF = object()
 
 
+def _is_size_value(v: Any) -> bool:
+    return isinstance(v, DimVal) or isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)
+
+
 def _compare_known(op: str, left: Any, right: Any) -> bool | None:
     """A comparison of known Python values (`len(x.shape) < 2`, `x.shape[-1] == 4`), and `is (not) None` of a
     value known to be None or known to be an array or sequence; None where not known."""
@@ -397,6 +406,10 @@ def _compare_known(op: str, left: Any, right: Any) -> bool | None:
             return bool(_COMPARE[op](a, b))
         except TypeError:
             return None
+    if op in ("Equal", "NotEqual") and _is_size_value(left) and _is_size_value(right):  # symbolic sizes
+        da, db = (v.dim if isinstance(v, DimVal) else v.value for v in (left, right))
+        equal = True if da is not None and da == db else False if differ(da, db) else None
+        return None if equal is None else equal == (op == "Equal")
     if op in ("Is", "IsNot") and b is None:
         is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None
         return None if is_none is None else is_none == (op == "Is")

@@ -390,6 +390,26 @@ def _bindings(module: cst.Module) -> list[tuple[cst.CSTNode, cst.CSTNode]]:
     return out
 
 
+def symbols_of(values: list[Any]) -> list[str]:
+    """The symbols (`n`, `config.batch_size`, `x.shape[0]`) the sizes of values are expressions in, sorted."""
+    from namedcheck.engine import symbolic
+    from namedcheck.engine.values import ArrayType, Seq
+
+    out: set[str] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, ArrayType):
+            for d in (*v.shape, *(s for _, s in v.named)):
+                out.update(symbolic.atoms(d) if isinstance(d, str) and symbolic.poly(d) is not None else ())
+        elif isinstance(v, Seq):
+            for i in v.items:
+                walk(i)
+
+    for v in values:
+        walk(v)
+    return sorted(a for a in out if not a.startswith("("))
+
+
 def format_value(v: Any) -> str:
     """A value in the annotation language (`f32[('B', 512)]{V:data}`), tuples item by item."""
     from namedcheck.engine.values import ArrayType, Seq

@@ -10,17 +10,33 @@ import libcst as cst
 
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
+from namedcheck.analyzer.sizes import size_of
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.signature import POSONLY, VARKW
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 _PARAM_WRAPPERS = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.variablelib.Param")
 
 
-def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
-    """`nn.Dense(64)`: the layer with its constructor arguments bound to the op's parameter names."""
+# Constructor parameters that are one size each: a value not known there is a symbol named after its source
+_SIZE_PARAMS = {
+    "features",
+    "num_embeddings",
+    "in_features",
+    "out_features",
+    "num_features",
+    "in_size",
+    "out_size",
+    "embedding_size",
+    "width_size",
+}
+
+
+def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode | None = None) -> Any:
+    """`nn.Dense(64)`: the layer with its constructor arguments bound to the op's parameter names;
+    `nn.Dense(config.d_model)` binds the size to the symbol `config.d_model`."""
     op = f.an.ops.get(name)
     if op is None:
         return UNKNOWN
@@ -32,6 +48,12 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         if k in bound:
             return UNKNOWN
         bound[k] = v
+    if isinstance(node, cst.Call):
+        arg_nodes = dict(zip(ctor_names, [a.value for a in node.args if a.keyword is None and not a.star]))
+        arg_nodes.update({a.keyword.value: a.value for a in node.args if a.keyword is not None})
+        for k in _SIZE_PARAMS & bound.keys() & arg_nodes.keys():
+            if bound[k] is UNKNOWN and (size := size_of(f, arg_nodes[k], UNKNOWN)) is not None:
+                bound[k] = DimVal(size)
     try:
         hash(tuple(bound.items()))
     except TypeError:

@@ -8,6 +8,7 @@ simple references (names, attribute chains, `x.shape[i]`, `len(x)`) are named: r
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
@@ -15,7 +16,7 @@ import libcst as cst
 from namedcheck.analyzer.scope import FrameState
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
-from namedcheck.engine.values import UNKNOWN, Const, Dim, DimVal, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 _ARITH = {"Add": "+", "Subtract": "-", "Multiply": "*", "FloorDivide": "//"}
 
@@ -103,3 +104,104 @@ def sized_seq(f: FrameState, items: list[Any], nodes: list[Any], kind: str = "tu
 
 def _unknown_int(v: Any) -> bool:
     return isinstance(v, DimVal) and v.dim is None
+
+
+def unpacked_shape(f: FrameState, target: cst.BaseExpression, node: cst.BaseExpression, v: Any) -> Any:
+    """`B, T, C = x.shape`: the names are x's sizes. When x's rank or some of its sizes are not known, the
+    unpacking states them (any other rank raises): x gets rank len(targets) and each unknown size the name it
+    is unpacked to. Returns the value to unpack (the refined shape), or `v` unchanged."""
+    if not (
+        isinstance(target, cst.Tuple | cst.List)
+        and isinstance(node, cst.Attribute)
+        and node.attr.value == "shape"
+        and isinstance(node.value, cst.Name)
+        and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
+    ):
+        return v
+    name = node.value.value
+    if name not in f.vars:
+        return v
+    x = f.vars[name]
+    names = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
+    if x is UNKNOWN:
+        shape: tuple[Dim, ...] = tuple(names)
+        f.vars[name] = unknown_array(f, shape)
+    elif isinstance(x, ArrayType) and not x.has_ellipsis and len(x.shape) == len(names) and None in x.shape:
+        shape = tuple(n if d is None else d for d, n in zip(x.shape, names))
+        f.vars[name] = replace(x, shape=shape)
+    else:
+        return v
+    return Seq(tuple(Const(d) if is_int(d) else DimVal(d) for d in shape))
+
+
+def named_sizes(f: FrameState, node: cst.BaseExpression, x: ArrayType) -> ArrayType:
+    """An array read through its name (`x.shape`) whose rank is known but some sizes are not: each unknown
+    size becomes the symbol `x.shape[i]` in the name's binding, so what is computed from `x.shape[i]` and x
+    itself agree on it (unless an earlier value of the name already gave that symbol another meaning)."""
+    if not isinstance(node, cst.Name) or x.has_ellipsis or None not in x.shape or f.vars.get(node.value) is not x:
+        return x
+    name = node.value
+    shape = tuple(_fresh(f, f"{name}.shape[{i}]") if d is None else d for i, d in enumerate(x.shape))
+    if shape == x.shape:
+        return x
+    named = replace(x, shape=shape)
+    f.vars[name] = named
+    return named
+
+
+def shape_read(f: FrameState, node: cst.Subscript) -> Any:
+    """`x.shape[k]` of a name bound to nothing known (an unannotated parameter): x is an array with a dimension
+    k, the symbol `x.shape[k]` (its rank otherwise unknown, `(..., 'x.shape[-1]')`). Returns that size, or
+    None when `node` is not such a read."""
+    if not (
+        isinstance(node.value, cst.Attribute)
+        and node.value.attr.value == "shape"
+        and isinstance(node.value.value, cst.Name)
+        and len(node.slice) == 1
+        and isinstance(node.slice[0].slice, cst.Index)
+    ):
+        return None
+    name = node.value.value.value
+    text = reference_text(node)
+    k = _index(node.slice[0].slice.value)
+    if text is None or k is None or f.vars.get(name, None) is not UNKNOWN:
+        return None
+    sym = _fresh(f, text)
+    if sym is None:
+        return None
+    shape: tuple[Dim, ...] = (*(None,) * k, sym, ...) if k >= 0 else (..., sym, *(None,) * (-k - 1))
+    f.vars[name] = unknown_array(f, shape)
+    return DimVal(sym)
+
+
+def unknown_array(f: FrameState, shape: tuple[Dim, ...]) -> ArrayType:
+    """An array known only by its shape (what the code states of an unknown value): its dtype and named axes
+    stay unknown, and so do the mesh axes it varies over inside shard_map (outside nothing varies)."""
+    return ArrayType(None, shape, named_open=True, vary_exact=not f.env.manual)
+
+
+def _index(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
+        inner = _index(node.expression)
+        return -inner if inner is not None else None
+    return None
+
+
+def _fresh(f: FrameState, sym: str) -> str | None:
+    """`sym` when no value of the scope mentions it yet (a name rebound since would make it ambiguous), else None."""
+    for v in f.vars.values():
+        if _mentions(v, sym):
+            return None
+    return sym
+
+
+def _mentions(v: Any, sym: str) -> bool:
+    if isinstance(v, ArrayType):
+        return any(isinstance(d, str) and sym in d for d in (*v.shape, *(s for _, s in v.named)))
+    if isinstance(v, DimVal):
+        return isinstance(v.dim, str) and sym in v.dim
+    if isinstance(v, Seq):
+        return any(_mentions(i, sym) for i in v.items)
+    return False

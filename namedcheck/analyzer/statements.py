@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, nn_modules, origins
+from namedcheck.analyzer import classes, facts, iteration, mapcalls, nn_modules, origins, sizes
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -81,7 +81,9 @@ class Statements(FrameState):
         if isinstance(s, cst.If):
             taken = self.truth(s.test, self.ev(s.test))
             if taken is None:
-                self.branches([s.body, s.orelse])
+                ended = self.branches([s.body, s.orelse])
+                if ended[0] and not ended[1] and s.orelse is None:  # `if x.shape[-1] != d: raise ...`
+                    facts.learn(self, s.test, holds=False)
             elif taken:  # the test's value is known: only the branch it takes runs
                 self.run_block(s.body)
             elif isinstance(s.orelse, cst.If):
@@ -117,8 +119,9 @@ class Statements(FrameState):
                 self.run_block(s.finalbody.body)
             self.ended = False  # which paths end inside is not followed through the handlers
 
-    def branches(self, blocks: list[Any]) -> None:
-        """Analyse alternatives on copies of the environment; merge, keeping only what agrees."""
+    def branches(self, blocks: list[Any]) -> list[bool]:
+        """Analyse alternatives on copies of the environment; merge, keeping only what agrees. Returns, per
+        block, whether it always ends (returns or raises)."""
         before = dict(self.vars)
         results = []
         ended = []
@@ -145,6 +148,7 @@ class Statements(FrameState):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
             merged[k] = join(vals)
         self.vars = merged
+        return ended
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
@@ -169,7 +173,7 @@ class Statements(FrameState):
             v = self.ev(s.value)
             self.an.reveal(s, v)
             for t in s.targets:
-                self.assign(t.target, v)
+                self.assign(t.target, sizes.unpacked_shape(self, t.target, s.value, v))
         elif isinstance(s, cst.AnnAssign):
             declared = self.annotation(s.annotation.annotation)
             if s.value is not None:
@@ -198,6 +202,7 @@ class Statements(FrameState):
             self.ev(s.value)
         elif isinstance(s, cst.Assert):
             self.ev(s.test)
+            facts.learn(self, s.test, holds=True)  # `assert x.shape == (B, D)`: what follows may use it
         elif isinstance(s, cst.Import | cst.ImportFrom):
             self.an.add_import(s)
         elif isinstance(s, cst.Del):

@@ -46,7 +46,9 @@ def known_type(v: Any) -> ArrayType | Seq | None:
         return None
     dims = [*v.shape, *(s for _, s in v.named)]
     # a symbol the annotation syntax spells (`'B'`, `'N+1'`); not one named after code (`'config.batch_size'`)
-    if not all(isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) and symbolic.parse(d) for d in dims):
+    if not all(
+        isinstance(d, int) and not isinstance(d, bool) or isinstance(d, str) and symbolic.parse(d) for d in dims
+    ):
         return None
     out = ArrayType(v.dtype_code, v.shape, v.named)
     shd = known_sharding(v)

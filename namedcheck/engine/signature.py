@@ -131,10 +131,20 @@ class _Unifier:
 
     def subst(self, d: Dim) -> Dim:
         if isinstance(d, str) and not d.isidentifier():
-            return symbolic.evaluate(d, self.bound())
+            value = symbolic.evaluate(d, self.bound())
+            return value if value is not None else self.symbolic(d)
         if isinstance(d, str):
             return self.sizes[d][0] if d in self.sizes else None
         return d
+
+    def symbolic(self, declared: str) -> Dim:
+        """A size expression with its symbols bound to sizes some of which are symbols (`'N+1'`, N bound to
+        `'B'`: `'B+1'`); None when a symbol is not bound."""
+        bound = self.bound()
+        names = symbolic.symbols(declared)
+        if not names or any(bound.get(n) is None for n in names):
+            return None
+        return symbolic.substitute(declared, {n: bound[n] for n in names})
 
     def bound(self) -> dict[str, Dim]:
         return {k: v for k, (v, _) in self.sizes.items()}
@@ -143,6 +153,13 @@ class _Unifier:
         """A size expression (`'N+1'`) against an actual size: checked when its symbols are bound, solved
         for its one unbound symbol when linear, otherwise left for the end of the call (then Unknown)."""
         if not is_int(actual):
+            expected = self.symbolic(declared) if isinstance(actual, str) else None
+            if expected is not None and differ(expected, actual):
+                raise RuleError(
+                    code,
+                    f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared!r} = {expected}",
+                    hint=f"symbols bound so far: {self.bound() or 'none'}",
+                )
             return
         value = symbolic.evaluate(declared, self.bound())
         if value is None:

@@ -332,12 +332,50 @@ def _positive(p: Poly) -> bool:
 
 
 def differ(a: Any, b: Any) -> bool:
-    """Two sizes provably differ (their difference is positive or negative whatever the atoms are)."""
+    """Two sizes provably differ (their difference is positive or negative whatever the atoms are). A floor
+    division times its divisor, `H*(D//H)`, lies between `D-H+1` and `D`: so `2*D` differs from `H*(D//H)`."""
     pa, pb = poly(a), poly(b)
     if pa is None or pb is None:
         return False
     d = _add(pa, _scale(pb, -1))
-    return _positive(d) or _positive(_scale(d, -1))
+    if _positive(d) or _positive(_scale(d, -1)):
+        return True
+    low, high = _bounds(d)
+    return low != d and (_positive(low) or _positive(_scale(high, -1)))
+
+
+def _bounds(p: Poly) -> tuple[Poly, Poly]:
+    """Polynomials below and above p: each term `c*Y*(X//Y)*R` (Y one atom) replaced by its least and greatest
+    value, `c*(X-Y+1)*R` and `c*X*R` (the other way round for c < 0). Other terms stay."""
+    low: Poly = {}
+    high: Poly = {}
+    for m, c in p.items():
+        term: Poly = {m: c}
+        lo = hi = term
+        divs = [a for a in m if a.startswith("(")]
+        parts = _floordiv_parts(divs[0]) if len(divs) == 1 and m.count(divs[0]) == 1 else None
+        if parts is not None and parts[1] in m:
+            x, y = parts
+            rest = list(m)
+            rest.remove(divs[0])
+            rest.remove(y)
+            r: Poly = {tuple(rest): c}
+            least, most = _add(x, {(y,): -1, (): 1}), x
+            lo, hi = (_mul(r, least), _mul(r, most)) if c > 0 else (_mul(r, most), _mul(r, least))
+        low, high = _add(low, lo), _add(high, hi)
+    return low, high
+
+
+def _floordiv_parts(atom: str) -> tuple[Poly, str] | None:
+    """`(X//Y)` with Y one atom: (X as a polynomial, Y)."""
+    tree = _tree(atom)
+    if not (isinstance(tree, ast.BinOp) and isinstance(tree.op, ast.FloorDiv)):
+        return None
+    x, y = _to_poly(tree.left), _to_poly(tree.right)
+    if x is None or y is None or len(y) != 1:
+        return None
+    ((my, cy),) = y.items()
+    return (x, my[0]) if cy == 1 and len(my) == 1 else None
 
 
 def maybe_one(d: Any) -> bool:
@@ -366,6 +404,40 @@ def _eval_atoms(node: ast.expr, env: Mapping[str, int]) -> int | None:
         a, b = _eval_atoms(node.left, env), _eval_atoms(node.right, env)
         return None if a is None or b is None else _OPS[type(node.op)](a, b)
     return env.get(ast.unparse(node)) if _atom_ok(node) else None
+
+
+def substitute(d: Any, mapping: Mapping[str, Any]) -> Any:
+    """A size with atoms (by their text) replaced by sizes (`'B*T'` with B=4 is `'4*T'`); canonical."""
+    if not isinstance(d, str) or not mapping:
+        return d
+    tree = _tree(d)
+    if tree is None or poly(d) is None:
+        return mapping.get(d, d)
+    out = _subst_tree(tree, mapping)
+    return d if out is None else size(poly(out))
+
+
+def _subst_tree(node: ast.expr, mapping: Mapping[str, Any]) -> str | None:
+    if isinstance(node, ast.Constant):
+        return str(node.value)
+    if _atom_ok(node):
+        text = ast.unparse(node)
+        rep = mapping.get(text, text)
+        return None if rep is None else f"({rep})"
+    if isinstance(node, ast.UnaryOp):
+        inner = _subst_tree(node.operand, mapping)
+        return None if inner is None else f"(-{inner})"
+    if isinstance(node, ast.BinOp):
+        a, b = _subst_tree(node.left, mapping), _subst_tree(node.right, mapping)
+        op = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.FloorDiv: "//"}.get(type(node.op))
+        return None if a is None or b is None or op is None else f"({a}{op}{b})"
+    return None
+
+
+def atoms(d: Any) -> set[str]:
+    """The atoms a size is a polynomial in (`'B*T+1'`: B and T); empty for an int or a non-size."""
+    p = poly(d) if isinstance(d, str) else None
+    return {a for m in p for a in m} if p else set()
 
 
 def exceeds(a: Any, b: Any) -> bool:

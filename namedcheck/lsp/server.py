@@ -13,7 +13,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from namedcheck import __version__
-from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser, format_value, values_at
+from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser, format_value, symbols_of, values_at
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config, ConfigError, load_config
 from namedcheck.diagnostic import Diagnostic, Fix, selected
@@ -262,6 +262,11 @@ def build_server() -> NamedcheckServer:
         text = "\n".join(format_value(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
         title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
+        syms = symbols_of(values[:4])
+        if syms:
+            more += "\n\nsizes known only when it runs, named after the code that gives them: " + ", ".join(
+                f"`{s}`" for s in syms
+            )
         return lsp.Hover(
             contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```python\n{text}\n```\n{title}{more}"),
             range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),

@@ -28,3 +28,81 @@ def wrong(x, config, n: int):
     mm = jnp.ones((4, n)) @ jnp.ones((n + 1, 3))  # expect: NC203
     cat = jnp.concatenate([jnp.ones((n, 4)), jnp.ones((n + 1, 3))], axis=0)  # expect: NC203
     return bad, worse, mm, cat
+
+
+def unpacked(x, n_head: int):
+    B, T, C = x.shape  # x is an array of rank 3: its sizes are B, T, C
+    q = x.reshape(B, T, n_head, C // n_head)  # reveal: Array[('B', 'T', 'n_head', '(C//n_head)')]
+    y = x @ jnp.ones((C, 3 * C))  # reveal: Array[('B', 'T', '3*C')]
+    z = y.reshape(B, T, 3, C)  # reveal: Array[('B', 'T', 3, 'C')]
+    return q, z
+
+
+def unpacked_wrong(x):
+    B, T, C = x.shape
+    y = x @ jnp.ones((C, 3 * C))
+    return y.reshape(B, T, 2, C)  # expect: NC203
+
+
+def linked(x):
+    h = x.reshape(-1, 784)
+    n = h.shape[0]  # h's unknown dim 0 is now the symbol h.shape[0]
+    z = jnp.zeros((n, 10))
+    y = h @ jnp.ones((784, 10)) + z  # reveal: Array[('h.shape[0]', 10)]
+    return y
+
+
+def linked_wrong(x):
+    h = x.reshape(-1, 784)
+    n = h.shape[0]
+    return h.reshape(n, 28, 29)  # expect: NC203
+
+
+def layers_with_config_sizes(idx, config):
+    import flax.linen as nn
+
+    B, T = idx.shape
+    pos = jnp.arange(0, T)[None]  # reveal: i32[(1, 'T')]
+    tok = nn.Embed(config.vocab_size, config.n_embd)(idx)  # reveal: f32[('B', 'T', 'config.n_embd')]
+    qkv = nn.Dense(3 * config.n_embd)(tok)  # reveal: f32[('B', 'T', '3*config.n_embd')]
+    q, k, v = jnp.split(qkv, 3, axis=-1)
+    att = jnp.where(pos[:, :, None] == 0, float("-inf"), q)  # reveal: f32[('B', 'T', 'config.n_embd')]
+    return att, k, v
+
+
+def layers_with_config_sizes_wrong(idx, config):
+    import flax.linen as nn
+
+    B, T = idx.shape
+    tok = nn.Embed(config.vocab_size, config.n_embd)(idx)
+    qkv = nn.Dense(3 * config.n_embd)(tok)
+    return qkv.reshape(B, T, 2, config.n_embd)  # expect: NC203
+
+
+def heads_merged(x, n_head: int):
+    B, T, C = x.shape
+    q = x.reshape(B, T, n_head, C // n_head)  # fine when n_head divides C
+    y = q.reshape(B, T, C)  # reveal: Array[('B', 'T', 'C')]
+    return y
+
+
+def heads_merged_wrong(x, n_head: int):
+    B, T, C = x.shape
+    q = x.reshape(B, T, n_head, C // n_head)
+    k = x.reshape(B, T, n_head, C // n_head + 1)  # expect: NC203
+    return q.reshape(B, T, 2 * C), k  # expect: NC203
+
+
+def last_dim_read(x):
+    import flax.linen as nn
+
+    C = x.shape[-1]  # x is an array whose last dimension is C (its rank unknown)
+    h = nn.Dense(4 * C)(x)  # reveal: Array[(..., '4*x.shape[-1]')]
+    out = nn.Dense(C)(nn.gelu(h))
+    y = x + out  # reveal: Array[(..., 'x.shape[-1]')]
+    return y
+
+
+def last_dim_read_wrong(x):
+    C = x.shape[-1]
+    return x.reshape(-1, C) @ jnp.ones((C + 1, 4))  # expect: NC203

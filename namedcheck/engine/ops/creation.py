@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from namedcheck.engine import dtypes
+from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
@@ -15,7 +15,7 @@ from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
 from namedcheck.engine.placement import of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
+from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
 
 
 def _dtype(call: Call, default: str | None = "f32") -> str | None:
@@ -44,15 +44,32 @@ def full_rule(call: Call) -> Any:
 def like_rule(call: Call) -> Any:
     x = call.array("a")
     shape = (
-        shape_arg(call.args["shape"])
+        shape_arg(call.args["shape"], unknown_items=True)
         if "shape" in call.args and not (isinstance(call.args["shape"], Const) and call.args["shape"].value is None)
         else x.shape
     )
     return ArrayType.make(_dtype(call, dtypes.materialize(x.dtype_code)), shape, x.named_shape)
 
 
+def _symbolic_arange(call: Call) -> ArrayType | None:
+    """`arange(T)`, `arange(0, T)`, `arange(1, T)` of a size T not known statically: T (or T-1) ints."""
+    start, stop, step = (call.get(n, Const(None)) for n in ("start", "stop", "step"))
+    if isinstance(stop, Const) and stop.value is None:
+        start, stop = Const(0), start
+    if not (isinstance(stop, DimVal) and isinstance(stop.dim, str)):
+        return None
+    if not (isinstance(step, Const) and step.value in (None, 1)) or not (
+        isinstance(start, Const) and start.value in (0, 1) and not isinstance(start.value, bool)
+    ):
+        return None
+    return ArrayType.make(_dtype(call, "i32"), (symbolic.arith("-", stop.dim, start.value),))
+
+
 @rule("jax.numpy.arange")
 def arange_rule(call: Call) -> Any:
+    sym = _symbolic_arange(call)
+    if sym is not None:
+        return sym
     vals = [literal(call.get(n, Const(None))) for n in ("start", "stop", "step")]
     start, stop, step = vals
     if stop is None:
@@ -163,7 +180,7 @@ def _numpy_size(call: Call) -> tuple[Any, ...]:
     v = call.args.get("size")
     if v is None or (isinstance(v, Const) and v.value is None):
         raise Unprovable
-    return shape_arg(v)
+    return shape_arg(v, unknown_items=True)
 
 
 @rule("jax.random.randint")

@@ -38,6 +38,14 @@ def _size(call: Call, name: str) -> Any:
     return d
 
 
+def _dim(call: Call, name: str) -> Any:
+    """A size argument that only becomes a dimension (or is compared with one): an int or a symbol."""
+    d = dim_of(call.get(name))
+    if isinstance(d, str):
+        return d
+    return _size(call, name)
+
+
 def _optional_size(call: Call, name: str) -> Any:
     v = call.args.get(name)
     if v is None or (isinstance(v, Const) and v.value is None):
@@ -58,9 +66,9 @@ def _out_dtype(call: Call, x: ArrayType, param: str = "f32") -> str | None:
     return dtypes.materialize(dtypes.promote(x.dtype_code, param))
 
 
-def _features_in(call: Call, x: ArrayType, expected: int, what: str, label: str = "inputs") -> None:
+def _features_in(call: Call, x: ArrayType, expected: int | str, what: str, label: str = "inputs") -> None:
     """The input's last dimension must be the layer's stated input size."""
-    if x.has_ellipsis or not x.shape:
+    if not x.shape or x.shape[-1] is ...:
         return
     if differ(x.shape[-1], expected):
         raise RuleError(
@@ -82,13 +90,22 @@ def _array(call: Call, name: str) -> ArrayType:
     return x
 
 
+def _batched(call: Call, name: str) -> ArrayType:
+    """An input of a layer that maps the last dimension (or each element) whatever the leading ones are: its
+    rank may be unknown (`(..., C)`), its last dimension must not be."""
+    x = call.array(name)
+    if x.named or (x.has_ellipsis and (x.shape[-1] is ... or x.shape.index(...) != 0)):
+        raise Unprovable
+    return x
+
+
 # ---- flax linen ---------------------------------------------------------------------------------------
 @layer("flax.linen.Dense")
 def linen_dense(call: Call) -> Any:
-    x = _array(call, "inputs")
+    x = _batched(call, "inputs")
     if not x.shape:
         raise Unprovable
-    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _size(call, "features")))
+    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _dim(call, "features")))
 
 
 @layer("flax.linen.DenseGeneral")
@@ -110,13 +127,13 @@ def linen_dense_general(call: Call) -> Any:
 @layer("flax.linen.Embed")
 def linen_embed(call: Call) -> Any:
     x = _array(call, "inputs")
-    _size(call, "num_embeddings")
-    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _size(call, "features")))
+    _dim(call, "num_embeddings")
+    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
 @layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout")
 def linen_same_shape(call: Call) -> Any:
-    x = _array(call, "x" if "x" in call.args else "inputs")
+    x = _batched(call, "x" if "x" in call.args else "inputs")
     if call.op.endswith("Dropout"):
         return x
     return ArrayType.make(_out_dtype(call, x), x.shape)
@@ -167,30 +184,30 @@ def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> A
 # ---- flax nnx -----------------------------------------------------------------------------------------
 @layer("flax.nnx.Linear")
 def nnx_linear(call: Call) -> Any:
-    x = _array(call, "inputs")
+    x = _batched(call, "inputs")
     if not x.shape:
         raise Unprovable
-    _features_in(call, x, _size(call, "in_features"), "in_features")
-    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _size(call, "out_features")))
+    _features_in(call, x, _dim(call, "in_features"), "in_features")
+    return ArrayType.make(_out_dtype(call, x), (*x.shape[:-1], _dim(call, "out_features")))
 
 
 @layer("flax.nnx.Embed")
 def nnx_embed(call: Call) -> Any:
     x = _array(call, "inputs")
-    _size(call, "num_embeddings")
-    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _size(call, "features")))
+    _dim(call, "num_embeddings")
+    return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
 @layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
 def nnx_norm(call: Call) -> Any:
-    x = _array(call, "x")
-    _features_in(call, x, _size(call, "num_features"), "num_features", "x")
+    x = _batched(call, "x")
+    _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
 
 @layer("flax.nnx.Dropout")
 def nnx_dropout(call: Call) -> Any:
-    return _array(call, "inputs")
+    return _batched(call, "inputs")
 
 
 @layer("flax.nnx.MultiHeadAttention")
@@ -223,7 +240,7 @@ def _eqx_size(call: Call, name: str) -> int | str:
     v = call.get(name)
     if isinstance(v, Const) and v.value == "scalar":
         return "scalar"
-    return _size(call, name)
+    return _dim(call, name)
 
 
 def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
@@ -271,7 +288,7 @@ def eqx_embedding(call: Call) -> Any:
             f"eqx.nn.Embedding looks up one index; {call.label('x')} has shape {fmt_shape(x.shape)}",
             "map the lookup over the indices with jax.vmap",
         )
-    _size(call, "num_embeddings")
+    _dim(call, "num_embeddings")
     return ArrayType.make("f32", (_size(call, "embedding_size"),))
 
 

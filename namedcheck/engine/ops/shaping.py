@@ -65,7 +65,7 @@ def shape_arg(v: Any, unknown_items: bool = False) -> tuple[Any, ...]:
 def reshape_rule(call: Call) -> Any:
     x = as_array(call.get("a"))
     if x is UNKNOWN:  # the new shape gives the result's rank and known sizes whatever `a` is
-        x = ArrayType.partial()
+        x = ArrayType.partial(exact=not call.env.manual)  # inside shard_map it may vary over anything
     if not isinstance(x, ArrayType):
         raise Unprovable
     new = shape_arg(call.get("shape", None) or call.get("newshape"), unknown_items=True)
@@ -308,7 +308,7 @@ def split_rule(call: Call) -> Any:
         if how <= 0:
             raise Unprovable
         sizes: list[Any]
-        if call.op.endswith("array_split"):
+        if call.op.endswith("array_split"):  # its sections may differ
             sizes = [d // how + (1 if i < d % how else 0) for i in range(how)] if is_int(d) else [None] * how
         elif d % how if is_int(d) else symbolic.remainder(d, how):  # '3*n+1' leaves 1 whatever n is
             raise RuleError(
@@ -317,7 +317,7 @@ def split_rule(call: Call) -> Any:
                 hint="use jnp.array_split for unequal sections",
             )
         else:
-            sizes = [d // how if is_int(d) else symbolic.quotient(d, how)] * how
+            sizes = [d // how if is_int(d) else symbolic.quotient(d, how)] * how  # `3*C` in 3 is C
     elif isinstance(how, tuple) and all(is_int(i) for i in how) and is_int(d):
         bounds = [0, *how, d]
         sizes = [max(0, min(b, d) - min(a, d)) for a, b in zip(bounds, bounds[1:])]
