@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from namedcheck.engine import dtypes
+from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import broadcast_shapes, union_named
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import compare_declared
@@ -136,3 +136,29 @@ def test_declared_against_inferred():
         with pytest.raises(RuleError) as e:
             compare_declared(declared, inferred, "x")
         assert e.value.code == code
+
+
+size_texts = st.sampled_from(["n", "m", "n+1", "2*n", "2*n+1", "3*n+1", "m*n", "m*n+n", "(n//2)", "(n//2)+1", 4, 1])
+
+
+@given(size_texts, size_texts, st.integers(1, 6), st.integers(1, 6))
+def test_exceeds_holds_under_every_substitution(a, b, n, m):
+    """`symbolic.exceeds(a, b)` (used for slices larger than their operand) is never wrong."""
+    if symbolic.exceeds(a, b):
+        env = {"n": n, "m": m}
+        assert symbolic.evaluate_size(a, env) > symbolic.evaluate_size(b, env)
+
+
+@given(size_texts, st.integers(1, 4), st.integers(1, 6), st.integers(1, 6))
+def test_remainder_holds_under_every_substitution(a, k, n, m):
+    """`symbolic.remainder(a, k)` (split into k sections, reshape by known sizes) is the value's remainder."""
+    r = symbolic.remainder(a, k)
+    if r is not None:
+        assert symbolic.evaluate_size(a, {"n": n, "m": m}) % k == r
+
+
+def test_exceeds_and_remainder_examples():
+    assert symbolic.exceeds("n+1", "n") and symbolic.exceeds("2*n", "n") and symbolic.exceeds(5, 4)
+    assert not symbolic.exceeds("n", 4) and not symbolic.exceeds("n", "m") and not symbolic.exceeds("n", "n")
+    assert symbolic.remainder("3*n+1", 3) == 1 and symbolic.remainder("2*n", 2) == 0
+    assert symbolic.remainder("n", 2) is None and symbolic.remainder(None, 2) is None

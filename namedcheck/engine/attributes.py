@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from namedcheck.engine.algebra import is_number, num_elements
+from namedcheck.engine.algebra import is_number, product
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, DtypeRef, Seq
 
 
@@ -21,7 +21,7 @@ def array_attribute(t: ArrayType, attr: str) -> Any:
     if attr == "ndim":
         return UNKNOWN if t.has_ellipsis else Const(len(t.shape))
     if attr == "size":
-        return UNKNOWN if t.has_ellipsis else size_value(num_elements(t.shape))
+        return UNKNOWN if t.has_ellipsis else size_value(product(t.shape))
     if attr == "dtype":
         return DtypeRef(t.dtype_code)
     if attr in ("real", "imag"):

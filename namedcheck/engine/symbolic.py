@@ -438,3 +438,17 @@ def atoms(d: Any) -> set[str]:
     """The atoms a size is a polynomial in (`'B*T+1'`: B and T); empty for an int or a non-size."""
     p = poly(d) if isinstance(d, str) else None
     return {a for m in p for a in m} if p else set()
+
+
+def exceeds(a: Any, b: Any) -> bool:
+    """a > b whatever the atoms are (`'n+1'` exceeds `'n'`, `'2*n'` exceeds 0); False when not provable."""
+    pa, pb = poly(a), poly(b)
+    return pa is not None and pb is not None and _positive(_add(pa, _scale(pb, -1)))
+
+
+def remainder(a: Any, k: int) -> int | None:
+    """a mod k when it is the same whatever the atoms are (`'3*n+1'` mod 3 is 1), else None."""
+    p = poly(a)
+    if p is None or k <= 0 or any(c % k for m, c in p.items() if m):
+        return None
+    return p.get((), 0) % k

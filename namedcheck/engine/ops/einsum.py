@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, maybe_one, union_named
+from namedcheck.engine.algebra import broadcast_dim, broadcast_shapes, differ, fmt_shape, maybe_one, union_named
 from namedcheck.engine.codes import NC203, NC702, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -120,8 +120,10 @@ def einsum_type(spec: str, ops: list[ArrayType], labels: list[str], op: str = "j
                 raise RuleError(
                     NC203, f"{op} {spec!r}: index {ch!r} has size {sizes[ch]} in {where[ch]} and {d} in {lab}"
                 )
-            if ch not in sizes or not is_int(sizes[ch]) or sizes[ch] == 1:
+            if ch not in sizes:
                 sizes[ch], where[ch] = d, lab
+            elif (both := broadcast_dim(sizes[ch], d)) != sizes[ch]:  # cannot raise: a clash was reported above
+                sizes[ch], where[ch] = both, lab
         have = t.named_shape
         for n in term.names:
             if n not in have:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
+from namedcheck.engine.algebra import differ, fmt_shape, is_int, maybe_one, norm_axis, union_named
 from namedcheck.engine.codes import NC203, NC701, NC801, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -137,7 +137,7 @@ def broadcast_in_dim_rule(call: Call) -> Any:
             raise RuleError(
                 NC701, f"{call.short}: broadcast dimension {d} is out of range for shape {fmt_shape(shape)}"
             )
-        if is_int(x.shape[i]) and x.shape[i] != 1 and differ(x.shape[i], shape[d]):
+        if not maybe_one(x.shape[i]) and differ(x.shape[i], shape[d]):
             raise RuleError(
                 NC203,
                 f"{call.short}: operand dimension {i} of size {x.shape[i]} cannot broadcast "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, norm_axis, num_elements, union_named
+from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, norm_axis, product, union_named
 from namedcheck.engine.codes import NC202, NC203, NC701, NC802, NC803
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -123,8 +123,8 @@ def tensordot_rule(call: Call) -> Any:
 @rule("jax.numpy.vdot")
 def vdot_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
-    nx, ny = num_elements(x.shape), num_elements(y.shape)
-    if nx is not None and ny is not None and nx != ny:
+    nx, ny = product(x.shape), product(y.shape)
+    if differ(nx, ny):
         raise RuleError(
             NC203,
             f"{call.short} flattens both operands; {call.label('a')} has {nx} elements and {call.label('b')} has {ny}",
@@ -144,7 +144,7 @@ def inner_rule(call: Call) -> Any:
 @rule("jax.numpy.outer")
 def outer_rule(call: Call) -> Any:
     x, y, dt, named = _operands(call)
-    return ArrayType.make(dt, (num_elements(x.shape), num_elements(y.shape)), named)
+    return ArrayType.make(dt, (product(x.shape), product(y.shape)), named)
 
 
 def _dim_pair(v: Any) -> tuple[tuple[int, ...], tuple[int, ...]]:

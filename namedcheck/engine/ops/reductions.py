@@ -7,7 +7,7 @@ import math
 from typing import Any
 
 from namedcheck.engine import dtypes
-from namedcheck.engine.algebra import all_int, is_int, norm_axis, num_elements
+from namedcheck.engine.algebra import all_int, is_int, norm_axis, product
 from namedcheck.engine.codes import NC701, NC801, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -188,7 +188,7 @@ def cumulative_rule(call: Call) -> Any:
     axis = _axis_literal(call, "axis")
     if x.has_ellipsis or not (axis is None or isinstance(axis, int)):
         raise Unprovable
-    shape = (num_elements(x.shape),) if axis is None else x.shape
+    shape = (product(x.shape),) if axis is None else x.shape
     if axis is not None:
         norm_axis(axis, len(x.shape), call.short)
     return ArrayType.make(reduced_dtype(x.dtype_code, "int"), shape, x.named_shape)
@@ -245,7 +245,7 @@ def argsort_rule(call: Call) -> Any:
     x = call.array("a")
     axis = literal(call.get("axis", Const(-1)))
     if axis is None:
-        return ArrayType.make("i32", (num_elements(x.shape),), x.named_shape)
+        return ArrayType.make("i32", (product(x.shape),), x.named_shape)
     if not x.has_ellipsis:
         norm_axis(axis, len(x.shape), call.short)
     return x.with_dtype("i32")
@@ -259,7 +259,7 @@ def same_shape_along_axis_rule(call: Call) -> Any:
     axis = literal(call.get("axis", default))
     if axis is None:
         if call.op.endswith("sort"):
-            return x.with_shape((num_elements(x.shape),))
+            return x.with_shape((product(x.shape),))
         return x
     for a in one_or_many(axis):
         if not x.has_ellipsis:

@@ -78,7 +78,8 @@ def reshape_rule(call: Call) -> Any:
     rest = [d for d in new if d != -1]
     known = product(rest)
     part = num_elements([d for d in rest if is_int(d)])
-    if is_int(total) and part and total % part and not all(is_int(d) for d in rest):  # whatever the symbols are
+    rem = None if not part else total % part if is_int(total) else symbolic.remainder(total, part)
+    if rem and not (is_int(total) and all(is_int(d) for d in rest)):  # whatever the symbols are
         raise RuleError(
             NC203,
             f"Cannot {call.short} {fmt_shape(x.shape)} ({total} elements) to {fmt_shape(new)}: "
@@ -109,7 +110,7 @@ def reshape_rule(call: Call) -> Any:
 @rule("jax.numpy.ravel")
 def ravel_rule(call: Call) -> Any:
     x = positional(call, "a")
-    return x.with_shape((num_elements(x.shape),))
+    return x.with_shape((product(x.shape),))
 
 
 @rule("jax.numpy.transpose", "jax.numpy.permute_dims")
@@ -185,12 +186,12 @@ def squeeze_rule(call: Call) -> Any:
     axis = literal(call.get("axis", Const(None)))
     nd = len(x.shape)
     if axis is None:
-        if any(not is_int(d) for d in x.shape):
+        if any(not is_int(d) and maybe_one(d) for d in x.shape):
             raise Unprovable
         return x.with_shape(tuple(d for d in x.shape if d != 1))
     axes = {norm_axis(a, nd, call.short) for a in one_or_many(axis)}
     for a in axes:
-        if is_int(x.shape[a]) and x.shape[a] != 1:
+        if not maybe_one(x.shape[a]):
             raise RuleError(
                 NC203, f"{call.short} of axis {a} which has size {x.shape[a]}, not 1 (shape {fmt_shape(x.shape)})"
             )
@@ -308,19 +309,17 @@ def split_rule(call: Call) -> Any:
     if isinstance(how, int):
         if how <= 0:
             raise Unprovable
-        if not is_int(d):  # `3*C` in 3 is C; array_split's sections may differ
-            even = symbolic.quotient(d, how) if not call.op.endswith("array_split") else None
-            sizes: list[Any] = [even] * how
-        elif call.op.endswith("array_split"):
-            sizes = [d // how + (1 if i < d % how else 0) for i in range(how)]
-        elif d % how:
+        sizes: list[Any]
+        if call.op.endswith("array_split"):  # its sections may differ
+            sizes = [d // how + (1 if i < d % how else 0) for i in range(how)] if is_int(d) else [None] * how
+        elif d % how if is_int(d) else symbolic.remainder(d, how):  # '3*n+1' leaves 1 whatever n is
             raise RuleError(
                 NC203,
                 f"{call.short} of dimension {axis} (size {d}) into {how} equal sections: {d} is not divisible by {how}",
                 hint="use jnp.array_split for unequal sections",
             )
         else:
-            sizes = [d // how] * how
+            sizes = [d // how if is_int(d) else symbolic.quotient(d, how)] * how  # `3*C` in 3 is C
     elif isinstance(how, tuple) and all(is_int(i) for i in how) and is_int(d):
         bounds = [0, *how, d]
         sizes = [max(0, min(b, d) - min(a, d)) for a, b in zip(bounds, bounds[1:])]
@@ -363,7 +362,7 @@ def tile_rule(call: Call) -> Any:
     n = max(len(reps), len(x.shape))
     shape = (1,) * (n - len(x.shape)) + x.shape
     reps = (1,) * (n - len(reps)) + reps
-    return x.with_shape(tuple(d * r if is_int(d) else None for d, r in zip(shape, reps)))
+    return x.with_shape(tuple(symbolic.arith("*", d, r) for d, r in zip(shape, reps)))
 
 
 @rule("jax.numpy.repeat")
@@ -374,18 +373,17 @@ def repeat_rule(call: Call) -> Any:
     if not is_int(reps):
         raise Unprovable
     if axis is None:
-        n = num_elements(x.shape)
-        return x.with_shape((n * reps if n is not None else None,))
+        return x.with_shape((symbolic.arith("*", product(x.shape), reps),))
     i = norm_axis(axis, len(x.shape), call.short)
     d = x.shape[i]
-    return x.with_shape(x.shape[:i] + (d * reps if is_int(d) else None,) + x.shape[i + 1 :])
+    return x.with_shape(x.shape[:i] + (symbolic.arith("*", d, reps),) + x.shape[i + 1 :])
 
 
 @rule("jax.numpy.pad")
 def pad_rule(call: Call) -> Any:
     x = positional(call, "array")
     pairs = _pad_pairs(literal(call.get("pad_width")), len(x.shape), call.short)
-    return x.with_shape(tuple(d + a + b if is_int(d) else None for d, (a, b) in zip(x.shape, pairs)))
+    return x.with_shape(tuple(symbolic.arith("+", d, a + b) for d, (a, b) in zip(x.shape, pairs)))
 
 
 def _pad_pairs(width: Any, nd: int, short: str) -> list[tuple[Any, Any]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from namedcheck.engine import dtypes
+from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.codes import NC203, NC304, NC801
 from namedcheck.engine.errors import RuleError
@@ -21,7 +21,7 @@ def _fits(call: Call, x: ArrayType, sizes: tuple[Any, ...], what: str) -> None:
     for i, (s, d) in enumerate(zip(sizes, x.shape)):
         if is_int(s) and s < 0:
             raise RuleError(NC203, f"{call.short}: negative {what} size {s} for dimension {i}")
-        if is_int(s) and is_int(d) and s > d:
+        if symbolic.exceeds(s, d):
             raise RuleError(
                 NC203,
                 f"{call.short}: {what} size {s} exceeds dimension {i} of size {d} of the operand {fmt_shape(x.shape)}",
@@ -57,7 +57,7 @@ def _count(v: Any) -> int:
 @rule("jax.lax.dynamic_slice")
 def dynamic_slice_rule(call: Call) -> Any:
     x = positional(call, "operand")
-    sizes = shape_arg(call.get("slice_sizes"))
+    sizes = shape_arg(call.get("slice_sizes"), unknown_items=True)
     _rank(call, x, len(sizes), "slice sizes")
     _check_starts(call, x)
     _fits(call, x, sizes, "slice")
@@ -121,13 +121,9 @@ def dynamic_update_slice_rule(call: Call) -> Any:
 def dynamic_update_in_dim_rule(call: Call) -> Any:
     x = positional(call, "operand")
     i = norm_axis(literal(call.get("axis")), len(x.shape), call.short)
-    u = _update(call, x, i if call.op.endswith("index_in_dim") else None)
-    if call.op.endswith("index_in_dim") and is_int(u.shape[i]) and u.shape[i] != 1:
-        raise RuleError(
-            NC203,
-            f"{call.short}: the update's dimension {i} has size {u.shape[i]}; an index "
-            f"update writes one entry (size 1)",
-        )
+    # an update of the operand's rank is written as a slice, whatever its size along `axis` (JAX checks only
+    # that it fits): `dynamic_update_index_in_dim` expands an update of one rank less
+    _update(call, x, i if call.op.endswith("index_in_dim") else None)
     return x
 
 
