@@ -253,6 +253,13 @@ SYM_AGREE = [
     ("jnp.dot(a, b)", [(F32, ("n", 3)), (F32, ("m", 3, 4))], "f32[('n', 'm', 4)]"),
     ("jax.nn.softmax(a + b)", [(F32, ("n", 1)), (F32, ("m",))], "f32[('n', 'm')]"),
     ("a.at[b].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, (2, 3))], "f32[('n', 3)]"),
+    # an int parameter passed as a size is its symbol
+    ("jnp.eye(n)", [], "f32[('n', 'n')]"),
+    ("jnp.eye(n, m)", [], "f32[('n', 'm')]"),
+    ("jnp.identity(m)", [], "f32[('m', 'm')]"),
+    ("jnp.linspace(0.0, 1.0, num=n)", [], "f32[('n',)]"),
+    ("jax.nn.one_hot(a, n)", [(I32, ("m",))], "f32[('m', 'n')]"),
+    ("jnp.eye(n) @ a", [(F32, ("n", 3))], "f32[('n', 3)]"),
 ]
 
 # (expression, arguments, the code reported on the expression's line)
@@ -342,6 +349,7 @@ SYM_DISAGREE = [
     ("jnp.broadcast_to(a, (4, 3))", [(F32, ("n+4", 3))], "NC201"),
     ("jnp.take_along_axis(a, b, axis=0)", [(F32, ("n", 3)), (I32, (2, 4))], "NC201"),
     ("jnp.matmul(a, b)", [(F32, ("n+2", 3, 4)), (F32, (2, 4, 5))], "NC201"),
+    ("jnp.eye(n) @ a", [(F32, ("n+1", 3))], "NC203"),
 ]
 
 # (expression, arguments, the revealed type): JAX accepts only some stand-ins

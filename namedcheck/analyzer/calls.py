@@ -26,7 +26,7 @@ from namedcheck.analyzer.refs import (
     QualRef,
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
-from namedcheck.analyzer.sizes import sized_seq
+from namedcheck.analyzer.sizes import SIZE_PARAMS, size_arguments, sized_seq
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
 from namedcheck.engine.attributes import length, size_value
@@ -259,6 +259,8 @@ class Calls(FrameState):
                     else UNKNOWN
                 ),
             )
+        if name in SIZE_PARAMS:  # `jnp.eye(n)`: an int argument not known is the symbol `n`
+            pos, kw = size_arguments(self, op, SIZE_PARAMS[name], pos, kw, nodes, node)
         labels = tuple(label(n) if n is not None else None for n in nodes)
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))

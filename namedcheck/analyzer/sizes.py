@@ -205,3 +205,42 @@ def _mentions(v: Any, sym: str) -> bool:
     if isinstance(v, Seq):
         return any(_mentions(i, sym) for i in v.items)
     return False
+
+
+# Op parameters that take one int size: an argument not known there is a symbol named after its source.
+SIZE_PARAMS: dict[str, tuple[str, ...]] = {
+    "jax.numpy.eye": ("N", "M"),
+    "jax.numpy.identity": ("n",),
+    "jax.numpy.linspace": ("num",),
+    "jax.numpy.tri": ("N", "M"),
+    "jax.nn.one_hot": ("num_classes",),
+    "jax.lax.top_k": ("k",),
+    "jax.lax.iota": ("size",),
+    "jax.lax.dynamic_slice_in_dim": ("slice_size",),
+}
+
+
+def size_arguments(
+    f: FrameState,
+    op: Any,
+    params: tuple[str, ...],
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    node: cst.CSTNode,
+) -> tuple[list[Any], dict[str, Any]]:
+    """The call's arguments with each unknown one passed for a size parameter made the symbol of its source."""
+    names = [p.name for p in op.signature.params]
+    pos = list(pos)
+    for i, v in enumerate(pos):
+        n = nodes[i] if i < len(nodes) else None
+        if v is UNKNOWN and i < len(names) and names[i] in params and n is not None:
+            size = size_of(f, n, v)
+            pos[i] = DimVal(size) if size is not None else v
+    kw = dict(kw)
+    keyword_nodes = {a.keyword.value: a.value for a in node.args if a.keyword} if isinstance(node, cst.Call) else {}
+    for k, v in kw.items():
+        if v is UNKNOWN and k in params and k in keyword_nodes:
+            size = size_of(f, keyword_nodes[k], v)
+            kw[k] = DimVal(size) if size is not None else v
+    return pos, kw
