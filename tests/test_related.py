@@ -315,6 +315,7 @@ out = combine(jnp.zeros((5, 3)), jnp.zeros((5, 3)))
                 [
                     ("m.py", 9, "called here with `a` of shape (5, 3)"),
                     ("m.py", 9, "called here with `b` of shape (5, 3)"),
+                    ("m.py", 5, "`t` gets its shape (3, 5) from jnp.transpose here"),
                 ],
             )
         ],
@@ -348,6 +349,8 @@ out = dense(batch, params)
                 [
                     ("train.py", 7, "called here with `x` of shape (5, 3)"),
                     ("train.py", 7, "called here with `w` of shape (4, 2)"),
+                    ("train.py", 6, "`x` gets its shape (5, 3) from jnp.zeros here"),
+                    ("train.py", 5, "`w` gets its shape (4, 2) from jnp.zeros here"),
                 ],
             )
         ],

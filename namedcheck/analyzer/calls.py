@@ -269,7 +269,7 @@ class Calls(FrameState):
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(_argument_node(op, e, nodes) or node, _related(e, pos, kw, labels, kwl, nodes))
+            self.report(_argument_node(op, e, nodes) or node, _related(e, pos, kw, labels, kwl, nodes, node))
             return UNKNOWN
         return (
             origins.op_result(
@@ -291,6 +291,7 @@ def _related(
     labels: tuple[str | None, ...],
     kwl: dict[str, str] | None,
     nodes: list[Any],
+    node: cst.CSTNode,
 ) -> RuleError:
     """An op's failure with its causes elsewhere: the placements of its operands (sharding codes; the items of
     a list written out, `jnp.concatenate([x, y])`, by their own labels), the calls whose arguments they are
@@ -312,6 +313,8 @@ def _related(
         origins.relate_placements(e, operands)
     elif e.code.startswith(("NC2", "NC3")):
         origins.relate_calls(e, [v for _, v in operands])
+        if e.code.startswith("NC2"):
+            origins.relate_shapes(e, operands, node)
     elif e.code == NC603:  # a partly varying input: where it started varying
         for _, v in operands:
             for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():

@@ -10,6 +10,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.engine.algebra import fmt_shape
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec, tree_leaves
 from namedcheck.engine.values import ArrayType, Seq
@@ -27,6 +28,8 @@ class Origin:
     varying: tuple[tuple[str, cst.CSTNode, str], ...] = ()  # per mesh axis: where it started varying, and how
     # the calls that passed the value in, innermost first: (call node, argument node, message)
     calls: tuple[tuple[cst.CSTNode, cst.CSTNode, str], ...] = ()
+    # the op that gave the value its shape (the last one that changed it), and that op's short name
+    made: tuple[cst.CSTNode, str] | None = None
 
     def __reduce__(self) -> Any:
         return (_none, ())
@@ -125,6 +128,10 @@ def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str, pla
     calls = tuple(dict.fromkeys(c for a in arrays for c in of(a).calls))[:4]
     if calls and calls != of(result).calls:
         changes["calls"] = calls
+    same_shape = next((a for a in arrays if a.shape == result.shape), None)
+    made = of(same_shape).made if same_shape is not None else (node, short)
+    if made != of(result).made:
+        changes["made"] = made
     if changes:
         result = replace(result, origin=replace(of(result), **changes))
     if not result.varying:
@@ -173,6 +180,26 @@ def forget(v: Any) -> Any:
     return _leaves(v, lambda a: replace(a, origin=None) if a.origin is not None else a)
 
 
+def relate_shapes(err: RuleError, operands: list[tuple[str | None, Any]], at: cst.CSTNode) -> RuleError:
+    """`y` has shape (4, 9) from `nn.Dense(...)` here: for each labelled operand whose shape an op outside the
+    failing expression `at` gave it (where a wrong size is usually written)."""
+    inside = {id(n) for n in _subtree(at)}
+    for lab, v in operands:
+        made = of(v).made if isinstance(v, ArrayType) and lab else None
+        if made is not None and id(made[0]) not in inside:
+            err.relate(made[0], f"`{lab}` gets its shape {fmt_shape(v.shape)} from {made[1]} here")
+    return err
+
+
+def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo.extend(n.children)
+    return out
+
+
 def relate_calls(err: RuleError, operands: list[Any]) -> RuleError:
     """called here with `x` of shape (5, 3): the call sites whose arguments the operands are."""
     for v in operands:
@@ -194,5 +221,6 @@ __all__ = [
     "returned",
     "forget",
     "relate_calls",
+    "relate_shapes",
     "spec_text",
 ]
