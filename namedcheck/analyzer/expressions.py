@@ -28,11 +28,11 @@ from namedcheck.analyzer.refs import (
     QualRef,
     TypeAlias,
 )
-from namedcheck.analyzer.scope import FrameState, has_array, same_value
+from namedcheck.analyzer.scope import FrameState, has_array, label, same_value
 from namedcheck.analyzer.sizes import named_sizes, shape_read, size_of, sized_seq
 from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
-from namedcheck.engine.codes import NC105
+from namedcheck.engine.codes import NC105, NC701
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
@@ -332,6 +332,14 @@ class Expressions(FrameState):
             try:
                 key = literal(idx)
                 if isinstance(key, int) and not isinstance(key, bool):
+                    if not -len(recv.items) <= key < len(recv.items) and _is_shape(node.value):
+                        n = len(recv.items)
+                        raise RuleError(  # `x.shape[2]` of a matrix: Python's IndexError
+                            NC701,
+                            f"Index {key} is out of range for `{label(node.value)}` of a value with {n} "
+                            f"dimension{'s' if n != 1 else ''}",
+                            hint=f"valid indices are {-n}..{n - 1}" if n else "the value is a scalar",
+                        )
                     return recv.items[key]
                 if isinstance(key, slice) and all(
                     b is None or isinstance(b, int) for b in (key.start, key.stop, key.step)
@@ -370,6 +378,10 @@ def mesh_attribute(v: MeshVal | DevicesVal, attr: str) -> Any:
     if attr == "devices":
         return DevicesVal(tuple(s for _, s in axes))
     return UNKNOWN
+
+
+def _is_shape(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Attribute) and node.attr.value == "shape"
 
 
 def _trailing_comma(node: cst.Subscript) -> bool:

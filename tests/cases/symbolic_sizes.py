@@ -133,3 +133,10 @@ def repeated_axes(x):
     a = jnp.expand_dims(x, axis=(-3, -3))  # expect: NC701
     b = jnp.sum(x, axis=(1, 1))  # expect: NC701
     return a, b
+
+
+def shape_index(x):
+    a = jnp.ones((2, 32))
+    ok = a.shape[-1] + a.shape[1]
+    L = a.shape[2]  # expect: NC701
+    return ok, L
