@@ -122,52 +122,67 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
 _BUILDERS = {"__init__", "setup", "__post_init__"}
 
 
-def _methods_assign_self(body: Any) -> bool:
-    """Whether a method other than the builders assigns an attribute of `self` (`self.count.value += 1`):
-    then an instance's values may change after it is built, and are not relied on."""
+def _methods_assign_self(body: Any) -> frozenset[tuple[str, ...]]:
+    """The attribute paths of `self` a method other than the builders assigns (`self.count.value += 1`:
+    `('count', 'value')`): an instance's values there may change after it is built, and are not relied on."""
+    out: set[tuple[str, ...]] = set()
     for stmt in body:
         if isinstance(stmt, cst.FunctionDef) and stmt.name.value not in _BUILDERS:
             params = stmt.params.params
-            if params and _assigns_root(stmt, params[0].name.value):
-                return True
-    return False
+            if params:
+                out |= _assigned_paths(stmt, params[0].name.value)
+    return frozenset(out)
 
 
-def _roots_at(target: cst.BaseExpression, name: str) -> bool:
-    """Whether an assignment target writes through `name` (`name.x = ...`, `name.x[i] += ...`)."""
+def assigned_path(target: cst.BaseExpression, name: str) -> tuple[str, ...] | None:
+    """The attributes an assignment target writes through `name` (`name.x.y = ...`: `('x', 'y')`; `name.x[i] =
+    ...`: `('x',)`), or None when it does not write through `name`."""
     node = target
+    path: list[str] = []
     while isinstance(node, cst.Attribute | cst.Subscript):
+        if isinstance(node, cst.Subscript):
+            path = []  # an item of what the path so far names: that whole value changes
+        else:
+            path.insert(0, node.attr.value)
         node = node.value
-    return isinstance(node, cst.Name) and node.value == name and target is not node
+    if not (isinstance(node, cst.Name) and node.value == name and target is not node):
+        return None
+    return tuple(path) if path else ("",)
 
 
-_ASSIGNS: dict[tuple[int, str], tuple[cst.CSTNode, bool]] = {}  # (id(fn), name) -> (fn kept alive, answer)
+_ASSIGNS: dict[tuple[int, str], tuple[cst.CSTNode, frozenset[tuple[str, ...]]]] = {}  # (id(fn), name) -> answer
 
 
-def _assigns_root(fn: cst.FunctionDef, name: str) -> bool:
-    """Whether `fn` (nested blocks and functions included) assigns through `name`; statements only are
+def _assigned_paths(fn: cst.FunctionDef, name: str) -> frozenset[tuple[str, ...]]:
+    """The paths `fn` (nested blocks and functions included) assigns through `name`; statements only are
     walked (an expression never assigns an attribute), and the answer is kept per function."""
     hit = _ASSIGNS.get((id(fn), name))
     if hit is not None and hit[0] is fn:
         return hit[1]
     if len(_ASSIGNS) > 20000:
         _ASSIGNS.clear()
-    found = _block_assigns(fn.body, name)
-    _ASSIGNS[(id(fn), name)] = (fn, found)
-    return found
+    found: set[tuple[str, ...]] = set()
+    _block_assigns(fn.body, name, found)
+    _ASSIGNS[(id(fn), name)] = (fn, frozenset(found))
+    return frozenset(found)
 
 
-def _block_assigns(node: cst.CSTNode, name: str) -> bool:
+def _block_assigns(node: cst.CSTNode, name: str, found: set[tuple[str, ...]]) -> None:
     if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
         for small in node.body:
-            if isinstance(small, cst.Assign) and any(_roots_at(t.target, name) for t in small.targets):
-                return True
-            if isinstance(small, cst.AugAssign | cst.AnnAssign) and _roots_at(small.target, name):
-                return True
-        return False
-    return any(
-        _block_assigns(c, name)
-        for c in node.children
+            targets = (
+                [t.target for t in small.targets]
+                if isinstance(small, cst.Assign)
+                else [small.target]
+                if isinstance(small, cst.AugAssign | cst.AnnAssign)
+                else []
+            )
+            for t in targets:
+                path = assigned_path(t, name)
+                if path is not None:
+                    found.add(path)
+        return
+    for c in node.children:
         if isinstance(
             c,
             cst.BaseStatement
@@ -178,5 +193,5 @@ def _block_assigns(node: cst.CSTNode, name: str) -> bool:
             | cst.Finally
             | cst.MatchCase
             | cst.ExceptStarHandler,
-        )
-    )
+        ):
+            _block_assigns(c, name, found)

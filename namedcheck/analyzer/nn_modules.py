@@ -131,7 +131,7 @@ def instance_attribute(recv: InstanceRef | BuildingRef, attr: str) -> Any:
         if attr in recv.cls.methods:
             return PartialRef(recv.cls.methods[attr], (recv,))
         return recv.cls.fields.get(attr, UNKNOWN)
-    if attr in ("apply", "init") and is_linen(recv.cls) and recv.values is not None and not recv.cls.mutated:
+    if attr in ("apply", "init") and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
         return ModuleMethodRef(recv, attr)
     return NotImplemented
 

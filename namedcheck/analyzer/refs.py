@@ -41,7 +41,9 @@ class ClassInfo:
     order: list[str] = field(default_factory=list)  # every field, annotated or not, in definition order
     defaults: dict[str, Any] = field(default_factory=dict)  # class-body values of fields and constants
     bases: tuple[str, ...] = ()  # canonical names of library bases (`flax.linen.Module`)
-    mutated: bool = False  # an attribute of a built instance was assigned somewhere: built values are not known
+    # attribute paths of built instances assigned somewhere (`('config', 'block_size')`; `('',)`: an item of the
+    # instance itself): the values there are not known
+    mutated: frozenset[tuple[str, ...]] = frozenset()
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
@@ -56,13 +58,27 @@ class InstanceRef:
     values: tuple[tuple[str, Any], ...] | None = None
 
     def field_value(self, name: str) -> Any:
-        """The value a built instance holds for a field (None when not a field or not built)."""
-        if self.values is None or self.cls.mutated:
+        """The value a built instance holds for a field (None when not a field, not built, or assigned somewhere
+        after it was built; a field's own fields assigned somewhere are forgotten in what it holds)."""
+        if self.values is None or ("",) in self.cls.mutated or (name,) in self.cls.mutated:
             return None
         for k, v in self.values:
             if k == name:
+                for path in self.cls.mutated:
+                    if len(path) > 1 and path[0] == name:
+                        v = forget_path(v, path[1:])
                 return v
         return None
+
+
+def forget_path(v: Any, path: tuple[str, ...]) -> Any:
+    """A built instance without the value at an attribute path (assigned after it was built)."""
+    if not isinstance(v, InstanceRef) or v.values is None or not path:
+        return v
+    if len(path) == 1:
+        return InstanceRef(v.cls, tuple((k, x) for k, x in v.values if k != path[0]))
+    values = tuple((k, forget_path(x, path[1:]) if k == path[0] else x) for k, x in v.values)
+    return InstanceRef(v.cls, values)
 
 
 @dataclass(frozen=True, slots=True)

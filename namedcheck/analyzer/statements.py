@@ -258,7 +258,8 @@ class Statements(FrameState):
             if nn_modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
                 return
             if isinstance(owner, InstanceRef) and owner.values is not None:
-                owner.cls.mutated = True  # `cfg.batch = 8`: built instances of the class are no longer known
+                # `cfg.batch = 8`: what built instances of the class hold there is no longer known
+                owner.cls.mutated = owner.cls.mutated | {(target.attr.value,)}
         # other attributes: state we do not track
 
     def define_class(self, c: cst.ClassDef) -> None:
