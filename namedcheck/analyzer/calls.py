@@ -276,10 +276,10 @@ class Calls(FrameState):
                 out,
                 [*pos, *kw.values()],
                 node,
-                name.replace("jax.numpy.", "jnp.").replace("jax.lax.", "lax."),
+                short_name(name),
                 "out_sharding" in kw,
             )
-            if isinstance(out, ArrayType)
+            if isinstance(out, ArrayType | Seq)
             else out
         )
 
@@ -377,3 +377,17 @@ def _argument_node(op: Any, e: RuleError, nodes: list[Any]) -> cst.CSTNode | Non
         return None
     i = names.index(at)
     return nodes[i] if i < len(nodes) and isinstance(nodes[i], cst.CSTNode) else None
+
+
+def short_name(op: str) -> str:
+    """An op as users write it: `jnp.sum`, `lax.psum`, `nn.Dense`, `nnx.Linear`, `eqx.nn.MLP`."""
+    for long, short in (
+        ("jax.numpy.", "jnp."),
+        ("jax.lax.", "lax."),
+        ("flax.linen.", "nn."),
+        ("flax.nnx.", "nnx."),
+        ("equinox.", "eqx."),
+    ):
+        if op.startswith(long):
+            return short + op[len(long) :]
+    return op

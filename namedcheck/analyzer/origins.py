@@ -115,6 +115,8 @@ def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str, pla
     """An op's result: placed here (`placing`: the op was given out_sharding=), or the placement of an operand
     whose sharding it has; the calls its operands came in by; where it varies over each axis from (an input's
     origin, or this op where no input varies over it)."""
+    if isinstance(result, Seq):  # `jnp.split(y, 3)`: each part gets its shape here
+        return Seq(tuple(op_result(i, inputs, node, short, placing) for i in result.items), result.kind)
     if not isinstance(result, ArrayType):
         return result
     arrays = [a for a in inputs if isinstance(a, ArrayType)]
