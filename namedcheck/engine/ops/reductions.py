@@ -148,9 +148,10 @@ def reduction_rule(call: Call) -> Any:
     if isinstance(call.get("a"), Const) and call.args.get("axis") is not None:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not
     axis = _axis_literal(call, "axis")
-    if isinstance(axis, tuple) and len(set(axis)) != len(axis):  # repeated whatever the operand is
+    ints = [a for a in axis if isinstance(a, int) and not isinstance(a, bool)] if isinstance(axis, tuple) else []
+    if len(set(ints)) != len(ints):  # `axis=(1, 1)`: repeated whatever the operand is
         raise RuleError(
-            NC701, f"Axis {next(a for a in axis if axis.count(a) > 1)} is repeated in the axes of {call.short}"
+            NC701, f"Axis {next(a for a in ints if ints.count(a) > 1)} is repeated in the axes of {call.short}"
         )
     x = call.array("a")
     keep = literal(call.get("keepdims", Const(False)))
