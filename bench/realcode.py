@@ -47,6 +47,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import zipfile
@@ -468,3 +469,39 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.exit(main())
+
+
+def flax_sdist(base: Path, timeout: float) -> Path | None:
+    """flax's source distribution unpacked under base (its examples/ are not in the wheel)."""
+    out = base / "flax_sdist_x"
+    found = sorted(out.glob("flax-*/examples"))
+    if found:
+        return found[0].parent
+    dl = base / "flax_sdist"
+    dl.mkdir(parents=True, exist_ok=True)
+    if not sorted(dl.glob("flax-*.tar.gz")):
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "-q",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "flax",
+            "-d",
+            str(dl),
+        ]
+        try:
+            subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+    archives = sorted(dl.glob("flax-*.tar.gz"))
+    if not archives:
+        return None
+    with tarfile.open(archives[0]) as tf:
+        members = [m for m in tf.getmembers() if "/examples/" in m.name or m.name.endswith("/examples")]
+        tf.extractall(out, members=members, filter="data")
+    found = sorted(out.glob("flax-*/examples"))
+    return found[0].parent if found else None

@@ -64,14 +64,13 @@ import random
 import shutil
 import subprocess
 import sys
-import tarfile
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from realcode import INTERNAL_CODES, Diagnostic, default_checker, run_checker, workdir
+from realcode import INTERNAL_CODES, Diagnostic, default_checker, flax_sdist, run_checker, workdir
 from realcode_mutants import XLA_FLAGS, Edit, Finder, one_line, replace, segment
 
 NEAR_LINES = 2
@@ -108,18 +107,18 @@ for fsdp in (False, True):
     assert out.shape == (2, 32, 96), out.shape
 """
 
-DRIVER_LLAMA3 = """
+# jax-llm-examples' llama3 and qwen3: one program, their configs and quantisation switches
+DRIVER_LLAMA_LIKE = """
 import dataclasses, jax, jax.numpy as jnp
 from jax.sharding import PartitionSpec as P, AxisType
-from llama3_jax import model as m
+from {package} import model as m
 mesh = jax.make_mesh((1, 2, 4), P("x", "y", "z"), axis_types=(AxisType.Explicit,) * 3)
-cfg = m.Config(embed=128, ffw_size=384, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512,
-               max_seq_len=64, causal=True, use_prefill_attn_kernel=False, use_decode_attn_kernel=False, mesh=mesh)
+cfg = m.Config({config}, mesh=mesh)
 for quant in (False, True):
-    c = dataclasses.replace(cfg, quant_layer=quant, quant_cache=quant)
+    c = dataclasses.replace(cfg, {quant})
     with jax.sharding.set_mesh(mesh):
         w = jax.eval_shape(lambda: m.Weights.init(jax.random.key(0), c))
-        cache = jax.eval_shape(lambda: m.KVCache.init(jax.random.key(0), c, 2))
+        cache = jax.eval_shape(lambda: m.KVCache.init(jax.random.key(0), c, {cache}))
         tokens = jax.ShapeDtypeStruct((2, 16), jnp.int32)
         out = jax.eval_shape(lambda t, w: m.forward(t, jnp.ones_like(t), w, c, None), tokens, w)
         assert out[0].shape == (2, 16, 512), out[0].shape
@@ -130,28 +129,18 @@ for quant in (False, True):
         assert nxt[0].shape == (2, 1), nxt[0].shape
 """
 
-DRIVER_QWEN3 = """
-import dataclasses, jax, jax.numpy as jnp
-from jax.sharding import PartitionSpec as P, AxisType
-from qwen3_jax import model as m
-mesh = jax.make_mesh((1, 2, 4), P("x", "y", "z"), axis_types=(AxisType.Explicit,) * 3)
-cfg = m.Config(embed=128, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512, max_seq_len=64,
-               causal=True, moe_ffw_size=80, moe_experts_per_tok=2, moe_num_experts=8, ep_strategy="decode",
-               mlp_ffw_size=384, mlp_layer_idxs=[0], mesh=mesh)
-for quant in (False, True):
-    c = dataclasses.replace(cfg, quant_attn=quant, quant_moe=quant, quant_mlp=quant, quant_cache=quant)
-    with jax.sharding.set_mesh(mesh):
-        w = jax.eval_shape(lambda: m.Weights.init(jax.random.key(0), c))
-        cache = jax.eval_shape(lambda: m.KVCache.init(jax.random.key(0), c, 2, 64))
-        tokens = jax.ShapeDtypeStruct((2, 16), jnp.int32)
-        out = jax.eval_shape(lambda t, w: m.forward(t, jnp.ones_like(t), w, c, None), tokens, w)
-        assert out[0].shape == (2, 16, 512), out[0].shape
-        out = jax.eval_shape(lambda t, w, k: m.forward(t, jnp.ones_like(t), w, c, k), tokens, w, cache)
-        assert out[0].shape == (2, 16, 512), out[0].shape
-        one = jax.ShapeDtypeStruct((2, 1), jnp.int32)
-        nxt = jax.eval_shape(lambda t, w, k: m.decode_step(t, w, k, c), one, w, cache)
-        assert nxt[0].shape == (2, 1), nxt[0].shape
-"""
+DRIVER_LLAMA3 = DRIVER_LLAMA_LIKE.format(
+    package="llama3_jax",
+    config="embed=128, ffw_size=384, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512,\n               max_seq_len=64, causal=True, use_prefill_attn_kernel=False, use_decode_attn_kernel=False",
+    quant="quant_layer=quant, quant_cache=quant",
+    cache="2",
+)
+DRIVER_QWEN3 = DRIVER_LLAMA_LIKE.format(
+    package="qwen3_jax",
+    config='embed=128, q_heads=16, kv_heads=8, num_layers=2, head_dim=24, vocab_size=512, max_seq_len=64,\n               causal=True, moe_ffw_size=80, moe_experts_per_tok=2, moe_num_experts=8, ep_strategy="decode",\n               mlp_ffw_size=384, mlp_layer_idxs=[0]',
+    quant="quant_attn=quant, quant_moe=quant, quant_mlp=quant, quant_cache=quant",
+    cache="2, 64",
+)
 
 DRIVER_NANOGPT = """
 import jax, jax.numpy as jnp
@@ -596,16 +585,6 @@ class ConfiguredFinder(Finder):
     def reshape_mutation(self, node: ast.Call) -> None:
         """Replaced by `reshape_size` (no `-1` entries changed, `n + 1` without parentheses around a name)."""
 
-    def reshape_entries(self, node: ast.Call) -> list[ast.expr]:
-        if isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value) in {"jnp", "np", "jax.numpy"}:
-            shape_args = node.args[1:2]
-        else:
-            shape_args = list(node.args)
-        entries: list[ast.expr] = []
-        for arg in shape_args:
-            entries.extend(arg.elts if isinstance(arg, ast.Tuple | ast.List) else [arg])
-        return [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
-
     def reshape_size(self, node: ast.Call) -> None:
         """One size of a reshape off by one: the last literal > 1, else the last size expression."""
         entries = self.reshape_entries(node)
@@ -767,42 +746,6 @@ def tree_hash(root: Path) -> str:
 def default_source_dir(name: str) -> Path:
     base = os.environ.get(SOURCES_ENV) or str(Path.home() / ".cache" / "namedcheck-bench" / "sources")
     return Path(base) / name
-
-
-def flax_sdist(base: Path, timeout: float) -> Path | None:
-    """flax's source distribution unpacked under base (its examples/ are not in the wheel)."""
-    out = base / "flax_sdist_x"
-    found = sorted(out.glob("flax-*/examples"))
-    if found:
-        return found[0].parent
-    dl = base / "flax_sdist"
-    dl.mkdir(parents=True, exist_ok=True)
-    if not sorted(dl.glob("flax-*.tar.gz")):
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "-q",
-            "download",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            "flax",
-            "-d",
-            str(dl),
-        ]
-        try:
-            subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            return None
-    archives = sorted(dl.glob("flax-*.tar.gz"))
-    if not archives:
-        return None
-    with tarfile.open(archives[0]) as tf:
-        members = [m for m in tf.getmembers() if "/examples/" in m.name or m.name.endswith("/examples")]
-        tf.extractall(out, members=members, filter="data")
-    found = sorted(out.glob("flax-*/examples"))
-    return found[0].parent if found else None
 
 
 def resolve_sources(given: Sequence[str], base: Path, timeout: float) -> dict[str, Path | None]:

@@ -334,10 +334,8 @@ class Finder(ast.NodeVisitor):
             text = f"({text})"
         self.add("matmul_transpose", context, replace(operand, text + ".T"))
 
-    def reshape_mutation(self, node: ast.Call) -> None:
-        receiver = segment(self.lines, node.func) if one_line(node.func) else ""
-        if "devices" in receiver:
-            return  # the device grid of a Mesh: its size is the device count, unknowable statically
+    def reshape_entries(self, node: ast.Call) -> list[ast.expr]:
+        """The sizes of a reshape call written on one line each (`x.reshape(B, T, -1)`, `jnp.reshape(x, (B, -1))`)."""
         if isinstance(node.func, ast.Attribute) and dotted(node.func.value) in {"jnp", "np", "jax.numpy", "numpy"}:
             shape_args = node.args[1:2]
         else:
@@ -345,7 +343,13 @@ class Finder(ast.NodeVisitor):
         entries: list[ast.expr] = []
         for arg in shape_args:
             entries.extend(arg.elts if isinstance(arg, ast.Tuple | ast.List) else [arg])
-        entries = [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
+        return [e for e in entries if one_line(e) and not isinstance(e, ast.Starred)]
+
+    def reshape_mutation(self, node: ast.Call) -> None:
+        receiver = segment(self.lines, node.func) if one_line(node.func) else ""
+        if "devices" in receiver:
+            return  # the device grid of a Mesh: its size is the device count, unknowable statically
+        entries = self.reshape_entries(node)
         ints = [
             (e, e.value) for e in entries if isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 1
         ]

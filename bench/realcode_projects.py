@@ -36,7 +36,6 @@ import random
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
@@ -48,6 +47,7 @@ from realcode import (
     INTERNAL_CODES,
     Diagnostic,
     default_checker,
+    flax_sdist,
     located,
     location_line,
     prepare_packages,
@@ -627,36 +627,15 @@ def report(
 
 def flax_examples(base: Path, timeout: float) -> list[Project]:
     """One project per example directory of flax's source distribution."""
-    dl = base / "flax_sdist"
-    dl.mkdir(parents=True, exist_ok=True)
-    if not any(dl.glob("flax-*.tar.gz")):
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "--disable-pip-version-check",
-            "-q",
-            "download",
-            "--no-deps",
-            "--no-binary=:all:",
-            "flax",
-            "-d",
-            str(dl),
-        ]
-        subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    archives = sorted(dl.glob("flax-*.tar.gz"))
-    if not archives:
+    sdist = flax_sdist(base, timeout)
+    if sdist is None:
         print("skipping flax_examples: pip download of the flax sdist failed")
         return []
     out_dir = base / "flax_examples"
     if not out_dir.exists():
-        with tarfile.open(archives[-1]) as tf:
-            members = [m for m in tf.getmembers() if "/examples/" in m.name and m.isfile() and m.name.endswith(".py")]
-            tf.extractall(base / "flax_sdist_x", members=members, filter="data")
-        src = next((base / "flax_sdist_x").glob("flax-*/examples"))
         out_dir.mkdir()
-        for d in sorted(p for p in src.iterdir() if p.is_dir()):
-            shutil.copytree(d, out_dir / d.name)
+        for d in sorted(p for p in (sdist / "examples").iterdir() if p.is_dir()):
+            shutil.copytree(d, out_dir / d.name, ignore=shutil.ignore_patterns("*.ipynb", "*.md", "*.txt"))
     return [Project.scan(f"flax_examples/{d.name}", d) for d in sorted(out_dir.iterdir()) if d.is_dir()]
 
 
