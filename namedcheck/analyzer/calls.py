@@ -33,7 +33,7 @@ from namedcheck.engine.attributes import length, size_value
 from namedcheck.engine.codes import NC603
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, map_leaves
-from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_name
+from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_name, short_name
 from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
@@ -377,17 +377,3 @@ def _argument_node(op: Any, e: RuleError, nodes: list[Any]) -> cst.CSTNode | Non
         return None
     i = names.index(at)
     return nodes[i] if i < len(nodes) and isinstance(nodes[i], cst.CSTNode) else None
-
-
-def short_name(op: str) -> str:
-    """An op as users write it: `jnp.sum`, `lax.psum`, `nn.Dense`, `nnx.Linear`, `eqx.nn.MLP`."""
-    for long, short in (
-        ("jax.numpy.", "jnp."),
-        ("jax.lax.", "lax."),
-        ("flax.linen.", "nn."),
-        ("flax.nnx.", "nnx."),
-        ("equinox.", "eqx."),
-    ):
-        if op.startswith(long):
-            return short + op[len(long) :]
-    return op

@@ -8,10 +8,11 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
 from namedcheck.analyzer.sizes import size_of
-from namedcheck.engine.names import canonical_name
+from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.signature import POSONLY, VARKW
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of
@@ -58,7 +59,7 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         hash(tuple(bound.items()))
     except TypeError:
         return UNKNOWN
-    return LayerRef(name, tuple(sorted(bound.items())))
+    return LayerRef(name, tuple(sorted(bound.items())), node)
 
 
 def call_layer(
@@ -70,9 +71,13 @@ def call_layer(
     kwl: dict[str, str],
     node: cst.CSTNode,
 ) -> Any:
-    """Applying a built layer to its inputs: the engine's rule with the constructor's arguments."""
+    """Applying a built layer to its inputs: the engine's rule with the constructor's arguments. The result
+    gets its shape where the layer was built (`self.proj = nn.Dense(config.d)`: the size written there)."""
     ctor = dict(layer.ctor)
-    return f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
+    out = f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
+    if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node:
+        out = origins.made_at(out, layer.node, short_name(layer.op))
+    return out
 
 
 def param_wrapper(name: str, pos: list[Any]) -> Any:

@@ -152,6 +152,11 @@ def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str, pla
     return replace(result, origin=replace(of(result), varying=tuple(per_axis)))
 
 
+def made_at(v: ArrayType, node: cst.CSTNode, short: str) -> ArrayType:
+    """`v` with its shape given at `node` (a layer's construction, not where it is applied)."""
+    return _with(v, made=(node, short))
+
+
 def passed(v: Any, call: cst.CSTNode, arg: cst.CSTNode | None, param: str) -> Any:
     """An argument bound to parameter `param` at `call` (a function analysed for this call)."""
     if arg is None:
@@ -224,5 +229,6 @@ __all__ = [
     "forget",
     "relate_calls",
     "relate_shapes",
+    "made_at",
     "spec_text",
 ]

@@ -188,6 +188,7 @@ class LayerRef:
 
     op: str
     ctor: tuple[tuple[str, Any], ...]
+    node: Any = field(default=None, compare=False)  # where it was built (its sizes are written there)
 
 
 @dataclass(eq=False, slots=True)

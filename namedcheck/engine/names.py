@@ -148,3 +148,17 @@ def canonical_name(name: str) -> str:
     if mod in _MODULE_ALIASES:
         name = f"{_MODULE_ALIASES[mod]}.{attr}"
     return _OP_ALIASES.get(name, name)
+
+
+def short_name(op: str) -> str:
+    """An op as users write it: `jnp.sum`, `lax.psum`, `nn.Dense`, `nnx.Linear`, `eqx.nn.MLP`."""
+    for long, short in (
+        ("jax.numpy.", "jnp."),
+        ("jax.lax.", "lax."),
+        ("flax.linen.", "nn."),
+        ("flax.nnx.", "nnx."),
+        ("equinox.", "eqx."),
+    ):
+        if op.startswith(long):
+            return short + op[len(long) :]
+    return op
