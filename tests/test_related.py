@@ -320,6 +320,41 @@ out = combine(jnp.zeros((5, 3)), jnp.zeros((5, 3)))
             )
         ],
     ),
+    "layer_built_elsewhere": (
+        {
+            "m.py": """\
+import flax.linen as nn
+import jax
+import jax.numpy as jnp
+
+
+class Block(nn.Module):
+    n: int
+
+    def setup(self):
+        self.proj = nn.Dense(self.n + 1)
+
+    def __call__(self, x):
+        return x + self.proj(x)
+
+
+params = Block(8).init(jax.random.PRNGKey(0), jnp.ones((2, 8)))
+"""
+        },
+        "m.py",
+        "broadcast",
+        [
+            (
+                "m.py",
+                "NC201",
+                13,
+                [
+                    ("m.py", 16, "called here with `x` of shape (2, 8)"),
+                    ("m.py", 10, "`self.proj(...)` gets its shape (2, 9) from nn.Dense here"),
+                ],
+            )
+        ],
+    ),
     "two_modules": (
         {
             "layers.py": """\
