@@ -75,8 +75,9 @@ def call_layer(
     gets its shape where the layer was built (`self.proj = nn.Dense(config.d)`: the size written there)."""
     ctor = dict(layer.ctor)
     out = f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
-    if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node:
-        out = origins.made_at(out, layer.node, short_name(layer.op))
+    same = bool(pos) and isinstance(pos[0], ArrayType) and isinstance(out, ArrayType) and pos[0].shape == out.shape
+    if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node and not same:
+        out = origins.made_at(out, layer.node, short_name(layer.op))  # not a layer keeping the shape (dropout)
     return out
 
 
