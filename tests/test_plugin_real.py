@@ -65,14 +65,14 @@ def _mypy(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> str:
 
 
 def _without_namedcheck(out: str) -> str:
-    """mypy's output less namedcheck's diagnostics and their hint notes."""
+    """mypy's output less namedcheck's diagnostics and their notes (hints, related locations)."""
     kept, nc_places = [], set()
     for line in out.splitlines():
         m = NC_ERROR.match(line)
         if m:
             nc_places.add(m["where"])
             continue
-        where, _, rest = line.partition(": note: hint: ")
+        where, _, rest = line.partition(": note: ")
         if rest and where in nc_places:
             continue
         kept.append(line)
