@@ -505,3 +505,15 @@ def flax_sdist(base: Path, timeout: float) -> Path | None:
         tf.extractall(out, members=members, filter="data")
     found = sorted(out.glob("flax-*/examples"))
     return found[0].parent if found else None
+
+
+def link_tree(src: Path, dst: Path) -> None:
+    """A hard-linked copy of a tree (cheap; the mutated file is then replaced, never written through)."""
+
+    def link(s: str, d: str) -> None:
+        try:
+            os.link(s, d)
+        except OSError:
+            shutil.copy2(s, d)
+
+    shutil.copytree(src, dst, copy_function=link, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))

@@ -70,7 +70,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from realcode import INTERNAL_CODES, Diagnostic, default_checker, flax_sdist, run_checker, workdir
+from realcode import INTERNAL_CODES, Diagnostic, default_checker, flax_sdist, link_tree, run_checker, workdir
 from realcode_mutants import XLA_FLAGS, Edit, Finder, one_line, replace, segment
 
 NEAR_LINES = 2
@@ -719,16 +719,6 @@ def run_driver(root: Path, driver_file: Path, timeout: float = DRIVER_TIMEOUT) -
             continue
         return DriverResult(str(kind), str(message), list(frames))
     return DriverResult("died", f"rc={proc.returncode}: {proc.stderr.strip()[-300:]}")
-
-
-def link_tree(src: Path, dst: Path) -> None:
-    def link(s: str, d: str) -> None:
-        try:
-            os.link(s, d)
-        except OSError:
-            shutil.copy2(s, d)
-
-    shutil.copytree(src, dst, copy_function=link)
 
 
 def tree_hash(root: Path) -> str:

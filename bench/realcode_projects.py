@@ -48,6 +48,7 @@ from realcode import (
     Diagnostic,
     default_checker,
     flax_sdist,
+    link_tree,
     located,
     location_line,
     prepare_packages,
@@ -431,18 +432,6 @@ def project_mutants(proj: Project, graph: Graph, runnable: bool = False) -> list
 
 # ----------------------------------------------------------------------------------------------
 # Checking a mutant in its project
-
-
-def link_tree(src: Path, dst: Path) -> None:
-    """A hard-linked copy of a tree (cheap; the mutated file is then replaced, never written through)."""
-
-    def link(s: str, d: str) -> None:
-        try:
-            os.link(s, d)
-        except OSError:
-            shutil.copy2(s, d)
-
-    shutil.copytree(src, dst, copy_function=link, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
 
 @dataclass

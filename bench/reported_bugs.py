@@ -55,6 +55,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from realcode import default_checker
+
 HERE = Path(__file__).resolve().parent
 DEFAULT_DIR = HERE / "reported"
 INTERNAL_CODES = {"NC000", "NC001"}
@@ -84,16 +86,6 @@ class Outcome:
     checker_problem: str = ""
     seconds_jax: float = 0.0
     seconds_check: float = 0.0
-
-
-def default_checker() -> str:
-    beside = Path(sys.executable).parent / "namedcheck"
-    if beside.exists():
-        return str(beside)
-    found = shutil.which("namedcheck")
-    if found is None:
-        raise SystemExit("no namedcheck executable: pass --checker PATH")
-    return found
 
 
 def statement_span(tree: ast.AST, line: int) -> tuple[int, int]:
