@@ -260,7 +260,8 @@ class Calls(FrameState):
                 ),
             )
         if name in SIZE_PARAMS:  # `jnp.eye(n)`: an int argument not known is the symbol `n`
-            pos, kw = size_arguments(self, op, SIZE_PARAMS[name], pos, kw, nodes, node)
+            names = [p.name for p in op.signature.params]
+            pos, kw = size_arguments(self, names, SIZE_PARAMS[name], pos, kw, nodes, node)
         labels = tuple(label(n) if n is not None else None for n in nodes)
         if fallback:  # operators: name an operand we cannot render by its side
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))

@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.scope import FrameState
-from namedcheck.analyzer.sizes import size_of, unknown_array
+from namedcheck.analyzer.sizes import shape_owner, size_of, unknown_array
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
@@ -52,9 +52,9 @@ def _quiet_ev(f: FrameState, node: cst.BaseExpression) -> Any:
 def _learn_equal(f: FrameState, left: cst.BaseExpression, right: cst.BaseExpression) -> None:
     lv, rv = _quiet_ev(f, left), _quiet_ev(f, right)
     lshape, rshape = _shape_items(f, left, lv), _shape_items(f, right, rv)
-    if lshape is None and rshape is not None and _is_shape_read(left) and lv is UNKNOWN:
+    if lshape is None and rshape is not None and shape_owner(left) and lv is UNKNOWN:
         lshape = [None] * len(rshape)  # `x.shape == (B, D)` of an x not known
-    if rshape is None and lshape is not None and _is_shape_read(right) and rv is UNKNOWN:
+    if rshape is None and lshape is not None and shape_owner(right) and rv is UNKNOWN:
         rshape = [None] * len(lshape)
     if lshape is not None and rshape is not None:
         if len(lshape) != len(rshape):
@@ -143,16 +143,10 @@ def _subst_value(v: Any, subst: dict[str, Dim]) -> Any:
     return v
 
 
-def _is_shape_read(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name)
-
-
 def _refine_array(f: FrameState, node: cst.BaseExpression, dims: list[Dim]) -> None:
     """`x.shape == dims` holds for a name `x`: its unknown dims become the stated ones."""
-    if not (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and _is_shape_read(node)):
-        return
-    name = node.value.value
-    if name not in f.vars:
+    name = shape_owner(node)
+    if name is None or name not in f.vars:
         return
     x = f.vars[name]
     if isinstance(x, ArrayType) and not x.has_ellipsis and len(x.shape) == len(dims):

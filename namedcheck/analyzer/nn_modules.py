@@ -11,11 +11,11 @@ import libcst as cst
 from namedcheck.analyzer import origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
-from namedcheck.analyzer.sizes import size_of
+from namedcheck.analyzer.sizes import size_arguments
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.signature import POSONLY, VARKW
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 _PARAM_WRAPPERS = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.variablelib.Param")
@@ -50,11 +50,8 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             return UNKNOWN
         bound[k] = v
     if isinstance(node, cst.Call):
-        arg_nodes = dict(zip(ctor_names, [a.value for a in node.args if a.keyword is None and not a.star]))
-        arg_nodes.update({a.keyword.value: a.value for a in node.args if a.keyword is not None})
-        for k in _SIZE_PARAMS & bound.keys() & arg_nodes.keys():
-            if bound[k] is UNKNOWN and (size := size_of(f, arg_nodes[k], UNKNOWN)) is not None:
-                bound[k] = DimVal(size)
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        _, bound = size_arguments(f, ctor_names, _SIZE_PARAMS, [], bound, positional, node)
     try:
         hash(tuple(bound.items()))
     except TypeError:

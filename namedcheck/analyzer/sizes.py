@@ -8,11 +8,13 @@ simple references (names, attribute chains, `x.shape[i]`, `len(x)`) are named: r
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import replace
 from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.literals import NotALiteral, literal_value
 from namedcheck.analyzer.scope import FrameState
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
@@ -31,12 +33,11 @@ def reference_text(node: cst.BaseExpression) -> str | None:
     if isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
         inner = reference_text(node.value)
         key = node.slice[0].slice.value
-        neg = isinstance(key, cst.UnaryOperation) and isinstance(key.operator, cst.Minus)
-        base = key.expression if isinstance(key, cst.UnaryOperation) and neg else key
-        if inner and isinstance(base, cst.Integer):
-            return f"{inner}[{'-' if neg else ''}{base.value}]"
-        if inner and isinstance(base, cst.SimpleString) and base.value[0] in "'\"":
-            return f"{inner}[{base.value!s}]"
+        k = _index(key)
+        if inner and k is not None:
+            return f"{inner}[{k}]"
+        if inner and isinstance(key, cst.SimpleString) and key.value[0] in "'\"":
+            return f"{inner}[{key.value!s}]"
         return None
     if (
         isinstance(node, cst.Call)
@@ -65,7 +66,7 @@ def size_of(f: FrameState, node: cst.BaseExpression, value: Any) -> Dim:
 
 def _node_size(f: FrameState, node: cst.BaseExpression) -> Dim:
     if isinstance(node, cst.Integer):
-        return int(node.value.replace("_", ""), 0)
+        return _index(node)
     if isinstance(node, cst.Name):
         v = f.lookup(node.value)
         if isinstance(v, Const) and is_int(v.value):
@@ -110,15 +111,13 @@ def unpacked_shape(f: FrameState, target: cst.BaseExpression, node: cst.BaseExpr
     """`B, T, C = x.shape`: the names are x's sizes. When x's rank or some of its sizes are not known, the
     unpacking states them (any other rank raises): x gets rank len(targets) and each unknown size the name it
     is unpacked to. Returns the value to unpack (the refined shape), or `v` unchanged."""
+    name = shape_owner(node)
     if not (
-        isinstance(target, cst.Tuple | cst.List)
-        and isinstance(node, cst.Attribute)
-        and node.attr.value == "shape"
-        and isinstance(node.value, cst.Name)
+        name is not None
+        and isinstance(target, cst.Tuple | cst.List)
         and all(isinstance(e, cst.Element) and isinstance(e.value, cst.Name) for e in target.elements)
     ):
         return v
-    name = node.value.value
     if name not in f.vars:
         return v
     x = f.vars[name]
@@ -153,15 +152,9 @@ def shape_read(f: FrameState, node: cst.Subscript) -> Any:
     """`x.shape[k]` of a name bound to nothing known (an unannotated parameter): x is an array with a dimension
     k, the symbol `x.shape[k]` (its rank otherwise unknown, `(..., 'x.shape[-1]')`). Returns that size, or
     None when `node` is not such a read."""
-    if not (
-        isinstance(node.value, cst.Attribute)
-        and node.value.attr.value == "shape"
-        and isinstance(node.value.value, cst.Name)
-        and len(node.slice) == 1
-        and isinstance(node.slice[0].slice, cst.Index)
-    ):
+    name = shape_owner(node.value)
+    if name is None or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
         return None
-    name = node.value.value.value
     text = reference_text(node)
     k = _index(node.slice[0].slice.value)
     if text is None or k is None or f.vars.get(name, None) is not UNKNOWN:
@@ -181,11 +174,20 @@ def unknown_array(f: FrameState, shape: tuple[Dim, ...]) -> ArrayType:
 
 
 def _index(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus):
-        inner = _index(node.expression)
-        return -inner if inner is not None else None
+    """An int literal (`3`, `-1`, `0x10`), else None."""
+    if not isinstance(node, cst.Integer | cst.UnaryOperation):
+        return None
+    try:
+        v = literal_value(node)
+    except NotALiteral:
+        return None
+    return v if is_int(v) else None
+
+
+def shape_owner(node: cst.BaseExpression) -> str | None:
+    """The name whose shape `node` reads (`x.shape`: x), else None."""
+    if isinstance(node, cst.Attribute) and node.attr.value == "shape" and isinstance(node.value, cst.Name):
+        return node.value.value
     return None
 
 
@@ -222,25 +224,24 @@ SIZE_PARAMS: dict[str, tuple[str, ...]] = {
 
 def size_arguments(
     f: FrameState,
-    op: Any,
-    params: tuple[str, ...],
+    names: list[str],
+    params: Collection[str],
     pos: list[Any],
     kw: dict[str, Any],
-    nodes: list[Any],
-    node: cst.CSTNode,
+    pos_nodes: list[Any],
+    call: cst.CSTNode | None,
 ) -> tuple[list[Any], dict[str, Any]]:
-    """The call's arguments with each unknown one passed for a size parameter made the symbol of its source."""
-    names = [p.name for p in op.signature.params]
-    pos = list(pos)
-    for i, v in enumerate(pos):
-        n = nodes[i] if i < len(nodes) else None
-        if v is UNKNOWN and i < len(names) and names[i] in params and n is not None:
-            size = size_of(f, n, v)
-            pos[i] = DimVal(size) if size is not None else v
-    kw = dict(kw)
-    keyword_nodes = {a.keyword.value: a.value for a in node.args if a.keyword} if isinstance(node, cst.Call) else {}
-    for k, v in kw.items():
-        if v is UNKNOWN and k in params and k in keyword_nodes:
-            size = size_of(f, keyword_nodes[k], v)
-            kw[k] = DimVal(size) if size is not None else v
-    return pos, kw
+    """A call's arguments (positional ones bound to `names` in order, keyword ones by name) with each unknown
+    one passed for a size parameter (`params`) made the symbol of its source."""
+    arg_nodes: dict[str, Any] = dict(zip(names, pos_nodes))
+    if isinstance(call, cst.Call):
+        arg_nodes.update({a.keyword.value: a.value for a in call.args if a.keyword is not None})
+
+    def sized(name: str | None, v: Any) -> Any:
+        node = arg_nodes.get(name) if name is not None and name in params else None
+        size = size_of(f, node, v) if v is UNKNOWN and node is not None else None
+        return DimVal(size) if size is not None else v
+
+    return [sized(names[i] if i < len(names) else None, v) for i, v in enumerate(pos)], {
+        k: sized(k, v) for k, v in kw.items()
+    }

@@ -140,3 +140,9 @@ def shape_index(x):
     ok = a.shape[-1] + a.shape[1]
     L = a.shape[2]  # expect: NC701
     return ok, L
+
+
+def literal_index_forms(x):
+    c = x.shape[0x1]  # reveal: DimVal(dim='x.shape[1]')
+    h = jnp.ones((c, 2))  # reveal: f32[('x.shape[1]', 2)]
+    return h
