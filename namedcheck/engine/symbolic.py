@@ -37,11 +37,8 @@ def normalise(text: str) -> str:
 @cache
 def parse(text: str) -> ast.expr | None:
     """The expression tree of a size expression, or None when it is not one (ints, symbols, + - * //)."""
-    try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
-        return None
-    return tree if _valid(tree) else None
+    tree = _tree(text)
+    return tree if tree is not None and _valid(tree) else None
 
 
 def _valid(node: ast.expr) -> bool:
@@ -68,17 +65,19 @@ def evaluate(text: str, env: Mapping[str, Any]) -> int | None:
 
 
 def _eval(node: ast.expr, env: Mapping[str, Any]) -> int | None:
-    if isinstance(node, ast.Name):
-        v = env.get(node.id)
-        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    """The value of a size tree with its atoms (by their text) bound to ints in `env`; None when one is not."""
     if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, int) else None
-    if isinstance(node, ast.UnaryOp):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         v = _eval(node.operand, env)
         return None if v is None else -v
-    assert isinstance(node, ast.BinOp)
-    a, b = _eval(node.left, env), _eval(node.right, env)
-    return None if a is None or b is None else _OPS[type(node.op)](a, b)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        a, b = _eval(node.left, env), _eval(node.right, env)
+        return None if a is None or b is None else _OPS[type(node.op)](a, b)
+    if not _atom_ok(node):
+        return None
+    v = env.get(node.id if isinstance(node, ast.Name) else ast.unparse(node))
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
 
 
 def solve(text: str, value: int, env: Mapping[str, Any]) -> tuple[str, int | None] | None:
@@ -391,19 +390,7 @@ def evaluate_size(d: Any, env: Mapping[str, int]) -> int | None:
     if isinstance(d, int) and not isinstance(d, bool):
         return d
     tree = _tree(d) if isinstance(d, str) else None
-    return None if tree is None else _eval_atoms(tree, env)
-
-
-def _eval_atoms(node: ast.expr, env: Mapping[str, int]) -> int | None:
-    if isinstance(node, ast.Constant):
-        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        v = _eval_atoms(node.operand, env)
-        return None if v is None else -v
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        a, b = _eval_atoms(node.left, env), _eval_atoms(node.right, env)
-        return None if a is None or b is None else _OPS[type(node.op)](a, b)
-    return env.get(ast.unparse(node)) if _atom_ok(node) else None
+    return None if tree is None else _eval(tree, env)
 
 
 def substitute(d: Any, mapping: Mapping[str, Any]) -> Any:
