@@ -202,7 +202,7 @@ def dim_arith(op: str, a: Any, b: Any) -> Any:
     if is_number(a) and is_number(b):
         return fn(a, b) if not (b == 0 and op in ("jax.numpy.floor_divide", "jax.numpy.mod")) else None
     sym_op = {"jax.numpy.add": "+", "jax.numpy.subtract": "-", "jax.numpy.multiply": "*"}.get(op)
-    if op == "jax.numpy.floor_divide" and is_int(b) and b > 0 or op == "jax.numpy.floor_divide" and isinstance(b, str):
+    if op == "jax.numpy.floor_divide" and (isinstance(b, str) or is_int(b) and b > 0):
         sym_op = "//"
     if sym_op and all(is_int(v) or isinstance(v, str) for v in (a, b)):
         return symbolic.arith(sym_op, a, b)

@@ -79,6 +79,12 @@ def reduced_dtype(code: str | None, mode: str) -> str | None:
     return dtypes.materialize(code)
 
 
+def no_repeats(axes: list[int], op: str) -> None:
+    """Literal axes written twice (`axis=(-1, -1)`): JAX rejects them whatever the rank is (NC701)."""
+    if len(set(axes)) != len(axes):
+        raise RuleError(NC701, f"Axis {next(a for a in axes if axes.count(a) > 1)} is repeated in the axes of {op}")
+
+
 def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env: Any = None) -> ArrayType:
     """Reduce `x` over positional axes and names (a name the value lacks is legal: broadcast first)."""
     pos, names, everything = split_axes(axis)
@@ -86,8 +92,7 @@ def reduce_type(x: ArrayType, axis: Any, keepdims: bool, op: str, mode: str, env
         env.check_bound(names, op)
     if dtypes.is_weak(x.dtype_code) and not x.shape and pos:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not: not provable either way
-    if len(set(pos)) != len(pos):  # `axis=(-1, -1)`: repeated whatever the rank is
-        raise RuleError(NC701, f"Axis {next(a for a in pos if pos.count(a) > 1)} is repeated in the axes of {op}")
+    no_repeats(pos, op)
     suffix = x.shape[1:] if x.shape[:1] == (...,) else None
     if x.has_ellipsis and suffix is not None and pos and all(-len(suffix) <= a < 0 for a in pos):
         # `(..., T, C)` over axis -1: the known trailing dims are what the axis counts from
@@ -148,11 +153,7 @@ def reduction_rule(call: Call) -> Any:
     if isinstance(call.get("a"), Const) and call.args.get("axis") is not None:
         raise Unprovable  # numpy accepts axis=0 on Python scalars; jnp does not
     axis = _axis_literal(call, "axis")
-    ints = [a for a in axis if isinstance(a, int) and not isinstance(a, bool)] if isinstance(axis, tuple) else []
-    if len(set(ints)) != len(ints):  # `axis=(1, 1)`: repeated whatever the operand is
-        raise RuleError(
-            NC701, f"Axis {next(a for a in ints if ints.count(a) > 1)} is repeated in the axes of {call.short}"
-        )
+    no_repeats(split_axes(axis)[0], call.short)  # whatever the operand is
     x = call.array("a")
     keep = literal(call.get("keepdims", Const(False)))
     short = call.op.rsplit(".", 1)[1]
