@@ -29,7 +29,7 @@ from namedcheck.analyzer.refs import (
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, label, same_value
-from namedcheck.analyzer.sizes import named_sizes, shape_read, size_of, sized_seq
+from namedcheck.analyzer.sizes import known_size, named_sizes, shape_read, size_of, sized_seq
 from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105, NC701
@@ -411,10 +411,6 @@ _NONE_OF = object()
 _NUMBER_LIMITS = {"min", "max", "eps", "tiny", "smallest_normal", "epsneg", "resolution"}
 
 
-def _is_size_value(v: Any) -> bool:
-    return isinstance(v, DimVal) or isinstance(v, Const) and isinstance(v.value, int) and not isinstance(v.value, bool)
-
-
 def _compare_known(op: str, left: Any, right: Any) -> bool | None:
     """A comparison of known Python values (`len(x.shape) < 2`, `x.shape[-1] == 4`), and `is (not) None` of a
     value known to be None or known to be an array or sequence; None where not known."""
@@ -424,9 +420,9 @@ def _compare_known(op: str, left: Any, right: Any) -> bool | None:
             return bool(_COMPARE[op](a, b))
         except TypeError:
             return None
-    if op in ("Equal", "NotEqual") and _is_size_value(left) and _is_size_value(right):  # symbolic sizes
-        da, db = (v.dim if isinstance(v, DimVal) else v.value for v in (left, right))
-        equal = True if da is not None and da == db else False if differ(da, db) else None
+    da, db = known_size(left), known_size(right)
+    if op in ("Equal", "NotEqual") and da is not None and db is not None:  # symbolic sizes
+        equal = True if da == db else False if differ(da, db) else None
         return None if equal is None else equal == (op == "Equal")
     if op in ("Is", "IsNot") and b is None:
         is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None

@@ -14,7 +14,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.scope import FrameState
-from namedcheck.analyzer.sizes import shape_owner, size_of, unknown_array
+from namedcheck.analyzer.sizes import known_size, shape_owner, size_of, unknown_array
 from namedcheck.engine import symbolic
 from namedcheck.engine.algebra import is_int
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
@@ -78,16 +78,10 @@ def _shape_items(f: FrameState, node: cst.BaseExpression, v: Any) -> list[Dim] |
         nodes = [e.value for e in node.elements] if isinstance(node, cst.Tuple | cst.List) else [None] * len(v.items)
         dims = []
         for item, n in zip(v.items, nodes):
-            d = size_of(f, n, item) if n is not None else _item_size(item)
+            d = size_of(f, n, item) if n is not None else known_size(item)
             dims.append(d)
         return dims
     return None
-
-
-def _item_size(v: Any) -> Dim:
-    if isinstance(v, Const) and is_int(v.value):
-        return v.value
-    return v.dim if isinstance(v, DimVal) else None
 
 
 def _unify(a: Dim, b: Dim, subst: dict[str, Dim]) -> None:

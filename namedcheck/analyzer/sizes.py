@@ -52,14 +52,20 @@ def reference_text(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def known_size(v: Any) -> Dim:
+    """The int or symbol a value is known to be as a size (an int constant, a DimVal), else None."""
+    if isinstance(v, Const) and is_int(v.value):
+        return v.value
+    return v.dim if isinstance(v, DimVal) else None
+
+
 def size_of(f: FrameState, node: cst.BaseExpression, value: Any) -> Dim:
     """The size an expression stands for when used as one: its known int or symbol, else a symbol named after
     its source (arithmetic on such parts stays an expression); None when it is not a simple size."""
-    if isinstance(value, Const) and is_int(value.value):
-        return value.value
-    if isinstance(value, DimVal) and value.dim is not None:
-        return value.dim
-    if value is not UNKNOWN and not (isinstance(value, DimVal) and value.dim is None):
+    known = known_size(value)
+    if known is not None:
+        return known
+    if value is not UNKNOWN and not _unknown_int(value):
         return None
     return _node_size(f, node)
 
@@ -69,11 +75,10 @@ def _node_size(f: FrameState, node: cst.BaseExpression) -> Dim:
         return _index(node)
     if isinstance(node, cst.Name):
         v = f.lookup(node.value)
-        if isinstance(v, Const) and is_int(v.value):
-            return v.value
-        if isinstance(v, DimVal) and v.dim is not None:
-            return v.dim
-        return node.value if v is UNKNOWN or isinstance(v, DimVal) else None
+        known = known_size(v)
+        if known is not None:
+            return known
+        return node.value if v is UNKNOWN or _unknown_int(v) else None
     if isinstance(node, cst.BinaryOperation):
         op = _ARITH.get(type(node.operator).__name__)
         if op is None:
