@@ -400,7 +400,7 @@ def symbols_of(values: list[Any]) -> list[str]:
     def walk(v: Any) -> None:
         if isinstance(v, ArrayType):
             for d in (*v.shape, *(s for _, s in v.named)):
-                out.update(symbolic.atoms(d) if isinstance(d, str) and symbolic.poly(d) is not None else ())
+                out.update(symbolic.atoms(d))
         elif isinstance(v, Seq):
             for i in v.items:
                 walk(i)

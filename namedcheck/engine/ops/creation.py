@@ -51,30 +51,23 @@ def like_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, dtypes.materialize(x.dtype_code)), shape, x.named_shape)
 
 
-def _symbolic_arange(call: Call) -> ArrayType | None:
-    """`arange(T)`, `arange(0, T)`, `arange(1, T)` of a size T not known statically: T (or T-1) ints."""
+def _arange_args(call: Call) -> tuple[Any, Any, Any]:
+    """start, stop and step as given, numpy's one-argument form (`arange(stop)`) and the default step filled in."""
     start, stop, step = (call.get(n, Const(None)) for n in ("start", "stop", "step"))
     if isinstance(stop, Const) and stop.value is None:
         start, stop = Const(0), start
-    if not (isinstance(stop, DimVal) and isinstance(stop.dim, str)):
-        return None
-    if not (isinstance(step, Const) and step.value in (None, 1)) or not (
-        isinstance(start, Const) and start.value in (0, 1) and not isinstance(start.value, bool)
-    ):
-        return None
-    return ArrayType.make(_dtype(call, "i32"), (symbolic.arith("-", stop.dim, start.value),))
+    return start, stop, Const(1) if isinstance(step, Const) and step.value is None else step
 
 
 @rule("jax.numpy.arange")
 def arange_rule(call: Call) -> Any:
-    sym = _symbolic_arange(call)
-    if sym is not None:
-        return sym
-    vals = [literal(call.get(n, Const(None))) for n in ("start", "stop", "step")]
-    start, stop, step = vals
-    if stop is None:
-        start, stop = 0, start
-    step = 1 if step is None else step
+    start_v, stop_v, step_v = _arange_args(call)
+    if isinstance(stop_v, DimVal) and isinstance(stop_v.dim, str):  # `arange(T)` of a size T not known statically
+        first = start_v.value if isinstance(start_v, Const) and not isinstance(start_v.value, bool) else None
+        if first not in (0, 1) or step_v != Const(1):
+            raise Unprovable
+        return ArrayType.make(_dtype(call, "i32"), (symbolic.arith("-", stop_v.dim, first),))
+    start, stop, step = literal(start_v), literal(stop_v), literal(step_v)
     nums = [v for v in (start, stop, step)]
     if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in nums):
         raise Unprovable
