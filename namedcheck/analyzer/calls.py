@@ -7,7 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer import classes, configs, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -163,6 +164,8 @@ class Calls(FrameState):
         if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
             built = nn_modules.construct(self, func, pos, kw, node)
             return built if built is not NotImplemented else classes.construct(func, pos, kw)
+        if isinstance(func, ConfigMethod | ParserMethod):  # `config.get('d', 64)`, `parser.parse_args()`
+            return configs.call_method(self, func, pos, kw, node)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
             return nn_modules.call_layer(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, InstanceRef | BuildingRef):  # `model(x)`, `self.block(h)`
@@ -178,6 +181,9 @@ class Calls(FrameState):
     def transform(self, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
         """Function transformations and builtins the front end resolves itself."""
         built = mapcalls.construct(self, name, pos, kw, node)
+        if built is not NotImplemented:
+            return built
+        built = configs.construct(self, name, pos, kw, node)  # configs, parsers, flags, `app.run(main)`
         if built is not NotImplemented:
             return built
         if name in TRANSPARENT:
@@ -270,7 +276,7 @@ class Calls(FrameState):
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(_argument_node(op, e, nodes) or node, _related(e, pos, kw, labels, kwl, nodes, node))
+            self.report(_argument_node(op, e, nodes) or node, _related(self, e, pos, kw, labels, kwl, nodes, node))
             return UNKNOWN
         return (
             origins.op_result(
@@ -286,6 +292,7 @@ class Calls(FrameState):
 
 
 def _related(
+    f: FrameState,
     e: RuleError,
     pos: list[Any],
     kw: dict[str, Any],
@@ -316,6 +323,8 @@ def _related(
         origins.relate_calls(e, [v for _, v in operands])
         if e.code.startswith("NC2"):
             origins.relate_shapes(e, operands, node)
+            made = [m[0] for _, v in operands if isinstance(v, ArrayType) and (m := origins.of(v).made) is not None]
+            configs.relate_settings(f, e, [node, *made])
     elif e.code == NC603:  # a partly varying input: where it started varying
         for _, v in operands:
             for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():

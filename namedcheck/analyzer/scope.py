@@ -34,6 +34,7 @@ class Analyzer(Protocol):
     mapped: set[int]
     steps: int  # statements analysed so far (the work bound counts them)
     sets_mesh: bool  # a function of the module calls jax.set_mesh
+    program: Any  # the program's shared configuration state (analyzer/configs.ProgramState)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
     def checkpoint(self) -> None: ...
@@ -71,6 +72,8 @@ class FrameState:
     env: AxisEnv
     function: Any
     class_info: Any
+    entry: bool
+    param_tokens: frozenset[int]
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...
