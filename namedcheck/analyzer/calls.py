@@ -163,7 +163,11 @@ class Calls(FrameState):
             return g
         if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
             built = nn_modules.construct(self, func, pos, kw, node)
-            return built if built is not NotImplemented else classes.construct(func, pos, kw)
+            if built is NotImplemented:
+                built = classes.construct(func, pos, kw)
+                if isinstance(built, InstanceRef) and built.values is not None:
+                    configs.note_instance(self, built, node, nodes)
+            return built
         if isinstance(func, ConfigMethod | ParserMethod):  # `config.get('d', 64)`, `parser.parse_args()`
             return configs.call_method(self, func, pos, kw, node)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`

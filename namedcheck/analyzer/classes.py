@@ -61,12 +61,14 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                         order.append(small.target.value)
                     if small.value is not None:
                         info.defaults[small.target.value] = frame.vars.get(small.target.value, UNKNOWN)
+                        info.written[small.target.value] = small
                     else:
                         info.defaults.pop(small.target.value, None)
                 elif isinstance(small, cst.Assign):
                     for t in small.targets:
                         if isinstance(t.target, cst.Name):
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
+                            info.written[t.target.value] = small
     info.order = order
     info.mutated = _methods_assign_self(body)
     by_fields = (

@@ -16,6 +16,7 @@ parameter's, a global's) is forgotten everywhere (`ProgramState.mutated`): calle
 from __future__ import annotations
 
 import itertools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +53,16 @@ _FLAGS_OBJECTS = {"absl.flags.FLAGS"}
 # methods of a ConfigDict that return it (or None) without changing it
 _KEEPING = {"lock", "unlock", "copy_and_resolve_references", "unlocked", "ignore_type"}
 _TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
+# runners of a module's test cases, and the bases of the classes they run
+_TEST_MAINS = {"absl.testing.absltest.main", "unittest.main"}
+_TEST_BASES = {
+    "absl.testing.absltest.TestCase",
+    "absl.testing.parameterized.TestCase",
+    "unittest.TestCase",
+    "chex.TestCase",
+}
+# context managers whose block is expected to raise: what it reports is what the test wants
+_EXPECTING = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch", "raises")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +135,8 @@ class ProgramState:
         self.set_at: dict[Any, cst.CSTNode] = {}
         # expression nodes that read a setting (`config.d`, a name bound to one) -> (where it was set, note)
         self.read_at: dict[int, tuple[cst.CSTNode, str]] = {}
+        # built instances (dataclass configs): id -> (the instance, field -> the argument that set it)
+        self.built: dict[int, tuple[Any, dict[str, cst.CSTNode]]] = {}
 
 
 def program_of(f: FrameState) -> ProgramState:
@@ -149,6 +162,10 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
         program_of(f).flags[flag] = _plain_default(default)
         program_of(f).set_at[flag] = node
         return FlagsVal(flag)
+    if name in _TEST_MAINS:  # `absltest.main()`: every test method of the module's test cases runs
+        run_tests(f, node)
+        f.ended = True
+        return Const(None)
     if name in ("absl.app.run", "fire.Fire") and pos:
         main = pos[0]
         argv = [Seq((UNKNOWN,), "list")] if name == "absl.app.run" else []
@@ -157,6 +174,26 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
             f.ended = True  # it exits the program when `main` returns
         return out
     return NotImplemented
+
+
+def run_tests(f: FrameState, node: cst.CSTNode) -> None:
+    """The test methods (`test*`, taking only `self`) of the test-case classes in scope, each called on an
+    instance whose fields are not known."""
+    from namedcheck.analyzer.refs import ClassInfo, InstanceRef, PartialRef
+
+    for value in list(f.vars.values()):
+        if not isinstance(value, ClassInfo) or not _TEST_BASES & set(value.bases):
+            continue
+        for name, method in value.methods.items():
+            if name.startswith("test"):
+                f.call_value(PartialRef(method, (InstanceRef(value),)), [], {}, [], {}, node)
+
+
+def expects_failure(item: cst.BaseExpression) -> bool:
+    """`with self.assertRaises(...):`, `with pytest.raises(...):`: the block is meant to fail."""
+    func = item.func if isinstance(item, cst.Call) else None
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+    return name in _EXPECTING
 
 
 def from_mapping(source: Any, kw: dict[str, Any]) -> ConfigVal:
@@ -215,6 +252,26 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
     return NotImplemented
 
 
+def note_instance(f: FrameState, inst: Any, node: cst.CSTNode, nodes: list[Any]) -> None:
+    """`Config(d_model=64)`: where each field of a built instance was given (for `relate_settings`)."""
+    order = inst.cls.order
+    given: dict[str, cst.CSTNode] = {order[i]: n for i, n in enumerate(nodes) if i < len(order) and n is not None}
+    for arg in node.args if isinstance(node, cst.Call) else ():
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg
+    program_of(f).built[id(inst)] = (inst, given)
+
+
+def note_field(f: FrameState, inst: Any, attr: str, node: cst.CSTNode, value: Any) -> None:
+    """`config.d_model` read from a built instance: remember where that value was written."""
+    program = program_of(f)
+    built = program.built.get(id(inst))
+    site = built[1].get(attr) if built is not None and built[0] is inst else None
+    if site is None and (built is None or built[0] is not inst or attr not in built[1]):
+        site = inst.cls.written.get(attr)
+    _note_read(program, node, site, value)
+
+
 def _note_read(
     program: ProgramState, node: cst.CSTNode | None, site: cst.CSTNode | None, value: Any, what: str | None = None
 ) -> None:
@@ -258,6 +315,9 @@ def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
     read_at = program_of(f).read_at
     if not read_at:
         return
+    mentioned = set(
+        re.findall(r"\d+", str(getattr(err, "message", "")))
+    )  # a setting the sizes shown can't be is left out
     seen: set[int] = set()
     todo = list(roots)
     while todo:
@@ -266,7 +326,7 @@ def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
             continue
         seen.add(id(n))
         hit = read_at.get(id(n))
-        if hit is not None:
+        if hit is not None and hit[1].rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
             err.relate(*hit)
         todo.extend(n.children)
 
@@ -430,7 +490,11 @@ __all__ = [
     "attribute",
     "call_method",
     "construct",
+    "expects_failure",
+    "run_tests",
     "from_mapping",
+    "note_field",
+    "note_instance",
     "bound",
     "item",
     "name_read",

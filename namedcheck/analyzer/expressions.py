@@ -265,6 +265,7 @@ class Expressions(FrameState):
             assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef
             built = recv.field_value(attr)
             if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
+                configs.note_field(self, recv, attr, node, built)  # `cfg.d_model` is 64, set here
                 return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]

@@ -44,6 +44,7 @@ class ClassInfo:
     # attribute paths of built instances assigned somewhere (`('config', 'block_size')`; `('',)`: an item of the
     # instance itself): the values there are not known
     mutated: frozenset[tuple[str, ...]] = frozenset()
+    written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
