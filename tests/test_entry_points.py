@@ -23,7 +23,12 @@ ENV = {
 }
 
 # script -> the exception it ends with when run with no command-line arguments
-SCRIPTS = {"entry_flags.py": "TypeError", "entry_argparse.py": "TypeError", "entry_tests.py": "TypeError"}
+SCRIPTS = {
+    "entry_flags.py": "TypeError",
+    "entry_argparse.py": "TypeError",
+    "entry_tests.py": "TypeError",
+    "entry_parameterized.py": "TypeError",
+}
 
 # entry_configs.py, call by call: the call, and the exception JAX raises (None: it runs)
 CONFIG_CALLS = [

@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, configs, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer import classes, configs, entry, iteration, mapcalls, mutation, nn_modules, origins, placements
 from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.refs import (
     AtRef,
@@ -187,7 +187,9 @@ class Calls(FrameState):
         built = mapcalls.construct(self, name, pos, kw, node)
         if built is not NotImplemented:
             return built
-        built = configs.construct(self, name, pos, kw, node)  # configs, parsers, flags, `app.run(main)`
+        built = configs.construct(self, name, pos, kw, node)  # configs, parsers, flags
+        if built is NotImplemented:
+            built = entry.construct(self, name, pos, kw, node)  # `app.run(main)`, `absltest.main()`
         if built is not NotImplemented:
             return built
         if name in TRANSPARENT:
@@ -201,6 +203,11 @@ class Calls(FrameState):
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops
             return QualRef("numpy.random.Generator" if name.endswith("default_rng") else "numpy.random")
+        if name == "dataclasses.replace" and len(pos) == 1:  # a config with some fields changed
+            changed = classes.replaced(pos[0], kw)
+            if isinstance(changed, InstanceRef):
+                configs.note_instance(self, changed, node, [], base=pos[0])
+            return changed
         if name == "functools.partial":
             return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
         if name in ("jax.grad", "jax.value_and_grad"):

@@ -121,7 +121,23 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     return InstanceRef(info, tuple(values.items()))
 
 
-_BUILDERS = {"__init__", "setup", "__post_init__"}
+def replaced(inst: Any, kw: dict[str, Any]) -> Any:
+    """`dataclasses.replace(cfg, d=64)`, a flax struct's `cfg.replace(d=64)`: the instance with those fields
+    rebound (Unknown where they are not its fields, or the instance is not known field by field)."""
+    if not isinstance(inst, InstanceRef) or inst.values is None or inst.cls.kind != "fields":
+        return UNKNOWN
+    if any(k not in inst.cls.order for k in kw) or inst.cls.mutated:
+        return UNKNOWN
+    values = dict(inst.values)
+    values.update(kw)
+    try:
+        hash(tuple(values.items()))
+    except TypeError:
+        return UNKNOWN
+    return InstanceRef(inst.cls, tuple(values.items()))
+
+
+_BUILDERS = {"__init__", "setup", "__post_init__", "setUp"}  # setUp: a test case's
 
 
 def _methods_assign_self(body: Any) -> frozenset[tuple[str, ...]]:

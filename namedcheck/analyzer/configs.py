@@ -53,16 +53,6 @@ _FLAGS_OBJECTS = {"absl.flags.FLAGS"}
 # methods of a ConfigDict that return it (or None) without changing it
 _KEEPING = {"lock", "unlock", "copy_and_resolve_references", "unlocked", "ignore_type"}
 _TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
-# runners of a module's test cases, and the bases of the classes they run
-_TEST_MAINS = {"absl.testing.absltest.main", "unittest.main"}
-_TEST_BASES = {
-    "absl.testing.absltest.TestCase",
-    "absl.testing.parameterized.TestCase",
-    "unittest.TestCase",
-    "chex.TestCase",
-}
-# context managers whose block is expected to raise: what it reports is what the test wants
-_EXPECTING = ("assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch", "raises")
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,38 +152,7 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
         program_of(f).flags[flag] = _plain_default(default)
         program_of(f).set_at[flag] = node
         return FlagsVal(flag)
-    if name in _TEST_MAINS:  # `absltest.main()`: every test method of the module's test cases runs
-        run_tests(f, node)
-        f.ended = True
-        return Const(None)
-    if name in ("absl.app.run", "fire.Fire") and pos:
-        main = pos[0]
-        argv = [Seq((UNKNOWN,), "list")] if name == "absl.app.run" else []
-        out = f.call_value(main, argv, {}, [None] * len(argv), {}, node)
-        if name == "absl.app.run":
-            f.ended = True  # it exits the program when `main` returns
-        return out
     return NotImplemented
-
-
-def run_tests(f: FrameState, node: cst.CSTNode) -> None:
-    """The test methods (`test*`, taking only `self`) of the test-case classes in scope, each called on an
-    instance whose fields are not known."""
-    from namedcheck.analyzer.refs import ClassInfo, InstanceRef, PartialRef
-
-    for value in list(f.vars.values()):
-        if not isinstance(value, ClassInfo) or not _TEST_BASES & set(value.bases):
-            continue
-        for name, method in value.methods.items():
-            if name.startswith("test"):
-                f.call_value(PartialRef(method, (InstanceRef(value),)), [], {}, [], {}, node)
-
-
-def expects_failure(item: cst.BaseExpression) -> bool:
-    """`with self.assertRaises(...):`, `with pytest.raises(...):`: the block is meant to fail."""
-    func = item.func if isinstance(item, cst.Call) else None
-    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
-    return name in _EXPECTING
 
 
 def from_mapping(source: Any, kw: dict[str, Any]) -> ConfigVal:
@@ -252,14 +211,18 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
     return NotImplemented
 
 
-def note_instance(f: FrameState, inst: Any, node: cst.CSTNode, nodes: list[Any]) -> None:
-    """`Config(d_model=64)`: where each field of a built instance was given (for `relate_settings`)."""
+def note_instance(f: FrameState, inst: Any, node: cst.CSTNode, nodes: list[Any], base: Any = None) -> None:
+    """`Config(d_model=64)`, `dataclasses.replace(base, d_model=64)`: where each field of a built instance was
+    given (for `relate_settings`)."""
     order = inst.cls.order
-    given: dict[str, cst.CSTNode] = {order[i]: n for i, n in enumerate(nodes) if i < len(order) and n is not None}
+    program = program_of(f)
+    before = program.built.get(id(base)) if base is not None else None
+    given: dict[str, cst.CSTNode] = dict(before[1]) if before is not None and before[0] is base else {}
+    given.update({order[i]: n for i, n in enumerate(nodes) if i < len(order) and n is not None})
     for arg in node.args if isinstance(node, cst.Call) else ():
         if arg.keyword is not None:
             given[arg.keyword.value] = arg
-    program_of(f).built[id(inst)] = (inst, given)
+    program.built[id(inst)] = (inst, given)
 
 
 def note_field(f: FrameState, inst: Any, attr: str, node: cst.CSTNode, value: Any) -> None:
@@ -490,8 +453,6 @@ __all__ = [
     "attribute",
     "call_method",
     "construct",
-    "expects_failure",
-    "run_tests",
     "from_mapping",
     "note_field",
     "note_instance",

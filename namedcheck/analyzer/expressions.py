@@ -271,6 +271,8 @@ class Expressions(FrameState):
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
+            if attr in ("replace", "_replace") and recv.cls.kind == "fields":  # flax struct, NamedTuple
+                return PartialRef(QualRef("dataclasses.replace"), (recv,))
             return UNKNOWN
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN

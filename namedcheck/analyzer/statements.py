@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, configs, facts, iteration, mapcalls, nn_modules, origins, sizes
+from namedcheck.analyzer import classes, configs, entry, facts, iteration, mapcalls, nn_modules, origins, sizes
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -72,7 +72,7 @@ class Statements(FrameState):
             if loops:  # `with serial_loop(name, n):` adds a resource axis for xmaps in the block
                 self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
             quiet = self.quiet
-            if any(configs.expects_failure(item.item) for item in s.items):
+            if any(entry.expects_failure(item.item) for item in s.items):
                 self.quiet = True  # `with self.assertRaises(...)`: the failure is what the test wants
             self.run_block(s.body)
             self.quiet = quiet
