@@ -203,6 +203,14 @@ class Calls(FrameState):
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops
             return QualRef("numpy.random.Generator" if name.endswith("default_rng") else "numpy.random")
+        if name == "jax.typeof" and len(pos) == 1 and not kw:  # the abstract value: shape, dtype, sharding
+            return pos[0] if isinstance(pos[0], ArrayType) else UNKNOWN
+        if name == "jax.ShapeDtypeStruct":  # an abstract array of that shape and dtype (its sharding not kept)
+            shape = pos[0] if pos else kw.get("shape", UNKNOWN)
+            dtype = pos[1] if len(pos) > 1 else kw.get("dtype", UNKNOWN)
+            return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
+        if name == "jax.lax.reshape" and len(pos) >= 2 and kw.get("dimensions", Const(None)) == Const(None):
+            return self.apply_named("jax.numpy.reshape", pos[:2], {}, [None, None], node)
         if name == "dataclasses.replace" and len(pos) == 1:  # a config with some fields changed
             changed = classes.replaced(pos[0], kw)
             if isinstance(changed, InstanceRef):
