@@ -43,6 +43,7 @@ CONFIG_CALLS = [
     ("updated()", "TypeError"),  # silent: update() is not followed
     ("namespace()", "TypeError"),
     ("from_dict()", "TypeError"),
+    ("mutate_global() or uses_global()", None),
 ]
 
 _CALLER = textwrap.dedent("""

@@ -89,6 +89,18 @@ def from_dict():
     return jnp.ones((cfg.heads.n, cfg.d)) + jnp.ones((3, 8))  # expect: NC201
 
 
+CONFIG = get_config()
+
+
+def mutate_global():
+    CONFIG.model.width = 12
+
+
+def uses_global():
+    x = jnp.ones((4, 12))
+    return forward(x, CONFIG)  # silent: another function changes the global config
+
+
 if __name__ == "__main__":
     cfg = get_config()
     wrong_input(cfg)
@@ -101,3 +113,5 @@ if __name__ == "__main__":
     updated()
     namespace()
     from_dict()
+    mutate_global()
+    uses_global()
