@@ -175,6 +175,10 @@ AGREE += [  # whole programs: APIs real projects call most
     ("jax.random.fold_in(jax.random.PRNGKey(0), 3)", []),
     ("jax.random.normal(jax.random.fold_in(jax.random.key(1), 2), (3, 2))", []),
     ("jax.lax.reshape(a, (3, 8))", [("f32", (4, 6))]),
+    ("jax.nn.initializers.he_normal()(jax.random.key(0), (4, 5), jnp.float32)", []),
+    ("jax.nn.initializers.normal(0.02)(jax.random.key(0), (2, 3), jnp.bfloat16)", []),
+    ("jax.nn.initializers.zeros(jax.random.key(0), (7,))", []),
+    ("jax.nn.initializers.constant(1.0)(jax.random.key(0), (3,)) + a", [("f32", (2, 3))]),
     ("jnp.zeros(jax.typeof(a).shape) + a", [("f32", (4, 6))]),
     ("jax.eval_shape(lambda x: x @ x.T, jax.ShapeDtypeStruct((4, 6), jnp.bfloat16))", []),
 ]

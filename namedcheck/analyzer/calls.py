@@ -16,6 +16,7 @@ from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
     GradRef,
+    InitializerRef,
     InstanceRef,
     JitRef,
     LayerRef,
@@ -168,6 +169,10 @@ class Calls(FrameState):
                 if isinstance(built, InstanceRef) and built.values is not None:
                     configs.note_instance(self, built, node, nodes)
             return built
+        if isinstance(func, InitializerRef):  # `init(key, (d, f), jnp.bfloat16)`
+            shape = pos[1] if len(pos) > 1 else kw.get("shape", UNKNOWN)
+            dtype = pos[2] if len(pos) > 2 else kw.get("dtype", DtypeRef("f32"))
+            return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
         if isinstance(func, ConfigMethod | ParserMethod):  # `config.get('d', 64)`, `parser.parse_args()`
             return configs.call_method(self, func, pos, kw, node)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
@@ -203,6 +208,10 @@ class Calls(FrameState):
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops
             return QualRef("numpy.random.Generator" if name.endswith("default_rng") else "numpy.random")
+        if ".initializers." in name:  # `he_normal()` makes an initializer; `zeros` / `ones` are initializers
+            if name.rpartition(".")[2] in ("zeros", "ones"):
+                return self.call_value(InitializerRef(name), pos, kw, [None] * len(pos), {}, node)
+            return InitializerRef(name)
         if name == "jax.typeof" and len(pos) == 1 and not kw:  # the abstract value: shape, dtype, sharding
             return pos[0] if isinstance(pos[0], ArrayType) else UNKNOWN
         if name == "jax.ShapeDtypeStruct":  # an abstract array of that shape and dtype (its sharding not kept)

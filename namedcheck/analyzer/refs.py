@@ -128,6 +128,14 @@ class GradRef:
 
 
 @dataclass(frozen=True, slots=True)
+class InitializerRef:
+    """An array initializer (`jax.nn.initializers.he_normal()`, `nn.initializers.normal(0.02)`): called with
+    `(key, shape, dtype=float32)`, an array of that shape and dtype."""
+
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class TypeAlias:
     """`Weights = f32[(784, 512)]`: a name bound to an array annotation, usable as an annotation."""
 

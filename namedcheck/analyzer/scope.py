@@ -20,6 +20,8 @@ TRANSPARENT = {
     "namedcheck.checked",
     "jax.ad_checkpoint.checkpoint",
     "functools.wraps",
+    "functools.lru_cache",
+    "functools.cache",
 }
 
 
