@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import configs, iteration, nn_modules
+from namedcheck.analyzer import classes, configs, iteration, nn_modules
 from namedcheck.analyzer.configs import FlagsVal
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
@@ -19,6 +19,7 @@ from namedcheck.analyzer.literals import (
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
+    ClassInfo,
     DevicesVal,
     FuncRef,
     InstanceRef,
@@ -271,9 +272,13 @@ class Expressions(FrameState):
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
+            if attr in recv.cls.classmethods or attr in recv.cls.staticmethods:
+                return classes.class_attribute(recv.cls, attr)
             if attr in ("replace", "_replace") and recv.cls.kind == "fields":  # flax struct, NamedTuple
                 return PartialRef(QualRef("dataclasses.replace"), (recv,))
             return UNKNOWN
+        if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
+            return classes.class_attribute(recv, attr)
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":

@@ -45,6 +45,8 @@ class ClassInfo:
     # instance itself): the values there are not known
     mutated: frozenset[tuple[str, ...]] = frozenset()
     written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
+    classmethods: dict[str, Any] = field(default_factory=dict)  # bound to the class they are read from
+    staticmethods: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

@@ -298,6 +298,9 @@ class Statements(FrameState):
         ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
         if info is not None and plain_method:
             info.methods[fn.name.value] = ref
+        elif info is not None:
+            kinds = {d.decorator.value for d in fn.decorators if isinstance(d.decorator, cst.Name)}
+            (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref
         value: Any = ref
         for d in reversed(fn.decorators):
             deco = self.ev(d.decorator)
