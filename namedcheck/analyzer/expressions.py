@@ -321,7 +321,11 @@ class Expressions(FrameState):
         if isinstance(recv, DevicesVal):
             sl = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
             if sl is not None and sl.start in (None, 0) and isinstance(sl.stop, int) and sl.step in (None, 1):
-                return DevicesVal((sl.stop,))
+                have = recv.shape[0] if len(recv.shape) == 1 else None
+                if isinstance(have, int):  # a list of fewer devices gives what it has
+                    return DevicesVal((max(0, min(sl.stop if sl.stop >= 0 else have + sl.stop, have)),))
+                if sl.stop >= 0:
+                    return DevicesVal((sl.stop,))
             return DevicesVal((None,))
         if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
             for pair in recv.items:
