@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer.literals import str_method
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -111,6 +112,9 @@ class Calls(FrameState):
             return mapcalls.call_mapped(self, func, pos, kw, node)
         if isinstance(func, JitRef):
             return placements.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
+        if isinstance(func, MethodRef) and isinstance(func.receiver, Const):  # a method of a constant string
+            folded = str_method(func.receiver.value, func.name, pos, kw)
+            return folded if folded is not None else UNKNOWN
         if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):  # numpy's reshape rule is jnp's
             devs = func.receiver
             out = self.call_value(MethodRef(ArrayType(None, devs.shape), func.name), pos, kw, nodes, kwl, node)

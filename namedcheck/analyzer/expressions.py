@@ -11,6 +11,7 @@ from namedcheck.analyzer import iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
+    STR_METHODS,
     NotALiteral,
     literal_value,
     parse_annotation_subscript,
@@ -266,6 +267,8 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
+        if isinstance(recv, Const) and isinstance(recv.value, str) and attr in STR_METHODS:  # `'2,4'.split(',')`
+            return MethodRef(recv, attr)
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
         if isinstance(recv, MeshVal | DevicesVal):

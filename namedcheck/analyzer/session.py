@@ -170,7 +170,11 @@ class Session:
                 )
             except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
                 return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")], failed=True)
-        counts = devices.counts_for(module, self.devices) if within is None else (getattr(within, "devices", None),)
+        if within is None:
+            counts = devices.counts_for(module, self.devices)
+        else:  # an importer analysed in the project of the file it imports: that project's count
+            own = getattr(within, "devices", None)
+            counts = (own if own is not None or not self.devices else self.devices[0],)
         results: list[tuple[int | None, FileResult]] = []
         for count in counts:
             if results and not self._reads_devices(results[0][1], source):
@@ -180,7 +184,10 @@ class Session:
                 mine = self.project(file, count)
                 if mine is not None and self.editor:
                     mine.refresh()
-            results.append((count, self._analyse(module, mine, file, make, source, shown, count)))
+            # the front end's analyzer runs under the first count (an editor replays definitions analysed
+            # under it, and reads its values); the other counts only add their diagnostics
+            build = make if not results else None
+            results.append((count, self._analyse(module, mine, file, build, source, shown, count)))
         if len(results) == 1:
             return results[0][1]
         return _merged(results)

@@ -294,8 +294,8 @@ _CODES: list[Code] = [
         "built from the devices must fit it: `mesh_utils.create_device_mesh(shape)` needs the shape's product "
         "to equal the count, `jax.make_mesh(shape, names)` at most the count, and neither infers a -1. pmap "
         "maps its leading axis one index per device: a size larger than the count raises.",
-        "jax.pmap(lambda v: v * 2)(jnp.ones((16, 4)))",
-        "jax.pmap(lambda v: v * 2)(jnp.ones((8, 4)))",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((16, 4)))",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((8, 4)))",
         hint="size meshes and pmapped batches from jax.device_count()",
     ),
     Code(
