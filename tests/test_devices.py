@@ -336,3 +336,41 @@ def test_verdicts_under_256_devices():
     env = dict(os.environ, XLA_FLAGS="--xla_force_host_platform_device_count=256", JAX_PLATFORMS="cpu")
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=600)
     assert proc.stdout.split() == ["TypeError", "TypeError", "IndivisibleError", "ok"], proc.stderr[-800:]
+
+
+@pytest.mark.parametrize(
+    ("header", "count"),
+    [
+        ('import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\nimport jax\n', 4),
+        (
+            'import os\nos.environ["XLA_FLAGS"] = ("--xla_cpu_foo=1 " "--xla_force_host_platform_device_count=16")\n'
+            "from jax import numpy\n",
+            16,
+        ),
+        ("from os import environ\nenviron['XLA_FLAGS'] = '--xla_force_host_platform_device_count=2'\nimport jax\n", 2),
+        # set after jax is imported: too late to matter
+        ('import os\nimport jax\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\n', None),
+        # left to the environment, or not a literal
+        (
+            'import os\nos.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=4")\nimport jax\n',
+            None,
+        ),
+        (
+            'import os\nN = 4\nos.environ["XLA_FLAGS"] = f"--xla_force_host_platform_device_count={N}"\nimport jax\n',
+            None,
+        ),
+        # a literal, then another write before the import
+        (
+            'import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"\n'
+            'os.environ["XLA_FLAGS"] += " --xla_dump_to=/tmp"\nimport jax\n',
+            None,
+        ),
+        ('import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=0"\nimport jax\n', None),
+    ],
+)
+def test_the_count_a_program_states(header, count):
+    import libcst as cst
+
+    from namedcheck.analyzer.devices import stated_count
+
+    assert stated_count(cst.parse_module(header + "x = 1\n")) == count

@@ -3,6 +3,10 @@ it was given) and the project of each file; every front end analyses a file thro
 CLI's tree and changed-files runs, `check -`, `--fix` and fix attachment, `infer`, the language server, the
 mypy plugin's worker, the test helpers).
 
+The device count (`devices`: the configured counts, analyzer/devices.py) reaches every front end here: a
+file is analysed under the count it states for itself, else under each configured count (one project per
+count), and the results merged.
+
 `check` never raises: a file that does not parse is NC001, a failure of the analyzer NC000. A file's result
 holds its own diagnostics and those its calls cause inside other project modules (`elsewhere`).
 `callers_cause` runs the project modules that import a file (transitively) as checked files and keeps what
