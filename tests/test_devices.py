@@ -267,6 +267,15 @@ def test_the_editor_and_the_plugin_worker_use_the_configuration(tmp_path):
     got = DocumentAnalyser(path, session=session).analyse(_source("pmap_batch")).diagnostics
     assert [(d.line, d.code) for d in got] == [(11, "NC505")]
     assert Session(editor=True).check(path, _source("pmap_batch")).diagnostics == []
+    # a list in the editor: its analyzer (values, replays) runs under the first count, the others add theirs
+    listed = Session(devices=(8, 256), editor=True)
+    many = str(root / "mesh_from_devices.py")
+    analyser = DocumentAnalyser(many, session=listed)
+    for _ in range(2):  # the second analysis of an edited buffer replays what the first analysed under 8
+        text = _source("mesh_from_devices") + "\n" * _
+        got = analyser.analyse(text).diagnostics
+        assert {(d.line, d.code) for d in got} == OVER_256
+        assert all(d.message.endswith("(with 256 devices)") for d in got)
 
 
 def test_programs_under_jax_with_8_devices(tmp_path):

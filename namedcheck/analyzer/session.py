@@ -189,9 +189,15 @@ class Session:
                 if mine is not None and self.editor:
                     mine.refresh()
             # the front end's analyzer runs under the first count (an editor replays definitions analysed
-            # under it, and reads its values); the other counts only add their diagnostics
-            build = make if not results else None
-            results.append((count, self._analyse(module, mine, file, build, source, shown, count)))
+            # under it, and reads its values, on its own syntax tree); the other counts only add their
+            # diagnostics, from the file's text parsed as the command line parses it
+            build, tree = make, module
+            if results and make is not None:
+                try:
+                    build, tree = None, parse_module(source, trusted=cpython_accepted(source))
+                except Exception:  # the front end's own parse served the first count: the others are left out
+                    break
+            results.append((count, self._analyse(tree, mine, file, build, source, shown, count)))
         if len(results) == 1:
             return results[0][1]
         return _merged(results)
