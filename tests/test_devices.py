@@ -383,3 +383,26 @@ def test_the_count_a_program_states(header, count):
     from namedcheck.analyzer.devices import stated_count
 
     assert stated_count(cst.parse_module(header + "x = 1\n")) == count
+
+
+def test_a_library_sized_by_the_count_is_checked_where_it_is_called(tmp_path, monkeypatch, capsys):
+    """The count reaches the project modules a file calls into (one project per count); a library function
+    analysed on its own never assumes one."""
+    root = tmp_path / "proj"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "__init__.py").write_text("")
+    (root / "lib" / "sharding.py").write_text(
+        "import jax\n\n\ndef per_device(x):\n    return x.reshape(jax.device_count(), -1, x.shape[-1])\n"
+    )
+    (root / "main.py").write_text(
+        "import jax.numpy as jnp\n\nfrom lib.sharding import per_device\n\n\n"
+        "def main():\n    return per_device(jnp.ones((16, 3)))\n"
+    )
+    monkeypatch.chdir(root)
+    assert _check(capsys, ".") == []  # no count: the symbol ndev divides nothing provably
+    for devices, want in (("8", []), ("[8, 256]", [(5, "NC203", "(with 256 devices)")]), ("32", [(5, "NC203", "")])):
+        (root / "pyproject.toml").write_text(f"[tool.namedcheck]\ndevices = {devices}\n")
+        got = [(d["line"], d["code"], d["message"]) for d in _check(capsys, ".")]
+        assert [(line, code) for line, code, _ in got] == [(line, code) for line, code, _ in want], devices
+        assert all(m.endswith(end) for (_, _, m), (_, _, end) in zip(got, want))
+        assert all(Path(d["path"]).name == "sharding.py" for d in _check(capsys, "."))
