@@ -287,6 +287,18 @@ _CODES: list[Code] = [
         hint="use each mesh axis at most once in one mapping or PartitionSpec",
     ),
     Code(
+        "NC505",
+        "mesh or map does not fit the device count",
+        "With the run's device count known (`[tool.namedcheck] devices`, the program's own "
+        "`XLA_FLAGS=--xla_force_host_platform_device_count=N`, or a mesh that lays out every device), a mesh "
+        "built from the devices must fit it: `mesh_utils.create_device_mesh(shape)` needs the shape's product "
+        "to equal the count, `jax.make_mesh(shape, names)` at most the count, and neither infers a -1. pmap "
+        "maps its leading axis one index per device: a size larger than the count raises.",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((16, 4)))",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((8, 4)))",
+        hint="size meshes and pmapped batches from jax.device_count()",
+    ),
+    Code(
         "NC601",
         "shard_map output varies over an axis its out_specs leaves out",
         "Leaving a mesh axis out of out_specs promises the output is the same on every device along it. A value "
@@ -586,6 +598,7 @@ NC501 = CODES["NC501"]
 NC502 = CODES["NC502"]
 NC503 = CODES["NC503"]
 NC504 = CODES["NC504"]
+NC505 = CODES["NC505"]
 NC601 = CODES["NC601"]
 NC602 = CODES["NC602"]
 NC603 = CODES["NC603"]
