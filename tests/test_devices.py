@@ -375,6 +375,10 @@ def test_verdicts_under_256_devices():
             None,
         ),
         ('import os\nos.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=0"\nimport jax\n', None),
+        # a test module's CPU setting (jax-llm-examples' tests)
+        ('import jax\njax.config.update("jax_platforms", "cpu")\njax.config.update("jax_num_cpu_devices", 4)\n', 4),
+        # without the platform, the count of CPU devices is not the run's
+        ('import jax\njax.config.update("jax_num_cpu_devices", 4)\n', None),
     ],
 )
 def test_the_count_a_program_states(header, count):

@@ -30,6 +30,9 @@ def stated_count(module: cst.Module) -> int | None:
     """The count a program sets for itself: a literal `os.environ["XLA_FLAGS"] = "...=N..."` among the module's
     top-level statements before the first import of jax (a later one comes too late; any other write of
     XLA_FLAGS there, `setdefault` included, leaves it to the environment: not stated)."""
+    cpu = _cpu_devices(module)
+    if cpu is not None:
+        return cpu
     found: int | None = None
     for stmt in module.body:
         if not isinstance(stmt, cst.SimpleStatementLine):
@@ -45,6 +48,29 @@ def stated_count(module: cst.Module) -> int | None:
                 found = int(m.group(1)) if m is not None and int(m.group(1)) >= 1 else None
             elif _mentions_flags(small):
                 found = None
+    return None
+
+
+def _cpu_devices(module: cst.Module) -> int | None:
+    """`jax.config.update("jax_platforms", "cpu")` and `jax.config.update("jax_num_cpu_devices", N)` among the
+    module's top-level statements (a test module's setting): N devices."""
+    settings: dict[str, object] = {}
+    for stmt in module.body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            call = small.value if isinstance(small, cst.Expr) else None
+            if not (isinstance(call, cst.Call) and len(call.args) == 2):
+                continue
+            if cst.Module([]).code_for_node(call.func) not in ("jax.config.update", "config.update"):
+                continue
+            key, value = call.args[0].value, call.args[1].value
+            if isinstance(key, cst.SimpleString) and isinstance(key.evaluated_value, str):
+                if isinstance(value, cst.Integer):
+                    settings[key.evaluated_value] = int(value.value)
+                elif isinstance(value, cst.SimpleString):
+                    settings[key.evaluated_value] = value.evaluated_value
+    n = settings.get("jax_num_cpu_devices")
+    if settings.get("jax_platforms") == "cpu" and isinstance(n, int) and n >= 1:
+        return n
     return None
 
 
