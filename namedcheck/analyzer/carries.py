@@ -1,0 +1,149 @@
+"""Loop carries that change their type (NC408): the analyzer's side of `engine/maps.check_carry_type`.
+
+Instances of pytree classes (NamedTuples, dataclasses) become engine containers for the comparison; a
+mismatch is reported at the body's return (the carry output), with the carry's initial value as a related
+location, and a while_loop's cond_fun at its return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.refs import FuncRef, InstanceRef, PartialRef
+from namedcheck.analyzer.scope import FrameState as Frame
+from namedcheck.engine import maps
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import UNKNOWN, Const, Seq
+
+# where each loop takes its initial carry: (position, keyword)
+INIT = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}
+
+
+def as_tree(v: Any) -> Any:
+    """A carry as an engine pytree: a built instance of a field class (NamedTuple, dataclass, flax struct) as a
+    container of its fields (kind `class Name`); an instance whose fields are not known, or a linen module, is
+    Unknown."""
+    if isinstance(v, InstanceRef):
+        info = v.cls
+        if v.values is None or info.kind != "fields" or any(b.startswith("flax.linen") for b in info.bases):
+            return UNKNOWN
+        if info.mutated:
+            return UNKNOWN
+        return Seq(tuple(Seq((Const(k), as_tree(x))) for k, x in v.values), f"class {info.name}")
+    if isinstance(v, Seq):
+        return Seq(tuple(as_tree(i) for i in v.items), v.kind)
+    return v
+
+
+def _function(fn: Any) -> cst.FunctionDef | cst.Lambda | None:
+    while isinstance(fn, PartialRef):
+        fn = fn.func
+    return fn.node if isinstance(fn, FuncRef) else None
+
+
+class _Returns(cst.CSTVisitor):
+    """The return statements of one function body, not of the functions defined inside it."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.Return] = []
+
+    def visit_Return(self, node: cst.Return) -> None:
+        self.found.append(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+
+def returned(fn: Any) -> cst.BaseExpression | None:
+    """The expression a function value returns: a lambda's body, or the value of a def's one return (the last,
+    where there are several); None when not known."""
+    node = _function(fn)
+    if isinstance(node, cst.Lambda):
+        return node.body
+    if node is None:
+        return None
+    finder = _Returns()
+    node.body.visit(finder)
+    values = [r.value for r in finder.found if r.value is not None]
+    return values[-1] if values else None
+
+
+def _drill(node: cst.BaseExpression | None, path: list[Any]) -> cst.BaseExpression | None:
+    """The part of a literal tuple / list / dict a carry path names, as far as the syntax spells it out."""
+    for step in path:
+        if isinstance(node, cst.Tuple | cst.List) and isinstance(step, int):
+            elems = node.elements
+            if any(isinstance(e, cst.StarredElement) for e in elems) or step >= len(elems):
+                break
+            node = elems[step].value
+        elif isinstance(node, cst.Dict) and isinstance(step, str):
+            hit = next(
+                (
+                    e.value
+                    for e in node.elements
+                    if isinstance(e, cst.DictElement)
+                    and isinstance(e.key, cst.SimpleString)
+                    and e.key.evaluated_value == step
+                ),
+                None,
+            )
+            if hit is None:
+                break
+            node = hit
+        else:
+            break
+    return node
+
+
+def _init_node(node: cst.CSTNode, op: str, n_pos: int) -> cst.BaseExpression | None:
+    """The initial carry's argument at the loop's call (`n_pos`: the positional values the loop received,
+    more than written when a functools.partial supplied the first ones)."""
+    where = INIT.get(op)
+    if where is None or not isinstance(node, cst.Call):
+        return None
+    kw = next((a.value for a in node.args if a.keyword is not None and a.keyword.value == where[1]), None)
+    if kw is not None:
+        return kw
+    if any(a.star for a in node.args):
+        return None
+    positional = [a for a in node.args if a.keyword is None]
+    i = where[0] - (n_pos - len(positional))
+    return positional[i].value if 0 <= i < len(positional) else None
+
+
+def check(f: Frame, op: str, init: Any, out: Any, body: Any, node: cst.CSTNode, n_pos: int) -> bool:
+    """NC408 for one loop: reported at the body's carry output (its return; for scan the return's first item),
+    else at the loop's call. Whether it was reported (then the carry's other checks are skipped)."""
+    try:
+        maps.check_carry_type(as_tree(init), as_tree(out), op)
+    except RuleError as e:
+        path = list(e.data.get("path", []))
+        ret = returned(body)
+        if op == "lax.scan":
+            ret = _drill(ret, [0]) if isinstance(ret, cst.Tuple) and len(ret.elements) == 2 else None
+        start = _init_node(node, op, n_pos)
+        if start is not None:
+            e.relate(_drill(start, path), f"{e.data.get('where', 'the carry')} starts as {e.data.get('init')} here")
+        target = _drill(ret, path)
+        f.report(target if target is not None else node, e)
+        return True
+    return False
+
+
+def check_cond(f: Frame, op: str, out: Any, cond: Any, node: cst.CSTNode) -> None:
+    """NC408 for a while_loop's cond_fun, at its return."""
+    try:
+        maps.check_loop_cond(out, op)
+    except RuleError as e:
+        ret = returned(cond)
+        f.report(ret if ret is not None else node, e)
+
+
+__all__ = ["as_tree", "returned", "check", "check_cond", "INIT"]
