@@ -10,11 +10,14 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import FuncRef, InstanceRef, PartialRef
+from namedcheck.analyzer import origins
+from namedcheck.analyzer.refs import FuncRef, InstanceRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
-from namedcheck.engine import maps
+from namedcheck.engine import dtypes, maps
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import UNKNOWN, Const, Seq
+from namedcheck.engine.names import canonical_name
+from namedcheck.engine.trees import dict_like, keyed
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DtypeRef, Seq
 
 # where each loop takes its initial carry: (position, keyword)
 INIT = {"lax.scan": (1, "init"), "lax.fori_loop": (3, "init_val"), "lax.while_loop": (2, "init_val")}
@@ -34,6 +37,63 @@ def as_tree(v: Any) -> Any:
     if isinstance(v, Seq):
         return Seq(tuple(as_tree(i) for i in v.items), v.kind)
     return v
+
+
+# creation functions (jax.numpy / numpy) whose result is strongly typed: the position of their dtype parameter, and
+# whether they give a strong float32 without one
+_CREATION = {
+    "zeros": (1, True),
+    "ones": (1, True),
+    "empty": (1, True),
+    "eye": (3, True),
+    "identity": (1, True),
+    "full": (2, False),
+    "array": (1, False),
+    "asarray": (1, False),
+    "zeros_like": (1, False),
+    "ones_like": (1, False),
+    "full_like": (2, False),
+}
+
+
+def _proven_strong(f: Frame, v: Any) -> bool:
+    """An array known not to be weakly typed: its shape comes from a creation call with an explicit dtype (or one
+    that is float32 by default) and it still has that dtype. A later op that keeps the shape but takes a weak
+    operand's dtype (`zeros(3, int32) + 0.5`, weak float32) changes the dtype, so it proves nothing."""
+    made = origins.of(v).made if isinstance(v, ArrayType) else None
+    call = made[0] if made is not None else None
+    if not isinstance(call, cst.Call) or not isinstance(v, ArrayType) or v.dtype_code is None:
+        return False
+    func = f.ev(call.func)
+    if not isinstance(func, QualRef):
+        return False
+    module, _, name = canonical_name(func.name).rpartition(".")
+    if module not in ("jax.numpy", "numpy") or name not in _CREATION:
+        return False
+    at, float_default = _CREATION[name]
+    arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == "dtype"), None)
+    positional = [a for a in call.args if a.keyword is None and not a.star]
+    if arg is None and at < len(positional):
+        arg = positional[at].value
+    if arg is not None:
+        dt = f.ev(arg) if isinstance(arg, cst.Attribute | cst.SimpleString | cst.Name) else None
+        if isinstance(dt, Const) and isinstance(dt.value, str):
+            dt = DtypeRef(dtypes.canonical_dtype(dt.value))
+        code = dt.code if isinstance(dt, DtypeRef) else None
+    else:
+        code = "f32" if float_default else None
+    have = dtypes.materialize(v.dtype_code)
+    return code is not None and have is not None and (code == have or frozenset({code, have}) in dtypes.X64_PAIRS)
+
+
+def _strong_paths(f: Frame, v: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The paths (as `trees.paired` walks them) of the leaves of an initial carry proven strongly typed."""
+    if isinstance(v, Seq) and dict_like(v):
+        keys = keyed(v)
+        return [p for k, x in (keys or {}).items() for p in _strong_paths(f, x, (*path, k))]
+    if isinstance(v, Seq):
+        return [p for i, x in enumerate(v.items) for p in _strong_paths(f, x, (*path, i))]
+    return [path] if _proven_strong(f, v) else []
 
 
 def _function(fn: Any) -> cst.FunctionDef | cst.Lambda | None:
@@ -122,7 +182,8 @@ def check(f: Frame, op: str, init: Any, out: Any, body: Any, node: cst.CSTNode, 
     """NC408 for one loop: reported at the body's carry output (its return; for scan the return's first item),
     else at the loop's call. Whether it was reported (then the carry's other checks are skipped)."""
     try:
-        maps.check_carry_type(as_tree(init), as_tree(out), op)
+        tree = as_tree(init)
+        maps.check_carry_type(tree, as_tree(out), op, frozenset(_strong_paths(f, tree)))
     except RuleError as e:
         path = list(e.data.get("path", []))
         ret = returned(body)

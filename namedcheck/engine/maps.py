@@ -3,7 +3,7 @@ named-axis co-occurrence, and loop-carry / branch agreement of varying sets."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -839,17 +839,18 @@ def _structure_differs(a: Any, b: Any) -> bool:
     return len(a.items) != len(b.items)
 
 
-def _dtype_differs(init: ArrayType, out: ArrayType) -> bool:
+def _dtype_differs(init: ArrayType, out: ArrayType, strong: bool = False) -> bool:
     """The body's carry dtype provably differs from the initial one, as JAX decides: a weakly typed initial
-    carry (a Python scalar, or any array of a default dtype, which may be weak: `jnp.array(0)`) is first
-    promoted with the body's output dtype; where that changes it, JAX traces the body again (silent)."""
+    carry (a Python scalar, or any array of a default dtype not proven `strong`, which may be weak:
+    `jnp.array(0)`) is first promoted with the body's output dtype; where that changes it, JAX traces the body
+    again (silent)."""
     a, b = init.dtype_code, out.dtype_code
     if a is None or b is None:
         return False
     ma, mb = dtypes.materialize(a), dtypes.materialize(b)
     if ma is None or mb is None or ma == mb or frozenset({ma, mb}) in dtypes.X64_PAIRS:
         return False
-    if dtypes.is_weak(a) or ma in _DEFAULT_DTYPES:
+    if dtypes.is_weak(a) or (ma in _DEFAULT_DTYPES and not strong):
         weak = {"i": dtypes.WEAK_INT, "f": dtypes.WEAK_FLOAT, "c": dtypes.WEAK_COMPLEX}.get(dtypes.kind(a) or "")
         promoted = dtypes.materialize(dtypes.promote(weak, b)) if weak else None
         if promoted is None or (promoted != ma and frozenset({promoted, ma}) not in dtypes.X64_PAIRS):
@@ -864,15 +865,16 @@ def _carry_where(path: tuple[tuple[str, Any], ...]) -> str:
     return " ".join([f"carry item {first}", *(p[0] for p in path[1:])])
 
 
-def check_carry_type(init: Any, out: Any, what: str) -> None:
+def check_carry_type(init: Any, out: Any, what: str, strong: Collection[tuple[Any, ...]] = ()) -> None:
     """NC408: a loop body returns its carry with the pytree structure, shapes and dtypes it received. Parts not
-    known (Unknown, an unknown rank, dims or dtype) prove nothing."""
+    known (Unknown, an unknown rank, dims or dtype) prove nothing. `strong`: the paths (indices and keys) of
+    initial carry leaves known not to be weakly typed (built with an explicit dtype)."""
     for path, a, b in paired(init, out):
         ta, tb = _carry_leaf(a)[1], _carry_leaf(b)[1]
         if ta is not None and tb is not None:
             if len(ta.shape) != len(tb.shape) or any(differ(x, y) for x, y in zip(ta.shape, tb.shape)):
                 part = "shape"
-            elif _dtype_differs(ta, tb):
+            elif _dtype_differs(ta, tb, tuple(p[1] for p in path) in strong):
                 part = "dtype"
             else:
                 continue

@@ -200,6 +200,36 @@ def wrong_python_float_to_int():
     return lax.scan(lambda c, x: (x, None), 0.0, jnp.ones(3, jnp.int32))  # expect: NC408
 
 
+def wrong_int_carry_plus_half():
+    return lax.fori_loop(0, 3, lambda i, c: c + 0.5, jnp.zeros((), jnp.int32))  # expect: NC408
+
+
+def wrong_int_counts_become_float():
+    counts = jnp.zeros(4, dtype=jnp.int32)
+
+    def step(c, x):
+        return c + x, None  # expect: NC408
+
+    return lax.scan(step, counts, jnp.ones((3, 4)))
+
+
+def wrong_string_dtype_tuple_item():
+    def step(c, x):
+        n, total = c
+        return (n + 0.5, total + x), None  # expect: NC408
+
+    return lax.scan(step, (jnp.array(0, "int32"), jnp.zeros(())), jnp.ones(3))
+
+
+def right_int_made_float_is_weak():
+    init = jnp.zeros((), jnp.int32) + 0.5  # a weak float32: JAX promotes it to the body's bfloat16
+
+    def step(c, w):
+        return (c * w).astype(jnp.bfloat16), None
+
+    return lax.scan(step, init, jnp.ones(3, jnp.bfloat16))
+
+
 def right_python_int_to_float():
     return lax.scan(lambda c, x: (c + x, None), 0, jnp.ones(3))  # a weak carry takes the body's dtype
 
