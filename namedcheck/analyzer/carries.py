@@ -14,6 +14,7 @@ from namedcheck.analyzer import origins
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import dtypes, maps
+from namedcheck.engine.algebra import fmt_shape
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.trees import dict_like, keyed
@@ -190,12 +191,30 @@ def check(f: Frame, op: str, init: Any, out: Any, body: Any, node: cst.CSTNode, 
         if op == "lax.scan":
             ret = _drill(ret, [0]) if isinstance(ret, cst.Tuple) and len(ret.elements) == 2 else None
         start = _init_node(node, op, n_pos)
+        where = e.data.get("where", "the carry")
         if start is not None:
-            e.relate(_drill(start, path), f"{e.data.get('where', 'the carry')} starts as {e.data.get('init')} here")
+            start = _drill(start, path)
+            e.relate(start, f"{where} starts as {e.data.get('init')} here")
+        leaf = _at_path(tree, path)
+        made = origins.of(leaf).made if isinstance(leaf, ArrayType) and e.data.get("part") == "shape" else None
+        if made is not None and made[0] is not start:
+            e.relate(made[0], f"{where} gets its shape {fmt_shape(leaf.shape)} from {made[1]} here")
         target = _drill(ret, path)
         f.report(target if target is not None else node, e)
         return True
     return False
+
+
+def _at_path(tree: Any, path: list[Any]) -> Any:
+    """The part of an engine pytree at a path of indices and keys (Unknown where it has none)."""
+    for step in path:
+        if isinstance(tree, Seq) and dict_like(tree):
+            tree = (keyed(tree) or {}).get(step, UNKNOWN)
+        elif isinstance(tree, Seq) and isinstance(step, int) and step < len(tree.items):
+            tree = tree.items[step]
+        else:
+            return UNKNOWN
+    return tree
 
 
 def check_cond(f: Frame, op: str, out: Any, cond: Any, node: cst.CSTNode) -> None:
