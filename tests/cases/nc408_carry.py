@@ -342,6 +342,35 @@ def wrong_nested_def():
     return outer(jnp.ones((2, 3)))
 
 
+def wrong_checkpointed_body():
+    @jax.checkpoint
+    def step(c, x):
+        return c[None], None  # expect: NC408
+
+    return lax.scan(step, jnp.zeros(3), None, length=2)
+
+
+def wrong_jitted_body():
+    step = jax.jit(lambda c, x: (c.sum(), None))  # expect: NC408
+    return lax.scan(step, jnp.zeros(3), None, length=2)
+
+
+def wrong_inside_jit():
+    @jax.jit
+    def f(x):
+        return lax.scan(lambda c, r: (c + r.sum(), None), jnp.zeros(3, jnp.int32), x)  # expect: NC408
+
+    return f(jnp.ones((2, 4)))
+
+
+def wrong_cond_tuple():
+    return lax.while_loop(lambda c: (c < 3,), lambda c: c + 1, jnp.int32(0))  # expect: NC408
+
+
+def wrong_fori_bound_from_argument(n):
+    return lax.fori_loop(0, n, lambda i, c: c[None], jnp.zeros(3))  # expect: NC408
+
+
 # ---- symbolic sizes -----------------------------------------------------------------------------------
 
 
@@ -378,6 +407,7 @@ def right_unknown_body_output(x):
 
 
 ARGS = {
+    "wrong_fori_bound_from_argument": lambda: (3,),
     "wrong_symbolic_grows": lambda: (jnp.ones((4, 3)),),
     "right_symbolic_kept": lambda: (jnp.ones((4, 3)),),
     "right_symbolic_unprovable": lambda: (jnp.ones(4), jnp.ones(4)),
