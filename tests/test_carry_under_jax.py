@@ -78,3 +78,33 @@ def test_reported_scan_carries(path: Path) -> None:
     assert [(d.line, d.code) for d in diags] == [(bug, "NC408")]
     with pytest.raises(TypeError, match=JAX_SAYS):
         _load(path).run()
+
+
+NESTED = """\
+import jax.numpy as jnp
+from jax import lax
+
+
+def step(carry, x):
+    n, state = carry
+    return (n + 1, {"h": state["h"] @ x, "c": state["c"]}), None
+
+
+init = (0, {"h": jnp.zeros((2, 4)), "c": jnp.zeros(4)})
+lax.scan(step, init, jnp.ones((3, 4, 8)))
+"""
+
+
+def test_nested_carry_item_is_named_by_its_path() -> None:
+    [d] = [d for d in analyse_for_test(NESTED, "m.py")[0] if d.code == "NC408"]
+    assert d.line == 7 and d.message == (
+        "lax.scan: carry item 1 ['h'] starts as f32[(2, 4)] but the body returns f32[(2, 8)]; "
+        "a loop carry must keep its shape across iterations"
+    )
+    assert d.data["path"] == [1, "h"] and d.data["part"] == "shape"
+    assert [(r.line, r.message) for r in d.related] == [
+        (11, "carry item 1 ['h'] starts as f32[(2, 4)] here"),
+        (10, "carry item 1 ['h'] gets its shape (2, 4) from jnp.zeros here"),
+    ]
+    with pytest.raises(TypeError, match=JAX_SAYS):
+        exec(compile(NESTED, "m.py", "exec"), {})
