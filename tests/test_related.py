@@ -518,8 +518,8 @@ CORPUS = [
     (
         "tests/cases/nc408_carry.py",
         "NC408",
-        105,
-        [(108, "carry item 1 starts as f32[()] here"), (107, "carry item 1 gets its shape () from jnp.array here")],
+        112,
+        [(115, "carry item 1 starts as f32[()] here"), (114, "carry item 1 gets its shape () from jnp.array here")],
     ),
     ("tests/cases/shd_layout.py", "NC805", 47, [(15, "`y` was placed with P(None, 'model') here")]),
     (

@@ -5,6 +5,7 @@ import dataclasses
 import functools
 from typing import NamedTuple
 
+import flax.struct
 import jax
 import jax.numpy as jnp
 from jax import lax
@@ -25,6 +26,12 @@ class Other(NamedTuple):
 class Params:
     w: jax.Array
     b: jax.Array
+
+
+@flax.struct.dataclass
+class Layer:
+    w: jax.Array
+    k: int = flax.struct.field(pytree_node=False, default=1)
 
 
 # ---- structure -------------------------------------------------------------------------------------
@@ -136,6 +143,29 @@ def right_namedtuple_kept():
         return State(s.h + x, s.n + 1), s.h.sum()
 
     return lax.scan(step, State(jnp.zeros(3), jnp.zeros(())), jnp.ones((4, 3)))
+
+
+def right_namedtuple_replace():
+    return lax.scan(lambda s, x: (s._replace(h=s.h + x), None), State(jnp.zeros(3), jnp.zeros(())), jnp.ones((2, 3)))
+
+
+def right_namedtuple_keywords_and_splat():
+    def step(s, x):
+        return State(n=s.n, h=s.h * x), State(*s).h
+
+    return lax.scan(step, State(jnp.zeros(3), jnp.zeros(())), jnp.ones((2, 3)))
+
+
+def right_struct_replace():
+    return lax.scan(lambda p, x: (p.replace(w=p.w + x), None), Layer(jnp.zeros(3)), jnp.ones((2, 3)))
+
+
+def right_struct_static_field():
+    return lax.scan(lambda p, x: (Layer(p.w + x, p.k), None), Layer(jnp.zeros(3), 2), jnp.ones((2, 3)))
+
+
+def wrong_struct_field_shape():
+    return lax.scan(lambda p, x: (Layer(p.w[None], p.k), None), Layer(jnp.zeros(3), 2), None, length=2)  # expect: NC408
 
 
 def wrong_dataclass_field_shape():
