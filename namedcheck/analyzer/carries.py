@@ -97,6 +97,27 @@ def _strong_paths(f: Frame, v: Any, path: tuple[Any, ...] = ()) -> list[tuple[An
     return [path] if _proven_strong(f, v) else []
 
 
+def _cast_paths(node: cst.BaseExpression | None, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """The paths of an initial carry written out (literal tuples, lists and dicts) whose item is a `.astype(...)`
+    call: a cast is strongly typed whatever it casts."""
+    if isinstance(node, cst.Tuple | cst.List):
+        if any(isinstance(e, cst.StarredElement) for e in node.elements):
+            return []
+        return [p for i, e in enumerate(node.elements) for p in _cast_paths(e.value, (*path, i))]
+    if isinstance(node, cst.Dict):
+        if not all(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString) for e in node.elements):
+            return []
+        return [
+            p
+            for e in node.elements
+            if isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+            for p in _cast_paths(e.value, (*path, e.key.evaluated_value))
+        ]
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute) and node.func.attr.value == "astype":
+        return [path]
+    return []
+
+
 def _function(fn: Any) -> cst.FunctionDef | cst.Lambda | None:
     while isinstance(fn, PartialRef):
         fn = fn.func
@@ -184,7 +205,8 @@ def check(f: Frame, op: str, init: Any, out: Any, body: Any, node: cst.CSTNode, 
     else at the loop's call. Whether it was reported (then the carry's other checks are skipped)."""
     try:
         tree = as_tree(init)
-        maps.check_carry_type(tree, as_tree(out), op, frozenset(_strong_paths(f, tree)))
+        strong = [*_strong_paths(f, tree), *_cast_paths(_init_node(node, op, n_pos))]
+        maps.check_carry_type(tree, as_tree(out), op, frozenset(strong))
     except RuleError as e:
         path = list(e.data.get("path", []))
         ret = returned(body)

@@ -251,6 +251,20 @@ def wrong_string_dtype_tuple_item():
     return lax.scan(step, (jnp.array(0, "int32"), jnp.zeros(())), jnp.ones(3))
 
 
+def wrong_cast_int_carry_plus_half():
+    def step(c, x):
+        return c + 0.5 * x, None  # expect: NC408
+
+    return lax.scan(step, jnp.array(0).astype(jnp.int32), jnp.ones(3))
+
+
+def wrong_cast_item_in_dict():
+    def step(c, x):
+        return {"n": c["n"] + 0.5, "h": c["h"]}, None  # expect: NC408
+
+    return lax.scan(step, {"h": jnp.zeros(2), "n": jnp.array(0).astype(jnp.int32)}, jnp.ones(3))
+
+
 def right_int_made_float_is_weak():
     init = jnp.zeros((), jnp.int32) + 0.5  # a weak float32: JAX promotes it to the body's bfloat16
 
