@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import devices, origins, placements, shard_map
+from namedcheck.analyzer import carries, devices, origins, placements, shard_map
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -443,7 +443,8 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
-            maps.check_carry(init, out.items[0], short)
+            if not carries.check(f, short, init, out.items[0], arg(0, "f"), node, len(pos)):
+                maps.check_carry(init, out.items[0], short)
             first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
             n = (
                 length
@@ -453,14 +454,16 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
-            out = body(arg(2, "body_fun"), ArrayType.make("i32", ()), init)
-            maps.check_carry(init, out, short)
+            out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), init)  # JAX's index is a weak int32
+            if not carries.check(f, short, init, out, arg(2, "body_fun"), node, len(pos)):
+                maps.check_carry(init, out, short)
             return init
         if name == "jax.lax.while_loop":
             init = arg(2, "init_val")
-            body(arg(0, "cond_fun"), init)
+            carries.check_cond(f, short, body(arg(0, "cond_fun"), init), arg(0, "cond_fun"), node)
             out = body(arg(1, "body_fun"), init)
-            maps.check_carry(init, out, short)
+            if not carries.check(f, short, init, out, arg(1, "body_fun"), node, len(pos)):
+                maps.check_carry(init, out, short)
             return init
         if name == "jax.lax.cond":
             ops = pos[3:]

@@ -240,6 +240,18 @@ _CODES: list[Code] = [
         hint="use a fresh name for the inner map",
     ),
     Code(
+        "NC408",
+        "loop carry changes its type",
+        "A `lax.scan` / `fori_loop` / `while_loop` body must return its carry with the type it received: the same "
+        "pytree structure (None, tuple, list, dict keys, NamedTuple / dataclass fields) and, leaf by leaf, the same "
+        "shape and dtype. JAX raises a TypeError at trace time otherwise. A carry that starts as a Python scalar "
+        "(weakly typed) may take the dtype the body returns; the checker stays silent there. A `while_loop`'s "
+        "cond_fun must return a boolean scalar.",
+        "lax.scan(lambda c, x: (c[None], x), jnp.zeros(3), jnp.ones((4, 2)))",
+        "lax.scan(lambda c, x: (c * 2, x), jnp.zeros(3), jnp.ones((4, 2)))",
+        hint="return the carry with the shape, dtype and structure of its initial value",
+    ),
+    Code(
         "NC501",
         "unknown mesh axis",
         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have: shard_map "
@@ -594,6 +606,7 @@ NC404 = CODES["NC404"]
 NC405 = CODES["NC405"]
 NC406 = CODES["NC406"]
 NC407 = CODES["NC407"]
+NC408 = CODES["NC408"]
 NC501 = CODES["NC501"]
 NC502 = CODES["NC502"]
 NC503 = CODES["NC503"]
