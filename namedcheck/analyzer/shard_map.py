@@ -13,7 +13,7 @@ from namedcheck.analyzer import origins
 from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, required_positional, return_nodes, source
 from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
-from namedcheck.engine import maps
+from namedcheck.engine import maps, placement
 from namedcheck.engine.codes import NC601, NC604
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
@@ -214,14 +214,37 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
+                    if e.code == NC604:
+                        e.relate(_in_spec_node(ref, w), f"the in_specs entry for {w}")
                     raise Fail(
                         node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e
                     ) from None
             else:
+                if isinstance(v, Const) and isinstance(v.value, (bool, int, float, complex)):
+                    try:  # a Python number is a scalar: a spec with entries does not fit it (JAX raises)
+                        placement.check_rank(spec, (), f"{w} of shard_map (a Python scalar)")
+                    except RuleError as e:
+                        raise Fail(node, e.relate(_in_spec_node(ref, w), f"the in_specs entry for {w}")) from None
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
         locals_ = [v.with_varying(v.varying, exact=False) if isinstance(v, ArrayType) else v for v in locals_]
     return _run(f, ref, s, rebuild(pos, locals_), node)
+
+
+def _in_spec_node(ref: MappedRef, what: str) -> cst.CSTNode:
+    """Where the in_specs entry of `argument i` is written: the tuple's item when in_specs is a tuple written
+    out, else in_specs itself."""
+    node = param_node(ref, "in_specs")
+    head = what.split("[", 1)[0]
+    i = int(head.rpartition(" ")[2]) if head.startswith("argument ") and head.rpartition(" ")[2].isdigit() else None
+    if (
+        i is not None
+        and isinstance(node, cst.Tuple)
+        and i < len(node.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in node.elements)
+    ):
+        return node.elements[i].value
+    return node
 
 
 def _from_sharding(v: Any, s: _Setup, what: str) -> Any:
