@@ -1,5 +1,5 @@
 """The map-argument corpora under real JAX (8 CPU devices, set in conftest): every `right_*` function of
-tests/cases/nc4_map_arguments.py, nc705_unbound.py, nc604_scalar_in_specs.py and precision_random_shard_map.py
+tests/cases/nc4_map_arguments.py, nc402_mapped_self.py, nc705_unbound.py, nc604_scalar_in_specs.py and precision_random_shard_map.py
 runs, every `wrong_*` one raises the error JAX raises for the mistake the checker reports (the case files'
 `# expect:` lines, checked by tests/test_cases.py)."""
 
@@ -14,7 +14,13 @@ import pytest
 jax = pytest.importorskip("jax")
 
 CASES = Path(__file__).parent / "cases"
-FILES = ["nc4_map_arguments.py", "nc705_unbound.py", "nc604_scalar_in_specs.py", "precision_random_shard_map.py"]
+FILES = [
+    "nc4_map_arguments.py",
+    "nc402_mapped_self.py",
+    "nc705_unbound.py",
+    "nc604_scalar_in_specs.py",
+    "precision_random_shard_map.py",
+]
 
 INCONSISTENT = "vmap got inconsistent sizes for array axes to be mapped"
 RANK0 = "which implies that its rank should be at least 1, but is only 0"
@@ -47,6 +53,9 @@ RAISES: dict[str, tuple[type[BaseException], str]] = {
     "wrong_too_many_arguments": (TypeError, "takes 1 positional argument but 2 were given"),
     "wrong_static_argument_array": (ValueError, "Non-hashable static arguments are not supported"),
     "wrong_static_argument_list": (ValueError, "Non-hashable static arguments are not supported"),
+    "wrong_pmap_method_maps_self": (TypeError, "abstract array"),
+    "wrong_vmap_method_maps_self": (TypeError, "is not a valid JAX type"),
+    "wrong_method_calls_pmapped_method": (TypeError, "abstract array"),
     "wrong_pmap_without_axis_name": (NameError, UNBOUND),
     "wrong_pmap_other_axis_name": (NameError, UNBOUND),
     "wrong_vmap_without_axis_name": (NameError, UNBOUND),

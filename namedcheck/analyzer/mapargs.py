@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.refs import InstanceRef
 from namedcheck.engine import maps
 from namedcheck.engine.codes import NC402
 from namedcheck.engine.errors import RuleError
@@ -230,3 +231,50 @@ def argument_node(call: cst.Call, what: str) -> cst.CSTNode | None:
     if any(a.star for a in positional[: i + 1]) or i >= len(positional):
         return None
     return positional[i].value
+
+
+def check_jax_types(f: Any, ref: Any, pos: list[Any], per_arg: tuple[Any, ...], static: frozenset[int]) -> None:
+    """NC402: an instance of a plain class of the module (no bases, no decorators, not registered as a pytree)
+    handed to a vmap along a mapped axis, or to a pmap other than statically: JAX accepts arrays and pytrees
+    only. The usual case is `self` of a method decorated by the map."""
+    for i, v in enumerate(pos):
+        cls = v.cls if isinstance(v, InstanceRef) else None
+        if (
+            cls is None
+            or i in static
+            or not cls.plain
+            or (ref.kind == "vmap" and per_arg[i] is None)
+            or _registered(f, cls.name)
+        ):
+            continue
+        method = getattr(ref.func, "owner", None) is cls and i == 0
+        what = (
+            f"`self` (argument 0, an instance of {cls.name})" if method else f"argument {i} (an instance of {cls.name})"
+        )
+        how = "maps" if per_arg[i] is not None else "passes"
+        raise RuleError(
+            NC402,
+            f"{ref.kind} {how} {what}, which is not a JAX type: {cls.name} is neither an array nor a registered pytree",
+            hint="mark it static (static_broadcasted_argnums=0 for `self` of a pmap), give it in_axes None (vmap), "
+            "or make the class a pytree (flax.struct.dataclass, jax.tree_util.register_pytree_node_class)",
+            data={"argument": i},
+        )
+
+
+def _registered(f: Any, name: str) -> bool:
+    """Whether the module registers the class `name` with JAX's pytree registry (any `register_*(Cls, ...)`)."""
+    module = getattr(f.an, "module", None)
+    if not isinstance(module, cst.Module):
+        return True  # not known: it may be
+    found = False
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            func = node.func
+            callee = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", "")
+            if isinstance(callee, str) and "register" in callee:
+                found = found or any(isinstance(a.value, cst.Name) and a.value.value == name for a in node.args)
+
+    module.visit(_Calls())
+    return found

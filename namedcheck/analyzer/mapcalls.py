@@ -354,6 +354,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], nod
     per_arg = at(param_node(ref, "in_axes"), maps.vmap_axes_per_arg, in_axes, len(pos), ref.kind)
     per_arg = tuple(None if i in static else a for i, a in enumerate(per_arg))
     at(node, mapargs.check_arity, ref, len(pos), kw)
+    at(node, mapargs.check_jax_types, f, ref, pos, per_arg, static)
     axis_size = lit(p.get("axis_size", Const(None)), default=UNKNOWN)
     if ref.kind == "vmap":
         at(param_node(ref, "in_axes"), maps.check_vmap_size_known, per_arg + (0,) * len(kw), axis_size)

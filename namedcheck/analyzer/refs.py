@@ -44,6 +44,8 @@ class ClassInfo:
     # attribute paths of built instances assigned somewhere (`('config', 'block_size')`; `('',)`: an item of the
     # instance itself): the values there are not known
     mutated: frozenset[tuple[str, ...]] = frozenset()
+    # written without bases or decorators: unless registered as a pytree, an instance is no JAX type
+    plain: bool = False
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
