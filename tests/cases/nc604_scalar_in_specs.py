@@ -14,13 +14,13 @@ def scale(x, s):
 
 
 def wrong_spec_for_rank0_array():
-    f = jax.shard_map(scale, mesh=mesh, in_specs=(P('i'), P(None)), out_specs=P('i'))
-    return f(jnp.ones(8), jnp.float32(1.0))  # expect: NC604
+    f = jax.shard_map(scale, mesh=mesh, in_specs=(P('i'), P(None)), out_specs=P('i'))  # expect: NC604
+    return f(jnp.ones(8), jnp.float32(1.0))
 
 
 def wrong_spec_for_python_float():
-    f = jax.shard_map(scale, mesh=mesh, in_specs=(P('i'), P('j')), out_specs=P('i', 'j'))
-    return f(jnp.ones(8), 1.0)  # expect: NC604
+    f = jax.shard_map(scale, mesh=mesh, in_specs=(P('i'), P('i')), out_specs=P('i'))  # expect: NC604
+    return f(jnp.ones(8), 1.0)
 
 
 def right_empty_spec_for_scalars():
