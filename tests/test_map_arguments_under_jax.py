@@ -36,6 +36,7 @@ RAISES: dict[str, tuple[type[BaseException], str]] = {
     "wrong_decorated_keyword": (ValueError, INCONSISTENT),
     "wrong_keyword_scalar": (ValueError, RANK0),
     "wrong_pmap_keyword_size": (ValueError, ""),
+    "wrong_axis_size": (ValueError, INCONSISTENT),
     "wrong_in_axes_for_one_tuple_argument": (ValueError, IN_AXES),
     "wrong_in_axes_nested_too_long": (ValueError, PREFIX),
     "wrong_in_axes_dict_keys": (ValueError, PREFIX),

@@ -369,6 +369,8 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], nod
     kw_locals = {
         k: at(node, maps.vmap_in_tree, v, 0, f"keyword argument {k!r}", sizes, ref.kind) for k, v in kw.items()
     }
+    if ref.kind == "vmap":
+        at(node, maps.check_axis_size, sizes, axis_size)
     size = next((s for s, _ in sizes if s is not None), None)
     if size is None and ref.kind == "vmap" and isinstance(axis_size, int) and not isinstance(axis_size, bool):
         size = axis_size
@@ -412,10 +414,12 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], nod
 def _relate_vmap(ref: MappedRef, e: RuleError, call: cst.CSTNode) -> RuleError:
     """An error about a vmap / pmap's arguments names the arguments involved and where the map is written."""
     if e.code == NC403 and isinstance(call, cst.Call):
-        for what in (e.data.get("other_arg"),):
-            arg = mapargs.argument_node(call, what) if isinstance(what, str) else None
-            if arg is not None:
-                e.relate(arg, f"{what}, mapped with size {e.data.get('other')}")
+        what = e.data.get("other_arg")
+        if what == "axis_size":
+            e.relate(param_node(ref, "axis_size"), f"axis_size={e.data.get('other')}")
+        arg = mapargs.argument_node(call, what) if isinstance(what, str) else None
+        if arg is not None:
+            e.relate(arg, f"{what}, mapped with size {e.data.get('other')}")
     if e.code in (NC402, NC403) and ref.node is not getattr(call, "func", None):
         where = param_node(ref, "in_axes")
         e.relate(where, f"in_axes of this {ref.kind}" if where is not ref.node else f"the {ref.kind} is written here")

@@ -698,6 +698,21 @@ def check_vmap_size_known(per_arg: tuple[Any, ...], axis_size: Any) -> None:
         )
 
 
+def check_axis_size(sizes: list[tuple[Any, str]], axis_size: Any) -> None:
+    """vmap's axis_size= must be the size of every mapped axis (NC403)."""
+    if not is_int(axis_size) or isinstance(axis_size, bool):
+        return
+    for s, w in sizes:
+        if differ(s, axis_size):
+            raise RuleError(
+                NC403,
+                f"vmap maps an axis of size {s} in {w}, but its axis_size is {axis_size}",
+                hint="give axis_size the mapped axes' size, or leave it out (it is needed only when no argument "
+                "is mapped)",
+                data={"size": repr(s), "other": repr(axis_size), "other_arg": "axis_size"},
+            )
+
+
 def check_unmapped_output(mapped: bool, axis: Any) -> None:
     """out_axes=None promises an output that does not depend on the mapped axis."""
     if mapped and axis is None:

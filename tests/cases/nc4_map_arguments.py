@@ -75,6 +75,15 @@ def wrong_keyword_scalar():
     return jax.vmap(add)(jnp.ones(3), y=1.0)  # expect: NC402
 
 
+def right_axis_size_agrees():
+    out = jax.vmap(add, in_axes=(0, None), axis_size=4)(jnp.ones((4, 3)), jnp.ones(3))  # reveal: f32[(4, 3)]
+    return out
+
+
+def wrong_axis_size():
+    return jax.vmap(add, in_axes=(None, 0), axis_size=3)(jnp.ones(2), jnp.ones(4))  # expect: NC403
+
+
 def wrong_pmap_keyword_size():
     return jax.pmap(add)(jnp.ones(2), y=jnp.ones(4))  # expect: NC403
 
