@@ -63,6 +63,7 @@ RAISES: dict[str, tuple[type[BaseException], str]] = {
     "wrong_vmap_other_axis_name": (NameError, UNBOUND),
     "wrong_jit_psum": (NameError, UNBOUND),
     "wrong_jit_call_psum": (NameError, UNBOUND),
+    "wrong_jit_in_shardings_psum": (NameError, UNBOUND),
     "wrong_spec_for_rank0_array": (ValueError, TOO_LONG),
     "wrong_spec_for_python_float": (ValueError, TOO_LONG),
 }

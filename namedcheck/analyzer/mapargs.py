@@ -243,6 +243,7 @@ def check_jax_types(f: Any, ref: Any, pos: list[Any], per_arg: tuple[Any, ...], 
             cls is None
             or i in static
             or not cls.plain
+            or "__jax_array__" in cls.methods
             or (ref.kind == "vmap" and per_arg[i] is None)
             or _registered(f, cls.name)
         ):

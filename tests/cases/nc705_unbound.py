@@ -6,7 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from jax import lax
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding
 from jax.sharding import PartitionSpec as P
 
 mesh = Mesh(np.array(jax.devices()), ('i',))
@@ -62,6 +62,14 @@ def wrong_jit_call_psum():
     return jax.jit(largest)(jnp.ones(2))
 
 
+def mean_over_i(x):
+    return lax.pmean(x, 'i')  # expect: NC705
+
+
+def wrong_jit_in_shardings_psum():
+    return jax.jit(mean_over_i, in_shardings=NamedSharding(mesh, P('i')))(jnp.ones(8))
+
+
 # ---- right: the name is bound where the function runs
 
 def summed(x):
@@ -113,3 +121,4 @@ def step_for_a_map_elsewhere(x):
 if __name__ == '__main__':
     wrong_jit_psum()
     wrong_jit_call_psum()
+    wrong_jit_in_shardings_psum()
