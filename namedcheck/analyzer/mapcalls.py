@@ -380,8 +380,10 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], nod
         env = env.with_names({axis_name: size})
         env = env if env.origin is not None else replace(env, origin=ref)
         locals_ = _named_views(f, ref.func, locals_, per_arg, axis_name, size)
-    else:
+    elif axis_name is None:  # binds no name: a collective inside uses the caller's names or none
         env = mapargs.traced_env(f, ref)
+    else:  # another kind of name (a tuple): what it binds is not modelled
+        env = replace(env, definitive=False)
     result = f.call_value(ref.func, locals_, kw_locals, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN

@@ -105,6 +105,13 @@ def right_shard_map_binds_it():
     return out
 
 
+def right_make_jaxpr_binds_it():
+    return jax.make_jaxpr(summed, axis_env=[('i', 4)])(jnp.ones(3))
+
+
+staged = right_make_jaxpr_binds_it()  # module code: nothing around it binds 'i', but axis_env= does
+
+
 def helper_for_a_map_elsewhere(x):
     return lax.psum(x, 'model')  # analysed on its own: it may run under a map that binds 'model'
 
