@@ -182,6 +182,7 @@ def check_arity(ref: Any, n_pos: int, kw: dict[str, Any]) -> None:
             NC402,
             f"{ref.kind}({name}) is called with {n_pos} positional arguments, but {name} takes {len(positional)}",
             hint=f"pass {name}'s parameters ({', '.join(positional)})",
+            data={"parameters": positional},
         )
     given = set(positional[:n_pos]) | set(kw)
     missing = [r for r in required if r not in given]
@@ -191,7 +192,7 @@ def check_arity(ref: Any, n_pos: int, kw: dict[str, Any]) -> None:
             f"{ref.kind}({name}) is called without {', '.join(repr(m) for m in missing)}: {name} requires "
             f"{', '.join(required)}",
             hint=f"pass every required parameter of {name}",
-            data={"missing": missing},
+            data={"missing": missing, "parameters": positional},
         )
 
 

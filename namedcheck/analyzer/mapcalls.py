@@ -422,6 +422,9 @@ def _relate_vmap(ref: MappedRef, e: RuleError, call: cst.CSTNode) -> RuleError:
         arg = mapargs.argument_node(call, what) if isinstance(what, str) else None
         if arg is not None:
             e.relate(arg, f"{what}, mapped with size {e.data.get('other')}")
+    fn = getattr(ref.func, "node", None)
+    if e.code == NC402 and "parameters" in e.data and isinstance(fn, cst.FunctionDef):
+        e.relate(fn.name, f"{fn.name.value} takes {', '.join(e.data['parameters']) or 'no parameters'}")
     if e.code in (NC402, NC403) and ref.node is not getattr(call, "func", None):
         where = param_node(ref, "in_axes")
         e.relate(where, f"in_axes of this {ref.kind}" if where is not ref.node else f"the {ref.kind} is written here")
