@@ -1,5 +1,5 @@
 """The map-argument corpora under real JAX (8 CPU devices, set in conftest): every `right_*` function of
-tests/cases/nc4_map_arguments.py, nc402_mapped_self.py, nc705_unbound.py, nc604_scalar_in_specs.py and precision_random_shard_map.py
+tests/cases/nc4_map_arguments.py, nc402_mapped_self.py, nc705_unbound.py, nc604_scalar_in_specs.py, precision_random_shard_map.py and precision_pmap_script.py
 runs, every `wrong_*` one raises the error JAX raises for the mistake the checker reports (the case files'
 `# expect:` lines, checked by tests/test_cases.py)."""
 
@@ -20,6 +20,7 @@ FILES = [
     "nc705_unbound.py",
     "nc604_scalar_in_specs.py",
     "precision_random_shard_map.py",
+    "precision_pmap_script.py",
 ]
 
 INCONSISTENT = "vmap got inconsistent sizes for array axes to be mapped"
