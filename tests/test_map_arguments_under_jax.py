@@ -58,6 +58,7 @@ RAISES: dict[str, tuple[type[BaseException], str]] = {
     "wrong_pmap_method_maps_self": (TypeError, "abstract array"),
     "wrong_vmap_method_maps_self": (TypeError, "is not a valid JAX type"),
     "wrong_method_calls_pmapped_method": (TypeError, "abstract array"),
+    "wrong_pmapped_method_missing_argument": (TypeError, "missing 1 required positional argument: 'y'"),
     "wrong_pmap_without_axis_name": (NameError, UNBOUND),
     "wrong_pmap_other_axis_name": (NameError, UNBOUND),
     "wrong_vmap_without_axis_name": (NameError, UNBOUND),

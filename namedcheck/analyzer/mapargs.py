@@ -162,13 +162,13 @@ def check_static_hashable(pos: list[Any], static: frozenset[int]) -> None:
 
 
 def check_arity(ref: Any, n_pos: int, kw: dict[str, Any]) -> None:
-    """NC402: a vmap / pmap of a plain function called without one of its required parameters, or with more
-    positional arguments than it takes (JAX raises the function's own TypeError while tracing it)."""
+    """NC402: a vmap / pmap of a function of the module called without one of its required parameters, or with
+    more positional arguments than it takes (JAX raises the function's own TypeError while tracing it). A method
+    the map decorates gets `self` as its first argument (`obj.step(x)`)."""
     func = ref.func
     fn = getattr(func, "node", None)
     if (
         not isinstance(fn, cst.FunctionDef)
-        or getattr(func, "owner", None) is not None
         or fn.params.star_kwarg is not None
         or any(not isinstance(k, str) for k in kw)
     ):

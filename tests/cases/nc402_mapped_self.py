@@ -28,6 +28,10 @@ class Trainer:
     def double_unmapped_self(self, x):
         return x * 2
 
+    @partial(jax.pmap, static_broadcasted_argnums=0)
+    def scaled(self, x, y):
+        return x * y * self.lr
+
     def run(self, x):
         return self.step(x)  # expect: NC402
 
@@ -42,6 +46,15 @@ def wrong_vmap_method_maps_self():
 
 def wrong_method_calls_pmapped_method():
     return Trainer(0.1).run(jnp.ones(2))
+
+
+def wrong_pmapped_method_missing_argument():
+    return Trainer(0.1).scaled(jnp.ones(2))  # expect: NC402
+
+
+def right_pmapped_method_all_arguments():
+    out = Trainer(0.1).scaled(jnp.ones(2), jnp.ones(2))  # reveal: f32[(2,)]
+    return out
 
 
 def right_pmap_method_static_self():
