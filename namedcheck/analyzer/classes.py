@@ -85,6 +85,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     )
     if by_fields and not defines_init and not opaque_base:
         info.kind = "fields"
+    info.plain = not c.bases and not c.decorators
 
 
 def _is_classvar(ann: cst.BaseExpression) -> bool:
