@@ -225,6 +225,8 @@ class Expressions(FrameState):
             return v
         if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp):
             return iteration.comprehension(self, node)
+        if isinstance(node, cst.Yield):
+            return iteration.yielded(self, node)
         if isinstance(node, cst.Set):
             return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
         if isinstance(node, cst.Dict):
@@ -261,9 +263,11 @@ class Expressions(FrameState):
                 return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]
+            if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
+                return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
-            return UNKNOWN
+            return iteration.replace_method(recv, attr)
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":

@@ -28,6 +28,7 @@ class Frame(Statements, Expressions, Calls):
     nc705_owner: FuncRef | None = None
     skip_depth = 0  # inside a `try` or loop body: its statements may not (all) run
     ended = False  # every path so far has returned or raised: the statements after do not run
+    yields: list[Any] | None = None  # a generator function's body: the values it yields (analyzer/iteration.py)
 
     def __init__(
         self,
@@ -98,6 +99,8 @@ class Frame(Statements, Expressions, Calls):
             "enumerate",
             "reversed",
             "sum",
+            "iter",
+            "next",
         ):
             return QualRef(f"builtins.{name}")
         return UNKNOWN

@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer import origins
+from namedcheck.analyzer import iteration, origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
@@ -295,6 +295,10 @@ class ModuleAnalyzer:
                 frame.vars[prm.name] = v
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
+        if iteration.is_generator(ref.node):  # calling it gives an iterator of what it yields
+            frame.yields = []
+            frame.run_block(ref.node.body)
+            return iteration.generated(frame.yields)
         frame.run_block(ref.node.body)
         rets = frame.returns or [Const(None)]
         return join(rets)

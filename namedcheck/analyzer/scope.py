@@ -71,6 +71,7 @@ class FrameState:
     env: AxisEnv
     function: Any
     class_info: Any
+    yields: list[Any] | None  # a generator function's body: the values it yields so far
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...
