@@ -191,7 +191,7 @@ class Calls(FrameState):
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops
             return QualRef("numpy.random.Generator" if name.endswith("default_rng") else "numpy.random")
-        if name == "functools.partial":
+        if name in ("functools.partial", "jax.tree_util.Partial"):
             return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
         if name in ("jax.grad", "jax.value_and_grad"):
             if not pos:

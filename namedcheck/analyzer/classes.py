@@ -29,7 +29,12 @@ _PYTREE_BASES = (
     "flax.struct.PyTreeNode",
     "equinox.Module",
 )
-_PYTREE_DECORATORS = ("flax.struct.dataclass", "chex.dataclass", "chex.dataclasses.dataclass")
+_PYTREE_DECORATORS = (
+    "flax.struct.dataclass",
+    "chex.dataclass",
+    "chex.dataclasses.dataclass",
+    "jax.tree_util.register_dataclass",
+)
 # field specifiers and the keyword (and value) that makes a field static metadata rather than a child
 _FIELD_SPECIFIERS = {"flax.struct.field": ("pytree_node", False), "equinox.field": ("static", True)}
 

@@ -254,6 +254,8 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef | BuildingRef):
+            if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
+                return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
             special = nn_modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
@@ -263,8 +265,6 @@ class Expressions(FrameState):
                 return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]
-            if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
-                return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
             return iteration.replace_method(recv, attr)

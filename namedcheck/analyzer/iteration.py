@@ -24,6 +24,7 @@ _TRACED = "namedcheck.analyzer.iteration.traced"  # its value is the function's 
 _STAGED = "namedcheck.analyzer.iteration.staged"  # a jaxpr or a lowering: its value is not tracked
 _TREE_MAP = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 _TREE_LEAVES = {"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"}
+_TREE_FLATTEN = {"jax.tree.flatten", "jax.tree_util.tree_flatten", "jax.tree_flatten"}
 _SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
 _METHOD = "namedcheck.analyzer.iteration.method_"  # a reading method of a known list or dict
 _READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("copy",)}
@@ -70,7 +71,7 @@ def item_of(v: Any) -> Any:
     if isinstance(v, ArrayType):
         return scan_slice(v) if not v.shape or v.shape[0] != 0 else UNKNOWN
     items = items_of(v, limit=1 << 30)
-    return join(list(items)) if items else UNKNOWN
+    return join_items(list(items)) if items else UNKNOWN
 
 
 def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
@@ -162,9 +163,10 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if len(pos) < 2 or set(kw) - {"is_leaf"} or kw.get("is_leaf", Const(None)) != Const(None):
             return UNKNOWN
         return tree_map(f, pos[0], pos[1], pos[2:], node)
-    if name in _TREE_LEAVES and len(pos) == 1 and not kw:
+    if name in _TREE_LEAVES | _TREE_FLATTEN and len(pos) == 1 and not kw:
         leaves = tree_leaves(pos[0])
-        return Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
+        out = Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
+        return Seq((out, UNKNOWN)) if name in _TREE_FLATTEN else out  # flatten: the leaves and the structure
     if name in _SHAPE_STRUCT:
         return _shape_struct(f, pos, kw, node)
     if name == "jax.eval_shape" and pos:

@@ -2,6 +2,7 @@
 `jax.tree.map` / `jax.tree_util.tree_map`, flattened with `tree_leaves`; methods and properties of user
 classes; `functools.partial` chains."""
 
+import dataclasses
 import functools
 from typing import NamedTuple
 
@@ -130,3 +131,67 @@ def wrong_partial_chain():
     layer = functools.partial(dense, w=w, activation=jax.nn.relu)
     scaled = functools.partial(layer, b=b)
     return scaled(jnp.ones((2, 5)))
+
+
+class Tokens:
+    def __init__(self, chars, max_len):
+        self.chars = chars
+        self.max_len = max_len
+        self.table = jnp.eye(self.vocab_size)
+
+    @property
+    def vocab_size(self):
+        return len(self.chars) + 2
+
+    @property
+    def input_shape(self):
+        return (1, self.max_len, self.vocab_size)
+
+    def one_hot(self, ids):
+        return self.table[ids]
+
+
+def right_properties_in_init():
+    tokens = Tokens("0123456789+=", 7)
+    table = tokens.table  # reveal: f32[(14, 14)]
+    probe = jnp.zeros(tokens.input_shape)  # reveal: f32[(1, 7, 14)]
+    return tokens.one_hot(jnp.zeros((3,), jnp.int32)) @ table, probe
+
+
+def wrong_properties_in_init():
+    tokens = Tokens("0123456789", 5)
+    w = jnp.ones((14, 4))
+    return tokens.table @ w  # expect: NC203
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class Adam:
+    mu: jax.Array
+    nu: jax.Array
+    count: jax.Array
+
+
+def right_registered_dataclass():
+    opt = Adam(jnp.zeros((4, 3)), jnp.zeros((4, 3)), jnp.zeros((), jnp.int32))
+    leaves, treedef = jax.tree_util.tree_flatten(opt)
+    first = leaves[0]  # reveal: f32[(4, 3)]
+    bumped = dataclasses.replace(opt, count=opt.count + 1)
+    step = bumped.count  # reveal: i32[()]
+    scaled = jax.tree.map(lambda a: a * 0.5, opt).nu  # reveal: f32[(4, 3)]
+    return first, step, scaled, treedef
+
+
+def right_named_tuple_replace():
+    batch = Batch(jnp.ones((8, 4)), jnp.zeros((8,), jnp.int32))
+    batch = batch._replace(image=batch.image[:, :2])
+    image = batch.image  # reveal: f32[(8, 2)]
+    project = jax.tree_util.Partial(dense, w=jnp.ones((2, 5)), b=jnp.zeros((5,)), activation=jnp.tanh)
+    out = project(image)  # reveal: f32[(8, 5)]
+    return out
+
+
+def wrong_named_tuple_replace():
+    batch = Batch(jnp.ones((8, 4)), jnp.zeros((8,), jnp.int32))
+    batch = batch._replace(image=batch.image[:, :2])
+    return batch.image @ jnp.ones((4, 5))  # expect: NC203
