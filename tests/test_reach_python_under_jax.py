@@ -78,3 +78,28 @@ def test_every_file_has_both_kinds() -> None:
     for f in FILES:
         kinds = {n.split("_")[0] for file, n in CALLS if file == f}
         assert kinds == {"right", "wrong"}, f
+
+
+NUMPY_SAMPLERS = [
+    "np.random.choice(10, size=(4, 3))",
+    "np.random.choice(np.arange(5.0), size=7)",
+    "np.random.choice(len(np.ones((9, 2))), size=16)",
+    "np.random.permutation(6)",
+    "np.random.permutation(np.ones((4, 2), np.float32))",
+    "np.random.default_rng(0).choice(10, size=3)",
+    "np.random.default_rng(0).permutation(np.ones((3, 5), np.float32), axis=1)",
+    "np.random.RandomState(0).choice(12, size=(2, 2))",
+]
+
+
+@pytest.mark.parametrize("expr", NUMPY_SAMPLERS)
+def test_numpy_samplers_shapes(expr: str) -> None:
+    """Batch indices sampled on the host (`np.random.choice(len(x), size=b)`): the inferred shape is numpy's."""
+    import numpy as np
+
+    _, revealed = analyse_for_test(f"import numpy as np\ny = {expr}\n")
+    value = eval(expr, {"np": np})
+    inferred = revealed[2]
+    assert tuple(inferred.shape) == value.shape, (inferred, value.shape)  # type: ignore[attr-defined]
+    kind = "f" if np.issubdtype(value.dtype, np.floating) else "i"
+    assert inferred.dtype_code[0] == kind, (inferred, value.dtype)  # type: ignore[attr-defined]

@@ -35,6 +35,7 @@ _PYTREE_DECORATORS = (
     "chex.dataclasses.dataclass",
     "jax.tree_util.register_dataclass",
 )
+_COPYING_DECORATORS = ("flax.struct.dataclass", "chex.dataclass", "chex.dataclasses.dataclass")  # add `.replace`
 # field specifiers and the keyword (and value) that makes a field static metadata rather than a child
 _FIELD_SPECIFIERS = {"flax.struct.field": ("pytree_node", False), "equinox.field": ("static", True)}
 
@@ -94,6 +95,12 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     pytree = any(b in _PYTREE_BASES for b in bases) or _decorated_dataclass(frame, c, _PYTREE_DECORATORS)
     if pytree and not opaque_base and all(base.static is not None for base in inherited if base.kind == "fields"):
         info.static = _static_fields(frame, body, inherited)
+    if any(b in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in bases):
+        info.copier = "_replace"
+    elif "flax.struct.PyTreeNode" in bases or _decorated_dataclass(frame, c, _COPYING_DECORATORS):
+        info.copier = "replace"
+    else:
+        info.copier = next((base.copier for base in inherited if base.copier), "")
 
 
 def _static_fields(frame: Any, body: Any, inherited: list[ClassInfo]) -> frozenset[str] | None:

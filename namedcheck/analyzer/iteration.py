@@ -174,7 +174,7 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
     if name == "jax.make_jaxpr" and pos:
         return PartialRef(QualRef(_STAGED), (pos[0],))
     if name in (_REPLACE, "dataclasses.replace") and len(pos) == 1 and isinstance(pos[0], InstanceRef):
-        return classes.replaced(pos[0], kw)
+        return classes.replaced(pos[0], kw) if name == _REPLACE or pos[0].cls.copier != "_replace" else UNKNOWN
     if name.startswith(_METHOD) and pos:
         return _container_call(name[len(_METHOD) :], pos[0], pos[1:], kw)
     if name in (_TRACED, _STAGED) and pos:
@@ -295,10 +295,7 @@ def _container_call(method: str, recv: Any, pos: list[Any], kw: dict[str, Any]) 
 def replace_method(recv: InstanceRef, attr: str) -> Any:
     """`state.replace` of a flax struct dataclass (`_replace` of a NamedTuple): calling it copies the
     instance with the fields given replaced; Unknown for other attributes."""
-    named_tuple = any(b in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in recv.cls.bases)
-    if attr == ("_replace" if named_tuple else "replace") and recv.cls.static is not None:
-        return PartialRef(QualRef(_REPLACE), (recv,))
-    return UNKNOWN
+    return PartialRef(QualRef(_REPLACE), (recv,)) if recv.cls.copier and attr == recv.cls.copier else UNKNOWN
 
 
 def staging_attribute(recv: Any, attr: str) -> Any:

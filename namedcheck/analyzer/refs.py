@@ -49,6 +49,7 @@ class ClassInfo:
     # equinox): the fields that are static metadata instead (`struct.field(pytree_node=False)`); None: not one
     # (or its static fields are not known)
     static: frozenset[str] | None = None
+    copier: str = ""  # the method returning a copy with some fields replaced (`replace`, `_replace`), if any
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

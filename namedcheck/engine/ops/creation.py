@@ -169,7 +169,7 @@ def numpy_random_int_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), _numpy_size(call))
 
 
-@rule("numpy.random.choice")
+@rule("numpy.random.choice", "numpy.random.Generator.choice")
 def numpy_random_choice_rule(call: Call) -> Any:
     """`np.random.choice(n, size=b)` (indices of a batch) or `np.random.choice(xs, size=b)` (xs is 1-d): the
     shape is `size`, the dtype an int's or xs's."""
@@ -181,7 +181,7 @@ def numpy_random_choice_rule(call: Call) -> Any:
     raise Unprovable
 
 
-@rule("numpy.random.permutation")
+@rule("numpy.random.permutation", "numpy.random.Generator.permutation")
 def numpy_random_permutation_rule(call: Call) -> Any:
     """`np.random.permutation(n)`: the ints below n shuffled; of an array: a copy shuffled along its first axis."""
     x = call.args.get("x")
