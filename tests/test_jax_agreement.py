@@ -171,6 +171,18 @@ AGREE += [  # issue 10: the accepted neighbours of the rejections below
     ("jnp.pad(a, ((1, 2), (3, 4)))", [("f32", (2, 3))]),
 ]
 
+AGREE += [  # whole programs: APIs real projects call most
+    ("jax.random.fold_in(jax.random.PRNGKey(0), 3)", []),
+    ("jax.random.normal(jax.random.fold_in(jax.random.key(1), 2), (3, 2))", []),
+    ("jax.lax.reshape(a, (3, 8))", [("f32", (4, 6))]),
+    ("jax.nn.initializers.he_normal()(jax.random.key(0), (4, 5), jnp.float32)", []),
+    ("jax.nn.initializers.normal(0.02)(jax.random.key(0), (2, 3), jnp.bfloat16)", []),
+    ("jax.nn.initializers.zeros(jax.random.key(0), (7,))", []),
+    ("jax.nn.initializers.constant(1.0)(jax.random.key(0), (3,)) + a", [("f32", (2, 3))]),
+    ("jnp.zeros(jax.typeof(a).shape) + a", [("f32", (4, 6))]),
+    ("jax.eval_shape(lambda x: x @ x.T, jax.ShapeDtypeStruct((4, 6), jnp.bfloat16))", []),
+]
+
 DISAGREE = [
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
     ("a['w'] @ b", [("f32", (3, 4)), ("f32", (4, 2))]),  # a swapped argument: an array where a dict was meant
@@ -178,6 +190,7 @@ DISAGREE = [
     ("jax.random.normal(a, (3,))", [("f32", (16, 2))]),  # data where the key was meant
     ("jax.random.split(a)", [("i32", (2,))]),  # raw key data must be uint32
     ("jax.random.uniform(3, (2,))", []),
+    ("jax.random.fold_in(a, 1)", [("f32", (3,))]),  # data where the key was meant
     ("jnp.dot(a, b)", [("f32", (3, 4)), ("f32", (5, 6))]),
     ("a @ b", [("f32", (2, 3, 4)), ("f32", (5, 4, 6))]),
     ("a @ b", [("f32", (3, 4)), ("f32", (3, 4))]),

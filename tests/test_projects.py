@@ -81,8 +81,10 @@ UNDER_JAX = {
     "nnx_mlp_bugs": (".", "nnxmlp.train", {"train_main": False, "predict_main": False, "probe_head": False}),
     "eqx_seq": (".", "eqxseq.train", {"train_main": True, "predict_main": True}),
     "eqx_seq_bugs": (".", "eqxseq.train", {"train_main": False, "predict_main": False}),
+    "cfg_app": (".", "cfgapp.main", {"run": True}),
+    "cfg_app_bugs": (".", "cfgapp.main", {"run": False}),
 }
-NEEDS = {"linen": "flax", "nnx": "flax", "eqx": "equinox"}
+NEEDS = {"linen": "flax", "nnx": "flax", "eqx": "equinox", "cfg": "ml_collections"}
 
 
 @pytest.mark.parametrize("name", sorted(UNDER_JAX))

@@ -7,7 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer import classes, configs, entry, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -15,6 +16,7 @@ from namedcheck.analyzer.refs import (
     DevicesVal,
     FuncRef,
     GradRef,
+    InitializerRef,
     InstanceRef,
     JitRef,
     LayerRef,
@@ -162,7 +164,17 @@ class Calls(FrameState):
             return g
         if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
             built = nn_modules.construct(self, func, pos, kw, node)
-            return built if built is not NotImplemented else classes.construct(func, pos, kw)
+            if built is NotImplemented:
+                built = classes.construct(func, pos, kw)
+                if isinstance(built, InstanceRef) and built.values is not None:
+                    configs.note_instance(self, built, node, nodes)
+            return built
+        if isinstance(func, InitializerRef):  # `init(key, (d, f), jnp.bfloat16)`
+            shape = pos[1] if len(pos) > 1 else kw.get("shape", UNKNOWN)
+            dtype = pos[2] if len(pos) > 2 else kw.get("dtype", DtypeRef("f32"))
+            return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
+        if isinstance(func, ConfigMethod | ParserMethod):  # `config.get('d', 64)`, `parser.parse_args()`
+            return configs.call_method(self, func, pos, kw, node)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
             return nn_modules.call_layer(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, InstanceRef | BuildingRef):  # `model(x)`, `self.block(h)`
@@ -180,6 +192,11 @@ class Calls(FrameState):
         built = mapcalls.construct(self, name, pos, kw, node)
         if built is not NotImplemented:
             return built
+        built = configs.construct(self, name, pos, kw, node)  # configs, parsers, flags
+        if built is NotImplemented:
+            built = entry.construct(self, name, pos, kw, node)  # `app.run(main)`, `absltest.main()`
+        if built is not NotImplemented:
+            return built
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
@@ -191,6 +208,23 @@ class Calls(FrameState):
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops
             return QualRef("numpy.random.Generator" if name.endswith("default_rng") else "numpy.random")
+        if ".initializers." in name:  # `he_normal()` makes an initializer; `zeros` / `ones` are initializers
+            if name.rpartition(".")[2] in ("zeros", "ones"):
+                return self.call_value(InitializerRef(name), pos, kw, [None] * len(pos), {}, node)
+            return InitializerRef(name)
+        if name == "jax.typeof" and len(pos) == 1 and not kw:  # the abstract value: shape, dtype, sharding
+            return pos[0] if isinstance(pos[0], ArrayType) else UNKNOWN
+        if name == "jax.ShapeDtypeStruct":  # an abstract array of that shape and dtype (its sharding not kept)
+            shape = pos[0] if pos else kw.get("shape", UNKNOWN)
+            dtype = pos[1] if len(pos) > 1 else kw.get("dtype", UNKNOWN)
+            return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
+        if name == "jax.lax.reshape" and len(pos) >= 2 and kw.get("dimensions", Const(None)) == Const(None):
+            return self.apply_named("jax.numpy.reshape", pos[:2], {}, [None, None], node)
+        if name == "dataclasses.replace" and len(pos) == 1:  # a config with some fields changed
+            changed = classes.replaced(pos[0], kw)
+            if isinstance(changed, InstanceRef):
+                configs.note_instance(self, changed, node, [], base=pos[0])
+            return changed
         if name in ("functools.partial", "jax.tree_util.Partial"):
             return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
         if name in ("jax.grad", "jax.value_and_grad"):
@@ -270,7 +304,7 @@ class Calls(FrameState):
             env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
-            self.report(_argument_node(op, e, nodes) or node, _related(e, pos, kw, labels, kwl, nodes, node))
+            self.report(_argument_node(op, e, nodes) or node, _related(self, e, pos, kw, labels, kwl, nodes, node))
             return UNKNOWN
         return (
             origins.op_result(
@@ -286,6 +320,7 @@ class Calls(FrameState):
 
 
 def _related(
+    f: FrameState,
     e: RuleError,
     pos: list[Any],
     kw: dict[str, Any],
@@ -316,6 +351,8 @@ def _related(
         origins.relate_calls(e, [v for _, v in operands])
         if e.code.startswith("NC2"):
             origins.relate_shapes(e, operands, node)
+            made = [m[0] for _, v in operands if isinstance(v, ArrayType) and (m := origins.of(v).made) is not None]
+            configs.relate_settings(f, e, [node, *made])
     elif e.code == NC603:  # a partly varying input: where it started varying
         for _, v in operands:
             for axis in sorted(v.varying) if isinstance(v, ArrayType) else ():

@@ -77,12 +77,14 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                         order.append(small.target.value)
                     if small.value is not None:
                         info.defaults[small.target.value] = frame.vars.get(small.target.value, UNKNOWN)
+                        info.written[small.target.value] = small
                     else:
                         info.defaults.pop(small.target.value, None)
                 elif isinstance(small, cst.Assign):
                     for t in small.targets:
                         if isinstance(t.target, cst.Name):
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
+                            info.written[t.target.value] = small
     info.order = order
     info.mutated = _methods_assign_self(body)
     by_fields = (
@@ -203,26 +205,29 @@ def pytree_children(inst: InstanceRef) -> list[tuple[str, Any]] | None:
     return [(n, UNKNOWN if (n,) in cls.mutated else values[n]) for n in cls.order if n not in cls.static]
 
 
-def replaced(inst: InstanceRef, kw: dict[str, Any]) -> Any:
-    """A copy of a built instance with the fields in `kw` replaced (`state.replace(step=s + 1)`,
-    `dataclasses.replace(cfg, d=8)`); Unknown where a name is not a field or the fields are not known."""
-    if inst.values is None or inst.cls.kind != "fields" or any(k not in inst.cls.order for k in kw):
-        return UNKNOWN
-    values = tuple((k, kw.get(k, v)) for k, v in inst.values)
-    try:
-        hash(values)
-    except TypeError:
-        return UNKNOWN
-    return InstanceRef(inst.cls, values)
-
-
 def with_children(inst: InstanceRef, children: dict[str, Any]) -> InstanceRef:
     """The instance with its pytree children replaced (static fields kept)."""
     assert inst.values is not None
     return InstanceRef(inst.cls, tuple((k, children.get(k, v)) for k, v in inst.values))
 
 
-_BUILDERS = {"__init__", "setup", "__post_init__"}
+def replaced(inst: Any, kw: dict[str, Any]) -> Any:
+    """`dataclasses.replace(cfg, d=64)`, a flax struct's `cfg.replace(d=64)`: the instance with those fields
+    rebound (Unknown where they are not its fields, or the instance is not known field by field)."""
+    if not isinstance(inst, InstanceRef) or inst.values is None or inst.cls.kind != "fields":
+        return UNKNOWN
+    if any(k not in inst.cls.order for k in kw) or inst.cls.mutated:
+        return UNKNOWN
+    values = dict(inst.values)
+    values.update(kw)
+    try:
+        hash(tuple(values.items()))
+    except TypeError:
+        return UNKNOWN
+    return InstanceRef(inst.cls, tuple(values.items()))
+
+
+_BUILDERS = {"__init__", "setup", "__post_init__", "setUp"}  # setUp: a test case's
 
 
 def _methods_assign_self(body: Any) -> frozenset[tuple[str, ...]]:

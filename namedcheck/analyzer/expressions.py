@@ -7,7 +7,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import iteration, nn_modules
+from namedcheck.analyzer import configs, iteration, nn_modules
+from namedcheck.analyzer.configs import FlagsVal
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -137,6 +138,7 @@ class Expressions(FrameState):
 
     def _ev(self, node: cst.BaseExpression) -> Any:
         if isinstance(node, cst.Name):
+            configs.name_read(self, node)
             return self.lookup(node.value)
         if isinstance(node, cst.Integer | cst.Float | cst.SimpleString | cst.ConcatenatedString | cst.Ellipsis):
             try:
@@ -240,6 +242,11 @@ class Expressions(FrameState):
         return UNKNOWN
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
+        if isinstance(recv, QualRef) and canonical_name(recv.name) == "absl.flags.FLAGS":
+            recv = FlagsVal()
+        config_attr = configs.attribute(self, recv, attr, node)  # `config.d_model`, `FLAGS.batch_size`
+        if config_attr is not NotImplemented:
+            return config_attr
         if isinstance(recv, QualRef):
             project = getattr(self.an, "project", None)
             if project is not None and project.owns(recv.name):  # `layers.dense`, `pkg.config.CONFIG`
@@ -262,12 +269,15 @@ class Expressions(FrameState):
             assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef
             built = recv.field_value(attr)
             if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
+                configs.note_field(self, recv, attr, node, built)  # `cfg.d_model` is 64, set here
                 return built
             if attr in recv.cls.fields:
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
-            return iteration.replace_method(recv, attr)
+            if recv.cls.copier and attr == recv.cls.copier:  # a flax struct's `replace`, a NamedTuple's `_replace`
+                return PartialRef(QualRef("dataclasses.replace"), (recv,))
+            return UNKNOWN
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":
@@ -327,6 +337,9 @@ class Expressions(FrameState):
             if sl is not None and sl.start in (None, 0) and isinstance(sl.stop, int) and sl.step in (None, 1):
                 return DevicesVal((sl.stop,))
             return DevicesVal((None,))
+        config_item = configs.item(self, recv, idx)  # `config['width']`
+        if config_item is not NotImplemented:
+            return config_item
         if isinstance(recv, Seq) and recv.kind == "dict":  # `params['w']`
             for pair in recv.items:
                 if isinstance(pair, Seq) and len(pair.items) == 2 and same_value(pair.items[0], idx):

@@ -108,8 +108,11 @@ class EditorAnalyzer(ModuleAnalyzer):
         env: Any = None,
         standalone: bool = False,
         nc705_owner: FuncRef | None = None,
+        entry: bool = False,
     ) -> Any:
-        out = super().body_values(ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner)
+        out = super().body_values(
+            ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner, entry
+        )
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
         self.function_log.append((ref.node, kind, dict(values), out))
         return out

@@ -28,7 +28,6 @@ _TREE_FLATTEN = {"jax.tree.flatten", "jax.tree_util.tree_flatten", "jax.tree_fla
 _SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
 _METHOD = "namedcheck.analyzer.iteration.method_"  # a reading method of a known list or dict
 _READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("copy",)}
-_REPLACE = "namedcheck.analyzer.iteration.replace"  # `state.replace(step=...)`: a copy with some fields replaced
 # attributes of a jitted function that trace it with the arguments they are called with
 _STAGING_METHODS = {"lower": _STAGED, "trace": _STAGED, "eval_shape": _TRACED}
 
@@ -173,8 +172,6 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
     if name == "jax.make_jaxpr" and pos:
         return PartialRef(QualRef(_STAGED), (pos[0],))
-    if name in (_REPLACE, "dataclasses.replace") and len(pos) == 1 and isinstance(pos[0], InstanceRef):
-        return classes.replaced(pos[0], kw) if name == _REPLACE or pos[0].cls.copier != "_replace" else UNKNOWN
     if name.startswith(_METHOD) and pos:
         return _container_call(name[len(_METHOD) :], pos[0], pos[1:], kw)
     if name in (_TRACED, _STAGED) and pos:
@@ -290,12 +287,6 @@ def _container_call(method: str, recv: Any, pos: list[Any], kw: dict[str, Any]) 
         if isinstance(pos[0], Const) and all(isinstance(k, Const) for k, _ in pairs):
             return pos[1] if len(pos) > 1 else Const(None)
     return UNKNOWN
-
-
-def replace_method(recv: InstanceRef, attr: str) -> Any:
-    """`state.replace` of a flax struct dataclass (`_replace` of a NamedTuple): calling it copies the
-    instance with the fields given replaced; Unknown for other attributes."""
-    return PartialRef(QualRef(_REPLACE), (recv,)) if recv.cls.copier and attr == recv.cls.copier else UNKNOWN
 
 
 def staging_attribute(recv: Any, attr: str) -> Any:

@@ -9,8 +9,9 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer import iteration, origins
+from namedcheck.analyzer import configs, iteration, origins
 from namedcheck.analyzer.budget import Guard
+from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.imports import absolute_import
@@ -88,6 +89,7 @@ class ModuleAnalyzer:
         # call analyses: key -> (result, what it reported (replayed on a hit), complete: no bound cut it short)
         self.memo: dict[Any, tuple[Any, tuple[Any, ...], bool]] = {}
         self.log: CallLog = getattr(project, "log", None) or CallLog()
+        self.program: ProgramState = getattr(project, "program", None) or ProgramState()
         self.active: set[Any] = set()
         self.depth = 0
         self.signatures: dict[int, tuple[Signature, Frame]] = {}
@@ -216,7 +218,16 @@ class ModuleAnalyzer:
             top.quiet = True
             top.run_block([s for s in self.module.body if not _is_main_guard(s)])
             return
-        top.run_block(self.module)
+        for s in self.module.body:
+            if top.ended:
+                break
+            if _is_main_guard(s):  # run as a script: the block runs, and it is the program's entry point
+                assert isinstance(s, cst.If)
+                top.entry = True
+                top.run_block(s.body)
+                top.entry = False
+            else:
+                top.run_stmt(s)
 
     def signature(self, ref: FuncRef) -> Signature:
         cached = self.signatures.get(id(ref.node))
@@ -274,11 +285,14 @@ class ModuleAnalyzer:
         env: AxisEnv | None = None,
         standalone: bool = False,
         nc705_owner: FuncRef | None = None,
+        entry: bool = False,
     ) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
         frame.nc705_owner = nc705_owner
+        frame.entry = entry
+        frame.param_tokens = frozenset(configs.tokens_of(values.values()))
         sig = self.signature(ref)
         # a default is the value only when a call leaves the parameter out: a function analysed on its own
         # may be called with anything (its callers are analysed with what they pass)
@@ -378,7 +392,9 @@ class ModuleAnalyzer:
             return result
         self.steps += CALL_STEPS
         # the defining scope is part of the key: a nested function sees its enclosing call's values
-        key = memo_key((id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, caller.env))
+        key = memo_key(
+            (id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, caller.env, caller.entry)
+        )
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
         if hit is not None:
@@ -406,7 +422,15 @@ class ModuleAnalyzer:
                 out = self.memoised(
                     key,
                     lambda: self.body_values(
-                        ref, passed, extra, None, lenient=True, quiet=caller.silent, env=caller.env, nc705_owner=owner
+                        ref,
+                        passed,
+                        extra,
+                        None,
+                        lenient=True,
+                        quiet=caller.silent,
+                        env=caller.env,
+                        nc705_owner=owner,
+                        entry=caller.entry,
                     ),
                 )
             finally:

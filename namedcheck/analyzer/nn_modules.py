@@ -157,7 +157,7 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     def build() -> InstanceRef:
         building = BuildingRef(info, {})
         f.call_value(init, [building, *pos], kw, [None] * (len(pos) + 1), {}, node)
-        return _built(building)
+        return built(building)
 
     return _memoised(f, init, ("__init__", info, tuple(pos), tuple(sorted(kw.items()))), build)
 
@@ -171,7 +171,8 @@ def _memoised(f: Any, method: Any, parts: tuple[Any, ...], compute: Any) -> Any:
     return an.memoised(memo_key((*parts, f.silent, f.env)), compute)
 
 
-def _built(b: BuildingRef) -> Any:
+def built(b: BuildingRef) -> Any:
+    """The instance a building `self` became: the attributes it was given."""
     try:
         values = tuple(b.values.items())
         hash(values)
@@ -197,7 +198,7 @@ def with_setup(f: Any, inst: InstanceRef, node: cst.CSTNode) -> InstanceRef:
     def build() -> InstanceRef:
         building = BuildingRef(inst.cls, dict(inst.values or ()))
         f.call_value(setup, [building], {}, [None], {}, node)
-        return _built(building)
+        return built(building)
 
     return _memoised(f, setup, ("setup", inst), build)
 

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.imports import ProjectIndex, absolute_import
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
@@ -55,6 +56,8 @@ class Project:
         self.depth = 0
         self._guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
         self.log: Any = base.log if base is not None else CallLog()  # call analyses' findings (replayed)
+        # flag defaults and mutated config objects, shared by the program's modules (analyzer/configs.py)
+        self.program: Any = base.program if base is not None else ProgramState()
         self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
         self.parsed: dict[str, tuple[str, Any]] = base.parsed if base is not None else {}  # path -> (text, module)
         self._partial: dict[str, tuple[Any, set[int]]] = {}  # module -> (ModuleOutline, the statements it ran)

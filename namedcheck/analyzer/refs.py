@@ -50,6 +50,7 @@ class ClassInfo:
     # (or its static fields are not known)
     static: frozenset[str] | None = None
     copier: str = ""  # the method returning a copy with some fields replaced (`replace`, `_replace`), if any
+    written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
@@ -140,6 +141,14 @@ class GradRef:
     argnums: Any = 0
     with_value: bool = False
     has_aux: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class InitializerRef:
+    """An array initializer (`jax.nn.initializers.he_normal()`, `nn.initializers.normal(0.02)`): called with
+    `(key, shape, dtype=float32)`, an array of that shape and dtype."""
+
+    name: str
 
 
 @dataclass(frozen=True, slots=True)

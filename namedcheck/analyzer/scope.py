@@ -20,6 +20,8 @@ TRANSPARENT = {
     "namedcheck.checked",
     "jax.ad_checkpoint.checkpoint",
     "functools.wraps",
+    "functools.lru_cache",
+    "functools.cache",
 }
 
 
@@ -34,6 +36,7 @@ class Analyzer(Protocol):
     mapped: set[int]
     steps: int  # statements analysed so far (the work bound counts them)
     sets_mesh: bool  # a function of the module calls jax.set_mesh
+    program: Any  # the program's shared configuration state (analyzer/configs.ProgramState)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
     def checkpoint(self) -> None: ...
@@ -72,6 +75,8 @@ class FrameState:
     function: Any
     class_info: Any
     yields: list[Any] | None  # a generator function's body: the values it yields so far
+    entry: bool
+    param_tokens: frozenset[int]
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...

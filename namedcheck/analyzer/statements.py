@@ -7,7 +7,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, facts, iteration, mapcalls, nn_modules, origins, sizes
+from namedcheck.analyzer import classes, configs, entry, facts, iteration, mapcalls, nn_modules, origins, sizes
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -72,7 +72,11 @@ class Statements(FrameState):
                     self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)
             if loops:  # `with serial_loop(name, n):` adds a resource axis for xmaps in the block
                 self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
+            quiet = self.quiet
+            if any(entry.expects_failure(item.item) for item in s.items):
+                self.quiet = True  # `with self.assertRaises(...)`: the failure is what the test wants
             self.run_block(s.body)
+            self.quiet = quiet
             self.env = saved
             self.ended = False  # a context manager may swallow the exception a `raise` in its block throws
         # Match and anything else: not analysed (Unknown is silent)
@@ -180,6 +184,8 @@ class Statements(FrameState):
             self.an.reveal(s, v)
             for t in s.targets:
                 self.assign(t.target, sizes.unpacked_shape(self, t.target, s.value, v))
+                if isinstance(t.target, cst.Name):
+                    configs.bound(self, t.target.value, s.value)
         elif isinstance(s, cst.AnnAssign):
             declared = self.annotation(s.annotation.annotation)
             if s.value is not None:
@@ -260,6 +266,8 @@ class Statements(FrameState):
         elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
         elif isinstance(target, cst.Attribute):
+            if configs.assign_field(self, target, v):  # `config.model.width = 64`
+                return
             owner = self.ev(target.value)
             if nn_modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
                 return

@@ -307,6 +307,9 @@ def _without_spec(v: _V) -> _V | ArrayType | Seq:
 def _join2(a: _V, b: _V) -> _V | ArrayType | Seq | _Unknown:
     if same(a, b):
         return a
+    joiner = getattr(a, "join_with", None)  # an analyzer value that joins part by part (a config object)
+    if joiner is not None:
+        return joiner(b)
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
         dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
         return ArrayType.partial(a.varying & b.varying, exact=False, dtype=dtype)

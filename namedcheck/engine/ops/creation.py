@@ -248,6 +248,13 @@ def split_rule(call: Call) -> Any:
     return key.with_shape((n,) + key.shape)
 
 
+@rule("jax.random.fold_in")
+def fold_in_rule(call: Call) -> Any:
+    """A key folded with data: a key of the same shape."""
+    check_key(call)
+    return call.array("key")
+
+
 # ---- sharding over Explicit mesh axes (JAX's sharding rules: the result's sharding, NC8xx) ----------------
 
 

@@ -1,0 +1,464 @@
+"""Configuration a program builds at run time, as values: `ml_collections.ConfigDict` and attribute bags
+(`types.SimpleNamespace`, `argparse.Namespace`) with the fields code sets on them, argparse parsers and absl
+flags with their defaults.
+
+A flag's or a command-line option's default is what the program uses only when nothing on the command line
+changes it: it is a known value only in analyses reached from the program's entry point (`Frame.entry`: the
+`if __name__ == "__main__":` block, `app.run(main)`, and what they call). Analysed on its own, a library
+function reading `FLAGS.batch_size` sees an unknown size (a symbol named after it).
+
+A `ConfigDict` is mutable and may be shared. Its value (`ConfigVal`) carries a token naming the object; an
+assignment `config.model.width = 64` rebinds the local variable to the updated value and forgets the object
+in every other variable that holds it (an alias), and an object the function did not make itself (a
+parameter's, a global's) is forgotten everywhere (`ProgramState.mutated`): callers' copies would be stale.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer.scope import FrameState
+from namedcheck.engine.values import UNKNOWN, Const, Seq
+
+_TOKENS = itertools.count(1)
+
+CONFIG_CONSTRUCTORS = {
+    "ml_collections.ConfigDict",
+    "ml_collections.FrozenConfigDict",
+    "ml_collections.config_dict.ConfigDict",
+    "ml_collections.config_dict.FrozenConfigDict",
+    "ml_collections.config_dict.create",
+    "ml_collections.config_dict.config_dict.ConfigDict",
+    "ml_collections.config_dict.config_dict.FrozenConfigDict",
+    "types.SimpleNamespace",
+    "argparse.Namespace",
+    "easydict.EasyDict",
+}
+_PARSERS = {"argparse.ArgumentParser"}
+_ABSL_DEFINES = {
+    "absl.flags.DEFINE_integer",
+    "absl.flags.DEFINE_float",
+    "absl.flags.DEFINE_string",
+    "absl.flags.DEFINE_bool",
+    "absl.flags.DEFINE_boolean",
+    "absl.flags.DEFINE_enum",
+    "absl.flags.DEFINE_list",
+}
+_FLAGS_OBJECTS = {"absl.flags.FLAGS"}
+# methods of a ConfigDict that return it (or None) without changing it
+_KEEPING = {"lock", "unlock", "copy_and_resolve_references", "unlocked", "ignore_type"}
+_TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigVal:
+    """A config object: the fields set on it so far (a field not listed is not known). `token` names the object
+    (two values with one token are the same object)."""
+
+    token: int
+    fields: tuple[tuple[str, Any], ...] = ()
+    complete: bool = True  # every field the object has is listed (`config.get(k, default)` may use the default)
+
+    def get(self, name: str) -> Any:
+        for k, v in self.fields:
+            if k == name:
+                return v
+        return UNKNOWN
+
+    def with_field(self, name: str, value: Any) -> ConfigVal:
+        kept = tuple((k, v) for k, v in self.fields if k != name)
+        return ConfigVal(self.token, (*kept, (name, value)), self.complete)
+
+    def join_with(self, other: object) -> Any:
+        """Branches that set different fields: the fields they agree on (engine `join` calls this)."""
+        from namedcheck.engine.values import join
+
+        if not isinstance(other, ConfigVal) or other.token != self.token:
+            return UNKNOWN
+        mine, theirs = dict(self.fields), dict(other.fields)
+        kept = tuple((k, join([v, theirs[k]])) for k, v in mine.items() if k in theirs)
+        return ConfigVal(self.token, kept, self.complete and other.complete and mine.keys() == theirs.keys())
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigMethod:
+    """`config.get`, `config.update`, ...: a method of a config object."""
+
+    config: ConfigVal
+    name: str
+
+
+@dataclass(eq=False, slots=True)
+class ParserVal:
+    """An `argparse.ArgumentParser` (or one of its argument groups): each option's destination and default."""
+
+    options: dict[str, Any] = field(default_factory=dict)
+    written: dict[str, cst.CSTNode] = field(default_factory=dict)  # each option's `add_argument` call
+
+
+@dataclass(frozen=True, slots=True)
+class ParserMethod:
+    parser: ParserVal
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlagsVal:
+    """absl's `flags.FLAGS`; `name` set: one flag's holder (`flags.DEFINE_integer(...)` returns one)."""
+
+    name: str | None = None
+
+
+class ProgramState:
+    """What one program's analysis shares across its modules: absl flag defaults, and the config objects
+    mutated where their holders' copies cannot follow."""
+
+    def __init__(self) -> None:
+        self.flags: dict[str, Any] = {}
+        self.mutated: set[int] = set()
+        # where each setting was written: (config token, field) / flag name -> the node that set it
+        self.set_at: dict[Any, cst.CSTNode] = {}
+        # expression nodes that read a setting (`config.d`, a name bound to one) -> (where it was set, note)
+        self.read_at: dict[int, tuple[cst.CSTNode, str]] = {}
+        # built instances (dataclass configs): id -> (the instance, field -> the argument that set it)
+        self.built: dict[int, tuple[Any, dict[str, cst.CSTNode]]] = {}
+
+
+def program_of(f: FrameState) -> ProgramState:
+    state = getattr(f.an, "program", None)
+    if state is None:
+        state = ProgramState()
+        f.an.program = state
+    return state
+
+
+# ---- building --------------------------------------------------------------------------------------------
+def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A call of a config / parser / flag constructor; NotImplemented for other names."""
+    if name in CONFIG_CONSTRUCTORS:
+        return from_mapping(pos[0] if pos else None, kw)
+    if name in _PARSERS:
+        return ParserVal()
+    if name in _ABSL_DEFINES:
+        flag = _const_str(pos[0] if pos else kw.get("name"))
+        if flag is None:
+            return UNKNOWN
+        default = pos[1] if len(pos) > 1 else kw.get("default", UNKNOWN)
+        program_of(f).flags[flag] = _plain_default(default)
+        program_of(f).set_at[flag] = node
+        return FlagsVal(flag)
+    return NotImplemented
+
+
+def from_mapping(source: Any, kw: dict[str, Any]) -> ConfigVal:
+    """`ConfigDict({...})`, `SimpleNamespace(a=1)`, `ConfigDict(other)`: nested dicts become configs."""
+    fields: dict[str, Any] = {}
+    complete = source is None
+    if isinstance(source, ConfigVal):
+        fields.update(source.fields)
+        complete = source.complete
+    elif isinstance(source, Seq) and source.kind == "dict":
+        complete = True
+        for pair in source.items:
+            key = pair.items[0] if isinstance(pair, Seq) and len(pair.items) == 2 else None
+            if isinstance(key, Const) and isinstance(key.value, str):
+                fields[key.value] = _nested(pair.items[1])
+            else:
+                complete = False
+    fields.update({k: _nested(v) for k, v in kw.items()})
+    return ConfigVal(next(_TOKENS), tuple(fields.items()), complete)
+
+
+def _nested(v: Any) -> Any:
+    return from_mapping(v, {}) if isinstance(v, Seq) and v.kind == "dict" else v
+
+
+def _const_str(v: Any) -> str | None:
+    return v.value if isinstance(v, Const) and isinstance(v.value, str) else None
+
+
+def _plain_default(v: Any) -> Any:
+    return v if isinstance(v, Const) else (v if isinstance(v, Seq) else UNKNOWN)
+
+
+# ---- reading ---------------------------------------------------------------------------------------------
+def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = None) -> Any:
+    """`config.width`, `config.get`, `FLAGS.batch_size`, `parser.add_argument`; NotImplemented otherwise.
+    A setting read at `node` remembers where it was set (`relate_settings`)."""
+    program = program_of(f)
+    if isinstance(recv, ConfigVal):
+        if attr in ("get", "update", "to_dict", *_KEEPING):
+            return ConfigMethod(recv, attr)
+        if recv.token in program.mutated:
+            return UNKNOWN
+        value = recv.get(attr)
+        _note_read(program, node, program.set_at.get((recv.token, attr)), value)
+        return value
+    if isinstance(recv, FlagsVal):
+        name = recv.name if recv.name is not None else attr
+        if (recv.name is not None and attr != "value") or not f.entry:
+            return UNKNOWN  # not reached from the entry point: a command line may set the flag
+        value = program.flags.get(name, UNKNOWN)
+        _note_read(program, node, program.set_at.get(name), value, f"the default of flag `{name}`")
+        return value
+    if isinstance(recv, ParserVal) and attr in ("add_argument", "add_argument_group", "parse_args", "parse_known_args"):
+        return ParserMethod(recv, attr)
+    return NotImplemented
+
+
+def note_instance(f: FrameState, inst: Any, node: cst.CSTNode, nodes: list[Any], base: Any = None) -> None:
+    """`Config(d_model=64)`, `dataclasses.replace(base, d_model=64)`: where each field of a built instance was
+    given (for `relate_settings`)."""
+    order = inst.cls.order
+    program = program_of(f)
+    before = program.built.get(id(base)) if base is not None else None
+    given: dict[str, cst.CSTNode] = dict(before[1]) if before is not None and before[0] is base else {}
+    given.update({order[i]: n for i, n in enumerate(nodes) if i < len(order) and n is not None})
+    for arg in node.args if isinstance(node, cst.Call) else ():
+        if arg.keyword is not None:
+            given[arg.keyword.value] = arg
+    program.built[id(inst)] = (inst, given)
+
+
+def note_field(f: FrameState, inst: Any, attr: str, node: cst.CSTNode, value: Any) -> None:
+    """`config.d_model` read from a built instance: remember where that value was written."""
+    program = program_of(f)
+    built = program.built.get(id(inst))
+    site = built[1].get(attr) if built is not None and built[0] is inst else None
+    if site is None and (built is None or built[0] is not inst or attr not in built[1]):
+        site = inst.cls.written.get(attr)
+    _note_read(program, node, site, value)
+
+
+def _note_read(
+    program: ProgramState, node: cst.CSTNode | None, site: cst.CSTNode | None, value: Any, what: str | None = None
+) -> None:
+    if node is None or site is None or not isinstance(value, Const) or not isinstance(value.value, int):
+        return
+    shown = what or (f"`{_text(node)}`" if _text(node) else "the setting")
+    program.read_at[id(node)] = (site, f"{shown} is {value.value}, set here")
+
+
+def _text(node: cst.CSTNode) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.insert(0, node.attr.value)
+        node = node.value
+    if not isinstance(node, cst.Name):
+        return None
+    return ".".join([node.value, *parts])
+
+
+def bound(f: Any, name: str, value_node: cst.BaseExpression) -> None:
+    """`d = config.d_model`: reads of `d` in this scope read that setting (for the notes of `relate_settings`)."""
+    read = program_of(f).read_at.get(id(value_node))
+    sites = f.__dict__.setdefault("setting_names", {})
+    if read is not None:
+        sites[name] = read
+    else:
+        sites.pop(name, None)
+
+
+def name_read(f: Any, node: cst.Name) -> None:
+    """A name bound to a setting read at `node` (see `bound`)."""
+    sites = f.__dict__.get("setting_names")
+    if sites and node.value in sites:
+        site, message = sites[node.value]
+        program_of(f).read_at[id(node)] = (site, message)
+
+
+def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
+    """`config.d_model` is 512, set here: the settings read in the expressions that made a failing op's
+    operands (and in the op itself), as related locations of its error."""
+    read_at = program_of(f).read_at
+    if not read_at:
+        return
+    mentioned = set(
+        re.findall(r"\d+", str(getattr(err, "message", "")))
+    )  # a setting the sizes shown can't be is left out
+    seen: set[int] = set()
+    todo = list(roots)
+    while todo:
+        n = todo.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        hit = read_at.get(id(n))
+        if hit is not None and hit[1].rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
+            err.relate(*hit)
+        todo.extend(n.children)
+
+
+def item(f: FrameState, recv: Any, key: Any) -> Any:
+    """`config['width']`; NotImplemented when `recv` is not a config."""
+    if not isinstance(recv, ConfigVal):
+        return NotImplemented
+    if not (isinstance(key, Const) and isinstance(key.value, str)) or recv.token in program_of(f).mutated:
+        return UNKNOWN
+    return recv.get(key.value)
+
+
+def call_method(f: FrameState, method: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A config's or a parser's method called; NotImplemented for other values."""
+    if isinstance(method, ConfigMethod):
+        cfg = method.config
+        if method.name == "get":
+            key = _const_str(pos[0]) if pos else None
+            if key is None or cfg.token in program_of(f).mutated:
+                return UNKNOWN
+            if key in dict(cfg.fields) or not cfg.complete:
+                return cfg.get(key)
+            return pos[1] if len(pos) > 1 else kw.get("default", Const(None))
+        if method.name == "update":  # changes the object: what it holds is no longer known here
+            _forget(f, cfg.token)
+            return Const(None)
+        if method.name in ("copy_and_resolve_references", "unlocked", "ignore_type"):
+            return cfg
+        return Const(None) if method.name in ("lock", "unlock") else UNKNOWN
+    if isinstance(method, ParserMethod):
+        parser = method.parser
+        if method.name == "add_argument_group":
+            return ParserMethod(parser, "group")
+        if method.name == "add_argument":
+            dest = _add_option(parser, pos, kw)
+            if dest is not None:
+                parser.written[dest] = node
+            return UNKNOWN
+        ns = ConfigVal(next(_TOKENS), tuple(parser.options.items()) if f.entry else (), complete=False)
+        for dest, written in parser.written.items():
+            program_of(f).set_at[(ns.token, dest)] = written
+        return ns if method.name == "parse_args" else Seq((ns, UNKNOWN), "tuple")
+    return NotImplemented
+
+
+def _add_option(parser: ParserVal, pos: list[Any], kw: dict[str, Any]) -> str | None:
+    """Record one option's default; its destination (None: not known)."""
+    names = [s for p in pos if (s := _const_str(p)) is not None]
+    dest = _const_str(kw.get("dest"))
+    if dest is None:
+        longs = [n for n in names if n.startswith("--")]
+        chosen = longs[0] if longs else (names[0] if names else None)
+        if chosen is None:
+            return None
+        dest = chosen.lstrip("-").replace("-", "_")
+    if names and not names[0].startswith("-"):  # a positional argument: given on every command line
+        parser.options[dest] = UNKNOWN
+        return dest
+    action = _const_str(kw.get("action"))
+    if action in ("store_true", "store_false"):
+        default: Any = kw.get("default", Const(action == "store_false"))
+    else:
+        default = kw.get("default", Const(None))
+    kind = kw.get("type")
+    convert = _TYPES.get(getattr(kind, "name", "")) if kind is not None else None
+    if convert is not None and isinstance(default, Const) and isinstance(default.value, str):
+        try:
+            default = Const(convert(default.value))
+        except ValueError:
+            default = UNKNOWN
+    parser.options[dest] = _plain_default(default)
+    return dest
+
+
+# ---- mutation --------------------------------------------------------------------------------------------
+def assign_field(f: Any, target: cst.Attribute, value: Any) -> bool:
+    """`config.model.width = 64`: the config held in a local variable updated; True when handled."""
+    path: list[str] = [target.attr.value]
+    base: cst.BaseExpression = target.value
+    while isinstance(base, cst.Attribute):
+        path.insert(0, base.attr.value)
+        base = base.value
+    if not isinstance(base, cst.Name):
+        return False
+    root = f.lookup(base.value)
+    if not isinstance(root, ConfigVal):
+        return False
+    owner = _owned_config(root, path[:-1])
+    if owner is None:  # an intermediate field is not a known config: nothing known there changes
+        return True
+    program_of(f).set_at[(owner.token, path[-1])] = target
+    local = base.value in f.vars and owner.token not in getattr(f, "param_tokens", ())
+    _forget(f, owner.token, keep=base.value if local else None)
+    if local:
+        f.vars[base.value] = _updated(root, path, value)
+    return True
+
+
+def _owned_config(root: ConfigVal, path: list[str]) -> ConfigVal | None:
+    cur: Any = root
+    for name in path:
+        cur = cur.get(name) if isinstance(cur, ConfigVal) else None
+    return cur if isinstance(cur, ConfigVal) else None
+
+
+def _updated(cfg: ConfigVal, path: list[str], value: Any) -> ConfigVal:
+    if len(path) == 1:
+        return cfg.with_field(path[0], value)
+    inner = cfg.get(path[0])
+    assert isinstance(inner, ConfigVal)  # _owned_config found the path
+    return cfg.with_field(path[0], _updated(inner, path[1:], value))
+
+
+def _forget(f: Any, token: int, keep: str | None = None) -> None:
+    """The config object `token` changed: forgotten in every variable that holds it other than `keep`, and
+    (when no local variable is updated) in every copy the analysis holds elsewhere."""
+    if keep is None:
+        program_of(f).mutated.add(token)
+        return
+    frame = f
+    while frame is not None:
+        for k, v in list(frame.vars.items()):
+            if k != keep and token in tokens_of([v]):
+                frame.vars[k] = _without(v, token)
+        frame = frame.parent
+
+
+def _without(v: Any, token: int) -> Any:
+    if isinstance(v, ConfigVal):
+        if v.token == token:
+            return UNKNOWN
+        return ConfigVal(v.token, tuple((k, _without(x, token)) for k, x in v.fields))
+    if isinstance(v, Seq):
+        return Seq(tuple(_without(x, token) for x in v.items), v.kind)
+    return v
+
+
+def tokens_of(values: Any) -> set[int]:
+    """The config objects reachable from these values (a function's parameters: objects it did not make)."""
+    out: set[int] = set()
+    stack = list(values)
+    while stack:
+        v = stack.pop()
+        if isinstance(v, ConfigVal):
+            out.add(v.token)
+            stack.extend(x for _, x in v.fields)
+        elif isinstance(v, Seq):
+            stack.extend(v.items)
+    return out
+
+
+__all__ = [
+    "ConfigMethod",
+    "ConfigVal",
+    "FlagsVal",
+    "ParserMethod",
+    "ParserVal",
+    "ProgramState",
+    "assign_field",
+    "attribute",
+    "call_method",
+    "construct",
+    "from_mapping",
+    "note_field",
+    "note_instance",
+    "bound",
+    "item",
+    "name_read",
+    "relate_settings",
+    "tokens_of",
+]
