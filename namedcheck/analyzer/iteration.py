@@ -118,8 +118,39 @@ def _zip(pos: list[Any]) -> Any:
     return Seq(tuple(Seq(t) for t in zip(*seqs)), "tuple")
 
 
+def iterable(f: Any, v: Any, node: cst.CSTNode) -> Any:
+    """What iterating `v` goes over: for an instance of a class with `__iter__` (a data loader), what that
+    method returns (a generator, when it yields); else `v` itself."""
+    if isinstance(v, InstanceRef) and "__iter__" in v.cls.methods:
+        out = f.call_value(v.cls.methods["__iter__"], [v], {}, [None], {}, node)
+        return out if isinstance(out, IterRef | Seq) else UNKNOWN
+    return v
+
+
+# builtins that iterate some of their arguments: which (a slice of the positional ones)
+_ITERATING = {
+    "builtins.zip": slice(None),
+    "builtins.enumerate": slice(0, 1),
+    "builtins.iter": slice(0, 1),
+    "builtins.list": slice(0, 1),
+    "builtins.tuple": slice(0, 1),
+    "builtins.map": slice(1, None),
+    "builtins.sum": slice(0, 1),
+    "itertools.islice": slice(0, 1),
+    "itertools.cycle": slice(0, 1),
+    "itertools.chain": slice(None),
+}
+
+
 def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Builtins over sequences, pytree maps and tracing transforms; NotImplemented for other names."""
+    which = _ITERATING.get(name)
+    if which is not None and any(isinstance(v, InstanceRef) for v in pos[which]):
+        pos = list(pos)
+        pos[which] = [iterable(f, v, node) for v in pos[which]]
+    if name == "builtins.next" and pos and isinstance(pos[0], InstanceRef):  # an iterator class: its `__next__`
+        method = pos[0].cls.methods.get("__next__")
+        return f.call_value(method, [pos[0]], {}, [None], {}, node) if method is not None else UNKNOWN
     if name == "builtins.range" and not kw:
         return _range(pos)
     if name == "builtins.zip" and set(kw) <= {"strict"}:
@@ -511,7 +542,7 @@ def comprehension(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp |
             out.append(scope.ev(node.elt))
         return len(out) <= MAX_ITEMS
 
-    it = f.ev(node.for_in.iter)
+    it = iterable(f, f.ev(node.for_in.iter), node.for_in.iter)
     if isinstance(it, IterRef) and node.for_in.asynchronous is None:
         return _over_iterator(f, node, it.item)
     if not _expand(f, node.for_in, emit, it):

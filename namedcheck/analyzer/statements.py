@@ -96,7 +96,7 @@ class Statements(FrameState):
             elif isinstance(s.orelse, cst.Else):
                 self.run_block(s.orelse.body)
         elif isinstance(s, cst.For):
-            it = self.ev(s.iter)
+            it = iteration.iterable(self, self.ev(s.iter), s.iter)
             if iteration.unroll(self, s, it):  # a short known sequence: once per item
                 return
             elem = UNKNOWN

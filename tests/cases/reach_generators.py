@@ -171,3 +171,42 @@ def right_generator_state_changes():
     next(g)
     wider = next(g)  # (2, 8): later items are not the first's type
     return wider @ jnp.ones((8, 3))
+
+
+class Loader:
+    def __init__(self, images, labels, batch_size):
+        self.images = images
+        self.labels = labels
+        self.batch_size = batch_size
+
+    def __iter__(self):
+        while True:
+            idx = np.random.permutation(len(self.images))[: self.batch_size]
+            yield {"image": self.images[idx], "label": self.labels[idx]}
+
+
+class Counter:
+    def __init__(self, start):
+        self.start = start
+
+    def __next__(self):
+        return jnp.full((2,), self.start)
+
+
+def right_loader_class():
+    loader = Loader(np.ones((50, 8, 8), np.float32), np.zeros((50,), np.int32), 10)
+    w = jnp.ones((64, 3))
+    for step, batch in enumerate(loader):
+        logits = batch["image"].reshape(10, -1) @ w  # reveal: f32[(10, 3)]
+        if step == 2:
+            break
+    first = next(iter(loader))["label"]  # reveal: i32[(10,)]
+    count = next(Counter(3))  # reveal: i32[(2,)]
+    return logits, first, count
+
+
+def wrong_loader_class():
+    loader = Loader(np.ones((50, 8, 8), np.float32), np.zeros((50,), np.int32), 10)
+    w = jnp.ones((8 * 8 * 3, 3))
+    for batch in loader:
+        return batch["image"].reshape(10, -1) @ w  # expect: NC203
