@@ -210,3 +210,16 @@ def wrong_loader_class():
     w = jnp.ones((8 * 8 * 3, 3))
     for batch in loader:
         return batch["image"].reshape(10, -1) @ w  # expect: NC203
+
+
+def right_symbolic_rows(n=40):
+    x = jnp.ones((n, 8))
+    for xb, _ in batches(x, x[:, 0], 16):  # 16, 16, then n - 32 rows: the batch's rows are not known
+        out = xb @ jnp.ones((8, 2))  # reveal: f32[(?, 2)]
+    return out
+
+
+def wrong_symbolic_rows(n=40):
+    x = jnp.ones((n, 8))
+    for xb, _ in batches(x, x[:, 0], 16):
+        return xb @ jnp.ones((6, 2))  # expect: NC203
