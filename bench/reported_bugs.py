@@ -22,7 +22,9 @@ For each program:
    counts every program).
 2. namedcheck: `namedcheck check --no-cache --format json FILE` on a copy of the program in a temporary
    directory (no repository configuration applies; `bench/reported` is in the repository's `exclude`, so
-   `namedcheck check .` skips these deliberately wrong programs); diagnostics NC000/NC001 are ignored.
+   `namedcheck check .` skips these deliberately wrong programs) whose pyproject.toml states the device
+   count the programs run with (`[tool.namedcheck] devices = 8`, as step 1 forces); diagnostics NC000/NC001
+   are ignored.
    The result is one of
    - at line: a diagnostic on the `# bug:` line (or on any line of the statement that holds it);
    - near: a diagnostic within 2 lines of it, or a diagnostic elsewhere with a related location
@@ -61,6 +63,7 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_DIR = HERE / "reported"
 INTERNAL_CODES = {"NC000", "NC001"}
 NEAR_LINES = 2
+DEVICES = 8  # the device count the programs run with (forced host devices) and are checked under
 RESULTS = ("at line", "near", "elsewhere", "missed")
 ERROR_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Exit)[\w]*)(?::\s?(.*))?$")
 
@@ -139,7 +142,7 @@ def first_error_line(stderr: str) -> str:
 
 def run_under_jax(program: Program, timeout: float) -> tuple[bool, str, float]:
     env = dict(os.environ)
-    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
+    env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + f" --xla_force_host_platform_device_count={DEVICES}").strip()
     env.setdefault("JAX_PLATFORMS", "cpu")
     env["PYTHONWARNINGS"] = "ignore"
     start = time.perf_counter()
@@ -163,9 +166,11 @@ def run_under_jax(program: Program, timeout: float) -> tuple[bool, str, float]:
 def run_checker(checker: str, program: Program, timeout: float) -> tuple[list[dict], str, float]:
     cmd = [checker, "check", "--no-cache", "--format", "json", program.path.name]
     start = time.perf_counter()
-    # a copy in a temporary directory: no pyproject.toml above it, so no repository configuration applies
+    # a copy in a temporary directory: no repository configuration applies, only the device count the
+    # programs run with under JAX (run_under_jax)
     with tempfile.TemporaryDirectory(prefix="nc-reported-") as tmp:
         shutil.copy(program.path, Path(tmp) / program.path.name)
+        (Path(tmp) / "pyproject.toml").write_text(f"[tool.namedcheck]\ndevices = {DEVICES}\n")
         try:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=tmp)
         except subprocess.TimeoutExpired:

@@ -30,8 +30,9 @@ SCRIPTS = {
     "entry_parameterized.py": "TypeError",
 }
 
-# entry_configs.py, call by call: the call, and the exception JAX raises (None: it runs)
-CONFIG_CALLS = [
+# call by call: the call, and the exception JAX raises (None: it runs)
+CALLS: dict[str, list[tuple[str, str | None]]] = {}
+CALLS["entry_configs.py"] = [
     ("wrong_input(get_config())", "TypeError"),
     ("right_input(get_config())", None),
     ("widened(get_config())", None),
@@ -44,6 +45,11 @@ CONFIG_CALLS = [
     ("namespace()", "TypeError"),
     ("from_dict()", "TypeError"),
     ("mutate_global() or uses_global()", None),
+]
+CALLS["entry_classes.py"] = [
+    ("mlp(jnp.ones((4, 16)), Config())", None),
+    ("mlp_transposed(jnp.ones((4, 16)), Config())", "TypeError"),
+    ("scaled(jnp.ones(3))", None),
 ]
 
 _CALLER = textwrap.dedent("""
@@ -80,14 +86,16 @@ def test_script_fails_as_expected(script: str) -> None:
     assert {line for line, _ in expected} <= lines, out.stderr[-2000:]
 
 
-def test_config_calls_under_jax() -> None:
+@pytest.mark.parametrize("case", sorted(CALLS))
+def test_calls_under_jax(case: str) -> None:
     _needs()
+    calls = CALLS[case]
     out = subprocess.run(
-        [sys.executable, "-c", _CALLER, str(CASES / "entry_configs.py"), *[c for c, _ in CONFIG_CALLS]],
+        [sys.executable, "-c", _CALLER, str(CASES / case), *[c for c, _ in calls]],
         capture_output=True,
         text=True,
         env=ENV,
         timeout=300,
     )
     got = out.stdout.split()
-    assert got == [e or "ok" for _, e in CONFIG_CALLS], out.stderr[-2000:]
+    assert got == [e or "ok" for _, e in calls], out.stderr[-2000:]

@@ -45,6 +45,7 @@ PROGRAMS = {
     "NC405": "xmap(lambda a: a, in_axes=['batch', ...], out_axes=['batch', 'seq', ...])(jnp.ones((8, 3)))\n",
     "NC406": "xmap(lambda a: a, in_axes=['batch', ...], out_axes=['batch', ...], axis_resources={'seq': 'data'})(jnp.ones((8, 3)))\n",
     "NC407": "def inner(v):\n    return xmap(lambda w: w, in_axes=['batch', ...], out_axes=['batch', ...])(v)\n\n\nxmap(inner, in_axes=['batch', ...], out_axes=['batch', ...])(jnp.ones((2, 3, 4)))\n",
+    "NC408": "def step(state, x):\n    h, n = state\n    return (h @ x, n + 1), None\n\n\nlax.scan(step, (jnp.zeros((2, 4)), 0), jnp.ones((3, 4, 8)))\n",
     "NC501": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('dta'), out_specs=P('data'))(jnp.ones(8))\n",
     "NC502": "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n    return jnp.sum(a + b, axis=('a', 'b'))\n\n\nwith Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(4))\n",
     "NC503": "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))\n",
@@ -171,6 +172,11 @@ EXPECTED = {
         2,
         "argument 0: in_axes binds 'batch', which an enclosing map already binds",
         "use a fresh name for the inner map",
+    ),
+    "NC408": (
+        3,
+        "lax.scan: carry item 0 starts as f32[(2, 4)] but the body returns f32[(2, 8)]; a loop carry must keep its shape across iterations",
+        "return carry item 0 with its initial shape (2, 4), or start it with the shape the body returns",
     ),
     "NC501": (
         1,

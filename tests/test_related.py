@@ -107,6 +107,45 @@ out = jax.shard_map(body, mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones
             )
         ],
     ),
+    "nc408_carry_elsewhere": (
+        {
+            "m.py": """\
+import jax.numpy as jnp
+from jax import lax
+
+from steps import grow
+
+
+def run(x):
+    state = (jnp.zeros(()), jnp.zeros(3))
+    return lax.scan(grow, state, x)
+
+
+out = run(jnp.ones((4, 3)))
+""",
+            "steps.py": """\
+import jax.numpy as jnp
+
+
+def grow(state, x):
+    n, h = state
+    return (n + 1, jnp.concatenate([h, x])), None
+""",
+        },
+        "m.py",
+        "carry input and carry output must have equal types",
+        [
+            (
+                "steps.py",
+                "NC408",
+                6,
+                [
+                    ("m.py", 9, "carry item 1 starts as f32[(3,)] here"),
+                    ("m.py", 8, "carry item 1 gets its shape (3,) from jnp.zeros here"),
+                ],
+            )
+        ],
+    ),
     "nc802_placements": (
         {
             "m.py": EXPLICIT_HEAD
@@ -475,6 +514,12 @@ CORPUS = [
             (18, "`v` was placed with P('data') here"),
             (10, "`x` was placed with P('data', None) here"),
         ],
+    ),
+    (
+        "tests/cases/nc408_carry.py",
+        "NC408",
+        112,
+        [(115, "carry item 1 starts as f32[()] here"), (114, "carry item 1 gets its shape () from jnp.array here")],
     ),
     ("tests/cases/shd_layout.py", "NC805", 47, [(15, "`y` was placed with P(None, 'model') here")]),
     (

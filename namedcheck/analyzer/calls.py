@@ -9,6 +9,7 @@ import libcst as cst
 
 from namedcheck.analyzer import classes, configs, entry, iteration, mapcalls, mutation, nn_modules, origins, placements
 from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
+from namedcheck.analyzer.literals import str_method
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -113,8 +114,13 @@ class Calls(FrameState):
             return mapcalls.call_mapped(self, func, pos, kw, node)
         if isinstance(func, JitRef):
             return placements.call_jit(self, func, pos, kw, nodes, kwl, node, as_map_body)
-        if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):
-            return mapcalls.reshape_devices(func.receiver, pos)
+        if isinstance(func, MethodRef) and isinstance(func.receiver, Const):  # a method of a constant string
+            folded = str_method(func.receiver.value, func.name, pos, kw)
+            return folded if folded is not None else UNKNOWN
+        if isinstance(func, MethodRef) and isinstance(func.receiver, DevicesVal):  # numpy's reshape rule is jnp's
+            devs = func.receiver
+            out = self.call_value(MethodRef(ArrayType(None, devs.shape), func.name), pos, kw, nodes, kwl, node)
+            return mapcalls.devices_reshaped(devs, out)
         if isinstance(func, MethodRef) and isinstance(func.receiver, AtRef):  # `x.at[idx].set(v)`
             at = func.receiver
             return self.apply_named(
@@ -244,10 +250,9 @@ class Calls(FrameState):
             return handled
         if name == "builtins.len":
             if len(pos) == 1 and isinstance(pos[0], DevicesVal):
-                flat_all = pos[0].every and pos[0].shape == (None,)
-                return mapcalls.device_count(self) if flat_all else length(ArrayType(None, pos[0].shape))
+                return length(ArrayType(None, pos[0].shape))
             return length(pos[0]) if len(pos) == 1 else UNKNOWN
-        if name == "jax.device_count" and not pos and not kw:
+        if name in ("jax.device_count", "jax.local_device_count") and not pos and not kw:
             return mapcalls.device_count(self)
         if name.startswith("builtins."):
             return UNKNOWN

@@ -19,8 +19,9 @@ def check_source(
     limits: Limits | None = None,
     project: Any = None,
     file: Path | None = None,
+    devices: tuple[int, ...] = (),
 ) -> list[Diagnostic]:
-    return check_source_bounded(source, path, stub_paths, force, limits, project, file)[0]
+    return check_source_bounded(source, path, stub_paths, force, limits, project, file, devices)[0]
 
 
 def check_source_bounded(
@@ -31,12 +32,14 @@ def check_source_bounded(
     limits: Limits | None = None,
     project: Any = None,
     file: Path | None = None,
+    devices: tuple[int, ...] = (),
 ) -> tuple[list[Diagnostic], bool]:
     """The file's diagnostics, and whether its analysis finished within the budgets of `limits`. `project`
     (analyzer/project.py): the file's imports of the project's modules are followed; the result then also
     holds diagnostics its calls cause inside those modules (without one, the text is analysed alone: front
-    ends use `Session`, which finds each file's project). `file`: where it lives."""
-    session = Session(stub_paths, limits, projects=project is not None, fixed=project)
+    ends use `Session`, which finds each file's project). `file`: where it lives. `devices`: the device counts
+    to check under (`[tool.namedcheck] devices`)."""
+    session = Session(stub_paths, limits, projects=project is not None, fixed=project, devices=devices)
     result = session.check(file or Path(path), source, path, force=force)
     return result.all, result.complete
 

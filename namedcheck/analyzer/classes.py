@@ -61,6 +61,13 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
     order: list[str] = []
     for base in inherited:
+        for own, inherited_ones in (
+            (info.methods, base.methods),
+            (info.classmethods, base.classmethods),
+            (info.staticmethods, base.staticmethods),
+        ):
+            for k, v in inherited_ones.items():
+                own.setdefault(k, v)
         order.extend(n for n in base.order if n not in order)
         for k, v in base.defaults.items():
             info.defaults.setdefault(k, v)
@@ -86,7 +93,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
                             info.written[t.target.value] = small
     info.order = order
-    info.mutated = _methods_assign_self(body)
+    info.mutated = _methods_assign_self(body).union(*(base.mutated for base in inherited))
     by_fields = (
         any(b in FIELD_BASES for b in bases)
         or any(base.kind == "fields" for base in inherited)
@@ -209,6 +216,20 @@ def with_children(inst: InstanceRef, children: dict[str, Any]) -> InstanceRef:
     """The instance with its pytree children replaced (static fields kept)."""
     assert inst.values is not None
     return InstanceRef(inst.cls, tuple((k, children.get(k, v)) for k, v in inst.values))
+
+
+def class_attribute(info: ClassInfo, attr: str) -> Any:
+    """`Layer.abstract` (a classmethod, bound to this class), a staticmethod, a method read from the class, a
+    class-body constant; Unknown otherwise."""
+    from namedcheck.analyzer.refs import PartialRef
+
+    if attr in info.classmethods:
+        return PartialRef(info.classmethods[attr], (info,))
+    if attr in info.staticmethods:
+        return info.staticmethods[attr]
+    if attr in info.methods:
+        return info.methods[attr]
+    return info.defaults.get(attr, UNKNOWN)
 
 
 def replaced(inst: Any, kw: dict[str, Any]) -> Any:

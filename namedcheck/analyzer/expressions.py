@@ -7,11 +7,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import configs, iteration, nn_modules
+from namedcheck.analyzer import classes, configs, iteration, nn_modules
 from namedcheck.analyzer.configs import FlagsVal
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
+    STR_METHODS,
     NotALiteral,
     literal_value,
     parse_annotation_subscript,
@@ -19,6 +20,7 @@ from namedcheck.analyzer.literals import (
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
+    ClassInfo,
     DevicesVal,
     FuncRef,
     InstanceRef,
@@ -275,11 +277,17 @@ class Expressions(FrameState):
                 return recv.cls.fields[attr]
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
+            if attr in recv.cls.classmethods or attr in recv.cls.staticmethods:
+                return classes.class_attribute(recv.cls, attr)
             if recv.cls.copier and attr == recv.cls.copier:  # a flax struct's `replace`, a NamedTuple's `_replace`
                 return PartialRef(QualRef("dataclasses.replace"), (recv,))
             return UNKNOWN
+        if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
+            return classes.class_attribute(recv, attr)
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
+        if isinstance(recv, Const) and isinstance(recv.value, str) and attr in STR_METHODS:  # `'2,4'.split(',')`
+            return MethodRef(recv, attr)
         if isinstance(recv, DevicesVal) and attr == "reshape":
             return MethodRef(recv, "reshape")
         if isinstance(recv, MeshVal | DevicesVal):
@@ -335,7 +343,11 @@ class Expressions(FrameState):
         if isinstance(recv, DevicesVal):
             sl = idx.value if isinstance(idx, Const) and isinstance(idx.value, slice) else None
             if sl is not None and sl.start in (None, 0) and isinstance(sl.stop, int) and sl.step in (None, 1):
-                return DevicesVal((sl.stop,))
+                have = recv.shape[0] if len(recv.shape) == 1 else None
+                if isinstance(have, int):  # a list of fewer devices gives what it has
+                    return DevicesVal((max(0, min(sl.stop if sl.stop >= 0 else have + sl.stop, have)),))
+                if sl.stop >= 0:
+                    return DevicesVal((sl.stop,))
             return DevicesVal((None,))
         config_item = configs.item(self, recv, idx)  # `config['width']`
         if config_item is not NotImplemented:

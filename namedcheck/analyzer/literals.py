@@ -115,3 +115,23 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
 
 
 __all__ = ["ANNOTATION_HEADS", "ARRAY_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript"]
+
+
+# String methods folded on a constant receiver (a mesh shape given as a config string, `'1,-1'.split(',')`).
+STR_METHODS = {"split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
+
+
+def str_method(text: str, name: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+    """The value of `text.name(*args, **kwargs)` for constant arguments (engine `Const` values): a `Const`
+    string, or for split a list of them; None when an argument is not constant or the call raises."""
+    from namedcheck.engine.values import Const, Seq
+
+    if name not in STR_METHODS or not all(isinstance(a, Const) for a in (*args, *kwargs.values())):
+        return None
+    try:
+        out = getattr(text, name)(*(a.value for a in args), **{k: v.value for k, v in kwargs.items()})
+    except (TypeError, ValueError):
+        return None
+    if isinstance(out, list):
+        return Seq(tuple(Const(s) for s in out), "list") if len(out) <= 256 else None
+    return Const(out) if isinstance(out, str) else None

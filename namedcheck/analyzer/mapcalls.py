@@ -11,13 +11,14 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins, placements, shard_map
+from namedcheck.analyzer import carries, devices, origins, placements, shard_map
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, placement
 from namedcheck.engine.codes import NC401, NC405, NC602, NC809, NC823
+from namedcheck.engine.devices import check_mesh_shape, check_pmap_size
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
 from namedcheck.engine.signature import NORMAL, POSONLY
@@ -68,10 +69,14 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             define(f, ref)
         return ref
     if name in DEVICES:
-        return DevicesVal((None,), every=name == "jax.devices" and not pos and not kw)
+        if pos or kw:  # another backend's devices
+            return DevicesVal((None,))
+        return DevicesVal((devices.count(f.an),), every=name == "jax.devices")
     if name == "jax.experimental.mesh_utils.create_device_mesh":
         shape = lit(pos[0] if pos else kw.get("mesh_shape"))
         every = len(pos) < 2 and "devices" not in kw  # all devices, and JAX checks their number
+        if every and isinstance(shape, tuple):
+            _fits(f, node, shape, True, "create_device_mesh's")
         devs = DevicesVal(tuple(shape) if isinstance(shape, tuple) else (None,), every)
         note_device_count(f, devs)
         return devs
@@ -81,6 +86,10 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         given = pos[0] if pos and name in MESH else kw.get("devices")
         if isinstance(given, DevicesVal):
             note_device_count(f, given)
+        if name == "jax.make_mesh" and "devices" not in kw:
+            shape = lit(pos[0] if pos else kw.get("axis_shapes"))
+            if isinstance(shape, tuple):
+                _fits(f, node, shape, False, "jax.make_mesh's")
         return _mesh(name, pos, kw)
     if name in SPEC:
         return _spec(pos, kw)
@@ -155,13 +164,22 @@ def _spec(pos: list[Any], kw: dict[str, Any] | None = None) -> Any:
     return Spec(tuple(entries), sets.get("unreduced", frozenset()), sets.get("reduced", frozenset()))
 
 
-def reshape_devices(v: DevicesVal, args: list[Any]) -> Any:
-    shape = lit(args[0]) if len(args) == 1 else tuple(lit(a) for a in args)
-    if isinstance(shape, int):
-        shape = (shape,)
-    if isinstance(shape, tuple) and -1 in shape:
-        shape = tuple(None if d == -1 else d for d in shape)
-    return DevicesVal(tuple(shape), v.every) if isinstance(shape, tuple) else DevicesVal((None,), v.every)
+def _fits(f: Frame, node: cst.CSTNode, shape: tuple[Any, ...], exact: bool, what: str) -> None:
+    """A mesh shape laid out over the run's devices against the count the run states (NC505)."""
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in shape):
+        return
+    try:
+        check_mesh_shape(shape, devices.configured(f.an), exact, what)
+    except RuleError as e:
+        f.report(node, e)
+
+
+def devices_reshaped(v: DevicesVal, out: Any) -> DevicesVal:
+    """An array of devices after a reshape, from the reshape rule's result (which solved a -1 and checked the
+    sizes against the device count): its shape, or unknown where the rule failed."""
+    if isinstance(out, ArrayType) and not out.has_ellipsis:
+        return DevicesVal(out.shape, v.every)
+    return DevicesVal((None,), v.every)
 
 
 def note_device_count(f: Frame, devs: DevicesVal) -> None:
@@ -183,9 +201,8 @@ def note_device_count(f: Frame, devs: DevicesVal) -> None:
 
 
 def device_count(f: Frame) -> Any:
-    """`jax.device_count()`: known once the program laid out all its devices in a static shape."""
-    n = getattr(f.an, "device_count", None)
-    return Const(n) if isinstance(n, int) else UNKNOWN
+    """`jax.device_count()`: the count the run states, or that module code laid out, else the symbol `ndev`."""
+    return devices.count_value(f.an)
 
 
 # ---- calling a mapped function ---------------------------------------------------------------------
@@ -351,6 +368,8 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
         else:
             locals_.append(UNKNOWN)
     size = next((s for s, _ in sizes if s is not None), None)
+    if ref.kind == "pmap" and "devices" not in p:
+        at(node, check_pmap_size, size, devices.count(f.an))
     if size is None and ref.kind == "vmap" and isinstance(axis_size, int) and not isinstance(axis_size, bool):
         size = axis_size
     env = f.env
@@ -424,7 +443,8 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             out = body(arg(0, "f"), init, x)
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
-            maps.check_carry(init, out.items[0], short)
+            if not carries.check(f, short, init, out.items[0], arg(0, "f"), node, len(pos)):
+                maps.check_carry(init, out.items[0], short)
             first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
             n = (
                 length
@@ -434,14 +454,16 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             return Seq((init, maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
-            out = body(arg(2, "body_fun"), ArrayType.make("i32", ()), init)
-            maps.check_carry(init, out, short)
+            out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), init)  # JAX's index is a weak int32
+            if not carries.check(f, short, init, out, arg(2, "body_fun"), node, len(pos)):
+                maps.check_carry(init, out, short)
             return init
         if name == "jax.lax.while_loop":
             init = arg(2, "init_val")
-            body(arg(0, "cond_fun"), init)
+            carries.check_cond(f, short, body(arg(0, "cond_fun"), init), arg(0, "cond_fun"), node)
             out = body(arg(1, "body_fun"), init)
-            maps.check_carry(init, out, short)
+            if not carries.check(f, short, init, out, arg(1, "body_fun"), node, len(pos)):
+                maps.check_carry(init, out, short)
             return init
         if name == "jax.lax.cond":
             ops = pos[3:]
@@ -516,7 +538,7 @@ def _relate_init(e: RuleError, node: cst.CSTNode, op: str, init: Any) -> None:
         e.relate(arg, what)
 
 
-__all__ = ["construct", "call_mapped", "control_flow", "reshape_devices"]
+__all__ = ["construct", "call_mapped", "control_flow", "devices_reshaped"]
 
 
 # ---- loop resources ---------------------------------------------------------------------------------

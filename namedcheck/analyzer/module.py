@@ -102,6 +102,9 @@ class ModuleAnalyzer:
         self._escaping: set[str] | None = None
         self._prng_configured: bool | None = None
         self.device_count: int | None = None  # the run's device count, where module code states it
+        # the count the run states (configuration, the program's XLA_FLAGS; analyzer/devices.py); None: `ndev`
+        self.devices: int | None = getattr(project, "devices", None)
+        self.devices_read = False  # the analysis read the device count
         self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None

@@ -40,8 +40,12 @@ class Project:
         displays: dict[Path, str] | None = None,
         stub_paths: tuple[str, ...] = (),
         base: Project | None = None,
+        devices: int | None = None,
     ) -> None:
         self.index = index
+        # the device count the run states for this project's analyses (analyzer/devices.py); None: not stated
+        self.devices = devices
+        self.devices_read = False  # an analysis in this project read the device count
         # `base`: the project of the run's own roots, when this one adds a checked script's directory to them;
         # modules found under the base's roots are the base's (loaded once for all its scripts' projects)
         self.base = base
@@ -612,14 +616,15 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
     return files
 
 
-_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...]], Project] = {}
+_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...], int | None], Project] = {}
 
 
 def project_for(
-    path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None
+    path: str | Path, stub_paths: tuple[str, ...] = (), roots_from: list[str] | None = None, devices: int | None = None
 ) -> Project | None:
     """The project of a file (one per set of roots in this process, modules loaded lazily); None when
-    the file's project cannot be determined. A file whose own directory adds a root to those of the run's
+    the file's project cannot be determined. One project per device count (`devices`: its modules' values
+    depend on it). A file whose own directory adds a root to those of the run's
     paths (a script, a namespace package) gets a project that shares the run's: the modules under the run's
     roots are loaded once, for all. Imports neither libcst nor the rules: a cache hit stays cheap."""
     try:
@@ -627,7 +632,7 @@ def project_for(
         base_index = ProjectIndex.for_paths(list(roots_from)) if roots_from else None
     except (OSError, RuntimeError, ValueError):  # unreadable, a symlink loop, a path pathlib rejects
         return None
-    key = (tuple(str(r) for r in index.roots), stub_paths)
+    key = (tuple(str(r) for r in index.roots), stub_paths, devices)
     if key not in _PROJECTS:
         base = None
         if (
@@ -636,9 +641,9 @@ def project_for(
             and base_index.roots != index.roots
             and index.roots[: len(base_index.roots)] == base_index.roots
         ):
-            base_key = (tuple(str(r) for r in base_index.roots), stub_paths)
+            base_key = (tuple(str(r) for r in base_index.roots), stub_paths, devices)
             base = _PROJECTS.get(base_key)
             if base is None:
-                base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths)
-        _PROJECTS[key] = Project(index, stub_paths=stub_paths, base=base)
+                base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths, devices=devices)
+        _PROJECTS[key] = Project(index, stub_paths=stub_paths, base=base, devices=devices)
     return _PROJECTS[key]

@@ -51,6 +51,8 @@ class ClassInfo:
     static: frozenset[str] | None = None
     copier: str = ""  # the method returning a copy with some fields replaced (`replace`, `_replace`), if any
     written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
+    classmethods: dict[str, Any] = field(default_factory=dict)  # bound to the class they are read from
+    staticmethods: dict[str, Any] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

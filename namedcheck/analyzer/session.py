@@ -3,6 +3,10 @@ it was given) and the project of each file; every front end analyses a file thro
 CLI's tree and changed-files runs, `check -`, `--fix` and fix attachment, `infer`, the language server, the
 mypy plugin's worker, the test helpers).
 
+The device count (`devices`: the configured counts, analyzer/devices.py) reaches every front end here: a
+file is analysed under the count it states for itself, else under each configured count (one project per
+count), and the results merged.
+
 `check` never raises: a file that does not parse is NC001, a failure of the analyzer NC000. A file's result
 holds its own diagnostics and those its calls cause inside other project modules (`elsewhere`).
 `callers_cause` runs the project modules that import a file (transitively) as checked files and keeps what
@@ -17,9 +21,11 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Literal
 
 import libcst as cst
 
+from namedcheck.analyzer import devices
 from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.module import ModuleAnalyzer
@@ -67,8 +73,12 @@ class Session:
         projects: bool = True,
         fixed: Project | None = None,
         editor: bool = False,
+        devices: Sequence[int] = (),
     ) -> None:
         self.stub_paths = tuple(stub_paths)
+        # the device counts each file is checked under (`[tool.namedcheck] devices`; analyzer/devices.py);
+        # empty: not stated (the symbol `ndev`) unless a program states its own
+        self.devices = tuple(devices)
         self.limits = limits or Limits()
         self.roots = [r for r in roots if r != "-"]
         self.projects = projects  # False: each file alone (a source with no file, the test corpus)
@@ -81,12 +91,15 @@ class Session:
         self._handed: dict[int, Project] = {}  # every project this session has used
 
     # ---- projects ------------------------------------------------------------------------------
-    def project(self, path: str | Path) -> Project | None:
-        """The project a file belongs to (shared by the files of one set of roots), None without one."""
+    def project(self, path: str | Path, count: int | None | Literal["session"] = "session") -> Project | None:
+        """The project a file belongs to (shared by the files of one set of roots), None without one; `count`:
+        the device count its analyses run under (one project per count), by default the session's first."""
+        if count == "session":
+            count = self.devices[0] if self.devices else None
         if self.fixed is not None or not self.projects:
             project = self.fixed
         else:
-            project = project_for(path, self.stub_paths, self.roots)
+            project = project_for(path, self.stub_paths, self.roots, count)
         if project is not None and project.overlay is not self.overlay:
             project.share_overlay(self.overlay)
         if project is not None:
@@ -161,10 +174,62 @@ class Session:
                 )
             except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
                 return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")], failed=True)
+        if within is None:
+            counts = devices.counts_for(module, self.devices)
+        else:  # an importer analysed in the project of the file it imports: that project's count
+            own = getattr(within, "devices", None)
+            counts = (own if own is not None or not self.devices else self.devices[0],)
+        results: list[tuple[int | None, FileResult]] = []
+        for count in counts:
+            if results and not self._reads_devices(results[0][1], source):
+                break  # the analysis does not depend on the count: one serves them all
+            mine = project
+            if within is None and self.projects and self.fixed is None and getattr(project, "devices", None) != count:
+                mine = self.project(file, count)
+                if mine is not None and self.editor:
+                    mine.refresh()
+            # the front end's analyzer runs under the first count (an editor replays definitions analysed
+            # under it, and reads its values, on its own syntax tree); the other counts only add their
+            # diagnostics, from the file's text parsed as the command line parses it
+            build, tree = make, module
+            if results and make is not None:
+                try:
+                    build, tree = None, parse_module(source, trusted=cpython_accepted(source))
+                except Exception:  # the front end's own parse served the first count: the others are left out
+                    break
+            results.append((count, self._analyse(tree, mine, file, build, source, shown, count)))
+        if len(results) == 1:
+            return results[0][1]
+        return _merged(results)
+
+    def _reads_devices(self, first: FileResult, source: str) -> bool:
+        """Whether a file's analysis (its first, under one count) may differ under another device count."""
+        an = first.analyzer
+        project = getattr(an, "project", None)
+        return bool(
+            getattr(an, "devices_read", False)
+            or getattr(project, "devices_read", False)
+            or devices.MAY_READ.search(source)
+        )
+
+    def _analyse(
+        self,
+        module: cst.Module,
+        project: Project | None,
+        file: Path,
+        make: MakeAnalyzer | None,
+        source: str,
+        shown: str,
+        count: int | None,
+    ) -> FileResult:
+        """One analysis of a parsed file under one device count."""
         an: ModuleAnalyzer | None = None
+        if project is not None:
+            project.devices_read = False
         try:
             with deep_recursion():
                 an = self._analyzer(module, project, file, make)
+                an.devices = count
                 an.source = source
                 an.guard = Guard(self.limits)
                 an.coverage = CoverageCounter()
@@ -281,6 +346,26 @@ class Session:
             return None
 
 
+def _merged(results: list[tuple[int | None, FileResult]]) -> FileResult:
+    """The analyses of one file under several device counts as one result (analyzer/devices.merge)."""
+
+    def key(d: Diagnostic) -> tuple[Any, ...]:
+        return (d.path, d.line, d.column, d.end_line, d.end_column, d.code)
+
+    first = results[0][1]
+    own = devices.merge([(c, r.diagnostics) for c, r in results], key)
+    seen = set(own)
+    elsewhere = [d for d in devices.merge([(c, r.elsewhere) for c, r in results], key) if d not in seen]
+    return FileResult(
+        sorted(own),
+        sorted(elsewhere),
+        all(r.complete for _, r in results),
+        first.analyzer,
+        any(r.failed for _, r in results),
+        first.coverage,
+    )
+
+
 def _distance(a: Path, b: Path) -> tuple[int, str]:
     """How far apart two files are in the tree (then by name): the nearest importers are checked first."""
     common = 0
@@ -351,17 +436,22 @@ def internal(path: str, what: str) -> Diagnostic:
     )
 
 
-_SESSIONS: dict[tuple[tuple[str, ...], Limits, tuple[str, ...]], Session] = {}
+_SESSIONS: dict[tuple[tuple[str, ...], Limits, tuple[str, ...], tuple[int, ...]], Session] = {}
 
 
-def session_for(stub_paths: Sequence[str] = (), limits: Limits | None = None, roots: Sequence[str] = ()) -> Session:
+def session_for(
+    stub_paths: Sequence[str] = (),
+    limits: Limits | None = None,
+    roots: Sequence[str] = (),
+    devices: Sequence[int] = (),
+) -> Session:
     """The session of this process for a configuration and set of run paths (worker processes keep one)."""
-    key = (tuple(stub_paths), limits or Limits(), tuple(r for r in roots if r != "-"))
+    key = (tuple(stub_paths), limits or Limits(), tuple(r for r in roots if r != "-"), tuple(devices))
     hit = _SESSIONS.get(key)
     if hit is None:
         if len(_SESSIONS) > 16:
             _SESSIONS.clear()
-        hit = _SESSIONS[key] = Session(stub_paths, limits, roots)
+        hit = _SESSIONS[key] = Session(stub_paths, limits, roots, devices=devices)
     return hit
 
 

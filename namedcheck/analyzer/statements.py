@@ -303,10 +303,14 @@ class Statements(FrameState):
         scope = self.parent if info is not None and self.parent is not None else self
         ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
         kind = classes.accessor_kind(fn)
-        if info is not None and plain_method and kind != "setter":
-            info.methods[fn.name.value] = ref
+        if info is not None and plain_method:
+            if kind != "setter":
+                info.methods[fn.name.value] = ref
             if kind == "property":  # read as an attribute: the body runs on the instance
                 info.properties.add(fn.name.value)
+        elif info is not None:
+            kinds = {d.decorator.value for d in fn.decorators if isinstance(d.decorator, cst.Name)}
+            (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref
         value: Any = ref
         for d in reversed(fn.decorators):
             deco = self.ev(d.decorator)

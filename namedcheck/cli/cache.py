@@ -2,8 +2,8 @@
 namedcheck build are unchanged is not parsed again.
 
 Per-file results depend on the file's own text, the contents of the project modules it imports
-(transitively: calls into them are analysed), the stubs and the analyzer's code, so the key hashes
-exactly those. Entries are written atomically; a damaged or
+(transitively: calls into them are analysed), the configured device counts, the stubs and the analyzer's
+code, so the key hashes exactly those. Entries are written atomically; a damaged or
 unreadable entry is a miss; so is a corrupt one (each entry
 names its key and carries a checksum of its diagnostics and coverage).
 """
@@ -56,9 +56,11 @@ class ResultCache:
         self.dir = root / CACHE_DIR_NAME
         self.fingerprint = build_fingerprint(stub_paths)
 
-    def key(self, display: str, data: bytes, dependencies: str = "") -> str:
-        """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it)."""
+    def key(self, display: str, data: bytes, dependencies: str = "", devices: tuple[int, ...] = ()) -> str:
+        """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it);
+        `devices`: the configured device counts (another count re-checks it)."""
         h = hashlib.sha256(self.fingerprint.encode())
+        h.update(f"devices={','.join(map(str, devices))}\0".encode())
         h.update(display.encode())
         h.update(b"\0")
         h.update(data)

@@ -1,5 +1,6 @@
-"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, stub-paths, and the resource guard's
-time-budget, memory-budget and max-file-size."""
+"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, stub-paths, devices (the run's device
+count, or a list of counts each checked), and the resource guard's time-budget, memory-budget and
+max-file-size."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ class Config:
     stub_paths: list[str] = field(default_factory=list)
     root: Path | None = None  # the folder holding the pyproject.toml
     limits: Limits = field(default_factory=Limits)
+    devices: tuple[int, ...] = ()  # the device counts programs are checked under (empty: not stated)
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -44,11 +46,11 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
     section = _section(path, data)
     cfg = Config(root=path.parent)
-    known = {"select", "ignore", "exclude", "stub-paths", *_NUMBERS}
+    known = {"select", "ignore", "exclude", "stub-paths", "devices", *_NUMBERS}
     for key, value in section.items():
         if key not in known:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.namedcheck]; expected one of {sorted(known)}")
-        if key in _NUMBERS:
+        if key in _NUMBERS or key == "devices":
             continue
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: [tool.namedcheck] {key} must be a list of strings; found {value!r}")
@@ -62,6 +64,8 @@ def load_config(start: Path) -> Config:
                 f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)"
             )
     cfg.exclude = section.get("exclude", [])
+    if "devices" in section:
+        cfg.devices = _devices(path, section["devices"])
     cfg.stub_paths = [str((path.parent / p).resolve()) for p in section.get("stub-paths", [])]
     numbers: dict[str, Any] = {_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS}
     cfg.limits = Limits(**numbers)  # each number of its field's kind (_NUMBERS)
@@ -96,6 +100,17 @@ def _number(path: Path, key: str, value: Any) -> float | int:
             f"of {unit}, at least {least:g}; found {value!r}"
         )
     return kind(value)
+
+
+def _devices(path: Path, value: Any) -> tuple[int, ...]:
+    """`devices = 8` or `devices = [8, 256]`: positive ints, each once, in the order written."""
+    items = value if isinstance(value, list) else [value]
+    if not items or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in items):
+        raise ConfigError(
+            f"{path}: [tool.namedcheck] devices must be a device count (a positive integer) or a non-empty "
+            f"list of them; found {value!r}"
+        )
+    return tuple(dict.fromkeys(items))
 
 
 def unknown_codes(patterns: list[str]) -> list[str]:

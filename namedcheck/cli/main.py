@@ -42,16 +42,16 @@ def run_check(
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
     project_paths = tuple(paths)
-    todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths) for disp, f in files]
+    todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices) for disp, f in files]
     # a run of some files (pre-commit's changed files): the project modules importing them run too, for
     # what their calls cause inside the given files
     from namedcheck.analyzer.session import session_for
 
-    session = session_for(stub_paths, cfg.limits, project_paths)
+    session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
     from namedcheck.cli.discover import is_excluded
 
     context = [
-        Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths)
+        Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
         for f in (session.importers([f for _, f in files]) if callers else [])
         if not is_excluded(f, cfg.exclude, cfg.root)
     ]
@@ -80,7 +80,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool, stat
     those the modules importing it cause in it. `stats` gets the buffer's coverage."""
     from namedcheck.analyzer.session import Session
 
-    session = Session(cfg.stub_paths, cfg.limits, projects=in_project)
+    session = Session(cfg.stub_paths, cfg.limits, projects=in_project, devices=cfg.devices)
     if not in_project:
         result = session.check(display, source)
     else:
@@ -241,7 +241,7 @@ def _fix_and_attach(
     from namedcheck.edits.fixes import FIXABLE, attach_fixes, fix_file
 
     stubs = tuple(cfg.stub_paths)
-    session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else ())
+    session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else (), devices=cfg.devices)
 
     def analyse(path: str, source: str) -> list[Diagnostic]:  # the CLI's diagnostics, with their fixes
         session.set_text(path, source)
@@ -333,7 +333,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
         return 2
     from namedcheck.analyzer.session import Session
 
-    session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]))
+    session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
     for display, f in files:
         try:

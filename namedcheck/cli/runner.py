@@ -24,6 +24,7 @@ class Job:
     cache_root: str | None
     limits: Limits
     project_paths: tuple[str, ...] = ()  # the paths the run was given (they help find the file's project)
+    devices: tuple[int, ...] = ()  # the device counts the file is checked under ([tool.namedcheck] devices)
 
 
 def check_file(job: Job) -> list[Diagnostic]:
@@ -54,7 +55,7 @@ def check_file(job: Job) -> list[Diagnostic]:
         return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not UTF-8 text: {e}")]
     from namedcheck.analyzer.session import session_for
 
-    session = session_for(job.stub_paths, job.limits, job.project_paths)
+    session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)
     path = Path(job.path)
     project = session.project(path)
     if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
@@ -65,7 +66,7 @@ def check_file(job: Job) -> list[Diagnostic]:
 
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
         deps = project.dependency_fingerprint(path) if project is not None else ""
-        key = cache.key(job.display, data, deps)
+        key = cache.key(job.display, data, deps, job.devices)
         hit = cache.get(key)
         if hit is not None:
             cached, coverage = hit

@@ -240,6 +240,18 @@ _CODES: list[Code] = [
         hint="use a fresh name for the inner map",
     ),
     Code(
+        "NC408",
+        "loop carry changes its type",
+        "A `lax.scan` / `fori_loop` / `while_loop` body must return its carry with the type it received: the same "
+        "pytree structure (None, tuple, list, dict keys, NamedTuple / dataclass fields) and, leaf by leaf, the same "
+        "shape and dtype. JAX raises a TypeError at trace time otherwise. A carry that starts as a Python scalar "
+        "(weakly typed) may take the dtype the body returns; the checker stays silent there. A `while_loop`'s "
+        "cond_fun must return a boolean scalar.",
+        "lax.scan(lambda c, x: (c[None], x), jnp.zeros(3), jnp.ones((4, 2)))",
+        "lax.scan(lambda c, x: (c * 2, x), jnp.zeros(3), jnp.ones((4, 2)))",
+        hint="return the carry with the shape, dtype and structure of its initial value",
+    ),
+    Code(
         "NC501",
         "unknown mesh axis",
         "axis_resources, a PartitionSpec or a collective names a mesh axis the mesh in scope does not have: shard_map "
@@ -285,6 +297,18 @@ _CODES: list[Code] = [
         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'x')), out_specs=P('x'))(jnp.ones(8))",
         "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('x', 'y')), out_specs=P(('x', 'y')))(jnp.ones(8))",
         hint="use each mesh axis at most once in one mapping or PartitionSpec",
+    ),
+    Code(
+        "NC505",
+        "mesh or map does not fit the device count",
+        "With the run's device count known (`[tool.namedcheck] devices`, the program's own "
+        "`XLA_FLAGS=--xla_force_host_platform_device_count=N`, or a mesh that lays out every device), a mesh "
+        "built from the devices must fit it: `mesh_utils.create_device_mesh(shape)` needs the shape's product "
+        "to equal the count, `jax.make_mesh(shape, names)` at most the count, and neither infers a -1. pmap "
+        "maps its leading axis one index per device: a size larger than the count raises.",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((16, 4)))",
+        "# devices = 8 in [tool.namedcheck]\njax.pmap(lambda v: v * 2)(jnp.ones((8, 4)))",
+        hint="size meshes and pmapped batches from jax.device_count()",
     ),
     Code(
         "NC601",
@@ -582,10 +606,12 @@ NC404 = CODES["NC404"]
 NC405 = CODES["NC405"]
 NC406 = CODES["NC406"]
 NC407 = CODES["NC407"]
+NC408 = CODES["NC408"]
 NC501 = CODES["NC501"]
 NC502 = CODES["NC502"]
 NC503 = CODES["NC503"]
 NC504 = CODES["NC504"]
+NC505 = CODES["NC505"]
 NC601 = CODES["NC601"]
 NC602 = CODES["NC602"]
 NC603 = CODES["NC603"]

@@ -3,11 +3,11 @@ named-axis co-occurrence, and loop-carry / branch agreement of varying sets."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine import placement
+from namedcheck.engine import dtypes, placement
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.codes import (
     NC401,
@@ -17,6 +17,7 @@ from namedcheck.engine.codes import (
     NC405,
     NC406,
     NC407,
+    NC408,
     NC501,
     NC502,
     NC503,
@@ -28,8 +29,8 @@ from namedcheck.engine.codes import (
 )
 from namedcheck.engine.errors import RuleError, count
 from namedcheck.engine.mesh import MeshInfo, Spec
-from namedcheck.engine.trees import map_leaves, tree_leaves, union_varying
-from namedcheck.engine.values import UNKNOWN, ArrayType, Dim, Seq
+from namedcheck.engine.trees import dict_like, keyed, map_leaves, paired, tree_leaves, union_varying
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 
 @dataclass(frozen=True, slots=True)
@@ -769,6 +770,161 @@ def check_carry(init: Any, out: Any, what: str) -> None:
             )
 
 
+# ---- loop carries keep their type (NC408) ------------------------------------------------------------
+
+_DEFAULT_DTYPES = frozenset({"i32", "i64", "f32", "f64", "c64", "c128"})  # what a weak (Python scalar) type becomes
+
+
+def _carry_leaf(v: Any) -> tuple[str, ArrayType | None]:
+    """What one part of a carry is: "None", an array (Python scalars: weak 0-d arrays), a container ("seq"), or
+    "?" when not known (Unknown, an array of unknown rank, which may stand for a pytree, another object)."""
+    if isinstance(v, Const):
+        x = v.value
+        if x is None:
+            return "None", None
+        if isinstance(x, bool):
+            return "array", ArrayType("bool_", ())
+        if isinstance(x, int):
+            return "array", ArrayType("i*", ())
+        if isinstance(x, float):
+            return "array", ArrayType("f*", ())
+        if isinstance(x, complex):
+            return "array", ArrayType("c*", ())
+        return "?", None
+    if isinstance(v, DimVal):
+        return "array", ArrayType("i*", ())
+    if isinstance(v, ArrayType):
+        return ("?", None) if v.has_ellipsis else ("array", v)
+    if isinstance(v, Seq):
+        return "seq", None
+    return "?", None
+
+
+def _describe(v: Any) -> str:
+    kind, t = _carry_leaf(v)
+    if isinstance(v, Const) and t is not None and dtypes.is_weak(t.dtype_code):
+        return f"a Python {type(v.value).__name__} ({dtypes.materialize(t.dtype_code)}[()])"
+    if t is not None:
+        code = dtypes.materialize(t.dtype_code)
+        return f"{'bool' if code == 'bool_' else code or 'Array'}[{fmt_shape(t.shape)}]"
+    if kind == "None":
+        return "None"
+    if isinstance(v, Seq) and dict_like(v):
+        keys = keyed(v)
+        name = "dict" if v.kind == "dict" else v.kind[len("class ") :]
+        what = f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+        if keys is None:
+            return what
+        return f"{what} with {'keys' if v.kind == 'dict' else 'fields'} {', '.join(map(str, (repr(k) if v.kind == 'dict' else k for k in keys)))}"
+    if isinstance(v, Seq):
+        return f"a {v.kind} of {len(v.items)} item{'s' if len(v.items) != 1 else ''}"
+    return "a value"
+
+
+def _structure_differs(a: Any, b: Any) -> bool:
+    """Two parts of carries that `paired` did not walk into provably differ in pytree structure."""
+    ka, kb = _carry_leaf(a)[0], _carry_leaf(b)[0]
+    if "?" in (ka, kb):
+        return False
+    if ka != kb:
+        return True
+    if ka != "seq":
+        return False
+    assert isinstance(a, Seq) and isinstance(b, Seq)
+    if dict_like(a) or dict_like(b):
+        if dict_like(a) and dict_like(b):  # one kind: the keys differ (when known); two kinds: dict vs class
+            return a.kind != b.kind or (keyed(a) is not None and keyed(b) is not None)
+        return True  # a dict or class instance against a tuple or list
+    # a tuple against a list of as many items: ops' results are not told apart reliably (top_k gives a list)
+    return len(a.items) != len(b.items)
+
+
+def _dtype_differs(init: ArrayType, out: ArrayType, strong: bool = False) -> bool:
+    """The body's carry dtype provably differs from the initial one, as JAX decides: a weakly typed initial
+    carry (a Python scalar, or any array of a default dtype not proven `strong`, which may be weak:
+    `jnp.array(0)`) is first promoted with the body's output dtype; where that changes it, JAX traces the body
+    again (silent)."""
+    a, b = init.dtype_code, out.dtype_code
+    if a is None or b is None:
+        return False
+    ma, mb = dtypes.materialize(a), dtypes.materialize(b)
+    if ma is None or mb is None or ma == mb or frozenset({ma, mb}) in dtypes.X64_PAIRS:
+        return False
+    if dtypes.is_weak(a) or (ma in _DEFAULT_DTYPES and not strong):
+        weak = {"i": dtypes.WEAK_INT, "f": dtypes.WEAK_FLOAT, "c": dtypes.WEAK_COMPLEX}.get(dtypes.kind(a) or "")
+        promoted = dtypes.materialize(dtypes.promote(weak, b)) if weak else None
+        if promoted is None or (promoted != ma and frozenset({promoted, ma}) not in dtypes.X64_PAIRS):
+            return False
+    return True
+
+
+def _carry_where(path: tuple[tuple[str, Any], ...]) -> str:
+    if not path:
+        return "the carry"
+    first = path[0][1] if isinstance(path[0][1], int) else path[0][0]
+    return " ".join([f"carry item {first}", *(p[0] for p in path[1:])])
+
+
+def check_carry_type(init: Any, out: Any, what: str, strong: Collection[tuple[Any, ...]] = ()) -> None:
+    """NC408: a loop body returns its carry with the pytree structure, shapes and dtypes it received. Parts not
+    known (Unknown, an unknown rank, dims or dtype) prove nothing. `strong`: the paths (indices and keys) of
+    initial carry leaves known not to be weakly typed (built with an explicit dtype)."""
+    for path, a, b in paired(init, out):
+        ta, tb = _carry_leaf(a)[1], _carry_leaf(b)[1]
+        if ta is not None and tb is not None:
+            if len(ta.shape) != len(tb.shape) or any(differ(x, y) for x, y in zip(ta.shape, tb.shape)):
+                part = "shape"
+            elif _dtype_differs(ta, tb, tuple(p[1] for p in path) in strong):
+                part = "dtype"
+            else:
+                continue
+        elif _structure_differs(a, b):
+            part = "structure"
+        else:
+            continue
+        where, fa, fb = _carry_where(path), _describe(a), _describe(b)
+        if part == "dtype":
+            assert ta is not None and tb is not None
+            hint = (
+                f"cast the body's carry output back with .astype({dtypes.numpy_name(dtypes.materialize(ta.dtype_code))!r}), "
+                f"or start the carry as {dtypes.numpy_name(dtypes.materialize(tb.dtype_code))}"
+            )
+        elif part == "shape":
+            hint = f"return {where} with its initial shape {fmt_shape(ta.shape) if ta else ''}, or start it with the shape the body returns"
+        else:
+            hint = f"return {where} with the pytree structure of its initial value ({fa})"
+        raise RuleError(
+            NC408,
+            f"{what}: {where} starts as {fa} but the body returns {fb}; a loop carry must keep its "
+            f"{'pytree structure' if part == 'structure' else part} across iterations",
+            hint=hint,
+            data={
+                "op": what,
+                "kind": "type",
+                "part": part,
+                "path": [p[1] for p in path],
+                "where": where,
+                "init": fa,
+                "out": fb,
+            },
+        )
+
+
+def check_loop_cond(out: Any, what: str) -> None:
+    """NC408: a while_loop's cond_fun returns a boolean scalar (a Python bool included)."""
+    kind, t = _carry_leaf(out)
+    bad = kind in ("None", "seq") or (
+        t is not None and (t.shape != () or (t.dtype_code is not None and dtypes.materialize(t.dtype_code) != "bool_"))
+    )
+    if bad:
+        raise RuleError(
+            NC408,
+            f"{what}: cond_fun must return a boolean scalar, but it returns {_describe(out)}",
+            hint="reduce the condition to one boolean: (...).all(), (...).any(), or compare a scalar",
+            data={"op": what, "kind": "cond", "out": _describe(out)},
+        )
+
+
 def _res(axes: Sequence[str]) -> str:
     """A resource assignment as written: `'x'` or `('x', 'y')`."""
     return repr(axes[0]) if len(axes) == 1 else repr(tuple(axes))
@@ -862,6 +1018,8 @@ __all__ = [
     "shard_in",
     "shard_out",
     "check_carry",
+    "check_carry_type",
+    "check_loop_cond",
     "check_branches",
     "union_varying",
     "union_named",

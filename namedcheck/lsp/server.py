@@ -31,7 +31,7 @@ class NamedcheckServer(LanguageServer):
         self.analysers: dict[str, DocumentAnalyser] = {}
         # by uri: (text, generation of the open buffers it saw, analysis, diagnostics shown)
         self.results: dict[str, tuple[str, int, Analysis, list[Diagnostic]]] = {}
-        self.sessions: dict[tuple[tuple[str, ...], Any], Session] = {}  # one per configuration
+        self.sessions: dict[tuple[Any, ...], Session] = {}  # one per configuration
         self.generation = 0  # counts changes of open buffers' texts (a file's callers may have changed)
         self.pending: dict[str, asyncio.TimerHandle] = {}
         self.configs: dict[Path, Config | str] = {}
@@ -57,9 +57,9 @@ class NamedcheckServer(LanguageServer):
     # ---- analysis --------------------------------------------------------------------------------
     def session_for(self, cfg: Config) -> Session:
         """The session of a configuration: one project view for every open file that shares it."""
-        key = (tuple(cfg.stub_paths), cfg.limits)
+        key = (tuple(cfg.stub_paths), cfg.limits, cfg.devices)
         if key not in self.sessions:
-            self.sessions[key] = Session(cfg.stub_paths, cfg.limits, editor=True)
+            self.sessions[key] = Session(cfg.stub_paths, cfg.limits, editor=True, devices=cfg.devices)
         return self.sessions[key]
 
     def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:

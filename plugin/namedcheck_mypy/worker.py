@@ -48,7 +48,7 @@ class Build:
             if self.session is None:
                 from namedcheck.analyzer.session import Session
 
-                self.session = Session()
+                self.session = Session(devices=_configured_devices(path))
             got = _analyse(path, self.session)
         except Exception:  # the plugin falls back to analysing in process
             return
@@ -76,6 +76,18 @@ class Build:
             merged = sorted([*diagnostics, *caused], key=lambda d: (d.line, d.column, d.code, d.message))
             out[path] = (_unique(merged), types)
         return out
+
+
+def _configured_devices(path: str) -> tuple[int, ...]:
+    """The device counts `[tool.namedcheck] devices` states for the build (the first file's project)."""
+    from pathlib import Path
+
+    from namedcheck.cli.config import ConfigError, load_config
+
+    try:
+        return load_config(Path(path).resolve().parent).devices
+    except (ConfigError, OSError):
+        return ()
 
 
 def _unique(diags: list[Any]) -> list[Any]:
