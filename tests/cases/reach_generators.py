@@ -145,8 +145,20 @@ def right_iter_next_on_lists():
     w0 = next(iter(layers))  # reveal: f32[(2, 6)]
     it = iter(layers)
     a = next(it)
-    b = next(it)
-    return X @ w0, a, b
+    b = next(it)  # the second layer: not the first item's type
+    return X @ w0, a, b @ jnp.ones((1, 3))
+
+
+def two_shapes():
+    yield jnp.ones((2, 3))
+    yield jnp.ones((3, 2))
+
+
+def right_yields_of_two_shapes():
+    total = 0.0
+    for a in two_shapes():
+        total = total + (a @ a.T).sum()  # (2, 2), then (3, 3)
+    return total
 
 
 def both(first, second):
