@@ -349,6 +349,8 @@ class Expressions(FrameState):
                 if sl.stop >= 0:
                     return DevicesVal((sl.stop,))
             return DevicesVal((None,))
+        if isinstance(recv, InstanceRef) and (fields := iteration.named_tuple_items(recv)) is not None:
+            recv = Seq(fields)  # `carry[0]` of a NamedTuple: its first field
         config_item = configs.item(self, recv, idx)  # `config['width']`
         if config_item is not NotImplemented:
             return config_item

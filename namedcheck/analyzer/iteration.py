@@ -46,20 +46,23 @@ def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
         and v.shape[0] <= limit
     ):
         items = (scan_slice(v),) * v.shape[0]  # iterating an array walks its leading dimension
-    elif isinstance(v, InstanceRef) and _is_named_tuple(v):
-        items = tuple(x for _, x in v.values or ())
+    elif isinstance(v, InstanceRef) and (fields := named_tuple_items(v)) is not None:
+        items = fields
     else:
         return None
     return items if len(items) <= limit else None
 
 
-def _is_named_tuple(v: InstanceRef) -> bool:
-    return (
-        any(b in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in v.cls.bases)
+def named_tuple_items(v: InstanceRef) -> tuple[Any, ...] | None:
+    """A built NamedTuple's fields in order (what iterating, unpacking and indexing it read); None otherwise."""
+    if (
+        v.cls.copier == "_replace"
         and v.values is not None
         and [k for k, _ in v.values] == v.cls.order
         and not v.cls.mutated
-    )
+    ):
+        return tuple(x for _, x in v.values)
+    return None
 
 
 def item_of(v: Any) -> Any:

@@ -57,7 +57,8 @@ def right_named_tuple_batch():
     image = flat.image  # reveal: f32[(16, 784)]
     images, labels = batch
     n = labels  # reveal: i32[(16,)]
-    return image, images, n
+    last = batch[-1]  # reveal: i32[(16,)]
+    return image, images, n, last
 
 
 def wrong_named_tuple_batch():
