@@ -47,6 +47,7 @@ PROGRAMS = {
     "NC407": "def inner(v):\n    return xmap(lambda w: w, in_axes=['batch', ...], out_axes=['batch', ...])(v)\n\n\nxmap(inner, in_axes=['batch', ...], out_axes=['batch', ...])(jnp.ones((2, 3, 4)))\n",
     "NC408": "def step(state, x):\n    h, n = state\n    return (h @ x, n + 1), None\n\n\nlax.scan(step, (jnp.zeros((2, 4)), 0), jnp.ones((3, 4, 8)))\n",
     "NC501": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('dta'), out_specs=P('data'))(jnp.ones(8))\n",
+    "NC505": "data_mesh = jax.make_mesh((-1, 2), ('data', 'model'))\n",
     "NC502": "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n    return jnp.sum(a + b, axis=('a', 'b'))\n\n\nwith Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(4))\n",
     "NC503": "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(lambda a: a, in_axes=['i', ...], out_axes=['i', ...], axis_resources={'i': 'x'})(jnp.ones(6))\n",
     "NC504": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P(('data', 'data')), out_specs=P('data'))(jnp.ones(8))\n",
@@ -172,6 +173,12 @@ EXPECTED = {
         2,
         "argument 0: in_axes binds 'batch', which an enclosing map already binds",
         "use a fresh name for the inner map",
+    ),
+    "NC505": (
+        1,
+        "jax.make_mesh's mesh shape (-1, 2) has a negative size: it does not infer one from the device count "
+        "(JAX raises 'Number of devices ... must equal the product of mesh_shape')",
+        "compute the size from jax.device_count(), e.g. (jax.device_count() // 2, 2)",
     ),
     "NC408": (
         3,

@@ -426,5 +426,7 @@ def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozense
             mesh=value.mesh if kept else None,
             unreduced=value.unreduced if kept else frozenset(),
             reduced=value.reduced if kept else frozenset(),
+            # the same array when the annotation agrees with it: it keeps where it came from
+            origin=value.origin if value.shape == declared.shape and value.dtype_code == declared.dtype_code else None,
         )
     return declared.with_varying(frozenset(), exact=False) if manual else declared
