@@ -188,6 +188,8 @@ class Calls(FrameState):
         if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
             return nn_modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], Const) and not kw:
+            if _is_array_scalar(node, pos[0].value, func.code):  # `jnp.float32(1.0)`: a 0-d array
+                return ArrayType.make(func.code, ())
             return _python_number(node, pos[0].value)  # `float('-inf')`, `int(2.0)`
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], ArrayType):
             return pos[0].with_dtype(func.code)
@@ -396,6 +398,18 @@ def _is_size(v: Any) -> bool:
 
 
 _NUMBER_INFO = {"jax.numpy.finfo", "jax.numpy.iinfo", "numpy.finfo", "numpy.iinfo"}
+
+
+def _is_array_scalar(node: cst.CSTNode, value: Any, code: str | None) -> bool:
+    """`jnp.float32(1.0)`, `np.int32(3)`: a dtype object (an attribute, not a builtin's name) called on a number
+    makes a rank-0 array of that dtype."""
+    return (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and code is not None
+        and isinstance(value, (int, float))
+        and not isinstance(value, bool)
+    )
 
 
 def _python_number(node: cst.CSTNode, value: Any) -> Any:

@@ -101,6 +101,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     )
     if by_fields and not defines_init and not opaque_base:
         info.kind = "fields"
+    info.plain = not c.bases and not c.decorators
     pytree = any(b in _PYTREE_BASES for b in bases) or _decorated_dataclass(frame, c, _PYTREE_DECORATORS)
     if pytree and not opaque_base and all(base.static is not None for base in inherited if base.kind == "fields"):
         info.static = _static_fields(frame, body, inherited)

@@ -9,6 +9,7 @@ import libcst as cst
 
 from namedcheck.analyzer.calls import Calls
 from namedcheck.analyzer.expressions import Expressions
+from namedcheck.analyzer.mapargs import unbound_name_cause
 from namedcheck.analyzer.refs import FuncRef, QualRef
 from namedcheck.analyzer.scope import Analyzer, label, same_value
 from namedcheck.analyzer.statements import Statements
@@ -112,6 +113,8 @@ class Frame(Statements, Expressions, Calls):
         if self.silent:
             return
         owner = self.function if self.function is not None else self.nc705_owner
+        if err.code == NC705:
+            err = unbound_name_cause(self.env, err)
         if err.code == NC705 and owner is not None:
             self.an.defer_unbound_name(owner, node, err)  # it may yet be called under a map
             return

@@ -204,7 +204,7 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return _shape_struct(f, pos, kw, node)
     if name == "jax.eval_shape" and pos:
         return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
-    if name == "jax.make_jaxpr" and pos:
+    if name == "jax.make_jaxpr" and pos and "axis_env" not in kw:  # axis_env= binds names: not modelled
         return PartialRef(QualRef(_STAGED), (pos[0],))
     if name.startswith(_METHOD) and pos:
         return _container_call(name[len(_METHOD) :], pos[0], pos[1:], kw)

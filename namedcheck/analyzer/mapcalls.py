@@ -11,13 +11,13 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import carries, devices, origins, placements, shard_map
+from namedcheck.analyzer import carries, devices, mapargs, origins, placements, shard_map
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, placement
-from namedcheck.engine.codes import NC401, NC405, NC602, NC809, NC823
+from namedcheck.engine.codes import NC401, NC402, NC403, NC405, NC602, NC809, NC823
 from namedcheck.engine.devices import check_mesh_shape, check_pmap_size
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
@@ -215,13 +215,16 @@ def call_mapped(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], no
             define(f, mapped)
             return mapped
         return UNKNOWN
-    if kw:
-        return UNKNOWN  # mapped functions take positional arguments
+    if kw and ref.kind not in ("vmap", "pmap"):
+        return UNKNOWN  # xmap and shard_map take positional arguments
     try:
         if ref.kind == "xmap":
             return _call_xmap(f, ref, pos, node)
         if ref.kind in ("vmap", "pmap"):
-            return _call_vmap(f, ref, pos, node)
+            try:
+                return _call_vmap(f, ref, pos, kw, node)
+            except Fail as e:
+                raise Fail(e.node, _relate_vmap(ref, e.err, node)) from None
         return shard_map.call(f, ref, pos, node)
     except Fail as e:
         f.report(e.node, e.err)
@@ -316,9 +319,9 @@ def define(f: Frame, ref: MappedRef) -> None:
     if not isinstance(axis_name, str) or axis_name in dict(f.env.named) or n is None:
         return
     args = [UNKNOWN] * n
-    f.call_value(
-        ref.func, args, {}, [None] * n, {}, ref.node, env=f.env.with_names({axis_name: None}), as_map_body=True
-    )
+    env = f.env.with_names({axis_name: None})
+    env = env if env.origin is not None else replace(env, origin=ref)
+    f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=env, as_map_body=True)
 
 
 def _define_xmap(f: Frame, ref: MappedRef) -> None:
@@ -345,28 +348,46 @@ def _has_pytree_dict(spec: Any) -> bool:
     return False
 
 
-def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
+def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     p = ref.params
     in_axes = lit(p.get("in_axes", Const(0)), default=UNKNOWN)
     out_axes = lit(p.get("out_axes", Const(0)), default=UNKNOWN)
     axis_name = lit(p.get("axis_name", Const(None)), default=UNKNOWN)
-    if UNKNOWN in (in_axes, out_axes, axis_name) or isinstance(in_axes, dict):
+    if UNKNOWN in (in_axes, out_axes, axis_name) or (isinstance(in_axes, dict) and ref.kind == "pmap"):
         return UNKNOWN
     if isinstance(in_axes, list):
         in_axes = tuple(in_axes)
-    per_arg = at(param_node(ref, "in_axes"), maps.vmap_axes_per_arg, in_axes, len(pos))
+    static = mapargs.static_positions(ref, len(pos))
+    if static is None:
+        return UNKNOWN
+    if static:  # pmap's static_broadcasted_argnums: passed as they are (hashable), in_axes over the others
+        at(node, mapargs.check_static_hashable, pos, static)
+        dynamic = [i for i in range(len(pos)) if i not in static]
+        if isinstance(in_axes, tuple) and len(in_axes) == len(dynamic) != len(pos):
+            entries = dict(zip(dynamic, in_axes))
+            in_axes = tuple(entries.get(i) for i in range(len(pos)))
+        elif isinstance(in_axes, tuple) and len(in_axes) != len(pos):
+            return UNKNOWN
+    per_arg = at(param_node(ref, "in_axes"), maps.vmap_axes_per_arg, in_axes, len(pos), ref.kind)
+    per_arg = tuple(None if i in static else a for i, a in enumerate(per_arg))
+    at(node, mapargs.check_arity, ref, len(pos), kw)
+    at(node, mapargs.check_jax_types, f, ref, pos, per_arg, static)
     axis_size = lit(p.get("axis_size", Const(None)), default=UNKNOWN)
     if ref.kind == "vmap":
-        at(param_node(ref, "in_axes"), maps.check_vmap_size_known, per_arg, axis_size)
+        at(param_node(ref, "in_axes"), maps.check_vmap_size_known, per_arg + (0,) * len(kw), axis_size)
     sizes: list[tuple[Any, str]] = []
     locals_: list[Any] = []
     for i, (ax, v) in enumerate(zip(per_arg, pos)):
-        if ax is None:
-            locals_.append(v)
-        elif isinstance(ax, int):
-            locals_.append(at(node, maps.vmap_in_tree, v, ax, f"argument {i}", sizes))
-        else:
-            locals_.append(UNKNOWN)
+        try:
+            locals_.append(maps.vmap_in_spec(v, ax, f"argument {i}", sizes, ref.kind))
+        except RuleError as e:  # a structure mismatch is in_axes' own; a size or rank the argument's
+            raise Fail(param_node(ref, "in_axes") if e.code == NC401 else node, e) from None
+    # keyword arguments are always mapped over their leading axis (in_axes covers positional ones only)
+    kw_locals = {
+        k: at(node, maps.vmap_in_tree, v, 0, f"keyword argument {k!r}", sizes, ref.kind) for k, v in kw.items()
+    }
+    if ref.kind == "vmap":
+        at(node, maps.check_axis_size, sizes, axis_size)
     size = next((s for s, _ in sizes if s is not None), None)
     if ref.kind == "pmap" and "devices" not in p:
         at(node, check_pmap_size, size, devices.count(f.an))
@@ -376,10 +397,16 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
     if isinstance(axis_name, str):
         at(param_node(ref, "axis_name"), maps.check_not_rebound, [axis_name], f.env, f"{ref.kind} axis_name")
         env = env.with_names({axis_name: size})
+        env = env if env.origin is not None else replace(env, origin=ref)
         locals_ = _named_views(f, ref.func, locals_, per_arg, axis_name, size)
-    result = f.call_value(ref.func, locals_, {}, [None] * len(locals_), {}, node, env=env, as_map_body=True)
+    elif axis_name is None:  # binds no name: a collective inside uses the caller's names or none
+        env = mapargs.traced_env(f, ref)
+    else:  # another kind of name (a tuple): what it binds is not modelled
+        env = replace(env, definitive=False)
+    result = f.call_value(ref.func, locals_, kw_locals, [None] * len(locals_), {}, node, env=env, as_map_body=True)
     if result is UNKNOWN:
         return UNKNOWN
+    mapped_locals = [a for a, m in zip(locals_, per_arg) if m is not None] + list(kw_locals.values())
 
     def out(v: Any, ax: Any) -> Any:
         if not isinstance(v, ArrayType) or not (ax is None or isinstance(ax, int)):
@@ -388,7 +415,7 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             at(
                 param_node(ref, "out_axes"),
                 maps.check_unmapped_output,
-                any(v is a for a, m in zip(locals_, per_arg) if isinstance(m, int)),
+                any(v is a for a in mapped_locals),
                 ax,
             )
         if isinstance(axis_name, str) and axis_name in v.named_shape:
@@ -403,6 +430,24 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> A
             result.kind,
         )
     return maps.map_leaves(result, lambda leaf: out(leaf, out_axes))
+
+
+def _relate_vmap(ref: MappedRef, e: RuleError, call: cst.CSTNode) -> RuleError:
+    """An error about a vmap / pmap's arguments names the arguments involved and where the map is written."""
+    if e.code == NC403 and isinstance(call, cst.Call):
+        what = e.data.get("other_arg")
+        if what == "axis_size":
+            e.relate(param_node(ref, "axis_size"), f"axis_size={e.data.get('other')}")
+        arg = mapargs.argument_node(call, what) if isinstance(what, str) else None
+        if arg is not None:
+            e.relate(arg, f"{what}, mapped with size {e.data.get('other')}")
+    fn = getattr(ref.func, "node", None)
+    if e.code == NC402 and "parameters" in e.data and isinstance(fn, cst.FunctionDef):
+        e.relate(fn.name, f"{fn.name.value} takes {', '.join(e.data['parameters']) or 'no parameters'}")
+    if e.code in (NC402, NC403) and ref.node is not getattr(call, "func", None):
+        where = param_node(ref, "in_axes")
+        e.relate(where, f"in_axes of this {ref.kind}" if where is not ref.node else f"the {ref.kind} is written here")
+    return e
 
 
 def _named_views(

@@ -211,7 +211,8 @@ class ModuleAnalyzer:
 
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:
-        top = Frame(self, None)
+        # module code runs outside any map: a name no map or mesh around a collective binds is unbound (NC705)
+        top = Frame(self, None, env=AxisEnv(definitive=True))
         self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.
         for s in self.module.body:

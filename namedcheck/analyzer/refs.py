@@ -53,6 +53,8 @@ class ClassInfo:
     written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
     classmethods: dict[str, Any] = field(default_factory=dict)  # bound to the class they are read from
     staticmethods: dict[str, Any] = field(default_factory=dict)
+    # written without bases or decorators: unless registered as a pytree, an instance is no JAX type
+    plain: bool = False
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

@@ -10,10 +10,20 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import origins
-from namedcheck.analyzer.mapargs import Fail, at, lit, param_node, rebuild, required_positional, return_nodes, source
+from namedcheck.analyzer.mapargs import (
+    Fail,
+    argument_node,
+    at,
+    lit,
+    param_node,
+    rebuild,
+    required_positional,
+    return_nodes,
+    source,
+)
 from namedcheck.analyzer.refs import FuncRef, MappedRef, MeshVal
 from namedcheck.analyzer.scope import FrameState as Frame
-from namedcheck.engine import maps
+from namedcheck.engine import maps, placement
 from namedcheck.engine.codes import NC601, NC604
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, MeshInfo, Spec
@@ -214,14 +224,53 @@ def call(f: Frame, ref: MappedRef, pos: list[Any], node: cst.CSTNode) -> Any:
                 try:  # its fit to the argument (rank, divisibility): here
                     locals_.append(maps.shard_in(v, spec, s.mesh, s.manual, f"{w} of shard_map"))
                 except RuleError as e:
+                    if e.code == NC604 and v.shape == ():
+                        raise _scalar_spec(f, ref, node, w, e) from None
+                    if e.code == NC604:
+                        e.relate(_in_spec_node(ref, w), f"the in_specs entry for {w}")
                     raise Fail(
                         node, origins.relate_placements(e, [(w, v)]) if e.code.startswith("NC8") else e
                     ) from None
             else:
+                if isinstance(v, Const) and isinstance(v.value, (bool, int, float, complex)):
+                    try:  # a Python number is a scalar: a spec with entries does not fit it (JAX raises)
+                        placement.check_rank(spec, (), f"{w} of shard_map (a Python scalar)")
+                    except RuleError as e:
+                        raise _scalar_spec(f, ref, node, w, e) from None
                 locals_.append(UNKNOWN)
     if s.open:  # the mesh's other axes are unknown: varying sets are lower bounds
         locals_ = [v.with_varying(v.varying, exact=False) if isinstance(v, ArrayType) else v for v in locals_]
     return _run(f, ref, s, rebuild(pos, locals_), node)
+
+
+def _scalar_spec(f: Frame, ref: MappedRef, call: cst.CSTNode, what: str, e: RuleError) -> Fail:
+    """An in_specs entry with entries for a scalar argument: the entry is what to change (a scalar is never
+    split; P() fits it), reported there with the call's argument related (at the call where in_specs is
+    written in another module)."""
+    entry = _in_spec_node(ref, what)
+    e = e.derived(hint="a scalar has no dimension to split: give it P()")
+    arg = argument_node(call, what) if isinstance(call, cst.Call) else None
+    try:
+        f.an.positions()[entry]  # type: ignore[attr-defined]
+    except (AttributeError, KeyError):
+        return Fail(call, e.relate(entry, f"the in_specs entry for {what}"))
+    return Fail(entry, e.relate(arg if arg is not None else call, f"{what} is a scalar here"))
+
+
+def _in_spec_node(ref: MappedRef, what: str) -> cst.CSTNode:
+    """Where the in_specs entry of `argument i` is written: the tuple's item when in_specs is a tuple written
+    out, else in_specs itself."""
+    node = param_node(ref, "in_specs")
+    head = what.split("[", 1)[0]
+    i = int(head.rpartition(" ")[2]) if head.startswith("argument ") and head.rpartition(" ")[2].isdigit() else None
+    if (
+        i is not None
+        and isinstance(node, cst.Tuple)
+        and i < len(node.elements)
+        and not any(isinstance(e, cst.StarredElement) for e in node.elements)
+    ):
+        return node.elements[i].value
+    return node
 
 
 def _from_sharding(v: Any, s: _Setup, what: str) -> Any:

@@ -330,5 +330,13 @@ class Statements(FrameState):
             )
             if isinstance(value, MappedRef):
                 self.an.mapped.add(id(fn))
+        if (
+            info is not None
+            and plain_method
+            and isinstance(value, MappedRef)
+            and value.kind in ("vmap", "pmap")
+            and fn.name.value not in ("__init__", "__call__", "setup")
+        ):
+            info.methods[fn.name.value] = value  # `obj.step(x)` calls the map with `self` as its first argument
         self.vars[fn.name.value] = value
         self.an.analyse_standalone(ref)

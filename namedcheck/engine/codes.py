@@ -180,7 +180,8 @@ _CODES: list[Code] = [
         "NC401",
         "xmap / vmap in_axes or out_axes structure mismatch",
         "in_axes must mirror the arguments (and out_axes the results) as a pytree prefix: one axis mapping "
-        "per array, or one mapping for a whole subtree.",
+        "per array, or one mapping for a whole subtree. vmap / pmap in_axes is an int, None, or a tuple with one "
+        "entry per positional argument (keyword arguments are always mapped over axis 0).",
         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...],), out_axes=['i', ...])\nf(jnp.ones(3), jnp.ones(3))",
         "f = xmap(lambda a, b: a + b, in_axes=(['i', ...], ['i', ...]), out_axes=['i', ...])\n"
         "f(jnp.ones(3), jnp.ones(3))",
@@ -190,7 +191,9 @@ _CODES: list[Code] = [
         "NC402",
         "bad axis mapping",
         "An axis mapping names a positional axis the argument does not have, maps one positional axis twice, "
-        "or repeats a name.",
+        "or repeats a name. For vmap / pmap also: an axis mapped in a scalar (a Python number or a 0-d array), "
+        "a call that leaves out one of the function's parameters (or passes too many), and a "
+        "static_broadcasted_argnums argument that is not hashable (an array, a list).",
         "xmap(lambda a: a, in_axes={2: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
         "xmap(lambda a: a, in_axes={0: 'i'}, out_axes=['i', ...])(jnp.ones(3))",
         hint="map each positional axis the argument has at most once, each to its own name",
@@ -381,7 +384,9 @@ _CODES: list[Code] = [
         "NC705",
         "axis name bound by nothing",
         "A collective or named reduction names an axis no enclosing map (xmap, vmap axis_name, shard_map) or mesh "
-        "binds, nor the named axes of the function's own parameter annotations.",
+        "binds, nor the named axes of the function's own parameter annotations. Code the module runs outside any "
+        "map (its statements and what they call, jitted or not) and the body of a vmap / pmap without that "
+        "axis_name bind nothing else; a function only analysed on its own is silent (it may run under a map).",
         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
         "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')",
         hint="bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling",

@@ -527,23 +527,45 @@ def out_positions(m: AxisMapping, nd_out: int) -> list[str | None]:
 # ---- vmap ---------------------------------------------------------------------------------------
 
 
-def vmap_axes_per_arg(in_axes: Any, n_args: int) -> tuple[Any, ...]:
-    """vmap's in_axes as one entry per argument (an int or None broadcasts to all; NC401 otherwise)."""
+def vmap_axes_per_arg(in_axes: Any, n_args: int, kind: str = "vmap") -> tuple[Any, ...]:
+    """vmap's in_axes as one entry per positional argument (an int or None broadcasts to all; NC401 otherwise:
+    a tuple of another length, or a dict)."""
+    if isinstance(in_axes, dict):
+        raise RuleError(
+            NC401,
+            f"{kind} in_axes must be an int, None, or a tuple of entries corresponding to the positional "
+            f"arguments, but it is a dict",
+            hint="wrap it in a tuple with one entry per positional argument: in_axes=({...},)",
+        )
     per_arg = in_axes if isinstance(in_axes, tuple) else (in_axes,) * n_args
     if len(per_arg) != n_args:
         raise RuleError(
             NC401,
-            f"vmap in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
-            f"called with {count(n_args, 'argument')}",
-            hint="give one in_axes entry per argument",
+            f"{kind} in_axes has {count(len(per_arg), 'entry', 'entries')} but the function is "
+            f"called with {count(n_args, 'positional argument')}",
+            hint="give one in_axes entry per positional argument (keyword arguments are always mapped over axis 0)",
+            data={"entries": len(per_arg), "arguments": n_args},
         )
     return per_arg
 
 
-def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) -> ArrayType:
+def _rank0(axis: int, what: str, kind: str) -> RuleError:
+    return RuleError(
+        NC402,
+        f"{what}: {kind} maps it along axis {axis}, which needs rank at least {axis + 1 if axis >= 0 else -axis}, "
+        f"but it is a scalar (rank 0, shape ())",
+        hint="give this argument in_axes None (it is then the same for every instance), or pass an array "
+        "with the mapped axis",
+        data={"axis": axis},
+    )
+
+
+def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]], kind: str = "vmap") -> ArrayType:
     if arg.has_ellipsis:
         raise ValueError
     nd = len(arg.shape)
+    if nd == 0:
+        raise _rank0(axis, what, kind)
     if not -nd <= axis < nd:
         raise RuleError(
             NC402,
@@ -556,24 +578,28 @@ def vmap_in(arg: ArrayType, axis: int, what: str, sizes: list[tuple[Any, str]]) 
         if differ(s, size):
             raise RuleError(
                 NC403,
-                f"vmap maps an axis of size {size} in {what} but of size {s} in {w}",
+                f"{kind} maps an axis of size {size} in {what} but of size {s} in {w}",
                 hint="all mapped axes must have one size",
+                data={"size": repr(size), "other": repr(s), "other_arg": w},
             )
     sizes.append((size, what))
     return arg.with_shape(arg.shape[:i] + arg.shape[i + 1 :])
 
 
-def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
-    """vmap_in over every array of a pytree argument (tuples, lists, dicts)."""
+def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]], kind: str = "vmap") -> Any:
+    """vmap_in over every array of a pytree argument (tuples, lists, dicts); a Python number is a scalar
+    (rank 0) that cannot be mapped."""
     if isinstance(arg, ArrayType) and not arg.has_ellipsis:
-        return vmap_in(arg, axis, what, sizes)
+        return vmap_in(arg, axis, what, sizes, kind)
+    if isinstance(arg, Const) and isinstance(arg.value, (bool, int, float, complex)):
+        raise _rank0(axis, what, kind)
     if isinstance(arg, Seq) and arg.kind == "dict":
         return Seq(
             tuple(
                 Seq(
                     (
                         p.items[0],
-                        vmap_in_tree(p.items[1], axis, f"{what}[{getattr(p.items[0], 'value', '?')!r}]", sizes),
+                        vmap_in_tree(p.items[1], axis, f"{what}[{getattr(p.items[0], 'value', '?')!r}]", sizes, kind),
                     )
                 )
                 for p in arg.items
@@ -581,8 +607,72 @@ def vmap_in_tree(arg: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -
             "dict",
         )
     if isinstance(arg, Seq):
-        return Seq(tuple(vmap_in_tree(v, axis, f"{what}[{i}]", sizes) for i, v in enumerate(arg.items)), arg.kind)
+        return Seq(tuple(vmap_in_tree(v, axis, f"{what}[{i}]", sizes, kind) for i, v in enumerate(arg.items)), arg.kind)
     return UNKNOWN
+
+
+def _keys(keys: Any) -> str:
+    return ", ".join(repr(k) for k in sorted(keys, key=repr)) or "none"
+
+
+def vmap_in_spec(arg: Any, spec: Any, what: str, sizes: list[tuple[Any, str]], kind: str = "vmap") -> Any:
+    """One argument's per-instance value under its in_axes entry, a pytree prefix of it: None (not mapped),
+    an int (every array below is mapped along it), or a tuple / dict matching the argument item for item
+    (NC401 where the argument's structure is known and differs)."""
+    if spec is None:
+        return arg
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return vmap_in_tree(arg, spec, what, sizes, kind)
+    if not isinstance(spec, (tuple, dict)):
+        return UNKNOWN
+    container = "a tuple" if isinstance(spec, tuple) else "a dict"
+    if isinstance(arg, ArrayType) and not arg.is_partial:
+        raise RuleError(
+            NC401,
+            f"{kind} in_axes gives {what} {container} of entries, but {what} is a single array: "
+            f"in_axes must be a tree prefix of the arguments",
+            hint="give a single array one entry (an int or None), not a container",
+        )
+    if not isinstance(arg, Seq) or arg.kind not in ("tuple", "list", "dict"):
+        return UNKNOWN
+    if isinstance(spec, tuple):
+        if arg.kind == "dict" or len(spec) != len(arg.items):
+            found = (
+                f"a dict of {count(len(arg.items), 'item')}"
+                if arg.kind == "dict"
+                else f"a {arg.kind} of {count(len(arg.items), 'item')}"
+            )
+            raise RuleError(
+                NC401,
+                f"{kind} in_axes gives {what} a tuple of {count(len(spec), 'entry', 'entries')}, but {what} is "
+                f"{found}: in_axes must be a tree prefix of the arguments",
+                hint="give one entry per item of the argument (or a single int / None for all of them)",
+            )
+        return Seq(
+            tuple(vmap_in_spec(v, a, f"{what}[{i}]", sizes, kind) for i, (v, a) in enumerate(zip(arg.items, spec))),
+            arg.kind,
+        )
+    keys: list[Any] = []
+    for p in arg.items:
+        k = p.items[0] if isinstance(p, Seq) and len(p.items) == 2 else None
+        if not isinstance(k, Const):
+            return UNKNOWN
+        keys.append(k.value)
+    if arg.kind != "dict" or set(keys) != set(spec):
+        found = f"a dict with keys {_keys(keys)}" if arg.kind == "dict" else f"a {arg.kind}"
+        raise RuleError(
+            NC401,
+            f"{kind} in_axes gives {what} a dict with keys {_keys(spec)}, but {what} is {found}: "
+            f"in_axes must be a tree prefix of the arguments",
+            hint="give the in_axes dict the argument's keys",
+        )
+    return Seq(
+        tuple(
+            Seq((p.items[0], vmap_in_spec(p.items[1], spec[k], f"{what}[{k!r}]", sizes, kind)))
+            for p, k in zip(arg.items, keys)
+        ),
+        "dict",
+    )
 
 
 def vmap_named_view(local: Any, axis_name: str, size: Any, declared: Any) -> Any:
@@ -607,6 +697,21 @@ def check_vmap_size_known(per_arg: tuple[Any, ...], axis_size: Any) -> None:
             "so the mapped size is unknown",
             hint="map an argument or pass axis_size=",
         )
+
+
+def check_axis_size(sizes: list[tuple[Any, str]], axis_size: Any) -> None:
+    """vmap's axis_size= must be the size of every mapped axis (NC403)."""
+    if not is_int(axis_size) or isinstance(axis_size, bool):
+        return
+    for s, w in sizes:
+        if differ(s, axis_size):
+            raise RuleError(
+                NC403,
+                f"vmap maps an axis of size {s} in {w}, but its axis_size is {axis_size}",
+                hint="give axis_size the mapped axes' size, or leave it out (it is needed only when no argument "
+                "is mapped)",
+                data={"size": repr(s), "other": repr(axis_size), "other_arg": "axis_size"},
+            )
 
 
 def check_unmapped_output(mapped: bool, axis: Any) -> None:
