@@ -233,7 +233,7 @@ class Calls(FrameState):
             if isinstance(changed, InstanceRef):
                 configs.note_instance(self, changed, node, [], base=pos[0])
             return changed
-        if name == "functools.partial":
+        if name in ("functools.partial", "jax.tree_util.Partial"):
             return PartialRef(pos[0], tuple(pos[1:]), tuple(kw.items())) if pos else UNKNOWN
         if name in ("jax.grad", "jax.value_and_grad"):
             if not pos:

@@ -10,7 +10,7 @@ import libcst as cst
 
 from namedcheck.analyzer.refs import ClassInfo, InstanceRef, QualRef
 from namedcheck.engine.names import canonical_name
-from namedcheck.engine.values import UNKNOWN
+from namedcheck.engine.values import UNKNOWN, Const
 
 # bases whose subclasses take their fields as constructor arguments (unless they define `__init__`)
 FIELD_BASES = (
@@ -22,6 +22,22 @@ FIELD_BASES = (
     "equinox.Module",
 )
 _DATACLASS_DECORATORS = ("dataclass", "dataclasses.dataclass", "flax.struct.dataclass", "chex.dataclass")
+# classes whose instances are pytree nodes with their fields as children (unless a field is static)
+_PYTREE_BASES = (
+    "typing.NamedTuple",
+    "typing_extensions.NamedTuple",
+    "flax.struct.PyTreeNode",
+    "equinox.Module",
+)
+_PYTREE_DECORATORS = (
+    "flax.struct.dataclass",
+    "chex.dataclass",
+    "chex.dataclasses.dataclass",
+    "jax.tree_util.register_dataclass",
+)
+_COPYING_DECORATORS = ("flax.struct.dataclass", "chex.dataclass", "chex.dataclasses.dataclass")  # add `.replace`
+# field specifiers and the keyword (and value) that makes a field static metadata rather than a child
+_FIELD_SPECIFIERS = {"flax.struct.field": ("pytree_node", False), "equinox.field": ("static", True)}
 
 
 def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
@@ -86,6 +102,50 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     if by_fields and not defines_init and not opaque_base:
         info.kind = "fields"
     info.plain = not c.bases and not c.decorators
+    pytree = any(b in _PYTREE_BASES for b in bases) or _decorated_dataclass(frame, c, _PYTREE_DECORATORS)
+    if pytree and not opaque_base and all(base.static is not None for base in inherited if base.kind == "fields"):
+        info.static = _static_fields(frame, body, inherited)
+    if any(b in ("typing.NamedTuple", "typing_extensions.NamedTuple") for b in bases):
+        info.copier = "_replace"
+    elif "flax.struct.PyTreeNode" in bases or _decorated_dataclass(frame, c, _COPYING_DECORATORS):
+        info.copier = "replace"
+    else:
+        info.copier = next((base.copier for base in inherited if base.copier), "")
+
+
+def _static_fields(frame: Any, body: Any, inherited: list[ClassInfo]) -> frozenset[str] | None:
+    """The fields of a pytree class that are static metadata (`struct.field(pytree_node=False)`,
+    `eqx.field(static=True)`); None when a field's specifier is not understood."""
+    static: set[str] = set()
+    for base in inherited:
+        static |= base.static or frozenset()
+    for stmt in body:
+        for small in stmt.body if isinstance(stmt, cst.SimpleStatementLine) else ():
+            if not (isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name)):
+                continue
+            name = small.target.value
+            static.discard(name)
+            if not isinstance(small.value, cst.Call):
+                continue
+            spec = frame.parent.ev(small.value.func) if frame.parent is not None else UNKNOWN
+            if not isinstance(spec, QualRef):
+                return None
+            spec_name = canonical_name(spec.name)
+            if spec_name in ("dataclasses.field", "chex.field") and not any(
+                a.keyword is not None and a.keyword.value == "metadata" for a in small.value.args
+            ):
+                continue  # a plain default
+            if spec_name not in _FIELD_SPECIFIERS:
+                return None
+            keyword, marks = _FIELD_SPECIFIERS[spec_name]
+            for a in small.value.args:
+                if a.keyword is not None and a.keyword.value == keyword:
+                    flag = frame.parent.ev(a.value)
+                    if not (isinstance(flag, Const) and isinstance(flag.value, bool)):
+                        return None
+                    if flag.value is marks:
+                        static.add(name)
+    return frozenset(static)
 
 
 def _is_classvar(ann: cst.BaseExpression) -> bool:
@@ -96,13 +156,11 @@ def _is_classvar(ann: cst.BaseExpression) -> bool:
     )
 
 
-def _decorated_dataclass(frame: Any, c: cst.ClassDef) -> bool:
+def _decorated_dataclass(frame: Any, c: cst.ClassDef, names: tuple[str, ...] = _DATACLASS_DECORATORS) -> bool:
     for d in c.decorators:
         node = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
         v = frame.parent.ev(node) if frame.parent is not None else UNKNOWN
-        if isinstance(v, QualRef) and (
-            canonical_name(v.name) in _DATACLASS_DECORATORS or v.name in _DATACLASS_DECORATORS
-        ):
+        if isinstance(v, QualRef) and (canonical_name(v.name) in names or v.name in names):
             return True
     return False
 
@@ -127,6 +185,38 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     except TypeError:
         return UNKNOWN
     return InstanceRef(info, tuple(values.items()))
+
+
+def accessor_kind(fn: cst.FunctionDef) -> str:
+    """ "property" for a method read as an attribute (`@property`, `@functools.cached_property`), "setter" for
+    a property's setter or deleter (`@width.setter`), else ""."""
+    for d in fn.decorators:
+        node = d.decorator
+        if isinstance(node, cst.Name) and node.value in ("property", "cached_property"):
+            return "property"
+        if isinstance(node, cst.Attribute) and node.attr.value == "cached_property":
+            return "property"
+        if isinstance(node, cst.Attribute) and node.attr.value in ("setter", "deleter"):
+            return "setter"
+    return ""
+
+
+def pytree_children(inst: InstanceRef) -> list[tuple[str, Any]] | None:
+    """A built instance of a pytree class as JAX flattens it: its non-static fields in definition order, with
+    their values; None when it is not a pytree node or its fields are not known."""
+    cls = inst.cls
+    if cls.static is None or inst.values is None or ("",) in cls.mutated:
+        return None
+    values = dict(inst.values)
+    if set(values) != set(cls.order):
+        return None  # built by an `__init__` that set other attributes: not known how it flattens
+    return [(n, UNKNOWN if (n,) in cls.mutated else values[n]) for n in cls.order if n not in cls.static]
+
+
+def with_children(inst: InstanceRef, children: dict[str, Any]) -> InstanceRef:
+    """The instance with its pytree children replaced (static fields kept)."""
+    assert inst.values is not None
+    return InstanceRef(inst.cls, tuple((k, children.get(k, v)) for k, v in inst.values))
 
 
 def class_attribute(info: ClassInfo, attr: str) -> Any:

@@ -229,6 +229,8 @@ class Expressions(FrameState):
             return v
         if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp):
             return iteration.comprehension(self, node)
+        if isinstance(node, cst.Yield):
+            return iteration.yielded(self, node)
         if isinstance(node, cst.Set):
             return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
         if isinstance(node, cst.Dict):
@@ -261,6 +263,8 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef | BuildingRef):
+            if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
+                return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
             special = nn_modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
@@ -275,7 +279,7 @@ class Expressions(FrameState):
                 return PartialRef(recv.cls.methods[attr], (recv,))
             if attr in recv.cls.classmethods or attr in recv.cls.staticmethods:
                 return classes.class_attribute(recv.cls, attr)
-            if attr in ("replace", "_replace") and recv.cls.kind == "fields":  # flax struct, NamedTuple
+            if recv.cls.copier and attr == recv.cls.copier:  # a flax struct's `replace`, a NamedTuple's `_replace`
                 return PartialRef(QualRef("dataclasses.replace"), (recv,))
             return UNKNOWN
         if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
@@ -345,6 +349,8 @@ class Expressions(FrameState):
                 if sl.stop >= 0:
                     return DevicesVal((sl.stop,))
             return DevicesVal((None,))
+        if isinstance(recv, InstanceRef) and (fields := iteration.named_tuple_items(recv)) is not None:
+            recv = Seq(fields)  # `carry[0]` of a NamedTuple: its first field
         config_item = configs.item(self, recv, idx)  # `config['width']`
         if config_item is not NotImplemented:
             return config_item

@@ -29,6 +29,7 @@ class Frame(Statements, Expressions, Calls):
     nc705_owner: FuncRef | None = None
     skip_depth = 0  # inside a `try` or loop body: its statements may not (all) run
     ended = False  # every path so far has returned or raised: the statements after do not run
+    yields: list[Any] | None = None  # a generator function's body: the values it yields (analyzer/iteration.py)
     # reached from the program's entry point (`__main__`, `app.run(main)`): flag defaults are its values
     entry = False
     param_tokens: frozenset[int] = frozenset()  # config objects the parameters hold (analyzer/configs.py)
@@ -102,6 +103,8 @@ class Frame(Statements, Expressions, Calls):
             "enumerate",
             "reversed",
             "sum",
+            "iter",
+            "next",
         ):
             return QualRef(f"builtins.{name}")
         return UNKNOWN

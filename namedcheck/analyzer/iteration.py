@@ -1,6 +1,7 @@
 """Python iteration the analysis follows: comprehensions and builtins over known sequences (`zip`,
-`map`, `range`, `enumerate`, ...), `for` loops unrolled over them, pytree maps, and tracing
-transforms (`jax.eval_shape`, `jax.make_jaxpr`, `jit(f).lower`) as calls of their function."""
+`map`, `range`, `enumerate`, ...), `for` loops unrolled over them, iterators of unknown length (generators,
+`iter` / `next`, `itertools`) by the type of their items, pytree maps (over user pytree classes too), and
+tracing transforms (`jax.eval_shape`, `jax.make_jaxpr`, `jit(f).lower`) as calls of their function."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, PartialRef, QualRef
+from namedcheck.analyzer import classes
+from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, IterRef, MappedRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState, same_value
 from namedcheck.engine.maps import scan_slice
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, join
 
 MAX_ITEMS = 64  # longest sequence built item by item
 MAX_UNROLL = 16  # longest `for` loop analysed once per item
@@ -22,6 +24,7 @@ _TRACED = "namedcheck.analyzer.iteration.traced"  # its value is the function's 
 _STAGED = "namedcheck.analyzer.iteration.staged"  # a jaxpr or a lowering: its value is not tracked
 _TREE_MAP = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 _TREE_LEAVES = {"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"}
+_TREE_FLATTEN = {"jax.tree.flatten", "jax.tree_util.tree_flatten", "jax.tree_flatten"}
 _SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
 _METHOD = "namedcheck.analyzer.iteration.method_"  # a reading method of a known list or dict
 _READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("copy",)}
@@ -43,9 +46,34 @@ def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
         and v.shape[0] <= limit
     ):
         items = (scan_slice(v),) * v.shape[0]  # iterating an array walks its leading dimension
+    elif isinstance(v, InstanceRef) and (fields := named_tuple_items(v)) is not None:
+        items = fields
     else:
         return None
     return items if len(items) <= limit else None
+
+
+def named_tuple_items(v: InstanceRef) -> tuple[Any, ...] | None:
+    """A built NamedTuple's fields in order (what iterating, unpacking and indexing it read); None otherwise."""
+    if (
+        v.cls.copier == "_replace"
+        and v.values is not None
+        and [k for k, _ in v.values] == v.cls.order
+        and not v.cls.mutated
+    ):
+        return tuple(x for _, x in v.values)
+    return None
+
+
+def item_of(v: Any) -> Any:
+    """What one step of iterating `v` gives, whatever step it is: the join of a known sequence's items, an
+    iterator's item, an array's row (Unknown when not known)."""
+    if isinstance(v, IterRef):
+        return v.item
+    if isinstance(v, ArrayType):
+        return scan_slice(v) if not v.shape or v.shape[0] != 0 else UNKNOWN
+    items = items_of(v, limit=1 << 30)
+    return join_items(list(items)) if items else UNKNOWN
 
 
 def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
@@ -93,18 +121,55 @@ def _zip(pos: list[Any]) -> Any:
     return Seq(tuple(Seq(t) for t in zip(*seqs)), "tuple")
 
 
+def iterable(f: Any, v: Any, node: cst.CSTNode) -> Any:
+    """What iterating `v` goes over: for an instance of a class with `__iter__` (a data loader), what that
+    method returns (a generator, when it yields); else `v` itself."""
+    if isinstance(v, InstanceRef) and "__iter__" in v.cls.methods:
+        out = f.call_value(v.cls.methods["__iter__"], [v], {}, [None], {}, node)
+        return out if isinstance(out, IterRef | Seq) else UNKNOWN
+    return v
+
+
+# builtins that iterate some of their arguments: which (a slice of the positional ones)
+_ITERATING = {
+    "builtins.zip": slice(None),
+    "builtins.enumerate": slice(0, 1),
+    "builtins.iter": slice(0, 1),
+    "builtins.list": slice(0, 1),
+    "builtins.tuple": slice(0, 1),
+    "builtins.map": slice(1, None),
+    "builtins.sum": slice(0, 1),
+    "itertools.islice": slice(0, 1),
+    "itertools.cycle": slice(0, 1),
+    "itertools.chain": slice(None),
+}
+
+
 def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Builtins over sequences, pytree maps and tracing transforms; NotImplemented for other names."""
+    which = _ITERATING.get(name)
+    if which is not None and any(isinstance(v, InstanceRef) for v in pos[which]):
+        pos = list(pos)
+        pos[which] = [iterable(f, v, node) for v in pos[which]]
+    if name == "builtins.next" and pos and isinstance(pos[0], InstanceRef):  # an iterator class: its `__next__`
+        method = pos[0].cls.methods.get("__next__")
+        return f.call_value(method, [pos[0]], {}, [None], {}, node) if method is not None else UNKNOWN
     if name == "builtins.range" and not kw:
         return _range(pos)
     if name == "builtins.zip" and set(kw) <= {"strict"}:
+        if any(isinstance(v, IterRef) for v in pos):  # a generator's items beside others: one step of each
+            return IterRef(Seq(tuple(item_of(v) for v in pos)))
         return _zip(pos)
     if name == "builtins.enumerate":
         start = _int(pos[1] if len(pos) > 1 else kw.get("start", Const(0)))
+        if pos and isinstance(pos[0], IterRef):
+            return IterRef(Seq((UNKNOWN, pos[0].item)))
         items = items_of(pos[0]) if pos else None
         if items is None or start is None:
             return UNKNOWN
         return Seq(tuple(Seq((Const(start + i), v)) for i, v in enumerate(items)), "tuple")
+    if name in ("builtins.iter", "builtins.next") or name.startswith("itertools."):
+        return _iterator(name, pos, kw, node)
     if name in ("builtins.list", "builtins.tuple", "builtins.reversed") and len(pos) <= 1 and not kw:
         items = items_of(pos[0]) if pos else ()
         if items is None:
@@ -112,6 +177,9 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if name == "builtins.reversed":
             items = items[::-1]
         return Seq(tuple(items), "list" if name == "builtins.list" else "tuple")
+    if name == "builtins.map" and len(pos) >= 2 and not kw and any(isinstance(v, IterRef) for v in pos[1:]):
+        args = [item_of(v) for v in pos[1:]]
+        return IterRef(f.call_value(pos[0], args, {}, [None] * len(args), {}, node))
     if name == "builtins.map" and len(pos) >= 2 and not kw:
         seqs = _zip(pos[1:])
         if not isinstance(seqs, Seq):
@@ -128,9 +196,10 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         if len(pos) < 2 or set(kw) - {"is_leaf"} or kw.get("is_leaf", Const(None)) != Const(None):
             return UNKNOWN
         return tree_map(f, pos[0], pos[1], pos[2:], node)
-    if name in _TREE_LEAVES and len(pos) == 1 and not kw:
+    if name in _TREE_LEAVES | _TREE_FLATTEN and len(pos) == 1 and not kw:
         leaves = tree_leaves(pos[0])
-        return Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
+        out = Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
+        return Seq((out, UNKNOWN)) if name in _TREE_FLATTEN else out  # flatten: the leaves and the structure
     if name in _SHAPE_STRUCT:
         return _shape_struct(f, pos, kw, node)
     if name == "jax.eval_shape" and pos:
@@ -143,6 +212,71 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         value = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
         return value if name == _TRACED else UNKNOWN
     return NotImplemented
+
+
+def _fresh(node: cst.CSTNode) -> bool:
+    """Whether the first argument of a call is written there (`next(iter(xs))`), not an iterator that may
+    have advanced before."""
+    return (
+        isinstance(node, cst.Call)
+        and bool(node.args)
+        and node.args[0].keyword is None
+        and isinstance(node.args[0].value, cst.Call | cst.GeneratorExp)
+    )
+
+
+def _iterator(name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`iter` / `next` and `itertools`: iterators by the type of their items."""
+    short = name.rpartition(".")[2]
+    if name == "builtins.iter":
+        if len(pos) != 1 or kw or (isinstance(pos[0], Seq) and pos[0].kind == "dict"):
+            return UNKNOWN
+        if isinstance(pos[0], IterRef):
+            return pos[0]
+        items = items_of(pos[0], limit=1 << 30)
+        item = item_of(pos[0])
+        return IterRef(item, items[0] if items else None) if item is not UNKNOWN else UNKNOWN
+    if name == "builtins.next":
+        if not 1 <= len(pos) <= 2 or kw:
+            return UNKNOWN
+        it = pos[0]
+        if isinstance(it, IterRef):
+            out = it.head if it.head is not None and _fresh(node) else it.item
+        elif isinstance(it, Seq) and it.kind == "tuple" and _fresh(node):  # `next(x for x in xs)`
+            out = it.items[0] if it.items else (pos[1] if len(pos) > 1 else UNKNOWN)
+            return out
+        else:
+            return UNKNOWN
+        return join([out, pos[1]]) if len(pos) > 1 else out
+    if short == "count" or not pos:
+        return IterRef(UNKNOWN) if short == "count" else UNKNOWN
+    if short == "repeat" and set(kw) <= {"times"} and len(pos) <= 2:
+        times = pos[1] if len(pos) > 1 else kw.get("times")
+        n = _int(times) if times is not None else None
+        if n is not None and 0 <= n <= MAX_ITEMS:
+            return Seq((pos[0],) * n, "tuple")
+        return IterRef(pos[0])
+    if short == "cycle" and len(pos) == 1 and not kw:
+        item = item_of(pos[0])
+        return IterRef(item) if item is not UNKNOWN else UNKNOWN
+    if short == "chain" and not kw:
+        parts = [items_of(v) for v in pos]
+        if all(p is not None for p in parts) and sum(len(p or ()) for p in parts) <= MAX_ITEMS:
+            return Seq(tuple(x for p in parts for x in p or ()), "tuple")
+        return IterRef(join([item_of(v) for v in pos]))
+    if short == "islice" and 2 <= len(pos) <= 4 and not kw:
+        items = items_of(pos[0])
+        bounds = [None if isinstance(b, Const) and b.value is None else _int(b) for b in pos[1:]]
+        if (
+            items is not None
+            and all(b is not None or (isinstance(v, Const) and v.value is None) for b, v in zip(bounds, pos[1:]))
+            and all(b is None or b >= 0 for b in bounds)
+            and (len(bounds) < 3 or bounds[2] != 0)
+        ):
+            return Seq(tuple(items[slice(*bounds)]), "tuple")
+        item = item_of(pos[0])
+        return IterRef(item) if item is not UNKNOWN else UNKNOWN
+    return UNKNOWN
 
 
 def _sum(f: FrameState, pos: list[Any], node: cst.CSTNode) -> Any:
@@ -196,6 +330,124 @@ def staging_attribute(recv: Any, attr: str) -> Any:
     return UNKNOWN
 
 
+# ---- generators ------------------------------------------------------------------------------------
+_SYNTAX_ONLY = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer", "newline")
+# node type -> the fields that may hold expressions or statements (None: not a node)
+_CHILD_FIELDS: dict[type, tuple[str, ...] | None] = {}
+_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
+
+
+def _child_fields(t: type) -> tuple[str, ...] | None:
+    if t in _CHILD_FIELDS:
+        return _CHILD_FIELDS[t]
+    hit = None
+    if issubclass(t, cst.CSTNode):
+        names = getattr(t, "__dataclass_fields__", {})
+        hit = tuple(n for n in names if not any(s in n for s in _SYNTAX_ONLY))
+    _CHILD_FIELDS[t] = hit
+    return hit
+
+
+def _yields(body: cst.CSTNode) -> bool:
+    """Whether `body` has a `yield` outside nested functions, lambdas and classes (their own scopes): a walk
+    over the nodes' fields by their types (libcst's visitors rebuild every node, several times slower)."""
+    stack: list[Any] = [body]
+    while stack:
+        n = stack.pop()
+        t = type(n)
+        if t is cst.Yield:
+            return True
+        if t in _SCOPES:
+            continue
+        for name in _child_fields(t) or ():
+            v = getattr(n, name)
+            tv = type(v)
+            if tv is tuple or tv is list:
+                stack.extend(x for x in v if _child_fields(type(x)) is not None)
+            elif _child_fields(tv) is not None:
+                stack.append(v)
+    return False
+
+
+_GENERATORS: dict[int, tuple[cst.CSTNode, bool]] = {}  # id(function) -> (function, whether it yields)
+
+
+def is_generator(fn: cst.FunctionDef | cst.Lambda) -> bool:
+    """Whether calling `fn` gives a generator (its body has `yield` / `yield from`)."""
+    if not isinstance(fn, cst.FunctionDef) or fn.asynchronous is not None:
+        return False
+    hit = _GENERATORS.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1]
+    if len(_GENERATORS) > 20000:
+        _GENERATORS.clear()
+    found = _yields(fn.body)
+    _GENERATORS[id(fn)] = (fn, found)
+    return found
+
+
+def yielded(f: Any, node: cst.Yield) -> Any:
+    """`yield v` / `yield from xs` in a generator's body: recorded as items of the generator. Its value (what
+    the consumer sends) is not known."""
+    if isinstance(node.value, cst.From):
+        v = item_of(f.ev(node.value.item))
+    else:
+        v = f.ev(node.value) if node.value is not None else Const(None)
+    if f.yields is not None:
+        f.yields.append(v)
+    return UNKNOWN
+
+
+def generated(yields: list[Any]) -> IterRef:
+    """The generator a call of a generator function gives: its items are the join of what it yields."""
+    return IterRef(join_items(yields) if yields else UNKNOWN)
+
+
+def join_items(vals: list[Any]) -> Any:
+    """The join of the items of one iteration (batches of one pipeline): as `values.join`, and arrays of one
+    rank keep it, with the dims they agree on (a last batch shorter than the others: that dim unknown);
+    tuples and dicts of the same structure are joined part by part."""
+    first = vals[0]
+    if all(same_value(v, first) for v in vals):
+        return first
+    if all(isinstance(v, ArrayType) for v in vals):
+        return _join_arrays(vals)
+    if all(isinstance(v, Seq) and v.kind == first.kind and len(v.items) == len(first.items) for v in vals):
+        if first.kind != "dict":
+            return Seq(tuple(join_items([v.items[i] for v in vals]) for i in range(len(first.items))), first.kind)
+        keys = [p.items[0] for p in first.items]
+        if all(same_value(p.items[0], k) for v in vals for p, k in zip(v.items, keys)):
+            return Seq(
+                tuple(Seq((k, join_items([v.items[i].items[1] for v in vals]))) for i, k in enumerate(keys)), "dict"
+            )
+    return join(vals)
+
+
+def _join_arrays(vals: list[ArrayType]) -> Any:
+    first = vals[0]
+    plain = all(
+        not v.has_ellipsis
+        and len(v.shape) == len(first.shape)
+        and not v.named
+        and not v.named_open
+        and v.spec is None
+        and v.sharding is None
+        and v.family is None
+        and v.variadic is None
+        and not v.unreduced
+        and not v.reduced
+        for v in vals
+    )
+    if not plain:
+        return join(vals)
+    dims = tuple(d if all(v.shape[i] == d for v in vals) else None for i, d in enumerate(first.shape))
+    dtype = first.dtype_code if all(v.dtype_code == first.dtype_code for v in vals) else None
+    varying = frozenset.intersection(*(v.varying for v in vals))
+    exact = all(v.vary_exact and v.varying == varying for v in vals)
+    weak = all(v.weak for v in vals)
+    return ArrayType(dtype, dims, weak=weak, varying=varying, vary_exact=exact)
+
+
 # ---- pytrees ---------------------------------------------------------------------------------------
 def _is_leaf(v: Any) -> bool:
     return isinstance(v, ArrayType) or (isinstance(v, Const) and v.value is not None)
@@ -223,6 +475,15 @@ def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTN
         return Seq(tuple(out), "dict")
     if isinstance(first, Const) and first.value is None:
         return first  # None is an empty subtree
+    if isinstance(first, InstanceRef):  # a user pytree (a NamedTuple, a flax struct dataclass)
+        children = classes.pytree_children(first)
+        others = [
+            classes.pytree_children(t) if isinstance(t, InstanceRef) and t.cls is first.cls else None for t in rest
+        ]
+        if children is None or any(o is None for o in others):
+            return UNKNOWN
+        mapped = {name: tree_map(f, fn, value, [dict(o or ())[name] for o in others], node) for name, value in children}
+        return classes.with_children(first, mapped)
     if not _is_leaf(first):
         return UNKNOWN  # an object that may be a pytree node
     return f.call_value(fn, [first, *rest], {}, [None] * (1 + len(rest)), {}, node)
@@ -255,6 +516,9 @@ def tree_leaves(tree: Any) -> list[Any] | None:
         return out
     if isinstance(tree, Const) and tree.value is None:
         return []
+    if isinstance(tree, InstanceRef):
+        children = classes.pytree_children(tree)
+        return tree_leaves(Seq(tuple(v for _, v in children))) if children is not None else None
     return [tree] if _is_leaf(tree) else None
 
 
@@ -281,18 +545,38 @@ def comprehension(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp |
             out.append(scope.ev(node.elt))
         return len(out) <= MAX_ITEMS
 
-    if not _expand(f, node.for_in, emit):
+    it = iterable(f, f.ev(node.for_in.iter), node.for_in.iter)
+    if isinstance(it, IterRef) and node.for_in.asynchronous is None:
+        return _over_iterator(f, node, it.item)
+    if not _expand(f, node.for_in, emit, it):
         return UNKNOWN
     kind = "dict" if isinstance(node, cst.DictComp) else "list" if isinstance(node, cst.ListComp) else "tuple"
     return Seq(tuple(out), kind)
 
 
-def _expand(f: Any, comp: cst.CompFor, emit: Any) -> bool:
+def _over_iterator(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp, item: Any) -> Any:
+    """A comprehension over an iterator of unknown length: its element for one (joined) item; a generator
+    expression gives an iterator of those, the others a container of unknown length (Unknown)."""
+    scope = _inner(f)
+    scope.assign(node.for_in.target, item)
+    scope.skip_depth += 1  # the filters may drop every item: the element may never be computed
+    try:
+        for cond in node.for_in.ifs:
+            scope.ev(cond.test)
+        if node.for_in.inner_for_in is not None or isinstance(node, cst.DictComp):
+            return UNKNOWN
+        elt = scope.ev(node.elt)
+    finally:
+        scope.skip_depth -= 1
+    return IterRef(elt) if isinstance(node, cst.GeneratorExp) else UNKNOWN
+
+
+def _expand(f: Any, comp: cst.CompFor, emit: Any, it: Any = None) -> bool:
     """Run one `for ... in ... if ...` clause: the rest of the comprehension per item. False when the
-    items (or which of them pass the filters) are not known."""
+    items (or which of them pass the filters) are not known. `it`: the iterable, when already evaluated."""
     if comp.asynchronous is not None:
         return False
-    items = items_of(f.ev(comp.iter))
+    items = items_of(f.ev(comp.iter) if it is None else it)
     if items is None:
         return False
     for item in items:

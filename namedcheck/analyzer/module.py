@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from namedcheck.analyzer import configs, origins
+from namedcheck.analyzer import configs, iteration, origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -79,6 +79,7 @@ class ModuleAnalyzer:
         self.top: Frame | None = None
         self.path: Any = None
         self.source: str | None = None  # the file's text, where the front end has it (saves a code generation)
+        self._yields: bool | None = None  # whether that text has `yield` (yields_somewhere)
         # expression node id -> (node, value) of the module body and of functions analysed under their
         # own annotations (what mypy sees); filled only for the mypy plugin
         self.types: dict[int, tuple[cst.CSTNode, Any]] | None = {} if record_types else None
@@ -313,9 +314,19 @@ class ModuleAnalyzer:
                 frame.vars[prm.name] = v
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
+        if self.yields_somewhere() and iteration.is_generator(ref.node):  # calling it gives an iterator of its items
+            frame.yields = []
+            frame.run_block(ref.node.body)
+            return iteration.generated(frame.yields)
         frame.run_block(ref.node.body)
         rets = frame.returns or [Const(None)]
         return join(rets)
+
+    def yields_somewhere(self) -> bool:
+        """Whether the module's text has `yield` at all (else none of its functions is a generator)."""
+        if self._yields is None:
+            self._yields = "yield" in (self.source if self.source is not None else self.module.code)
+        return self._yields
 
     def analyse_standalone(self, ref: FuncRef) -> None:
         """A function's body under its own annotations (unannotated parameters are Unknown)."""

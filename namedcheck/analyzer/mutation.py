@@ -41,8 +41,9 @@ _PURE_BUILTINS = {
 }
 # attributes of a list or dict that only read it
 _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items", "get", "copy", "index", "count"}
-# wrappers that hand the function flattened copies of its arguments' containers
-_COPYING = ("namedcheck.analyzer.iteration.",)
+# wrappers that hand the function flattened copies of its arguments' containers, and bound calls that only store
+# their arguments (`state.replace(params=new)`)
+_COPYING = ("namedcheck.analyzer.iteration.", "dataclasses.replace")
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:

@@ -10,6 +10,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.refs import IterRef
 from namedcheck.engine.algebra import fmt_shape
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec, tree_leaves
@@ -56,6 +57,8 @@ def _leaves(v: Any, fn: Any) -> Any:
         return fn(v)
     if isinstance(v, Seq):
         return Seq(tuple(_leaves(i, fn) for i in v.items), v.kind)
+    if isinstance(v, IterRef):  # a generator's items
+        return IterRef(_leaves(v.item, fn), _leaves(v.head, fn) if v.head is not None else None)
     return v
 
 

@@ -44,6 +44,12 @@ class ClassInfo:
     # attribute paths of built instances assigned somewhere (`('config', 'block_size')`; `('',)`: an item of the
     # instance itself): the values there are not known
     mutated: frozenset[tuple[str, ...]] = frozenset()
+    properties: set[str] = field(default_factory=set)  # methods read as attributes (`@property`)
+    # a pytree node whose children are its fields (NamedTuple, `flax.struct.dataclass`, `chex.dataclass`,
+    # equinox): the fields that are static metadata instead (`struct.field(pytree_node=False)`); None: not one
+    # (or its static fields are not known)
+    static: frozenset[str] | None = None
+    copier: str = ""  # the method returning a copy with some fields replaced (`replace`, `_replace`), if any
     written: dict[str, Any] = field(default_factory=dict)  # where each class-body default is written
     classmethods: dict[str, Any] = field(default_factory=dict)  # bound to the class they are read from
     staticmethods: dict[str, Any] = field(default_factory=dict)
@@ -84,6 +90,16 @@ def forget_path(v: Any, path: tuple[str, ...]) -> Any:
         return InstanceRef(v.cls, tuple((k, x) for k, x in v.values if k != path[0]))
     values = tuple((k, forget_path(x, path[1:]) if k == path[0] else x) for k, x in v.values)
     return InstanceRef(v.cls, values)
+
+
+@dataclass(frozen=True, slots=True)
+class IterRef:
+    """An iterator of unknown length: a generator (calling a function that yields), `iter(xs)`, `zip` /
+    `enumerate` / `map` over one, `itertools.count` / `cycle` / ...; `item` is what each step gives (the join of
+    the values it may be; Unknown when not known), `head` the first item where it is known exactly."""
+
+    item: Any
+    head: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,7 @@ class FrameState:
     env: AxisEnv
     function: Any
     class_info: Any
+    yields: list[Any] | None  # a generator function's body: the values it yields so far
     entry: bool
     param_tokens: frozenset[int]
 

@@ -13,6 +13,7 @@ from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
     InstanceRef,
+    IterRef,
     MappedRef,
     MeshVal,
     PartialRef,
@@ -95,12 +96,14 @@ class Statements(FrameState):
             elif isinstance(s.orelse, cst.Else):
                 self.run_block(s.orelse.body)
         elif isinstance(s, cst.For):
-            it = self.ev(s.iter)
+            it = iteration.iterable(self, self.ev(s.iter), s.iter)
             if iteration.unroll(self, s, it):  # a short known sequence: once per item
                 return
             elem = UNKNOWN
             if isinstance(it, ArrayType):
                 elem = scan_slice(it)  # iterating an array walks its leading dimension
+            elif isinstance(it, IterRef):  # a generator, `zip` / `enumerate` over one, `itertools.cycle`, ...
+                elem = it.item
             elif isinstance(it, Seq):
                 elem = iteration.common_item(it)
             self.loop(s, lambda f: f.assign(s.target, elem))
@@ -156,6 +159,7 @@ class Statements(FrameState):
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
         before = dict(self.vars)
+        yielded = len(self.yields) if self.yields is not None else 0
         bind_target(self)
         self.skip_depth += 1
         self.run_block(s.body)
@@ -165,6 +169,8 @@ class Statements(FrameState):
         joined = {k: join([before[k], self.vars[k]]) for k in before if k in self.vars}
         changed = {k for k, v in joined.items() if not same_value(before[k], v)}
         self.vars.update(joined)
+        if changed and self.yields is not None:  # later iterations may yield other values than the first
+            self.yields[yielded:] = [UNKNOWN] * (len(self.yields) - yielded)
         if changed:
             for k in self.vars:
                 if k not in before:
@@ -296,8 +302,12 @@ class Statements(FrameState):
         # Methods do not see their class body's names: their scope is the class's enclosing scope.
         scope = self.parent if info is not None and self.parent is not None else self
         ref = FuncRef(fn, scope, fn.name.value, info if plain_method else None)
+        kind = classes.accessor_kind(fn)
         if info is not None and plain_method:
-            info.methods[fn.name.value] = ref
+            if kind != "setter":
+                info.methods[fn.name.value] = ref
+            if kind == "property":  # read as an attribute: the body runs on the instance
+                info.properties.add(fn.name.value)
         elif info is not None:
             kinds = {d.decorator.value for d in fn.decorators if isinstance(d.decorator, cst.Name)}
             (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref

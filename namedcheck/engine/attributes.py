@@ -35,4 +35,6 @@ def length(v: Any) -> Any:
         return size_value(v.shape[0])
     if isinstance(v, Seq):
         return Const(len(v.items))
+    if isinstance(v, Const) and isinstance(v.value, str | bytes):  # `len(self.chars) + 2`: a vocabulary size
+        return Const(len(v.value))
     return UNKNOWN

@@ -169,6 +169,39 @@ def numpy_random_int_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), _numpy_size(call))
 
 
+@rule("numpy.random.choice", "numpy.random.Generator.choice")
+def numpy_random_choice_rule(call: Call) -> Any:
+    """`np.random.choice(n, size=b)` (indices of a batch) or `np.random.choice(xs, size=b)` (xs is 1-d): the
+    shape is `size`, the dtype an int's or xs's."""
+    a = call.args.get("a")
+    if _count(a) is not None:
+        return ArrayType.make("i32", _numpy_size(call))
+    if isinstance(a, ArrayType) and not a.has_ellipsis and len(a.shape) == 1 and not a.named_shape:
+        return ArrayType.make(a.dtype_code, _numpy_size(call))
+    raise Unprovable
+
+
+@rule("numpy.random.permutation", "numpy.random.Generator.permutation")
+def numpy_random_permutation_rule(call: Call) -> Any:
+    """`np.random.permutation(n)`: the ints below n shuffled; of an array: a copy shuffled along its first axis."""
+    x = call.args.get("x")
+    n = _count(x)
+    if n is not None:
+        return ArrayType.make("i32", (n,))
+    if isinstance(x, ArrayType) and not x.has_ellipsis and x.shape and not x.named_shape:
+        return ArrayType.make(x.dtype_code, x.shape)
+    raise Unprovable
+
+
+def _count(v: Any) -> int | str | None:
+    """An int argument's value (a symbol where not known statically); None for other values."""
+    if isinstance(v, Const) and is_int(v.value):
+        return v.value
+    if isinstance(v, DimVal) and isinstance(v.dim, int | str) and not isinstance(v.dim, bool):
+        return v.dim
+    return None
+
+
 def _numpy_size(call: Call) -> tuple[Any, ...]:
     v = call.args.get("size")
     if v is None or (isinstance(v, Const) and v.value is None):
