@@ -264,6 +264,9 @@ class Expressions(FrameState):
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
             return UNKNOWN
+        special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
+        if special is not NotImplemented:
+            return special
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, DevicesVal) and attr == "reshape":

@@ -4,16 +4,31 @@ called directly or through linen's `apply` / `init`, and parameters created with
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import libcst as cst
 
 from namedcheck.analyzer import origins
 from namedcheck.analyzer.memo import memo_key
-from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import (
+    BuildingRef,
+    ClassInfo,
+    InstanceRef,
+    LayerRef,
+    ModuleMethodRef,
+    PartialRef,
+    QualRef,
+    TrainStateRef,
+)
 from namedcheck.analyzer.sizes import size_arguments
+from namedcheck.engine.algebra import differ, fmt_shape
+from namedcheck.engine.codes import NC305
+from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.ops.layers import layer_params
 from namedcheck.engine.signature import POSONLY, VARKW
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
 
@@ -72,16 +87,58 @@ def call_layer(
     gets its shape where the layer was built (`self.proj = nn.Dense(config.d)`: the size written there)."""
     ctor = dict(layer.ctor)
     out = f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
+    c = _collecting(f)
+    if c is not None and layer.op.startswith("flax.linen."):
+        made = layer_params(layer.op, ctor, pos[0] if pos else UNKNOWN)
+        with c.child(f, layer, layer.op.rpartition(".")[2], ctor.get("name")) as path:
+            if made is None:
+                c.unsure = True  # a layer whose parameters are not modelled: the tree is incomplete
+            for k, v in (made or {}).items():
+                c.params[(*path, k)] = v
     same = bool(pos) and isinstance(pos[0], ArrayType) and isinstance(out, ArrayType) and pos[0].shape == out.shape
     if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node and not same:
         out = origins.made_at(out, layer.node, short_name(layer.op))  # not a layer keeping the shape (dropout)
     return out
 
 
-def param_wrapper(name: str, pos: list[Any]) -> Any:
-    """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array)."""
+_TRAIN_STATE = "flax.training.train_state.TrainState"
+
+
+def param_wrapper(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+    """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array). Parameter trees
+    through training: `TrainState.create(apply_fn=, params=, tx=)` and its `apply_gradients` / `replace`, and
+    `optax.apply_updates(params, updates)` (the parameters' tree and shapes)."""
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
+    if name == f"{_TRAIN_STATE}.create":
+        return TrainStateRef(kw["params"], kw.get("apply_fn", UNKNOWN)) if "params" in kw and not pos else UNKNOWN
+    if name in (f"{_TRAIN_STATE}.apply_gradients", f"{_TRAIN_STATE}.replace"):
+        state = pos[0] if len(pos) == 1 else None
+        if not isinstance(state, TrainStateRef):
+            return UNKNOWN
+        if name.endswith("apply_gradients"):
+            return state  # the updated parameters keep their shapes
+        return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
+    if name == "optax.apply_updates":
+        return pos[0] if len(pos) == 2 and isinstance(pos[0], Seq | ArrayType) else UNKNOWN
+    return NotImplemented
+
+
+def other_attribute(recv: Any, attr: str) -> Any:
+    """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
+    `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
+    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
+        return ModuleMethodRef(recv, attr)
+    if isinstance(recv, TrainStateRef):
+        if attr == "params":
+            return recv.params
+        if attr == "apply_fn":
+            return recv.apply_fn
+        if attr in ("apply_gradients", "replace"):
+            return PartialRef(QualRef(f"{_TRAIN_STATE}.{attr}"), (recv,))
+        return UNKNOWN
+    if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
+        return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented
 
 
@@ -102,6 +159,9 @@ def self_param(f: Any, node: cst.Call) -> Any:
     if len(args) < 3 or len(args) != len(node.args):
         for a in node.args:
             f.ev(a.value)
+        c = _collecting(f)
+        if c is not None:
+            c.unsure = True
         return UNKNOWN
     init = args[1].value
     init_head = init.func if isinstance(init, cst.Call) else init
@@ -109,10 +169,19 @@ def self_param(f: Any, node: cst.Call) -> Any:
     shape = f.ev(args[2].value)
     dtype = f.ev(args[3].value) if len(args) > 3 else None
     if not (isinstance(head, QualRef) and _initializer(head.name)) or not isinstance(shape, Seq):
+        c = _collecting(f)
+        if c is not None:
+            c.unsure = True  # a parameter whose shape is not known
         return UNKNOWN
     dims = tuple(_dim(v) for v in shape.items)
     code = dtype_from_value(dtype) if dtype is not None else "f32"
-    return ArrayType.make(code, dims) if code else UNKNOWN
+    made = ArrayType.make(code, dims) if code else UNKNOWN
+    name = f.ev(args[0].value)
+    c = _collecting(f)
+    if c is not None and isinstance(made, ArrayType) and isinstance(name, Const) and isinstance(name.value, str):
+        c.params[(*c.path(), name.value)] = made
+        c.unsure = c.unsure or bool(f.cond_depth or f.skip_depth)
+    return made
 
 
 def _initializer(name: str) -> bool:
@@ -213,10 +282,16 @@ def call_instance(
 ) -> Any:
     """`model(x)` / `self.block(h)`: the class's `__call__` on the (set-up) instance."""
     method = inst.cls.methods.get("__call__")
+    c = _collecting(f)
     if method is None or isinstance(inst, BuildingRef):
+        if c is not None:
+            c.unsure = True
         return UNKNOWN
     inst = with_setup(f, inst, node)
-    return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
+    if c is None or not is_linen(inst.cls):
+        return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
+    with c.child(f, inst, inst.cls.name, dict(inst.values or ()).get("name"), inst):
+        return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
 def call_module_method(
@@ -228,12 +303,151 @@ def call_module_method(
     kwl: dict[str, str],
     node: cst.CSTNode,
 ) -> Any:
-    """`model.apply(variables, x)`: `__call__` with the inputs; `model.init(key, x)` analyses the same call
-    (its result, the variables, is not tracked). `method=` or `mutable=`: Unknown."""
+    """`model.init(key, x)`: `__call__` analysed on the inputs, and the variables `{'params': {...}}` holding the
+    parameters its layers make for them (by flax's names: `Dense_0`, a `setup` attribute's name, `name=`), each
+    made here; Unknown where a layer or parameter is not modelled or made under a condition. `model.apply(variables,
+    x)`: `__call__` on the inputs; a parameter the given tree holds with a shape other than the one this call makes
+    is NC305. `method=`: Unknown; `mutable=`: the output is Unknown (a pair)."""
     if not pos or "method" in kw:
         return UNKNOWN
     call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable")}
-    out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
-    if ref.name == "init" or "mutable" in kw:
+    c = _Collect(f.cond_depth > 0 or f.skip_depth > 0)
+    f.an.log.models.append(c)
+    try:
+        if isinstance(ref.instance, LayerRef):
+            out = call_layer(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
+        else:
+            out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
+    finally:
+        f.an.log.models.pop()
+    if ref.name == "init":
+        return _variables(c, node)
+    given = _params_in(pos[0])
+    if given is not None and not c.unsure:
+        _check_params(f, c, given, node)
+    return UNKNOWN if "mutable" in kw else out
+
+
+class _Collect:
+    """The parameters one `init` / `apply` makes, by path; the module scopes being called (path, the names
+    each has handed out per class, the submodules named so far); `unsure` when a name or shape may be wrong."""
+
+    def __init__(self, unsure: bool = False) -> None:
+        self.params: dict[tuple[str, ...], ArrayType] = {}
+        self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
+        self.unsure = unsure
+
+    def path(self) -> tuple[str, ...]:
+        return self.scopes[-1][0] if self.scopes else ()
+
+    @contextmanager
+    def child(self, f: Any, obj: Any, cls_name: str, name: Any, inst: Any = None) -> Iterator[tuple[str, ...]]:
+        """A submodule being called: its path (the root when none is being called)."""
+        if f.cond_depth or f.skip_depth:
+            self.unsure = True  # flax counts the modules a run makes: a conditional one may shift the names
+        if not self.scopes:
+            path: tuple[str, ...] = ()
+        else:
+            parent, counters, named, owner = self.scopes[-1]
+            given = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+            if name is not None and given is None:
+                self.unsure = True
+            child = given or _attribute_name(owner, obj) or (named[id(obj)][1] if id(obj) in named else None)
+            if child is None:
+                child = f"{cls_name}_{counters.get(cls_name, 0)}"
+                counters[cls_name] = counters.get(cls_name, 0) + 1
+            named[id(obj)] = (obj, child)
+            path = (*parent, child)
+        self.scopes.append((path, {}, {}, inst))
+        try:
+            yield path
+        finally:
+            self.scopes.pop()
+
+
+def _collecting(f: Any) -> _Collect | None:
+    models = f.an.log.models
+    return models[-1] if models else None
+
+
+def _attribute_name(owner: Any, obj: Any) -> str | None:
+    """The attribute of the calling module that holds `obj` (`self.dense = nn.Dense(3)` in `setup`: 'dense'; an
+    item of a list attribute: 'layers_1')."""
+    if not isinstance(owner, InstanceRef) or owner.values is None:
+        return None
+    for attr, v in owner.values:
+        if v is obj:
+            return attr
+        if isinstance(v, Seq) and v.kind in ("list", "tuple"):
+            for i, item in enumerate(v.items):
+                if item is obj:
+                    return f"{attr}_{i}"
+    return None
+
+
+def _variables(c: _Collect, node: cst.CSTNode) -> Any:
+    """`{'params': {...}}` from the collected parameters, each made at `node` (Unknown when unsure or empty)."""
+    if c.unsure or not c.params:
         return UNKNOWN
-    return out
+    tree: dict[str, Any] = {}
+    for path, v in c.params.items():
+        at = tree
+        for part in path[:-1]:
+            nxt = at.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                return UNKNOWN
+            at = nxt
+        at[path[-1]] = origins.made_at(v, node, "init")
+
+    def seq(d: dict[str, Any]) -> Seq:
+        return Seq(tuple(Seq((Const(k), seq(v) if isinstance(v, dict) else v)) for k, v in d.items()), "dict")
+
+    return Seq((Seq((Const("params"), seq(tree))),), "dict")
+
+
+def _lookup(tree: Any, key: str) -> Any:
+    if isinstance(tree, Seq) and tree.kind == "dict":
+        for pair in tree.items:
+            k, v = pair.items
+            if isinstance(k, Const) and k.value == key:
+                return v
+    return None
+
+
+def _params_in(variables: Any) -> Any:
+    """The 'params' collection of what `apply` is given (a dict with 'params', or a TrainState's parameters)."""
+    return _lookup(variables, "params")
+
+
+def _check_params(f: Any, c: _Collect, given: Any, node: cst.CSTNode) -> None:
+    """NC305 for the first parameter the tree holds with a shape other than the one this call makes."""
+    for path, made in c.params.items():
+        have = given
+        for part in path:
+            have = _lookup(have, part)
+        if not isinstance(have, ArrayType) or have.has_ellipsis or have.named:
+            continue
+        if len(have.shape) == len(made.shape) and not any(differ(a, b) for a, b in zip(have.shape, made.shape)):
+            continue
+        where = "/".join(path[:-1]) or "the model"
+        err = RuleError(
+            NC305,
+            f"parameter {path[-1]!r} of {where} was made with shape {fmt_shape(have.shape)}, but the layer applied "
+            f"here to these inputs makes it {fmt_shape(made.shape)} (flax raises ScopeParamShapeError)",
+            "apply the model to inputs of the shape it was initialised with, or initialise (or build) it for these "
+            "inputs",
+            data={
+                "parameter": "/".join(path),
+                "given": list(_json_dims(have.shape)),
+                "made": list(_json_dims(made.shape)),
+            },
+        )
+        made_at = origins.of(have).made
+        if made_at is not None:
+            err.relate(made_at[0], f"the parameters are made here, with {path[-1]!r} of shape {fmt_shape(have.shape)}")
+        f.report(node, err)
+        return
+
+
+def _json_dims(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(d if isinstance(d, int | str) else None for d in shape)

@@ -202,7 +202,16 @@ class BuildingRef:
 
 @dataclass(frozen=True, slots=True)
 class ModuleMethodRef:
-    """`model.apply` / `model.init` of a flax linen module instance."""
+    """`model.apply` / `model.init` of a flax linen module instance (or of a library layer, `nn.Dense(3).init`)."""
 
-    instance: InstanceRef
+    instance: InstanceRef | LayerRef
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class TrainStateRef:
+    """flax's `TrainState.create(apply_fn=..., params=..., tx=...)`: its parameters keep their tree through
+    `state.params`, `state.apply_gradients(grads=...)` and `state.replace(params=...)`."""
+
+    params: Any
+    apply_fn: Any

@@ -19,7 +19,7 @@ from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
+from namedcheck.engine.values import ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 LAYERS: set[str] = set()  # op names that are layers: calling the name builds a layer, calling that applies it
 
@@ -374,6 +374,82 @@ def _conv_out(size: Any, kernel: int, stride: int, dilation: int, pad: Any) -> A
         return -(-size // stride)
     span = size + pad[0] + pad[1] - dilation * (kernel - 1) - 1
     return span // stride + 1 if span >= 0 else None
+
+
+# ---- parameters a linen layer makes for its input (`model.init` builds the tree, `model.apply` checks it) ----
+def _flag(args: dict[str, Any], name: str, default: bool) -> bool | None:
+    v = args.get(name)
+    if v is None:
+        return default
+    b = literal(v) if isinstance(v, Const) else None
+    return b if isinstance(b, bool) else None
+
+
+def _dim_arg(args: dict[str, Any], name: str) -> Any:
+    """A size argument as an int or a symbol; None when not known."""
+    try:
+        d = dim_of(args.get(name))
+    except NotLiteral:
+        return None
+    return d if isinstance(d, str) or (isinstance(d, int) and not isinstance(d, bool) and d > 0) else None
+
+
+def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] | None:
+    """The parameters (name -> array) flax's linen layer `op`, built with `args`, makes for the input `x`, as
+    flax's `init` makes them (a dim the input does not give is unknown); None when not modelled. Dense: kernel
+    (in, features) and bias; Conv: kernel (*kernel_size, in // groups, features) and bias; Embed: embedding;
+    LayerNorm / RMSNorm: scale (and bias) over the last dimension; Dropout: none."""
+    if op == "flax.linen.Dropout":
+        return {}
+    if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
+        return None
+    pd = args.get("param_dtype")
+    dt = "f32" if pd is None or (isinstance(pd, Const) and pd.value is None) else dtype_from_value(pd)
+    if dt is None:
+        return None
+    c = x.shape[-1]
+    out: dict[str, tuple[Any, ...]] = {}
+    feats = _dim_arg(args, "features")
+    if op == "flax.linen.Dense":
+        use_bias = _flag(args, "use_bias", True)
+        if feats is None or use_bias is None:
+            return None
+        out["kernel"] = (c, feats)
+        if use_bias:
+            out["bias"] = (feats,)
+    elif op == "flax.linen.Conv":
+        try:
+            kernel = literal(args.get("kernel_size"))
+        except NotLiteral:
+            return None
+        groups = args.get("feature_group_count", Const(1))
+        groups = groups.value if isinstance(groups, Const) else None
+        use_bias = _flag(args, "use_bias", True)
+        if not (isinstance(kernel, tuple) and all(isinstance(k, int) for k in kernel)) or feats is None:
+            return None
+        if not (isinstance(groups, int) and groups > 0) or use_bias is None:
+            return None
+        out["kernel"] = (*kernel, c // groups if isinstance(c, int) else (c if groups == 1 else None), feats)
+        if use_bias:
+            out["bias"] = (feats,)
+    elif op == "flax.linen.Embed":
+        n = _dim_arg(args, "num_embeddings")
+        if n is None or feats is None:
+            return None
+        out["embedding"] = (n, feats)
+    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm"):
+        if any(k in args for k in ("reduction_axes", "feature_axes")):
+            return None
+        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", op.endswith("LayerNorm"))
+        if use_scale is None or use_bias is None:
+            return None
+        if use_scale:
+            out["scale"] = (c,)
+        if use_bias and op.endswith("LayerNorm"):
+            out["bias"] = (c,)
+    else:
+        return None
+    return {k: ArrayType.make(dt, v) for k, v in out.items()}
 
 
 def is_layer(name: str) -> bool:
