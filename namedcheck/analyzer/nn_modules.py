@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins
+from namedcheck.analyzer import classes, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -218,8 +218,14 @@ def record_attribute(f: Any, owner: Any, attr: str, v: Any) -> bool:
 
 def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Calling a class that defines `__init__`: the body runs on a building `self`; the instance holds what
-    it assigned (Unknown attributes are simply not known)."""
+    it assigned (Unknown attributes are simply not known). A linen module's `name=` (and `parent=`) are not
+    fields: the instance holds its name as `name`."""
     init = info.methods.get("__init__")
+    if init is None and is_linen(info) and ("name" in kw or "parent" in kw):
+        built = classes.construct(info, pos, {k: v for k, v in kw.items() if k not in ("name", "parent")})
+        if isinstance(built, InstanceRef) and built.values is not None and "name" in kw:
+            return InstanceRef(info, (*built.values, ("name", kw["name"])))
+        return built
     if init is None:
         return NotImplemented
 

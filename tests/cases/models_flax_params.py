@@ -37,3 +37,51 @@ layer = nn.Dense(3)
 lv = layer.init(jax.random.key(0), jnp.ones((2, 5)))
 lk = lv["params"]["kernel"]  # reveal: f32[(5, 3)]
 bad4 = layer.apply(lv, jnp.ones((2, 4)))  # expect: NC305
+
+
+class Block(nn.Module):
+    features: int
+
+    def setup(self):
+        self.layers = [nn.Dense(self.features), nn.Dense(self.features)]
+        self.norm = nn.LayerNorm()
+
+    def __call__(self, x):
+        for layer in self.layers:
+            x = nn.relu(layer(x))
+        return self.norm(x)
+
+
+class Encoder(nn.Module):
+    vocab: int
+    width: int
+
+    @nn.compact
+    def __call__(self, tokens, images):
+        h = nn.Embed(self.vocab, self.width)(tokens)
+        g = nn.Conv(self.width, (3, 3))(images).mean(axis=(1, 2))
+        scale = self.param("scale", nn.initializers.ones, (self.width,))
+        h = Block(self.width, name="block")(h + g[:, None, :]) * scale
+        return nn.Dense(self.vocab, use_bias=False)(h)
+
+
+encoder = Encoder(vocab=50, width=16)
+tokens = jnp.zeros((2, 7), jnp.int32)
+images = jnp.ones((2, 8, 8, 3))
+ev = encoder.init(jax.random.key(1), tokens, images)
+emb = ev["params"]["Embed_0"]["embedding"]  # reveal: f32[(50, 16)]
+conv_kernel = ev["params"]["Conv_0"]["kernel"]  # reveal: f32[(3, 3, 3, 16)]
+second = ev["params"]["block"]["layers_1"]["kernel"]  # reveal: f32[(16, 16)]
+scale = ev["params"]["scale"]  # reveal: f32[(16,)]
+out = encoder.apply(ev, tokens, images)  # reveal: f32[(2, 7, 50)]
+longer = encoder.apply(ev, jnp.zeros((3, 9), jnp.int32), jnp.ones((3, 10, 10, 3)))  # reveal: f32[(3, 9, 50)]
+gray = encoder.apply(ev, tokens, jnp.ones((2, 8, 8, 1)))  # expect: NC305
+wider = Encoder(vocab=50, width=32).apply(ev, tokens, images)  # expect: NC305
+bigger_vocab = Encoder(vocab=60, width=16).apply(ev, tokens, images)  # expect: NC305
+
+
+import pickle  # noqa: E402
+
+hand_built = {"params": {"Dense_0": {"kernel": jnp.ones((7, 16)), "bias": jnp.ones((16,))}}}
+hand = model.apply(hand_built, jnp.ones((3, 8)))  # expect: NC305
+from_disk = model.apply(pickle.loads(pickle.dumps(variables)), jnp.ones((3, 8)))  # reveal: f32[(3, 2)]
