@@ -43,6 +43,7 @@ _PURE_BUILTINS = {
 _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items", "get", "copy", "index", "count"}
 # wrappers that hand the function flattened copies of its arguments' containers
 _COPYING = ("namedcheck.analyzer.iteration.",)
+_NN_MODULES = "namedcheck.analyzer.nn_modules."  # stax's init_fun / apply_fun read their arguments
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
@@ -82,7 +83,7 @@ def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozen
         return False  # the function sees arrays of the flattened arguments (flax: variables), not their containers
     if isinstance(func, PartialRef):
         if isinstance(func.func, QualRef):
-            return not func.func.name.startswith((*_COPYING, "flax.training.train_state."))
+            return not func.func.name.startswith((*_COPYING, "flax.training.train_state.", _NN_MODULES))
         if index is not None:
             index += len(func.args)
         elif any(k == keyword for k, _ in func.kwargs):

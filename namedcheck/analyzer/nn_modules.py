@@ -20,17 +20,19 @@ from namedcheck.analyzer.refs import (
     ModuleMethodRef,
     PartialRef,
     QualRef,
+    StaxLayer,
     TrainStateRef,
 )
+from namedcheck.analyzer.scope import label
 from namedcheck.analyzer.sizes import size_arguments
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.ops.layers import layer_params
+from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 _PARAM_WRAPPERS = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.variablelib.Param")
@@ -102,12 +104,106 @@ def call_layer(
 
 
 _TRAIN_STATE = "flax.training.train_state.TrainState"
+_STAX = "jax.example_libraries.stax."
+_STAX_FUN = "namedcheck.analyzer.nn_modules.stax_"
 
 
-def param_wrapper(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+def _stax_spec(v: Any) -> tuple[Any, ...] | None:
+    """A stax layer given to `serial`: a pair of its functions, or a layer that is a pair itself (`stax.Relu`)."""
+    if isinstance(v, Seq) and len(v.items) == 2 and isinstance(v.items[0], PartialRef):
+        layer = v.items[0].args[0] if v.items[0].args else None
+        return layer.spec if isinstance(layer, StaxLayer) else None
+    if isinstance(v, QualRef) and v.name.startswith(_STAX):
+        short = v.name[len(_STAX) :]
+        return ("same",) if short in STAX_SAME else ("flatten",) if short == "Flatten" else None
+    return None
+
+
+def _stax_pair(spec: tuple[Any, ...]) -> Seq:
+    layer = StaxLayer(spec)
+    return Seq((PartialRef(QualRef(f"{_STAX_FUN}init"), (layer,)), PartialRef(QualRef(f"{_STAX_FUN}apply"), (layer,))))
+
+
+def _stax(f: Any, name: str, pos: list[Any], node: cst.CSTNode) -> Any:
+    """`stax.Dense(n)` / `stax.serial(...)`: (init_fun, apply_fun); `init_fun(rng, input_shape)`: (output shape,
+    parameters made here); `apply_fun(params, x)`: the output, NC305 where a Dense's kernel was made for another
+    input width (JAX's dot then raises)."""
+    if name == f"{_STAX}Dense" and len(pos) >= 1:
+        try:
+            out = dim_of(pos[0])
+        except NotLiteral:
+            return UNKNOWN
+        return _stax_pair(("dense", out)) if out is not None else UNKNOWN
+    if name == f"{_STAX}serial":
+        specs = [_stax_spec(v) for v in pos]
+        return _stax_pair(("serial", tuple(specs))) if pos and all(s is not None for s in specs) else UNKNOWN
+    layer = pos[0] if pos else None
+    if not isinstance(layer, StaxLayer):
+        return UNKNOWN
+    if name == f"{_STAX_FUN}init" and len(pos) == 3 and isinstance(pos[2], Seq):
+        try:
+            dims = tuple(dim_of(d) for d in pos[2].items)
+        except NotLiteral:
+            return UNKNOWN
+        got = stax_init(layer.spec, dims)
+        if got is None:
+            return UNKNOWN
+        shape, params = got
+        made = _map_arrays(params, lambda a: origins.made_at(a, node, "init_fun"))
+        return Seq((Seq(tuple(Const(d) if isinstance(d, int) else DimVal(d) for d in shape)), made))
+    if name == f"{_STAX_FUN}apply" and len(pos) >= 3:
+        out, bad = stax_apply(layer.spec, pos[1], pos[2])
+        if bad is not None:
+            w, x = bad
+            err = RuleError(
+                NC305,
+                f"the parameters hold a Dense kernel of shape {fmt_shape(w)}, made for inputs with {w[0]} features; "
+                f"applied to {_input_label(node)}, the layer gets inputs of shape {fmt_shape(x)} (jnp.dot raises)",
+                "apply the network to inputs of the shape given to init_fun, or call init_fun with this input shape",
+                data={"given": list(_json_dims(w)), "input": list(_json_dims(x))},
+            )
+            made_at = _made_kernel(pos[1], w)
+            if made_at is not None:
+                err.relate(made_at, f"the parameters are made here, with a kernel of shape {fmt_shape(w)}")
+            f.report(node, err)
+            return UNKNOWN
+        return out if out is not None else UNKNOWN
+    return UNKNOWN
+
+
+def _map_arrays(v: Any, fn: Any) -> Any:
+    if isinstance(v, ArrayType):
+        return fn(v)
+    if isinstance(v, Seq):
+        return Seq(tuple(_map_arrays(i, fn) for i in v.items), v.kind)
+    return v
+
+
+def _input_label(node: cst.CSTNode) -> str:
+    lab = label(node.args[1].value) if isinstance(node, cst.Call) and len(node.args) >= 2 else None
+    return f"`{lab}`" if lab else "the input"
+
+
+def _made_kernel(params: Any, shape: tuple[Any, ...]) -> Any:
+    """Where the first parameter of this shape in the tree was made."""
+    if isinstance(params, ArrayType):
+        made = origins.of(params).made
+        return made[0] if made is not None and params.shape == shape else None
+    if isinstance(params, Seq):
+        for item in params.items:
+            found = _made_kernel(item, shape)
+            if found is not None:
+                return found
+    return None
+
+
+def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array). Parameter trees
     through training: `TrainState.create(apply_fn=, params=, tx=)` and its `apply_gradients` / `replace`, and
-    `optax.apply_updates(params, updates)` (the parameters' tree and shapes)."""
+    `optax.apply_updates(params, updates)` (the parameters' tree and shapes). stax layers and their functions.
+    NotImplemented for any other name."""
+    if name.startswith((_STAX, _STAX_FUN)):
+        return _stax(f, name, pos, node)
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
     if name == f"{_TRAIN_STATE}.create":

@@ -209,6 +209,14 @@ class ModuleMethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class StaxLayer:
+    """A `jax.example_libraries.stax` layer (`stax.Dense(10)`, `stax.serial(...)`) as its spec, the argument its
+    `init_fun` / `apply_fun` (partials of analyzer/nn_modules.py's names) are bound to."""
+
+    spec: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TrainStateRef:
     """flax's `TrainState.create(apply_fn=..., params=..., tx=...)`: its parameters keep their tree through
     `state.params`, `state.apply_gradients(grads=...)` and `state.replace(params=...)`."""

@@ -457,3 +457,79 @@ def is_layer(name: str) -> bool:
 
 
 __all__ = ["LAYERS", "is_layer", "Seq"]
+
+
+# ---- jax.example_libraries.stax: (init_fun, apply_fun) pairs ------------------------------------------------
+# A layer is a spec: ("dense", out_dim), ("same",) for the elementwise layers, ("flatten",), ("serial", specs).
+STAX_SAME = {"Relu", "Tanh", "Sigmoid", "Softplus", "LogSoftmax", "Softmax", "Gelu", "Elu", "LeakyRelu", "Exp"}
+STAX_SAME |= {"Identity", "Selu"}
+
+
+def stax_init(spec: tuple[Any, ...], shape: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any] | None:
+    """`init_fun(rng, input_shape)` of a stax layer: its output shape (stax keeps a -1 batch size as given) and
+    its parameters (Dense: (W (in, out), b (out,)); serial: a list, one entry per layer); None when not modelled."""
+    kind = spec[0]
+    if kind == "same":
+        return shape, Seq((), "tuple")
+    if kind == "dense":
+        if not shape:
+            return None
+        d_in = shape[-1] if (isinstance(shape[-1], int) and shape[-1] > 0) or isinstance(shape[-1], str) else None
+        w, b = ArrayType.make("f32", (d_in, spec[1])), ArrayType.make("f32", (spec[1],))
+        return (*shape[:-1], spec[1]), Seq((w, b), "tuple")
+    if kind == "flatten":
+        rest = shape[1:]
+        if not shape or not all(isinstance(d, int) and d > 0 for d in rest):
+            return None
+        n = 1
+        for d in rest:
+            n *= d
+        return (shape[0], n), Seq((), "tuple")
+    if kind == "serial":
+        params = []
+        for s in spec[1]:
+            got = stax_init(s, shape)
+            if got is None:
+                return None
+            shape, p = got
+            params.append(p)
+        return shape, Seq(tuple(params), "list")
+    return None
+
+
+def stax_apply(spec: tuple[Any, ...], params: Any, x: Any) -> tuple[Any, tuple[Any, ...] | None]:
+    """`apply_fun(params, x)` of a stax layer: (output or None, and the first Dense whose kernel `W` was made for
+    another input width: (W's shape, x's shape)). A parameter not known leaves the layer's output to its spec."""
+    if not isinstance(x, ArrayType) or x.named or x.has_ellipsis:
+        return None, None
+    kind = spec[0]
+    if kind == "same":
+        return x, None
+    if kind == "dense":
+        if not x.shape:
+            return None, None
+        w = params.items[0] if isinstance(params, Seq) and len(params.items) == 2 else None
+        out = spec[1]
+        if isinstance(w, ArrayType) and len(w.shape) == 2 and not w.has_ellipsis:
+            if differ(w.shape[0], x.shape[-1]):
+                return None, (w.shape, x.shape)
+            out = w.shape[1]
+        return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (*x.shape[:-1], out)), None
+    if kind == "flatten":
+        rest = x.shape[1:]
+        if not x.shape:
+            return None, None
+        n: Any = 1
+        for d in rest:
+            n = n * d if isinstance(n, int) and isinstance(d, int) else None
+        return ArrayType.make(x.dtype_code, (x.shape[0], n)), None
+    if kind == "serial":
+        # stax zips the layers with the parameters: a shorter list applies only the first layers
+        pairs = list(zip(spec[1], params.items)) if isinstance(params, Seq) else [(s, None) for s in spec[1]]
+        h: Any = x
+        for s, p in pairs:
+            h, bad = stax_apply(s, p, h)
+            if bad is not None or h is None:
+                return None, bad
+        return h, None
+    return None, None
