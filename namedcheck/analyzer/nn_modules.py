@@ -73,7 +73,16 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         hash(tuple(bound.items()))
     except TypeError:
         return UNKNOWN
-    return LayerRef(name, tuple(sorted(bound.items())), node)
+    return _built_module(f, LayerRef(name, tuple(sorted(bound.items())), node))
+
+
+def _built_module(f: Any, module: Any) -> Any:
+    """A linen submodule built while `init` / `apply` collects parameters: flax names it when it is built, so
+    one built and not called by the end (handed to `nn.Sequential`, kept for later) makes the names unsure."""
+    c = _collecting(f)
+    if c is not None:
+        c.built[id(module)] = module
+    return module
 
 
 def call_layer(
@@ -317,11 +326,11 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     it assigned (Unknown attributes are simply not known). A linen module's `name=` (and `parent=`) are not
     fields: the instance holds its name as `name`."""
     init = info.methods.get("__init__")
-    if init is None and is_linen(info) and ("name" in kw or "parent" in kw):
+    if init is None and is_linen(info):
         built = classes.construct(info, pos, {k: v for k, v in kw.items() if k not in ("name", "parent")})
         if isinstance(built, InstanceRef) and built.values is not None and "name" in kw:
-            return InstanceRef(info, (*built.values, ("name", kw["name"])))
-        return built
+            built = InstanceRef(info, (*built.values, ("name", kw["name"])))
+        return _built_module(f, built)
     if init is None:
         return NotImplemented
 
@@ -389,10 +398,11 @@ def call_instance(
         if c is not None:
             c.unsure = True
         return UNKNOWN
+    built = inst
     inst = with_setup(f, inst, node)
     if c is None or not is_linen(inst.cls):
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
-    with c.child(f, inst, inst.cls.name, dict(inst.values or ()).get("name"), inst):
+    with c.child(f, built, inst.cls.name, dict(inst.values or ()).get("name"), inst):
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
@@ -422,6 +432,8 @@ def call_module_method(
             out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
     finally:
         f.an.log.models.pop()
+    if set(c.built) - c.applied:
+        c.unsure = True
     if ref.name == "init":
         return _variables(c, node)
     given = _params_in(pos[0])
@@ -436,6 +448,8 @@ class _Collect:
 
     def __init__(self, unsure: bool = False) -> None:
         self.params: dict[tuple[str, ...], ArrayType] = {}
+        self.built: dict[int, Any] = {}  # submodules built during the run (kept alive), by id
+        self.applied: set[int] = set()
         self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
         self.unsure = unsure
 
@@ -447,6 +461,7 @@ class _Collect:
         """A submodule being called: its path (the root when none is being called)."""
         if f.cond_depth or f.skip_depth:
             self.unsure = True  # flax counts the modules a run makes: a conditional one may shift the names
+        self.applied.add(id(obj))
         if not self.scopes:
             path: tuple[str, ...] = ()
         else:
