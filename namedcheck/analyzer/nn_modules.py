@@ -102,9 +102,7 @@ def call_layer(
     if c is not None and layer.op.startswith("flax.linen."):
         made = layer_params(layer.op, ctor, pos[0] if pos else UNKNOWN)
         with c.child(f, layer, layer.op.rpartition(".")[2], ctor.get("name")) as path:
-            if made is None:
-                c.unsure = True  # a layer whose parameters are not modelled: the tree is incomplete
-            for k, v in (made or {}).items():
+            for k, v in (made or {}).items():  # a layer not modelled is left out of the tree (its name is counted)
                 c.params[(*path, k)] = v
     same = bool(pos) and isinstance(pos[0], ArrayType) and isinstance(out, ArrayType) and pos[0].shape == out.shape
     if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node and not same:
@@ -264,9 +262,6 @@ def self_param(f: Any, node: cst.Call) -> Any:
     if len(args) < 3 or len(args) != len(node.args):
         for a in node.args:
             f.ev(a.value)
-        c = _collecting(f)
-        if c is not None:
-            c.unsure = True
         return UNKNOWN
     init = args[1].value
     init_head = init.func if isinstance(init, cst.Call) else init
@@ -274,10 +269,7 @@ def self_param(f: Any, node: cst.Call) -> Any:
     shape = f.ev(args[2].value)
     dtype = f.ev(args[3].value) if len(args) > 3 else None
     if not (isinstance(head, QualRef) and _initializer(head.name)) or not isinstance(shape, Seq):
-        c = _collecting(f)
-        if c is not None:
-            c.unsure = True  # a parameter whose shape is not known
-        return UNKNOWN
+        return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
     code = dtype_from_value(dtype) if dtype is not None else "f32"
     made = ArrayType.make(code, dims) if code else UNKNOWN
@@ -417,13 +409,14 @@ def call_module_method(
 ) -> Any:
     """`model.init(key, x)`: `__call__` analysed on the inputs, and the variables `{'params': {...}}` holding the
     parameters its layers make for them (by flax's names: `Dense_0`, a `setup` attribute's name, `name=`), each
-    made here; Unknown where a layer or parameter is not modelled or made under a condition. `model.apply(variables,
+    made here (a layer or parameter not modelled is left out); Unknown where a name may differ from flax's (a
+    module made under a condition or in a loop not unrolled, one built and not called, a `name=` not known). `model.apply(variables,
     x)`: `__call__` on the inputs; a parameter the given tree holds with a shape other than the one this call makes
     is NC305. `method=`: Unknown; `mutable=`: the output is Unknown (a pair)."""
     if not pos or "method" in kw:
         return UNKNOWN
     call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable")}
-    c = _Collect(f.cond_depth > 0 or f.skip_depth > 0)
+    c = _Collect()
     f.an.log.models.append(c)
     try:
         if isinstance(ref.instance, LayerRef):
@@ -443,8 +436,9 @@ def call_module_method(
 
 
 class _Collect:
-    """The parameters one `init` / `apply` makes, by path; the module scopes being called (path, the names
-    each has handed out per class, the submodules named so far); `unsure` when a name or shape may be wrong."""
+    """The parameters one `init` / `apply` makes, by path (those of layers not modelled are left out); the module
+    scopes being called (path, the names each has handed out per class, the submodules named so far); `unsure`
+    when a name may be wrong."""
 
     def __init__(self, unsure: bool = False) -> None:
         self.params: dict[tuple[str, ...], ArrayType] = {}
