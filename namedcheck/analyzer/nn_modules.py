@@ -111,6 +111,7 @@ def call_layer(
 
 
 _TRAIN_STATE = "flax.training.train_state.TrainState"
+_FROZEN = {f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")}
 _STAX = "jax.example_libraries.stax."
 _STAX_FUN = "namedcheck.analyzer.nn_modules.stax_"
 
@@ -222,6 +223,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         if name.endswith("apply_gradients"):
             return state  # the updated parameters keep their shapes
         return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
+    if name in _FROZEN:  # `flax.core.unfreeze(variables)`: the same tree
+        return pos[0] if len(pos) == 1 and isinstance(pos[0], Seq) and pos[0].kind == "dict" else UNKNOWN
     if name == "optax.apply_updates":
         return pos[0] if len(pos) == 2 and isinstance(pos[0], Seq | ArrayType) else UNKNOWN
     return NotImplemented

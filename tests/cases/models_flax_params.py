@@ -85,3 +85,8 @@ import pickle  # noqa: E402
 hand_built = {"params": {"Dense_0": {"kernel": jnp.ones((7, 16)), "bias": jnp.ones((16,))}}}
 hand = model.apply(hand_built, jnp.ones((3, 8)))  # expect: NC305
 from_disk = model.apply(pickle.loads(pickle.dumps(variables)), jnp.ones((3, 8)))  # reveal: f32[(3, 2)]
+from flax.core import freeze, unfreeze  # noqa: E402
+
+frozen = model.apply(freeze(variables), jnp.ones((3, 7)))  # expect: NC305
+thawed = model.apply(unfreeze(variables), jnp.ones((3, 8)))  # reveal: f32[(3, 2)]
+jitted = jax.jit(model.apply)(variables, jnp.ones((3, 7)))  # expect: NC305
