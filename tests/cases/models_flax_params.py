@@ -90,3 +90,8 @@ from flax.core import freeze, unfreeze  # noqa: E402
 frozen = model.apply(freeze(variables), jnp.ones((3, 7)))  # expect: NC305
 thawed = model.apply(unfreeze(variables), jnp.ones((3, 8)))  # reveal: f32[(3, 2)]
 jitted = jax.jit(model.apply)(variables, jnp.ones((3, 7)))  # expect: NC305
+
+conv = nn.Conv(4, (3, 3))
+conv_vars = conv.init(jax.random.key(3), jnp.ones((2, 8, 8, 3)))
+per_image = jax.vmap(lambda im: conv.apply(conv_vars, im))(jnp.ones((5, 8, 8, 3)))  # reveal: f32[(5, 8, 8, 4)]
+unbatched = conv.apply(conv_vars, jnp.ones((8, 8, 3)))  # reveal: f32[(8, 8, 4)]
