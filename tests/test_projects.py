@@ -79,10 +79,10 @@ UNDER_JAX = {
     "linen_lm_bugs": (".", "linenlm.train", {"train_main": False, "probe_attention": False, "probe_ffn": False}),
     "nnx_mlp": (".", "nnxmlp.train", {"train_main": True, "predict_main": True, "probe_head": True}),
     "nnx_mlp_bugs": (".", "nnxmlp.train", {"train_main": False, "predict_main": False, "probe_head": False}),
-    "linen_params": (".", "linenparams.evaluate", {"train_main": True, "evaluate_main": True, "finetune_main": True}),
+    "linen_params": (".", "linenparams.train", {"train_main": True, "evaluate_main": True, "finetune_main": True}),
     "linen_params_bugs": (
         ".",
-        "linenparams.evaluate",
+        "linenparams.train",
         {"train_main": True, "evaluate_main": False, "finetune_main": False},
     ),
     "eqx_seq": (".", "eqxseq.train", {"train_main": True, "predict_main": True}),

@@ -1,25 +1,9 @@
 import jax
 import jax.numpy as jnp
-import optax
-from flax.training import train_state
 
 from .config import Config
 from .models import Classifier
-
-
-def create_state(cfg, key):
-    model = Classifier(hidden=cfg.hidden, num_classes=cfg.num_classes)
-    params = model.init(key, jnp.ones((1, cfg.features)))["params"]
-    return train_state.TrainState.create(apply_fn=model.apply, params=params, tx=optax.sgd(cfg.learning_rate))
-
-
-def train_step(state, x, y):
-    def loss_fn(params):
-        logits = state.apply_fn({"params": params}, x)
-        return optax.softmax_cross_entropy_with_integer_labels(logits, y).mean()
-
-    grads = jax.grad(loss_fn)(state.params)
-    return state.apply_gradients(grads=grads)
+from .steps import create_state, evaluate, predict, train_step
 
 
 def train_main():
@@ -28,3 +12,18 @@ def train_main():
     x = jnp.ones((cfg.batch, cfg.features))
     y = jnp.zeros((cfg.batch,), jnp.int32)
     return train_step(state, x, y)
+
+
+def evaluate_main():
+    cfg = Config()
+    state = train_main()
+    x = jnp.ones((cfg.batch, cfg.features))
+    return evaluate(state, jnp.concatenate([x, x], axis=-1))
+
+
+def finetune_main():
+    cfg = Config()
+    state = create_state(cfg, jax.random.key(0))
+    head = Classifier(hidden=cfg.hidden, num_classes=10)
+    x = jnp.ones((2, cfg.features))
+    return predict(head, state.params, x)
