@@ -32,6 +32,7 @@ from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
+from namedcheck.engine.trees import map_leaves
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
@@ -157,7 +158,7 @@ def _stax(f: Any, name: str, pos: list[Any], node: cst.CSTNode) -> Any:
         if got is None:
             return UNKNOWN
         shape, params = got
-        made = _map_arrays(params, lambda a: origins.made_at(a, node, "init_fun"))
+        made = map_leaves(params, lambda a: origins.made_at(a, node, "init_fun") if isinstance(a, ArrayType) else a)
         return Seq((Seq(tuple(Const(d) if isinstance(d, int) else DimVal(d) for d in shape)), made))
     if name == f"{_STAX_FUN}apply" and len(pos) >= 3:
         out, bad = stax_apply(layer.spec, pos[1], pos[2])
@@ -177,14 +178,6 @@ def _stax(f: Any, name: str, pos: list[Any], node: cst.CSTNode) -> Any:
             return UNKNOWN
         return out if out is not None else UNKNOWN
     return UNKNOWN
-
-
-def _map_arrays(v: Any, fn: Any) -> Any:
-    if isinstance(v, ArrayType):
-        return fn(v)
-    if isinstance(v, Seq):
-        return Seq(tuple(_map_arrays(i, fn) for i in v.items), v.kind)
-    return v
 
 
 def _input_label(node: cst.CSTNode) -> str:
