@@ -3,6 +3,10 @@
 from namedcheck import Array
 
 @rule
+def diagonal(x: Array, /, *, offset=0) -> Array: ...
+@rule
+def trace(x: Array, /, *, offset=0, dtype=None) -> Array: ...
+@rule
 def norm(x: Array, ord=None, axis=None, keepdims=False) -> Array: ...
 
 # Declarative signatures: the result follows from unifying the annotations.

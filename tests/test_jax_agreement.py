@@ -183,6 +183,36 @@ AGREE += [  # whole programs: APIs real projects call most
     ("jax.eval_shape(lambda x: x @ x.T, jax.ShapeDtypeStruct((4, 6), jnp.bfloat16))", []),
 ]
 
+AGREE += [  # convolutions (engine/ops/conv.py)
+    ("jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME')", [("f32", (2, 3, 8, 8)), ("f32", (4, 3, 3, 3))]),
+    ("jax.lax.conv_general_dilated(a, b, (2, 1), 'VALID')", [("f32", (2, 3, 9, 8)), ("f32", (4, 3, 3, 2))]),
+    ("jax.lax.conv_general_dilated(a, b, (2, 1), [(1, 1), (0, 2)])", [("f32", (2, 3, 9, 8)), ("f32", (4, 3, 3, 2))]),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 1), 'VALID', rhs_dilation=(2, 2))",
+        [("f32", (2, 3, 9, 8)), ("f32", (4, 3, 3, 2))],
+    ),
+    ("jax.lax.conv_general_dilated(a, b, (2, 2), 'SAME')", [("f32", (2, 3, 9, 8)), ("f32", (4, 3, 3, 3))]),
+    ("jax.lax.conv_general_dilated(a, b, (2, 2), 'SAME_LOWER')", [("f32", (2, 3, 9, 8)), ("f32", (4, 3, 3, 3))]),
+    ("jax.lax.conv_general_dilated(a, b, (1, 1), 'VALID')", [("f32", (2, 3, 2, 2)), ("f32", (4, 3, 3, 3))]),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 2), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))",
+        [("f32", (2, 8, 7, 3)), ("f32", (3, 3, 3, 4))],
+    ),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 2), 'VALID', dimension_numbers=('NCHW', 'WHIO', 'NHWC'))",
+        [("f32", (2, 3, 8, 7)), ("f32", (2, 3, 3, 4))],
+    ),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME', feature_group_count=2)",
+        [("f32", (2, 6, 8, 8)), ("f32", (4, 3, 3, 3))],
+    ),
+    ("jax.lax.conv_general_dilated(a, b, (1,), 'SAME')", [("f32", (2, 3, 8)), ("f32", (4, 3, 3))]),
+    ("jax.lax.conv(a, b, (1, 1), 'VALID')", [("f32", (2, 3, 8, 8)), ("f32", (4, 3, 3, 3))]),
+    ("jnp.trace(a)", [("f32", (4, 5))]),
+    ("jnp.linalg.diagonal(a)", [("f32", (2, 4, 5))]),
+    ("jnp.linalg.trace(a)", [("i32", (2, 4, 5))]),
+]
+
 DISAGREE = [
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
     ("a['w'] @ b", [("f32", (3, 4)), ("f32", (4, 2))]),  # a swapped argument: an array where a dict was meant
@@ -244,6 +274,25 @@ DISAGREE = [
     ("jnp.pad(a, ((1, 1), (2, 2), (3, 3)))", [("f32", (2, 3))]),
     ("jnp.pad(a, (1, 2, 3))", [("f32", (2, 3))]),
     ("jnp.pad(a, [[1, 2], [3, 4]])", [("f32", (3,))]),
+    # convolutions: channels-last images under the default NCHW layout, groups, and a matrix op of a vector
+    ("jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME')", [("f32", (2, 8, 8, 3)), ("f32", (4, 3, 3, 3))]),
+    ("jax.lax.conv(a, b, (1, 1), 'SAME')", [("f32", (2, 8, 8, 3)), ("f32", (4, 3, 3, 3))]),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME', dimension_numbers=('NHWC', 'HWIO', 'NHWC'))",
+        [("f32", (2, 8, 8, 5)), ("f32", (3, 3, 3, 4))],
+    ),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME', feature_group_count=2)",
+        [("f32", (2, 6, 8, 8)), ("f32", (5, 3, 3, 3))],
+    ),
+    (
+        "jax.lax.conv_general_dilated(a, b, (1, 1), 'SAME', feature_group_count=2)",
+        [("f32", (2, 6, 8, 8)), ("f32", (4, 6, 3, 3))],
+    ),
+    ("jnp.diagonal(a)", [("f32", (5,))]),
+    ("jnp.trace(a)", [("f32", (5,))]),
+    ("jnp.linalg.diagonal(a)", [("f32", (5,))]),
+    ("jnp.linalg.trace(a)", [("f32", (5,))]),
 ]
 
 

@@ -38,6 +38,8 @@ PROGRAMS = {
     "NC302": "def head(h: f32[(128, 512)]) -> f32[(128, 512)]:\n    return h\n\n\nhead(jnp.zeros((128, 256)))\n",
     "NC303": "def gate(a: f32[('N', 'D')], b: f32[('N', 'D')]) -> f32[('N', 'D')]:\n    return a * b\n\n\ngate(jnp.zeros((8, 4)), jnp.zeros((8, 5)))\n",
     "NC304": "ids: i32[(8,)] = jnp.zeros(8)\n",
+    "NC305": "import flax.linen as nn\nhead = nn.Dense(1)\nvariables = head.init(jax.random.key(0), jnp.ones((4, 5)))\n"
+    "out = head.apply(variables, jnp.ones((4, 3)))\n",
     "NC401": "pairwise = xmap(lambda a, b: a * b, in_axes=(['batch', ...],), out_axes=['batch', ...])\npairwise(jnp.ones((8, 3)), jnp.ones((8, 3)))\n",
     "NC402": "xmap(lambda a: a, in_axes={2: 'batch'}, out_axes=['batch', ...])(jnp.ones((8, 3)))\n",
     "NC403": "xmap(lambda a, b: a + b, in_axes=(['batch', ...], ['batch', ...]), out_axes=['batch', ...])(jnp.ones((8, 3)), jnp.ones((4, 3)))\n",
@@ -138,6 +140,12 @@ EXPECTED = {
         1,
         "Dtype mismatch: `ids` is declared i32[(8,)] but inferred f32[(8,)]",
         "convert the value with .astype(...), or change the annotation's dtype",
+    ),
+    "NC305": (
+        4,
+        "parameter 'kernel' of the model was made with shape (5, 1), but the layer applied here to these inputs makes "
+        "it (3, 1) (flax raises ScopeParamShapeError)",
+        "apply the model to inputs of the shape it was initialised with, or initialise (or build) it for these inputs",
     ),
     "NC401": (
         1,

@@ -79,6 +79,12 @@ UNDER_JAX = {
     "linen_lm_bugs": (".", "linenlm.train", {"train_main": False, "probe_attention": False, "probe_ffn": False}),
     "nnx_mlp": (".", "nnxmlp.train", {"train_main": True, "predict_main": True, "probe_head": True}),
     "nnx_mlp_bugs": (".", "nnxmlp.train", {"train_main": False, "predict_main": False, "probe_head": False}),
+    "linen_params": (".", "linenparams.train", {"train_main": True, "evaluate_main": True, "finetune_main": True}),
+    "linen_params_bugs": (
+        ".",
+        "linenparams.train",
+        {"train_main": True, "evaluate_main": False, "finetune_main": False},
+    ),
     "eqx_seq": (".", "eqxseq.train", {"train_main": True, "predict_main": True}),
     "eqx_seq_bugs": (".", "eqxseq.train", {"train_main": False, "predict_main": False}),
     "cfg_app": (".", "cfgapp.main", {"run": True}),

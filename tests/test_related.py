@@ -394,6 +394,39 @@ params = Block(8).init(jax.random.PRNGKey(0), jnp.ones((2, 8)))
             )
         ],
     ),
+    "nc305_init_apply": (
+        {
+            "model.py": """\
+import flax.linen as nn
+
+
+class Head(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        return nn.Dense(1)(x)
+""",
+            "train.py": """\
+import jax
+import jax.numpy as jnp
+
+from model import Head
+
+model = Head()
+params = model.init(jax.random.key(0), jnp.ones((4, 5)))["params"]
+out = model.apply({"params": params}, jnp.ones((4, 3)))
+""",
+        },
+        "train.py",
+        "ScopeParamShapeError",
+        [
+            (
+                "train.py",
+                "NC305",
+                8,
+                [("train.py", 7, "the parameters are made here, with 'kernel' of shape (5, 1)")],
+            )
+        ],
+    ),
     "two_modules": (
         {
             "layers.py": """\

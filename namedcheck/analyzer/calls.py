@@ -211,7 +211,7 @@ class Calls(FrameState):
             return nn_modules.build_layer(self, name, pos, kw, node)
         if name in _NUMBER_INFO:  # `jnp.finfo(cfg.dtype).min`: a scalar whatever the dtype's limits are
             return NumberInfo(pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None)
-        wrapped = nn_modules.param_wrapper(name, pos)
+        wrapped = nn_modules.library_call(self, name, pos, kw, node)
         if wrapped is not NotImplemented:
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops

@@ -284,6 +284,9 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
             return classes.class_attribute(recv, attr)
+        special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
+        if special is not NotImplemented:
+            return special
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, Const) and isinstance(recv.value, str) and attr in STR_METHODS:  # `'2,4'.split(',')`

@@ -15,6 +15,9 @@ class CallLog:
         self.recording: list[list[tuple[Any, Any, Any]]] = []  # one list per call being analysed, innermost last
         self.cuts = 0  # calls not followed (depth, recursion, work bounds): an analysis that saw one is partial
         self.touched: set[Any] = set()  # analyzers a replay reported into during the current checked file
+        # flax `init` / `apply` being analysed, innermost last: the parameters their layers make (analyses are not
+        # memoised meanwhile, so that every layer runs; analyzer/nn_modules.py)
+        self.models: list[Any] = []
 
     def replayed(self, entry: tuple[Any, tuple[tuple[Any, Any, Any], ...], bool]) -> Any:
         """A memoised analysis's value, its diagnostics (and deferred NC705s) reported again where found."""

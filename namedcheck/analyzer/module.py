@@ -450,6 +450,8 @@ class ModuleAnalyzer:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed
         on each later hit (see `CallLog`)."""
         log = self.log
+        if log.models:  # a flax init / apply collecting the parameters its layers make: every layer must run
+            key = None
         hit = self.memo.get(key) if key is not None else None
         if hit is not None:
             return log.replayed(hit)

@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import FuncRef, GradRef, MappedRef, ModuleMethodRef, PartialRef, QualRef
 from namedcheck.engine.values import UNKNOWN, Seq
 
 # Packages whose functions never mutate a Python container they are given (JAX flattens pytrees).
@@ -44,6 +44,7 @@ _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items",
 # wrappers that hand the function flattened copies of its arguments' containers, and bound calls that only store
 # their arguments (`state.replace(params=new)`)
 _COPYING = ("namedcheck.analyzer.iteration.", "dataclasses.replace")
+_NN_MODULES = "namedcheck.analyzer.nn_modules."  # stax's init_fun / apply_fun read their arguments
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
@@ -79,11 +80,11 @@ def _container(a: cst.Arg, lookup: Any) -> bool:
 
 def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozenset[int] = frozenset()) -> bool:
     """Whether calling `func` may mutate its argument at position `index` (or keyword `keyword`)."""
-    if isinstance(func, MappedRef | GradRef):
-        return False  # the function sees arrays of the flattened arguments, not their containers
+    if isinstance(func, MappedRef | GradRef | ModuleMethodRef):
+        return False  # the function sees arrays of the flattened arguments (flax: variables), not their containers
     if isinstance(func, PartialRef):
         if isinstance(func.func, QualRef):
-            return not func.func.name.startswith(_COPYING)
+            return not func.func.name.startswith((*_COPYING, "flax.training.train_state.", _NN_MODULES))
         if index is not None:
             index += len(func.args)
         elif any(k == keyword for k, _ in func.kwargs):

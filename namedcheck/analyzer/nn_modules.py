@@ -4,18 +4,36 @@ called directly or through linen's `apply` / `init`, and parameters created with
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins
+from namedcheck.analyzer import classes, origins
 from namedcheck.analyzer.memo import memo_key
-from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, LayerRef, ModuleMethodRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import (
+    BuildingRef,
+    ClassInfo,
+    InstanceRef,
+    LayerRef,
+    ModuleMethodRef,
+    PartialRef,
+    QualRef,
+    StaxLayer,
+    TrainStateRef,
+)
+from namedcheck.analyzer.scope import label
 from namedcheck.analyzer.sizes import size_arguments
+from namedcheck.engine.algebra import differ, fmt_shape
+from namedcheck.engine.codes import NC305
+from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
+from namedcheck.engine.trees import map_leaves
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 _PARAM_WRAPPERS = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.variablelib.Param")
@@ -56,7 +74,16 @@ def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         hash(tuple(bound.items()))
     except TypeError:
         return UNKNOWN
-    return LayerRef(name, tuple(sorted(bound.items())), node)
+    return _built_module(f, LayerRef(name, tuple(sorted(bound.items())), node))
+
+
+def _built_module(f: Any, module: Any) -> Any:
+    """A linen submodule built while `init` / `apply` collects parameters: flax names it when it is built, so
+    one built and not called by the end (handed to `nn.Sequential`, kept for later) makes the names unsure."""
+    c = _collecting(f)
+    if c is not None:
+        c.built[id(module)] = module
+    return module
 
 
 def call_layer(
@@ -72,16 +99,145 @@ def call_layer(
     gets its shape where the layer was built (`self.proj = nn.Dense(config.d)`: the size written there)."""
     ctor = dict(layer.ctor)
     out = f.apply_named(layer.op, pos, {**ctor, **{k: v for k, v in kw.items() if k not in ctor}}, nodes, node, kwl)
+    c = _collecting(f)
+    if c is not None and layer.op.startswith("flax.linen."):
+        made = layer_params(layer.op, ctor, pos[0] if pos else UNKNOWN)
+        with c.child(f, layer, layer.op.rpartition(".")[2], ctor.get("name")) as path:
+            for k, v in (made or {}).items():  # a layer not modelled is left out of the tree (its name is counted)
+                c.params[(*path, k)] = v
     same = bool(pos) and isinstance(pos[0], ArrayType) and isinstance(out, ArrayType) and pos[0].shape == out.shape
     if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node and not same:
         out = origins.made_at(out, layer.node, short_name(layer.op))  # not a layer keeping the shape (dropout)
     return out
 
 
-def param_wrapper(name: str, pos: list[Any]) -> Any:
-    """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array)."""
+_TRAIN_STATE = "flax.training.train_state.TrainState"
+_FROZEN = {f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")}
+_STAX = "jax.example_libraries.stax."
+_STAX_FUN = "namedcheck.analyzer.nn_modules.stax_"
+
+
+def _stax_spec(v: Any) -> tuple[Any, ...] | None:
+    """A stax layer given to `serial`: a pair of its functions, or a layer that is a pair itself (`stax.Relu`)."""
+    if isinstance(v, Seq) and len(v.items) == 2 and isinstance(v.items[0], PartialRef):
+        layer = v.items[0].args[0] if v.items[0].args else None
+        return layer.spec if isinstance(layer, StaxLayer) else None
+    if isinstance(v, QualRef) and v.name.startswith(_STAX):
+        short = v.name[len(_STAX) :]
+        return ("same",) if short in STAX_SAME else ("flatten",) if short == "Flatten" else None
+    return None
+
+
+def _stax_pair(spec: tuple[Any, ...]) -> Seq:
+    layer = StaxLayer(spec)
+    return Seq((PartialRef(QualRef(f"{_STAX_FUN}init"), (layer,)), PartialRef(QualRef(f"{_STAX_FUN}apply"), (layer,))))
+
+
+def _stax(f: Any, name: str, pos: list[Any], node: cst.CSTNode) -> Any:
+    """`stax.Dense(n)` / `stax.serial(...)`: (init_fun, apply_fun); `init_fun(rng, input_shape)`: (output shape,
+    parameters made here); `apply_fun(params, x)`: the output, NC305 where a Dense's kernel was made for another
+    input width (JAX's dot then raises)."""
+    if name == f"{_STAX}Dense" and len(pos) >= 1:
+        try:
+            out = dim_of(pos[0])
+        except NotLiteral:
+            return UNKNOWN
+        return _stax_pair(("dense", out)) if out is not None else UNKNOWN
+    if name == f"{_STAX}serial":
+        specs = [_stax_spec(v) for v in pos]
+        return _stax_pair(("serial", tuple(specs))) if pos and all(s is not None for s in specs) else UNKNOWN
+    layer = pos[0] if pos else None
+    if not isinstance(layer, StaxLayer):
+        return UNKNOWN
+    if name == f"{_STAX_FUN}init" and len(pos) == 3 and isinstance(pos[2], Seq):
+        try:
+            dims = tuple(dim_of(d) for d in pos[2].items)
+        except NotLiteral:
+            return UNKNOWN
+        got = stax_init(layer.spec, dims)
+        if got is None:
+            return UNKNOWN
+        shape, params = got
+        made = map_leaves(params, lambda a: origins.made_at(a, node, "init_fun") if isinstance(a, ArrayType) else a)
+        return Seq((Seq(tuple(Const(d) if isinstance(d, int) else DimVal(d) for d in shape)), made))
+    if name == f"{_STAX_FUN}apply" and len(pos) >= 3:
+        out, bad = stax_apply(layer.spec, pos[1], pos[2])
+        if bad is not None:
+            w, x = bad
+            err = RuleError(
+                NC305,
+                f"the parameters hold a Dense kernel of shape {fmt_shape(w)}, made for inputs with {w[0]} features; "
+                f"applied to {_input_label(node)}, the layer gets inputs of shape {fmt_shape(x)} (jnp.dot raises)",
+                "apply the network to inputs of the shape given to init_fun, or call init_fun with this input shape",
+                data={"given": list(_json_dims(w)), "input": list(_json_dims(x))},
+            )
+            made_at = _made_kernel(pos[1], w)
+            if made_at is not None:
+                err.relate(made_at, f"the parameters are made here, with a kernel of shape {fmt_shape(w)}")
+            f.report(node, err)
+            return UNKNOWN
+        return out if out is not None else UNKNOWN
+    return UNKNOWN
+
+
+def _input_label(node: cst.CSTNode) -> str:
+    lab = label(node.args[1].value) if isinstance(node, cst.Call) and len(node.args) >= 2 else None
+    return f"`{lab}`" if lab else "the input"
+
+
+def _made_kernel(params: Any, shape: tuple[Any, ...]) -> Any:
+    """Where the first parameter of this shape in the tree was made."""
+    if isinstance(params, ArrayType):
+        made = origins.of(params).made
+        return made[0] if made is not None and params.shape == shape else None
+    if isinstance(params, Seq):
+        for item in params.items:
+            found = _made_kernel(item, shape)
+            if found is not None:
+                return found
+    return None
+
+
+def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array). Parameter trees
+    through training: `TrainState.create(apply_fn=, params=, tx=)` and its `apply_gradients` / `replace`, and
+    `optax.apply_updates(params, updates)` (the parameters' tree and shapes). stax layers and their functions.
+    NotImplemented for any other name."""
+    if name.startswith((_STAX, _STAX_FUN)):
+        return _stax(f, name, pos, node)
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
+    if name == f"{_TRAIN_STATE}.create":
+        return TrainStateRef(kw["params"], kw.get("apply_fn", UNKNOWN)) if "params" in kw and not pos else UNKNOWN
+    if name in (f"{_TRAIN_STATE}.apply_gradients", f"{_TRAIN_STATE}.replace"):
+        state = pos[0] if len(pos) == 1 else None
+        if not isinstance(state, TrainStateRef):
+            return UNKNOWN
+        if name.endswith("apply_gradients"):
+            return state  # the updated parameters keep their shapes
+        return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
+    if name in _FROZEN:  # `flax.core.unfreeze(variables)`: the same tree
+        return pos[0] if len(pos) == 1 and isinstance(pos[0], Seq) and pos[0].kind == "dict" else UNKNOWN
+    if name == "optax.apply_updates":
+        return pos[0] if len(pos) == 2 and isinstance(pos[0], Seq | ArrayType) else UNKNOWN
+    return NotImplemented
+
+
+def other_attribute(recv: Any, attr: str) -> Any:
+    """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
+    `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
+    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
+        return ModuleMethodRef(recv, attr)
+    if isinstance(recv, TrainStateRef):
+        if attr == "params":
+            return recv.params
+        if attr == "apply_fn":
+            return recv.apply_fn
+        if attr in ("apply_gradients", "replace"):
+            return PartialRef(QualRef(f"{_TRAIN_STATE}.{attr}"), (recv,))
+        return UNKNOWN
+    if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
+        return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented
 
 
@@ -109,10 +265,16 @@ def self_param(f: Any, node: cst.Call) -> Any:
     shape = f.ev(args[2].value)
     dtype = f.ev(args[3].value) if len(args) > 3 else None
     if not (isinstance(head, QualRef) and _initializer(head.name)) or not isinstance(shape, Seq):
-        return UNKNOWN
+        return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
     code = dtype_from_value(dtype) if dtype is not None else "f32"
-    return ArrayType.make(code, dims) if code else UNKNOWN
+    made = ArrayType.make(code, dims) if code else UNKNOWN
+    name = f.ev(args[0].value)
+    c = _collecting(f)
+    if c is not None and isinstance(made, ArrayType) and isinstance(name, Const) and isinstance(name.value, str):
+        c.params[(*c.path(), name.value)] = made
+        c.unsure = c.unsure or bool(f.cond_depth or f.skip_depth)
+    return made
 
 
 def _initializer(name: str) -> bool:
@@ -149,8 +311,14 @@ def record_attribute(f: Any, owner: Any, attr: str, v: Any) -> bool:
 
 def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """Calling a class that defines `__init__`: the body runs on a building `self`; the instance holds what
-    it assigned (Unknown attributes are simply not known)."""
+    it assigned (Unknown attributes are simply not known). A linen module's `name=` (and `parent=`) are not
+    fields: the instance holds its name as `name`."""
     init = info.methods.get("__init__")
+    if init is None and is_linen(info):
+        built = classes.construct(info, pos, {k: v for k, v in kw.items() if k not in ("name", "parent")})
+        if isinstance(built, InstanceRef) and built.values is not None and "name" in kw:
+            built = InstanceRef(info, (*built.values, ("name", kw["name"])))
+        return _built_module(f, built)
     if init is None:
         return NotImplemented
 
@@ -214,10 +382,17 @@ def call_instance(
 ) -> Any:
     """`model(x)` / `self.block(h)`: the class's `__call__` on the (set-up) instance."""
     method = inst.cls.methods.get("__call__")
+    c = _collecting(f)
     if method is None or isinstance(inst, BuildingRef):
+        if c is not None:
+            c.unsure = True
         return UNKNOWN
+    built = inst
     inst = with_setup(f, inst, node)
-    return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
+    if c is None or not is_linen(inst.cls):
+        return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
+    with c.child(f, built, inst.cls.name, dict(inst.values or ()).get("name"), inst):
+        return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
 def call_module_method(
@@ -229,12 +404,158 @@ def call_module_method(
     kwl: dict[str, str],
     node: cst.CSTNode,
 ) -> Any:
-    """`model.apply(variables, x)`: `__call__` with the inputs; `model.init(key, x)` analyses the same call
-    (its result, the variables, is not tracked). `method=` or `mutable=`: Unknown."""
+    """`model.init(key, x)`: `__call__` analysed on the inputs, and the variables `{'params': {...}}` holding the
+    parameters its layers make for them (by flax's names: `Dense_0`, a `setup` attribute's name, `name=`), each
+    made here (a layer or parameter not modelled is left out); Unknown where a name may differ from flax's (a
+    module made under a condition or in a loop not unrolled, one built and not called, a `name=` not known). `model.apply(variables,
+    x)`: `__call__` on the inputs; a parameter the given tree holds with a shape other than the one this call makes
+    is NC305. `method=`: Unknown; `mutable=`: the output is Unknown (a pair)."""
     if not pos or "method" in kw:
         return UNKNOWN
     call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable")}
-    out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
-    if ref.name == "init" or "mutable" in kw:
+    c = _Collect()
+    f.an.log.models.append(c)
+    try:
+        if isinstance(ref.instance, LayerRef):
+            out = call_layer(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
+        else:
+            out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
+    finally:
+        f.an.log.models.pop()
+    if set(c.built) - c.applied:
+        c.unsure = True
+    if ref.name == "init":
+        return _variables(c, node)
+    given = _params_in(pos[0])
+    if given is not None and not c.unsure:
+        _check_params(f, c, given, node)
+    return UNKNOWN if "mutable" in kw else out
+
+
+class _Collect:
+    """The parameters one `init` / `apply` makes, by path (those of layers not modelled are left out); the module
+    scopes being called (path, the names each has handed out per class, the submodules named so far); `unsure`
+    when a name may be wrong."""
+
+    def __init__(self, unsure: bool = False) -> None:
+        self.params: dict[tuple[str, ...], ArrayType] = {}
+        self.built: dict[int, Any] = {}  # submodules built during the run (kept alive), by id
+        self.applied: set[int] = set()
+        self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
+        self.unsure = unsure
+
+    def path(self) -> tuple[str, ...]:
+        return self.scopes[-1][0] if self.scopes else ()
+
+    @contextmanager
+    def child(self, f: Any, obj: Any, cls_name: str, name: Any, inst: Any = None) -> Iterator[tuple[str, ...]]:
+        """A submodule being called: its path (the root when none is being called)."""
+        if f.cond_depth or f.skip_depth:
+            self.unsure = True  # flax counts the modules a run makes: a conditional one may shift the names
+        self.applied.add(id(obj))
+        if not self.scopes:
+            path: tuple[str, ...] = ()
+        else:
+            parent, counters, named, owner = self.scopes[-1]
+            given = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+            if name is not None and given is None:
+                self.unsure = True
+            child = given or _attribute_name(owner, obj) or (named[id(obj)][1] if id(obj) in named else None)
+            if child is None:
+                child = f"{cls_name}_{counters.get(cls_name, 0)}"
+                counters[cls_name] = counters.get(cls_name, 0) + 1
+            named[id(obj)] = (obj, child)
+            path = (*parent, child)
+        self.scopes.append((path, {}, {}, inst))
+        try:
+            yield path
+        finally:
+            self.scopes.pop()
+
+
+def _collecting(f: Any) -> _Collect | None:
+    models = f.an.log.models
+    return models[-1] if models else None
+
+
+def _attribute_name(owner: Any, obj: Any) -> str | None:
+    """The attribute of the calling module that holds `obj` (`self.dense = nn.Dense(3)` in `setup`: 'dense'; an
+    item of a list attribute: 'layers_1')."""
+    if not isinstance(owner, InstanceRef) or owner.values is None:
+        return None
+    for attr, v in owner.values:
+        if v is obj:
+            return attr
+        if isinstance(v, Seq) and v.kind in ("list", "tuple"):
+            for i, item in enumerate(v.items):
+                if item is obj:
+                    return f"{attr}_{i}"
+    return None
+
+
+def _variables(c: _Collect, node: cst.CSTNode) -> Any:
+    """`{'params': {...}}` from the collected parameters, each made at `node` (Unknown when unsure or empty)."""
+    if c.unsure or not c.params:
         return UNKNOWN
-    return out
+    tree: dict[str, Any] = {}
+    for path, v in c.params.items():
+        at = tree
+        for part in path[:-1]:
+            nxt = at.setdefault(part, {})
+            if not isinstance(nxt, dict):
+                return UNKNOWN
+            at = nxt
+        at[path[-1]] = origins.made_at(v, node, "init")
+
+    def seq(d: dict[str, Any]) -> Seq:
+        return Seq(tuple(Seq((Const(k), seq(v) if isinstance(v, dict) else v)) for k, v in d.items()), "dict")
+
+    return Seq((Seq((Const("params"), seq(tree))),), "dict")
+
+
+def _lookup(tree: Any, key: str) -> Any:
+    if isinstance(tree, Seq) and tree.kind == "dict":
+        for pair in tree.items:
+            k, v = pair.items
+            if isinstance(k, Const) and k.value == key:
+                return v
+    return None
+
+
+def _params_in(variables: Any) -> Any:
+    """The 'params' collection of what `apply` is given (a dict with 'params', or a TrainState's parameters)."""
+    return _lookup(variables, "params")
+
+
+def _check_params(f: Any, c: _Collect, given: Any, node: cst.CSTNode) -> None:
+    """NC305 for the first parameter the tree holds with a shape other than the one this call makes."""
+    for path, made in c.params.items():
+        have = given
+        for part in path:
+            have = _lookup(have, part)
+        if not isinstance(have, ArrayType) or have.has_ellipsis or have.named:
+            continue
+        if len(have.shape) == len(made.shape) and not any(differ(a, b) for a, b in zip(have.shape, made.shape)):
+            continue
+        where = "/".join(path[:-1]) or "the model"
+        err = RuleError(
+            NC305,
+            f"parameter {path[-1]!r} of {where} was made with shape {fmt_shape(have.shape)}, but the layer applied "
+            f"here to these inputs makes it {fmt_shape(made.shape)} (flax raises ScopeParamShapeError)",
+            "apply the model to inputs of the shape it was initialised with, or initialise (or build) it for these "
+            "inputs",
+            data={
+                "parameter": "/".join(path),
+                "given": list(_json_dims(have.shape)),
+                "made": list(_json_dims(made.shape)),
+            },
+        )
+        made_at = origins.of(have).made
+        if made_at is not None:
+            err.relate(made_at[0], f"the parameters are made here, with {path[-1]!r} of shape {fmt_shape(have.shape)}")
+        f.report(node, err)
+        return
+
+
+def _json_dims(shape: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(d if isinstance(d, int | str) else None for d in shape)

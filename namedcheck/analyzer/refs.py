@@ -231,7 +231,24 @@ class BuildingRef:
 
 @dataclass(frozen=True, slots=True)
 class ModuleMethodRef:
-    """`model.apply` / `model.init` of a flax linen module instance."""
+    """`model.apply` / `model.init` of a flax linen module instance (or of a library layer, `nn.Dense(3).init`)."""
 
-    instance: InstanceRef
+    instance: InstanceRef | LayerRef
     name: str
+
+
+@dataclass(frozen=True, slots=True)
+class StaxLayer:
+    """A `jax.example_libraries.stax` layer (`stax.Dense(10)`, `stax.serial(...)`) as its spec, the argument its
+    `init_fun` / `apply_fun` (partials of analyzer/nn_modules.py's names) are bound to."""
+
+    spec: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainStateRef:
+    """flax's `TrainState.create(apply_fn=..., params=..., tx=...)`: its parameters keep their tree through
+    `state.params`, `state.apply_gradients(grads=...)` and `state.replace(params=...)`."""
+
+    params: Any
+    apply_fn: Any

@@ -177,6 +177,19 @@ _CODES: list[Code] = [
         hint="convert the value with .astype(...), or change the annotation's dtype",
     ),
     Code(
+        "NC305",
+        "parameters made for another shape",
+        "A flax linen model's parameters are made by `init` for the inputs it is given (a Dense kernel is "
+        "(input features, features)). `apply` with those parameters on inputs of another width, or on a model "
+        "built with other sizes, makes layers expecting parameters of other shapes: flax raises "
+        "ScopeParamShapeError. Parameters whose origin the checker did not see (a checkpoint) are not checked.",
+        "import flax.linen as nn\nmodel = nn.Dense(1)\nvariables = model.init(jax.random.key(0), jnp.ones((2, 5)))\n"
+        "model.apply(variables, jnp.ones((2, 3)))",
+        "import flax.linen as nn\nmodel = nn.Dense(1)\nvariables = model.init(jax.random.key(0), jnp.ones((2, 5)))\n"
+        "model.apply(variables, jnp.ones((2, 5)))",
+        hint="apply the model to inputs of the shape it was initialised with, or initialise it for these inputs",
+    ),
+    Code(
         "NC401",
         "xmap / vmap in_axes or out_axes structure mismatch",
         "in_axes must mirror the arguments (and out_axes the results) as a pytree prefix: one axis mapping "
@@ -604,6 +617,7 @@ NC301 = CODES["NC301"]
 NC302 = CODES["NC302"]
 NC303 = CODES["NC303"]
 NC304 = CODES["NC304"]
+NC305 = CODES["NC305"]
 NC401 = CODES["NC401"]
 NC402 = CODES["NC402"]
 NC403 = CODES["NC403"]

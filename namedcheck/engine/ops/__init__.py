@@ -338,6 +338,7 @@ def _load_rules() -> None:
     from namedcheck.engine.ops import (  # noqa: F401
         collectives,
         comparisons,
+        conv,
         creation,
         einsum,
         elementwise,

@@ -19,7 +19,7 @@ from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.values import ArrayType, Const, Seq, dim_of, literal
+from namedcheck.engine.values import ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 LAYERS: set[str] = set()  # op names that are layers: calling the name builds a layer, calling that applies it
 
@@ -376,8 +376,160 @@ def _conv_out(size: Any, kernel: int, stride: int, dilation: int, pad: Any) -> A
     return span // stride + 1 if span >= 0 else None
 
 
+# ---- parameters a linen layer makes for its input (`model.init` builds the tree, `model.apply` checks it) ----
+def _flag(args: dict[str, Any], name: str, default: bool) -> bool | None:
+    v = args.get(name)
+    if v is None:
+        return default
+    b = literal(v) if isinstance(v, Const) else None
+    return b if isinstance(b, bool) else None
+
+
+def _dim_arg(args: dict[str, Any], name: str) -> Any:
+    """A size argument as an int or a symbol; None when not known."""
+    try:
+        d = dim_of(args.get(name))
+    except NotLiteral:
+        return None
+    return d if isinstance(d, str) or (isinstance(d, int) and not isinstance(d, bool) and d > 0) else None
+
+
+def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] | None:
+    """The parameters (name -> array) flax's linen layer `op`, built with `args`, makes for the input `x`, as
+    flax's `init` makes them (a dim the input does not give is unknown); None when not modelled. Dense: kernel
+    (in, features) and bias; Conv: kernel (*kernel_size, in // groups, features) and bias; Embed: embedding;
+    LayerNorm / RMSNorm: scale (and bias) over the last dimension; Dropout: none."""
+    if op == "flax.linen.Dropout":
+        return {}
+    if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
+        return None
+    pd = args.get("param_dtype")
+    dt = "f32" if pd is None or (isinstance(pd, Const) and pd.value is None) else dtype_from_value(pd)
+    if dt is None:
+        return None
+    c = x.shape[-1]
+    out: dict[str, tuple[Any, ...]] = {}
+    feats = _dim_arg(args, "features")
+    if op == "flax.linen.Dense":
+        use_bias = _flag(args, "use_bias", True)
+        if feats is None or use_bias is None:
+            return None
+        out["kernel"] = (c, feats)
+        if use_bias:
+            out["bias"] = (feats,)
+    elif op == "flax.linen.Conv":
+        try:
+            kernel = literal(args.get("kernel_size"))
+        except NotLiteral:
+            return None
+        groups = args.get("feature_group_count", Const(1))
+        groups = groups.value if isinstance(groups, Const) else None
+        use_bias = _flag(args, "use_bias", True)
+        if not (isinstance(kernel, tuple) and all(isinstance(k, int) for k in kernel)) or feats is None:
+            return None
+        if not (isinstance(groups, int) and groups > 0) or use_bias is None:
+            return None
+        out["kernel"] = (*kernel, c // groups if isinstance(c, int) else (c if groups == 1 else None), feats)
+        if use_bias:
+            out["bias"] = (feats,)
+    elif op == "flax.linen.Embed":
+        n = _dim_arg(args, "num_embeddings")
+        if n is None or feats is None:
+            return None
+        out["embedding"] = (n, feats)
+    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm"):
+        if any(k in args for k in ("reduction_axes", "feature_axes")):
+            return None
+        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", op.endswith("LayerNorm"))
+        if use_scale is None or use_bias is None:
+            return None
+        if use_scale:
+            out["scale"] = (c,)
+        if use_bias and op.endswith("LayerNorm"):
+            out["bias"] = (c,)
+    else:
+        return None
+    return {k: ArrayType.make(dt, v) for k, v in out.items()}
+
+
 def is_layer(name: str) -> bool:
     return name in LAYERS
 
 
 __all__ = ["LAYERS", "is_layer", "Seq"]
+
+
+# ---- jax.example_libraries.stax: (init_fun, apply_fun) pairs ------------------------------------------------
+# A layer is a spec: ("dense", out_dim), ("same",) for the elementwise layers, ("flatten",), ("serial", specs).
+STAX_SAME = {"Relu", "Tanh", "Sigmoid", "Softplus", "LogSoftmax", "Softmax", "Gelu", "Elu", "LeakyRelu", "Exp"}
+STAX_SAME |= {"Identity", "Selu"}
+
+
+def stax_init(spec: tuple[Any, ...], shape: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any] | None:
+    """`init_fun(rng, input_shape)` of a stax layer: its output shape (stax keeps a -1 batch size as given) and
+    its parameters (Dense: (W (in, out), b (out,)); serial: a list, one entry per layer); None when not modelled."""
+    kind = spec[0]
+    if kind == "same":
+        return shape, Seq((), "tuple")
+    if kind == "dense":
+        if not shape:
+            return None
+        d_in = shape[-1] if (isinstance(shape[-1], int) and shape[-1] > 0) or isinstance(shape[-1], str) else None
+        w, b = ArrayType.make("f32", (d_in, spec[1])), ArrayType.make("f32", (spec[1],))
+        return (*shape[:-1], spec[1]), Seq((w, b), "tuple")
+    if kind == "flatten":
+        rest = shape[1:]
+        if not shape or not all(isinstance(d, int) and d > 0 for d in rest):
+            return None
+        n = 1
+        for d in rest:
+            n *= d
+        return (shape[0], n), Seq((), "tuple")
+    if kind == "serial":
+        params = []
+        for s in spec[1]:
+            got = stax_init(s, shape)
+            if got is None:
+                return None
+            shape, p = got
+            params.append(p)
+        return shape, Seq(tuple(params), "list")
+    return None
+
+
+def stax_apply(spec: tuple[Any, ...], params: Any, x: Any) -> tuple[Any, tuple[Any, ...] | None]:
+    """`apply_fun(params, x)` of a stax layer: (output or None, and the first Dense whose kernel `W` was made for
+    another input width: (W's shape, x's shape)). A parameter not known leaves the layer's output to its spec."""
+    if not isinstance(x, ArrayType) or x.named or x.has_ellipsis:
+        return None, None
+    kind = spec[0]
+    if kind == "same":
+        return x, None
+    if kind == "dense":
+        if not x.shape:
+            return None, None
+        w = params.items[0] if isinstance(params, Seq) and len(params.items) == 2 else None
+        out = spec[1]
+        if isinstance(w, ArrayType) and len(w.shape) == 2 and not w.has_ellipsis:
+            if differ(w.shape[0], x.shape[-1]):
+                return None, (w.shape, x.shape)
+            out = w.shape[1]
+        return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (*x.shape[:-1], out)), None
+    if kind == "flatten":
+        rest = x.shape[1:]
+        if not x.shape:
+            return None, None
+        n: Any = 1
+        for d in rest:
+            n = n * d if isinstance(n, int) and isinstance(d, int) else None
+        return ArrayType.make(x.dtype_code, (x.shape[0], n)), None
+    if kind == "serial":
+        # stax zips the layers with the parameters: a shorter list applies only the first layers
+        pairs = list(zip(spec[1], params.items)) if isinstance(params, Seq) else [(s, None) for s in spec[1]]
+        h: Any = x
+        for s, p in pairs:
+            h, bad = stax_apply(s, p, h)
+            if bad is not None or h is None:
+                return None, bad
+        return h, None
+    return None, None

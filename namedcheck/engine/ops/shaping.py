@@ -432,13 +432,23 @@ def take_rule(call: Call) -> Any:
     return ArrayType.make(x.dtype_code, x.shape[:i] + idx.shape + x.shape[i + 1 :], union_named([x, idx]))
 
 
-@rule("jax.numpy.diagonal", "jax.numpy.trace")
+@rule("jax.numpy.diagonal", "jax.numpy.trace", "jax.numpy.linalg.diagonal", "jax.numpy.linalg.trace")
 def diagonal_rule(call: Call) -> Any:
-    x = positional(call, "a")
-    if literal(call.get("offset", Const(0))) != 0 or len(x.shape) < 2:
+    """jnp's diagonal / trace over axis1 and axis2 (0 and 1 by default); jnp.linalg's over the last two."""
+    arg = "x" if ".linalg." in call.op else "a"
+    x = positional(call, arg)
+    if len(x.shape) < 2:
+        raise RuleError(
+            NC701,
+            f"{call.short} needs an array of at least two dimensions (a matrix); {call.label(arg)} has shape "
+            f"{fmt_shape(x.shape)}",
+            "a vector's own elements are already its diagonal; or build the matrix with jnp.diag(v)",
+        )
+    if literal(call.get("offset", Const(0))) != 0:
         raise Unprovable
-    i = norm_axis(literal(call.get("axis1", Const(0))), len(x.shape), call.short)
-    j = norm_axis(literal(call.get("axis2", Const(1))), len(x.shape), call.short)
+    first, second = (-2, -1) if arg == "x" else (0, 1)
+    i = norm_axis(literal(call.get("axis1", Const(first))), len(x.shape), call.short)
+    j = norm_axis(literal(call.get("axis2", Const(second))), len(x.shape), call.short)
     if i == j:
         raise RuleError(NC701, f"{call.short}: axis1 and axis2 are both {i}")
     rest = tuple(d for k, d in enumerate(x.shape) if k not in (i, j))
