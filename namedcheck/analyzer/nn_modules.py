@@ -15,6 +15,7 @@ from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
     ClassInfo,
+    InitializerRef,
     InstanceRef,
     LayerRef,
     ModuleMethodRef,
@@ -264,7 +265,8 @@ def self_param(f: Any, node: cst.Call) -> Any:
     head = f.ev(init_head)
     shape = f.ev(args[2].value)
     dtype = f.ev(args[3].value) if len(args) > 3 else None
-    if not (isinstance(head, QualRef) and _initializer(head.name)) or not isinstance(shape, Seq):
+    library = isinstance(head, InitializerRef) or (isinstance(head, QualRef) and _initializer(head.name))
+    if not library or not isinstance(shape, Seq):
         return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
     code = dtype_from_value(dtype) if dtype is not None else "f32"
