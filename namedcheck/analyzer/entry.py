@@ -64,7 +64,7 @@ def _set_up(f: FrameState, cls: ClassInfo, node: cst.CSTNode) -> InstanceRef:
         return InstanceRef(cls, ())
     building = BuildingRef(cls, {})
     f.call_value(setup, [building], {}, [None], {}, node)
-    return nn_modules.built(building)
+    return nn_modules.built_instance(building)
 
 
 def _parameter_sets(f: FrameState, method: FuncRef) -> list[tuple[tuple[Any, ...], dict[str, Any]]]:

@@ -327,7 +327,7 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     def build() -> InstanceRef:
         building = BuildingRef(info, {})
         f.call_value(init, [building, *pos], kw, [None] * (len(pos) + 1), {}, node)
-        return built(building)
+        return built_instance(building)
 
     return _memoised(f, init, ("__init__", info, tuple(pos), tuple(sorted(kw.items()))), build)
 
@@ -341,7 +341,7 @@ def _memoised(f: Any, method: Any, parts: tuple[Any, ...], compute: Any) -> Any:
     return an.memoised(memo_key((*parts, f.silent, f.env)), compute)
 
 
-def built(b: BuildingRef) -> Any:
+def built_instance(b: BuildingRef) -> Any:
     """The instance a building `self` became: the attributes it was given."""
     try:
         values = tuple(b.values.items())
@@ -368,7 +368,7 @@ def with_setup(f: Any, inst: InstanceRef, node: cst.CSTNode) -> InstanceRef:
     def build() -> InstanceRef:
         building = BuildingRef(inst.cls, dict(inst.values or ()))
         f.call_value(setup, [building], {}, [None], {}, node)
-        return built(building)
+        return built_instance(building)
 
     return _memoised(f, setup, ("setup", inst), build)
 

@@ -1,4 +1,6 @@
 """flax linen parameters: `init` makes them for its inputs; `apply` on inputs (or a model) of other sizes is NC305."""
+from typing import Callable
+
 import flax.linen as nn
 import jax
 import jax.numpy as jnp
@@ -95,3 +97,19 @@ conv = nn.Conv(4, (3, 3))
 conv_vars = conv.init(jax.random.key(3), jnp.ones((2, 8, 8, 3)))
 per_image = jax.vmap(lambda im: conv.apply(conv_vars, im))(jnp.ones((5, 8, 8, 3)))  # reveal: f32[(5, 8, 8, 4)]
 unbatched = conv.apply(conv_vars, jnp.ones((8, 8, 3)))  # reveal: f32[(8, 8, 4)]
+
+
+class Proj(nn.Module):
+    features: int
+    kernel_init: Callable = nn.initializers.lecun_normal()
+
+    @nn.compact
+    def __call__(self, x):
+        w = self.param("kernel", self.kernel_init, (x.shape[-1], self.features))
+        return x @ w
+
+
+proj = Proj(4)
+pv = proj.init(jax.random.key(0), jnp.ones((2, 3)))
+pk = pv["params"]["kernel"]  # reveal: f32[(3, 4)]
+bad5 = proj.apply(pv, jnp.ones((2, 5)))  # expect: NC305
