@@ -99,3 +99,118 @@ def test_calls_under_jax(case: str) -> None:
     )
     got = out.stdout.split()
     assert got == [e or "ok" for _, e in calls], out.stderr[-2000:]
+
+
+_PMAPPED = """\
+import jax
+import jax.numpy as jnp
+from jax import lax
+
+
+def step(x):
+    return lax.pmean(x, "batch")
+
+
+def run():
+    return jax.pmap(step, axis_name="batch")(jnp.ones((8, 2)))
+"""
+_PLAIN = "import jax.numpy as jnp\n\n\ndef step(x):\n    return x * 2\n"
+_TEST = """\
+import jax.numpy as jnp
+from absl.testing import absltest
+
+import train
+
+
+class StepTest(absltest.TestCase):
+    def test_step(self):
+        train.step(jnp.ones(2))
+
+
+if __name__ == "__main__":
+    absltest.main()
+"""
+
+
+def test_a_script_imports_the_module_beside_it(tmp_path: Path) -> None:
+    """Example directories of one repository each hold a `train.py` (flax's examples): a test script imports
+    its own directory's, so checking one example never runs another example's test against it."""
+    import namedcheck.analyzer.project as project_registry
+    from namedcheck.cli.config import Config
+    from namedcheck.cli.main import run_check
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'examples'\n")
+    for name, train in (("ex_a", _PMAPPED), ("ex_b", _PLAIN)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "train.py").write_text(train)
+    (tmp_path / "ex_b" / "train_test.py").write_text(_TEST)
+    project_registry._PROJECTS.clear()
+    assert run_check([str(tmp_path / "ex_a")], Config(), jobs=1) == []
+
+
+_DEFAULT_CONFIG = """\
+import ml_collections
+
+
+def get_config():
+    config = ml_collections.ConfigDict()
+    config.batch_size = 12
+    config.num_splits = 8
+    config.width = 16
+    return config
+"""
+_TRAIN = """\
+import jax.numpy as jnp
+
+
+def train_and_evaluate(config, workdir):
+    x = jnp.ones((config.batch_size, config.width))
+    return x.reshape((config.num_splits, -1, config.width))
+"""
+_MAIN = """\
+from absl import app, flags
+from ml_collections import config_flags
+
+import train
+
+FLAGS = flags.FLAGS
+flags.DEFINE_string("workdir", None, "where to write")
+config_flags.DEFINE_config_file("config", {default}, "the hyperparameter configuration")
+
+
+def main(argv):
+    train.train_and_evaluate(FLAGS.config, FLAGS.workdir)
+
+
+if __name__ == "__main__":
+    app.run(main)
+"""
+
+
+@pytest.mark.parametrize("default", ["None", "'configs/default.py'"])
+def test_a_config_flag_loads_the_default_config(tmp_path: Path, default: str) -> None:
+    """`config_flags.DEFINE_config_file` with a default path, or none beside `configs/default.py` (how flax's
+    examples are run): `FLAGS.config` is that file's `get_config()` where the entry point reads it; the
+    diagnostic points at the config lines, and the documented command fails under JAX on the same line."""
+    import namedcheck.analyzer.project as project_registry
+    from namedcheck.cli.config import Config
+    from namedcheck.cli.main import run_check
+
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "default.py").write_text(_DEFAULT_CONFIG)
+    (tmp_path / "train.py").write_text(_TRAIN)
+    (tmp_path / "main.py").write_text(_MAIN.format(default=default))
+    project_registry._PROJECTS.clear()
+    [d] = run_check([str(tmp_path)], Config(), jobs=1)
+    assert (Path(d.path).name, d.line, d.code) == ("train.py", 6, "NC203")
+    assert {(Path(r.path).name, r.line) for r in d.related} >= {("default.py", 6), ("default.py", 7)}
+    _needs()
+    out = subprocess.run(
+        [sys.executable, "main.py", "--config=configs/default.py", f"--workdir={tmp_path}"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert "TypeError" in out.stderr and 'train.py", line 6' in out.stderr, out.stderr[-2000:]

@@ -108,6 +108,14 @@ class ParserMethod:
 
 
 @dataclass(frozen=True, slots=True)
+class ConfigFile:
+    """A config flag's default config file (`config_flags.DEFINE_config_file`): the module whose `get_config()`
+    the flag holds when the command line names no other."""
+
+    module: str
+
+
+@dataclass(frozen=True, slots=True)
 class FlagsVal:
     """absl's `flags.FLAGS`; `name` set: one flag's holder (`flags.DEFINE_integer(...)` returns one)."""
 
@@ -144,6 +152,13 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
         return from_mapping(pos[0] if pos else None, kw)
     if name in _PARSERS:
         return ParserVal()
+    if name in ("ml_collections.config_flags.DEFINE_config_file", "ml_collections.config_flags.DEFINE_config_dict"):
+        flag = _const_str(pos[0] if pos else kw.get("name"))
+        given = pos[1] if len(pos) > 1 else kw.get("default" if name.endswith("file") else "config", Const(None))
+        if flag is not None:
+            program_of(f).flags[flag] = _config_file(f, given) if name.endswith("file") else given
+            program_of(f).set_at[flag] = node
+        return FlagsVal(flag)
     if name in _ABSL_DEFINES:
         flag = _const_str(pos[0] if pos else kw.get("name"))
         if flag is None:
@@ -178,6 +193,34 @@ def _nested(v: Any) -> Any:
     return from_mapping(v, {}) if isinstance(v, Seq) and v.kind == "dict" else v
 
 
+def _config_file(f: FrameState, default: Any) -> Any:
+    """The config module a config flag loads by default (`imports.config_file`), as a `ConfigFile`."""
+    from pathlib import Path
+
+    from namedcheck.analyzer.imports import config_file
+
+    path = getattr(f.an, "path", None) or getattr(f.an, "file", None)
+    project = getattr(f.an, "project", None)
+    literal = _const_str(default)
+    if (
+        path is None
+        or project is None
+        or (literal is None and not (isinstance(default, Const) and default.value is None))
+    ):
+        return UNKNOWN
+    found = config_file(Path(path), literal)
+    named = project.index.module_name(found) if found is not None else None
+    return ConfigFile(named[0]) if named is not None else UNKNOWN
+
+
+def _load_config(f: FrameState, config: ConfigFile, node: cst.CSTNode | None) -> Any:
+    project = getattr(f.an, "project", None)
+    factory = project.resolve(f"{config.module}.get_config") if project is not None else None
+    if factory is None or node is None:
+        return UNKNOWN
+    return f.call_value(factory, [], {}, [], {}, node)
+
+
 def _const_str(v: Any) -> str | None:
     return v.value if isinstance(v, Const) and isinstance(v.value, str) else None
 
@@ -204,6 +247,8 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
         if (recv.name is not None and attr != "value") or not f.entry:
             return UNKNOWN  # not reached from the entry point: a command line may set the flag
         value = program.flags.get(name, UNKNOWN)
+        if isinstance(value, ConfigFile):  # `FLAGS.config`: the default config file's `get_config()`
+            return _load_config(f, value, node)
         _note_read(program, node, program.set_at.get(name), value, f"the default of flag `{name}`")
         return value
     if isinstance(recv, ParserVal) and attr in ("add_argument", "add_argument_group", "parse_args", "parse_known_args"):

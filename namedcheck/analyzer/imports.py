@@ -5,6 +5,7 @@ directory of a checked script), and the absolute name of a relative import. Read
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 
@@ -165,4 +166,28 @@ def absolute_import(module: str | None, level: int, current: str, is_package: bo
     return ".".join(parts) if parts else None
 
 
-__all__ = ["ProjectIndex", "absolute_import", "stamp"]
+CONFIG_FILE_FLAG = "DEFINE_config_file"  # ml_collections' config_flags: the config file is a command-line flag
+
+
+def config_file(script: Path, default: str | None) -> Path | None:
+    """The config file an `ml_collections` config flag loads when the command line names none: its default
+    path (`'configs/default.py'`, `'configs/default.py:arg'`), relative to the script's directory as the
+    project's documented command runs it; with no default, the `configs/default.py` beside the script (the
+    convention of flax's examples). None when there is no such file."""
+    base = script.parent
+    candidate = base / default.split(":", 1)[0] if default else base / "configs" / "default.py"
+    return candidate if candidate.suffix == ".py" and candidate.is_file() else None
+
+
+def config_file_defaults(text: str) -> list[str | None]:
+    """The defaults of the config flags a script's text defines (None: no default), read with a regular
+    expression: `config_flags.DEFINE_config_file('config', 'configs/default.py', ...)`."""
+    return [m["path"] for m in _CONFIG_FLAG.finditer(text)]
+
+
+_CONFIG_FLAG = re.compile(
+    CONFIG_FILE_FLAG
+    + r"""\(\s*(?:name\s*=\s*)?['"][^'"]*['"]\s*(?:,\s*(?:default\s*=\s*)?(?:['"](?P<path>[^'"]*)['"]|None))?"""
+)
+
+__all__ = ["CONFIG_FILE_FLAG", "ProjectIndex", "absolute_import", "config_file", "config_file_defaults", "stamp"]

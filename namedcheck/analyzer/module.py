@@ -78,6 +78,7 @@ class ModuleAnalyzer:
         self.dependency = dependency
         self.top: Frame | None = None
         self.path: Any = None
+        self.file: Any = None  # the checked file's path (`path` is set for the project's dependencies)
         self.source: str | None = None  # the file's text, where the front end has it (saves a code generation)
         self._yields: bool | None = None  # whether that text has `yield` (yields_somewhere)
         # expression node id -> (node, value) of the module body and of functions analysed under their

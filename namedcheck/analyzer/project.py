@@ -19,7 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from namedcheck.analyzer.configs import ProgramState
-from namedcheck.analyzer.imports import ProjectIndex, absolute_import
+from namedcheck.analyzer.imports import (
+    CONFIG_FILE_FLAG,
+    ProjectIndex,
+    absolute_import,
+    config_file,
+    config_file_defaults,
+)
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
 from namedcheck.analyzer.sources import read_regular, source_lines
@@ -269,6 +275,8 @@ class Project:
             name, is_package = named if named is not None else ("", False)
             targets: set[Path] = set()
             for m in self._scans_of(f, text, name, is_package):
+                if _sibling_shadows(f, m, self.index.roots):
+                    continue  # a script imports the module beside it, not the project's of that name
                 parts = m.split(".")
                 for k in range(1, len(parts) + 1):  # importing a module runs the packages above it
                     target = self.index.module_file(".".join(parts[:k]))
@@ -419,9 +427,31 @@ class Project:
                 if base:
                     out.append(base)
                     out.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
+        out.extend(self._config_modules(key, None))
         mods = tuple(sorted({m for m in out if self.index.module_file(m) is not None}))
         self._imports[key] = (stamp, mods)
         return mods
+
+    def _config_modules(self, path: Path, text: str | None) -> list[str]:
+        """The config modules a script's config flags load by default (`imports.config_file`): its result
+        depends on them as on an import."""
+        if text is None:
+            try:
+                raw = path.read_bytes()
+            except OSError:
+                return []
+            if CONFIG_FILE_FLAG.encode() not in raw:
+                return []
+            text = raw.decode("utf-8", "replace")
+        elif CONFIG_FILE_FLAG not in text:
+            return []
+        out = []
+        for default in config_file_defaults(text):
+            found = config_file(path, default)
+            named = self.index.module_name(found) if found is not None else None
+            if named is not None:
+                out.append(named[0])
+        return out
 
     def _digest(self, path: Path) -> bytes | None:
         """sha256 of a file's bytes, memoised while its mtime and size stay the same (None: unreadable)."""
@@ -447,7 +477,7 @@ class Project:
         regular expression: it may see an import that is not one, never miss one)."""
         named = self.index.module_name(path)
         name, is_package = named if named is not None else ("", False)
-        return bool(self._scanned_imports(text, name, is_package))
+        return bool(self._scanned_imports(text, name, is_package, path))
 
     def dependency_fingerprint(self, path: Path) -> str:
         """A hash of the contents of every project module a file imports, transitively (a file's result
@@ -522,13 +552,14 @@ class Project:
         if hit is None:
             if len(self._scans) > 10_000:
                 self._scans.clear()
-            hit = self._scans[key] = self._scanned_imports(text, name, is_package)
+            hit = self._scans[key] = self._scanned_imports(text, name, is_package, path)
         return hit
 
-    def _scanned_imports(self, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+    def _scanned_imports(self, text: str, name: str, is_package: bool, path: Path | None = None) -> tuple[str, ...]:
         """The project modules a file's text may import, read with a regular expression (much cheaper
-        than `imported_modules`' parse; it may name more modules than are imported, never fewer)."""
-        out: list[str] = []
+        than `imported_modules`' parse; it may name more modules than are imported, never fewer), and the
+        config modules its config flags load."""
+        out: list[str] = self._config_modules(path, text) if path is not None else []
         for m in _IMPORT.finditer(text):
             if m["names"] is not None:
                 out.extend(n.split()[0] for n in m["names"].split(",") if n.strip())
@@ -546,6 +577,16 @@ class Project:
                     if n.strip() and n.split()[0].isidentifier()
                 )
         return tuple(sorted({m for m in out if self.index.has_top(m) and self.index.module_file(m) is not None}))
+
+
+def _sibling_shadows(script: Path, module: str, roots: list[Path]) -> bool:
+    """A script outside the project's roots (`examples/sst2/train_test.py`) runs with its own directory first on
+    `sys.path`: a module of that name beside it is what it imports."""
+    here = script.parent
+    if here.resolve() in roots or (here / "__init__.py").is_file():
+        return False
+    top = module.split(".", 1)[0]
+    return (here / f"{top}.py").is_file() or (here / top).is_dir()
 
 
 _IMPORT = re.compile(

@@ -231,6 +231,7 @@ class Session:
                 an = self._analyzer(module, project, file, make)
                 an.devices = count
                 an.source = source
+                an.file = file  # where the checked file lives (a config flag's default file is found from it)
                 an.guard = Guard(self.limits)
                 an.coverage = CoverageCounter()
                 if project is not None:
