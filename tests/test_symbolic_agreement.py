@@ -264,6 +264,8 @@ SYM_AGREE = [
 
 # (expression, arguments, the code reported on the expression's line)
 SYM_DISAGREE = [
+    ("jnp.trace(a)", [(F32, ("n",))], "NC701"),  # a 1-d array has no diagonal
+    ("jnp.diagonal(a)", [(F32, ("n",))], "NC701"),
     ("a + b", [(F32, ("n+1",)), (F32, ("n+2",))], "NC201"),
     ("a + b", [(F32, ("n+1", 3)), (F32, ("n+2", 3))], "NC201"),
     ("a + b", [(F32, ("n", 3)), (F32, (5, 4))], "NC201"),
@@ -405,8 +407,6 @@ SYM_UNDECIDED = [
 SYM_MISSED = [
     ("a[b, c]", [(F32, ("n", "m")), (I32, (3,)), (I32, (4,))]),  # index arrays that cannot broadcast together
     ("jnp.take_along_axis(a, b, axis=1)", [(F32, ("n", "m")), (I32, (2, 3, 4))]),  # ranks differ (silent for ints too)
-    ("jnp.trace(a)", [(F32, ("n",))]),  # a 1-d array has no diagonal (silent for ints too)
-    ("jnp.diagonal(a)", [(F32, ("n",))]),
     ("a.at[b].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, (2, 4))]),  # updates are not checked (nor for ints)
     ("a.at[:, 0].set(c)", [(F32, ("n", 3)), (I32, (2,)), (F32, ("n+1",))]),
 ]

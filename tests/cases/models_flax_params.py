@@ -112,4 +112,4 @@ class Proj(nn.Module):
 proj = Proj(4)
 pv = proj.init(jax.random.key(0), jnp.ones((2, 3)))
 pk = pv["params"]["kernel"]  # reveal: f32[(3, 4)]
-bad5 = proj.apply(pv, jnp.ones((2, 5)))  # expect: NC305
+bad5 = proj.apply(pv, jnp.ones((6, 5)))  # expect: NC305
