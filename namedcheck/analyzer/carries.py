@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import origins
+from namedcheck.analyzer.parsing import OwnScope
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.engine import dtypes, maps
@@ -124,7 +125,7 @@ def _function(fn: Any) -> cst.FunctionDef | cst.Lambda | None:
     return fn.node if isinstance(fn, FuncRef) else None
 
 
-class _Returns(cst.CSTVisitor):
+class _Returns(OwnScope):
     """The return statements of one function body, not of the functions defined inside it."""
 
     def __init__(self) -> None:
@@ -132,15 +133,6 @@ class _Returns(cst.CSTVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self.found.append(node)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
 
 def returned(fn: Any) -> cst.BaseExpression | None:

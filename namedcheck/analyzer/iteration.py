@@ -10,6 +10,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes
+from namedcheck.analyzer.parsing import OwnScope
 from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, IterRef, MappedRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState, same_value
 from namedcheck.engine.maps import scan_slice
@@ -598,7 +599,7 @@ def _expand(f: Any, comp: cst.CompFor, emit: Any, it: Any = None) -> bool:
 
 
 # ---- for loops -------------------------------------------------------------------------------------
-class _Exits(cst.CSTVisitor):
+class _Exits(OwnScope):
     """Whether a loop body leaves an iteration early (break / continue / return at this loop's level)."""
 
     def __init__(self) -> None:
@@ -612,15 +613,6 @@ class _Exits(cst.CSTVisitor):
 
     def visit_Return(self, node: cst.Return) -> None:
         self.found = True
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
 
 
 def _exits_early(s: cst.For) -> bool:

@@ -39,3 +39,17 @@ def parse_module(source: str, trusted: bool = False) -> Any:
         return cst.parse_module(source)
     finally:
         _STATE.trusted = False
+
+
+class OwnScope(cst.CSTVisitor):
+    """A visitor of one body's own statements: it does not enter the functions, lambdas and classes defined in
+    it (their returns and loop exits are theirs)."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
