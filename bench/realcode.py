@@ -37,7 +37,7 @@ whole: held-out whole real projects (`bench/realcode_whole.py`): one-line mutant
 different modules of flax's examples and nanodo, verified under JAX with a driver per project; recall at the
 line, and the unmutated projects' diagnostics judged with a JAX run.
 
-    python bench/realcode.py whole [--keep DIR] [--limit 40] [--projects ...] [--show-missed] [--json-out FILE]
+    python bench/realcode.py whole [--keep DIR] [--limit 30] [--projects ...] [--show-missed] [--json-out FILE]
 
 Everything is installed and edited in a temporary directory (or --keep DIR, which also caches the
 installs between runs); nothing in the repository is changed. On 2 idle cores precision takes about
@@ -465,7 +465,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     whole.add_argument("--driver-timeout", type=float, default=240.0, help="seconds per driver run")
     whole.add_argument("--install-timeout", type=float, default=600.0, help="seconds per pip call")
     whole.add_argument("--seed", type=int, default=0)
-    whole.add_argument("--limit", type=int, default=40, help="at most this many candidate mutants per project")
+    whole.add_argument("--limit", type=int, default=30, help="at most this many candidate mutants per project")
     whole.add_argument("--jobs", type=int, default=2, help="driver / checker processes at once")
     whole.add_argument("--show-missed", action="store_true", help="list the mutants not found at the line")
     whole.add_argument("--json-out", help="also write the results as JSON here")

@@ -12,8 +12,9 @@ Sources (never copied into this repository): `--source NAME=DIR`, else `$NAMEDCH
     flax               flax's sdist (downloaded into the work directory when absent)   examples/mnist, wmt,
                        imagenet, sst2, ogbg_molpcba, seq2seq, ppo
     nanodo             github.com/google-deepmind/nanodo                              the whole package
-    (not measured yet: jax-ml/jax-llm-examples, young-geng/EasyLM, google-research/big_vision, levanter's
-    tutorials, equinox's examples: see NOT_MEASURED)
+    jax_llm_examples   github.com/jax-ml/jax-llm-examples                             llama3/, qwen3/
+    (not measured yet: young-geng/EasyLM, google-research/big_vision, levanter's tutorials, equinox's
+    examples: see NOT_MEASURED)
 
 Environment: the drivers run with the interpreter running this file plus the packages the projects need
 (EXTRA_PACKAGES: ml_collections, clu, einops, jraph, ...), installed at run time with
@@ -27,11 +28,13 @@ Each project has a DRIVER (DRIVERS below) that runs the project's own path from 
 of a config value still changes what the model sees), its own model / state constructors and its train / eval /
 predict step functions (under `jax.eval_shape` where a compiled run would be slow), with 8 forced host CPU
 devices. Candidates: every non-test module of the project, with `realcode_configured`'s operators (axes, reshape
-sizes, config fields used as sizes, `.shape[i]`, PartitionSpec entries, ...) plus three of this mode
-(`WholeFinder`): `config_value` (an int field of a config changed: halved, or a small one off by one),
-`config_swap` (two int fields of one config swap values) and `call_arg_swap` (two positional arguments swapped
-at a call into another module of the project). The candidates are taken kind by kind in turn, seeded
-(`--limit` per project, default 40). A mutant is kept (verified) only when the driver raises under JAX (not an
+sizes, config fields used as sizes, `.shape[i]`, PartitionSpec entries, ...) plus four of this mode
+(`WholeFinder`): `config_value` (an int field of a config or module changed: by a quarter, or a small one
+off by one), `layer_width` (an int size given to a layer constructor, `nn.Dense(features=10)`, off by one),
+`config_swap` (an int field of a config given the value of another field) and `call_arg_swap` (two positional arguments swapped
+at a call into another module of the project). The candidates of those kinds and of config modules come first
+(CROSS_KINDS), the others after them, each group taken kind by kind in turn, seeded (`--limit` per project,
+default 30). A mutant is kept (verified) only when the driver raises under JAX (not an
 import / syntax / name error, nor a timeout) while the unmutated project runs clean, AND the innermost traceback
 frame inside the project (the effect) lies in another module than the edited one. Verification results are
 cached in `--keep DIR` (`whole_verify.json`). Only lines the clean run of the driver executed (the line tracer
@@ -81,16 +84,16 @@ from realcode_configured import (
 )
 from realcode_mutants import Edit, one_line, replace, segment
 
-EXTRA_PACKAGES = ("ml_collections", "clu", "einops", "jraph", "wrapt", "chex", "toolz")
+EXTRA_PACKAGES = ("ml_collections", "clu", "einops", "jraph", "wrapt", "chex", "toolz", "flatbuffers")
 SKIPPED_FILES = ("_test.py", "_benchmark.py", "test_", "conftest.py")
-DEFAULT_LIMIT = 40
+DEFAULT_LIMIT = 30
 
 # The driver's prelude: the bench's package directory on sys.path, and stub modules for what is not installed.
 STUBS = """
 import importlib.abc, importlib.machinery, sys, types
 sys.path.insert(1, {site!r})
 STUBBED = ('tensorflow', 'tensorflow_datasets', 'tensorflow_text', 'sentencepiece', 'gymnasium', 'gym', 'ale_py',
-           'cv2', 'sklearn', 'grain', 'tensorboard', 'tensorboardX', 'wandb', 'orbax.export')
+           'cv2', 'sklearn', 'grain', 'tqdm', 'tensorboard', 'tensorboardX', 'wandb', 'orbax.export')
 class _Any:
     def __init__(self, *a, **k): pass
     def __call__(self, *a, **k): return _Any()
@@ -335,6 +338,44 @@ trainer = train.Trainer(c, state, mesh, shardings, get_loss_fn)
 jax.eval_shape(trainer.step_fn, state, jax.ShapeDtypeStruct((c.batch_size, c.model.L), jnp.int32))
 """
 
+DRIVER_LLAMA3 = """
+import dataclasses, jax, jax.numpy as jnp
+from jax.sharding import AxisType
+from llama3_jax import configs, model as l3jax
+mesh = jax.make_mesh((1, 2, 4), ('x', 'y', 'z'), axis_types=(AxisType.Explicit,) * 3)
+c = configs.LLAMA3_8B
+cfg = dataclasses.replace(c, embed=c.embed // 32, ffw_size=c.ffw_size // 32, q_heads=c.q_heads // 2,
+                          head_dim=c.head_dim // 4, num_layers=c.num_layers // 16, vocab_size=c.vocab_size // 501,
+                          max_seq_len=c.max_seq_len // 2, mesh=mesh)
+with jax.sharding.set_mesh(mesh):
+    weights = jax.eval_shape(lambda: l3jax.Weights.init(jax.random.key(0), cfg))
+    cache = jax.eval_shape(lambda: l3jax.KVCache.init(jax.random.key(1), cfg, 2))
+    tokens = jax.ShapeDtypeStruct((2, 16), jnp.int32)
+    nxt, logits, cache = jax.eval_shape(lambda t, w, k: l3jax.prefill(t, w, k, cfg), tokens, weights, cache)
+    one = jax.ShapeDtypeStruct((2, 1), jnp.int32)
+    jax.eval_shape(lambda t, w, k: l3jax.decode_step(t, w, k, cfg), one, weights, cache)
+"""
+
+DRIVER_QWEN3 = """
+import dataclasses, jax, jax.numpy as jnp
+from jax.sharding import AxisType
+from qwen3_jax import configs, model as q3jax
+mesh = jax.make_mesh((1, 2, 4), ('x', 'y', 'z'), axis_types=(AxisType.Explicit,) * 3)
+c = configs.QWEN3_30B_A3B
+cfg = dataclasses.replace(c, embed=c.embed // 16, q_heads=c.q_heads // 2, num_layers=c.num_layers // 24,
+                          head_dim=c.head_dim // 4, vocab_size=c.vocab_size // 1187, max_seq_len=c.max_seq_len // 2,
+                          moe_ffw_size=c.moe_ffw_size // 8, moe_experts_per_tok=c.moe_experts_per_tok // 4,
+                          moe_num_experts=c.moe_num_experts // 16, mlp_ffw_size=c.mlp_ffw_size // 16,
+                          mlp_layer_idxs=[0], mesh=mesh)
+with jax.sharding.set_mesh(mesh):
+    weights = jax.eval_shape(lambda: q3jax.Weights.init(jax.random.key(0), cfg))
+    cache = jax.eval_shape(lambda: q3jax.KVCache.init(jax.random.key(1), cfg, 2, cfg.max_seq_len))
+    tokens = jax.ShapeDtypeStruct((2, 16), jnp.int32)
+    nxt, logits, cache = jax.eval_shape(lambda t, w, k: q3jax.prefill(t, w, k, cfg), tokens, weights, cache)
+    one = jax.ShapeDtypeStruct((2, 1), jnp.int32)
+    jax.eval_shape(lambda t, w, k: q3jax.decode_step(t, w, k, cfg), one, weights, cache)
+"""
+
 
 @dataclass(frozen=True)
 class WholeSpec:
@@ -354,12 +395,14 @@ PROJECTS: tuple[WholeSpec, ...] = (
     WholeSpec("seq2seq", "flax", "examples/seq2seq", DRIVER_SEQ2SEQ),
     WholeSpec("ppo", "flax", "examples/ppo", DRIVER_PPO),
     WholeSpec("nanodo", "nanodo", "", DRIVER_NANODO),
+    WholeSpec("llama3", "jax_llm_examples", "llama3", DRIVER_LLAMA3),
+    WholeSpec("qwen3", "jax_llm_examples", "qwen3", DRIVER_QWEN3),
 )
 
 # Projects of the benchmark's list that are not measured yet, and why.
 NOT_MEASURED = {
-    "jax_llm_examples": "no driver yet (the configured mode's llama3 / qwen3 drivers build Config directly)",
     "easylm": "needs mlxu and transformers<4.50 (heavy); no driver yet",
+    "jax_llm_examples (other models)": "deepseek_r1, gpt_oss, kimi_k2, llama4, gemma4, nemotron3: no drivers yet",
     "big_vision": "not fetched yet; no driver",
     "levanter": "not fetched yet; its tutorials need haliax and a levanter install",
     "equinox": "not fetched yet; its examples are single-module notebooks (no cross-module mutants)",
@@ -429,6 +472,7 @@ class WholeFinder(ast.NodeVisitor):
         into = (
             isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in self.imported
         ) or (isinstance(func, ast.Name) and func.id in self.imported)
+        self.layer_width(node)
         args = [a for a in node.args if not isinstance(a, ast.Starred)]
         if into and len(args) >= 2 and one_line(node):
             first, second = args[0], args[1]
@@ -445,6 +489,19 @@ class WholeFinder(ast.NodeVisitor):
                     )
                 )
         self.generic_visit(node)
+
+    def layer_width(self, node: ast.Call) -> None:
+        """An int size given to a layer constructor (`nn.Dense(features=10)`, `nnx.Linear(3136, 256)`) changed."""
+        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+        if not name[:1].isupper():
+            return
+        sizes = [a for a in node.args if self.int_field(a)]
+        sizes += [kw.value for kw in node.keywords if kw.arg not in NOT_SIZES and self.int_field(kw.value)]
+        for value in sizes:
+            self.found.append(("layer_width", name, replace(value, str((int_value(value) or 0) + 1))))
+
+
+NOT_SIZES = {"axis", "dtype", "param_dtype", "precision", "seed", "rate", "num_layers", "message_passing_steps"}
 
 
 def project_modules(root: Path) -> list[str]:
@@ -472,6 +529,21 @@ def candidates_of(spec: WholeSpec, root: Path) -> list[tuple[CMutant, str]]:
 
         out.extend(find_candidates(spec.name, rel_file, path.read_text(encoding="utf-8"), skip=(), extra=extra))
     return out
+
+
+# The kinds whose effect usually lies in another module than the edit: configs, layer sizes, cross-module calls.
+CROSS_KINDS = {"config_value", "config_swap", "layer_width", "call_arg_swap", "config_field_swap", "size_off_by_one"}
+
+
+def prioritised(candidates: list[tuple[CMutant, str]], limit: int, seed: str) -> list[tuple[CMutant, str]]:
+    """At most `limit` candidates: first those of CROSS_KINDS or in a config module, then the others (each
+    group with `choose`: a seeded shuffle of each kind, the kinds in turn)."""
+
+    def likely(item: tuple[CMutant, str]) -> bool:
+        return item[0].kind in CROSS_KINDS or "config" in item[0].file
+
+    first = choose([c for c in candidates if likely(c)], limit, seed)
+    return first + choose([c for c in candidates if not likely(c)], limit - len(first), seed)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -588,7 +660,7 @@ def run_project(
 
     # only lines the clean run executed can change what JAX sees
     executed = [c for c in candidates_of(spec, base) if not ran or (c[0].file, c[0].line) in ran]
-    candidates = choose(executed, args.limit, f"{args.seed}:{spec.name}")
+    candidates = prioritised(executed, args.limit, f"{args.seed}:{spec.name}")
     result.candidates = len(candidates)
     source_key = tree_hash(base) + hashlib.sha256(spec.driver.encode()).hexdigest()
 
