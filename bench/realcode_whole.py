@@ -36,7 +36,10 @@ at a call into another module of the project). The candidates of those kinds and
 (CROSS_KINDS), the others after them, each group taken kind by kind in turn, seeded (`--limit` per project,
 default 30). A mutant is kept (verified) only when the driver raises under JAX (not an
 import / syntax / name error, nor a timeout) while the unmutated project runs clean, AND the innermost traceback
-frame inside the project (the effect) lies in another module than the edited one. Verification results are
+frame inside the project (the effect) lies in another module than the edited one. A failure that only the
+driver's shrinking causes (a mutated size divided down to 0: ZeroDivisionError, a take from an empty axis) is
+rejected too. Shrinking by division keeps most of a config's arithmetic, not all of it: a mutant that breaks a
+divisibility only at the tiny sizes can still slip through (the JSON keeps JAX's message for each mutant). Verification results are
 cached in `--keep DIR` (`whole_verify.json`). Only lines the clean run of the driver executed (the line tracer
 below) are mutated: an edit elsewhere cannot change what JAX sees.
 
@@ -608,6 +611,12 @@ class ProjectRun:
     outcomes: list[Outcome] = field(default_factory=list)
 
 
+def shrink_artifact(res: DriverResult) -> bool:
+    """The failure comes from the driver's shrinking, not from the mutant: a mutated size the driver divided down
+    to 0 (the same value is fine at the project's own sizes)."""
+    return res.error == "ZeroDivisionError" or "from an empty axis" in res.message
+
+
 def mutated_tree(base: Path, root: Path, mutant: CMutant, text: str) -> None:
     if root.exists():
         shutil.rmtree(root)
@@ -683,6 +692,8 @@ def run_project(
         mutant = candidates[i][0]
         if not res.raised:
             result.rejected["not raised" if res.error in {"ok", "DriverAssertion"} else res.error] += 1
+        elif shrink_artifact(res):
+            result.rejected["a size the driver shrank to 0"] += 1
         elif not res.frames:
             result.rejected["no project frame"] += 1
         elif str(res.frames[-1][0]) == mutant.file:
