@@ -89,7 +89,6 @@ from realcode_mutants import Edit, one_line, replace, segment
 
 EXTRA_PACKAGES = ("ml_collections", "clu", "einops", "jraph", "wrapt", "chex", "toolz", "flatbuffers")
 SKIPPED_FILES = ("_test.py", "_benchmark.py", "test_", "conftest.py")
-DEFAULT_LIMIT = 30
 
 # The driver's prelude: the bench's package directory on sys.path, and stub modules for what is not installed.
 STUBS = """
