@@ -33,6 +33,12 @@ levanter, flax, equinox) and runnable multi-module programs verified under JAX.
 
     python bench/realcode.py projects [--limit 120] [--runnable-only | --no-runnable] [--show-unflagged]
 
+whole: held-out whole real projects (`bench/realcode_whole.py`): one-line mutants whose cause and effect lie in
+different modules of flax's examples and nanodo, verified under JAX with a driver per project; recall at the
+line, and the unmutated projects' diagnostics judged with a JAX run.
+
+    python bench/realcode.py whole [--keep DIR] [--limit 30] [--projects ...] [--show-missed] [--json-out FILE]
+
 Everything is installed and edited in a temporary directory (or --keep DIR, which also caches the
 installs between runs); nothing in the repository is changed. On 2 idle cores precision takes about
 1 minute after the installs, mutants (200 source mutants + the runnable set) about 5 minutes.
@@ -450,7 +456,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     conf.add_argument("--json-out", help="also write the results as JSON here")
     conf.add_argument("--with-entry", action="store_true", help="also measure with a concrete entry point added")
 
+    whole = sub.add_parser("whole", help="held-out whole real projects: cross-module mutants verified under JAX")
+    whole.add_argument("--source", action="append", metavar="NAME=DIR", help="a source directory")
+    whole.add_argument("--projects", nargs="+", help="only these projects (default: all)")
+    whole.add_argument("--keep", help="work in (and cache verification and installs in) this directory")
+    whole.add_argument("--checker", help="namedcheck executable (default: the one beside this Python)")
+    whole.add_argument("--timeout", type=float, default=900.0, help="seconds per checker run")
+    whole.add_argument("--driver-timeout", type=float, default=240.0, help="seconds per driver run")
+    whole.add_argument("--install-timeout", type=float, default=600.0, help="seconds per pip call")
+    whole.add_argument("--seed", type=int, default=0)
+    whole.add_argument("--limit", type=int, default=30, help="at most this many candidate mutants per project")
+    whole.add_argument("--jobs", type=int, default=2, help="driver / checker processes at once")
+    whole.add_argument("--show-missed", action="store_true", help="list the mutants not found at the line")
+    whole.add_argument("--json-out", help="also write the results as JSON here")
+
     args = parser.parse_args(argv)
+    if args.mode == "whole":
+        from realcode_whole import whole_mode
+
+        return whole_mode(args)
     if args.mode == "configured":
         from realcode_configured import configured_mode
 

@@ -65,7 +65,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -643,7 +643,15 @@ class CMutant:
     after: str
 
 
-def find_candidates(project: str, rel: str, source: str) -> list[tuple[CMutant, str]]:
+def find_candidates(
+    project: str,
+    rel: str,
+    source: str,
+    skip: tuple[str, ...] = ("spec_", "collective_", "carry_"),
+    extra: Callable[[ast.Module, bytes], list[tuple[str, str, Edit]]] | None = None,
+) -> list[tuple[CMutant, str]]:
+    """Mutants of one file (`skip`: kinds left out, by prefix; `extra`: more (kind, context, edit) found in the
+    tree); each with the mutated text."""
     raw = source.encode("utf-8")
     try:
         tree = ast.parse(raw)
@@ -653,9 +661,12 @@ def find_candidates(project: str, rel: str, source: str) -> list[tuple[CMutant, 
     lines = raw.splitlines(keepends=True)
     seen: set[tuple[int, int, int, str]] = set()
     out: list[tuple[CMutant, str]] = []
-    for _function, kind, context, edit in finder.run(tree):
+    found = [(kind, context, edit) for _function, kind, context, edit in finder.run(tree)]
+    if extra is not None:
+        found.extend(extra(tree, raw))
+    for kind, context, edit in found:
         key = (edit.line, edit.start, edit.end, edit.text)
-        if key in seen or kind.startswith(("spec_", "collective_", "carry_")):
+        if key in seen or (skip and kind.startswith(skip)):
             continue  # sharding-spec mutants belong to the other modes; here: shapes of config-driven code
         seen.add(key)
         old = lines[edit.line - 1]
