@@ -28,6 +28,7 @@ SCRIPTS = {
     "entry_argparse.py": "TypeError",
     "entry_tests.py": "TypeError",
     "entry_parameterized.py": "TypeError",
+    "entry_settings.py": "TypeError",
 }
 
 # call by call: the call, and the exception JAX raises (None: it runs)
@@ -214,3 +215,16 @@ def test_a_config_flag_loads_the_default_config(tmp_path: Path, default: str) ->
         cwd=tmp_path,
     )
     assert "TypeError" in out.stderr and 'train.py", line 6' in out.stderr, out.stderr[-2000:]
+
+
+def test_a_setting_passed_through_calls_points_at_its_config_line() -> None:
+    """`update(traj, config.batch_size)` then `n // batch_size` in the callee: the reshape's error names the
+    line of `get_config()` that set the batch size."""
+    from namedcheck.analyzer.check import check_source
+
+    path = CASES / "entry_settings.py"
+    [d] = check_source(path.read_text(), str(path))
+    assert d.code == "NC203"
+    assert [(r.line, r.message) for r in d.related if "set here" in r.message] == [
+        (10, "`config.batch_size` is 192, set here")
+    ]

@@ -131,8 +131,8 @@ class ProgramState:
         self.mutated: set[int] = set()
         # where each setting was written: (config token, field) / flag name -> the node that set it
         self.set_at: dict[Any, cst.CSTNode] = {}
-        # expression nodes that read a setting (`config.d`, a name bound to one) -> (where it was set, note)
-        self.read_at: dict[int, tuple[cst.CSTNode, str]] = {}
+        # expression nodes that read settings (`config.d`, a name computed from some) -> (where set, note) pairs
+        self.read_at: dict[int, tuple[tuple[cst.CSTNode, str], ...]] = {}
         # built instances (dataclass configs): id -> (the instance, field -> the argument that set it)
         self.built: dict[int, tuple[Any, dict[str, cst.CSTNode]]] = {}
 
@@ -286,7 +286,7 @@ def _note_read(
     if node is None or site is None or not isinstance(value, Const) or not isinstance(value.value, int):
         return
     shown = what or (f"`{_text(node)}`" if _text(node) else "the setting")
-    program.read_at[id(node)] = (site, f"{shown} is {value.value}, set here")
+    program.read_at[id(node)] = ((site, f"{shown} is {value.value}, set here"),)
 
 
 def _text(node: cst.CSTNode) -> str | None:
@@ -299,22 +299,51 @@ def _text(node: cst.CSTNode) -> str | None:
     return ".".join([node.value, *parts])
 
 
+def reads_in(f: Any, node: cst.CSTNode | None) -> tuple[tuple[cst.CSTNode, str], ...]:
+    """The settings an expression reads (`config.d // heads`, a name computed from settings)."""
+    read_at = program_of(f).read_at
+    if node is None or not read_at:
+        return ()
+    out: dict[tuple[int, str], tuple[cst.CSTNode, str]] = {}
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        for site, message in read_at.get(id(n), ()):
+            out[(id(site), message)] = (site, message)
+        todo.extend(n.children)
+    return tuple(out.values())
+
+
 def bound(f: Any, name: str, value_node: cst.BaseExpression) -> None:
-    """`d = config.d_model`: reads of `d` in this scope read that setting (for the notes of `relate_settings`)."""
-    read = program_of(f).read_at.get(id(value_node))
-    sites = f.__dict__.setdefault("setting_names", {})
-    if read is not None:
-        sites[name] = read
+    """`d = config.d_model`, `steps = n // config.batch`: reads of `d` in this scope read those settings (for the
+    notes of `relate_settings`)."""
+    reads = reads_in(f, value_node)
+    if reads:
+        f.setting_names[name] = reads
     else:
-        sites.pop(name, None)
+        f.setting_names.pop(name, None)
 
 
 def name_read(f: Any, node: cst.Name) -> None:
-    """A name bound to a setting read at `node` (see `bound`)."""
-    sites = f.__dict__.get("setting_names")
-    if sites and node.value in sites:
-        site, message = sites[node.value]
-        program_of(f).read_at[id(node)] = (site, message)
+    """A name bound to settings read at `node` (see `bound`; a parameter given one, `passed_settings`)."""
+    reads = f.setting_names.get(node.value) if f.setting_names else None
+    if reads:
+        program_of(f).read_at[id(node)] = reads
+
+
+def passed_settings(f: Any, names: list[str], nodes: list[Any], call: cst.CSTNode) -> dict[str, Any]:
+    """The settings each parameter of a call is given (`train(cfg.batch_size)`): the callee's reads of it read
+    them too."""
+    if not program_of(f).read_at:
+        return {}
+    out: dict[str, Any] = {}
+    for name, arg in zip(names, nodes):
+        if arg is not None and (reads := reads_in(f, arg)):
+            out[name] = reads
+    for arg in call.args if isinstance(call, cst.Call) else ():
+        if arg.keyword is not None and (reads := reads_in(f, arg.value)):
+            out[arg.keyword.value] = reads
+    return out
 
 
 def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
@@ -333,9 +362,9 @@ def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
         if id(n) in seen:
             continue
         seen.add(id(n))
-        hit = read_at.get(id(n))
-        if hit is not None and hit[1].rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
-            err.relate(*hit)
+        for site, message in read_at.get(id(n), ()):
+            if message.rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
+                err.relate(site, message)
         todo.extend(n.children)
 
 
@@ -502,6 +531,8 @@ __all__ = [
     "note_field",
     "note_instance",
     "bound",
+    "passed_settings",
+    "reads_in",
     "item",
     "name_read",
     "relate_settings",

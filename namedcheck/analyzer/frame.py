@@ -59,6 +59,8 @@ class Frame(Statements, Expressions, Calls):
         self.env: AxisEnv = env if env is not None else (parent.env if parent is not None else EMPTY_ENV)
         self.function = function  # the function analysed standalone, for NC705's escape check
         self.class_info: Any = None  # set on a class body's frame
+        # names bound to values computed from settings -> where those were set (analyzer/configs.py)
+        self.setting_names: dict[str, Any] = {}
 
     def new_frame(self, **kw: Any) -> Frame:
         """A nested scope of this one (a class body)."""

@@ -109,9 +109,10 @@ class EditorAnalyzer(ModuleAnalyzer):
         standalone: bool = False,
         nc705_owner: FuncRef | None = None,
         entry: bool = False,
+        settings: dict[str, Any] | None = None,
     ) -> Any:
         out = super().body_values(
-            ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner, entry
+            ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner, entry, settings
         )
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
         self.function_log.append((ref.node, kind, dict(values), out))

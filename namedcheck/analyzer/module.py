@@ -291,12 +291,15 @@ class ModuleAnalyzer:
         standalone: bool = False,
         nc705_owner: FuncRef | None = None,
         entry: bool = False,
+        settings: dict[str, Any] | None = None,
     ) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
         frame.nc705_owner = nc705_owner
         frame.entry = entry
+        if settings:
+            frame.setting_names = dict(settings)  # parameters given settings (`analyzer/configs.passed_settings`)
         frame.param_tokens = frozenset(configs.tokens_of(values.values()))
         sig = self.signature(ref)
         # a default is the value only when a call leaves the parameter out: a function analysed on its own
@@ -436,6 +439,7 @@ class ModuleAnalyzer:
                         env=caller.env,
                         nc705_owner=owner,
                         entry=caller.entry,
+                        settings=configs.passed_settings(caller, names, nodes, node),
                     ),
                 )
             finally:

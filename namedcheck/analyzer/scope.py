@@ -77,6 +77,7 @@ class FrameState:
     yields: list[Any] | None  # a generator function's body: the values it yields so far
     entry: bool
     param_tokens: frozenset[int]
+    setting_names: dict[str, Any]
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...
