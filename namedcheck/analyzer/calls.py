@@ -60,8 +60,12 @@ class Calls(FrameState):
                     nodes.extend([None] * len(v.items))
                 else:
                     ok = False
-            elif a.star == "**":
-                ok = False
+            elif a.star == "**":  # `DoConfig(**c.model)`, `f(**{'d': 8})`: known keys only
+                spread = configs.mapping_items(self, v, a.value)
+                if spread is None:
+                    ok = False
+                else:
+                    kw.update(spread)
             elif a.keyword is not None:
                 kw[a.keyword.value] = v
                 lab = label(a.value)

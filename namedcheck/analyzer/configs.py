@@ -135,6 +135,8 @@ class ProgramState:
         self.read_at: dict[int, tuple[tuple[cst.CSTNode, str], ...]] = {}
         # built instances (dataclass configs): id -> (the instance, field -> the argument that set it)
         self.built: dict[int, tuple[Any, dict[str, cst.CSTNode]]] = {}
+        # `**config` arguments: the expression node -> the config it spread
+        self.spread: dict[int, Any] = {}
 
 
 def program_of(f: FrameState) -> ProgramState:
@@ -149,7 +151,11 @@ def program_of(f: FrameState) -> ProgramState:
 def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """A call of a config / parser / flag constructor; NotImplemented for other names."""
     if name in CONFIG_CONSTRUCTORS:
-        return from_mapping(pos[0] if pos else None, kw)
+        made = from_mapping(pos[0] if pos else None, kw)
+        for arg in node.args if isinstance(node, cst.Call) else ():
+            if arg.keyword is not None:  # `config_dict.create(D=96, H=9)`: each field set at its argument
+                program_of(f).set_at[(made.token, arg.keyword.value)] = arg
+        return made
     if name in _PARSERS:
         return ParserVal()
     if name in ("ml_collections.config_flags.DEFINE_config_file", "ml_collections.config_flags.DEFINE_config_dict"):
@@ -267,6 +273,11 @@ def note_instance(f: FrameState, inst: Any, node: cst.CSTNode, nodes: list[Any],
     for arg in node.args if isinstance(node, cst.Call) else ():
         if arg.keyword is not None:
             given[arg.keyword.value] = arg
+        elif arg.star == "**" and isinstance(spread := program.spread.get(id(arg.value)), ConfigVal):
+            for field_name, _ in spread.fields:  # `DoConfig(**c.model)`: where the config set each field
+                site = program.set_at.get((spread.token, field_name))
+                if site is not None:
+                    given.setdefault(field_name, site)
     program.built[id(inst)] = (inst, given)
 
 
@@ -366,6 +377,26 @@ def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
             if message.rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
                 err.relate(site, message)
         todo.extend(n.children)
+
+
+def mapping_items(f: FrameState, v: Any, node: cst.CSTNode | None = None) -> dict[str, Any] | None:
+    """What `**v` (written at `node`) passes: every key of a config whose fields are all known, or of a dict
+    with string keys (None when some key is not known)."""
+    if isinstance(v, ConfigVal):
+        if not v.complete or v.token in program_of(f).mutated:
+            return None
+        if node is not None:
+            program_of(f).spread[id(node)] = v
+        return dict(v.fields)
+    if isinstance(v, Seq) and v.kind == "dict":
+        out: dict[str, Any] = {}
+        for pair in v.items:
+            key = pair.items[0] if isinstance(pair, Seq) and len(pair.items) == 2 else None
+            if not (isinstance(key, Const) and isinstance(key.value, str)):
+                return None
+            out[key.value] = pair.items[1]
+        return out
+    return None
 
 
 def item(f: FrameState, recv: Any, key: Any) -> Any:
@@ -534,6 +565,7 @@ __all__ = [
     "passed_settings",
     "reads_in",
     "item",
+    "mapping_items",
     "name_read",
     "relate_settings",
     "tokens_of",
