@@ -47,6 +47,12 @@ CALLS["entry_configs.py"] = [
     ("from_dict()", "TypeError"),
     ("mutate_global() or uses_global()", None),
 ]
+CALLS["precision_try_probe.py"] = [
+    ("moments(jnp.ones((4, 3)))", None),
+    ("jax.pmap(moments, axis_name='batch')(jnp.ones((8, 4, 3)))", None),
+    ("fallback(jnp.ones((4, 3)))", None),
+    ("unprotected(jnp.ones((4, 3)))", "TypeError"),
+]
 CALLS["entry_classes.py"] = [
     ("mlp(jnp.ones((4, 16)), Config())", None),
     ("mlp_transposed(jnp.ones((4, 16)), Config())", "TypeError"),

@@ -366,3 +366,16 @@ def test_generated_fifty_module_project(tmp_path: Path) -> None:
     dense = files["layers"]
     dense.write_text(dense.read_text().replace('f32[("O",)]) -> f32[("B", "O")]', 'f32[("O",)]) -> f32[("B", 128)]'))
     assert codes(tmp_path, cache=cache) == {("src/bignet/train.py", 16, "NC301")}
+
+
+def test_prose_that_looks_like_an_import_is_no_module(tmp_path) -> None:
+    """A docstring line starting `import / ...` (prose) is not read as an import of a module named '/'."""
+    import namedcheck.analyzer.project as project_registry
+    from namedcheck.cli.config import Config
+    from namedcheck.cli.main import run_check
+
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    (tmp_path / "notes.py").write_text('"""Kept unless it raised an\nimport / syntax error."""\nimport jax\n')
+    (tmp_path / "model.py").write_text("import jax.numpy as jnp\n\nx = jnp.ones(3) + jnp.ones(4)\n")
+    project_registry._PROJECTS.clear()
+    assert [d.code for d in run_check([str(tmp_path / "model.py")], Config(), jobs=1)] == ["NC201"]

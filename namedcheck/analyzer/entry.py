@@ -115,6 +115,25 @@ def _one_set(case: Any, named: bool) -> tuple[tuple[Any, ...], dict[str, Any]] |
     return None if named else ((case,), {})
 
 
+# what JAX raises for the errors the rules report (NameError: an unbound axis name)
+_JAX_ERRORS = {"Exception", "BaseException", "TypeError", "ValueError", "NameError", "AssertionError"}
+
+
+def catches_jax_errors(s: cst.Try | cst.TryStar) -> bool:
+    """A `try` whose handlers catch what JAX raises for the rules' errors (or anything): its body may fail on
+    purpose (a probe, a fallback), so it reports nothing."""
+    for h in s.handlers:
+        if h.type is None:
+            return True
+        kinds = h.type.elements if isinstance(h.type, cst.Tuple) else [h.type]
+        for k in kinds:
+            t = k.value if isinstance(k, cst.Element) else k
+            name = t.attr.value if isinstance(t, cst.Attribute) else t.value if isinstance(t, cst.Name) else None
+            if name in _JAX_ERRORS:
+                return True
+    return False
+
+
 def expects_failure(item: cst.BaseExpression) -> bool:
     """`with self.assertRaises(...):`, `with pytest.raises(...):`: the block is meant to fail."""
     func = item.func if isinstance(item, cst.Call) else None
@@ -122,4 +141,4 @@ def expects_failure(item: cst.BaseExpression) -> bool:
     return name in _EXPECTING
 
 
-__all__ = ["MAX_PARAMETER_SETS", "construct", "expects_failure", "run_tests"]
+__all__ = ["MAX_PARAMETER_SETS", "catches_jax_errors", "construct", "expects_failure", "run_tests"]

@@ -576,7 +576,8 @@ class Project:
                     for n in m["what"].strip("()").split(",")
                     if n.strip() and n.split()[0].isidentifier()
                 )
-        return tuple(sorted({m for m in out if self.index.has_top(m) and self.index.module_file(m) is not None}))
+        named = {m for m in out if all(part.isidentifier() for part in m.split("."))}  # not prose: `import / ...`
+        return tuple(sorted({m for m in named if self.index.has_top(m) and self.index.module_file(m) is not None}))
 
 
 def _sibling_shadows(script: Path, module: str, roots: list[Path]) -> bool:

@@ -112,10 +112,15 @@ class Statements(FrameState):
             self.loop(s, lambda f: None)
         elif isinstance(s, cst.Try | cst.TryStar):
             self.skip_depth += 1
+            quiet = self.quiet
+            if entry.catches_jax_errors(s):  # `try: lax.axis_index(name) except NameError:`: a probe
+                self.quiet = True
             self.run_block(s.body)
+            self.quiet = quiet
             self.skip_depth -= 1
             self.cond_depth += 1
             for h in s.handlers:
+                self.ended = False  # the body raised before its end: the handler runs
                 if h.name is not None:
                     self.assign(h.name.name, UNKNOWN)
                 self.run_block(h.body)
