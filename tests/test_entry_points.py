@@ -28,7 +28,6 @@ SCRIPTS = {
     "entry_argparse.py": "TypeError",
     "entry_tests.py": "TypeError",
     "entry_parameterized.py": "TypeError",
-    "entry_settings.py": "TypeError",
 }
 
 # call by call: the call, and the exception JAX raises (None: it runs)
@@ -46,6 +45,11 @@ CALLS["entry_configs.py"] = [
     ("namespace()", "TypeError"),
     ("from_dict()", "TypeError"),
     ("mutate_global() or uses_global()", None),
+]
+CALLS["entry_settings.py"] = [
+    ("train(get_config())", "TypeError"),
+    ("build()", "TypeError"),
+    ("chunked(get_config())", "TypeError"),
 ]
 CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),
@@ -229,12 +233,14 @@ def test_a_setting_passed_through_calls_points_at_its_config_line() -> None:
     from namedcheck.analyzer.check import check_source
 
     path = CASES / "entry_settings.py"
-    reshape, attention = sorted(check_source(path.read_text(), str(path)), key=lambda d: d.line)
+    reshape, attention, chunks = sorted(check_source(path.read_text(), str(path)), key=lambda d: d.line)
     assert [(r.line, r.message) for r in reshape.related if "set here" in r.message] == [
-        (13, "`config.batch_size` is 192, set here")
+        (14, "`config.batch_size` is 192, set here")
     ]
+    # a parameter given the setting by keyword through jit, read in a lambda's closure
+    assert (14, "`config.batch_size` is 192, set here") in {(r.line, r.message) for r in chunks.related}
     # `ModelConfig(**c.model)` of `config_dict.create(D=96, H=9)`: the fields point at their arguments
     assert {(r.line, r.message) for r in attention.related if "set here" in r.message} == {
-        (38, "`cfg.D` is 96, set here"),
-        (38, "`cfg.H` is 9, set here"),
+        (39, "`cfg.D` is 96, set here"),
+        (39, "`cfg.H` is 9, set here"),
     }

@@ -337,7 +337,10 @@ def bound(f: Any, name: str, value_node: cst.BaseExpression) -> None:
 
 def name_read(f: Any, node: cst.Name) -> None:
     """A name bound to settings read at `node` (see `bound`; a parameter given one, `passed_settings`)."""
-    reads = f.setting_names.get(node.value) if f.setting_names else None
+    frame = f
+    while frame is not None and node.value not in frame.vars:  # the scope the name is bound in (a closure's)
+        frame = frame.parent
+    reads = frame.setting_names.get(node.value) if frame is not None and frame.setting_names else None
     if reads:
         program_of(f).read_at[id(node)] = reads
 
