@@ -51,6 +51,13 @@ CALLS["entry_settings.py"] = [
     ("build()", "TypeError"),
     ("chunked(get_config())", "TypeError"),
 ]
+CALLS["nc204_assertions.py"] = [
+    ("attention(jnp.ones((2, 512)), Cfg(H=8))", None),
+    ("attention(jnp.ones((2, 512)), Cfg(H=9))", "AssertionError"),
+    ("pick('a')", None),
+    ("checked_width(jnp.ones((2, 3)), 5, os.environ.get('STRICT_WIDTHS'))", None),
+    ("agrees(jnp.ones((2, 512)))", None),
+]
 CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),
     ("jax.pmap(moments, axis_name='batch')(jnp.ones((8, 4, 3)))", None),

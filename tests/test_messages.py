@@ -48,6 +48,7 @@ PROGRAMS = {
     "NC406": "xmap(lambda a: a, in_axes=['batch', ...], out_axes=['batch', ...], axis_resources={'seq': 'data'})(jnp.ones((8, 3)))\n",
     "NC407": "def inner(v):\n    return xmap(lambda w: w, in_axes=['batch', ...], out_axes=['batch', ...])(v)\n\n\nxmap(inner, in_axes=['batch', ...], out_axes=['batch', ...])(jnp.ones((2, 3, 4)))\n",
     "NC408": "def step(state, x):\n    h, n = state\n    return (h @ x, n + 1), None\n\n\nlax.scan(step, (jnp.zeros((2, 4)), 0), jnp.ones((3, 4, 8)))\n",
+    "NC204": "def heads(d_model=512, n_heads=12):\n    assert d_model % n_heads == 0\n    return d_model // n_heads\n\n\nheads()\n",
     "NC501": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('dta'), out_specs=P('data'))(jnp.ones(8))\n",
     "NC505": "data_mesh = jax.make_mesh((-1, 2), ('data', 'model'))\n",
     "NC502": "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n    return jnp.sum(a + b, axis=('a', 'b'))\n\n\nwith Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(4))\n",
@@ -187,6 +188,11 @@ EXPECTED = {
         "jax.make_mesh's mesh shape (-1, 2) has a negative size: it does not infer one from the device count "
         "(JAX raises 'Number of devices ... must equal the product of mesh_shape')",
         "compute the size from jax.device_count(), e.g. (jax.device_count() // 2, 2)",
+    ),
+    "NC204": (
+        2,
+        "`assert d_model % n_heads == 0` fails for the sizes that reach it: the program stops with an AssertionError here",
+        "change the sizes that reach the assertion (the notes say where they are set), or the assertion",
     ),
     "NC408": (
         3,

@@ -360,7 +360,7 @@ def passed_settings(f: Any, names: list[str], nodes: list[Any], call: cst.CSTNod
     return out
 
 
-def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
+def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode], every: bool = False) -> None:
     """`config.d_model` is 512, set here: the settings read in the expressions that made a failing op's
     operands (and in the op itself), as related locations of its error."""
     read_at = program_of(f).read_at
@@ -377,7 +377,7 @@ def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode]) -> None:
             continue
         seen.add(id(n))
         for site, message in read_at.get(id(n), ()):
-            if message.rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
+            if every or message.rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
                 err.relate(site, message)
         todo.extend(n.children)
 

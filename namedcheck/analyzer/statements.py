@@ -21,7 +21,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
 from namedcheck.engine import maps
-from namedcheck.engine.codes import NC811
+from namedcheck.engine.codes import NC204, NC811
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
@@ -218,7 +218,17 @@ class Statements(FrameState):
         elif isinstance(s, cst.Expr):
             self.ev(s.value)
         elif isinstance(s, cst.Assert):
-            self.ev(s.test)
+            test = self.ev(s.test)
+            if self.truth(s.test, test) is False and self.cond_depth == 0 and not _literal_test(s.test):
+                text = cst.Module([]).code_for_node(s.test)
+                err = RuleError(
+                    NC204,
+                    f"`assert {text if len(text) <= 80 else text[:77] + '...'}` fails for the sizes that reach it: "
+                    f"the program stops with an AssertionError here",
+                )
+                configs.relate_settings(self, err, [s.test], every=True)
+                self.report(s, err)
+                self.ended = True
             facts.learn(self, s.test, holds=True)  # `assert x.shape == (B, D)`: what follows may use it
         elif isinstance(s, cst.Import | cst.ImportFrom):
             self.an.add_import(s)
@@ -345,3 +355,12 @@ class Statements(FrameState):
             info.methods[fn.name.value] = value  # `obj.step(x)` calls the map with `self` as its first argument
         self.vars[fn.name.value] = value
         self.an.analyse_standalone(ref)
+
+
+def _literal_test(test: cst.BaseExpression) -> bool:
+    """`assert False`, `assert 0, "unreachable"`: a marker of code meant not to run, not a check of sizes."""
+    while isinstance(test, cst.UnaryOperation):
+        test = test.expression
+    return isinstance(test, cst.Integer | cst.SimpleString) or (
+        isinstance(test, cst.Name) and test.value in ("False", "True", "None")
+    )

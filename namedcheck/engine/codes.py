@@ -141,6 +141,16 @@ _CODES: list[Code] = [
         hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)",
     ),
     Code(
+        "NC204",
+        "the program's own assertion fails",
+        "An `assert` whose condition is false for the sizes the analysis knows (`assert cfg.D % cfg.H == 0` with "
+        "D = 512 and H = 9): the program stops with an AssertionError there. Reported only where the assertion "
+        "runs on every path (not under a condition), so the sizes are the ones that reach it.",
+        "def attention(d_model: int = 512, heads: int = 9):\n    assert d_model % heads == 0\n\n\nattention()",
+        "def attention(d_model: int = 512, heads: int = 8):\n    assert d_model % heads == 0\n\n\nattention()",
+        hint="change the sizes that reach the assertion (the notes say where they are set), or the assertion",
+    ),
+    Code(
         "NC301",
         "value does not match its declared type",
         "An annotated assignment or a return whose inferred type differs from the annotation: "
@@ -613,6 +623,7 @@ NC105 = CODES["NC105"]
 NC201 = CODES["NC201"]
 NC202 = CODES["NC202"]
 NC203 = CODES["NC203"]
+NC204 = CODES["NC204"]
 NC301 = CODES["NC301"]
 NC302 = CODES["NC302"]
 NC303 = CODES["NC303"]
