@@ -68,6 +68,7 @@ CALLS["entry_classes.py"] = [
     ("mlp(jnp.ones((4, 16)), Config())", None),
     ("mlp_transposed(jnp.ones((4, 16)), Config())", "TypeError"),
     ("scaled(jnp.ones(3))", None),
+    ("chosen_block(Config())", None),
 ]
 
 _CALLER = textwrap.dedent("""

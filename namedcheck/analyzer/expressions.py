@@ -216,7 +216,9 @@ class Expressions(FrameState):
         if isinstance(node, cst.Subscript):
             return self.subscript(node)
         if isinstance(node, cst.IfExp):
-            self.ev(node.test)
+            taken = self.truth(node.test, self.ev(node.test))
+            if taken is not None:  # `nn.remat(Block) if cfg.remat else Block` with the config known
+                return self.ev(node.body if taken else node.orelse)
             self.skip_depth += 1
             a, b = self.ev(node.body), self.ev(node.orelse)
             self.skip_depth -= 1

@@ -52,7 +52,14 @@ def scaled(x):
     return x * Mlp().describe() * Mlp.SCALE
 
 
+def chosen_block(cfg):
+    block = Mlp if cfg.embed < 1000 else None  # the config decides: one branch
+    out = block.shapes(cfg)  # reveal: Seq(items=(Seq(items=(Const(value=16), Const(value=64)), kind='tuple'), Seq(items=(Const(value=64), Const(value=16)), kind='tuple')), kind='list')
+    return out
+
+
 if __name__ == "__main__":
     mlp(jnp.ones((4, 16)), Config())
     mlp_transposed(jnp.ones((4, 16)), Config())
     scaled(jnp.ones(3))
+    chosen_block(Config())
