@@ -713,6 +713,8 @@ def run_project(
             outcome.new_diagnostics = [f"checker failed: {run.error[-200:]}"]
             return outcome
         outcome.where, new = classify(mutant, root, base_run.diagnostics, base, run.diagnostics)
+        if any(r.line == mutant.line and rel(r.path, root) == mutant.file for d in new for r in d.related):
+            outcome.where = "line"  # a related location at the edited line (the config line that set a size)
         outcome.effect_found = any(rel(d.path, root) == effect_file and d.line == effect_line for d in new)
         outcome.new_diagnostics = [diag_text(d, root) for d in new]
         return outcome
