@@ -65,7 +65,7 @@ import shutil
 import subprocess
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -749,7 +749,10 @@ def default_source_dir(name: str) -> Path:
     return Path(base) / name
 
 
-def resolve_sources(given: Sequence[str], base: Path, timeout: float) -> dict[str, Path | None]:
+def resolve_sources(
+    given: Sequence[str], base: Path, timeout: float, sources: Iterable[str] | None = None
+) -> dict[str, Path | None]:
+    """Each source NAME (of `sources`, default this mode's projects') -> its directory (None: missing)."""
     named: dict[str, Path] = {}
     for item in given:
         name, sep, directory = item.partition("=")
@@ -757,7 +760,7 @@ def resolve_sources(given: Sequence[str], base: Path, timeout: float) -> dict[st
             raise SystemExit(f"--source takes NAME=DIR, not {item!r}")
         named[name] = Path(directory).expanduser().resolve()
     out: dict[str, Path | None] = {}
-    for name in sorted({p.source for p in PROJECTS}):
+    for name in sorted(sources if sources is not None else {p.source for p in PROJECTS}):
         if name in named:
             out[name] = named[name]
         elif default_source_dir(name).is_dir():

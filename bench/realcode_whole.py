@@ -71,7 +71,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from realcode import default_checker, flax_sdist, link_tree, run_checker, workdir
+from realcode import default_checker, link_tree, run_checker, workdir
 from realcode_configured import (
     CMutant,
     DriverResult,
@@ -82,6 +82,7 @@ from realcode_configured import (
     find_candidates,
     int_value,
     rel,
+    resolve_sources,
     run_driver,
     tree_hash,
 )
@@ -822,26 +823,6 @@ def dump(runs: Sequence[ProjectRun], out: Path) -> None:
     out.write_text(json.dumps({"runs": data, "not_measured": NOT_MEASURED}, indent=1))
 
 
-def resolve_sources(given: Sequence[str], base: Path, timeout: float) -> dict[str, Path | None]:
-    named: dict[str, Path] = {}
-    for item in given:
-        name, sep, directory = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--source takes NAME=DIR, not {item!r}")
-        named[name] = Path(directory).expanduser().resolve()
-    out: dict[str, Path | None] = {}
-    for name in sorted({p.source for p in PROJECTS}):
-        if name in named:
-            out[name] = named[name]
-        elif default_source_dir(name).is_dir():
-            out[name] = default_source_dir(name)
-        elif name == "flax":
-            out[name] = flax_sdist(base, timeout)
-        else:
-            out[name] = None
-    return out
-
-
 def whole_mode(args: argparse.Namespace) -> int:
     checker: str = args.checker or default_checker()
     work, cleanup = workdir(args.keep)
@@ -856,7 +837,7 @@ def whole_mode(args: argparse.Namespace) -> int:
         site, problem = ensure_site(work, args.install_timeout)
         if problem:
             print(f"installing {', '.join(EXTRA_PACKAGES)}: {problem}", file=sys.stderr)
-        sources = resolve_sources(args.source or [], work, args.install_timeout)
+        sources = resolve_sources(args.source or [], work, args.install_timeout, {p.source for p in PROJECTS})
         runs: list[ProjectRun] = []
         for spec in PROJECTS:
             if args.projects and spec.name not in args.projects:
