@@ -62,6 +62,7 @@ CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),
     ("jax.pmap(moments, axis_name='batch')(jnp.ones((8, 4, 3)))", None),
     ("fallback(jnp.ones((4, 3)))", None),
+    ("moments_typed(jnp.ones((4, 3)))", None),
     ("unprotected(jnp.ones((4, 3)))", "TypeError"),
 ]
 CALLS["entry_classes.py"] = [

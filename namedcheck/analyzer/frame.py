@@ -112,8 +112,8 @@ class Frame(Statements, Expressions, Calls):
         return UNKNOWN
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        if self.silent:
-            return
+        if self.silent or (err.code == NC705 and self.cond_depth > 0):
+            return  # a collective under a condition (`if is_running_under_pmap(): psum(...)`) may be guarded
         owner = self.function if self.function is not None else self.nc705_owner
         if err.code == NC705:
             err = unbound_name_cause(self.env, err)

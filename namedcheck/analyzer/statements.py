@@ -26,7 +26,7 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.names import OPERATORS, canonical_name
 from namedcheck.engine.signature import compare_declared, declared_value
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, join
 
 
 class Statements(FrameState):
@@ -219,7 +219,7 @@ class Statements(FrameState):
             self.ev(s.value)
         elif isinstance(s, cst.Assert):
             test = self.ev(s.test)
-            if self.truth(s.test, test) is False and self.cond_depth == 0 and not _literal_test(s.test):
+            if self.truth(s.test, test) is False and self.cond_depth == 0 and _compares_sizes(self, s.test):
                 text = cst.Module([]).code_for_node(s.test)
                 err = RuleError(
                     NC204,
@@ -357,10 +357,40 @@ class Statements(FrameState):
         self.an.analyse_standalone(ref)
 
 
-def _literal_test(test: cst.BaseExpression) -> bool:
-    """`assert False`, `assert 0, "unreachable"`: a marker of code meant not to run, not a check of sizes."""
-    while isinstance(test, cst.UnaryOperation):
-        test = test.expression
-    return isinstance(test, cst.Integer | cst.SimpleString) or (
-        isinstance(test, cst.Name) and test.value in ("False", "True", "None")
-    )
+_SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def _compares_sizes(f: Statements, test: cst.BaseExpression) -> bool:
+    """An assertion about sizes: a comparison (`==`, `<`, ..., not `is` / `in`) of ints or shapes made of names,
+    attributes, subscripts, int literals, arithmetic and `len(...)` (no other calls, whose second evaluation could
+    differ); `assert cfg is not None` or `assert False` are not."""
+    if not isinstance(test, cst.Comparison) or not all(
+        isinstance(c.operator, _SIZE_COMPARISONS) for c in test.comparisons
+    ):
+        return False
+    operands = [test.left, *(c.comparator for c in test.comparisons)]
+    return all(_plain_size_expression(o) and _is_size_value(f.ev(o)) for o in operands)
+
+
+_PLAIN = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.BinaryOperation, cst.UnaryOperation, cst.Tuple)
+
+
+def _plain_size_expression(node: cst.CSTNode) -> bool:
+    if isinstance(node, cst.Call):
+        return isinstance(node.func, cst.Name) and node.func.value == "len"
+    if not isinstance(node, _PLAIN):
+        return False
+    inner = [c for c in node.children if isinstance(c, cst.BaseExpression)]
+    for c in node.children:  # a tuple's elements, a subscript's index
+        if isinstance(c, cst.Element | cst.SubscriptElement):
+            item = c.value if isinstance(c, cst.Element) else c.slice
+            inner.extend(x for x in ([item.value] if isinstance(item, cst.Index) else []) if x is not None)
+    return all(_plain_size_expression(c) for c in inner)
+
+
+def _is_size_value(v: Any) -> bool:
+    if isinstance(v, Const):
+        return isinstance(v.value, int) and not isinstance(v.value, bool)
+    if isinstance(v, DimVal):
+        return True
+    return isinstance(v, Seq) and all(_is_size_value(i) for i in v.items)

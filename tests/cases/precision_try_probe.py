@@ -5,6 +5,8 @@ import jax
 import jax.numpy as jnp
 from absl.testing import absltest
 
+from namedcheck import f32
+
 
 def under_pmap() -> bool:
     try:
@@ -17,6 +19,13 @@ def under_pmap() -> bool:
 def moments(x):
     total = jnp.sum(x, axis=0)
     if under_pmap():
+        total = jax.lax.psum(total, axis_name="batch")
+    return total
+
+
+def moments_typed(x: f32[(4, 3)]) -> f32[(3,)]:
+    total = jnp.sum(x, axis=0)
+    if under_pmap():  # a guard: the collective runs only under a pmap that binds the name
         total = jax.lax.psum(total, axis_name="batch")
     return total
 
