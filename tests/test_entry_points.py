@@ -57,6 +57,7 @@ CALLS["nc204_assertions.py"] = [
     ("pick('a')", None),
     ("checked_width(jnp.ones((2, 3)), 5, os.environ.get('STRICT_WIDTHS'))", None),
     ("agrees(jnp.ones((2, 512)))", None),
+    ("variadic(1, 2)", None),
 ]
 CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),

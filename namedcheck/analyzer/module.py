@@ -306,8 +306,8 @@ class ModuleAnalyzer:
         # may be called with anything (its callers are analysed with what they pass)
         defaults = {} if standalone else self._defaults(ref)
         for prm in sig.params:
-            if prm.kind == VARARGS:
-                frame.vars[prm.name] = Seq(extra)
+            if prm.kind == VARARGS:  # analysed on its own, `*args` may hold anything
+                frame.vars[prm.name] = UNKNOWN if standalone else Seq(extra)
             elif prm.kind == VARKW:
                 frame.vars[prm.name] = UNKNOWN
             else:

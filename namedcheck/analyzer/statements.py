@@ -362,8 +362,8 @@ _SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, c
 
 def _compares_sizes(f: Statements, test: cst.BaseExpression) -> bool:
     """An assertion about sizes: a comparison (`==`, `<`, ..., not `is` / `in`) of ints or shapes made of names,
-    attributes, subscripts, int literals, arithmetic and `len(...)` (no other calls, whose second evaluation could
-    differ); `assert cfg is not None` or `assert False` are not."""
+    attributes, subscripts, int literals and arithmetic (no calls); `assert cfg is not None`, `assert False` or
+    `assert len(args) == 2` are not."""
     if not isinstance(test, cst.Comparison) or not all(
         isinstance(c.operator, _SIZE_COMPARISONS) for c in test.comparisons
     ):
@@ -376,9 +376,7 @@ _PLAIN = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.BinaryOperati
 
 
 def _plain_size_expression(node: cst.CSTNode) -> bool:
-    if isinstance(node, cst.Call):
-        return isinstance(node.func, cst.Name) and node.func.value == "len"
-    if not isinstance(node, _PLAIN):
+    if not isinstance(node, _PLAIN):  # no calls: `len(args)` of a container the analysis may know only in part
         return False
     inner = [c for c in node.children if isinstance(c, cst.BaseExpression)]
     for c in node.children:  # a tuple's elements, a subscript's index
