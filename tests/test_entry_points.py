@@ -59,6 +59,12 @@ CALLS["nc204_assertions.py"] = [
     ("agrees(jnp.ones((2, 512)))", None),
     ("variadic(1, 2)", None),
 ]
+CALLS["nc205_swapped_arguments.py"] = [
+    ("init('embedding', Cfg())", None),
+    ("init(Cfg(), 'embedding')", "AttributeError"),
+    ("size_of((2, 3))", None),
+    ("label('dense')", None),
+]
 CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),
     ("jax.pmap(moments, axis_name='batch')(jnp.ones((8, 4, 3)))", None),
@@ -254,3 +260,13 @@ def test_a_setting_passed_through_calls_points_at_its_config_line() -> None:
         (39, "`cfg.D` is 96, set here"),
         (39, "`cfg.H` is 9, set here"),
     }
+
+
+def test_a_swapped_argument_points_at_the_call() -> None:
+    """NC205 inside the callee names the argument the call gave it, where the swap is to be fixed."""
+    from namedcheck.analyzer.check import check_source
+
+    path = CASES / "nc205_swapped_arguments.py"
+    [d] = check_source(path.read_text(), str(path))
+    assert (d.code, d.line) == ("NC205", 17)
+    assert [(r.line, r.message) for r in d.related] == [(32, "`cfg` is given this argument here")]

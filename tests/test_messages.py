@@ -49,6 +49,7 @@ PROGRAMS = {
     "NC407": "def inner(v):\n    return xmap(lambda w: w, in_axes=['batch', ...], out_axes=['batch', ...])(v)\n\n\nxmap(inner, in_axes=['batch', ...], out_axes=['batch', ...])(jnp.ones((2, 3, 4)))\n",
     "NC408": "def step(state, x):\n    h, n = state\n    return (h @ x, n + 1), None\n\n\nlax.scan(step, (jnp.zeros((2, 4)), 0), jnp.ones((3, 4, 8)))\n",
     "NC204": "def heads(d_model=512, n_heads=12):\n    assert d_model % n_heads == 0\n    return d_model // n_heads\n\n\nheads()\n",
+    "NC205": "def init(name, cfg):\n    return cfg.width\n\n\ninit(8, 'dense')\n",
     "NC501": "jax.shard_map(lambda v: v, mesh=mesh, in_specs=P('dta'), out_specs=P('data'))(jnp.ones(8))\n",
     "NC505": "data_mesh = jax.make_mesh((-1, 2), ('data', 'model'))\n",
     "NC502": "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n    return jnp.sum(a + b, axis=('a', 'b'))\n\n\nwith Mesh(np.array(jax.devices()[:4]), ('x',)):\n    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})(jnp.ones(4), jnp.ones(4))\n",
@@ -193,6 +194,11 @@ EXPECTED = {
         2,
         "`assert d_model % n_heads == 0` fails for the sizes that reach it: the program stops with an AssertionError here",
         "change the sizes that reach the assertion (the notes say where they are set), or the assertion",
+    ),
+    "NC205": (
+        2,
+        "`cfg` is the Python str 'dense', which has no attribute `width` (Python raises AttributeError)",
+        "check the order of the arguments at the call that passed this value",
     ),
     "NC408": (
         3,

@@ -345,6 +345,21 @@ def name_read(f: Any, node: cst.Name) -> None:
         program_of(f).read_at[id(node)] = reads
 
 
+def arguments_of(names: list[str], nodes: list[Any], call: cst.CSTNode) -> dict[str, cst.CSTNode]:
+    """Each parameter of a call -> the argument expression given for it (positional or keyword)."""
+    out = {name: arg for name, arg in zip(names, nodes) if arg is not None}
+    for arg in call.args if isinstance(call, cst.Call) else ():
+        if arg.keyword is not None:
+            out[arg.keyword.value] = arg.value
+    return out
+
+
+def relate_argument(f: Any, err: Any, node: cst.CSTNode) -> None:
+    """A value read through a parameter (`cfg.width` with `cfg` a parameter): the argument the call gave it."""
+    if isinstance(node, cst.Name) and node.value in f.arguments and node.value not in f.rebound:
+        err.relate(f.arguments[node.value], f"`{node.value}` is given this argument here")
+
+
 def passed_settings(f: Any, names: list[str], nodes: list[Any], call: cst.CSTNode) -> dict[str, Any]:
     """The settings each parameter of a call is given (`train(cfg.batch_size)`): the callee's reads of it read
     them too."""
@@ -565,7 +580,9 @@ __all__ = [
     "note_field",
     "note_instance",
     "bound",
+    "arguments_of",
     "passed_settings",
+    "relate_argument",
     "reads_in",
     "item",
     "mapping_items",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import operator
 from typing import Any
 
@@ -35,7 +36,7 @@ from namedcheck.analyzer.scope import FrameState, has_array, label, same_value
 from namedcheck.analyzer.sizes import known_size, named_sizes, shape_read, size_of, sized_seq
 from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
-from namedcheck.engine.codes import NC105, NC701
+from namedcheck.engine.codes import NC105, NC205, NC701
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
@@ -315,6 +316,23 @@ class Expressions(FrameState):
                 return MethodRef(recv, attr)
         if recv is UNKNOWN and attr == "reshape":  # the new shape is known whatever the array is
             return MethodRef(recv, attr)
+        if (
+            isinstance(recv, Const)
+            and type(recv.value) in (str, int, float)
+            and not hasattr(recv.value, attr)
+            and (isinstance(recv.value, str) or attr not in _numpy_scalar_attributes())
+            and isinstance(node, cst.Attribute)
+        ):  # `cfg.width` where `cfg` is the string 'dense': two arguments swapped, mostly
+            err = RuleError(
+                NC205,
+                f"`{label(node.value) or 'the value'}` is the Python {type(recv.value).__name__} {recv.value!r}, "
+                f"which has no attribute `{attr}` (Python raises AttributeError)",
+            )
+            configs.relate_argument(self, err, node.value)
+            if isinstance(node.value, cst.Name) and node.value.value in self.vars:
+                self.vars[node.value.value] = UNKNOWN  # the program stopped here: one report
+            self.ended = True
+            raise err
         return iteration.staging_attribute(recv, attr)
 
     def subscript(self, node: cst.Subscript) -> Any:
@@ -464,3 +482,14 @@ def _compare_known(op: str, left: Any, right: Any) -> bool | None:
         is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None
         return None if is_none is None else is_none == (op == "Is")
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _numpy_scalar_attributes() -> frozenset[str]:
+    """What numpy's scalars have beyond Python's numbers (`.shape`, `.item`): a size the analysis folds to an int
+    may be one at run time (`np.prod(shape)`), so those attributes are not reported."""
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy comes with the analyzer's dependencies
+        return frozenset({"shape", "ndim", "dtype", "size", "item", "astype", "reshape", "T"})
+    return frozenset(dir(np.int64(0))) | frozenset(dir(np.float64(0)))

@@ -61,6 +61,9 @@ class Frame(Statements, Expressions, Calls):
         self.class_info: Any = None  # set on a class body's frame
         # names bound to values computed from settings -> where those were set (analyzer/configs.py)
         self.setting_names: dict[str, Any] = {}
+        # a call's analysis: each parameter -> the argument expression at the call site (and names assigned since)
+        self.arguments: dict[str, Any] = {}
+        self.rebound: set[str] = set()
 
     def new_frame(self, **kw: Any) -> Frame:
         """A nested scope of this one (a class body)."""

@@ -110,9 +110,21 @@ class EditorAnalyzer(ModuleAnalyzer):
         nc705_owner: FuncRef | None = None,
         entry: bool = False,
         settings: dict[str, Any] | None = None,
+        arguments: dict[str, Any] | None = None,
     ) -> Any:
         out = super().body_values(
-            ref, values, extra, declared_return, lenient, quiet, env, standalone, nc705_owner, entry, settings
+            ref,
+            values,
+            extra,
+            declared_return,
+            lenient,
+            quiet,
+            env,
+            standalone,
+            nc705_owner,
+            entry,
+            settings,
+            arguments,
         )
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
         self.function_log.append((ref.node, kind, dict(values), out))

@@ -292,6 +292,7 @@ class ModuleAnalyzer:
         nc705_owner: FuncRef | None = None,
         entry: bool = False,
         settings: dict[str, Any] | None = None,
+        arguments: dict[str, Any] | None = None,
     ) -> Any:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
@@ -300,6 +301,8 @@ class ModuleAnalyzer:
         frame.entry = entry
         if settings:
             frame.setting_names = dict(settings)  # parameters given settings (`analyzer/configs.passed_settings`)
+        if arguments:
+            frame.arguments = arguments  # the call site's argument expressions (`configs.relate_argument`)
         frame.param_tokens = frozenset(configs.tokens_of(values.values()))
         sig = self.signature(ref)
         # a default is the value only when a call leaves the parameter out: a function analysed on its own
@@ -440,6 +443,7 @@ class ModuleAnalyzer:
                         nc705_owner=owner,
                         entry=caller.entry,
                         settings=configs.passed_settings(caller, names, nodes, node),
+                        arguments=configs.arguments_of(names, nodes, node),
                     ),
                 )
             finally:

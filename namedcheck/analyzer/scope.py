@@ -78,6 +78,8 @@ class FrameState:
     entry: bool
     param_tokens: frozenset[int]
     setting_names: dict[str, Any]
+    arguments: dict[str, Any]
+    rebound: set[str]
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...

@@ -253,6 +253,8 @@ class Statements(FrameState):
     def assign(self, target: cst.BaseExpression, v: Any) -> None:
         if isinstance(target, cst.Name):
             self.vars[target.value] = v
+            if target.value in self.arguments:
+                self.rebound.add(target.value)  # no longer the argument the call gave
         elif isinstance(target, cst.Tuple | cst.List):
             elems = target.elements
             if (

@@ -151,6 +151,17 @@ _CODES: list[Code] = [
         hint="change the sizes that reach the assertion (the notes say where they are set), or the assertion",
     ),
     Code(
+        "NC205",
+        "attribute of a Python number or string",
+        "An attribute read on a value the analysis knows to be a Python `str`, `int` or `float` that such values do "
+        "not have (`cfg.fsdp_enabled` where `cfg` is the string `'embedding'`, `x.ndim` where `x` is the int 4): "
+        "Python raises AttributeError. It usually means two arguments swapped at the call that passed the value "
+        "(a note names it).",
+        "def init(name, cfg):\n    return cfg.width\n\n\ninit(8, 'dense')",
+        "def init(name, cfg):\n    return len(name)\n\n\ninit('dense', 8)",
+        hint="check the order of the arguments at the call that passed this value",
+    ),
+    Code(
         "NC301",
         "value does not match its declared type",
         "An annotated assignment or a return whose inferred type differs from the annotation: "
@@ -624,6 +635,7 @@ NC201 = CODES["NC201"]
 NC202 = CODES["NC202"]
 NC203 = CODES["NC203"]
 NC204 = CODES["NC204"]
+NC205 = CODES["NC205"]
 NC301 = CODES["NC301"]
 NC302 = CODES["NC302"]
 NC303 = CODES["NC303"]
