@@ -64,6 +64,7 @@ CALLS["nc205_swapped_arguments.py"] = [
     ("init(Cfg(), 'embedding')", "AttributeError"),
     ("size_of((2, 3))", None),
     ("label('dense')", None),
+    ("describe(Kind.DENSE)", None),
 ]
 CALLS["precision_try_probe.py"] = [
     ("moments(jnp.ones((4, 3)))", None),
@@ -268,5 +269,5 @@ def test_a_swapped_argument_points_at_the_call() -> None:
 
     path = CASES / "nc205_swapped_arguments.py"
     [d] = check_source(path.read_text(), str(path))
-    assert (d.code, d.line) == ("NC205", 17)
-    assert [(r.line, r.message) for r in d.related] == [(32, "`cfg` is given this argument here")]
+    assert (d.code, d.line) == ("NC205", 18)
+    assert [(r.line, r.message) for r in d.related] == [(41, "`cfg` is given this argument here")]

@@ -230,6 +230,8 @@ def class_attribute(info: ClassInfo, attr: str) -> Any:
         return info.staticmethods[attr]
     if attr in info.methods:
         return info.methods[attr]
+    if info.bases:  # an Enum's members are not their values; a library base may define the attribute
+        return UNKNOWN
     return info.defaults.get(attr, UNKNOWN)
 
 

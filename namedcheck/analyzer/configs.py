@@ -354,6 +354,11 @@ def arguments_of(names: list[str], nodes: list[Any], call: cst.CSTNode) -> dict[
     return out
 
 
+def given_argument(f: Any, node: cst.CSTNode) -> bool:
+    """`node` is a parameter still holding the argument the call site gave it."""
+    return isinstance(node, cst.Name) and node.value in f.arguments and node.value not in f.rebound
+
+
 def relate_argument(f: Any, err: Any, node: cst.CSTNode) -> None:
     """A value read through a parameter (`cfg.width` with `cfg` a parameter): the argument the call gave it."""
     if isinstance(node, cst.Name) and node.value in f.arguments and node.value not in f.rebound:
@@ -581,6 +586,7 @@ __all__ = [
     "note_instance",
     "bound",
     "arguments_of",
+    "given_argument",
     "passed_settings",
     "relate_argument",
     "reads_in",

@@ -322,7 +322,8 @@ class Expressions(FrameState):
             and not hasattr(recv.value, attr)
             and (isinstance(recv.value, str) or attr not in _numpy_scalar_attributes())
             and isinstance(node, cst.Attribute)
-        ):  # `cfg.width` where `cfg` is the string 'dense': two arguments swapped, mostly
+            and configs.given_argument(self, node.value)
+        ):  # `cfg.width` where the call gave parameter `cfg` the string 'dense': two arguments swapped
             err = RuleError(
                 NC205,
                 f"`{label(node.value) or 'the value'}` is the Python {type(recv.value).__name__} {recv.value!r}, "

@@ -2,6 +2,7 @@
 at the call that passed it."""
 
 import dataclasses
+import enum
 
 import jax.numpy as jnp
 import numpy as np
@@ -27,6 +28,14 @@ def label(name):
     return name.upper()  # a str method
 
 
+class Kind(enum.Enum):
+    DENSE = "dense"
+
+
+def describe(kind):
+    return kind.value  # an Enum member, not its value: not reported
+
+
 def build(cfg):
     a = init("embedding", cfg)
     b = init(cfg, "embedding")
@@ -36,4 +45,5 @@ def build(cfg):
 if __name__ == "__main__":
     size_of((2, 3))
     label("dense")
+    describe(Kind.DENSE)
     build(Cfg())
