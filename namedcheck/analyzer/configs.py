@@ -22,7 +22,9 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.refs import QualRef
 from namedcheck.analyzer.scope import FrameState
+from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN, Const, Seq
 
 _TOKENS = itertools.count(1)
@@ -49,7 +51,7 @@ _ABSL_DEFINES = {
     "absl.flags.DEFINE_enum",
     "absl.flags.DEFINE_list",
 }
-_FLAGS_OBJECTS = {"absl.flags.FLAGS"}
+FLAGS_OBJECTS = {"absl.flags.FLAGS"}
 # methods of a ConfigDict that return it (or None) without changing it
 _KEEPING = {"lock", "unlock", "copy_and_resolve_references", "unlocked", "ignore_type"}
 _TYPES = {"builtins.int": int, "builtins.float": float, "builtins.str": str}
@@ -122,6 +124,15 @@ class FlagsVal:
     name: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A size a setting gave: where it was set, the note that says so, and its value."""
+
+    site: cst.CSTNode
+    note: str
+    value: int
+
+
 class ProgramState:
     """What one program's analysis shares across its modules: absl flag defaults, and the config objects
     mutated where their holders' copies cannot follow."""
@@ -131,8 +142,8 @@ class ProgramState:
         self.mutated: set[int] = set()
         # where each setting was written: (config token, field) / flag name -> the node that set it
         self.set_at: dict[Any, cst.CSTNode] = {}
-        # expression nodes that read settings (`config.d`, a name computed from some) -> (where set, note) pairs
-        self.read_at: dict[int, tuple[tuple[cst.CSTNode, str], ...]] = {}
+        # expression nodes that read settings (`config.d`, a name computed from some) -> the settings read
+        self.read_at: dict[int, tuple[Setting, ...]] = {}
         # built instances (dataclass configs): id -> (the instance, field -> the argument that set it)
         self.built: dict[int, tuple[Any, dict[str, cst.CSTNode]]] = {}
         # `**config` arguments: the expression node -> the config it spread
@@ -248,6 +259,8 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
         value = recv.get(attr)
         _note_read(program, node, program.set_at.get((recv.token, attr)), value)
         return value
+    if isinstance(recv, QualRef) and canonical_name(recv.name) in FLAGS_OBJECTS:
+        recv = FlagsVal()  # `FLAGS.batch_size`
     if isinstance(recv, FlagsVal):
         name = recv.name if recv.name is not None else attr
         if (recv.name is not None and attr != "value") or not f.entry:
@@ -285,10 +298,8 @@ def note_field(f: FrameState, inst: Any, attr: str, node: cst.CSTNode, value: An
     """`config.d_model` read from a built instance: remember where that value was written."""
     program = program_of(f)
     built = program.built.get(id(inst))
-    site = built[1].get(attr) if built is not None and built[0] is inst else None
-    if site is None and (built is None or built[0] is not inst or attr not in built[1]):
-        site = inst.cls.written.get(attr)
-    _note_read(program, node, site, value)
+    given = built[1] if built is not None and built[0] is inst else {}  # else the class body's default
+    _note_read(program, node, given[attr] if attr in given else inst.cls.written.get(attr), value)
 
 
 def _note_read(
@@ -297,7 +308,7 @@ def _note_read(
     if node is None or site is None or not isinstance(value, Const) or not isinstance(value.value, int):
         return
     shown = what or (f"`{_text(node)}`" if _text(node) else "the setting")
-    program.read_at[id(node)] = ((site, f"{shown} is {value.value}, set here"),)
+    program.read_at[id(node)] = (Setting(site, f"{shown} is {value.value}, set here", value.value),)
 
 
 def _text(node: cst.CSTNode) -> str | None:
@@ -310,17 +321,17 @@ def _text(node: cst.CSTNode) -> str | None:
     return ".".join([node.value, *parts])
 
 
-def reads_in(f: Any, node: cst.CSTNode | None) -> tuple[tuple[cst.CSTNode, str], ...]:
-    """The settings an expression reads (`config.d // heads`, a name computed from settings)."""
+def reads_in(f: Any, *nodes: cst.CSTNode | None) -> tuple[Setting, ...]:
+    """The settings expressions read (`config.d // heads`, a name computed from settings)."""
     read_at = program_of(f).read_at
-    if node is None or not read_at:
+    if not read_at:
         return ()
-    out: dict[tuple[int, str], tuple[cst.CSTNode, str]] = {}
-    todo = [node]
+    out: dict[tuple[int, str], Setting] = {}
+    todo = [n for n in nodes if n is not None]
     while todo:
         n = todo.pop()
-        for site, message in read_at.get(id(n), ()):
-            out[(id(site), message)] = (site, message)
+        for setting in read_at.get(id(n), ()):
+            out[(id(setting.site), setting.note)] = setting
         todo.extend(n.children)
     return tuple(out.values())
 
@@ -383,23 +394,10 @@ def passed_settings(f: Any, names: list[str], nodes: list[Any], call: cst.CSTNod
 def relate_settings(f: FrameState, err: Any, roots: list[cst.CSTNode], every: bool = False) -> None:
     """`config.d_model` is 512, set here: the settings read in the expressions that made a failing op's
     operands (and in the op itself), as related locations of its error."""
-    read_at = program_of(f).read_at
-    if not read_at:
-        return
-    mentioned = set(
-        re.findall(r"\d+", str(getattr(err, "message", "")))
-    )  # a setting the sizes shown can't be is left out
-    seen: set[int] = set()
-    todo = list(roots)
-    while todo:
-        n = todo.pop()
-        if id(n) in seen:
-            continue
-        seen.add(id(n))
-        for site, message in read_at.get(id(n), ()):
-            if every or message.rsplit(" is ", 1)[-1].split(",")[0] in mentioned:
-                err.relate(site, message)
-        todo.extend(n.children)
+    mentioned = set(re.findall(r"\d+", str(getattr(err, "message", ""))))  # settings the sizes shown can't be: out
+    for setting in reads_in(f, *roots):
+        if every or str(setting.value) in mentioned:
+            err.relate(setting.site, setting.note)
 
 
 def mapping_items(f: FrameState, v: Any, node: cst.CSTNode | None = None) -> dict[str, Any] | None:
@@ -577,6 +575,7 @@ __all__ = [
     "ParserMethod",
     "ParserVal",
     "ProgramState",
+    "Setting",
     "assign_field",
     "attribute",
     "call_method",

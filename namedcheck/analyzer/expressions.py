@@ -9,7 +9,6 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes, configs, iteration, nn_modules
-from namedcheck.analyzer.configs import FlagsVal
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -247,8 +246,6 @@ class Expressions(FrameState):
         return UNKNOWN
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
-        if isinstance(recv, QualRef) and canonical_name(recv.name) == "absl.flags.FLAGS":
-            recv = FlagsVal()
         config_attr = configs.attribute(self, recv, attr, node)  # `config.d_model`, `FLAGS.batch_size`
         if config_attr is not NotImplemented:
             return config_attr
