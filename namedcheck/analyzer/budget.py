@@ -1,9 +1,13 @@
 """The resource guard: per-file bounds on what parsing and analysis may cost.
 
-Before libcst sees a file, CPython's own parser (C, milliseconds) checks it: a NUL byte, nesting Python
-rejects (more than 200 brackets, chains too deep for its parser) and an expression nested deeper than
-`MAX_NESTING` are NC001 (libcst's parser takes time quadratic in the depth and its native code overflows
-the C stack on deep input); other syntax errors are libcst's to report. During the
+Before any parser sees a file, a linear pre-scan of its tokens (`scan`) estimates how deep each statement's
+syntax tree nests and how much parsing the file costs: a chain or nesting past `MAX_CHAIN` (libcst's native
+parser takes time quadratic in the depth and crashes the process past a few thousand levels; CPython's
+raises RecursionError), more joined strings, blocks or `elif`s than the parsers take, or a parse predicted
+to take past the file's time or memory budget are NC001 for a checked file (Unknown for a dependency).
+Then CPython's own parser (C, milliseconds) checks it: a NUL byte, nesting Python rejects, an invalid
+escape and an expression nested deeper than `MAX_NESTING` are NC001; other syntax errors are libcst's to
+report (at CPython's location when libcst fails too). Every parse goes through `analyzer/parsing.py`. During the
 analysis, a file gets a time budget and the process a memory budget; past either, the analysis of the
 file stops and what is not analysed stays Unknown (silent).
 """
@@ -19,6 +23,14 @@ from dataclasses import dataclass
 from typing import cast
 
 MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
+MAX_CHAIN = 500  # the pre-scan's depth estimate of one statement (libcst: up to 0.25 s at 500, crashes past 7,000)
+MAX_BLOCKS = 100  # nested blocks (CPython's own limit on indentation levels)
+MAX_ELIF = 1000  # `elif`s of one `if` (each nests the next in CPython's tree and in libcst's)
+MAX_JOINED = 3000  # adjacent string literals in one expression: libcst's parser rejects more
+# libcst's parse cost, measured on jax, flax and generated chains (on a loaded 2-core machine, so generous):
+PARSE_TOKENS_PER_SECOND = 20_000  # 18k-50k on real files
+PARSE_SECONDS_PER_DEPTH2 = 1e-6  # a statement nesting d levels adds up to d * d microseconds (subscripts)
+PARSE_KB_PER_TOKEN = 3.0  # peak memory of libcst's tree: 2.3-3.0 KB per token on real files
 DEFAULT_TIME_BUDGET = 10.0  # seconds of analysis per file
 DEFAULT_MEMORY_BUDGET = 1024  # MB of resident memory one file's analysis may add to the process
 DEFAULT_MAX_FILE_SIZE = 5  # MB read per file
@@ -42,8 +54,10 @@ class BudgetExceeded(BaseException):  # noqa: N818  (not an Exception: rule code
 class Guard:
     """Checkpoints for one file's analysis: raise `BudgetExceeded` past the deadline or the memory bound."""
 
-    def __init__(self, limits: Limits) -> None:
-        self.deadline = time.monotonic() + limits.time_budget
+    def __init__(self, limits: Limits, started: float | None = None) -> None:
+        self.limits = limits
+        # `started`: when the file's parse began (parsing is charged to the file's time budget too)
+        self.deadline = (started if started is not None else time.monotonic()) + limits.time_budget
         # the memory one file's analysis may add to the process (a process that already holds jax, an editor's
         # or a test runner's state, is not charged to the file)
         self.memory_pages = resident_pages() + limits.memory_budget * 1024 * 1024 // _PAGE
@@ -76,6 +90,8 @@ def resident_mb() -> float:
 
 _LAST_ACCEPTED: list[str] = []  # the last source CPython's parser accepted within limits (`cpython_accepted`)
 _LAST_TREE: list[ast.Module] = []  # its `ast` tree
+_LAST_ERROR: list[tuple[str, SyntaxError]] = []  # the last text CPython rejected with a plain syntax error
+_ANY_VERSION = re.compile(r"\((?:value|unicode) error\)")  # an invalid escape: no Python version accepts it
 
 
 def accepted_tree(source: str) -> ast.Module | None:
@@ -89,24 +105,32 @@ def cpython_accepted(source: str) -> bool:
     return bool(_LAST_ACCEPTED) and _LAST_ACCEPTED[0] is source
 
 
-def python_rejects(source: str) -> tuple[int, int, str] | None:
-    """(line, column, message) when `source` nests too deeply for CPython's parser or for libcst, or holds a
-    NUL byte. Other syntax errors are left to libcst (which reads syntax newer than the running Python)."""
+def python_rejects(source: str, limits: Limits | None = None) -> tuple[int, int, str] | None:
+    """(line, column, message) when `source` must not reach a parser: it holds a NUL byte, the pre-scan
+    (`refused`) finds a chain, nesting or size past namedcheck's limits, CPython's parser finds it nests too
+    deeply or holds an invalid escape, or its tree nests deeper than `MAX_NESTING`. Other syntax errors are
+    left to libcst (which reads syntax newer than the running Python; `cpython_error` then has CPython's
+    own location and message)."""
     _LAST_ACCEPTED.clear()
     _LAST_TREE.clear()
+    _LAST_ERROR.clear()
     nul = source.find("\0")
     if nul >= 0:
         line = source.count("\n", 0, nul) + 1
         return line, nul - source.rfind("\n", 0, nul), "File does not parse: it contains a NUL byte (\\x00)"
+    pre = refused(source, limits)
+    if pre is not None:
+        return pre
     try:
         with warnings.catch_warnings():  # invalid escape sequences and the like: not ours to report
             warnings.simplefilter("ignore")
             tree = cast(ast.Module, compile(source, "<file>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True))
     except SyntaxError as e:
-        if not _TOO_DEEP.search(e.msg or ""):
-            return None  # libcst decides (and says where): it also knows syntax newer than this Python's
-        line = e.lineno or 1
-        return line, max(1, e.offset or 1), f"File does not parse: {e.msg}"
+        msg = e.msg or ""
+        if _TOO_DEEP.search(msg) or _ANY_VERSION.match(msg):  # (an escape no Python version accepts)
+            return e.lineno or 1, max(1, e.offset or 1), f"File does not parse: {msg}"
+        _LAST_ERROR.append((source, e))
+        return None  # libcst decides (and says where): it also knows syntax newer than this Python's
     except (RecursionError, MemoryError):
         line = _longest_line(source)
         return line, 1, "File does not parse: it nests too deeply for Python's own parser (the longest line)"
@@ -125,6 +149,64 @@ def python_rejects(source: str) -> tuple[int, int, str] | None:
     _LAST_ACCEPTED.append(source)
     _LAST_TREE.append(tree)
     return None
+
+
+def cpython_error(source: str) -> tuple[int, int, str] | None:
+    """CPython's (line, column, message) for `source` when the last `python_rejects` call saw CPython's
+    parser reject it with a plain syntax error (its location is the better one where libcst fails too)."""
+    if _LAST_ERROR and _LAST_ERROR[0][0] is source:
+        e = _LAST_ERROR[0][1]
+        return e.lineno or 1, max(1, e.offset or 1), e.msg or "invalid syntax"
+    return None
+
+
+def refused(source: str, limits: Limits | None = None) -> tuple[int, int, str] | None:
+    """(line, column, message) when the pre-scan (`scan`: linear, before any parser sees the text) finds
+    what CPython's or libcst's parser cannot survive or would take past the file's budgets to parse."""
+    s = scan(source)
+    if s.chain > MAX_CHAIN:
+        return (
+            *_position(source, s.chain_at),
+            f"File is not checked: a statement chains or nests about {s.chain:,} operations in one expression "
+            f"(operators, `and` / `or`, conditionals, lambdas, attributes, calls, subscripts or dotted names; "
+            f"namedcheck's limit is {MAX_CHAIN}, real code stays far below it)",
+        )
+    if s.joined > MAX_JOINED:
+        return (
+            *_position(source, s.joined_at),
+            f"File is not checked: an expression joins {s.joined:,} adjacent string literals "
+            f"(the parser's limit is {MAX_JOINED:,}; join them with `+` or a list and `str.join`)",
+        )
+    if s.blocks > MAX_BLOCKS:
+        return (
+            *_position(source, s.blocks_at),
+            f"File is not checked: blocks nest {s.blocks} levels deep (Python's limit is {MAX_BLOCKS})",
+        )
+    if s.elifs > MAX_ELIF:
+        return (
+            *_position(source, s.elifs_at),
+            f"File is not checked: an `if` has {s.elifs:,} `elif` branches (namedcheck's limit is {MAX_ELIF:,})",
+        )
+    lim = limits if limits is not None else Limits()
+    seconds = s.tokens / PARSE_TOKENS_PER_SECOND + s.work * PARSE_SECONDS_PER_DEPTH2
+    megabytes = s.tokens * PARSE_KB_PER_TOKEN / 1024
+    # (a parse of under a second or 100 MB is never refused: a tiny budget cuts the analysis short instead)
+    if (seconds > lim.time_budget and seconds > 1) or (megabytes > lim.memory_budget and megabytes > 100):
+        return (
+            1,
+            1,
+            f"File is not checked: it is too large to check within the budget ({s.tokens:,} tokens: parsing "
+            f"alone would take about {seconds:.0f} s and {megabytes:.0f} MB; time-budget {lim.time_budget:g} s, "
+            f"memory-budget {lim.memory_budget} MB in [tool.namedcheck])",
+        )
+    return None
+
+
+def _position(source: str, offset: int) -> tuple[int, int]:
+    """The 1-based line and column of an offset (lines as Python counts them: \\n, \\r\\n or \\r end one)."""
+    before = source[:offset]
+    line = before.count("\n") + before.count("\r") - before.count("\r\n") + 1
+    return line, offset - max(before.rfind("\n"), before.rfind("\r"))
 
 
 def _longest_line(source: str) -> int:
@@ -148,3 +230,229 @@ def _too_deep(tree: ast.AST) -> int | None:
                 continue
         todo.extend((child, depth) for child in ast.iter_child_nodes(node))
     return None
+
+
+# ---- the pre-scan: a linear pass over the tokens before any parser sees the text ---------------------------
+_STRING_BODY = (
+    r"'''[^'\\]*(?:(?:\\[\s\S]|'(?!''))[^'\\]*)*(?:'''|\Z)"
+    r'|"""[^"\\]*(?:(?:\\[\s\S]|"(?!""))[^"\\]*)*(?:"""|\Z)'
+    r"|'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*'?"
+    r'|"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*"?'
+)
+_TOKENS = re.compile(
+    r"(\r\n|\r|\n)"  # 1: a line break
+    r"|([ \t\f]+|\\(?:\r\n|\r|\n))"  # 2: blanks, a line continuation
+    r"|(#[^\r\n]*)"  # 3: a comment
+    r"|((?i:[rbuft]{0,2})(?:" + _STRING_BODY + r"))"  # 4: a string (unterminated ones end at the line's end)
+    r"|([^\W\d]\w*)"  # 5: a name or keyword
+    r"|(\.?\d[\w.]*)"  # 6: a number
+    r"|([(\[{])"  # 7: an opening bracket
+    r"|([)\]}])"  # 8: a closing bracket
+    r"|(\*\*=|//=|>>=|<<=|\.\.\.|\*\*|//|>>|<<|->|:=|[-+*/%@&|^<>=!]=|[-+*/%@&|^~<>=.:,;!$?`])"  # 9: punctuation
+    r"|(.)",  # 10: anything else
+)
+_KEYWORD_OPS = frozenset({"and", "or", "not", "in", "is", "if", "else", "lambda", "await", "yield", "for"})
+_SEPARATORS = frozenset(
+    {",", ";", "=", "->", "+=", "-=", "*=", "/=", "//=", "%=", "@=", "&=", "|=", "^=", ">>=", "<<=", "**="}
+)
+_NEUTRAL = frozenset({":", "!", "$", "?", "`"})
+_FIELDS = re.compile(r"\{\{|\}\}|\{|\}")
+
+
+@dataclass
+class Scan:
+    """What the pre-scan measured: the token count, the work its statements' depths predict (the sum of
+    their squares: libcst's parse time grows with it), and the largest of each bound with its offset."""
+
+    tokens: int = 0
+    work: int = 0
+    chain: int = 0  # the largest depth estimate of one statement
+    chain_at: int = 0
+    blocks: int = 0  # the most nested blocks
+    blocks_at: int = 0
+    elifs: int = 0  # the longest run of `elif`s
+    elifs_at: int = 0
+    joined: int = 0  # the longest run of implicitly joined strings
+    joined_at: int = 0
+
+
+def scan(source: str) -> Scan:
+    """One linear pass over `source`'s tokens (a tolerant tokenizer: any text is scanned) estimating, for
+    each statement, how deep its syntax tree nests: a chain of operators, keyword operators (`and`, `not`,
+    `lambda`, a conditional), implicitly joined strings, attributes, calls and subscripts, each counts one
+    level, brackets and f-string fields add their content's depth; separators (`,`, `=`, `;`) start a new
+    operand. The estimate bounds the depth of CPython's and libcst's trees from above (both nest one node
+    per chained operator or trailer), in time and memory linear in the text and at most `MAX_CHAIN` deep."""
+    out = Scan()
+    _scan(source, out, True)
+    return out
+
+
+def _ends(frame: list[int]) -> None:
+    """A primary (atom and trailers) ends: its depth counts towards its operand's."""
+    d = frame[1] + frame[2]
+    if d > frame[3]:
+        frame[3] = d
+    frame[1] = frame[2] = 0
+
+
+def _depth(frame: list[int]) -> int:
+    """The depth of what a frame (a bracket's content, or a statement) holds so far."""
+    _ends(frame)
+    return max(frame[4], frame[0] + frame[3])
+
+
+def _scan(source: str, out: Scan, module: bool) -> int:
+    """Scan `source` (a module, or an f-string field's text), recording into `out`; its deepest estimate."""
+    # a frame per open bracket (the statement's at the bottom): operators in the current operand, trailers
+    # of the current primary, the deepest group in it, the deepest primary of the operand, the deepest
+    # finished operand, and whether the bracket opened as a trailer (a call or subscript)
+    stack = [[0, 0, 0, 0, 0, 0]]
+    frame = stack[0]
+    primary = joined = dot = False  # the last token ends a primary / is a string / is a trailer's dot
+    line_start = True
+    indent = ""
+    indents = [0]
+    elifs: dict[int, int] = {}
+    start = 0
+    deepest = 0
+    tokens = 0
+    run = 0  # strings joined so far
+    for m in _TOKENS.finditer(source):
+        kind = m.lastindex
+        if kind == 2:
+            if line_start:
+                indent = m.group()
+            continue
+        if kind == 3:
+            continue
+        if kind == 1 or (kind == 9 and len(stack) == 1 and m.group() == ";"):
+            if len(stack) > 1:
+                continue
+            if not line_start:  # the end of a statement
+                d = _depth(frame)
+                out.work += d * d
+                if d > deepest:
+                    deepest = d
+                if d > out.chain:
+                    out.chain, out.chain_at = d, start
+                frame[:] = (0, 0, 0, 0, 0, 0)
+            if kind == 1:
+                line_start = True
+                indent = ""
+            primary = joined = dot = False
+            continue
+        tokens += 1
+        text = m.group()
+        if line_start:
+            line_start = False
+            start = m.start()
+            if module:
+                width = len(indent.expandtabs(8))
+                while width < indents[-1]:
+                    indents.pop()
+                if width > indents[-1]:
+                    indents.append(width)
+                    if len(indents) - 1 > out.blocks:
+                        out.blocks, out.blocks_at = len(indents) - 1, start
+                if text == "elif":
+                    n = elifs[width] = elifs.get(width, 0) + 1
+                    if n > out.elifs:
+                        out.elifs, out.elifs_at = n, start
+                elif text != "else":
+                    elifs[width] = 0
+        if kind == 5:  # a name or keyword
+            if dot:
+                pass  # an attribute: the primary goes on
+            elif text in _KEYWORD_OPS:
+                _ends(frame)
+                frame[0] += 1
+                primary = joined = dot = False
+                continue
+            else:
+                _ends(frame)
+            primary, joined, dot = True, False, False
+        elif kind == 4:  # a string
+            if joined:  # implicitly joined strings: libcst nests them, and parses at most 3,000
+                run += 1
+                if run > out.joined:
+                    out.joined, out.joined_at = run, start
+            else:
+                _ends(frame)
+                run = 1
+            head = text[:2].lower()
+            if ("f" in head or "t" in head) and "{" in text:
+                inner = _fields(text, out) + 1
+                if inner > frame[2]:
+                    frame[2] = inner
+            primary, joined, dot = True, True, False
+        elif kind == 6:  # a number
+            _ends(frame)
+            primary, joined, dot = True, False, False
+        elif kind == 7:  # an opening bracket
+            frame = [0, 0, 0, 0, 0, 1 if primary else 0]
+            stack.append(frame)
+            if len(stack) > MAX_CHAIN:  # refused however the rest reads
+                out.chain, out.chain_at = len(stack), start
+                out.tokens += tokens
+                return len(stack)
+            primary = joined = dot = False
+        elif kind == 8:  # a closing bracket
+            if len(stack) > 1:
+                closed = stack.pop()
+                g = _depth(closed) + 1
+                frame = stack[-1]
+                if closed[5]:  # a call or subscript: one more trailer of the primary
+                    frame[1] += 1
+                    if g > frame[2]:
+                        frame[2] = g
+                else:  # a parenthesised expression, a display: a new primary
+                    _ends(frame)
+                    frame[2] = g
+            primary, joined, dot = True, False, False
+        elif kind == 9:  # punctuation
+            if text == "." and primary:
+                frame[1] += 1
+                primary, joined, dot = False, False, True
+                continue
+            _ends(frame)
+            if text in _SEPARATORS:  # a new operand
+                if frame[0] + frame[3] > frame[4]:
+                    frame[4] = frame[0] + frame[3]
+                frame[0] = frame[3] = 0
+            elif text == "...":
+                primary, joined, dot = True, False, False
+                continue
+            elif text not in _NEUTRAL:
+                frame[0] += 1  # an operator, unary or binary (a leading dot of a relative import too)
+            primary = joined = dot = False
+        else:
+            primary = joined = dot = False
+    if not line_start or len(stack) > 1:  # the text ends inside a statement
+        d = max(_depth(f) + i for i, f in enumerate(reversed(stack)))
+        out.work += d * d
+        deepest = max(deepest, d)
+        if d > out.chain:
+            out.chain, out.chain_at = d, start
+    out.tokens += tokens
+    return deepest
+
+
+def _fields(text: str, out: Scan) -> int:
+    """The deepest estimate of an f-string's replacement fields (each scanned as an expression)."""
+    deepest = 0
+    level = 0
+    begin = 0
+    for m in _FIELDS.finditer(text):
+        t = m.group()
+        if t == "{":
+            if level == 0:
+                begin = m.end()
+            level += 1
+        elif t == "}" and level > 0:
+            level -= 1
+            if level == 0:
+                deepest = max(deepest, _scan(text[begin : m.start()], out, False))
+    if level > 0:
+        deepest = max(deepest, _scan(text[begin:], out, False))
+    return deepest

@@ -74,8 +74,10 @@ def parse_chunk(text: str) -> Chunk | None:
     if text in _cache:
         _cache.move_to_end(text)
         return _cache[text]
-    try:
-        chunk: Chunk | None = Chunk(text, cst.parse_module(text))
+    from namedcheck.analyzer.parsing import parse_checked
+
+    try:  # (the guard refuses what the parser cannot survive: the whole file's check then says why)
+        chunk: Chunk | None = Chunk(text, parse_checked(text))
     except Exception:
         chunk = None
     _cache[text] = chunk

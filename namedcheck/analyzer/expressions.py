@@ -17,6 +17,7 @@ from namedcheck.analyzer.literals import (
     literal_value,
     parse_annotation_subscript,
 )
+from namedcheck.analyzer.parsing import parse_expression
 from namedcheck.analyzer.refs import (
     AtRef,
     BuildingRef,
@@ -83,9 +84,10 @@ class Expressions(FrameState):
         if isinstance(node, cst.SimpleString):
             try:
                 text = node.evaluated_value
-                return self.annotation(cst.parse_expression(text)) if isinstance(text, str) else None
-            except cst.ParserSyntaxError:
+            except (SyntaxError, ValueError):  # an invalid escape (CPython rejects the file)
                 return None
+            parsed = parse_expression(text) if isinstance(text, str) else None  # (guarded: None if refused)
+            return self.annotation(parsed) if parsed is not None else None
         if isinstance(node, cst.Name | cst.Attribute):
             v = self.ev(node)
             return v.type if isinstance(v, TypeAlias) else None

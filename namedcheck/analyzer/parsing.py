@@ -1,4 +1,10 @@
-"""libcst parsing of source that CPython's own parser has accepted, without libcst's node validation.
+"""Every parse of a file's text: `parse_checked` (libcst), `parse_ast` (CPython's `ast`, the import scan) and
+`parse_expression` (a string annotation) run the resource guard (`budget.python_rejects`) first, so no
+text reaches a native parser that could crash the process or run past the file's budgets; a refusal is
+`Unparsable` with its location and message (one NC001 for a checked file, Unknown for a dependency).
+`decode_source` decodes bytes as Python does (a coding line, a BOM).
+
+libcst parsing of source that CPython's own parser has accepted, without libcst's node validation.
 
 libcst validates every node it constructs (`CSTNode.__post_init__` -> `_validate`), which is a third of
 `parse_module`'s time and is redundant for a tree its own parser built from text that is valid Python
@@ -10,13 +16,96 @@ switched per thread, so nodes built elsewhere (fixes, the language server) are a
 
 from __future__ import annotations
 
+import ast
+import io
 import threading
-from typing import Any
+import tokenize
+import warnings
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
+if TYPE_CHECKING:
+    from namedcheck.analyzer.budget import Limits
+
 _STATE = threading.local()
+
+
+class Unparsable(Exception):
+    """A text the guard refused or no parser accepts: where, and why (an NC001's message)."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.column, self.message = line, column, message
+
+
+def parse_checked(source: str, limits: Limits | None = None) -> Any:
+    """The libcst module of `source` after the guard let it through (raises `Unparsable`: refused, or a
+    syntax error at CPython's location where CPython rejected the text too, else at libcst's)."""
+    from namedcheck.analyzer.budget import python_rejects
+
+    rejected = python_rejects(source, limits)
+    if rejected is not None:
+        raise Unparsable(*rejected)
+    return parse_guarded(source)
+
+
+def parse_guarded(source: str) -> Any:
+    """The libcst module of `source`, which the last `python_rejects` call let through (raises
+    `Unparsable`)."""
+    from namedcheck.analyzer.budget import cpython_accepted, cpython_error
+
+    try:
+        return parse_module(source, trusted=cpython_accepted(source))
+    except cst.ParserSyntaxError as e:
+        cpython = cpython_error(source)
+        if cpython is not None:
+            raise Unparsable(cpython[0], cpython[1], f"File does not parse: {cpython[2]}") from None
+        raise Unparsable(e.raw_line, e.raw_column + 1, f"File does not parse: {e.message}") from None
+    except (RecursionError, MemoryError):
+        raise Unparsable(1, 1, "File is not checked: it nests too deeply for the parser") from None
+    except Exception as e:  # libcst raises a few other errors for odd inputs
+        raise Unparsable(1, 1, f"File does not parse: {e}") from None
+
+
+def parse_ast(source: str | bytes, limits: Limits | None = None) -> ast.Module | None:
+    """CPython's `ast` of a file's text or bytes (decoded as Python does) after the guard, or None (refused,
+    undecodable or not valid Python): for cheap scans (a file's imports)."""
+    from namedcheck.analyzer.budget import accepted_tree, python_rejects
+
+    try:
+        text = decode_source(source) if isinstance(source, bytes) else source
+    except (SyntaxError, UnicodeDecodeError, LookupError):
+        return None
+    if python_rejects(text, limits) is not None:
+        return None
+    return accepted_tree(text)
+
+
+def parse_expression(text: str) -> Any:
+    """The libcst expression of `text` (a string annotation) after the guard, or None (refused, or not an
+    expression)."""
+    from namedcheck.analyzer.budget import refused
+
+    if "\0" in text or refused(text) is not None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text.strip(), mode="eval")  # nests within CPython's limits: libcst's parse is safe
+        return cst.parse_expression(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError):
+        return None
+
+
+def decode_source(data: bytes) -> str:
+    """A file's bytes decoded as Python decodes source: its coding line or BOM, else UTF-8 (raises
+    SyntaxError for an unknown or conflicting coding line, UnicodeDecodeError for bytes not in it)."""
+    if b"coding" not in data[:400]:  # (a coding line is on line one or two)
+        return data.decode("utf-8")
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)
 
 
 def _post_init(self: CSTNode) -> None:

@@ -141,21 +141,29 @@ class Project:
 
     def parse(self, path: Path, text: str, checked: bool = False) -> Any:
         """The libcst module of a project file's text, parsed once per process and text (a checked file
-        that is also another's dependency is parsed once); None when the deep-nesting pre-check rejects it
-        (`checked`: the caller has already run that check)."""
-        from namedcheck.analyzer.budget import cpython_accepted, python_rejects
-        from namedcheck.analyzer.parsing import parse_module
+        that is also another's dependency is parsed once); None when the resource guard refuses it or it does
+        not parse (`checked`: the caller has already run the guard; a syntax error is then `Unparsable`)."""
+        from namedcheck.analyzer.parsing import Unparsable, parse_checked, parse_guarded
 
         hit = self._parsed_hit(path, text)
         if hit is not None:
             return hit
-        if not checked and python_rejects(text) is not None:  # nests too deeply for libcst's native parser
-            return None
-        module = parse_module(text, trusted=cpython_accepted(text))
+        if checked:
+            module = parse_guarded(text)
+        else:
+            try:
+                module = parse_checked(text, self._limits())
+            except Unparsable:
+                return None
         if len(self.parsed) > 2000:
             self.parsed.clear()
         self.parsed[str(path.resolve())] = (text, module)
         return module
+
+    def _limits(self) -> Any:
+        """The budgets of the file being checked (a dependency's parse is charged to it), else the defaults."""
+        guard = self._guard
+        return getattr(guard, "limits", None)
 
     def is_parsed(self, path: Path, text: str) -> bool:
         """Whether this text of a project file is parsed already (it passed the deep-nesting pre-check)."""
@@ -232,7 +240,9 @@ class Project:
             hit = self.overlay.get(path.resolve())
             if hit is not None:
                 return hit
-        return path.read_text(encoding="utf-8")
+        from namedcheck.analyzer.parsing import decode_source
+
+        return decode_source(path.read_bytes())  # (SyntaxError: an unknown coding line)
 
     def forget(self, path: Path) -> None:
         """A project file's text changed (an editor's buffer): when a module loaded from it, everything
@@ -317,7 +327,7 @@ class Project:
             return self.parse(path, text)
         from namedcheck.analyzer.partial import ModuleOutline
 
-        if python_rejects(text) is not None:
+        if python_rejects(text, self._limits()) is not None:
             return None
         tree = accepted_tree(text)
         try:
@@ -411,9 +421,11 @@ class Project:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         out: list[str] = []
+        from namedcheck.analyzer.parsing import parse_ast
+
         try:
-            tree = ast.parse(key.read_bytes())
-        except (OSError, SyntaxError, ValueError):
+            tree = parse_ast(key.read_bytes())  # the guard first: a file it refuses imports nothing here
+        except OSError:
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Import):

@@ -16,6 +16,7 @@ they cause inside it: the diagnostics a change-only run (pre-commit) and an edit
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -29,7 +30,7 @@ from namedcheck.analyzer import devices
 from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.module import ModuleAnalyzer
-from namedcheck.analyzer.parsing import parse_module
+from namedcheck.analyzer.parsing import Unparsable, decode_source, parse_guarded, parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.sources import source_lines
@@ -147,33 +148,15 @@ class Session:
             return FileResult([])
         if project is not None and self.editor:
             project.refresh()
+        started = time.monotonic()  # the parse is charged to the file's time budget
         if module is None:
             failed = self._syntax_error(source, shown, file, project)
             if failed is not None:
                 return FileResult(failed, failed=True)
             try:
-                module = (
-                    project.parse(file, source, checked=True)
-                    if project is not None
-                    else parse_module(source, trusted=cpython_accepted(source))
-                )
-            except cst.ParserSyntaxError as e:
-                return FileResult(
-                    [
-                        Diagnostic(
-                            shown,
-                            e.raw_line,
-                            e.raw_column + 1,
-                            e.raw_line,
-                            e.raw_column + 1,
-                            NC001,
-                            f"File does not parse: {e.message}",
-                        )
-                    ],
-                    failed=True,
-                )
-            except Exception as e:  # libcst raises a few other errors for odd inputs (e.g. bad encodings)
-                return FileResult([Diagnostic(shown, 1, 1, 1, 1, NC001, f"File does not parse: {e}")], failed=True)
+                module = project.parse(file, source, checked=True) if project is not None else parse_guarded(source)
+            except Unparsable as e:
+                return FileResult([refusal(shown, e.line, e.column, e.message)], failed=True)
         if within is None:
             counts = devices.counts_for(module, self.devices)
         else:  # an importer analysed in the project of the file it imports: that project's count
@@ -197,7 +180,7 @@ class Session:
                     build, tree = None, parse_module(source, trusted=cpython_accepted(source))
                 except Exception:  # the front end's own parse served the first count: the others are left out
                     break
-            results.append((count, self._analyse(tree, mine, file, build, source, shown, count)))
+            results.append((count, self._analyse(tree, mine, file, build, source, shown, count, started)))
         if len(results) == 1:
             return results[0][1]
         return _merged(results)
@@ -221,8 +204,9 @@ class Session:
         source: str,
         shown: str,
         count: int | None,
+        started: float | None = None,
     ) -> FileResult:
-        """One analysis of a parsed file under one device count."""
+        """One analysis of a parsed file under one device count (`started`: when its parse began)."""
         an: ModuleAnalyzer | None = None
         if project is not None:
             project.devices_read = False
@@ -232,7 +216,7 @@ class Session:
                 an.devices = count
                 an.source = source
                 an.file = file  # where the checked file lives (a config flag's default file is found from it)
-                an.guard = Guard(self.limits)
+                an.guard = Guard(self.limits, started)
                 an.coverage = CoverageCounter()
                 if project is not None:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
@@ -261,11 +245,10 @@ class Session:
         already as another file's dependency passed this check then)."""
         if project is not None and project.is_parsed(file, source):
             return None
-        rejected = python_rejects(source)
+        rejected = python_rejects(source, self.limits)
         if rejected is None:
             return None
-        line, column, message = rejected
-        return [Diagnostic(shown, line, column, line, column, NC001, message)]
+        return [refusal(shown, *rejected)]
 
     def _analyzer(
         self, module: cst.Module, project: Project | None, file: Path, make: MakeAnalyzer | None
@@ -342,8 +325,8 @@ class Session:
         if hit is not None:
             return hit
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return decode_source(path.read_bytes())
+        except (OSError, UnicodeDecodeError, SyntaxError, LookupError):
             return None
 
 
@@ -421,6 +404,17 @@ def deep_recursion() -> Iterator[None]:
         yield
     finally:
         sys.setrecursionlimit(limit)
+
+
+def refusal(path: str, line: int, column: int, message: str) -> Diagnostic:
+    """NC001: a file that does not parse, or that the resource guard refuses to parse (`budget.python_rejects`)."""
+    hint = (
+        "split the long expression or statement into smaller ones, or leave the file out (`exclude` in "
+        "[tool.namedcheck]); nothing else in this file is checked"
+        if message.startswith("File is not checked")
+        else None
+    )
+    return Diagnostic(path, line, column, line, column, NC001, message, hint)
 
 
 def internal(path: str, what: str) -> Diagnostic:

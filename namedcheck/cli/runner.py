@@ -47,12 +47,13 @@ def check_file(job: Job) -> list[Diagnostic]:
                 f"(max-file-size in [tool.namedcheck])",
             )
         ]
+    from namedcheck.analyzer.parsing import decode_source
     from namedcheck.analyzer.relevance import RELEVANT
 
     try:
-        source = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not UTF-8 text: {e}")]
+        source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
+    except (UnicodeDecodeError, SyntaxError, LookupError) as e:
+        return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
     from namedcheck.analyzer.session import session_for
 
     session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)

@@ -11,6 +11,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
+from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
 from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC807, NC809, NC811
 from namedcheck.engine.maps import Spec
@@ -682,8 +683,8 @@ def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool
             break
         new = apply_edits(source, edits)
         try:
-            cst.parse_module(new)
-        except Exception:  # never write a file that no longer parses
+            parse_checked(new)
+        except Exception:  # never write a file that no longer parses (or that the guard refuses)
             break
         p.write_text(new, encoding="utf-8")
         fixed += n

@@ -17,6 +17,7 @@ import libcst as cst
 
 from namedcheck.analyzer.chunks import ChunkPositions
 from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser
+from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
 from namedcheck.edits.fixes import apply_edits
@@ -302,7 +303,7 @@ def infer_source(
             break
         new = apply_edits(source, edits)
         try:
-            cst.parse_module(new)
+            parse_checked(new)  # (the guard first)
         except Exception:
             break
         shift = sum(e.text.count("\n") for e in edits)

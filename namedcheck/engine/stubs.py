@@ -69,7 +69,10 @@ def _decorator(node: ast.expr, where: str) -> tuple[str, dict[str, Any]]:
 
 def load_file(path: Path) -> dict[str, Op]:
     module = path.name[: -len(".pyi")]
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except (RecursionError, MemoryError):  # CPython's parser refuses it; it never reaches libcst
+        raise StubError(f"{path.name}: the stub nests too deeply to parse") from None
     ops: dict[str, Op] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):

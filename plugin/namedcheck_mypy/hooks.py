@@ -605,7 +605,9 @@ def _from_source(path: str, t: UnboundType, head: str) -> ArrayType:
         text = "\n".join(
             [lines[t.line - 1][t.column :], *lines[t.line : t.end_line - 1], lines[t.end_line - 1][: t.end_column]]
         )
-    node = cst.parse_expression(text)
+    from namedcheck.analyzer.parsing import parse_expression
+
+    node = parse_expression(text)  # guarded: None when refused or not an expression
     if not isinstance(node, cst.Subscript):
         raise _NotLiteral
     return parse_annotation_subscript(head, node)
