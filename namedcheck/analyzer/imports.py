@@ -62,10 +62,10 @@ class ProjectIndex:
         if self.has_top(name):
             rel = Path(*name.split("."))
             for r in self.roots:
-                if (r / rel).with_suffix(".py").is_file():
+                if _is_file((r / rel).with_suffix(".py")):
                     found = (r / rel).with_suffix(".py")
                     break
-                if (r / rel / "__init__.py").is_file():
+                if _is_file(r / rel / "__init__.py"):
                     found = r / rel / "__init__.py"
                     break
         self._files[name] = found
@@ -80,7 +80,7 @@ class ProjectIndex:
         hit = self._dirs.get(name)
         if hit is None:
             rel = Path(*name.split("."))
-            hit = self._dirs[name] = any((r / rel).is_dir() for r in self.roots)
+            hit = self._dirs[name] = any(_is_dir(r / rel) for r in self.roots)
         return hit
 
     def module_name(self, path: str | Path) -> tuple[str, bool] | None:
@@ -191,3 +191,18 @@ _CONFIG_FLAG = re.compile(
 )
 
 __all__ = ["CONFIG_FILE_FLAG", "ProjectIndex", "absolute_import", "config_file", "config_file_defaults", "stamp"]
+
+
+def _is_file(p: Path) -> bool:
+    """`p.is_file()`, False for a path the system refuses (a name too long: `import a.a.a...` of 20,000 parts)."""
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False

@@ -56,9 +56,17 @@ def parse_guarded(source: str) -> Any:
     `Unparsable`)."""
     from namedcheck.analyzer.budget import cpython_accepted, cpython_error
 
+    trusted = cpython_accepted(source)
     try:
-        return parse_module(source, trusted=cpython_accepted(source))
+        return parse_module(source, trusted=trusted)
     except cst.ParserSyntaxError as e:
+        if trusted and "\t" in source:  # valid Python whose tab / space mix libcst's tokenizer misreads
+            respaced = _respaced(source)
+            if respaced is not None:
+                try:
+                    return parse_module(respaced, trusted=True)
+                except Exception:
+                    pass
         cpython = cpython_error(source)
         if cpython is not None:
             raise Unparsable(cpython[0], cpython[1], f"File does not parse: {cpython[2]}") from None
@@ -67,6 +75,31 @@ def parse_guarded(source: str) -> Any:
         raise Unparsable(1, 1, "File is not checked: it nests too deeply for the parser") from None
     except Exception as e:  # libcst raises a few other errors for odd inputs
         raise Unparsable(1, 1, f"File does not parse: {e}") from None
+
+
+def _respaced(source: str) -> str | None:
+    """`source` with each tab in a statement's indentation replaced by one space: the same columns, and the
+    same blocks (CPython accepts a tab / space mix only when it nests the same with a tab as one column as
+    with a tab as eight); None when Python's tokenizer fails on it."""
+    lines = source.splitlines(keepends=True)
+    starts: list[tuple[int, int]] = []
+    at_start = True
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+                at_start = True
+            elif tok.type in (tokenize.NL, tokenize.COMMENT, tokenize.ENDMARKER):
+                continue
+            elif at_start:
+                at_start = False
+                starts.append(tok.start)
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for row, col in starts:
+        line = lines[row - 1]
+        if "\t" in line[:col]:
+            lines[row - 1] = line[:col].replace("\t", " ") + line[col:]
+    return "".join(lines)
 
 
 def parse_ast(source: str | bytes, limits: Limits | None = None) -> ast.Module | None:
