@@ -42,6 +42,7 @@ KINDS: dict[str, str] = {
     "from-import": "from " + ".".join(["a"] * 20_000) + " import b",  # libcst: SIGSEGV
     "lambda": "x = " + "lambda: " * 5_000 + "1",  # CPython: MemoryError
     "f-string": "x = f'{" + "(" * 150 + "a" + " + a" * 1_000 + ")" * 150 + "}'",
+    "nested f-strings": "x = " + 'f"{' * 300 + "1" + '}"' * 300,  # Python 3.12 syntax; libcst: 3 s
     "joined strings": "x = (" + "\n".join(["'a'"] * 5_000) + ")",  # libcst: a syntax error
 }
 
@@ -237,3 +238,27 @@ def test_cli_the_biggest_sizes(tmp_path: Path) -> None:
         ("c.py", "NC001", 1),
         ("good.py", "NC201", 2),
     ]
+
+
+def test_every_parse_of_a_files_text_goes_through_the_guard() -> None:
+    """Direct calls of a parser on text, outside analyzer/parsing.py and budget.py: each listed with why it is
+    safe (a new one must go through `parse_checked` / `parse_ast` / `parse_expression`)."""
+    import re
+
+    allowed = {
+        "namedcheck/engine/symbolic.py": 1,  # a size expression of a few characters (the engine's own syntax)
+        "namedcheck/engine/stubs.py": 1,  # a stub file: RecursionError / MemoryError become a StubError
+        "namedcheck/analyzer/project.py": 1,  # `ast.parse` of a text `python_rejects` has just let through
+        "namedcheck/analyzer/partial.py": 1,  # statements of a text the guard let through
+        "namedcheck/analyzer/session.py": 1,  # a text the guard let through, parsed again for another count
+    }
+    call = re.compile(r"\b(?:cst\.parse_(?:module|expression|statement)|ast\.parse|parse_module|(?<![.\w])compile)\(")
+    found: dict[str, int] = {}
+    for f in [*ROOT.glob("namedcheck/**/*.py"), *ROOT.glob("plugin/**/*.py")]:
+        rel = f.relative_to(ROOT).as_posix()
+        if rel in ("namedcheck/analyzer/parsing.py", "namedcheck/analyzer/budget.py"):
+            continue
+        n = sum(1 for line in f.read_text(encoding="utf-8").splitlines() if call.search(line.split("#")[0]))
+        if n:
+            found[rel] = n
+    assert found == allowed

@@ -26,6 +26,7 @@ MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays und
 MAX_CHAIN = 500  # the pre-scan's depth estimate of one statement (libcst: up to 0.25 s at 500, crashes past 7,000)
 MAX_BLOCKS = 100  # nested blocks (CPython's own limit on indentation levels)
 MAX_ELIF = 1000  # `elif`s of one `if` (each nests the next in CPython's tree and in libcst's)
+MAX_FSTRINGS = 25  # same-quote nested f-strings (3.12), one per two levels; libcst: 0.1 s at 50 levels, 3 s at 300
 MAX_JOINED = 3000  # adjacent string literals in one expression: libcst's parser rejects more
 # libcst's parse cost, measured on jax, flax and generated chains (on a loaded 2-core machine, so generous):
 PARSE_TOKENS_PER_SECOND = 20_000  # 18k-50k on real files
@@ -177,6 +178,11 @@ def refused(source: str, limits: Limits | None = None) -> tuple[int, int, str] |
             f"File is not checked: an expression joins {s.joined:,} adjacent string literals "
             f"(the parser's limit is {MAX_JOINED:,}; join them with `+` or a list and `str.join`)",
         )
+    if s.fstrings > MAX_FSTRINGS:
+        return (
+            *_position(source, s.fstrings_at),
+            f"File is not checked: f-strings nest {s.fstrings} levels deep (namedcheck's limit is {MAX_FSTRINGS})",
+        )
     if s.blocks > MAX_BLOCKS:
         return (
             *_position(source, s.blocks_at),
@@ -274,6 +280,8 @@ class Scan:
     elifs_at: int = 0
     joined: int = 0  # the longest run of implicitly joined strings
     joined_at: int = 0
+    fstrings: int = 0  # the deepest nesting of f-strings in the same quotes
+    fstrings_at: int = 0
 
 
 def scan(source: str) -> Scan:
@@ -307,7 +315,7 @@ def _scan(source: str, out: Scan, module: bool) -> int:
     # a frame per open bracket (the statement's at the bottom): operators in the current operand, trailers
     # of the current primary, the deepest group in it, the deepest primary of the operand, the deepest
     # finished operand, and whether the bracket opened as a trailer (a call or subscript)
-    stack = [[0, 0, 0, 0, 0, 0]]
+    stack = [[0, 0, 0, 0, 0, 0, 0]]
     frame = stack[0]
     primary = joined = dot = False  # the last token ends a primary / is a string / is a trailer's dot
     line_start = True
@@ -318,6 +326,7 @@ def _scan(source: str, out: Scan, module: bool) -> int:
     deepest = 0
     tokens = 0
     run = 0  # strings joined so far
+    fstring = False  # an f-string left a field open
     for m in _TOKENS.finditer(source):
         kind = m.lastindex
         if kind == 2:
@@ -336,7 +345,7 @@ def _scan(source: str, out: Scan, module: bool) -> int:
                     deepest = d
                 if d > out.chain:
                     out.chain, out.chain_at = d, start
-                frame[:] = (0, 0, 0, 0, 0, 0)
+                frame[:] = (0, 0, 0, 0, 0, 0, 0)
             if kind == 1:
                 line_start = True
                 indent = ""
@@ -382,16 +391,25 @@ def _scan(source: str, out: Scan, module: bool) -> int:
                 run = 1
             head = text[:2].lower()
             if ("f" in head or "t" in head) and "{" in text:
-                inner = _fields(text, out) + 1
-                if inner > frame[2]:
-                    frame[2] = inner
+                inner, unclosed = _fields(text, out)
+                if inner + 1 > frame[2]:
+                    frame[2] = inner + 1
+                # a field left open: an f-string nested in the same quotes (Python 3.12), which the string
+                # pattern cuts at the inner quote; the next bracket is that field (libcst's parse of nested
+                # f-strings costs some 30 times a chain's per level)
+                fstring = fstring or unclosed
             primary, joined, dot = True, True, False
         elif kind == 6:  # a number
             _ends(frame)
             primary, joined, dot = True, False, False
         elif kind == 7:  # an opening bracket
-            frame = [0, 0, 0, 0, 0, 1 if primary else 0]
+            nested = frame[6] + 1 if fstring else frame[6]
+            frame = [0, 0, 0, 0, 0, 1 if primary else 0, nested]
             stack.append(frame)
+            if fstring:
+                fstring = False
+                if nested > out.fstrings:
+                    out.fstrings, out.fstrings_at = nested, start
             if len(stack) > MAX_CHAIN:  # refused however the rest reads
                 out.chain, out.chain_at = len(stack), start
                 out.tokens += tokens
@@ -438,8 +456,9 @@ def _scan(source: str, out: Scan, module: bool) -> int:
     return deepest
 
 
-def _fields(text: str, out: Scan) -> int:
-    """The deepest estimate of an f-string's replacement fields (each scanned as an expression)."""
+def _fields(text: str, out: Scan) -> tuple[int, bool]:
+    """The deepest estimate of an f-string's replacement fields (each scanned as an expression), and
+    whether the last field is left open."""
     deepest = 0
     level = 0
     begin = 0
@@ -455,4 +474,4 @@ def _fields(text: str, out: Scan) -> int:
                 deepest = max(deepest, _scan(text[begin : m.start()], out, False))
     if level > 0:
         deepest = max(deepest, _scan(text[begin:], out, False))
-    return deepest
+    return deepest, level > 0
