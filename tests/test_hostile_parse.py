@@ -43,7 +43,6 @@ KINDS: dict[str, str] = {
     "lambda": "x = " + "lambda: " * 5_000 + "1",  # CPython: MemoryError
     "f-string": "x = f'{" + "(" * 150 + "a" + " + a" * 1_000 + ")" * 150 + "}'",
     "nested f-strings": "x = " + 'f"{' * 300 + "1" + '}"' * 300,  # Python 3.12 syntax; libcst: 3 s
-    "joined strings": "x = (" + "\n".join(["'a'"] * 5_000) + ")",  # libcst: a syntax error
 }
 
 
@@ -162,9 +161,21 @@ def test_an_invalid_escape_is_one_nc001_where_it_is() -> None:
     assert parse_expression("f32[") is None
 
 
-def test_joined_strings_up_to_the_parsers_limit_are_checked() -> None:
-    joined = "s = (" + "\n".join(["'a'"] * 2_000) + ")\n"
-    assert [d.code for d in check_source(HEADER + joined + GOOD.split("\n", 1)[1], "j.py")] == ["NC201"]
+def test_joined_strings_past_the_parsers_limit_are_checked() -> None:
+    """libcst rejects more than 3,000 adjacent string literals: the parse reads the run as a name (Unknown),
+    every line and column kept, and the rest of the file is checked."""
+    rest = GOOD.split("\n", 1)[1]
+    for n in (2_000, 5_000):
+        in_brackets = "s = (" + "\n".join(["'a'"] * n) + ")\n"
+        diags = check_source(HEADER + in_brackets + rest, "j.py")
+        assert [(d.code, d.line) for d in diags] == [("NC201", n + 2)]
+        one_line = "s = " + " ".join(["'a'"] * n) + "\n"
+        assert [(d.code, d.line, d.column) for d in check_source(HEADER + one_line + rest, "j.py")] == [("NC201", 3, 5)]
+    # a run that cannot be rewritten so (a literal against a keyword) is refused, with what and why
+    glued = "s = 1 if" + " ".join(["'a'"] * 4_000) + "else 2\n"
+    diags = check_source(HEADER + glued + rest, "j.py")
+    assert [(d.code, d.line) for d in diags] == [("NC001", 2)]
+    assert "joins 4,000 adjacent string literals" in diags[0].message
 
 
 # ---- the command line: exit 1 with every other file's result, in-process and with workers ------------------

@@ -172,7 +172,7 @@ def refused(source: str, limits: Limits | None = None) -> tuple[int, int, str] |
             f"(operators, `and` / `or`, conditionals, lambdas, attributes, calls, subscripts or dotted names; "
             f"namedcheck's limit is {MAX_CHAIN}, real code stays far below it)",
         )
-    if s.joined > MAX_JOINED:
+    if s.joined > MAX_JOINED and unjoined(source) is None:  # (else libcst parses the text `unjoined` gives)
         return (
             *_position(source, s.joined_at),
             f"File is not checked: an expression joins {s.joined:,} adjacent string literals "
@@ -475,3 +475,69 @@ def _fields(text: str, out: Scan) -> tuple[int, bool]:
     if level > 0:
         deepest = max(deepest, _scan(text[begin:], out, False))
     return deepest, level > 0
+
+
+def unjoined(source: str) -> str | None:
+    """`source` with every run of more than `MAX_JOINED` adjacent string literals (which libcst's parser
+    rejects) made a name (`___`: Unknown to the analysis) followed by blanks, every line and column kept;
+    None when a run cannot be rewritten so (a literal next to a letter, a multi-line literal outside
+    brackets). The last text's answer is kept (the guard asks, then the parse)."""
+    if _UNJOINED and _UNJOINED[0][0] is source:
+        return _UNJOINED[0][1]
+    _UNJOINED.clear()
+    out = _unjoined(source)
+    _UNJOINED.append((source, out))
+    return out
+
+
+_UNJOINED: list[tuple[str, str | None]] = []
+
+
+def _unjoined(source: str) -> str | None:
+    spans: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    run: list[tuple[int, int, int]] = []  # (start, end, bracket depth) of the strings of the current run
+    depth = 0
+
+    def rewrite() -> bool:
+        if len(run) > MAX_JOINED:
+            a, b, _ = run[0]
+            if _LINE_BREAK.search(source, a, b) or source[a - 1 : a].isalnum() or source[b : b + 1].isalnum():
+                return False
+            spans.append((a, b, "_" * (b - a)))
+            for a, b, d in run[1:]:
+                text = source[a:b]
+                if d == 0 and _LINE_BREAK.search(text):
+                    return False
+                spans.append((a, b, _NOT_BREAK.sub(" ", text)))
+        run.clear()
+        return True
+
+    for m in _TOKENS.finditer(source):
+        kind = m.lastindex
+        if kind == 4:
+            run.append((m.start(), m.end(), depth))
+            continue
+        if kind in (2, 3) or (kind == 1 and depth > 0):
+            continue  # blanks, comments, line breaks inside brackets: the run goes on
+        if not rewrite():
+            return None
+        if kind == 7:
+            depth += 1
+        elif kind == 8 and depth > 0:
+            depth -= 1
+    if not rewrite():
+        return None
+    if not spans:
+        return None
+    out: list[str] = []
+    done = 0
+    for a, b, text in spans:
+        out.append(source[done:a])
+        out.append(text)
+        done = b
+    out.append(source[done:])
+    return "".join(out)
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_NOT_BREAK = re.compile(r"[^\r\n]")

@@ -60,13 +60,18 @@ def parse_guarded(source: str) -> Any:
     try:
         return parse_module(source, trusted=trusted)
     except cst.ParserSyntaxError as e:
-        if trusted and "\t" in source:  # valid Python whose tab / space mix libcst's tokenizer misreads
-            respaced = _respaced(source)
-            if respaced is not None:
+        if trusted:  # valid Python libcst rejects: a tab / space mix its tokenizer misreads, too many
+            # joined strings; the same text, every line and column kept, rewritten for it
+            from namedcheck.analyzer.budget import unjoined
+
+            for rewritten in (_respaced, unjoined):
+                text = rewritten(source)
+                if text is None or text == source:
+                    continue
                 try:
-                    return parse_module(respaced, trusted=True)
+                    return parse_module(text, trusted=True)
                 except Exception:
-                    pass
+                    continue
         cpython = cpython_error(source)
         if cpython is not None:
             raise Unparsable(cpython[0], cpython[1], f"File does not parse: {cpython[2]}") from None
@@ -80,7 +85,9 @@ def parse_guarded(source: str) -> Any:
 def _respaced(source: str) -> str | None:
     """`source` with each tab in a statement's indentation replaced by one space: the same columns, and the
     same blocks (CPython accepts a tab / space mix only when it nests the same with a tab as one column as
-    with a tab as eight); None when Python's tokenizer fails on it."""
+    with a tab as eight); None when Python's tokenizer fails on it or there is no tab."""
+    if "\t" not in source:
+        return None
     lines = source.splitlines(keepends=True)
     starts: list[tuple[int, int]] = []
     at_start = True
