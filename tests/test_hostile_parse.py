@@ -273,3 +273,16 @@ def test_every_parse_of_a_files_text_goes_through_the_guard() -> None:
         if n:
             found[rel] = n
     assert found == allowed
+
+
+def test_a_stub_too_deep_or_invalid_is_a_stub_error(tmp_path: Path) -> None:
+    from namedcheck.engine.stubs import StubError, load_file
+
+    deep = tmp_path / "deep.pyi"
+    deep.write_text("def f(x: int = " + " + ".join(["1"] * 5_000) + ") -> int: ...\n")
+    with pytest.raises(StubError, match="nests too deeply"):
+        load_file(deep)
+    bad = tmp_path / "bad.pyi"
+    bad.write_text("def f(x:\n")
+    with pytest.raises(StubError, match="bad.pyi:1: the stub does not parse"):
+        load_file(bad)

@@ -73,6 +73,8 @@ def load_file(path: Path) -> dict[str, Op]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except (RecursionError, MemoryError):  # CPython's parser refuses it; it never reaches libcst
         raise StubError(f"{path.name}: the stub nests too deeply to parse") from None
+    except SyntaxError as e:
+        raise StubError(f"{path.name}:{e.lineno}: the stub does not parse: {e.msg}") from None
     ops: dict[str, Op] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
