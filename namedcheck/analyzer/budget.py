@@ -5,7 +5,9 @@ rejects (more than 200 brackets, chains too deep for its parser) and an expressi
 `MAX_NESTING` are NC001 (libcst's parser takes time quadratic in the depth and its native code overflows
 the C stack on deep input); other syntax errors are libcst's to report. During the
 analysis, a file gets a time budget and the process a memory budget; past either, the analysis of the
-file stops and what is not analysed stays Unknown (silent).
+file stops: what it found is kept, what is not analysed stays Unknown, and one NC001 says the file was cut
+short (`stopped_note`). The analyzer calls `Guard.checkpoint` in every loop whose trip count comes from the
+program; `interrupting` backstops them with a timer.
 """
 
 from __future__ import annotations
