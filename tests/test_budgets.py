@@ -163,6 +163,14 @@ def size_polynomial(n: int) -> str:
     return HEADER + f"def f(x: jax.Array):\n    n = x.shape[0]\n{body}    return jnp.ones(n)\nf(jnp.ones(3))\n"
 
 
+def big_array_iteration(n: int) -> str:
+    """An array of n rows iterated every way (its rows are not built one by one)."""
+    return HEADER + (
+        f"x = jnp.zeros(({n}, 3))\nit = iter(x)\ny = next(it)\nfor r in x:\n    q = r + 1\n"
+        "w = [r for r in x]\nv = list(x)\nu = tuple(x)\n"
+    )
+
+
 def partial_chain(n: int) -> str:
     return (
         HEADER
@@ -208,6 +216,7 @@ HOSTILE: dict[str, tuple[Callable[[int], str], int]] = {
     "big literal constants": (big_constants, 10**6),
     "string squared by replace": (str_replace, 30),
     "size polynomial squared thirty times": (size_polynomial, 30),
+    "array of a billion rows iterated": (big_array_iteration, 10**9),
     "partial applied 2,000 times": (partial_chain, 2000),
     "class chain 1,500 deep": (class_chain, 1500),
     "scans nested twenty deep, two per level": (scan_nested, 20),

@@ -129,8 +129,21 @@ def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
     return [*items[:i], Seq(items[i:end], "list"), *items[end:]]
 
 
+def _head(v: Any) -> Any:
+    """The first item iterating `v` gives, when known (an array's rows are not built one by one: a
+    billion of them would fill the memory); None otherwise."""
+    if isinstance(v, ArrayType):
+        n = v.shape[0] if v.shape and not v.has_ellipsis else None
+        return scan_slice(v) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+    items = items_of(v, limit=1 << 30)
+    return items[0] if items else None
+
+
 def common_item(v: Any) -> Any:
     """What every iteration over `v` binds, when all its items agree (else Unknown)."""
+    if isinstance(v, ArrayType):  # every row is the same
+        head = _head(v)
+        return head if head is not None else UNKNOWN
     items = items_of(v, limit=1 << 30)
     if not items or not all(same_value(i, items[0]) for i in items):
         return UNKNOWN
@@ -272,9 +285,8 @@ def _iterator(name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) 
             return UNKNOWN
         if isinstance(pos[0], IterRef):
             return pos[0]
-        items = items_of(pos[0], limit=1 << 30)
         item = item_of(pos[0])
-        return IterRef(item, items[0] if items else None) if item is not UNKNOWN else UNKNOWN
+        return IterRef(item, _head(pos[0])) if item is not UNKNOWN else UNKNOWN
     if name == "builtins.next":
         if not 1 <= len(pos) <= 2 or kw:
             return UNKNOWN
