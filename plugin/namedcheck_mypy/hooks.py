@@ -701,34 +701,46 @@ def worker_command() -> list[str]:
     return [sys.executable, "-I", "-S", "-c", boot, str(os.getpid()), *(["--pdeathsig"] if pdeathsig else [])]
 
 
-_WORKER_NEEDS = ("namedcheck", "namedcheck_mypy", "mypy", "mypy_extensions", "libcst", "yaml", "typing_extensions")
+_OWN = ("namedcheck", "namedcheck_mypy")
+# what the worker imports besides the standard library: libcst and its YAML reader, mypy (the plugin
+# package's __init__ imports it) and the packages mypy's compiled modules import
+_WORKER_NEEDS = ("libcst", "yaml", "yaml_ft", "typing_extensions", "mypy", "mypy_extensions", "librt", "pathspec")
+_WORKER_NEEDS += ("ast_serialize", "psutil")
 
 
 @functools.cache
 def _worker_path() -> list[str]:
-    """The path entries the worker needs: where this process found namedcheck, the plugin and the packages
-    they import, then its site-packages folders (never the working directory as such)."""
-    import importlib.util
+    """The path entries the worker needs: where this process found namedcheck and the plugin, where it
+    finds (or found) the packages they import, never looked up in the working directory, then its
+    site-packages folders."""
+    import importlib.machinery
     import site
     import sysconfig
 
+    here = os.getcwd()
     entries: list[str] = []
+    search = [p for p in sys.path if p and os.path.isabs(p) and os.path.realpath(p) != os.path.realpath(here)]
 
-    def add(entry: str | None) -> None:
-        if entry and os.path.isabs(entry) and os.path.isdir(entry) and entry not in entries:
+    def add(entry: str | None, own: bool = False) -> None:
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in entries:
+            return
+        if own or os.path.realpath(entry) != os.path.realpath(here):
             entries.append(entry)
 
-    for name in _WORKER_NEEDS:
+    for name in (*_OWN, *_WORKER_NEEDS):
         try:
             module = sys.modules.get(name)
-            spec = module.__spec__ if module is not None else importlib.util.find_spec(name)
-        except (ImportError, ValueError):
+            if module is not None:  # where this process imported it from
+                spec = module.__spec__
+            else:
+                spec = importlib.machinery.PathFinder.find_spec(name, search)
+        except (ImportError, ValueError, AttributeError):
             continue
         origin = spec.origin if spec is not None else None
         if spec is None or not origin or not os.path.isabs(origin):
             continue
-        here = os.path.dirname(origin)
-        add(os.path.dirname(here) if spec.submodule_search_locations is not None else here)
+        folder = os.path.dirname(origin)
+        add(os.path.dirname(folder) if spec.submodule_search_locations is not None else folder, name in _OWN)
     paths = sysconfig.get_paths()
     for key in ("purelib", "platlib"):
         add(paths.get(key))
