@@ -704,8 +704,10 @@ def worker_command() -> list[str]:
 _OWN = ("namedcheck", "namedcheck_mypy")
 # what the worker imports besides the standard library: libcst and its YAML reader, mypy (the plugin
 # package's __init__ imports it) and the packages mypy's compiled modules import
-_WORKER_NEEDS = ("libcst", "yaml", "yaml_ft", "typing_extensions", "mypy", "mypy_extensions", "librt", "pathspec")
-_WORKER_NEEDS += ("ast_serialize", "psutil")
+_WORKER_NEEDS = (
+    *("libcst", "yaml", "yaml_ft", "typing_extensions"),
+    *("mypy", "mypy_extensions", "librt", "pathspec", "ast_serialize", "psutil"),
+)
 
 
 @functools.cache
