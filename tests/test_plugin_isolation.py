@@ -301,6 +301,19 @@ def test_a_stalled_worker_costs_its_file_a_note_and_nothing_else(tmp_path, quick
         assert list(worker.failures) == [paths["stall_me"]]
         assert "did not finish within 3 s" in worker.failures[paths["stall_me"]]
         assert took < 3 * 3 + 60  # one allowance to find the stalled file, the others' analysis (generous)
+        # the next update (dmypy) of another file does not wait for the stalled one again
+        Path(paths["fine"]).write_text(FINE + "\n")
+        worker.submit(paths["fine"])
+        answers = []
+        read = worker._read_answer
+        monkeypatch.setattr(worker, "_read_answer", lambda: answers.append(read()))
+        assert _codes(worker.result(paths["buggy"])) == [(3, "NC201")]
+        assert len(answers) == 1  # one worker answered: none stalled
+        assert list(worker.failures) == [paths["stall_me"]]
+        # once edited, it is analysed again
+        Path(paths["stall_me"]).write_text(FINE + "\n")
+        worker.submit(paths["stall_me"])
+        assert worker.result(paths["buggy"]) is not None and paths["stall_me"] in worker.failures
     finally:
         worker.close(kill=True)
 
@@ -367,6 +380,17 @@ def test_a_worker_that_never_answers_costs_a_bounded_wait_and_notes(tmp_path, mo
     assert (hooks._RESTARTS + 1) * 1 <= took < (hooks._RESTARTS + 1) * 1 + 30
     assert sorted(worker.failures) == sorted(paths.values())
     assert all("did not finish within 1 s" in why for why in worker.failures.values())
+
+
+def test_a_worker_that_cannot_start_leaves_the_analysis_to_mypys_process(tmp_path, monkeypatch):
+    monkeypatch.setattr(hooks, "worker_command", lambda: [str(tmp_path / "no such python")])
+    paths = _files(tmp_path, buggy=BUGGY)
+    worker = hooks._Worker()
+    worker.submit(paths["buggy"])
+    assert worker.failed and worker.proc is None
+    with pytest.raises(KeyError):
+        worker.result(paths["buggy"])
+    assert _codes(worker.in_process(paths["buggy"])) == [(3, "NC201")]
 
 
 def test_a_file_deleted_between_requests_has_no_result(tmp_path, quick):

@@ -498,6 +498,9 @@ class _Worker:
         self.build: dict[str, None] = {}  # every file of the build named so far (dmypy: of all updates)
         self.done: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> (its stamp when analysed, result)
         self.failures: dict[str, str] = {}  # path -> why it has no analysis (the note mypy shows)
+        # path -> (its stamp, the note) of a file that stalled or crashed a worker: not analysed again
+        # unless it changes (dmypy: an update of another file does not wait for it again)
+        self.stalled: dict[str, tuple[tuple[int, int], str]] = {}
         self.allowance: float | None = None  # seconds per record of an answer (from the first file's config)
 
     def submit(self, path: str) -> None:
@@ -517,18 +520,21 @@ class _Worker:
 
     def _send(self, kind: str, path: str) -> None:
         self.build[path] = None
-        if self.failed:
+        if self.failed or self._stalled(path):
             return
         try:
             if self.proc is None:
                 self._start(exclude=path)
+        except Exception:  # no worker can be started here: this process analyses
+            self.close(kill=True)
+            self.failed = True
+            return
+        try:
             assert self.proc is not None and self.proc.stdin is not None
             self.proc.stdin.write(f"{kind} {path}\n".encode())
             self.proc.stdin.flush()
         except OSError:  # the worker ended (a crash): the answer finds out which file
             pass
-        except Exception:
-            self.failed = True
 
     def _start(self, exclude: str | None = None) -> None:
         """Start a worker and name the build's files to it (all but `exclude` and those that failed)."""
@@ -541,9 +547,17 @@ class _Worker:
             stderr=subprocess.DEVNULL,
         )
         assert self.proc.stdin is not None
-        named = [p for p in self.build if p != exclude and p not in self.failures]
-        self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in named))
-        self.proc.stdin.flush()
+        named = [p for p in self.build if p != exclude and p not in self.failures and not self._stalled(p)]
+        try:
+            self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in named))
+            self.proc.stdin.flush()
+        except OSError:  # ended at once: the answer says so
+            pass
+
+    def _stalled(self, path: str) -> bool:
+        """Whether `path` stalled or crashed a worker as it is now."""
+        hit = self.stalled.get(path)
+        return hit is not None and hit[0] == _stamp(path)
 
     def result(self, path: str) -> Any:
         """The result for `path` (None when it has none: see `failures`); raises KeyError when it was not
@@ -560,22 +574,32 @@ class _Worker:
         """Ask for every file's result; past a stall or a crash, leave the file it was in out and ask a
         fresh worker (at most `_RESTARTS` times; then every file left gets the note)."""
         last = "the analysis ended abnormally"
+        for p in self.build:
+            if self._stalled(p):
+                stamp, note = self.stalled[p]
+                self.failures[p] = note
+                self.done[p] = (stamp, None)
         for _ in range(_RESTARTS + 1):
             try:
                 if self.proc is None:
                     self._start()
+            except Exception:  # the worker cannot be started
+                self.close(kill=True)
+                self.failed = True
+                raise KeyError("no worker") from None
+            try:
                 self._read_answer()
                 return
             except _WorkerGone as gone:
                 self.close(kill=True)
                 if gone.culprit is not None:
-                    self.failures[gone.culprit] = _failure_note(gone.why)
-                    self.done[gone.culprit] = (_stamp(gone.culprit), None)
-                last = gone.why
-            except Exception:  # the worker cannot be started
-                self.close(kill=True)
-                self.failed = True
-                raise KeyError("no worker") from None
+                    note = self.failures[gone.culprit] = _failure_note(gone.why)
+                    stamp = _stamp(gone.culprit)
+                    self.done[gone.culprit] = (stamp, None)
+                    self.stalled[gone.culprit] = (stamp, note)
+                    last = f"{gone.why} (in {gone.culprit})"
+                else:
+                    last = gone.why
             finally:
                 self.close()  # the worker ends now, not with mypy (a dmypy update starts another)
         for p in self.build:
@@ -599,9 +623,8 @@ class _Worker:
                 (n,) = struct.unpack("<Q", _read_within(fd, 8, allowance))
                 got, result = pickle.loads(_read_within(fd, n, allowance))
             except TimeoutError:
-                why = f"the analysis did not finish within {allowance:g} s"
-                raise _WorkerGone(why + (f" (in {culprit})" if culprit else ""), culprit) from None
-            except EOFError:
+                raise _WorkerGone(f"the analysis did not finish within {allowance:g} s", culprit) from None
+            except Exception:  # the end of the pipe, a broken record
                 raise _WorkerGone("the analysis ended abnormally", culprit) from None
             if got is None:
                 return
@@ -671,6 +694,23 @@ def _failure_note(why: str) -> str:
 
 def _read_within(fd: int, n: int, seconds: float) -> bytes:
     """Exactly `n` bytes of the pipe `fd`, within `seconds` (TimeoutError past them, EOFError at its end)."""
+    if os.name == "nt":  # no select() on pipes: a reading thread, waited for
+        box: list[bytes | BaseException] = []
+
+        def read() -> None:
+            try:
+                box.append(_read_exact(fd, n))
+            except BaseException as e:
+                box.append(e)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(seconds)
+        if not box:
+            raise TimeoutError
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
     deadline = time.monotonic() + seconds
     parts: list[bytes] = []
     left = n
@@ -686,6 +726,17 @@ def _read_within(fd: int, n: int, seconds: float) -> bytes:
             raise EOFError
         parts.append(chunk)
         left -= len(chunk)
+    return b"".join(parts)
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    parts: list[bytes] = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        n -= len(chunk)
     return b"".join(parts)
 
 
