@@ -393,6 +393,30 @@ def test_a_worker_that_cannot_start_leaves_the_analysis_to_mypys_process(tmp_pat
     assert _codes(worker.in_process(paths["buggy"])) == [(3, "NC201")]
 
 
+def test_odd_paths_cannot_break_the_protocol(tmp_path, quick):
+    """A line break in a file's name would start another request: that file has no result; a name that
+    is not UTF-8 goes through as it is; a file named late (after the answer) is analysed by the worker."""
+    paths = _files(tmp_path, buggy=BUGGY)
+    odd = tmp_path / "two\nE\nB x.py"  # injected, the `E` would end the answer early
+    odd.write_text(BUGGY)
+    raw = os.fsdecode(bytes(tmp_path) + b"/caf\xe9.py")
+    Path(raw).write_text(BUGGY)
+    worker = hooks._Worker()
+    try:
+        worker.submit(paths["buggy"])
+        worker.submit(str(odd))
+        worker.submit(raw)
+        assert _codes(worker.result(paths["buggy"])) == [(3, "NC201")]
+        assert worker.result(str(odd)) is None
+        assert _codes(worker.result(raw)) == [(3, "NC201")]
+        late = tmp_path / "late.py"
+        late.write_text(BUGGY)
+        assert _codes(worker.result(str(late))) == [(3, "NC201")]
+        assert worker.failures == {} and not worker.failed
+    finally:
+        worker.close(kill=True)
+
+
 def test_a_file_deleted_between_requests_has_no_result(tmp_path, quick):
     paths = _files(tmp_path, buggy=BUGGY, gone=BUGGY)
     worker = hooks._Worker()

@@ -520,7 +520,7 @@ class _Worker:
 
     def _send(self, kind: str, path: str) -> None:
         self.build[path] = None
-        if self.failed or self._stalled(path):
+        if self.failed or self._stalled(path) or not _nameable(path):
             return
         try:
             if self.proc is None:
@@ -531,7 +531,7 @@ class _Worker:
             return
         try:
             assert self.proc is not None and self.proc.stdin is not None
-            self.proc.stdin.write(f"{kind} {path}\n".encode())
+            self.proc.stdin.write(f"{kind} {path}\n".encode("utf-8", "surrogateescape"))
             self.proc.stdin.flush()
         except OSError:  # the worker ended (a crash): the answer finds out which file
             pass
@@ -549,7 +549,9 @@ class _Worker:
         assert self.proc.stdin is not None
         named = [p for p in self.build if p != exclude and p not in self.failures and not self._stalled(p)]
         try:
-            self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in named))
+            self.proc.stdin.write(
+                b"".join(f"B {p}\n".encode("utf-8", "surrogateescape") for p in named if _nameable(p))
+            )
             self.proc.stdin.flush()
         except OSError:  # ended at once: the answer says so
             pass
@@ -560,14 +562,16 @@ class _Worker:
         return hit is not None and hit[0] == _stamp(path)
 
     def result(self, path: str) -> Any:
-        """The result for `path` (None when it has none: see `failures`); raises KeyError when it was not
-        named or the worker cannot be started."""
+        """The result for `path` (None when it has none: see `failures`); raises KeyError when the worker
+        cannot be started (then this process analyses)."""
+        if self.failed:
+            raise KeyError("no worker")
         if path not in self.done:
-            if path not in self.build:
-                raise KeyError(path)
-            if self.failed:
-                raise KeyError("no worker")
+            if path not in self.build:  # named late (a file that was not reported): part of the build now
+                self.note(path)
             self._answer()
+            for p in (*self.build, path):  # a file the answer left out has no result
+                self.done.setdefault(p, (_stamp(p), None))
         return self.done[path][1]
 
     def _answer(self) -> None:
@@ -665,6 +669,11 @@ class _Worker:
 
 
 _DEFAULT_ALLOWANCE = 60.0
+
+
+def _nameable(path: str) -> bool:
+    """A path the line protocol can carry (a line break in it would start another request)."""
+    return "\n" not in path and "\r" not in path
 
 
 def _allowance(path: str | None) -> float:
