@@ -122,8 +122,12 @@ def write_regular(path: str | os.PathLike[str], data: bytes, expected: bytes | N
     permissions kept; a symlink keeps pointing at it); `Unreadable` when it is no longer a regular file or,
     with `expected`, no longer holds those bytes (someone saved it meanwhile: nothing is written)."""
     real = os.path.realpath(os.fspath(path))
-    if expected is not None and read_bytes(real, len(expected)) != expected:
-        raise Unreadable("it changed since it was read; not written")
+    if expected is not None:
+        now = read_regular(real, len(expected))  # more bytes than expected, when it grew
+        if isinstance(now, str):
+            raise Unreadable(now)
+        if now != expected:
+            raise Unreadable("it changed since it was read; not written")
     try:
         mode = stat.S_IMODE(os.stat(real).st_mode)
     except OSError as e:
