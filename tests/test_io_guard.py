@@ -404,6 +404,23 @@ def test_a_crashed_worker_does_not_make_the_run_serial(tmp_path, monkeypatch) ->
     assert "m07.py" in alone and len(alone) <= 2
 
 
+def test_a_failure_outside_the_analysis_costs_one_file(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text(BAD)
+    real = runner._check_file
+
+    def failing(job):  # the import scan, the cache key, a read: anything outside Session.check
+        if job.display.endswith("a.py"):
+            raise RecursionError("maximum recursion depth exceeded during ast construction")
+        return real(job)
+
+    monkeypatch.setattr(runner, "_check_file", failing)
+    code, out, err = _run(capsys, "check", "--no-cache", "--format", "json", ".")
+    assert code == 1 and _codes(out) == [("a.py", "NC000"), ("b.py", "NC201")]
+    assert "RecursionError" in json.loads(out)[0]["message"] and "internal error" not in err
+
+
 # ---- the command's output -------------------------------------------------------------------------------
 
 

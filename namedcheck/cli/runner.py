@@ -32,6 +32,18 @@ class Job:
 def check_file(job: Job) -> list[Diagnostic]:
     """One file's diagnostics (never raises); an analysed file's are a `FileDiagnostics`, which also holds
     what its analysis saw of its array shapes (its coverage, cached with them)."""
+    try:
+        return _check_file(job)
+    except Exception as e:  # reading, the project's import scan, the cache: a failure costs this file only
+        from namedcheck.analyzer.session import internal
+        from namedcheck.engine.errors import is_strict_rule_bug
+
+        if is_strict_rule_bug(e):
+            raise
+        return [internal(job.display, f"{type(e).__name__}: {e}")]
+
+
+def _check_file(job: Job) -> list[Diagnostic]:
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
