@@ -231,8 +231,10 @@ def test_infer_never_reads_special_files(tmp_path, capsys, monkeypatch, kind: st
         os.mkfifo(tmp_path / "f.py")
     else:
         (tmp_path / "f.py").symlink_to("/dev/zero")
-    code, out, err = _run(capsys, "infer", "f.py")
+    (tmp_path / "g.py").write_text(HEADER + "\ndef g():\n    return jnp.ones((2, 3))\n")
+    code, out, err = _run(capsys, "infer", "f.py", "g.py")
     assert code == 2 and "f.py: cannot read: it is a" in err and "not a regular file" in err
+    assert out.startswith("g.py:4:") and "Would annotate 1 site in 1 file." in err  # the other file still done
 
 
 def test_infer_write_keeps_a_save_made_while_it_ran(tmp_path, capsys, monkeypatch) -> None:

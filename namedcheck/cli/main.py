@@ -129,7 +129,9 @@ def _stdin_config_start(args: argparse.Namespace) -> str:
 def _fail(args: argparse.Namespace, message: str) -> int:
     """The command cannot run: the message on stderr, exit 2, and under --format json / sarif still a valid
     document with no results on stdout (as ruff does for an error that is not a file's)."""
-    print(f"namedcheck: error: {message}", file=sys.stderr)
+    from namedcheck.cli.output import printable
+
+    print(f"namedcheck: error: {printable(message, keep=chr(9) + chr(10))}", file=sys.stderr)
     _empty_document(args)
     return 2
 
@@ -420,26 +422,28 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
+    status = 0  # 2 once a file could not be read or written: said, and the other files still done
     for display, f in files:
         try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
             data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
             source = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            print(f"namedcheck: error: {display}: cannot read: {e}", file=sys.stderr)
-            return 2
+            print(f"namedcheck: error: {_shown(display)}: cannot read: {e}", file=sys.stderr)
+            status = 2
+            continue
         new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
-        if args.write and new != source:
-            session.set_text(f, new)  # the next files' analyses read the annotated text
         if new == source:
             continue
-        total += len(added)
-        changed += 1
         if args.write:
             try:  # atomically, and only over the text it read (an editor's save meanwhile is kept)
                 write_regular(f, new.encode("utf-8"), expected=data)
             except OSError as e:
-                print(f"namedcheck: error: {display}: cannot write: {e}", file=sys.stderr)
-                return 2
+                print(f"namedcheck: error: {_shown(display)}: cannot write: {e}", file=sys.stderr)
+                status = 2
+                continue
+            session.set_text(f, new)  # the next files' analyses read the annotated text
+        total += len(added)
+        changed += 1
         if args.diff:
             print(unified_diff(display, source, new), end="")
         elif not args.write:
@@ -450,7 +454,13 @@ def cmd_infer(args: argparse.Namespace) -> int:
         f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
         file=sys.stderr,
     )
-    return 0
+    return status
+
+
+def _shown(path: str) -> str:
+    from namedcheck.cli.output import printable
+
+    return printable(path)
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
