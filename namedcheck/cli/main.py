@@ -154,6 +154,8 @@ def _empty_document(args: argparse.Namespace) -> None:
 def _stub_problem(cfg: Config) -> str | None:
     """A stub that cannot be used, said once before anything is checked (mypy stops at a stub it cannot
     parse too): never a hang on a FIFO, a pass on an endless file, or every file's NC000."""
+    if not cfg.stub_paths:
+        return None
     from namedcheck.engine.stubs import stub_problem
 
     problem = stub_problem(tuple(cfg.stub_paths))

@@ -134,10 +134,15 @@ def op_table(extra_dirs: tuple[str, ...] = ()) -> dict[str, Op]:
 
 
 def stub_problem(extra_dirs: tuple[str, ...] = ()) -> str | None:
-    """What is wrong with the stubs (the first bad file: its path, place and fault), None when they load:
-    a front end says it once, before checking anything (as mypy stops at a stub it cannot parse)."""
-    try:
-        op_table(extra_dirs)
-    except StubError as e:
-        return str(e)
+    """What is wrong with the user's stubs (the first bad file: its path, place and fault), None when they
+    load: a front end says it once, before checking anything (as mypy stops at a stub it cannot parse).
+    The built-in stubs are not loaded for it (a warm-cache run never needs them)."""
+    for d in extra_dirs:
+        for f in sorted(Path(d).glob("*.pyi")):
+            try:
+                load_file(f)
+            except StubError as e:
+                return str(e)
+            except RecursionError:
+                return f"{f}: nested too deeply to read"
     return None
