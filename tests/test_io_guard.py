@@ -209,6 +209,19 @@ def test_an_idle_fifo_on_stdin_ends_the_run(tmp_path) -> None:
     assert "standard input cannot be read: no data arrived for 1.5 s" in r.stderr
 
 
+def test_a_closed_stdin_is_a_clear_error(tmp_path) -> None:
+    r = subprocess.run(
+        f"exec {sys.executable} -m namedcheck check - --format json <&-",
+        shell=True,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert r.returncode == 2 and r.stdout == "[]\n"
+    assert "namedcheck: error: standard input cannot be read: it is closed" in r.stderr
+
+
 def test_stdin_is_still_read_whole(tmp_path) -> None:
     r = subprocess.run(
         [sys.executable, "-m", "namedcheck", "check", "-", "--format", "json"],

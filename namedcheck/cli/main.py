@@ -246,6 +246,10 @@ def _read_stdin(cfg: Config) -> str:
     `Unreadable`), and an idle limit when standard input is not a terminal (a FIFO nobody writes to)."""
     from namedcheck.engine.readfile import read_stream
 
+    if sys.stdin is None:  # started with standard input closed
+        from namedcheck.engine.readfile import Unreadable
+
+        raise Unreadable("it is closed")
     raw = getattr(sys.stdin, "buffer", None)
     cap = cfg.limits.max_file_size * 1024 * 1024
     if raw is None:  # a text stream without bytes (tests, embedders): its text
