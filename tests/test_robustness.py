@@ -302,6 +302,8 @@ def test_unreadable_paths_exit_2_and_say_what(tmp_path, capsys, monkeypatch) -> 
         ('[tool.namedcheck]\nignore = ["NC2", "NC9999"]\n', "ignore"),
         ('[tool.namedcheck]\ntime-budget = "fast"\n', "time-budget"),
         ("[tool.namedcheck]\nmemory-budget = 1.5\n", "memory-budget"),
+        ("[tool.namedcheck]\ntime-budget = nan\n", "time-budget"),  # was: no budget at all
+        ("[tool.namedcheck]\nmax-file-size = 100000\n", "max-file-size"),  # was: an internal error
     ],
 )
 def test_bad_config_is_a_clear_error(tmp_path, capsys, monkeypatch, toml: str, key: str) -> None:

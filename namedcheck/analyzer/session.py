@@ -350,12 +350,14 @@ class Session:
 
     def read(self, path: Path) -> str | None:
         """A file's text: the open buffer's, else the disk's (None: unreadable)."""
-        hit = self.overlay.get(path.resolve())
-        if hit is not None:
-            return hit
+        from namedcheck.analyzer.sources import read_text
+
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            hit = self.overlay.get(path.resolve())
+            if hit is not None:
+                return hit
+            return read_text(path, self.limits.max_file_size * 1024 * 1024)  # the guarded reader
+        except (OSError, UnicodeDecodeError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return None
 
 
