@@ -28,7 +28,7 @@ from namedcheck.analyzer.imports import (
 )
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
-from namedcheck.analyzer.sources import read_regular, source_lines
+from namedcheck.analyzer.sources import read_bytes, read_regular, read_text, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
 
@@ -242,7 +242,9 @@ class Project:
                 return hit
         from namedcheck.analyzer.parsing import decode_source
 
-        return decode_source(path.read_bytes())  # (SyntaxError: an unknown coding line)
+        # the guarded reader (a regular file under the cap, never a FIFO or a device: Unreadable, an OSError),
+        # decoded as Python decodes source (a coding line; SyntaxError: an unknown one)
+        return decode_source(read_bytes(path, MAX_SCANNED_BYTES))
 
     def forget(self, path: Path) -> None:
         """A project file's text changed (an editor's buffer): when a module loaded from it, everything
@@ -424,8 +426,8 @@ class Project:
         from namedcheck.analyzer.parsing import parse_ast
 
         try:
-            tree = parse_ast(key.read_bytes())  # the guard first: a file it refuses imports nothing here
-        except OSError:
+            tree = parse_ast(read_bytes(key, MAX_SCANNED_BYTES))  # the guard first: refused, it imports nothing
+        except OSError:  # (parse_ast never raises: refused, undecodable or invalid is None)
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Import):
@@ -449,7 +451,7 @@ class Project:
         depends on them as on an import."""
         if text is None:
             try:
-                raw = path.read_bytes()
+                raw = read_bytes(path, MAX_SCANNED_BYTES)
             except OSError:
                 return []
             if CONFIG_FILE_FLAG.encode() not in raw:
@@ -473,8 +475,8 @@ class Project:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            digest = hashlib.sha256(key.read_bytes()).digest()
-        except OSError:
+            digest = hashlib.sha256(read_bytes(key, MAX_SCANNED_BYTES)).digest()
+        except OSError:  # unreadable or over the cap: its names are Unknown, whatever it holds
             return None
         self._digests[key] = (stamp, digest)
         return digest
@@ -548,7 +550,7 @@ class Project:
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
             try:
-                text = mfile.read_text(encoding="utf-8", errors="replace")
+                text = read_text(mfile, MAX_SCANNED_BYTES, errors="replace")
             except OSError:
                 continue
             imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))
