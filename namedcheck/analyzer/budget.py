@@ -61,10 +61,9 @@ class BudgetExceeded(BaseException):  # noqa: N818  (not an Exception: rule code
 class Guard:
     """Checkpoints for one file's analysis: raise `BudgetExceeded` past the deadline or the memory bound."""
 
-    def __init__(self, limits: Limits, started: float | None = None) -> None:
-        self.limits = limits
-        # `started`: when the file's parse began (parsing is charged to the file's time budget too)
-        self.deadline = (started if started is not None else time.monotonic()) + limits.time_budget
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits  # (a dependency's parse is bounded by them too: Project.parse)
+        self.deadline = time.monotonic() + limits.time_budget
         # the memory one file's analysis may add to the process (a process that already holds jax, an editor's
         # or a test runner's state, is not charged to the file)
         self.memory_pages = resident_pages() + limits.memory_budget * 1024 * 1024 // _PAGE
@@ -261,8 +260,9 @@ def refused(source: str, limits: Limits | None = None) -> tuple[int, int, str] |
     lim = limits if limits is not None else Limits()
     seconds = s.tokens / PARSE_TOKENS_PER_SECOND + s.work * PARSE_SECONDS_PER_DEPTH2
     megabytes = s.tokens * PARSE_KB_PER_TOKEN / 1024
-    # (a parse of under a second or 100 MB is never refused: a tiny budget cuts the analysis short instead)
-    if (seconds > lim.time_budget and seconds > 1) or (megabytes > lim.memory_budget and megabytes > 100):
+    # (a parse predicted under 5 s and 100 MB is never refused: a small budget cuts the analysis short instead,
+    # and says so)
+    if (seconds > lim.time_budget and seconds > 5) or (megabytes > lim.memory_budget and megabytes > 100):
         return (
             1,
             1,

@@ -16,7 +16,6 @@ they cause inside it: the diagnostics a change-only run (pre-commit) and an edit
 from __future__ import annotations
 
 import sys
-import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -157,7 +156,6 @@ class Session:
             return FileResult([])
         if project is not None and self.editor:
             project.refresh()
-        started = time.monotonic()  # the parse is charged to the file's time budget
         if module is None:
             failed = self._syntax_error(source, shown, file, project)
             if failed is not None:
@@ -189,7 +187,7 @@ class Session:
                     build, tree = None, parse_module(source, trusted=cpython_accepted(source))
                 except Exception:  # the front end's own parse served the first count: the others are left out
                     break
-            results.append((count, self._analyse(tree, mine, file, build, source, shown, count, started)))
+            results.append((count, self._analyse(tree, mine, file, build, source, shown, count)))
         if len(results) == 1:
             return results[0][1]
         return _merged(results)
@@ -213,9 +211,8 @@ class Session:
         source: str,
         shown: str,
         count: int | None,
-        started: float | None = None,
     ) -> FileResult:
-        """One analysis of a parsed file under one device count (`started`: when its parse began)."""
+        """One analysis of a parsed file under one device count."""
         an: ModuleAnalyzer | None = None
         if project is not None:
             project.devices_read = False
@@ -225,7 +222,7 @@ class Session:
                 an.devices = count
                 an.source = source
                 an.file = file  # where the checked file lives (a config flag's default file is found from it)
-                an.guard = Guard(self.limits, started)
+                an.guard = Guard(self.limits)
                 an.coverage = CoverageCounter()
                 if project is not None:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
