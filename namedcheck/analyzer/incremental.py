@@ -24,6 +24,7 @@ from namedcheck.analyzer.refs import FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import NC001
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
 
@@ -257,6 +258,11 @@ class DocumentAnalyser:
     def analyse(self, source: str) -> Analysis:
         if self.last is not None and self.last[0] == source:
             return self.last[1]
+        too_large = oversized(source, self.session.limits.max_file_size, self.path)
+        if too_large is not None:  # the CLI's size cap: not parsed, not analysed
+            result = Analysis([too_large], failed=True)
+            self.last = (source, result)
+            return result
         context = self._context()
         if context != self.context:  # an imported module changed: no definition's analysis is replayed
             self.replays = {}
@@ -309,6 +315,22 @@ class DocumentAnalyser:
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions)
+
+
+def oversized(source: str, max_mb: int, path: str) -> Diagnostic | None:
+    """NC001 when a buffer is larger than the CLI's per-file cap (`max-file-size`, in MB of UTF-8)."""
+    cap = max_mb * 1024 * 1024
+    if len(source) <= cap // 4 or len(source.encode("utf-8", "surrogatepass")) <= cap:
+        return None
+    return Diagnostic(
+        path,
+        1,
+        1,
+        1,
+        1,
+        NC001,
+        f"Buffer is not checked: it is larger than {max_mb} MB (max-file-size in [tool.namedcheck])",
+    )
 
 
 # ---- reading an analysis: values at a position --------------------------------------------------------

@@ -32,7 +32,7 @@ from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
-from namedcheck.analyzer.sources import source_lines
+from namedcheck.analyzer.sources import read_regular, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.codes import NC000, NC001
 from namedcheck.engine.errors import is_strict_rule_bug
@@ -338,12 +338,19 @@ class Session:
 
     def read(self, path: Path) -> str | None:
         """A file's text: the open buffer's, else the disk's (None: unreadable)."""
-        hit = self.overlay.get(path.resolve())
+        try:
+            hit = self.overlay.get(path.resolve())
+        except (OSError, RuntimeError, ValueError):
+            return None
         if hit is not None:
             return hit
+        cap = self.limits.max_file_size * 1024 * 1024
+        data = read_regular(str(path), cap)  # a regular file within the size cap only (no FIFO, no device)
+        if isinstance(data, str) or len(data) > cap:
+            return None
         try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
             return None
 
 
