@@ -91,11 +91,11 @@ class EditorAnalyzer(ModuleAnalyzer):
         self._prng_configured = _PRNG_CONFIG.search(source) is not None
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        self.report_log.append((node, err))
+        self.report_log.append((node, _detached(err)))
         super().report(node, err)
 
     def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
-        self.unbound_log.append((ref, node, err))
+        self.unbound_log.append((ref, node, _detached(err)))
         super().defer_unbound_name(ref, node, err)
 
     def body_values(
@@ -186,6 +186,15 @@ class EditorAnalyzer(ModuleAnalyzer):
             for _, chunk in self.chunks:
                 self._enclosing.update(chunk.enclosing())
         return super()._enclosing_may_map(ref)
+
+
+def _detached(err: RuleError) -> RuleError:
+    """The error without its traceback: a replayed report must not keep the analysis that raised it (its
+    frames, and through them every earlier analysis whose replays it kept) alive."""
+    err.__traceback__ = None
+    err.__context__ = None
+    err.__cause__ = None
+    return err
 
 
 def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, Any]:
@@ -305,6 +314,8 @@ class DocumentAnalyser:
 
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
+        if isinstance(an, EditorAnalyzer):
+            an.previous = {}  # what this analysis replayed (kept in its own replays): no chain of old analyses
         if not isinstance(an, EditorAnalyzer) or result.failed:  # (an NC000 of one rule is not a failed file)
             return Analysis(result.diagnostics, failed=result.failed)
         self.replays = an.replays
