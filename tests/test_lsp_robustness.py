@@ -147,7 +147,9 @@ def _hover(raw: Raw, uri: str, line: int = 5, character: int = 4) -> dict[str, A
 
 def _open(raw: Raw, path: Path, text: str) -> str:
     uri = path.as_uri()
-    raw.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}})
+    raw.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}}
+    )
     return uri
 
 
@@ -247,7 +249,11 @@ def test_every_request_is_answered(server: Raw, tmp_path: Path) -> None:
         assert got == {"jsonrpc": "2.0", "id": server.next_id, "result": None}, never
         got = server.request(
             "textDocument/codeAction",
-            {"textDocument": {"uri": never}, "range": {"start": pos(0, 0), "end": pos(0, 0)}, "context": {"diagnostics": []}},
+            {
+                "textDocument": {"uri": never},
+                "range": {"start": pos(0, 0), "end": pos(0, 0)},
+                "context": {"diagnostics": []},
+            },
         )
         assert got["result"] == [], never
     # an unknown method is MethodNotFound; a request that is not JSON-RPC 2.0 is InvalidRequest

@@ -20,7 +20,7 @@ import libcst as cst
 
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
-from namedcheck.analyzer.refs import FuncRef
+from namedcheck.analyzer.refs import ClassInfo, FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
@@ -40,6 +40,7 @@ class Replay:
     functions: list[tuple[cst.CSTNode, str, dict[str, Any], Any]]
     under_map: set[int]
     mapped: set[int]
+    state: tuple[int, ...] = ()  # the shared state it was analysed under (`EditorAnalyzer._shared_state`)
 
 
 @dataclass
@@ -136,8 +137,15 @@ class EditorAnalyzer(ModuleAnalyzer):
         if key is None or id(ref.node) in self.analysed:
             return super().analyse_standalone(ref)
         old = self.previous.get(key)
-        # a report naming another statement's line ("inside the shard_map at line 35") may have moved: re-analyse
-        if old is not None and old.node is ref.node and not any(" at line " in e.message for _, e in old.reports):
+        state = self._shared_state()
+        # a report naming another statement's line ("inside the shard_map at line 35") may have moved: re-analyse;
+        # so is a definition analysed under other shared state (a config another function mutates)
+        if (
+            old is not None
+            and old.node is ref.node
+            and old.state == state
+            and not any(" at line " in e.message for _, e in old.reports)
+        ):
             self.analysed.add(id(ref.node))
             for node, err in old.reports:
                 super().report(node, err)
@@ -157,6 +165,8 @@ class EditorAnalyzer(ModuleAnalyzer):
             set(self.mapped),
         )
         super().analyse_standalone(ref)
+        if self._shared_state() != state:
+            return None  # its analysis changed what others read (not replayed: analysed again next time)
         self.replays[key] = Replay(
             ref.node,
             self.report_log[marks[0] :],
@@ -165,8 +175,20 @@ class EditorAnalyzer(ModuleAnalyzer):
             self.function_log[marks[3] :],
             self.under_map - marks[4],
             self.mapped - marks[5],
+            state,
         )
         return None
+
+    def _shared_state(self) -> tuple[int, ...]:
+        """A fingerprint of the state one function's analysis can leave for another's: the program's config
+        and flag records (analyzer/configs.py) and the attributes of built instances assigned somewhere."""
+        p = self.program
+        classes = 0
+        top = getattr(self, "top", None)
+        for v in getattr(top, "vars", {}).values():
+            if isinstance(v, ClassInfo):
+                classes += len(v.mutated)
+        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.read_at), len(p.built), len(p.spread), classes)
 
     def escapes(self, ref: FuncRef) -> bool:
         if self._escaping is None:
