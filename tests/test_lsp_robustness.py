@@ -317,3 +317,21 @@ def test_lru_bounds() -> None:
     assert "b" not in lru and "a" in lru and len(lru) == 3
     lru.put("e", 1, 7)  # over the weight: the oldest leave until it fits
     assert lru.weight <= 10 and "e" in lru and len(lru) == 2
+
+
+def test_program_records_do_not_grow_over_edits(tmp_path: Path) -> None:
+    """The project's shared config records (mutated configs, where settings were set) once grew by each edit's
+    entries (about 30 KB an edit, holding old syntax trees); they return to their size after each analysis."""
+    src = (Path(__file__).parent / "cases" / "entry_configs.py").read_text()
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    path = tmp_path / "model.py"
+    path.write_text(src)
+    session = Session(limits=Limits(), editor=True)
+    analyser = DocumentAnalyser(str(path), session=session)
+    project = session.project(str(path))
+    assert project is not None
+    sizes = []
+    for i in range(20):
+        analyser.analyse(src.replace("config.batch_size = 4", f"config.batch_size = {i + 4}"))
+        sizes.append(sum(len(getattr(project.program, n)) for n in ("mutated", "set_at", "read_at", "flags")))
+    assert sizes[-1] == sizes[1], sizes

@@ -24,9 +24,9 @@ _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEFINITIONS = ("def ", "async ", "class ")
 MAX_CACHED_CHUNKS = 4_000
 # characters of chunk text the cache holds: a parsed chunk with its positions takes about 140 bytes per
-# character of text (measured over namedcheck's own sources), so ~140 MB at most; a file larger than this
-# (over ~25,000 lines) is re-parsed whole on each edit, as the command line parses it
-MAX_CACHED_CHARS = 1_000_000
+# character of text (measured over namedcheck's own sources), so ~70 MB at most; a file larger than this
+# (over ~12,000 lines) is re-parsed whole on each edit, as the command line parses it
+MAX_CACHED_CHARS = 500_000
 
 K = TypeVar("K")
 V = TypeVar("V")

@@ -11,7 +11,8 @@ reported and recorded is replayed. Module-level statements always run again. The
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -298,9 +299,12 @@ class DocumentAnalyser:
         if context != self.context:  # an imported module changed: no definition's analysis is replayed
             self.replays = {}
             self.context = context
-        result = self._analyse(source)
-        if self.callers and not result.failed:
-            result.diagnostics = self.session.with_callers(self.path, result.diagnostics, self.path, self.max_callers)
+        with _program_scope(self.session, self.path):
+            result = self._analyse(source)
+            if self.callers and not result.failed:
+                result.diagnostics = self.session.with_callers(
+                    self.path, result.diagnostics, self.path, self.max_callers
+                )
         self.last = (source, result)
         return result
 
@@ -348,6 +352,38 @@ class DocumentAnalyser:
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions)
+
+
+_PROGRAM_RECORDS = ("flags", "mutated", "set_at", "read_at", "built", "spread")
+
+
+@contextmanager
+def _program_scope(session: Session, path: str) -> Iterator[None]:
+    """What one analysis of a buffer adds to its project's shared program records (analyzer/configs.py:
+    mutated configs, where settings were set and read) is let go after it: each edit's analysis made new
+    entries that nothing reads again (about 30 KB an edit for a file of configs) and a removed flag would
+    stay defined. Unless the analysis loaded project modules: what they recorded stays with them."""
+    try:
+        project = session.project(path)
+    except (OSError, RuntimeError, ValueError):
+        project = None
+    program = getattr(project, "program", None)
+    if project is None or program is None:
+        yield
+        return
+    loaded = {k: id(v) for k, v in project.loaded.items()}
+    marks = {name: set(getattr(program, name)) for name in _PROGRAM_RECORDS}
+    try:
+        yield
+    finally:
+        if {k: id(v) for k, v in project.loaded.items()} == loaded:
+            for name in _PROGRAM_RECORDS:
+                records = getattr(program, name)
+                for key in [k for k in records if k not in marks[name]]:
+                    if isinstance(records, set):
+                        records.discard(key)
+                    else:
+                        del records[key]
 
 
 def oversized(source: str, max_mb: int, path: str) -> Diagnostic | None:
