@@ -182,14 +182,15 @@ class EditorAnalyzer(ModuleAnalyzer):
 
     def _shared_state(self) -> tuple[int, ...]:
         """A fingerprint of the state one function's analysis can leave for another's: the program's config
-        and flag records (analyzer/configs.py) and the attributes of built instances assigned somewhere."""
+        and flag records (analyzer/configs.py) and the attributes of built instances assigned somewhere. (Where
+        settings are read, `read_at` and `spread`, is looked up only below the reading expression: not shared.)"""
         p = self.program
         classes = 0
         top = getattr(self, "top", None)
         for v in getattr(top, "vars", {}).values():
             if isinstance(v, ClassInfo):
                 classes += len(v.mutated)
-        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.read_at), len(p.built), len(p.spread), classes)
+        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.built), classes)
 
     def escapes(self, ref: FuncRef) -> bool:
         if self._escaping is None:

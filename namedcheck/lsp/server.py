@@ -43,6 +43,7 @@ DEBOUNCE_S = 0.15
 MAX_CALLERS = 32  # importers of an open file analysed per edit for what they cause in it, the nearest first
 EDITOR_LISTING_TTL = 30.0  # seconds a listing of the project's files is reused (a new file shows up after it)
 MAX_CONFIGS = 64  # project configurations kept (one per folder of an open file)
+MAX_SESSIONS = 8  # sessions kept (one per distinct configuration in use)
 INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
@@ -181,6 +182,8 @@ class NamedcheckServer(LanguageServer):
         key = (tuple(cfg.stub_paths), cfg.limits, cfg.devices)
         if key not in self.sessions:
             self.sessions[key] = Session(cfg.stub_paths, cfg.limits, editor=True, devices=cfg.devices)
+            while len(self.sessions) > MAX_SESSIONS:  # the oldest configuration's (its analysers make new ones)
+                del self.sessions[next(iter(self.sessions))]
         return self.sessions[key]
 
     def opened(self, uri: Any) -> Any:
@@ -381,6 +384,14 @@ def build_server() -> NamedcheckServer:
         if analyser is not None:
             analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
             ls.generation += 1
+        path = to_fs_path(uri) or uri
+        for session in ls.sessions.values():  # a session of an earlier configuration holds no closed buffer
+            if session.overlay:
+                try:
+                    if Path(path).resolve() in session.overlay:
+                        session.set_text(path, None)
+                except (OSError, RuntimeError, ValueError):
+                    pass
         for table in (ls.analysers, ls.results):
             table.pop(uri, None)
         ls.republish_stale()  # its importers and callees read the disk's text again
