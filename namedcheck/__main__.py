@@ -1,7 +1,5 @@
 """`python -m namedcheck` runs the command line."""
 
-import sys
+from namedcheck.cli.main import run
 
-from namedcheck.cli.main import main
-
-sys.exit(main())
+run()

@@ -96,7 +96,7 @@ def test_pathological_but_valid_lines_are_bounded() -> None:
     assert complete and [(d.line, d.code) for d in diags] == [(4, "NC201")]
 
 
-def test_time_and_memory_budgets_cut_the_analysis_short_silently() -> None:
+def test_time_and_memory_budgets_cut_the_analysis_short_and_say_so() -> None:
     from namedcheck.analyzer.budget import Limits
     from namedcheck.analyzer.check import check_source_bounded
 
@@ -107,7 +107,9 @@ def test_time_and_memory_budgets_cut_the_analysis_short_silently() -> None:
     has_proc = Path("/proc/self/statm").exists()  # the memory budget reads the resident set size there
     for limits in (Limits(time_budget=0.0), *([Limits(memory_budget=0)] if has_proc else [])):
         diags, complete = check_source_bounded(source, "b.py", limits=limits)
-        assert not complete and diags == []  # the rest is Unknown: nothing reported, nothing internal
+        # the rest is Unknown: nothing reported but the NC001 that says the file was cut short
+        assert not complete and [(d.line, d.code) for d in diags] == [(1, "NC001")]
+        assert ("time-budget" if limits.time_budget == 0 else "memory-budget") in diags[0].message
 
 
 def test_recursion_with_growing_arguments_is_not_followed(monkeypatch) -> None:
@@ -300,6 +302,8 @@ def test_unreadable_paths_exit_2_and_say_what(tmp_path, capsys, monkeypatch) -> 
         ('[tool.namedcheck]\nignore = ["NC2", "NC9999"]\n', "ignore"),
         ('[tool.namedcheck]\ntime-budget = "fast"\n', "time-budget"),
         ("[tool.namedcheck]\nmemory-budget = 1.5\n", "memory-budget"),
+        ("[tool.namedcheck]\ntime-budget = nan\n", "time-budget"),  # was: no budget at all
+        ("[tool.namedcheck]\nmax-file-size = 100000\n", "max-file-size"),  # was: an internal error
     ],
 )
 def test_bad_config_is_a_clear_error(tmp_path, capsys, monkeypatch, toml: str, key: str) -> None:

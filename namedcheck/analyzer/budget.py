@@ -5,7 +5,9 @@ rejects (more than 200 brackets, chains too deep for its parser) and an expressi
 `MAX_NESTING` are NC001 (libcst's parser takes time quadratic in the depth and its native code overflows
 the C stack on deep input); other syntax errors are libcst's to report. During the
 analysis, a file gets a time budget and the process a memory budget; past either, the analysis of the
-file stops and what is not analysed stays Unknown (silent).
+file stops: what it found is kept, what is not analysed stays Unknown, and one NC001 says the file was cut
+short (`stopped_note`). The analyzer calls `Guard.checkpoint` in every loop whose trip count comes from the
+program; `interrupting` backstops them with a timer.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ from __future__ import annotations
 import ast
 import os
 import re
+import signal
+import threading
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import cast
 
@@ -55,6 +61,65 @@ class Guard:
         self.count += 1
         if self.count % _MEMORY_EVERY == 0 and resident_pages() >= self.memory_pages:
             raise BudgetExceeded("memory")
+
+
+ALARM_GRACE = 0.5  # seconds past the deadline before the timer stops work no checkpoint reached
+
+
+@contextmanager
+def interrupting(guard: Guard | None) -> Iterator[None]:
+    """Backstop for the checkpoints: while the block runs (in the main thread, where no one else holds the
+    real-time timer), a timer raises `BudgetExceeded("time")` `ALARM_GRACE` seconds past the guard's
+    deadline, wherever the analysis is (a comparison of two huge shared trees, a fold no checkpoint sees).
+    Elsewhere (a language server's worker thread) the checkpoints alone hold the budget."""
+    usable = (
+        guard is not None
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+        and signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    )
+    if not usable or guard is None:
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise BudgetExceeded("time")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, max(guard.deadline - time.monotonic(), 0.0) + ALARM_GRACE)
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+QUIET_DEFAULT_BUDGETS = "NAMEDCHECK_QUIET_DEFAULT_BUDGETS"  # set by the test suite (tests/conftest.py)
+
+
+def budget_note_shown(reason: str, limits: Limits) -> bool:
+    """Whether a file cut short by its `reason` budget gets the NC001 that says so: always, except where
+    `NAMEDCHECK_QUIET_DEFAULT_BUDGETS` is set (the test suite) and that budget is the default one (on a slow
+    machine a test's file may pass 10 s; tests that check the note set a small budget explicitly)."""
+    if not os.environ.get(QUIET_DEFAULT_BUDGETS):
+        return True
+    default = Limits()
+    if reason == "time":
+        return limits.time_budget != default.time_budget
+    return limits.memory_budget != default.memory_budget
+
+
+def stopped_note(reason: str, limits: Limits) -> tuple[str, str]:
+    """The message and hint of the NC001 a file cut short by its budget gets (what it found before is kept)."""
+    if reason == "memory":
+        spent, setting = f"its analysis took more than {limits.memory_budget} MB (memory-budget)", "memory-budget"
+    else:
+        spent, setting = f"its analysis ran past {limits.time_budget:g} s (time-budget)", "time-budget"
+    return (
+        f"File is only partly checked: {spent}; what was found before is reported, the rest of the file is unchecked",
+        f"raise {setting} in [tool.namedcheck] of pyproject.toml, or split the file",
+    )
 
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096

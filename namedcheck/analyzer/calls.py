@@ -385,7 +385,7 @@ def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
             and not isinstance(count, bool)
             and 0 <= count * len(seq.items) <= 256
         ):
-            return Seq(seq.items * count, seq.kind)
+            return iteration.bounded(Seq(seq.items * count, seq.kind))
     if (
         op == "jax.numpy.add"
         and isinstance(a, Seq)
@@ -393,7 +393,7 @@ def _sequence_op(op: str, a: Any, b: Any) -> Seq | None:
         and a.kind == b.kind != "dict"
         and len(a.items) + len(b.items) <= 256
     ):
-        return Seq(a.items + b.items, a.kind)
+        return iteration.bounded(Seq(a.items + b.items, a.kind))
     return None
 
 

@@ -162,7 +162,7 @@ class Expressions(FrameState):
                 else:
                     items.append(v)
                     nodes.append(e.value)
-            return sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list")
+            return iteration.bounded(sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list"))
         if isinstance(node, cst.Attribute):
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
@@ -234,7 +234,7 @@ class Expressions(FrameState):
         if isinstance(node, cst.Yield):
             return iteration.yielded(self, node)
         if isinstance(node, cst.Set):
-            return Seq(tuple(self.ev(e.value) for e in node.elements), "tuple")
+            return iteration.bounded(Seq(tuple(self.ev(e.value) for e in node.elements), "tuple"))
         if isinstance(node, cst.Dict):
             pairs = []
             for de in node.elements:
@@ -242,7 +242,7 @@ class Expressions(FrameState):
                     self.ev(de.value)
                     return UNKNOWN
                 pairs.append(Seq((self.ev(de.key), self.ev(de.value))))
-            return Seq(tuple(pairs), "dict")
+            return iteration.bounded(Seq(tuple(pairs), "dict"))
         return UNKNOWN
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:

@@ -19,6 +19,13 @@ from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, joi
 MAX_ITEMS = 64  # longest sequence built item by item
 MAX_UNROLL = 16  # longest `for` loop analysed once per item
 MAX_UNROLL_WORK = 64  # nested unrolled loops: at most this many analyses of the innermost body
+# One comprehension, its nested ones included: at most this many items bound (each evaluates the filters and
+# the element once); past it the comprehension is Unknown (64 generators of 4 items each, or 100 nested
+# comprehensions of 2, would otherwise bind 4**64 or 2**100 items)
+MAX_COMPREHENSION_WORK = 4096
+MAX_TREE_NODES = (
+    4096  # a pytree mapped or flattened node by node: at most this many nodes (shared subtrees count each time)
+)
 
 # Internal names of functions wrapped by a tracing transform (called through a PartialRef).
 _TRACED = "namedcheck.analyzer.iteration.traced"  # its value is the function's (eval_shape)
@@ -33,7 +40,38 @@ _READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("c
 _STAGING_METHODS = {"lower": _STAGED, "trace": _STAGED, "eval_shape": _TRACED}
 
 
+MAX_VALUE_NODES = 1 << 14  # a built sequence counts at most this many nodes, shared subtrees each time
+
+
 # ---- sequences -------------------------------------------------------------------------------------
+_WEIGHTS: dict[int, tuple[Seq, int]] = {}  # id(Seq) -> (the Seq, its node count): each counted once
+
+
+def weight(v: Any) -> int:
+    """The nodes of a value's tree, a subtree counted as often as it appears (past `MAX_VALUE_NODES`, some
+    number above it): `t = (t, t)` forty times is 2**40 nodes in 40 lines, and hashing or comparing it
+    walks them all."""
+    if not isinstance(v, Seq):
+        return 1
+    hit = _WEIGHTS.get(id(v))
+    if hit is not None and hit[0] is v:
+        return hit[1]
+    total = 1
+    for item in v.items:
+        total += weight(item)
+        if total > MAX_VALUE_NODES:
+            break
+    if len(_WEIGHTS) > 50_000:
+        _WEIGHTS.clear()
+    _WEIGHTS[id(v)] = (v, total)
+    return total
+
+
+def bounded(v: Any) -> Any:
+    """`v`, or Unknown for a sequence past `MAX_VALUE_NODES` nodes (what the analysis builds stays small)."""
+    return UNKNOWN if isinstance(v, Seq) and weight(v) > MAX_VALUE_NODES else v
+
+
 def items_of(v: Any, limit: int = MAX_ITEMS) -> tuple[Any, ...] | None:
     """The values iterating `v` yields, when their number is known (and at most `limit`)."""
     if isinstance(v, Seq):
@@ -91,8 +129,21 @@ def unpack_parts(elems: Any, v: Any) -> list[Any] | None:
     return [*items[:i], Seq(items[i:end], "list"), *items[end:]]
 
 
+def _head(v: Any) -> Any:
+    """The first item iterating `v` gives, when known (an array's rows are not built one by one: a
+    billion of them would fill the memory); None otherwise."""
+    if isinstance(v, ArrayType):
+        n = v.shape[0] if v.shape and not v.has_ellipsis else None
+        return scan_slice(v) if isinstance(n, int) and not isinstance(n, bool) and n > 0 else None
+    items = items_of(v, limit=1 << 30)
+    return items[0] if items else None
+
+
 def common_item(v: Any) -> Any:
     """What every iteration over `v` binds, when all its items agree (else Unknown)."""
+    if isinstance(v, ArrayType):  # every row is the same
+        head = _head(v)
+        return head if head is not None else UNKNOWN
     items = items_of(v, limit=1 << 30)
     if not items or not all(same_value(i, items[0]) for i in items):
         return UNKNOWN
@@ -234,9 +285,8 @@ def _iterator(name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) 
             return UNKNOWN
         if isinstance(pos[0], IterRef):
             return pos[0]
-        items = items_of(pos[0], limit=1 << 30)
         item = item_of(pos[0])
-        return IterRef(item, items[0] if items else None) if item is not UNKNOWN else UNKNOWN
+        return IterRef(item, _head(pos[0])) if item is not UNKNOWN else UNKNOWN
     if name == "builtins.next":
         if not 1 <= len(pos) <= 2 or kw:
             return UNKNOWN
@@ -454,13 +504,21 @@ def _is_leaf(v: Any) -> bool:
     return isinstance(v, ArrayType) or (isinstance(v, Const) and v.value is not None)
 
 
-def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTNode) -> Any:
-    """`jax.tree.map(fn, first, *rest)` over known trees: `fn` called leaf by leaf."""
+def tree_map(
+    f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTNode, work: list[int] | None = None
+) -> Any:
+    """`jax.tree.map(fn, first, *rest)` over known trees: `fn` called leaf by leaf (Unknown past
+    `MAX_TREE_NODES` nodes: a tree built by doubling shares its subtrees, 2**40 leaves in 40 lines)."""
+    work = [0] if work is None else work
+    work[0] += 1
+    if work[0] > MAX_TREE_NODES:
+        return UNKNOWN
+    f.an.checkpoint()
     if isinstance(first, Seq) and first.kind != "dict":
         if not all(isinstance(t, Seq) and t.kind != "dict" and len(t.items) == len(first.items) for t in rest):
             return UNKNOWN
         return Seq(
-            tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node) for i, item in enumerate(first.items)),
+            tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node, work) for i, item in enumerate(first.items)),
             first.kind,
         )
     if isinstance(first, Seq):  # a dict: matched by key
@@ -472,7 +530,7 @@ def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTN
                 isinstance(t, Seq) and t.kind == "dict" and len(t.items) == len(first.items) for t in rest
             ):
                 return UNKNOWN
-            out.append(Seq((key, tree_map(f, fn, value, others, node))))
+            out.append(Seq((key, tree_map(f, fn, value, others, node, work))))
         return Seq(tuple(out), "dict")
     if isinstance(first, Const) and first.value is None:
         return first  # None is an empty subtree
@@ -483,7 +541,9 @@ def tree_map(f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTN
         ]
         if children is None or any(o is None for o in others):
             return UNKNOWN
-        mapped = {name: tree_map(f, fn, value, [dict(o or ())[name] for o in others], node) for name, value in children}
+        mapped = {
+            name: tree_map(f, fn, value, [dict(o or ())[name] for o in others], node, work) for name, value in children
+        }
         return classes.with_children(first, mapped)
     if not _is_leaf(first):
         return UNKNOWN  # an object that may be a pytree node
@@ -499,8 +559,13 @@ def _dict_get(tree: Any, key: Any) -> Any:
     return None
 
 
-def tree_leaves(tree: Any) -> list[Any] | None:
-    """The leaves of a known tree in JAX's order (dict keys sorted); None when not known."""
+def tree_leaves(tree: Any, work: list[int] | None = None) -> list[Any] | None:
+    """The leaves of a known tree in JAX's order (dict keys sorted); None when not known (or past
+    `MAX_TREE_NODES` nodes)."""
+    work = [0] if work is None else work
+    work[0] += 1
+    if work[0] > MAX_TREE_NODES:
+        return None
     if isinstance(tree, Seq) and tree.kind == "dict":
         try:
             pairs = sorted(tree.items, key=lambda p: p.items[0].value)
@@ -510,7 +575,7 @@ def tree_leaves(tree: Any) -> list[Any] | None:
     if isinstance(tree, Seq):
         out: list[Any] = []
         for item in tree.items:
-            sub = tree_leaves(item)
+            sub = tree_leaves(item, work)
             if sub is None:
                 return None
             out.extend(sub)
@@ -519,14 +584,23 @@ def tree_leaves(tree: Any) -> list[Any] | None:
         return []
     if isinstance(tree, InstanceRef):
         children = classes.pytree_children(tree)
-        return tree_leaves(Seq(tuple(v for _, v in children))) if children is not None else None
+        return tree_leaves(Seq(tuple(v for _, v in children)), work) if children is not None else None
     return [tree] if _is_leaf(tree) else None
 
 
 # ---- comprehensions --------------------------------------------------------------------------------
-def _inner(f: Any) -> Any:
-    """The scope of a comprehension's variables (reads fall through to `f`)."""
-    return f.new_frame(lenient=f.lenient, quiet=f.silent, env=f.env, function=f.function)
+def _inner(f: Any, work: list[int]) -> Any:
+    """The scope of a comprehension's variables (reads fall through to `f`); `work`: the items its outermost
+    comprehension has bound so far, shared with the comprehensions nested in it."""
+    scope = f.new_frame(lenient=f.lenient, quiet=f.silent, env=f.env, function=f.function)
+    scope.comprehension_work = work
+    return scope
+
+
+def _work_of(f: Any) -> list[int]:
+    """The item count of the comprehension `f` is the scope of (a fresh one outside comprehensions)."""
+    work = getattr(f, "comprehension_work", None)
+    return work if work is not None else [0]
 
 
 def comprehension(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp) -> Any:
@@ -546,19 +620,24 @@ def comprehension(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp |
             out.append(scope.ev(node.elt))
         return len(out) <= MAX_ITEMS
 
+    work = _work_of(f)
     it = iterable(f, f.ev(node.for_in.iter), node.for_in.iter)
     if isinstance(it, IterRef) and node.for_in.asynchronous is None:
-        return _over_iterator(f, node, it.item)
-    if not _expand(f, node.for_in, emit, it):
+        return _over_iterator(f, node, it.item, work)
+    if not _expand(f, node.for_in, emit, work, it):
         return UNKNOWN
     kind = "dict" if isinstance(node, cst.DictComp) else "list" if isinstance(node, cst.ListComp) else "tuple"
-    return Seq(tuple(out), kind)
+    return bounded(Seq(tuple(out), kind))
 
 
-def _over_iterator(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp, item: Any) -> Any:
+def _over_iterator(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp, item: Any, work: list[int]) -> Any:
     """A comprehension over an iterator of unknown length: its element for one (joined) item; a generator
     expression gives an iterator of those, the others a container of unknown length (Unknown)."""
-    scope = _inner(f)
+    work[0] += 1
+    if work[0] > MAX_COMPREHENSION_WORK:
+        return UNKNOWN
+    f.an.checkpoint()
+    scope = _inner(f, work)
     scope.assign(node.for_in.target, item)
     scope.skip_depth += 1  # the filters may drop every item: the element may never be computed
     try:
@@ -572,16 +651,21 @@ def _over_iterator(f: Any, node: cst.ListComp | cst.GeneratorExp | cst.DictComp,
     return IterRef(elt) if isinstance(node, cst.GeneratorExp) else UNKNOWN
 
 
-def _expand(f: Any, comp: cst.CompFor, emit: Any, it: Any = None) -> bool:
+def _expand(f: Any, comp: cst.CompFor, emit: Any, work: list[int], it: Any = None) -> bool:
     """Run one `for ... in ... if ...` clause: the rest of the comprehension per item. False when the
-    items (or which of them pass the filters) are not known. `it`: the iterable, when already evaluated."""
+    items (or which of them pass the filters) are not known, or past `MAX_COMPREHENSION_WORK` items bound
+    (`work`). `it`: the iterable, when already evaluated."""
     if comp.asynchronous is not None:
         return False
     items = items_of(f.ev(comp.iter) if it is None else it)
     if items is None:
         return False
     for item in items:
-        scope = _inner(f)
+        work[0] += 1
+        if work[0] > MAX_COMPREHENSION_WORK:
+            return False
+        f.an.checkpoint()
+        scope = _inner(f, work)
         scope.assign(comp.target, item)
         keep = True
         for cond in comp.ifs:
@@ -593,7 +677,7 @@ def _expand(f: Any, comp: cst.CompFor, emit: Any, it: Any = None) -> bool:
                 break
         if not keep:
             continue
-        if not (_expand(scope, comp.inner_for_in, emit) if comp.inner_for_in is not None else emit(scope)):
+        if not (_expand(scope, comp.inner_for_in, emit, work) if comp.inner_for_in is not None else emit(scope)):
             return False
     return True
 

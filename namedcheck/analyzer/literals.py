@@ -118,6 +118,7 @@ __all__ = ["ANNOTATION_HEADS", "ARRAY_HEADS", "NotALiteral", "literal_value", "p
 
 
 # String methods folded on a constant receiver (a mesh shape given as a config string, `'1,-1'.split(',')`).
+MAX_FOLDED_TEXT = 1 << 16  # characters of a string folded from constants
 STR_METHODS = {"split", "rsplit", "strip", "lstrip", "rstrip", "lower", "upper", "replace"}
 
 
@@ -128,10 +129,14 @@ def str_method(text: str, name: str, args: list[Any], kwargs: dict[str, Any]) ->
 
     if name not in STR_METHODS or not all(isinstance(a, Const) for a in (*args, *kwargs.values())):
         return None
+    if name == "replace" and args and isinstance(args[0].value, str) and len(args) > 1:
+        old, new = args[0].value, args[1].value
+        if isinstance(new, str) and len(text) + (text.count(old) + 1) * len(new) > MAX_FOLDED_TEXT:
+            return None  # `s = s.replace('a', s)` squares the length each time
     try:
         out = getattr(text, name)(*(a.value for a in args), **{k: v.value for k, v in kwargs.items()})
     except (TypeError, ValueError):
         return None
     if isinstance(out, list):
         return Seq(tuple(Const(s) for s in out), "list") if len(out) <= 256 else None
-    return Const(out) if isinstance(out, str) else None
+    return Const(out) if isinstance(out, str) and len(out) <= MAX_FOLDED_TEXT else None

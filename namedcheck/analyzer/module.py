@@ -7,7 +7,6 @@ from dataclasses import replace
 from typing import Any
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
 
 from namedcheck.analyzer import configs, iteration, origins
 from namedcheck.analyzer.budget import Guard
@@ -16,6 +15,7 @@ from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.imports import absolute_import
 from namedcheck.analyzer.memo import CallLog, memo_key
+from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.codes import NC302
@@ -583,7 +583,7 @@ class ModuleAnalyzer:
     def positions(self) -> Any:
         """Source positions of every node (resolved once: it costs a code generation pass)."""
         if self._positions is None:
-            self._positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+            self._positions = positions_of(self.module, self.source)  # large modules: statement by statement
         return self._positions
 
     def types_by_span(self) -> dict[tuple[int, int, int, int], Any]:

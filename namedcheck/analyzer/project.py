@@ -28,7 +28,7 @@ from namedcheck.analyzer.imports import (
 )
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
-from namedcheck.analyzer.sources import read_regular, source_lines
+from namedcheck.analyzer.sources import read_bytes, read_regular, read_text, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
 
@@ -232,7 +232,8 @@ class Project:
             hit = self.overlay.get(path.resolve())
             if hit is not None:
                 return hit
-        return path.read_text(encoding="utf-8")
+        # the guarded reader: a regular file under the cap, never a FIFO or a device (Unreadable: an OSError)
+        return read_text(path, MAX_SCANNED_BYTES)
 
     def forget(self, path: Path) -> None:
         """A project file's text changed (an editor's buffer): when a module loaded from it, everything
@@ -412,8 +413,8 @@ class Project:
             return hit[1]
         out: list[str] = []
         try:
-            tree = ast.parse(key.read_bytes())
-        except (OSError, SyntaxError, ValueError):
+            tree = ast.parse(read_bytes(key, MAX_SCANNED_BYTES))
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):  # its imports are unknown
             tree = None
         for node in ast.walk(tree) if tree is not None else ():
             if isinstance(node, ast.Import):
@@ -437,7 +438,7 @@ class Project:
         depends on them as on an import."""
         if text is None:
             try:
-                raw = path.read_bytes()
+                raw = read_bytes(path, MAX_SCANNED_BYTES)
             except OSError:
                 return []
             if CONFIG_FILE_FLAG.encode() not in raw:
@@ -461,8 +462,8 @@ class Project:
         if hit is not None and hit[0] == stamp:
             return hit[1]
         try:
-            digest = hashlib.sha256(key.read_bytes()).digest()
-        except OSError:
+            digest = hashlib.sha256(read_bytes(key, MAX_SCANNED_BYTES)).digest()
+        except OSError:  # unreadable or over the cap: its names are Unknown, whatever it holds
             return None
         self._digests[key] = (stamp, digest)
         return digest
@@ -536,7 +537,7 @@ class Project:
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
             try:
-                text = mfile.read_text(encoding="utf-8", errors="replace")
+                text = read_text(mfile, MAX_SCANNED_BYTES, errors="replace")
             except OSError:
                 continue
             imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))

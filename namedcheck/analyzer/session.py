@@ -26,13 +26,22 @@ from typing import Any, Literal
 import libcst as cst
 
 from namedcheck.analyzer import devices
-from namedcheck.analyzer.budget import BudgetExceeded, Guard, Limits, cpython_accepted, python_rejects
+from namedcheck.analyzer.budget import (
+    BudgetExceeded,
+    Guard,
+    Limits,
+    budget_note_shown,
+    cpython_accepted,
+    interrupting,
+    python_rejects,
+    stopped_note,
+)
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
-from namedcheck.analyzer.sources import read_regular, source_lines
+from namedcheck.analyzer.sources import source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.codes import NC000, NC001
 from namedcheck.engine.errors import is_strict_rule_bug
@@ -236,15 +245,18 @@ class Session:
                 an.coverage = CoverageCounter()
                 if project is not None:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
-                an.run()
+                with interrupting(an.guard):  # work no checkpoint reaches stops too
+                    an.run()
                 own = an.diagnostics(shown, source_lines(source))
                 elsewhere = project.dependency_diagnostics((an, shown)) if project is not None else []
                 mine = set(own)
                 return FileResult(own, [d for d in elsewhere if d not in mine], True, an, coverage=_counted(an))
-        except (BudgetExceeded, MemoryError):
-            return FileResult(
-                found_before_budget(an, shown, source) if an is not None else [], [], False, an, coverage=_counted(an)
-            )
+        except (BudgetExceeded, MemoryError) as e:
+            found = found_before_budget(an, shown, source) if an is not None else []
+            reason = "time" if isinstance(e, BudgetExceeded) and e.args[:1] == ("time",) else "memory"
+            if budget_note_shown(reason, self.limits):  # the file says it was cut short
+                found.append(Diagnostic(shown, 1, 1, 1, 1, NC001, *stopped_note(reason, self.limits)))
+            return FileResult(found, [], False, an, coverage=_counted(an))
         except RecursionError:
             return FileResult(
                 [internal(shown, "the file nests too deeply for the analyzer (RecursionError)")], failed=True
@@ -338,19 +350,14 @@ class Session:
 
     def read(self, path: Path) -> str | None:
         """A file's text: the open buffer's, else the disk's (None: unreadable)."""
+        from namedcheck.analyzer.sources import read_text
+
         try:
             hit = self.overlay.get(path.resolve())
-        except (OSError, RuntimeError, ValueError):
-            return None
-        if hit is not None:
-            return hit
-        cap = self.limits.max_file_size * 1024 * 1024
-        data = read_regular(str(path), cap)  # a regular file within the size cap only (no FIFO, no device)
-        if isinstance(data, str) or len(data) > cap:
-            return None
-        try:
-            return data.decode("utf-8")
-        except UnicodeDecodeError:
+            if hit is not None:
+                return hit
+            return read_text(path, self.limits.max_file_size * 1024 * 1024)  # the guarded reader
+        except (OSError, UnicodeDecodeError, RuntimeError):  # RuntimeError: a symlink loop (Python 3.11)
             return None
 
 

@@ -3,38 +3,11 @@ FIFO or device is never opened for reading (no blocking, no endless data)."""
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 
-_KINDS = [
-    (stat.S_ISDIR, "a directory"),
-    (stat.S_ISFIFO, "a FIFO"),
-    (stat.S_ISCHR, "a character device"),
-    (stat.S_ISBLK, "a block device"),
-    (stat.S_ISSOCK, "a socket"),
-]
-
-
-def read_regular(path: str, max_bytes: int) -> bytes | str:
-    """The file's bytes, or why it is not read: only a regular file (symlinks followed) of at most
-    `max_bytes` is read; a FIFO or device is never opened for reading (no blocking, no endless data)."""
-    try:
-        st = os.stat(path)
-        if not stat.S_ISREG(st.st_mode):
-            kind = next((name for test, name in _KINDS if test(st.st_mode)), "not a regular file")
-            return f"it is {kind}, not a regular file"
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):  # replaced between the two calls
-                return "it is not a regular file"
-            with os.fdopen(fd, "rb", closefd=False) as f:
-                data = f.read(max_bytes + 1)
-        finally:
-            os.close(fd)
-    except OSError as e:
-        return e.strerror or str(e)
-    return data
+# the one guarded reader: every read of a checked file, an imported module, a stub, standard input or a file
+# `infer` annotates goes through it (it lives in the engine so that the stub loader can use it too)
+from namedcheck.engine.readfile import Unreadable, read_bytes, read_regular, read_stream, read_text, write_regular
 
 
 def source_lines(source: str) -> list[str]:
@@ -46,4 +19,12 @@ def source_lines(source: str) -> list[str]:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
-__all__ = ["read_regular", "source_lines"]
+__all__ = [
+    "Unreadable",
+    "read_bytes",
+    "read_regular",
+    "read_stream",
+    "read_text",
+    "source_lines",
+    "write_regular",
+]

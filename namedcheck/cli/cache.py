@@ -46,7 +46,11 @@ def build_fingerprint(stub_paths: tuple[str, ...]) -> str:
     pkg = Path(namedcheck.__file__).resolve().parent
     h = hashlib.sha256(namedcheck.__version__.encode())
     for f in sorted([*pkg.rglob("*.py"), *stub_files(stub_paths)]):
-        st = f.stat()
+        try:
+            st = f.stat()
+        except OSError:  # a dangling stub link (the run says so before checking anything)
+            h.update(f"{f}:missing".encode())
+            continue
         h.update(f"{f}:{st.st_size}:{st.st_mtime_ns}".encode())
     return h.hexdigest()
 
@@ -105,12 +109,28 @@ class ResultCache:
                 }
             )
             payload = json.dumps({"key": key, "sha256": hashlib.sha256(body.encode()).hexdigest(), "diagnostics": body})
-            fd, tmp = tempfile.mkstemp(dir=sub)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(payload)
-            os.replace(tmp, sub / key)
+            fd, tmp = tempfile.mkstemp(dir=sub, prefix=".tmp-")
         except OSError:
-            pass  # a read-only tree still gets checked, just not cached
+            return  # a read-only tree still gets checked, just not cached
+        try:
+            try:
+                _write_all(fd, payload.encode("utf-8"))
+            finally:
+                os.close(fd)
+            os.replace(tmp, sub / key)
+        except BaseException as e:  # a full disk: no empty or partial temporary file stays behind
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            if not isinstance(e, OSError):
+                raise
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def _diagnostic(d: object) -> Diagnostic:

@@ -4,12 +4,14 @@ max-file-size."""
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from namedcheck.analyzer.budget import Limits
+from namedcheck.analyzer.sources import read_text
 
 
 class ConfigError(Exception):
@@ -41,7 +43,7 @@ def load_config(start: Path) -> Config:
     if path is None:
         return Config()
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path, 16 * 1024 * 1024))  # the guarded reader
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
     section = _section(path, data)
@@ -72,11 +74,11 @@ def load_config(start: Path) -> Config:
     return cfg
 
 
-# key -> (Limits field, type, smallest value)
-_NUMBERS: dict[str, tuple[str, type, float]] = {
-    "time-budget": ("time_budget", float, 0.1),
-    "memory-budget": ("memory_budget", int, 64),
-    "max-file-size": ("max_file_size", int, 1),
+# key -> (Limits field, type, smallest value, largest value)
+_NUMBERS: dict[str, tuple[str, type, float, float]] = {
+    "time-budget": ("time_budget", float, 0.1, 86_400),  # seconds per file: at most a day
+    "memory-budget": ("memory_budget", int, 64, 1024 * 1024),  # MB per file: at most 1 TB
+    "max-file-size": ("max_file_size", int, 1, 1024),  # MB: at most 1 GB
 }
 
 
@@ -91,13 +93,14 @@ def _section(path: Path, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _number(path: Path, key: str, value: Any) -> float | int:
-    name, kind, least = _NUMBERS[key]
+    name, kind, least, most = _NUMBERS[key]
     ok = isinstance(value, int | float) and not isinstance(value, bool) and (kind is float or isinstance(value, int))
-    if not ok or value < least:
+    # nan compares false with everything and inf is no budget: a number must be finite and in range
+    if not ok or not least <= value <= most or not math.isfinite(value):
         unit = "seconds" if kind is float else "MB"
         raise ConfigError(
-            f"{path}: [tool.namedcheck] {key} must be {'a number' if kind is float else 'an integer'} "
-            f"of {unit}, at least {least:g}; found {value!r}"
+            f"{path}: [tool.namedcheck] {key} must be {'a finite number' if kind is float else 'an integer'} "
+            f"of {unit} from {least:g} to {most:g}; found {value!r}"
         )
     return kind(value)
 

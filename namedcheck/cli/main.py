@@ -7,7 +7,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config
@@ -37,8 +37,7 @@ def run_check(
     stats = stats if stats is not None else RunStats()
     bad_dirs: list[tuple[str, str]] = []
     files, missing = discover(list(paths), cfg.exclude, cfg.root, bad_dirs)
-    if missing:
-        raise FileNotFoundError(", ".join(missing))
+    # a path that does not exist is a diagnostic of the output (as ruff's E902), the other paths still checked
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
     project_paths = tuple(paths)
@@ -64,7 +63,10 @@ def run_check(
         results.extend(located_in(check_all(context, jobs), files))
     from namedcheck.cli.discover import reported
 
-    return sorted(reported(results, files) + [unreadable(d, "Directory", why) for d, why in bad_dirs])
+    bad = [unreadable(d, "Directory", why) for d, why in bad_dirs]
+    # a path that does not exist is a diagnostic of the output (as ruff's E902): the other paths are still checked
+    bad += [unreadable(m, "Path", "No such file or directory") for m in missing]
+    return sorted(reported(results, files) + bad)
 
 
 def _display(path: Path) -> str:
@@ -124,23 +126,62 @@ def _stdin_config_start(args: argparse.Namespace) -> str:
     return "."
 
 
+def _fail(args: argparse.Namespace, message: str) -> int:
+    """The command cannot run: the message on stderr, exit 2, and under --format json / sarif still a valid
+    document with no results on stdout (as ruff does for an error that is not a file's)."""
+    from namedcheck.cli.output import printable
+
+    print(f"namedcheck: error: {printable(message, keep=chr(9) + chr(10))}", file=sys.stderr)
+    _empty_document(args)
+    return 2
+
+
+def _empty_document(args: argparse.Namespace) -> None:
+    fmt = getattr(args, "format", None)
+    if fmt == "json":
+        if getattr(args, "command", None) == "coverage":
+            from namedcheck.cli.coverage import render_json
+
+            print(render_json({}))
+        else:
+            print("[]")
+    elif fmt == "sarif":
+        from namedcheck.cli.output import render_sarif
+
+        print(render_sarif([]))
+
+
+def _stub_problem(cfg: Config) -> str | None:
+    """A stub that cannot be used, said once before anything is checked (mypy stops at a stub it cannot
+    parse too): never a hang on a FIFO, a pass on an endless file, or every file's NC000."""
+    if not cfg.stub_paths:
+        return None
+    from namedcheck.engine.stubs import stub_problem
+
+    problem = stub_problem(tuple(cfg.stub_paths))
+    if problem is None:
+        return None
+    where = f" (stub-paths in {cfg.root / 'pyproject.toml'})" if cfg.root is not None else ""
+    return f"a stub file cannot be used: {problem}{where}; hint: fix the stub, or take it out of stub-paths"
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
     except ConfigError as e:
-        print(f"namedcheck: error: {e}", file=sys.stderr)
-        return 2
+        return _fail(args, str(e))
     from namedcheck.cli.config import unknown_codes
 
     for flag, value in (("--select", args.select), ("--ignore", args.ignore)):
         bad = unknown_codes(_codes(value)) if value else []
         if bad:
-            print(
-                f"namedcheck: error: {flag} names no known code: {', '.join(bad)} "
-                f"(expected codes or prefixes such as NC2 or NC502)",
-                file=sys.stderr,
+            return _fail(
+                args,
+                f"{flag} names no known code: {', '.join(bad)} (expected codes or prefixes such as NC2 or NC502)",
             )
-            return 2
+    problem = _stub_problem(cfg)
+    if problem is not None:
+        return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache else (cfg.root or Path.cwd())
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
@@ -152,21 +193,38 @@ def cmd_check(args: argparse.Namespace) -> int:
 
         display = args.stdin_filename or "-"
         try:
-            raw = getattr(sys.stdin, "buffer", None)  # a text stream without bytes (tests, embedders): its text
-            source = raw.read().decode("utf-8") if raw is not None else sys.stdin.read()
+            source = _read_stdin(cfg)
         except UnicodeDecodeError as e:
-            print(f"namedcheck: error: standard input is not UTF-8 text: {e}", file=sys.stderr)
-            return 2
-        diags = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats)
+            return _fail(args, f"standard input is not UTF-8 text: {e}")
+        except OSError as e:  # the guarded reader's Unreadable: over the cap, or no data for a while
+            from namedcheck.engine.readfile import Unreadable
+
+            if not (isinstance(e, Unreadable) and e.too_large):
+                return _fail(args, f"standard input cannot be read: {e}")
+            source = None
+        if source is None:  # as a file over the cap: one NC001, nothing read past it
+            from namedcheck.engine.codes import NC001
+
+            mb = cfg.limits.max_file_size
+            diags = [
+                Diagnostic(
+                    display,
+                    1,
+                    1,
+                    1,
+                    1,
+                    NC001,
+                    f"File is not checked: it is larger than {mb} MB (max-file-size in [tool.namedcheck])",
+                )
+            ]
+            source = ""
+        else:
+            diags = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats)
         stats.files = stats.analysed = 1
         lines = source_lines(source)
         read_line = lambda _path, line: lines[line - 1] if 0 < line <= len(lines) else ""  # noqa: E731
     else:
-        try:
-            diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats)
-        except FileNotFoundError as e:
-            print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
-            return 2
+        diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats)
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
     diags = selected(diags, select, ignore)
@@ -178,6 +236,34 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"Fixed {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
     _print_results(args, diags, read_line, stats)
     return _unreadable_status(diags) or (1 if diags else 0)
+
+
+STDIN_IDLE_BUDGETS = 3  # `check -`: no byte on standard input for 3 time budgets (an idle FIFO) ends the run
+
+
+def _read_stdin(cfg: Config) -> str:
+    """`check -`'s buffer through the guarded reader: at most max-file-size (`/dev/zero` ends there, with
+    `Unreadable`), and an idle limit when standard input is not a terminal (a FIFO nobody writes to)."""
+    from namedcheck.engine.readfile import read_stream
+
+    if sys.stdin is None:  # started with standard input closed
+        from namedcheck.engine.readfile import Unreadable
+
+        raise Unreadable("it is closed")
+    raw = getattr(sys.stdin, "buffer", None)
+    cap = cfg.limits.max_file_size * 1024 * 1024
+    if raw is None:  # a text stream without bytes (tests, embedders): its text
+        text = sys.stdin.read(cap + 1)
+        if len(text) > cap:
+            from namedcheck.engine.readfile import Unreadable
+
+            raise Unreadable("larger than the cap", too_large=True)
+        return text
+    try:
+        tty = sys.stdin.isatty()
+    except (OSError, ValueError):
+        tty = False
+    return read_stream(raw, cap, None if tty else STDIN_IDLE_BUDGETS * cfg.limits.time_budget).decode("utf-8")
 
 
 def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line: Any, stats: RunStats) -> None:
@@ -208,8 +294,10 @@ def _unreadable_status(diags: list[Diagnostic]) -> int:
     from namedcheck.cli.files import is_unreadable
 
     bad = [d for d in diags if is_unreadable(d)]
+    from namedcheck.cli.output import printable
+
     for d in bad:
-        print(f"namedcheck: error: {d.path}: {d.message}", file=sys.stderr)
+        print(f"namedcheck: error: {printable(d.path)}: {printable(d.message)}", file=sys.stderr)
     return 2 if bad else 0
 
 
@@ -220,8 +308,7 @@ def _internal_failure(args: argparse.Namespace, e: Exception) -> int:
         f"namedcheck: internal error: {what}; please report it at https://github.com/namedcheck/namedcheck/issues",
         file=sys.stderr,
     )
-    if getattr(args, "format", None) == "json":
-        print("[]")
+    _empty_document(args)
     return 2
 
 
@@ -261,12 +348,18 @@ def _fix_and_attach(
         group = [d for d in diags if d.path == path]
         if any(d.code in FIXABLE for d in group):
             try:
-                source = stdin_source if stdin_source is not None else Path(path).read_text(encoding="utf-8")
+                source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
                 group = _with_fixes(group, analyse(path, source))
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(group)
     return sorted(out), fixed
+
+
+def _read_checked(path: str, cfg: Config) -> str:
+    from namedcheck.engine.readfile import read_text
+
+    return read_text(path, cfg.limits.max_file_size * 1024 * 1024)
 
 
 def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Diagnostic]:
@@ -287,16 +380,14 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(Path(args.config_root or "."))
     except ConfigError as e:
-        print(f"namedcheck: error: {e}", file=sys.stderr)
-        return 2
+        return _fail(args, str(e))
+    problem = _stub_problem(cfg)
+    if problem is not None:
+        return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache or os.environ.get("NAMEDCHECK_NO_CACHE") else (cfg.root or Path.cwd())
     stats = RunStats()
-    try:
-        diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False)
-    except FileNotFoundError as e:
-        print(f"namedcheck: error: no such file or directory: {e}", file=sys.stderr)
-        return 2
+    diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False)
     print(coverage.render_json(stats.coverage) if args.format == "json" else coverage.render_text(stats.coverage))
     return _unreadable_status(diags)
 
@@ -326,30 +417,39 @@ def cmd_infer(args: argparse.Namespace) -> int:
         cfg = load_config(Path(args.config_root or "."))
         files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)
     except ConfigError as e:
-        print(f"namedcheck: error: {e}", file=sys.stderr)
-        return 2
+        return _fail(args, str(e))
     if missing:
-        print(f"namedcheck: error: no such file or directory: {', '.join(missing)}", file=sys.stderr)
-        return 2
+        return _fail(args, f"no such file or directory: {', '.join(missing)}")
+    problem = _stub_problem(cfg)
+    if problem is not None:
+        return _fail(args, problem)
     from namedcheck.analyzer.session import Session
+    from namedcheck.engine.readfile import read_bytes, write_regular
 
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
+    status = 0  # 2 once a file could not be read or written: said, and the other files still done
     for display, f in files:
-        try:
-            source = Path(f).read_text(encoding="utf-8")
+        try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
+            data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
+            source = data.decode("utf-8")
         except (OSError, UnicodeDecodeError) as e:
-            print(f"namedcheck: error: {display}: cannot read: {e}", file=sys.stderr)
-            return 2
+            print(f"namedcheck: error: {_shown(display)}: cannot read: {e}", file=sys.stderr)
+            status = 2
+            continue
         new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
-        if args.write and new != source:
-            session.set_text(f, new)  # the next files' analyses read the annotated text
         if new == source:
             continue
+        if args.write:
+            try:  # atomically, and only over the text it read (an editor's save meanwhile is kept)
+                write_regular(f, new.encode("utf-8"), expected=data)
+            except OSError as e:
+                print(f"namedcheck: error: {_shown(display)}: cannot write: {e}", file=sys.stderr)
+                status = 2
+                continue
+            session.set_text(f, new)  # the next files' analyses read the annotated text
         total += len(added)
         changed += 1
-        if args.write:
-            Path(f).write_text(new, encoding="utf-8")
         if args.diff:
             print(unified_diff(display, source, new), end="")
         elif not args.write:
@@ -360,7 +460,13 @@ def cmd_infer(args: argparse.Namespace) -> int:
         f"{what.capitalize()} {total} site{'s' if total != 1 else ''} in {changed} file{'s' if changed != 1 else ''}.",
         file=sys.stderr,
     )
-    return 0
+    return status
+
+
+def _shown(path: str) -> str:
+    from namedcheck.cli.output import printable
+
+    return printable(path)
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
@@ -452,5 +558,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _internal_failure(args, e)
 
 
+def run() -> NoReturn:
+    """The console script: `main`, then exit at once. The interpreter's own teardown frees every object the
+    analysis made, one by one, which takes seconds after a large file and proves nothing."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed pipe: nothing more to say
+            pass
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

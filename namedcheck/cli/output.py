@@ -10,12 +10,25 @@ from namedcheck.diagnostic import Diagnostic, Fix, Related
 from namedcheck.engine.codes import CODES, REPO_URL, family, help_text, help_uri
 
 
+def printable(s: str, keep: str = "\t") -> str:
+    """`s` with control characters (an escape sequence in a file name or a message, a bidirectional override)
+    written as Python writes them in a repr (`\\x1b`, `\\u202e`), so a terminal or a CI log shows them instead
+    of obeying them; the characters of `keep` (a tab; a message's line breaks) stay."""
+    if s.isprintable() or all(c.isprintable() or c in keep for c in s):
+        return s
+    return "".join(c if c.isprintable() or c in keep else repr(c)[1:-1] for c in s)
+
+
+def _message(s: str) -> str:
+    return printable(s, "\t\n")
+
+
 def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], color: bool = False) -> str:
     out: list[str] = []
     bold, red, blue, reset = ("\033[1m", "\033[31m", "\033[34m", "\033[0m") if color else ("", "", "", "")
     for d in diags:
-        out.append(f"{bold}{d.path}:{d.line}:{d.column}:{reset} {red}{d.code}{reset} {d.message}")
-        src = read_line(d.path, d.line)
+        out.append(f"{bold}{printable(d.path)}:{d.line}:{d.column}:{reset} {red}{d.code}{reset} {_message(d.message)}")
+        src = printable(read_line(d.path, d.line))
         if src:
             gutter = " " * len(str(d.line))
             width = (d.end_column - d.column) if d.end_line == d.line else len(src.rstrip()) - d.column + 1
@@ -23,9 +36,11 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
             out.append(f"{blue}{d.line} |{reset} {src.rstrip()}")
             out.append(f"{blue}{gutter} |{reset} {' ' * (d.column - 1)}{red}{'^' * max(1, width)}{reset}")
         for r in d.related:
-            out.append(f"{' ' * len(str(d.line))} = note: {r.path}:{r.line}:{r.column}: {r.message}")
+            out.append(
+                f"{' ' * len(str(d.line))} = note: {printable(r.path)}:{r.line}:{r.column}: {_message(r.message)}"
+            )
         if d.hint:
-            out.append(f"{' ' * len(str(d.line))} = hint: {d.hint}")
+            out.append(f"{' ' * len(str(d.line))} = hint: {_message(d.hint)}")
         out.append("")
     n = len(diags)
     out.append(f"Found {n} error{'s' if n != 1 else ''}." if n else "All checks passed.")
@@ -55,10 +70,11 @@ def render_github(diags: list[Diagnostic]) -> str:
     out = []
     for d in diags:
         title = f"{d.code} {CODES[d.code].title}" if d.code in CODES else d.code
-        notes = "".join(f"\nnote: {r.path}:{r.line}:{r.column}: {r.message}" for r in d.related)
-        text = d.message + notes + (f"\nhint: {d.hint}" if d.hint else "")
+        p, m = printable, _message
+        notes = "".join(f"\nnote: {p(r.path)}:{r.line}:{r.column}: {m(r.message)}" for r in d.related)
+        text = m(d.message) + notes + (f"\nhint: {m(d.hint)}" if d.hint else "")
         out.append(
-            f"::error file={prop(d.path)},line={d.line},col={d.column},endLine={d.end_line},"
+            f"::error file={prop(p(d.path))},line={d.line},col={d.column},endLine={d.end_line},"
             f"endColumn={d.end_column},title={prop(title)}::{esc(text)}"
         )
     return "\n".join(out)

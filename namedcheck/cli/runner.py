@@ -5,9 +5,11 @@ it was checking one NC001 diagnostic, never the run."""
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.files import read_regular, unreadable
@@ -30,9 +32,27 @@ class Job:
 def check_file(job: Job) -> list[Diagnostic]:
     """One file's diagnostics (never raises); an analysed file's are a `FileDiagnostics`, which also holds
     what its analysis saw of its array shapes (its coverage, cached with them)."""
+    try:
+        return _check_file(job)
+    except Exception as e:  # reading, the project's import scan, the cache: a failure costs this file only
+        from namedcheck.analyzer.session import internal
+        from namedcheck.engine.errors import is_strict_rule_bug
+
+        if is_strict_rule_bug(e):
+            raise
+        return [internal(job.display, f"{type(e).__name__}: {e}")]
+
+
+def _check_file(job: Job) -> list[Diagnostic]:
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
+        if not os.path.lexists(job.path):  # listed, then gone (an editor's rename-save): not a broken run
+            return [
+                Diagnostic(
+                    job.display, 1, 1, 1, 1, NC001, "File is not checked: it was removed or renamed during the run"
+                )
+            ]
         return [unreadable(job.display, "File", data)]
     if len(data) > max_bytes:
         return [
@@ -73,9 +93,22 @@ def check_file(job: Job) -> list[Diagnostic]:
             return FileDiagnostics(_here(cached, job.display), job.display, coverage)
     result = session.check(path, source, job.display, force=True)
     diags = result.all
-    if cache is not None and key is not None and result.complete:  # a file cut short by its budget: not cached
+    # a file cut short by its budget is not cached; nor is a result whose inputs changed while it was computed
+    # (a dependency saved meanwhile: the key names its old text, the analysis may have read the new one)
+    if cache is not None and key is not None and result.complete and _inputs_unchanged(job, data, project, deps):
         cache.put(key, _anywhere(diags, job.display), result.coverage)
     return FileDiagnostics(diags, job.display, result.coverage)
+
+
+def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:
+    """Whether the file and the project modules it imports (the cache key's inputs) still hold what the key
+    was made from, read again after the check (a module's hash is taken again when its size or mtime moved)."""
+    if read_regular(job.path, len(data)) != data:
+        return False
+    try:
+        return (project.dependency_fingerprint(Path(job.path)) if project is not None else "") == deps
+    except Exception:
+        return False
 
 
 def _anywhere(diags: list[Diagnostic], display: str) -> list[Diagnostic]:
@@ -123,41 +156,112 @@ def check_all(
     return out
 
 
-def _fork_context():
+def _fork_context() -> Any:
     import multiprocessing
 
     return multiprocessing.get_context("fork") if "fork" in multiprocessing.get_all_start_methods() else None
 
 
+_STATE: Any = None  # in a worker: per work item, 0 not started, 1 running, 2 done (shared with the parent)
+
+
+def _worker_init(parent: int, state: Any = None) -> None:
+    """A worker dies with the process that started it (a `kill -9` of the command leaves no worker behind):
+    on Linux the kernel sends it SIGKILL (PR_SET_PDEATHSIG); elsewhere, and should that call fail, a
+    thread ends it once its parent is gone."""
+    global _STATE
+    _STATE = state
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
+        except (OSError, AttributeError, TypeError):
+            pass
+    if os.getppid() != parent:  # the parent died before the call above took effect
+        os._exit(1)
+    import threading
+
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="namedcheck-parent-watch").start()
+
+
+def _watch_parent(parent: int) -> None:
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
 def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
+    """Chunks of files in `jobs` workers. A worker that dies (a native crash, the OOM killer) breaks the pool:
+    a new one runs the rest in parallel; the chunks that were running are run again a file at a time, and a
+    file that was running when a worker died again is checked alone (`isolated`: its crash is its NC001)."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     size = max(1, len(todo) // (jobs * 8))
-    chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
-    done: dict[int, list[list[Diagnostic]]] = {}
-    try:
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks)), mp_context=_fork_context()) as pool:
-            futures = {pool.submit(_check_chunk, chunk): i for i, chunk in enumerate(chunks)}
-            for fut, i in futures.items():
-                try:
-                    done[i] = fut.result()
-                    for result in done[i]:
+    chunks = [list(range(i, min(i + size, len(todo)))) for i in range(0, len(todo), size)]
+    ctx = _fork_context() or multiprocessing.get_context()
+    state = ctx.RawArray("b", len(chunks) + len(todo))  # an item id per chunk, and per file run on its own
+    pending: list[tuple[int, list[int]]] = list(enumerate(chunks))
+    next_id = len(chunks)
+    results: dict[int, list[Diagnostic]] = {}
+    alone: list[int] = []
+    idle_rounds = 0
+    while pending:
+        try:
+            with ProcessPoolExecutor(
+                max_workers=min(jobs, len(pending)),
+                mp_context=ctx,
+                initializer=_worker_init,
+                initargs=(os.getpid(), state),
+            ) as pool:
+                futures = [(pool.submit(_check_item, item, [todo[i] for i in idx]), item, idx) for item, idx in pending]
+                for fut, _item, idx in futures:
+                    try:
+                        out = fut.result()
+                    except BrokenProcessPool:  # its worker died, or another one while it waited
+                        continue
+                    for i, result in zip(idx, out):
+                        results[i] = result
                         record(result)
-                except BrokenProcessPool:
-                    continue  # this chunk's worker died (or the pool broke before it ran)
-    except BrokenProcessPool:
-        pass
-    out: list[Diagnostic] = []
-    for i, chunk in enumerate(chunks):
-        if i in done:
-            for result in done[i]:
-                out.extend(result)
-        else:  # lost with a dead worker: each file again, alone in a fresh process
-            for job in chunk:
-                result = isolated(job)
-                record(result)
-                out.extend(result)
+        except BrokenProcessPool:
+            pass
+        broken = [(item, idx) for item, idx in pending if not all(i in results for i in idx)]
+        pending = []
+        suspects = 0
+        for item, idx in broken:
+            if state[item] != 1:  # not running when the pool broke: innocent, run again as it is
+                pending.append((item, idx))
+                continue
+            suspects += 1
+            if len(idx) > 1:  # one of its files may have killed the worker: each again, in the new pool
+                for i in idx:
+                    pending.append((next_id, [i]))
+                    next_id += 1
+            else:
+                alone.extend(idx)
+        idle_rounds = idle_rounds + 1 if not suspects else 0
+        if idle_rounds > 3:  # workers killed from outside, again and again: each file on its own
+            alone.extend(i for _, idx in pending for i in idx)
+            pending = []
+    for i in alone:
+        result = isolated(todo[i])
+        results[i] = result
+        record(result)
+    return [d for i in range(len(todo)) for d in results[i]]
+
+
+def _check_item(item: int, chunk: list[Job]) -> list[list[Diagnostic]]:
+    """Each file's result, in order; the item marked running, then done, in the shared state."""
+    if _STATE is not None:
+        _STATE[item] = 1
+    out = _check_chunk(chunk)
+    if _STATE is not None:
+        _STATE[item] = 2
     return out
 
 
@@ -172,7 +276,9 @@ def isolated(job: Job) -> list[Diagnostic]:
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        with ProcessPoolExecutor(max_workers=1, mp_context=_fork_context()) as pool:
+        with ProcessPoolExecutor(
+            max_workers=1, mp_context=_fork_context(), initializer=_worker_init, initargs=(os.getpid(),)
+        ) as pool:
             return pool.submit(_check_chunk, [job]).result()[0]
     except BrokenProcessPool:
         return [

@@ -670,12 +670,15 @@ def chosen_edits(diags: list[Diagnostic], unsafe: bool) -> tuple[list[Edit], int
 def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5) -> int:
     """Apply fixes to one file until none applies (each round re-checks with `recheck`, which gives the
     diagnostics with their fixes); how many diagnostics were fixed."""
-    from pathlib import Path
+    from namedcheck.analyzer.sources import read_bytes, write_regular
 
-    p = Path(path)
     fixed = 0
     for _ in range(rounds):
-        source = p.read_text(encoding="utf-8")
+        try:  # the guarded reader (a file replaced by a FIFO or a device meanwhile is left alone)
+            data = read_bytes(path, 64 * 1024 * 1024)
+            source = data.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            break
         diags = recheck(source)
         edits, n = chosen_edits(diags, unsafe)
         if not edits:
@@ -685,6 +688,9 @@ def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool
             cst.parse_module(new)
         except Exception:  # never write a file that no longer parses
             break
-        p.write_text(new, encoding="utf-8")
+        try:  # atomically, and only over the text read (an editor's save meanwhile is kept)
+            write_regular(path, new.encode("utf-8"), expected=data)
+        except OSError:
+            break
         fixed += n
     return fixed

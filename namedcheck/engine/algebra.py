@@ -166,7 +166,7 @@ def norm_axis(axis: int, ndim: int, op: str) -> int:
 _INT_OPS = {
     "jax.numpy.add": lambda a, b: a + b,
     "jax.numpy.subtract": lambda a, b: a - b,
-    "jax.numpy.multiply": lambda a, b: a * b,
+    "jax.numpy.multiply": lambda a, b: _times(a, b),
     "jax.numpy.floor_divide": lambda a, b: a // b,
     "jax.numpy.mod": lambda a, b: a % b,
     "jax.numpy.divide": lambda a, b: a / b,
@@ -174,15 +174,27 @@ _INT_OPS = {
 }
 
 
+MAX_INT_BITS = 4096  # a constant folded from sizes stays below 2**4096 (`x = x * x` forty times: 2**40 digits)
+
+
 def _power(a: Any, b: Any) -> Any:
     """`a ** b` on Python numbers, None when it is not a real number of modest size."""
     if abs(b) > 64 or (a == 0 and b < 0):
+        return None
+    if isinstance(a, int) and a.bit_length() * abs(b) > MAX_INT_BITS:
         return None
     try:
         r = a**b
     except OverflowError:
         return None
     return r if is_number(r) else None
+
+
+def _times(a: Any, b: Any) -> Any:
+    """`a * b`, None for a product of ints past `MAX_INT_BITS`."""
+    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_INT_BITS:
+        return None
+    return a * b
 
 
 def is_number(v: Any) -> bool:

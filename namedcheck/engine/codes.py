@@ -65,7 +65,8 @@ _CODES: list[Code] = [
         "The file is not valid Python 3 syntax, so nothing in it can be checked. The same code says a file "
         "was not checked for another reason given in the message: it cannot be read (not a regular file, "
         "no permission: the run exits 2), it is larger than max-file-size, it nests deeper than the analyzer's "
-        "limit, or the process checking it crashed.",
+        "limit, or the process checking it crashed. A file whose analysis ran past its time-budget or "
+        "memory-budget keeps what was found before and gets one NC001 at line 1 saying the rest is unchecked.",
         "def f(x:\n    return x\n",
         "def f(x):\n    return x\n",
         hint="make the file valid UTF-8 Python 3 source; only files that parse can be checked",

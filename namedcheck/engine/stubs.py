@@ -18,6 +18,7 @@ from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops import RULE, Op
 from namedcheck.engine.ops.registry import family_key, lookup
+from namedcheck.engine.readfile import read_text
 from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARARGS, VARKW, Param, Signature
 from namedcheck.engine.stubfiles import StubError, builtin_stub_dir, stub_files  # noqa: F401 (re-exported)
 from namedcheck.engine.syntax import parse_item
@@ -67,15 +68,36 @@ def _decorator(node: ast.expr, where: str) -> tuple[str, dict[str, Any]]:
     raise StubError(f"{where}: unsupported decorator")
 
 
+MAX_STUB_BYTES = 5 * 1024 * 1024
+
+
+def _tree(path: Path) -> ast.Module:
+    """A stub's syntax tree, read with the guarded reader (a FIFO, a device or an over-large file is never
+    read); `StubError` naming the file, the place and what is wrong when it cannot be used."""
+    try:
+        text = read_text(path, MAX_STUB_BYTES)
+    except OSError as e:
+        raise StubError(f"{path}: cannot be read: {e}") from None
+    except UnicodeDecodeError as e:
+        raise StubError(f"{path}: not UTF-8 text: {e}") from None
+    try:
+        return ast.parse(text, filename=str(path))
+    except SyntaxError as e:
+        raise StubError(f"{path}:{e.lineno or 1}: invalid syntax: {e.msg}") from None
+    except (RecursionError, MemoryError, ValueError) as e:
+        what = "nested too deeply to parse" if not isinstance(e, ValueError) else str(e)
+        raise StubError(f"{path}: {what}") from None
+
+
 def load_file(path: Path) -> dict[str, Op]:
     module = path.name[: -len(".pyi")]
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    tree = _tree(path)
     ops: dict[str, Op] = {}
     for node in tree.body:
         if not isinstance(node, ast.FunctionDef):
             continue
         name = f"{module}.{node.name}"
-        where = f"{path.name}:{node.lineno} ({name})"
+        where = f"{path}:{node.lineno} ({name})"
         sig = Signature(name, _params(node, where), _annotation(node.returns, where))
         if not node.decorator_list:
             if sig.returns is None:
@@ -104,5 +126,23 @@ def op_table(extra_dirs: tuple[str, ...] = ()) -> dict[str, Op]:
     table: dict[str, Op] = {}
     for d in (builtin_stub_dir(), *map(Path, extra_dirs)):
         for f in sorted(Path(d).glob("*.pyi")):
-            table.update(load_file(f))
+            try:
+                table.update(load_file(f))
+            except RecursionError:
+                raise StubError(f"{f}: nested too deeply to read") from None
     return table
+
+
+def stub_problem(extra_dirs: tuple[str, ...] = ()) -> str | None:
+    """What is wrong with the user's stubs (the first bad file: its path, place and fault), None when they
+    load: a front end says it once, before checking anything (as mypy stops at a stub it cannot parse).
+    The built-in stubs are not loaded for it (a warm-cache run never needs them)."""
+    for d in extra_dirs:
+        for f in sorted(Path(d).glob("*.pyi")):
+            try:
+                load_file(f)
+            except StubError as e:
+                return str(e)
+            except RecursionError:
+                return f"{f}: nested too deeply to read"
+    return None

@@ -21,6 +21,26 @@ _OPS: dict[type, Any] = {
 }
 
 
+# Bounds on what size arithmetic keeps (a program squaring a size forty times, or an annotation of 5,000
+# terms, would otherwise take exponential time or overflow the parser's recursion): past them a size is
+# not a size expression (None: not known)
+MAX_TEXT = 1000  # characters of a size expression parsed (real ones are below 100)
+MAX_TERMS = 64  # terms of a polynomial
+MAX_ATOMS = 256  # atom occurrences over all its terms
+MAX_COEFFICIENT_BITS = 4096
+
+
+def _bounded(p: Poly | None) -> Poly | None:
+    """`p` when it is within the bounds above, else None."""
+    if p is not None and (
+        len(p) > MAX_TERMS
+        or sum(len(m) for m in p) > MAX_ATOMS
+        or any(c.bit_length() > MAX_COEFFICIENT_BITS for c in p.values())
+    ):
+        return None
+    return p
+
+
 def is_symbol(d: Any) -> bool:
     """A plain symbol such as 'N' (not an expression)."""
     return isinstance(d, str) and d.isidentifier()
@@ -157,9 +177,11 @@ def _atom_ok(node: ast.expr) -> bool:
 
 @cache
 def _tree(text: str) -> ast.expr | None:
+    if len(text) > MAX_TEXT:  # deeper than the recursive walks below may go
+        return None
     try:
         return ast.parse(text.strip(), mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
         return None
 
 
@@ -186,12 +208,12 @@ def _to_poly(node: ast.expr) -> Poly | None:
         if a is None or b is None:
             return None
         if isinstance(node.op, ast.Add):
-            return _add(a, b)
+            return _bounded(_add(a, b))
         if isinstance(node.op, ast.Sub):
-            return _add(a, _scale(b, -1))
+            return _bounded(_add(a, _scale(b, -1)))
         if isinstance(node.op, ast.Mult):
-            return _mul(a, b)
-        return _floordiv(a, b)
+            return _bounded(_mul(a, b))
+        return _bounded(_floordiv(a, b))
     if _atom_ok(node):
         return {(ast.unparse(node),): 1}
     return None
@@ -271,19 +293,23 @@ def text(p: Poly) -> str:
 
 
 def size(p: Poly | None) -> Any:
-    """A polynomial as a dim: an int when constant, else its canonical text (None stays None)."""
+    """A polynomial as a dim: an int when constant, else its canonical text (None stays None, and so does a
+    polynomial past the bounds above)."""
+    p = _bounded(p)
     if p is None:
         return None
     if set(p) <= {()}:
         return p.get((), 0)
-    return text(p)
+    out = text(p)
+    return out if len(out) <= MAX_TEXT else None
 
 
 def canonical(d: Any) -> Any:
     """A dim in canonical form (`'T*B'` -> `'B*T'`); one that is not a size expression unchanged."""
     if isinstance(d, str):
         p = poly(d)
-        return d if p is None else size(p)
+        out = size(p)
+        return d if out is None else out
     return d
 
 
@@ -310,7 +336,7 @@ def product(dims: Any) -> Any:
         p = poly(d)
         if p is None or out is None:
             return None
-        out = _mul(out, p)
+        out = _bounded(_mul(out, p))
     return size(out)
 
 

@@ -117,6 +117,13 @@ def _size(v: Any, where: str) -> int | str:
             hint="use a symbol such as 'N' for a size that is not known in advance",
         )
     if isinstance(v, str) and not v.isidentifier():
+        if len(v) > symbolic.MAX_TEXT:
+            raise RuleError(
+                NC102,
+                f"Size expression {v[:40]!r}... in {where} is {len(v)} characters long; namedcheck reads "
+                f"size expressions of at most {symbolic.MAX_TEXT}",
+                hint="name the size with a symbol (e.g. 'N') and bind it where it is known",
+            )
         if symbolic.parse(v) is None:
             raise RuleError(
                 NC102,

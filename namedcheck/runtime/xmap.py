@@ -100,9 +100,28 @@ def serial_loop(name: str, length: int) -> Iterator[None]:
 # ---- argument handling --------------------------------------------------------------------------
 
 
-def _to_mappings(spec: Any, what: str) -> Any:
+MAX_SPEC_DEPTH = 100  # containers nested in an in_axes / out_axes tree (real ones: a few)
+
+
+def _to_mappings(spec: Any, what: str, within: tuple[int, ...] = ()) -> Any:
     """Replace every axis mapping of an in_axes / out_axes tree by an engine AxisMapping leaf (the
-    engine's `is_axis_mapping` / `parse_mapping`: jax 0.4.30's grammar)."""
+    engine's `is_axis_mapping` / `parse_mapping`: jax 0.4.30's grammar). `within`: the ids of the
+    containers around `spec` (a container holding itself, or nested too deeply, is an error, not a
+    RecursionError)."""
+    if isinstance(spec, (list, tuple, dict)):
+        if id(spec) in within:
+            raise AxisMappingError(
+                NC401,
+                f"{what}: a {type(spec).__name__} contains itself; expected a tree of axis mappings, found a cycle",
+                hint="build in_axes / out_axes from fresh lists, tuples and dicts (no container holding itself)",
+            )
+        if len(within) >= MAX_SPEC_DEPTH:
+            raise AxisMappingError(
+                NC401,
+                f"{what}: containers nested more than {MAX_SPEC_DEPTH} levels deep; expected a tree of axis "
+                "mappings as deep as the arguments' pytrees",
+                hint="give one axis mapping for a whole subtree instead of nesting containers",
+            )
     if is_axis_mapping(spec) or not isinstance(spec, (list, tuple, dict)) or spec is None:
         if spec is None:
             raise AxisMappingError(
@@ -114,9 +133,10 @@ def _to_mappings(spec: Any, what: str) -> Any:
             return parse_mapping(spec, what)
         except RuleError as e:
             raise _error(e) from None
+    inside = (*within, id(spec))
     if isinstance(spec, (list, tuple)):
-        return tuple(_to_mappings(s, what) for s in spec)
-    return {k: _to_mappings(v, what) for k, v in spec.items()}
+        return tuple(_to_mappings(s, what, inside) for s in spec)
+    return {k: _to_mappings(v, what, inside) for k, v in spec.items()}
 
 
 def _flatten_prefix(what: str, tree: Any, spec: Any) -> list[AxisMapping]:

@@ -25,10 +25,14 @@ import ast
 import atexit
 import functools
 import hashlib
+import os
 import pickle
+import select
 import struct
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -328,19 +332,25 @@ class NamedcheckPlugin(Plugin):
         """The anchor's hook: report the file's diagnostics unless they are reported already (a target
         checked again, as dmypy does, keeps its errors until mypy clears them)."""
         try:
-            api = ctx.api
+            api: Any = ctx.api
             path = getattr(api, "path", None)
             if path is None or ctx.context is not self._anchors.get(path):
                 return ctx.default_return_type
             errors = api.msg.errors
             if path in errors.ignored_files or any(
-                info.code is not None and info.code.sub_code_of is NAMEDCHECK
+                info.code is not None and (info.code is NAMEDCHECK or info.code.sub_code_of is NAMEDCHECK)
                 for info in errors.error_info_map.get(path, ())
             ):
                 return ctx.default_return_type
             facts = self._facts(api)
             if facts is not None:
                 _report_diagnostics(errors, api, facts.diagnostics)
+            elif path in self._worker.failures:  # the worker stalled or crashed in this file: say so, once
+                watchers, errors._watchers = errors._watchers, []
+                try:
+                    api.note(self._worker.failures[path], Context(1, 0), code=NAMEDCHECK)
+                finally:
+                    errors._watchers = watchers
         except Exception:
             pass
         return ctx.default_return_type
@@ -401,12 +411,11 @@ def _stamp(path: str) -> tuple[int, int]:
 def _relevant(path: str, mtime: int, size: int) -> bool:
     """A file that mentions jax, or imports a module of its project (the calls of other files may cause
     diagnostics in it; the CLI reports those too)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            if is_relevant(f.read()):
-                return True
-    except (OSError, UnicodeDecodeError):
+    text = _read_source(path, whole=False)
+    if text is None:
         return False
+    if is_relevant(text):
+        return True
     from namedcheck.analyzer.project import project_for
 
     project = project_for(path)
@@ -460,16 +469,39 @@ def _facts_of(result: tuple[list[Any], dict[Any, Any]] | None) -> _FileFacts | N
     return _FileFacts(result[0], result[1])
 
 
+WORKER_TIMEOUT = "NAMEDCHECK_MYPY_TIMEOUT"  # seconds the plugin waits for each record of the worker's answer
+_RESTARTS = 4  # worker restarts per answer (each leaves out the file that stalled or crashed the one before)
+
+
+class _WorkerGone(Exception):
+    """The worker stalled (past its deadline) or ended before it answered."""
+
+    def __init__(self, why: str, culprit: str | None) -> None:
+        super().__init__(why)
+        self.why = why
+        self.culprit = culprit  # the file it was analysing, when it said
+
+
 class _Worker:
     """The helper process (`namedcheck_mypy.worker`) analysing the build's files ahead of mypy's checker.
     Files are named as mypy reads them; the first result asked for closes the list (mypy has read the
-    whole build before it checks a file) and brings every file's result."""
+    whole build before it checks a file) and brings every file's result.
+
+    The plugin never waits forever: each record of the answer must come within `allowance` seconds (the
+    worker names each file as it starts it). A worker that stalls or dies is killed; the file it was
+    analysing gets no namedcheck diagnostics and one note (`failures`), and a fresh worker analyses the
+    others; a worker that cannot start at all leaves the analysis to this process (`in_process`)."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
-        self.failed = False
+        self.failed = False  # the worker cannot be started: analyse in process
         self.build: dict[str, None] = {}  # every file of the build named so far (dmypy: of all updates)
         self.done: dict[str, tuple[tuple[int, int], Any]] = {}  # path -> (its stamp when analysed, result)
+        self.failures: dict[str, str] = {}  # path -> why it has no analysis (the note mypy shows)
+        # path -> (its stamp, the note) of a file that stalled or crashed a worker: not analysed again
+        # unless it changes (dmypy: an update of another file does not wait for it again)
+        self.stalled: dict[str, tuple[tuple[int, int], str]] = {}
+        self.allowance: float | None = None  # seconds per record of an answer (from the first file's config)
 
     def submit(self, path: str) -> None:
         """A file mypy checks: analysed at once."""
@@ -477,6 +509,7 @@ class _Worker:
         if hit is not None and hit[0] == _stamp(path):
             return  # parsed late in the same build (a dependency changed): its result stands
         self.done.clear()  # a file changed (dmypy): every result may have
+        self.failures.clear()
         self._send("A", path)
 
     def note(self, path: str) -> None:
@@ -487,58 +520,125 @@ class _Worker:
 
     def _send(self, kind: str, path: str) -> None:
         self.build[path] = None
-        if self.failed:
+        if self.failed or self._stalled(path) or not _nameable(path):
             return
         try:
             if self.proc is None:
-                self.proc = subprocess.Popen(
-                    [sys.executable, "-m", "namedcheck_mypy.worker"],
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.DEVNULL,
-                )
-                assert self.proc.stdin is not None
-                self.proc.stdin.write(b"".join(f"B {p}\n".encode() for p in self.build if p != path))
-            assert self.proc.stdin is not None
-            self.proc.stdin.write(f"{kind} {path}\n".encode())
-            self.proc.stdin.flush()
-        except Exception:
+                self._start(exclude=path)
+        except Exception:  # no worker can be started here: this process analyses
+            self.close(kill=True)
             self.failed = True
+            return
+        try:
+            assert self.proc is not None and self.proc.stdin is not None
+            self.proc.stdin.write(f"{kind} {path}\n".encode("utf-8", "surrogateescape"))
+            self.proc.stdin.flush()
+        except OSError:  # the worker ended (a crash): the answer finds out which file
+            pass
+
+    def _start(self, exclude: str | None = None) -> None:
+        """Start a worker and name the build's files to it (all but `exclude` and those that failed)."""
+        if self.allowance is None:
+            self.allowance = _allowance(next(iter(self.build), None))
+        self.proc = subprocess.Popen(
+            worker_command(),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        assert self.proc.stdin is not None
+        named = [p for p in self.build if p != exclude and p not in self.failures and not self._stalled(p)]
+        try:
+            self.proc.stdin.write(
+                b"".join(f"B {p}\n".encode("utf-8", "surrogateescape") for p in named if _nameable(p))
+            )
+            self.proc.stdin.flush()
+        except OSError:  # ended at once: the answer says so
+            pass
+
+    def _stalled(self, path: str) -> bool:
+        """Whether `path` stalled or crashed a worker as it is now."""
+        hit = self.stalled.get(path)
+        return hit is not None and hit[0] == _stamp(path)
 
     def result(self, path: str) -> Any:
-        """The result for `path`; raises KeyError when it was not named or the worker failed."""
+        """The result for `path` (None when it has none: see `failures`); raises KeyError when the worker
+        cannot be started (then this process analyses)."""
+        if self.failed:
+            raise KeyError("no worker")
         if path not in self.done:
-            if path not in self.build:
-                raise KeyError(path)
-            if self.proc is None:
-                self._send("B", path)
+            if path not in self.build:  # named late (a file that was not reported): part of the build now
+                self.note(path)
             self._answer()
+            for p in (*self.build, path):  # a file the answer left out has no result
+                self.done.setdefault(p, (_stamp(p), None))
         return self.done[path][1]
 
     def _answer(self) -> None:
+        """Ask for every file's result; past a stall or a crash, leave the file it was in out and ask a
+        fresh worker (at most `_RESTARTS` times; then every file left gets the note)."""
+        last = "the analysis ended abnormally"
+        for p in self.build:
+            if self._stalled(p):
+                stamp, note = self.stalled[p]
+                self.failures[p] = note
+                self.done[p] = (stamp, None)
+        for _ in range(_RESTARTS + 1):
+            try:
+                if self.proc is None:
+                    self._start()
+            except Exception:  # the worker cannot be started
+                self.close(kill=True)
+                self.failed = True
+                raise KeyError("no worker") from None
+            try:
+                self._read_answer()
+                return
+            except _WorkerGone as gone:
+                self.close(kill=True)
+                if gone.culprit is not None:
+                    note = self.failures[gone.culprit] = _failure_note(gone.why)
+                    stamp = _stamp(gone.culprit)
+                    self.done[gone.culprit] = (stamp, None)
+                    self.stalled[gone.culprit] = (stamp, note)
+                    last = f"{gone.why} (in {gone.culprit})"
+                else:
+                    last = gone.why
+            finally:
+                self.close()  # the worker ends now, not with mypy (a dmypy update starts another)
+        for p in self.build:
+            if p not in self.done:
+                self.failures[p] = _failure_note(last)
+                self.done[p] = (_stamp(p), None)
+
+    def _read_answer(self) -> None:
         proc = self.proc
-        if self.failed or proc is None or proc.stdin is None or proc.stdout is None:
-            raise KeyError("no worker")
+        assert proc is not None and proc.stdin is not None and proc.stdout is not None
+        fd = proc.stdout.fileno()
+        allowance = self.allowance or _DEFAULT_ALLOWANCE
+        culprit: str | None = None
         try:
             proc.stdin.write(b"E\n")
             proc.stdin.flush()
-            while True:
-                head = proc.stdout.read(8)
-                if len(head) < 8:
-                    raise EOFError
-                (n,) = struct.unpack("<Q", head)
-                got, result = pickle.loads(proc.stdout.read(n))
-                if got is None:
-                    break
-                self.done[got] = (_stamp(got), result)
-        except Exception:
-            self.failed = True
-            raise KeyError("worker failed") from None
-        finally:
-            self.close()  # the worker ends now, not with mypy (a dmypy update starts another)
+        except OSError:
+            pass  # ended already: reading says so
+        while True:
+            try:
+                (n,) = struct.unpack("<Q", _read_within(fd, 8, allowance))
+                got, result = pickle.loads(_read_within(fd, n, allowance))
+            except TimeoutError:
+                raise _WorkerGone(f"the analysis did not finish within {allowance:g} s", culprit) from None
+            except Exception:  # the end of the pipe, a broken record
+                raise _WorkerGone("the analysis ended abnormally", culprit) from None
+            if got is None:
+                return
+            if isinstance(result, str):  # (path, WORKING): the worker starts this file
+                culprit = got
+                continue
+            self.done[got] = (_stamp(got), result)
 
     def in_process(self, path: str) -> Any:
-        """The build's analysis in this process (the worker failed)."""
+        """The build's analysis in this process (the worker cannot be started)."""
         from namedcheck_mypy.worker import analyse_build  # libcst loads with the first file
 
         if path not in self.done:
@@ -546,16 +646,171 @@ class _Worker:
                 self.done[p] = (_stamp(p), result)
         return self.done[path][1]
 
-    def close(self) -> None:
+    def close(self, kill: bool = False) -> None:
         """End the worker (at once: a file it is still analysing is not needed)."""
         proc, self.proc = self.proc, None
-        if proc is not None and proc.stdin is not None:
-            try:
-                proc.stdin.close()
-                proc.wait(timeout=0.2)
-            except Exception:
+        if proc is None:
+            return
+        try:
+            if kill:
                 proc.kill()
-                proc.wait()
+            elif proc.stdin is not None:
+                proc.stdin.close()  # the worker exits when its stdin ends
+            proc.wait(timeout=0.5)
+        except Exception:
+            proc.kill()
+            proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+
+_DEFAULT_ALLOWANCE = 60.0
+
+
+def _nameable(path: str) -> bool:
+    """A path the line protocol can carry (a line break in it would start another request)."""
+    return "\n" not in path and "\r" not in path
+
+
+def _allowance(path: str | None) -> float:
+    """Seconds the plugin waits for each record of the worker's answer (each file's analysis): three times
+    the per-file time budget of `[tool.namedcheck]` (parsing the file and the project modules it loads
+    come on top of its analysis) plus 30 s, or `NAMEDCHECK_MYPY_TIMEOUT`."""
+    try:
+        told = float(os.environ.get(WORKER_TIMEOUT, "nan"))
+        if told > 0 and told != float("inf"):
+            return told
+    except ValueError:
+        pass
+    if path is None:
+        return _DEFAULT_ALLOWANCE
+    try:
+        from namedcheck_mypy.worker import _configured
+
+        budget = float(_configured(path)[1].time_budget)
+    except Exception:
+        return _DEFAULT_ALLOWANCE
+    return 3 * budget + 30 if 0 < budget < float("inf") else _DEFAULT_ALLOWANCE
+
+
+def _failure_note(why: str) -> str:
+    return f"namedcheck: no diagnostics for this file: {why}; mypy's own check is complete"
+
+
+def _read_within(fd: int, n: int, seconds: float) -> bytes:
+    """Exactly `n` bytes of the pipe `fd`, within `seconds` (TimeoutError past them, EOFError at its end)."""
+    if os.name == "nt":  # no select() on pipes: a reading thread, waited for
+        box: list[bytes | BaseException] = []
+
+        def read() -> None:
+            try:
+                box.append(_read_exact(fd, n))
+            except BaseException as e:
+                box.append(e)
+
+        reader = threading.Thread(target=read, daemon=True)
+        reader.start()
+        reader.join(seconds)
+        if not box:
+            raise TimeoutError
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+    deadline = time.monotonic() + seconds
+    parts: list[bytes] = []
+    left = n
+    while left > 0:
+        wait = deadline - time.monotonic()
+        if wait <= 0:
+            raise TimeoutError
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            raise TimeoutError
+        chunk = os.read(fd, min(left, 1 << 20))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        left -= len(chunk)
+    return b"".join(parts)
+
+
+def _read_exact(fd: int, n: int) -> bytes:
+    parts: list[bytes] = []
+    while n > 0:
+        chunk = os.read(fd, min(n, 1 << 20))
+        if not chunk:
+            raise EOFError
+        parts.append(chunk)
+        n -= len(chunk)
+    return b"".join(parts)
+
+
+def worker_command() -> list[str]:
+    """The worker's command line, isolated from the checked project: `-I` (no PYTHON* variables, no user
+    site, neither the working directory nor a script's folder on sys.path) and `-S` (no site module: no
+    sitecustomize, usercustomize or .pth files), with exactly the path entries namedcheck needs appended
+    after the standard library's: those of namedcheck, the plugin and their dependencies as this process
+    imported them, and its site-packages folders."""
+    entries = _worker_path()
+    pdeathsig = threading.current_thread() is threading.main_thread()
+    boot = f"import sys; sys.path.extend({entries!r}); from namedcheck_mypy.worker import main; sys.exit(main())"
+    return [sys.executable, "-I", "-S", "-c", boot, str(os.getpid()), *(["--pdeathsig"] if pdeathsig else [])]
+
+
+_OWN = ("namedcheck", "namedcheck_mypy")
+# what the worker imports besides the standard library: libcst and its YAML reader, mypy (the plugin
+# package's __init__ imports it) and the packages mypy's compiled modules import
+_WORKER_NEEDS = (
+    *("libcst", "yaml", "yaml_ft", "typing_extensions"),
+    *("mypy", "mypy_extensions", "librt", "pathspec", "ast_serialize", "psutil"),
+)
+
+
+@functools.cache
+def _worker_path() -> list[str]:
+    """The path entries the worker needs: where this process found namedcheck and the plugin, where it
+    finds (or found) the packages they import, never looked up in the working directory, then its
+    site-packages folders."""
+    import importlib.machinery
+    import site
+    import sysconfig
+
+    here = os.getcwd()
+    entries: list[str] = []
+    search = [p for p in sys.path if p and os.path.isabs(p) and os.path.realpath(p) != os.path.realpath(here)]
+
+    def add(entry: str | None, own: bool = False) -> None:
+        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in entries:
+            return
+        if own or os.path.realpath(entry) != os.path.realpath(here):
+            entries.append(entry)
+
+    for name in (*_OWN, *_WORKER_NEEDS):
+        try:
+            module = sys.modules.get(name)
+            if module is not None:  # where this process imported it from
+                spec = module.__spec__
+            else:
+                spec = importlib.machinery.PathFinder.find_spec(name, search)
+        except (ImportError, ValueError, AttributeError):
+            continue
+        origin = spec.origin if spec is not None else None
+        if spec is None or not origin or not os.path.isabs(origin):
+            continue
+        folder = os.path.dirname(origin)
+        add(os.path.dirname(folder) if spec.submodule_search_locations is not None else folder, name in _OWN)
+    paths = sysconfig.get_paths()
+    for key in ("purelib", "platlib"):
+        add(paths.get(key))
+    for entry in site.getsitepackages() if hasattr(site, "getsitepackages") else []:
+        add(entry)
+    if site.ENABLE_USER_SITE:
+        add(site.getusersitepackages())
+    return entries
 
 
 def _mark_symbols(stmts: list[Any]) -> None:
@@ -613,7 +868,30 @@ def _from_source(path: str, t: UnboundType, head: str) -> ArrayType:
 
 @functools.lru_cache(maxsize=64)
 def _source_lines(path: str, mtime: int) -> list[str]:
-    return Path(path).read_text(encoding="utf-8").splitlines()
+    text = _read_source(path)
+    if text is None:
+        raise _NotLiteral
+    return text.splitlines()
+
+
+def _read_source(path: str, whole: bool = True) -> str | None:
+    """A project file's text through the guarded reader (`analyzer/sources.read_regular`: a regular file,
+    never a FIFO or a device) of at most `max-file-size` MB; None when it cannot be read (deleted, not
+    UTF-8, larger: then mypy's own output stands). Not `whole`: the first `max-file-size` MB of a larger
+    file (what decides whether the worker reports it)."""
+    from namedcheck.analyzer.budget import DEFAULT_MAX_FILE_SIZE
+    from namedcheck.analyzer.sources import read_regular
+
+    cap = DEFAULT_MAX_FILE_SIZE * 1024 * 1024
+    data = read_regular(path, cap)
+    if isinstance(data, str):
+        return None
+    if len(data) > cap:
+        return None if whole else data[:cap].decode("utf-8", "ignore")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def _mark(t: Any) -> None:

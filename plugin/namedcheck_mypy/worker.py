@@ -6,33 +6,51 @@ The plugin writes one line per file on stdin: `A <path>` (a file mypy will check
 hiding the analyzer's cost behind mypy's own analysis of imports) or `B <path>` (a file of the build mypy
 will not check again, e.g. fresh in its cache: its calls still count, analysed only when asked), then `E`
 when the build's files are all named. It then reads back one pickled `(path, result)` record per file
-(length-prefixed; path None ends the answer), `result` being `(diagnostics, types)` or None.
+(length-prefixed; path None ends the answer), `result` being `(diagnostics, types)` or None. While it
+answers, a record `(path, WORKING)` names each file as its analysis starts (so the plugin, which waits only
+so long for each record, knows which file stalled or crashed the worker).
 
-    python -m namedcheck_mypy.worker
+The plugin starts it isolated from the checked project (`hooks.worker_command`: `python -I -S`, its path
+entries passed in): nothing of the project, PYTHONPATH, PYTHONSTARTUP, sitecustomize or .pth files is
+imported. It ends when its stdin closes or its parent dies (PR_SET_PDEATHSIG on Linux, else a watch of its
+parent's id), even in the middle of a file.
+
+A file is read through the guarded reader (`analyzer/sources.read_regular`: regular files only, at most
+`max-file-size`); one that cannot be read (deleted since mypy named it) has no result, one over the size
+cap one NC001, as in the CLI. Each file's analysis runs within `[tool.namedcheck]`'s budgets.
 """
 
 from __future__ import annotations
 
 import os
 import pickle
+import queue
+import signal
 import struct
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, BinaryIO
 
 Result = tuple[list[Any], dict[Any, Any]]
+WORKING = "working"  # a record's result while the worker answers: the file named is being analysed
+# test hooks (tests/test_plugin_isolation.py): a file whose path contains the text given stalls the worker,
+# or ends it as a crash would; at its end the worker lists the modules it imported in the file given
+_STALL = "NAMEDCHECK_TEST_WORKER_STALL"
+_CRASH = "NAMEDCHECK_TEST_WORKER_CRASH"
+_MODULES = "NAMEDCHECK_TEST_WORKER_MODULES"
 
 
 class Build:
     """The files of one mypy build, analysed one by one as checked files; each file's result holds its own
     diagnostics and those the other files' calls cause in it."""
 
-    def __init__(self) -> None:
+    def __init__(self, channel: Channel | None = None) -> None:
         self.files: dict[str, str] = {}  # real path -> the path mypy gave
         self.own: dict[str, Result | None] = {}
         self.caused: dict[str, set[Any]] = {}  # real path -> diagnostics other files' calls cause there
         self.session: Any = None  # the analysis session of the build (analyzer/session.py), made on first use
+        self.channel = channel  # the pipe to the plugin (None: in process)
 
     def add(self, path: str) -> None:
         self.files.setdefault(os.path.realpath(path), path)
@@ -44,14 +62,20 @@ class Build:
         if real in self.own:
             return
         self.own[real] = None
+        if self.channel is not None:
+            self.channel.working(path)
         try:
             if self.session is None:
                 from namedcheck.analyzer.session import Session
 
-                self.session = Session(devices=_configured_devices(path))
+                devices, limits = _configured(path)
+                self.session = Session(devices=devices, limits=limits)
             got = _analyse(path, self.session)
-        except Exception:  # the plugin falls back to analysing in process
+        except Exception:  # no result for the file (mypy's own output stands)
             return
+        finally:
+            if self.channel is not None:
+                self.channel.working(None)
         if got is None:
             return
         own, others, types = got
@@ -80,14 +104,22 @@ class Build:
 
 def _configured_devices(path: str) -> tuple[int, ...]:
     """The device counts `[tool.namedcheck] devices` states for the build (the first file's project)."""
+    return _configured(path)[0]
+
+
+def _configured(path: str) -> tuple[tuple[int, ...], Any]:
+    """The device counts and the budgets (`Limits`) `[tool.namedcheck]` states for the build (the first
+    file's project); the defaults where it cannot be read."""
     from pathlib import Path
 
+    from namedcheck.analyzer.budget import Limits
     from namedcheck.cli.config import ConfigError, load_config
 
     try:
-        return load_config(Path(path).resolve().parent).devices
-    except (ConfigError, OSError):
-        return ()
+        config = load_config(Path(path).resolve().parent)
+    except (ConfigError, OSError, ValueError, RuntimeError):
+        return (), Limits()
+    return config.devices, config.limits
 
 
 def _unique(diags: list[Any]) -> list[Any]:
@@ -106,11 +138,27 @@ def _analyse(path: str, session: Any) -> tuple[list[Any], list[Any], dict[Any, A
     """One file of the build through the build's session: its diagnostics, those it causes elsewhere, and
     its expressions' values."""
     from namedcheck.analyzer.check import analyse_target_for_plugin
+    from namedcheck.analyzer.sources import read_regular
 
+    stall, crash = os.environ.get(_STALL), os.environ.get(_CRASH)
+    if stall and stall in path:
+        while True:
+            time.sleep(60)
+    if crash and crash in path:
+        os._exit(70)
+    cap = session.limits.max_file_size
+    data = read_regular(path, cap * 1024 * 1024)
+    if isinstance(data, str):
+        return None  # deleted or replaced since mypy named it: mypy's own output stands
+    if len(data) > cap * 1024 * 1024:
+        from namedcheck.diagnostic import Diagnostic
+        from namedcheck.engine.codes import NC001
+
+        message = f"File is not checked: it is larger than {cap} MB (max-file-size in [tool.namedcheck])"
+        return [Diagnostic(path, 1, 1, 1, 1, NC001, message)], [], {}
     try:
-        with open(path, encoding="utf-8") as f:
-            source = f.read()
-    except (OSError, UnicodeDecodeError):
+        source = data.decode("utf-8")
+    except UnicodeDecodeError:
         return None
     return analyse_target_for_plugin(source, path, session=session)
 
@@ -123,6 +171,78 @@ def analyse_build(paths: list[str]) -> dict[str, Result | None]:
     return build.results()
 
 
+class Channel:
+    """The worker's stdout: length-prefixed pickled records, written by the main thread (results) and the
+    reader thread (the file being analysed, as soon as the plugin asks for the answer)."""
+
+    def __init__(self, out: BinaryIO) -> None:
+        self.out = out
+        self.lock = threading.Lock()
+        self.answering = False  # the plugin asked for the answer and reads every record
+        self.current: str | None = None  # the file being analysed
+
+    def send(self, path: str | None, result: Any) -> None:
+        with self.lock:
+            self._write(path, result)
+
+    def _write(self, path: str | None, result: Any) -> None:
+        data = pickle.dumps((path, result))
+        self.out.write(struct.pack("<Q", len(data)) + data)
+        self.out.flush()
+
+    def working(self, path: str | None) -> None:
+        """The main thread starts (a path) or ends (None) a file's analysis."""
+        with self.lock:
+            self.current = path
+            if path is not None and self.answering:
+                self._write(path, WORKING)
+
+    def asked(self) -> None:
+        """The plugin asked for the answer (reader thread): name the file in progress at once."""
+        with self.lock:
+            self.answering = True
+            if self.current is not None:
+                self._write(self.current, WORKING)
+
+    def answered(self) -> None:
+        with self.lock:
+            self.answering = False
+
+
+def _read_requests(stdin: BinaryIO, requests: queue.Queue[str], channel: Channel) -> None:
+    """The reader thread: queue each request line; the end of stdin (the plugin closed it, or died) ends
+    the worker at once, even in the middle of a file."""
+    try:
+        for raw in stdin:
+            line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
+            if line == "E":
+                channel.asked()
+            requests.put(line)
+    except Exception:
+        pass
+    listing = os.environ.get(_MODULES)
+    if listing:
+        with open(listing, "w", encoding="utf-8") as f:
+            f.write("\n".join(sorted(sys.modules)))
+    os._exit(0)
+
+
+def _die_with_parent(parent: int) -> None:
+    """End with the parent: on Linux the kernel kills the worker when the thread that started it ends
+    (PR_SET_PDEATHSIG, asked for only when that thread is the parent's main thread); everywhere, a thread
+    watches the parent's id (mypy may end with os._exit, which runs no clean-up)."""
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+        except Exception:
+            pass
+    if os.getppid() != parent:  # gone before the signal was asked for
+        os._exit(0)
+
+
 def _exit_with_parent(parent: int) -> None:
     """Leave as soon as mypy is gone, even in the middle of a file (mypy may end with os._exit,
     which runs no clean-up; the closed pipe alone would be noticed only after the current file)."""
@@ -131,17 +251,23 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(0)
 
 
-def main() -> int:
-    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
-    out = sys.stdout.buffer
-    build = Build()
-
-    def send(path: str | None, result: Any) -> None:
-        data = pickle.dumps((path, result))
-        out.write(struct.pack("<Q", len(data)) + data)
-
-    for line in sys.stdin:
-        kind, _, path = line.rstrip("\n").partition(" ")
+def main(argv: list[str] | None = None) -> int:
+    """`argv`: the parent's process id, and `--pdeathsig` when the worker may ask the kernel to kill it with
+    the thread that started it (default: the current parent, no signal)."""
+    args = sys.argv[1:] if argv is None else argv
+    numbers = [a for a in args if a.isdigit()]
+    parent = int(numbers[0]) if numbers else os.getppid()
+    if "--pdeathsig" in args:
+        _die_with_parent(parent)
+    if os.getppid() != parent:
+        return 0
+    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
+    channel = Channel(sys.stdout.buffer)
+    requests: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=_read_requests, args=(sys.stdin.buffer, requests, channel), daemon=True).start()
+    build = Build(channel)
+    while True:
+        kind, _, path = requests.get().partition(" ")
         if kind == "A":
             build.analyse(path)
         elif kind == "B":
@@ -151,12 +277,11 @@ def main() -> int:
                 results = build.results()
             except Exception:
                 results = {}
+            channel.answered()
             for p, result in results.items():
-                send(p, result)
-            send(None, None)
-            out.flush()
-            build = Build()
-    return 0
+                channel.send(p, result)
+            channel.send(None, None)
+            build = Build(channel)
 
 
 if __name__ == "__main__":
