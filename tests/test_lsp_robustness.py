@@ -20,6 +20,7 @@ pytest.importorskip("pygls")
 
 from namedcheck.analyzer import chunks  # noqa: E402
 from namedcheck.analyzer.budget import Limits, resident_mb  # noqa: E402
+from namedcheck.analyzer.check import check_source  # noqa: E402
 from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
 from namedcheck.analyzer.session import Session  # noqa: E402
 
@@ -335,3 +336,31 @@ def test_program_records_do_not_grow_over_edits(tmp_path: Path) -> None:
         analyser.analyse(src.replace("config.batch_size = 4", f"config.batch_size = {i + 4}"))
         sizes.append(sum(len(getattr(project.program, n)) for n in ("mutated", "set_at", "read_at", "flags")))
     assert sizes[-1] == sizes[1], sizes
+
+
+HOSTILE = {
+    "binary chain": "x = " + " + ".join(["1"] * 5000) + "\n",
+    "unary chain": "x = " + "-" * 100_000 + "1\n",
+    "nested lambdas": "x = " + "lambda: " * 5000 + "1\n",
+    "attribute chain": "x = a" + ".b" * 20_000 + "\n",
+    "NUL byte": "x = '\0'\n",
+}
+
+
+@pytest.mark.parametrize("kind", list(HOSTILE))
+def test_hostile_buffers_are_refused_before_libcst(kind: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every chunk of a buffer passes the resource guard before libcst parses it: a hostile statement is one
+    NC001 (as the CLI reports it), and libcst never sees it."""
+    text = "import jax.numpy as jnp\n\n" + HOSTILE[kind]
+    want = check_source(text, "h.py")
+    assert [d.code for d in want] == ["NC001"]
+    seen: list[str] = []
+    real = chunks.parse_module
+
+    def parse(source: str, trusted: bool = False) -> Any:
+        seen.append(source)
+        return real(source, trusted)
+
+    monkeypatch.setattr(chunks, "parse_module", parse)
+    assert DocumentAnalyser("h.py").analyse(text).diagnostics == want
+    assert not any(HOSTILE[kind] in s for s in seen)
