@@ -266,6 +266,17 @@ def test_every_request_is_answered(server: Raw, tmp_path: Path) -> None:
     assert server.close() == 0
 
 
+def test_requests_after_shutdown_are_answered(server: Raw) -> None:
+    """After `shutdown`, a request is an InvalidRequest error (not silence); `exit` then ends the process."""
+    assert server.request("shutdown", None)["result"] is None
+    got = server.request(
+        "textDocument/hover", {"textDocument": {"uri": "file:///x.py"}, "position": {"line": 0, "character": 0}}
+    )
+    assert got["error"]["code"] == -32600
+    server.notify("exit", None)
+    assert server.proc.wait(timeout=30) == 0
+
+
 def test_buffer_past_the_size_cap(server: Raw, tmp_path: Path) -> None:
     """A buffer larger than max-file-size (1 MB here) is one NC001, not analysed; hover answers at once."""
     path = tmp_path / "big.py"

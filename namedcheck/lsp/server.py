@@ -61,6 +61,7 @@ class NamedcheckServer(LanguageServer):
         self.configs: OrderedDict[Path, Config | str] = OrderedDict()
         self.inlay_hints_enabled = False
         self.frames: FrameReader | None = None
+        self.shut_down = False  # a shutdown request was received: later requests are InvalidRequest
 
     # ---- transport: frames read robustly, every request answered ---------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -135,6 +136,10 @@ class NamedcheckServer(LanguageServer):
             if is_request:
                 self.reply_error(msg_id, code, f"Invalid params for {method}")
             return
+        if self.shut_down and is_request:  # pygls drops them silently; LSP asks for an InvalidRequest error
+            self.reply_error(msg_id, INVALID_REQUEST, f"Invalid request: {method} after shutdown")
+            return
+        self.shut_down = self.shut_down or (is_request and method == "shutdown")
         try:
             self.protocol.handle_message(message)
         except Exception as e:  # pygls answers a request's handler errors itself; this is for its own
