@@ -289,6 +289,28 @@ def test_buffer_past_the_size_cap(server: Raw, tmp_path: Path) -> None:
     assert server.close() == 0
 
 
+def test_a_bad_stub_is_said_once_and_the_file_still_checked(tmp_path: Path) -> None:
+    """A stub-paths entry that cannot be used (here a syntax error) is one error message, as the CLI's exit-2
+    message, and the buffer is analysed without it: its own NC203 is reported, never an NC000 per file."""
+    (tmp_path / "stubs").mkdir()
+    (tmp_path / "stubs" / "broken.pyi").write_text("def f(:\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.namedcheck]\nstub-paths = ["stubs"]\n')
+    raw = Raw(tmp_path)
+    try:
+        raw.start(tmp_path)
+        uri = _open(raw, tmp_path / "model.py", BUGGY)
+        shown = raw.wait(lambda m: m.get("method") == "window/showMessage")
+        assert "stub file cannot be used" in shown["params"]["message"]
+        assert "broken.pyi" in shown["params"]["message"]
+        codes = [d["code"] for d in raw.diagnostics(uri)]
+        assert codes == ["NC203"]
+        assert raw.close() == 0
+    finally:
+        if raw.proc.poll() is None:
+            raw.proc.kill()
+            raw.proc.wait()
+
+
 # ---- memory over a long session ------------------------------------------------------------------------------
 
 

@@ -33,7 +33,7 @@ from namedcheck.analyzer.incremental import (
     values_at,
 )
 from namedcheck.analyzer.session import Session
-from namedcheck.cli.config import Config, ConfigError, load_config
+from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
 from namedcheck.diagnostic import Diagnostic, Fix, selected
 from namedcheck.edits.fixes import attach_fixes, ignore_fix
 from namedcheck.lsp.framing import FrameReader
@@ -167,7 +167,10 @@ class NamedcheckServer(LanguageServer):
         folder = Path(path).parent
         if folder not in self.configs:
             try:
-                self.configs[folder] = load_config(folder)
+                cfg = load_config(folder)
+                # a stub that cannot be used is said once, like a config error (the file is then analysed
+                # without the user's stubs), never every file's NC000
+                self.configs[folder] = stub_problem(cfg) or cfg
             except ConfigError as e:
                 self.configs[folder] = str(e)
             while len(self.configs) > MAX_CONFIGS:
