@@ -153,6 +153,34 @@ def _is_sharding_tree(v: Any) -> bool:
     return v is None or bool(_sharding_leaves(v))
 
 
+def _unknown_target(tree: Any) -> bool:
+    """A sharding tree with a part the checker cannot evaluate (a spec from a parameter, a device, a
+    `.sharding` it does not know)."""
+    if tree is None or isinstance(tree, ShardingVal):
+        return False
+    if isinstance(tree, Seq):
+        return any(_unknown_target(i.items[1] if tree.kind == "dict" and isinstance(i, Seq) else i) for i in tree.items)
+    return True
+
+
+def forget_sharding(v: Any) -> Any:
+    """A value (a pytree of arrays) whose sharding is no longer known: Unknown stays unknown, never the
+    input's."""
+    if isinstance(v, ArrayType):
+        return v.with_spec(None).with_sharding(None)
+    if isinstance(v, Seq):
+        if v.kind == "dict":
+            return Seq(
+                tuple(
+                    Seq((p.items[0], forget_sharding(p.items[1])), "tuple") if isinstance(p, Seq) else p
+                    for p in v.items
+                ),
+                "dict",
+            )
+        return Seq(tuple(forget_sharding(i) for i in v.items), v.kind)
+    return v
+
+
 # ---- placing values ----------------------------------------------------------------------------------
 
 
@@ -182,19 +210,21 @@ def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
             leaves = [place_leaf(x, sh, w, how) if isinstance(x, ArrayType) else x for x, w in maps.seq_leaves(v, what)]
             return maps.seq_rebuild(v, iter(leaves))
         return v
-    if not (isinstance(sh, Seq) and isinstance(v, Seq) and len(sh.items) == len(v.items)):
+    if sh is None:
         return v
+    if not (isinstance(sh, Seq) and isinstance(v, Seq) and len(sh.items) == len(v.items)):
+        return forget_sharding(v)
     if sh.kind == "dict" and v.kind == "dict":
         by_key = {_key(p): p.items[1] for p in sh.items}
         out = []
         for p in v.items:
             k = _key(p) if isinstance(p, Seq) and len(p.items) == 2 else None
             if k is None or k not in by_key:
-                return v
+                return forget_sharding(v)
             out.append(Seq((p.items[0], place_tree(by_key[k], p.items[1], f"{what}[{k!r}]", how)), "tuple"))
         return Seq(tuple(out), "dict")
     if sh.kind == "dict" or v.kind == "dict":
-        return v
+        return forget_sharding(v)
     return Seq(tuple(place_tree(s, x, f"{what}[{i}]", how) for i, (s, x) in enumerate(zip(sh.items, v.items))), v.kind)
 
 
@@ -208,7 +238,10 @@ def _placement(
 ) -> Any:
     """device_put / with_sharding_constraint / reshard: the value keeps its type and gains the spec."""
     x = pos[0] if pos else kw.get(params[0])
-    sh = _tree(f, pos[1] if len(pos) > 1 else kw.get(params[1]))
+    target = pos[1] if len(pos) > 1 else kw.get(params[1])
+    sh = _tree(f, target)
+    if isinstance(x, ArrayType | Seq) and target is not None and _unknown_target(sh):
+        return forget_sharding(x)  # placed where the checker cannot tell: not the input's sharding any more
     if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
         return NotImplemented
     lab = label(_arg(node, 0)) or params[0]
@@ -337,10 +370,14 @@ def call_jit(
     fname = getattr(ref.func, "name", "f")
     args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos] if ref.auto else pos
     ins = _tree(f, ref.in_shardings)
-    if ins is not None and ins is not UNKNOWN and not kw:
+    if ins is UNKNOWN or (ins is not None and kw):  # placed by shardings the checker cannot evaluate
+        args = [forget_sharding(v) for v in args]
+    elif ins is not None:
         names = _param_names(ref.func)
         per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
-        if len(per_arg) == len(pos):
+        if len(per_arg) != len(pos):
+            args = [forget_sharding(v) for v in args]
+        else:
             try:
                 how = _How(committed=f.parent is None)
                 args = [
@@ -359,7 +396,9 @@ def call_jit(
                 )
     out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
     outs = _tree(f, ref.out_shardings)
-    if out is UNKNOWN or outs is None or outs is UNKNOWN:
+    if outs is UNKNOWN:
+        return forget_sharding(out)
+    if out is UNKNOWN or outs is None:
         return out
     try:
         return origins.placed(place_tree(outs, out, f"the result of jit({fname})"), kw_node(ref.node, "out_shardings"))
