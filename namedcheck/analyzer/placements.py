@@ -70,9 +70,15 @@ class _How:
     trailing_none_ok: bool = False
     asserts: bool = False  # with_sharding_constraint: over Explicit axes an assertion (NC807)
     committed: bool = False  # jit in_shardings on concrete (module-level) arguments: must match theirs (NC808)
+    size_one: bool = False  # `jax_remove_size_one_mesh_axis_from_type` may be on: size-1 axes leave the type
 
 
 STRICT = _How()
+
+
+def _flags(f: Frame, how: _How) -> _How:
+    """What the JAX configuration in force here changes in placing values."""
+    return replace(how, size_one=True) if f.env.flag(maps.REMOVE_SIZE_ONE) is not False else how
 
 
 def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -116,7 +122,7 @@ def _named_sharding(pos: list[Any], kw: dict[str, Any], node: cst.CSTNode, f: Fr
     except RuleError as e:
         f.report(node, e)
         return UNKNOWN
-    return ShardingVal(mesh, spec)
+    return ShardingVal(mesh, spec, origins.Written(node))
 
 
 def _tree(f: Frame, v: Any) -> Any:
@@ -196,6 +202,13 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
     out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(
         placement.type_sharding(s.spec, s.mesh, v), placement.known_mesh(s.mesh)
     )
+    out = origins.written(out, s.written, s.spec.origin)
+    if (
+        how.size_one
+        and out.sharding is not None
+        and (s.mesh is None or any(s.mesh.size(a) in (1, None) for a in s.spec.axes()))
+    ):
+        out = out.with_sharding(None)  # JAX may type it without its size-1 axes: not modelled, so not known
     # the spec's unreduced / reduced sets (a reshard without them reduces the value)
     return replace(out, unreduced=s.spec.unreduced, reduced=s.spec.reduced) if out.sharding is not None else out
 
@@ -245,6 +258,7 @@ def _placement(
     if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
         return NotImplemented
     lab = label(_arg(node, 0)) or params[0]
+    how = _flags(f, how)
     try:
         return origins.placed(place_tree(sh, x, f"{short} of {lab}", how), node)
     except RuleError as e:
@@ -284,10 +298,12 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         src = pos[0] if pos else None
         if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
             return out.with_sharding(placement.of(src), src.mesh)  # an array keeps its own sharding
-        return origins.placed(out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node)
+        return origins.placed(
+            out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node, keep_written=False
+        )
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
-    how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
+    how = _flags(f, _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True))
     try:
         return origins.placed(place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how), node)
     except RuleError as e:
@@ -355,6 +371,16 @@ def _param_names(func: Any) -> list[str]:
     return []
 
 
+def _own_types(placed: Any, given: Any) -> Any:
+    """Arguments inside a jit with in_shardings: each keeps its own type (JAX 0.10 traces the argument's type,
+    an uncommitted one unsharded; a committed one that differs is an error, NC808), and the stated spec."""
+    if isinstance(placed, ArrayType) and isinstance(given, ArrayType):
+        return replace(given, spec=placed.spec)
+    if isinstance(placed, Seq) and isinstance(given, Seq) and len(placed.items) == len(given.items):
+        return Seq(tuple(_own_types(p, g) for p, g in zip(placed.items, given.items)), given.kind)
+    return given
+
+
 def call_jit(
     f: Frame,
     ref: JitRef,
@@ -379,11 +405,10 @@ def call_jit(
             args = [forget_sharding(v) for v in args]
         else:
             try:
-                how = _How(committed=f.parent is None)
+                how = _flags(f, _How(committed=f.parent is None))
                 args = [
-                    origins.placed(
-                        place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how),
-                        kw_node(ref.node, "in_shardings"),
+                    _own_types(
+                        place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how), v
                     )
                     for i, (s, v) in enumerate(zip(per_arg, pos))
                 ]
@@ -401,7 +426,9 @@ def call_jit(
     if out is UNKNOWN or outs is None:
         return out
     try:
-        return origins.placed(place_tree(outs, out, f"the result of jit({fname})"), kw_node(ref.node, "out_shardings"))
+        return origins.placed(
+            place_tree(outs, out, f"the result of jit({fname})", _flags(f, STRICT)), kw_node(ref.node, "out_shardings")
+        )
     except RuleError as e:
         f.report(kw_node(ref.node, "out_shardings"), e)
         return out

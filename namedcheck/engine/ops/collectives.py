@@ -9,6 +9,7 @@ from typing import Any
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.codes import NC203, NC603
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import size_one_axes
 from namedcheck.engine.ops.core import Call, Unprovable, rule, vma_rule
 from namedcheck.engine.ops.reductions import reduce_type
 from namedcheck.engine.values import ArrayType, Const, DimVal, literal
@@ -44,7 +45,8 @@ def reducing_collective_rule(call: Call) -> Any:
 @vma_rule("jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin")
 def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     names = axis_names(call)
-    manual = [n for n in names if n in call.env.manual]
+    ign = size_one_axes(call.env)  # size-1 axes JAX may leave out of the type
+    manual = [n for n in names if n in call.env.manual and n not in ign]
     varying_part = [n for n in manual if n in vin]
     if (
         call.op.endswith(("psum", "pmean"))
@@ -76,7 +78,7 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     to = literal(call.get("to", Const("varying")))
     if to != "varying":
         raise Unprovable
-    already = tuple(n for n in names if n in vin)
+    already = tuple(n for n in names if n in vin and n not in size_one_axes(call.env))
     if already:
         raise RuleError(
             NC603,
