@@ -486,6 +486,7 @@ _CODES: list[Code] = [
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)",
         hint="pass out_sharding= to the reshape, or reshard the operand before reshaping",
+        fix="fix_nc805",
     ),
     Code(
         "NC806",
