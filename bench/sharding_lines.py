@@ -630,6 +630,100 @@ PROGRAMS: tuple[Program, ...] = (
         """,
         (_m("train.py", "act_spec = P('data', None)", "act_spec = P(None, 'data')"),),
     ),
+    Program(
+        "sgd_typeof_spec",
+        "reshard to the parameter's own spec (the issue's SGD update)",
+        """
+        def sgd(params, grads, lr=0.1):
+            return jax.tree.map(lambda p, g: p - lr * reshard(g, jax.typeof(p).sharding.spec), params, grads)
+
+
+        def sgd_plain(params, grads, lr=0.1):
+            return jax.tree.map(lambda p, g: p - lr * g, params, grads)
+        """,
+        """
+        w = jax.device_put(jnp.ones((8, 16)), P('data', None))
+        g = jax.device_put(jnp.ones((8, 16)), P('model', None))
+        new = sgd({'w': w}, {'w': g})
+        g2 = jax.device_put(jnp.ones((8, 16)), P('data', None))
+        new2 = sgd_plain({'w': w}, {'w': g2})
+        """,
+        (
+            _m(
+                "train.py",
+                "g2 = jax.device_put(jnp.ones((8, 16)), P('data', None))",
+                "g2 = jax.device_put(jnp.ones((8, 16)), P('model', None))",
+            ),
+        ),
+    ),
+    Program(
+        "stack_layer_params",
+        "jnp.stack of layer parameters",
+        """
+        def stack_layers(layers):
+            return jnp.stack([layer['w'] for layer in layers])
+        """,
+        """
+        w0 = jax.device_put(jnp.ones((16, 16)), P(None, 'model'))
+        w1 = jax.device_put(jnp.ones((16, 16)), P(None, 'model'))
+        stacked = stack_layers([{'w': w0}, {'w': w1}])
+        """,
+        (
+            _m(
+                "train.py",
+                "w1 = jax.device_put(jnp.ones((16, 16)), P(None, 'model'))",
+                "w1 = jax.device_put(jnp.ones((16, 16)), P('model', None))",
+            ),
+        ),
+    ),
+    Program(
+        "eager_batch_slice",
+        "eager slicing of a sharded batch",
+        """
+        def first_rows(batch, n):
+            return batch[:n]
+        """,
+        """
+        batch = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))
+        head = first_rows(batch, 8)
+        """,
+        (
+            _m(
+                "train.py",
+                "batch = jax.device_put(jnp.ones((16, 8)), P(None, 'data'))",
+                "batch = jax.device_put(jnp.ones((16, 8)), P('data', None))",
+            ),
+        ),
+    ),
+    Program(
+        "lookup_sharded_ids",
+        "gather from an unsharded table with sharded indices",
+        """
+        def lookup(table, ids):
+            return jnp.take(table, ids, axis=0)
+        """,
+        """
+        table = jax.device_put(jnp.ones((32, 16)), P(None, None))
+        ids = jnp.arange(8)
+        h = lookup(table, ids)
+        """,
+        (_m("train.py", "ids = jnp.arange(8)", "ids = jax.device_put(jnp.arange(8), P('data'))"),),
+    ),
+    Program(
+        "auto_axes_matmul",
+        "a matmul inside auto_axes",
+        """
+        def project(x, w):
+            return jax.sharding.auto_axes(lambda a, b: a @ b, out_sharding=P('data', None))(x, w)
+        """,
+        """
+        x = jax.device_put(jnp.ones((8, 16)), P('data', None))
+        w = jax.device_put(jnp.ones((16, 4)), P(None, None))
+        y = project(x, w)
+        z = y + x[:, :4]
+        """,
+        (_m("train.py", "z = y + x[:, :4]", "z = y + jax.device_put(jnp.ones((8, 4)), P('model', None))"),),
+    ),
 )
 
 

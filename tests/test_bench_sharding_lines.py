@@ -36,9 +36,7 @@ def test_mutants_edit_one_line_each() -> None:
         for m in p.mutants:
             files, line = bench.apply(base, m)
             changed = [
-                i + 1
-                for i, (a, b) in enumerate(zip(base[m.file].splitlines(), files[m.file].splitlines()))
-                if a != b
+                i + 1 for i, (a, b) in enumerate(zip(base[m.file].splitlines(), files[m.file].splitlines())) if a != b
             ]
             assert changed == [line], (p.name, m)
 
