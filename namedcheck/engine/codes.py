@@ -377,7 +377,8 @@ _CODES: list[Code] = [
         "NC603",
         "collective rejected for its input's varying set",
         "With JAX's default auto-pcast, psum / pmean over a tuple of axes reject a value that varies over only "
-        "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
+        "some of them, and pcast(..., to='varying') rejects a value already varying over the axes; with "
+        "`jax_auto_pcast` off (`jax.config.update`), psum / pmean also reject a value invariant over an axis.",
         "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
         "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
         hint="cast the input with lax.pcast(..., to='varying') first, or reduce only over the axes it varies over",
