@@ -300,6 +300,39 @@ y = x @ params['w'] + params['b']
             )
         ],
     ),
+    "nc808_in_shardings_entry": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
+from jax.sharding import NamedSharding
+
+step = jax.jit(
+    lambda w, x: x @ w,
+    in_shardings=(
+        NamedSharding(mesh, P(None, None)),
+        NamedSharding(mesh, P('model', None)),
+    ),
+)
+w = jax.device_put(np.ones((16, 4), np.float32), P(None, None))
+x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
+out = step(w, x)
+"""
+        },
+        "m.py",
+        "does not match",
+        [
+            (
+                "m.py",
+                "NC808",
+                20,
+                [
+                    ("m.py", 18, "`w` was placed with P(None, None) here"),
+                    ("m.py", 19, "`x` was placed with P('data', None) here"),
+                    ("m.py", 15, "the sharding passed to jit is written here"),
+                ],
+            )
+        ],
+    ),
     "nc823_branches": (
         {
             "m.py": EXPLICIT_HEAD
@@ -635,7 +668,12 @@ CORPUS = [
             (16, "`ids` was placed with P('data') here"),
         ],
     ),
-    ("tests/cases/shd_api.py", "NC808", 46, [(45, "`replicated` was placed with P(None, None) here")]),
+    (
+        "tests/cases/shd_api.py",
+        "NC808",
+        46,
+        [(45, "`replicated` was placed with P(None, None) here"), (40, "the sharding passed to jit is written here")],
+    ),
     ("tests/cases/shd_more.py", "NC810", 44, [(12, "argument 0 was placed with P('data', None) here")]),
     ("tests/cases/shd_context_mesh.py", "NC812", 23, [(17, "`x` was placed with P('data', None) here")]),
     ("tests/cases/shd_unreduced.py", "NC813", 31, [(18, "`u` was placed with P(None, None, unreduced={'data'}) here")]),

@@ -404,21 +404,20 @@ def call_jit(
         if len(per_arg) != len(pos):
             args = [forget_sharding(v) for v in args]
         else:
+            how = _flags(f, _How(committed=f.parent is None))
+            placed = []
             try:
-                how = _flags(f, _How(committed=f.parent is None))
-                args = [
-                    _own_types(
-                        place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how), v
-                    )
-                    for i, (s, v) in enumerate(zip(per_arg, pos))
-                ]
+                for i, (s, v) in enumerate(zip(per_arg, pos)):
+                    what = f"argument {names[i] if i < len(names) else i!r} of jit({fname})"
+                    placed.append(_own_types(place_tree(s, v, what, how), v))
+                args = placed
             except RuleError as e:
-                f.report(
-                    node,
-                    origins.relate_placements(
-                        e, [(label(n) if n is not None else None, v) for n, v in zip(nodes, pos)]
-                    ),
-                )
+                origins.relate_placements(e, [(label(n) if n is not None else None, v) for n, v in zip(nodes, pos)])
+                for sv in _sharding_leaves(per_arg[len(placed)]):  # the in_shardings entry it was checked against
+                    for w in (sv.written, sv.spec.origin):
+                        if isinstance(w, origins.Written):
+                            e.relate(origins.Aside(w.node), "the sharding passed to jit is written here")
+                f.report(node, e)
     out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
     outs = _tree(f, ref.out_shardings)
     if outs is UNKNOWN:
