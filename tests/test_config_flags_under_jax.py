@@ -69,3 +69,52 @@ def test_module_wide_setting(text: str, flags: tuple[bool | None, ...]) -> None:
 
     got = dict(module_flags(cst.parse_module(text), text))
     assert tuple(v for k, v in got.items() if k == REMOVE_SIZE_ONE) == flags
+
+
+HELPER = """\
+import jax
+
+
+def setup(drop_size_one):
+    jax.config.update('jax_remove_size_one_mesh_axis_from_type', drop_size_one)
+"""
+MAIN = """\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.sharding import AxisType
+from jax.sharding import PartitionSpec as P
+
+from helper import setup
+
+mesh = jax.make_mesh((8, 1), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+setup(True)
+out = jax.shard_map(lambda x: x + lax.axis_index('y'), mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones((8, 4)))
+"""
+
+
+def test_a_flag_set_in_a_helper_of_another_module_is_not_known_after_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`setup(True)` in another module sets the flag: after the call the checker does not know it (silent where
+    JAX accepts); the same program without the call is reported (JAX's default), and JAX raises there."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from namedcheck.cli.main import main
+
+    (tmp_path / "helper.py").write_text(HELPER)
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "control.py").write_text(MAIN.replace("setup(True)\n", ""))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["check", ".", "--no-cache", "--format", "json"])
+    found = [(os.path.normpath(d["path"]), d["code"], d["line"]) for d in json.loads(capsys.readouterr().out)]
+    assert found == [("control.py", "NC601", 10)]
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    run = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    run = subprocess.run([sys.executable, "control.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode != 0 and "out_specs" in run.stderr

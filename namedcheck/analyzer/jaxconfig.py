@@ -81,6 +81,7 @@ class _Scan(cst.CSTVisitor):
     def __init__(self) -> None:
         self.depth = 0  # inside a function or class body
         self.found: dict[str, set[bool | None]] = {}
+        self.in_functions: set[str] = set()  # flags a function sets (`jax.config.update` in its body)
         self.scoped: set[int] = set()  # `config.<name>(v)` calls used as a with item or a function decorator
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -113,9 +114,13 @@ class _Scan(cst.CSTVisitor):
                 val = args[1].value
                 lit = val.value == "True" if isinstance(val, cst.Name) and val.value in ("True", "False") else None
                 self.found.setdefault(flag, set()).add(lit if self.depth == 0 else None)
+                if self.depth:
+                    self.in_functions.add(flag)
             else:
                 for flag in JAX_FLAG_DEFAULTS:
                     self.found.setdefault(flag, set()).add(None)
+                    if self.depth:
+                        self.in_functions.add(flag)
             return
         if short == "with_config":
             for a in node.args:
@@ -130,8 +135,14 @@ class _Scan(cst.CSTVisitor):
 
 def module_flags(module: cst.Module, text: str) -> Flags:
     """The flags the module sets for all of its code (JAX's defaults left out; None: not known)."""
+    return scan(module, text)[0]
+
+
+def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
+    """The flags the module sets for all of its code (JAX's defaults left out; None: not known), and the flags
+    its functions set (a caller of any of them no longer knows those)."""
     if "config" not in text and not any(f.upper() in text for f in JAX_FLAG_DEFAULTS):
-        return ()
+        return (), frozenset()
     scan = _Scan()
     module.visit(scan)
     out: dict[str, bool | None] = {}
@@ -140,7 +151,11 @@ def module_flags(module: cst.Module, text: str) -> Flags:
     for flag in JAX_FLAG_DEFAULTS:
         if flag.upper() in text:  # `os.environ['JAX_AUTO_PCAST'] = ...`: set outside what the checker follows
             out[flag] = None
-    return tuple(sorted((k, v) for k, v in out.items() if v != JAX_FLAG_DEFAULTS[k]))
+    return tuple(sorted((k, v) for k, v in out.items() if v != JAX_FLAG_DEFAULTS[k])), frozenset(scan.in_functions)
 
 
-__all__ = ["ConfigFlags", "construct", "applied", "module_flags"]
+def unknown(flags: frozenset[str]) -> Flags:
+    return tuple((f, None) for f in sorted(flags))
+
+
+__all__ = ["ConfigFlags", "construct", "applied", "module_flags", "scan", "unknown"]

@@ -107,6 +107,7 @@ class ModuleAnalyzer:
         self.devices: int | None = getattr(project, "devices", None)
         self.devices_read = False  # the analysis read the device count
         self.func_flags: dict[int, Any] = {}  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
+        self.sets_flags: frozenset[str] = frozenset()  # JAX flags the module's functions set (callers lose them)
         self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
@@ -215,7 +216,8 @@ class ModuleAnalyzer:
     def run(self) -> None:
         # module code runs outside any map: a name no map or mesh around a collective binds is unbound (NC705)
         text = self.source if self.source is not None else self.module.code
-        top = Frame(self, None, env=AxisEnv(definitive=True, flags=jaxconfig.module_flags(self.module, text)))
+        flags, self.sets_flags = jaxconfig.scan(self.module, text)
+        top = Frame(self, None, env=AxisEnv(definitive=True, flags=flags))
         self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.
         for s in self.module.body:
