@@ -163,7 +163,7 @@ class Calls(FrameState):
             out = owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
             if owner.sets_mesh and self.env.mesh_set:  # the callee may have set another context mesh
                 self.env = replace(self.env, mesh_set=False)
-            if getattr(owner, "sets_flags", None):  # the callee may have set a JAX flag: not known from here on
+            if owner.sets_flags:  # the callee may have set a JAX flag: not known from here on
                 self.env = jaxconfig.applied(self.env, jaxconfig.unknown(owner.sets_flags))
             return out
         if isinstance(func, PartialRef):
