@@ -230,3 +230,50 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
     assert len(got["values"]) == (8 if unsafe else 6), got
     assert got["specs"] == {"stated": "float32[8,16@model]", "replicated": "float32[8,16]"}, got
     assert "lambda c: jax.sharding.reshard(jax.sharding.reshard(c * 2, P(None, 'model')), P('data', None))" in src
+
+
+RESHAPE_FIXES = ROOT / "tests" / "cases" / "shd_fix_reshape.py"
+RUN_RESHAPED = r"""
+import ast, json, os, sys
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numpy as np
+path = sys.argv[1]
+ns = {"__name__": "fixed"}
+errors, same = [], {}
+for stmt in ast.parse(open(path).read()).body:
+    try:
+        exec(compile(ast.Module([stmt], []), path, "exec"), ns)
+    except Exception as e:
+        errors.append([stmt.lineno, type(e).__name__])
+for k, v in ns.items():
+    if k.startswith("merged"):
+        same[k] = bool(np.array_equal(np.asarray(v), ns["a"].reshape(v.shape)))
+print(json.dumps({"errors": errors, "same": same}))
+"""
+
+
+@pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
+def test_nc805_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: bool) -> None:
+    """`check --fix` gives each reshape JAX rejects the `out_sharding=` JAX's message asks for (in module code;
+    inside a function only with --unsafe-fixes): the fixed program runs under JAX to numpy's reshape."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("jax")
+    f = tmp_path / "m.py"
+    shutil.copy(RESHAPE_FIXES, f)
+    main(["check", str(f), "--no-cache", "--unsafe-fixes" if unsafe else "--fix"])
+    src = f.read_text()
+    left = {d.line for d in check_source(src, str(f)) if d.code == "NC805"}
+    inside = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("    return jnp.reshape(h")}
+    assert left == (set() if unsafe else inside), left
+    assert "x.reshape(8, 32, out_sharding=P('data', None))" in src and "(256,), out_sharding=P(None))" in src
+    out = subprocess.run(
+        [sys.executable, "-c", RUN_RESHAPED, str(f)], capture_output=True, text=True, timeout=300, check=True
+    )
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    calls = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("merged_heads")}
+    assert {line for line, _ in got["errors"]} == (set() if unsafe else calls), got
+    assert got["same"] and all(got["same"].values()), got
+    assert ("merged_heads" in got["same"]) == unsafe

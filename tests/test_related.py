@@ -229,6 +229,110 @@ z = y @ jax.device_put(np.ones((4, 2), np.float32), P('data', None))
             )
         ],
     ),
+    "nc801_sharding_written_apart": (
+        {
+            "layers.py": """\
+import jax
+
+
+def gated(x, gate):
+    return x * jax.nn.sigmoid(gate)
+""",
+            "train.py": """\
+import jax
+import jax.numpy as jnp
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+from layers import gated
+
+mesh = jax.make_mesh((4, 2), ('data', 'model'))
+jax.set_mesh(mesh)
+batch_sharding = NamedSharding(mesh, P('data', None))
+gate_sharding = NamedSharding(mesh, P('model', None))
+x = jax.device_put(jnp.ones((8, 16)), batch_sharding)
+gate = jax.device_put(jnp.ones((8, 16)), gate_sharding)
+y = gated(x, gate)
+""",
+        },
+        "train.py",
+        "incompatible shardings",
+        [
+            (
+                "layers.py",
+                "NC801",
+                5,
+                [
+                    ("train.py", 12, "`x` was placed with P('data', None) here"),
+                    ("train.py", 13, "`jax.nn.sigmoid(...)` has its sharding P('model', None) from this placement"),
+                    ("train.py", 10, "the sharding of `x` is written here"),
+                    ("train.py", 11, "the sharding of `jax.nn.sigmoid(...)` is written here"),
+                ],
+            )
+        ],
+    ),
+    "nc801_spec_in_a_tree": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
+params = jax.device_put(
+    {'w': np.ones((16, 4), np.float32), 'b': np.zeros((4,), np.float32)},
+    {
+        'w': P(None, 'model'),
+        'b': P('data'),
+    },
+)
+x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
+y = x @ params['w'] + params['b']
+"""
+        },
+        "m.py",
+        "incompatible shardings",
+        [
+            (
+                "m.py",
+                "NC801",
+                17,
+                [
+                    ("m.py", 9, "`params[...]` was placed with P('data') here"),
+                    ("m.py", 13, "the sharding of `params[...]` is written here"),
+                ],
+            )
+        ],
+    ),
+    "nc808_in_shardings_entry": (
+        {
+            "m.py": EXPLICIT_HEAD
+            + """\
+from jax.sharding import NamedSharding
+
+step = jax.jit(
+    lambda w, x: x @ w,
+    in_shardings=(
+        NamedSharding(mesh, P(None, None)),
+        NamedSharding(mesh, P('model', None)),
+    ),
+)
+w = jax.device_put(np.ones((16, 4), np.float32), P(None, None))
+x = jax.device_put(np.ones((8, 16), np.float32), P('data', None))
+out = step(w, x)
+"""
+        },
+        "m.py",
+        "does not match",
+        [
+            (
+                "m.py",
+                "NC808",
+                20,
+                [
+                    ("m.py", 18, "`w` was placed with P(None, None) here"),
+                    ("m.py", 19, "`x` was placed with P('data', None) here"),
+                    ("m.py", 15, "the sharding passed to jit is written here"),
+                ],
+            )
+        ],
+    ),
     "nc823_branches": (
         {
             "m.py": EXPLICIT_HEAD
@@ -564,7 +668,12 @@ CORPUS = [
             (16, "`ids` was placed with P('data') here"),
         ],
     ),
-    ("tests/cases/shd_api.py", "NC808", 46, [(45, "`replicated` was placed with P(None, None) here")]),
+    (
+        "tests/cases/shd_api.py",
+        "NC808",
+        46,
+        [(45, "`replicated` was placed with P(None, None) here"), (40, "the sharding passed to jit is written here")],
+    ),
     ("tests/cases/shd_more.py", "NC810", 44, [(12, "argument 0 was placed with P('data', None) here")]),
     ("tests/cases/shd_context_mesh.py", "NC812", 23, [(17, "`x` was placed with P('data', None) here")]),
     ("tests/cases/shd_unreduced.py", "NC813", 31, [(18, "`u` was placed with P(None, None, unreduced={'data'}) here")]),

@@ -7,7 +7,18 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, configs, entry, iteration, mapcalls, mutation, nn_modules, origins, placements
+from namedcheck.analyzer import (
+    classes,
+    configs,
+    entry,
+    iteration,
+    jaxconfig,
+    mapcalls,
+    mutation,
+    nn_modules,
+    origins,
+    placements,
+)
 from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.literals import str_method
 from namedcheck.analyzer.refs import (
@@ -110,7 +121,12 @@ class Calls(FrameState):
                 self.env = saved
         if isinstance(func, QualRef):
             name = canonical_name(func.name)
-            special = self.transform(name, pos, kw, node)
+            host = (  # numpy's arrays are never committed (an array of devices is a mesh's)
+                func.name.startswith("numpy.")
+                and name in placements.CREATION
+                and not (pos and isinstance(pos[0], DevicesVal))
+            )
+            special = NotImplemented if host else self.transform(name, pos, kw, node)
             if special is not NotImplemented:
                 return special
             return self.apply_named(name, pos, kw, nodes, node, kwl)
@@ -147,6 +163,8 @@ class Calls(FrameState):
             out = owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
             if owner.sets_mesh and self.env.mesh_set:  # the callee may have set another context mesh
                 self.env = replace(self.env, mesh_set=False)
+            if owner.sets_flags:  # the callee may have set a JAX flag: not known from here on
+                self.env = jaxconfig.applied(self.env, jaxconfig.unknown(owner.sets_flags))
             return out
         if isinstance(func, PartialRef):
             return self.call_value(
@@ -201,6 +219,13 @@ class Calls(FrameState):
 
     def transform(self, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
         """Function transformations and builtins the front end resolves itself."""
+        if name.startswith("jax"):  # JAX configuration flags that change the rules (analyzer/jaxconfig.py)
+            cfg = jaxconfig.construct(name, pos, kw)
+            if isinstance(cfg, tuple):  # `jax.config.update(name, value)`: from here on in this scope
+                self.env = jaxconfig.applied(self.env, cfg[1])
+                return Const(None)
+            if cfg is not NotImplemented:
+                return cfg
         built = mapcalls.construct(self, name, pos, kw, node)
         if built is not NotImplemented:
             return built

@@ -1,5 +1,10 @@
 """A module as top-level chunks (one statement, or a decorated definition, with the comments before the
-next), each parsed on its own and cached by its text: an edit re-parses only the chunk it touches."""
+next), each parsed on its own and cached by its text: an edit re-parses only the chunk it touches.
+
+Each chunk's text passes the resource guard (`budget.python_rejects`) before libcst parses it. Identical
+chunks of one file (two equal statements) get distinct trees (the cache key holds the occurrence), so each
+reports at its own position. The cache is bounded by count and by the size of the texts it holds (least
+recently used first out)."""
 
 from __future__ import annotations
 
@@ -7,14 +12,66 @@ import io
 import tokenize
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
 _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEFINITIONS = ("def ", "async ", "class ")
-MAX_CACHED_CHUNKS = 20_000
+MAX_CACHED_CHUNKS = 4_000
+# characters of chunk text the cache holds: a parsed chunk with its positions takes about 140 bytes per
+# character of text (measured over namedcheck's own sources), so ~70 MB at most; a file larger than this
+# (over ~12,000 lines) is re-parsed whole on each edit, as the command line parses it
+MAX_CACHED_CHARS = 500_000
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """A mapping bounded by entry count and by total weight (the caller's measure of an entry's memory):
+    past either, the least recently used entries leave."""
+
+    def __init__(self, max_entries: int, max_weight: int) -> None:
+        self.max_entries = max_entries
+        self.max_weight = max_weight
+        self.weight = 0
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        hit = self._data.get(key)
+        if hit is None:
+            return None
+        self._data.move_to_end(key)
+        return hit[0]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def put(self, key: K, value: V, weight: int = 1) -> None:
+        old = self._data.pop(key, None)
+        if old is not None:
+            self.weight -= old[1]
+        self._data[key] = (value, weight)
+        self.weight += weight
+        while self._data and (len(self._data) > self.max_entries or self.weight > self.max_weight):
+            _, (_, w) = self._data.popitem(last=False)
+            self.weight -= w
+
+    def pop(self, key: K) -> V | None:
+        old = self._data.pop(key, None)
+        if old is None:
+            return None
+        self.weight -= old[1]
+        return old[0]
+
+    def clear(self) -> None:
+        self._data.clear()
+        self.weight = 0
 
 
 class ChunkSyntaxError(Exception):
@@ -66,23 +123,25 @@ class Chunk:
         return self._enclosing
 
 
-_cache: OrderedDict[str, Chunk | None] = OrderedDict()
+# (text, occurrence in its file) -> its chunk (False: it does not parse on its own)
+_cache: LRU[tuple[str, int], Chunk | bool] = LRU(MAX_CACHED_CHUNKS, MAX_CACHED_CHARS)
 
 
-def parse_chunk(text: str) -> Chunk | None:
-    """The chunk for `text` (cached), or None when it does not parse on its own."""
-    if text in _cache:
-        _cache.move_to_end(text)
-        return _cache[text]
+def parse_chunk(text: str, occurrence: int = 0) -> Chunk | None:
+    """The chunk for `text` (cached), or None when it does not parse on its own (or the resource guard
+    refuses it). `occurrence`: how many chunks of the same text come before it in its file (each gets its
+    own tree: a node's position is that of its occurrence)."""
+    key = (text, occurrence)
+    hit = _cache.get(key)
+    if hit is not None:
+        return hit if isinstance(hit, Chunk) else None
     from namedcheck.analyzer.parsing import parse_checked
 
-    try:  # (the guard refuses what the parser cannot survive: the whole file's check then says why)
+    try:  # the guard first: refused or invalid, the whole file's check says why
         chunk: Chunk | None = Chunk(text, parse_checked(text))
     except Exception:
         chunk = None
-    _cache[text] = chunk
-    if len(_cache) > MAX_CACHED_CHUNKS:
-        _cache.popitem(last=False)
+    _cache.put(key, chunk if chunk is not None else False, len(text) + 64)
     return chunk
 
 
@@ -149,8 +208,11 @@ def split(source: str) -> list[tuple[int, Chunk]]:
             starts = split_exact(source)
         out = []
         bounds = [*starts, len(lines)]
+        seen: dict[str, int] = {}
         for a, b in zip(bounds, bounds[1:]):
-            chunk = parse_chunk("".join(lines[a:b]))
+            text = "".join(lines[a:b])
+            n = seen[text] = seen.get(text, -1) + 1
+            chunk = parse_chunk(text, n)
             if chunk is None:
                 break
             out.append((a, chunk))

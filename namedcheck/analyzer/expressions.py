@@ -30,6 +30,7 @@ from namedcheck.analyzer.refs import (
     NumberInfo,
     PartialRef,
     QualRef,
+    ShardingVal,
     TypeAlias,
 )
 from namedcheck.analyzer.scope import FrameState, has_array, label, same_value
@@ -39,6 +40,7 @@ from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105, NC205, NC701
 from namedcheck.engine.dtypes import ALIASES
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.mesh import Spec
 from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_name
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, join, literal
 
@@ -297,6 +299,10 @@ class Expressions(FrameState):
             return MethodRef(recv, "reshape")
         if isinstance(recv, MeshVal | DevicesVal):
             return mesh_attribute(recv, attr)
+        if isinstance(recv, ShardingVal):  # `jax.typeof(p).sharding.spec`, `.mesh`: the parts known
+            if attr == "spec":
+                return recv.spec if recv.spec is not None else UNKNOWN
+            return MeshVal(recv.mesh) if attr == "mesh" and recv.mesh is not None else UNKNOWN
         if isinstance(recv, AtRef):  # `x.at[idx].set`
             return MethodRef(recv, attr) if recv.index is not None and attr in AT_METHODS else UNKNOWN
         if isinstance(recv, ArrayType):
@@ -306,6 +312,8 @@ class Expressions(FrameState):
                 return self.apply_named("jax.numpy.transpose", [recv], {}, [None], node)
             if attr == "value":  # an nnx variable's array (`self.w.value`); arrays have no such attribute
                 return recv
+            if attr == "sharding":  # `x.sharding`, `jax.typeof(x).sharding`: known over an all-Explicit mesh
+                return array_sharding(recv) if not self.env.manual else UNKNOWN
             if attr == "shape" and isinstance(node, cst.Attribute):
                 recv = named_sizes(self, node.value, recv)  # `x.shape[0]` is x's dim 0, whatever it is
             value = array_attribute(recv, attr)
@@ -407,6 +415,14 @@ class Expressions(FrameState):
         if isinstance(recv, AtRef) and recv.index is None:
             return AtRef(recv.array, idx, recv.node)
         return UNKNOWN
+
+
+def array_sharding(v: ArrayType) -> Any:
+    """An array's sharding as a value (`NamedSharding(mesh, spec)`) where its type states all of it: the
+    sharding and the mesh are known and every mesh axis is Explicit; else Unknown."""
+    if v.sharding is None or v.mesh is None or not v.mesh.explicit or v.has_ellipsis or len(v.sharding) != len(v.shape):
+        return UNKNOWN
+    return ShardingVal(v.mesh, Spec(tuple(e or None for e in v.sharding), v.unreduced, v.reduced))
 
 
 def mesh_attribute(v: MeshVal | DevicesVal, attr: str) -> Any:

@@ -11,7 +11,8 @@ reported and recorded is replayed. Module-level statements always run again. The
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +21,11 @@ import libcst as cst
 
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
-from namedcheck.analyzer.refs import FuncRef
+from namedcheck.analyzer.refs import ClassInfo, FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine.codes import NC001
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
 
@@ -39,6 +41,7 @@ class Replay:
     functions: list[tuple[cst.CSTNode, str, dict[str, Any], Any]]
     under_map: set[int]
     mapped: set[int]
+    state: tuple[int, ...] = ()  # the shared state it was analysed under (`EditorAnalyzer._shared_state`)
 
 
 @dataclass
@@ -90,11 +93,11 @@ class EditorAnalyzer(ModuleAnalyzer):
         self._prng_configured = _PRNG_CONFIG.search(source) is not None
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
-        self.report_log.append((node, err))
+        self.report_log.append((node, _detached(err)))
         super().report(node, err)
 
     def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
-        self.unbound_log.append((ref, node, err))
+        self.unbound_log.append((ref, node, _detached(err)))
         super().defer_unbound_name(ref, node, err)
 
     def body_values(
@@ -135,8 +138,15 @@ class EditorAnalyzer(ModuleAnalyzer):
         if key is None or id(ref.node) in self.analysed:
             return super().analyse_standalone(ref)
         old = self.previous.get(key)
-        # a report naming another statement's line ("inside the shard_map at line 35") may have moved: re-analyse
-        if old is not None and old.node is ref.node and not any(" at line " in e.message for _, e in old.reports):
+        state = self._shared_state()
+        # a report naming another statement's line ("inside the shard_map at line 35") may have moved: re-analyse;
+        # so is a definition analysed under other shared state (a config another function mutates)
+        if (
+            old is not None
+            and old.node is ref.node
+            and old.state == state
+            and not any(" at line " in e.message for _, e in old.reports)
+        ):
             self.analysed.add(id(ref.node))
             for node, err in old.reports:
                 super().report(node, err)
@@ -156,6 +166,8 @@ class EditorAnalyzer(ModuleAnalyzer):
             set(self.mapped),
         )
         super().analyse_standalone(ref)
+        if self._shared_state() != state:
+            return None  # its analysis changed what others read (not replayed: analysed again next time)
         self.replays[key] = Replay(
             ref.node,
             self.report_log[marks[0] :],
@@ -164,8 +176,21 @@ class EditorAnalyzer(ModuleAnalyzer):
             self.function_log[marks[3] :],
             self.under_map - marks[4],
             self.mapped - marks[5],
+            state,
         )
         return None
+
+    def _shared_state(self) -> tuple[int, ...]:
+        """A fingerprint of the state one function's analysis can leave for another's: the program's config
+        and flag records (analyzer/configs.py) and the attributes of built instances assigned somewhere. (Where
+        settings are read, `read_at` and `spread`, is looked up only below the reading expression: not shared.)"""
+        p = self.program
+        classes = 0
+        top = getattr(self, "top", None)
+        for v in getattr(top, "vars", {}).values():
+            if isinstance(v, ClassInfo):
+                classes += len(v.mutated)
+        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.built), classes)
 
     def escapes(self, ref: FuncRef) -> bool:
         if self._escaping is None:
@@ -185,6 +210,15 @@ class EditorAnalyzer(ModuleAnalyzer):
             for _, chunk in self.chunks:
                 self._enclosing.update(chunk.enclosing())
         return super()._enclosing_may_map(ref)
+
+
+def _detached(err: RuleError) -> RuleError:
+    """The error without its traceback: a replayed report must not keep the analysis that raised it (its
+    frames, and through them every earlier analysis whose replays it kept) alive."""
+    err.__traceback__ = None
+    err.__context__ = None
+    err.__cause__ = None
+    return err
 
 
 def _definition_keys(chunks: list[tuple[int, Chunk]], prng: bool) -> dict[int, Any]:
@@ -257,13 +291,21 @@ class DocumentAnalyser:
     def analyse(self, source: str) -> Analysis:
         if self.last is not None and self.last[0] == source:
             return self.last[1]
+        too_large = oversized(source, self.session.limits.max_file_size, self.path)
+        if too_large is not None:  # the CLI's size cap: not parsed, not analysed
+            result = Analysis([too_large], failed=True)
+            self.last = (source, result)
+            return result
         context = self._context()
         if context != self.context:  # an imported module changed: no definition's analysis is replayed
             self.replays = {}
             self.context = context
-        result = self._analyse(source)
-        if self.callers and not result.failed:
-            result.diagnostics = self.session.with_callers(self.path, result.diagnostics, self.path, self.max_callers)
+        with _program_scope(self.session, self.path):
+            result = self._analyse(source)
+            if self.callers and not result.failed:
+                result.diagnostics = self.session.with_callers(
+                    self.path, result.diagnostics, self.path, self.max_callers
+                )
         self.last = (source, result)
         return result
 
@@ -299,6 +341,8 @@ class DocumentAnalyser:
 
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
+        if isinstance(an, EditorAnalyzer):
+            an.previous = {}  # what this analysis replayed (kept in its own replays): no chain of old analyses
         if not isinstance(an, EditorAnalyzer) or result.failed:  # (an NC000 of one rule is not a failed file)
             return Analysis(result.diagnostics, failed=result.failed)
         self.replays = an.replays
@@ -309,6 +353,54 @@ class DocumentAnalyser:
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions)
+
+
+_PROGRAM_RECORDS = ("flags", "mutated", "set_at", "read_at", "built", "spread")
+
+
+@contextmanager
+def _program_scope(session: Session, path: str) -> Iterator[None]:
+    """What one analysis of a buffer adds to its project's shared program records (analyzer/configs.py:
+    mutated configs, where settings were set and read) is let go after it: each edit's analysis made new
+    entries that nothing reads again (about 30 KB an edit for a file of configs) and a removed flag would
+    stay defined. Unless the analysis loaded project modules: what they recorded stays with them."""
+    try:
+        project = session.project(path)
+    except (OSError, RuntimeError, ValueError):
+        project = None
+    program = getattr(project, "program", None)
+    if project is None or program is None:
+        yield
+        return
+    loaded = {k: id(v) for k, v in project.loaded.items()}
+    marks = {name: set(getattr(program, name)) for name in _PROGRAM_RECORDS}
+    try:
+        yield
+    finally:
+        if {k: id(v) for k, v in project.loaded.items()} == loaded:
+            for name in _PROGRAM_RECORDS:
+                records = getattr(program, name)
+                for key in [k for k in records if k not in marks[name]]:
+                    if isinstance(records, set):
+                        records.discard(key)
+                    else:
+                        del records[key]
+
+
+def oversized(source: str, max_mb: int, path: str) -> Diagnostic | None:
+    """NC001 when a buffer is larger than the CLI's per-file cap (`max-file-size`, in MB of UTF-8)."""
+    cap = max_mb * 1024 * 1024
+    if len(source) <= cap // 4 or len(source.encode("utf-8", "surrogatepass")) <= cap:
+        return None
+    return Diagnostic(
+        path,
+        1,
+        1,
+        1,
+        1,
+        NC001,
+        f"Buffer is not checked: it is larger than {max_mb} MB (max-file-size in [tool.namedcheck])",
+    )
 
 
 # ---- reading an analysis: values at a position --------------------------------------------------------

@@ -92,7 +92,8 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
                 _fits(f, node, shape, False, "jax.make_mesh's")
         return _mesh(name, pos, kw)
     if name in SPEC:
-        return _spec(pos, kw)
+        spec = _spec(pos, kw)
+        return replace(spec, origin=origins.Written(node)) if isinstance(spec, Spec) else spec
     if name in SET_MESH:
         if f.parent is not None:
             f.an.sets_mesh = True
@@ -476,6 +477,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return f.call_value(fn, list(args), {}, [None] * len(args), {}, node, as_map_body=True)
 
     short = name.replace("jax.lax.", "lax.")
+    ign = maps.size_one_axes(f.env)  # `jax_remove_size_one_mesh_axis_from_type`: size-1 axes do not vary
     try:
         if name == "jax.lax.scan":
             init, xs = arg(1, "init"), arg(2, "xs", Const(None))
@@ -489,7 +491,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
             if not carries.check(f, short, init, out.items[0], arg(0, "f"), node, len(pos)):
-                maps.check_carry(init, out.items[0], short)
+                maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out.items[0], ign), short)
             first = next((v for v, _ in maps.seq_leaves(xs, "xs") if isinstance(v, ArrayType)), None)
             n = (
                 length
@@ -501,21 +503,21 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             init = arg(3, "init_val")
             out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), init)  # JAX's index is a weak int32
             if not carries.check(f, short, init, out, arg(2, "body_fun"), node, len(pos)):
-                maps.check_carry(init, out, short)
+                maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
             return init
         if name == "jax.lax.while_loop":
             init = arg(2, "init_val")
             carries.check_cond(f, short, body(arg(0, "cond_fun"), init), arg(0, "cond_fun"), node)
             out = body(arg(1, "body_fun"), init)
             if not carries.check(f, short, init, out, arg(1, "body_fun"), node, len(pos)):
-                maps.check_carry(init, out, short)
+                maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
             return init
         if name == "jax.lax.cond":
             ops = pos[3:]
             outs = [body(fn, *ops) for fn in (arg(1, "true_fun"), arg(2, "false_fun"))]
             if UNKNOWN in outs:
                 return UNKNOWN
-            _check_branches(outs, short)
+            _check_branches([maps.drop_varying(o, ign) for o in outs], short)
             return outs[0] if outs[0] == outs[1] else UNKNOWN
         if name == "jax.lax.switch":
             branches = arg(1, "branches")
@@ -524,7 +526,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             outs = [body(fn, *pos[2:]) for fn in branches.items]
             if UNKNOWN in outs:
                 return UNKNOWN
-            _check_branches(outs, short)
+            _check_branches([maps.drop_varying(o, ign) for o in outs], short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN
     except RuleError as e:
         if e.data.get("kind") in ("init", "body") or e.code == NC809:

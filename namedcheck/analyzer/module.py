@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import configs, iteration, origins
+from namedcheck.analyzer import configs, iteration, jaxconfig, origins
 from namedcheck.analyzer.budget import Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -106,6 +106,8 @@ class ModuleAnalyzer:
         # the count the run states (configuration, the program's XLA_FLAGS; analyzer/devices.py); None: `ndev`
         self.devices: int | None = getattr(project, "devices", None)
         self.devices_read = False  # the analysis read the device count
+        self.func_flags: dict[int, Any] = {}  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
+        self.sets_flags: frozenset[str] = frozenset()  # JAX flags the module's functions set (callers lose them)
         self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
         self._positions: Any = None
@@ -213,7 +215,9 @@ class ModuleAnalyzer:
     # ---- the walk --------------------------------------------------------------------------------
     def run(self) -> None:
         # module code runs outside any map: a name no map or mesh around a collective binds is unbound (NC705)
-        top = Frame(self, None, env=AxisEnv(definitive=True))
+        text = self.source if self.source is not None else self.module.code
+        flags, self.sets_flags = jaxconfig.scan(self.module, text)
+        top = Frame(self, None, env=AxisEnv(definitive=True, flags=flags))
         self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.
         for s in self.module.body:
@@ -297,6 +301,8 @@ class ModuleAnalyzer:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
+        if id(ref.node) in self.func_flags:  # `@config.<flag>(value)` on the function
+            frame.env = jaxconfig.applied(frame.env, self.func_flags[id(ref.node)])
         frame.nc705_owner = nc705_owner
         frame.entry = entry
         if settings:
@@ -344,10 +350,16 @@ class ModuleAnalyzer:
         values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
         for prm in ref.node.params.params if isinstance(ref.node, cst.FunctionDef) else ():  # a stated sharding
             if prm.name.value in values and prm.annotation is not None:
-                values[prm.name.value] = origins.placed(values[prm.name.value], prm.annotation)
+                values[prm.name.value] = origins.placed(values[prm.name.value], prm.annotation, keep_written=False)
         scope_env: AxisEnv = ref.scope.env
         declared = frozenset(n for v in values.values() for n, _ in v.named)
-        env = AxisEnv(mesh=scope_env.mesh, definitive=bool(values), declared=declared, mesh_set=scope_env.mesh_set)
+        env = AxisEnv(
+            mesh=scope_env.mesh,
+            definitive=bool(values),
+            declared=declared,
+            mesh_set=scope_env.mesh_set,
+            flags=scope_env.flags,
+        )
         if ref.owner is not None and sig.params and sig.params[0].annotation is None:
             values[sig.params[0].name] = InstanceRef(ref.owner)  # `self`: its fields are typed
             env = replace(env, declared=declared | {n for t in ref.owner.fields.values() for n, _ in t.named})
@@ -551,10 +563,14 @@ class ModuleAnalyzer:
         """`err`'s causes elsewhere located: a node of this module (in `path`) or of another loaded project
         module (in its file), or a location given as such; anchors not found are left out."""
         out: list[Related] = []
+        asides: list[Related] = []
         for anchor, message in err.related:
             if isinstance(anchor, Related):
                 out.append(anchor)
                 continue
+            aside = isinstance(anchor, origins.Aside)
+            if aside:
+                anchor = anchor.node
             where: tuple[str, Any] | None = None
             positions = self.positions()
             if anchor in positions:
@@ -568,7 +584,13 @@ class ModuleAnalyzer:
                     where = (target[1], target[0].positions()[anchor])
             if where is not None:
                 r = where[1]
-                out.append(Related(where[0], r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, message))
+                rel = Related(where[0], r.start.line, r.start.column + 1, r.end.line, r.end.column + 1, message)
+                (asides if aside else out).append(rel)
+        lines = {(r.path, r.line) for r in out}
+        for r in asides:  # a sharding written on a line of its own (not inside a placement already named)
+            if (r.path, r.line) not in lines:
+                lines.add((r.path, r.line))
+                out.append(r)
         return tuple(dict.fromkeys(out))
 
     def _owner_of(self, node: cst.CSTNode) -> Any:

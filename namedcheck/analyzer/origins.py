@@ -31,12 +31,38 @@ class Origin:
     calls: tuple[tuple[cst.CSTNode, cst.CSTNode, str], ...] = ()
     # the op that gave the value its shape (the last one that changed it), and that op's short name
     made: tuple[cst.CSTNode, str] | None = None
+    # where the sharding of that placement was written (`NamedSharding(...)`, `P(...)`), when not inside it
+    written: tuple[cst.CSTNode, ...] = ()
 
     def __reduce__(self) -> Any:
         return (_none, ())
 
 
 EMPTY = Origin()
+
+
+@dataclass(frozen=True, eq=False)
+class Written:
+    """Where a sharding value (`P(...)`, `NamedSharding(...)`) was written; pickles to None."""
+
+    node: cst.CSTNode
+
+    def __reduce__(self) -> Any:
+        return (_none, ())
+
+
+@dataclass(frozen=True, eq=False)
+class Aside:
+    """A related anchor shown only when no other related location of the diagnostic is on its line (the
+    `P(...)` inside the `device_put(...)` that is already named)."""
+
+    node: cst.CSTNode
+
+
+def written(v: ArrayType, *where: Any) -> ArrayType:
+    """`v` placed by a sharding written at `where` (`Written` values; None where not known)."""
+    nodes = tuple(dict.fromkeys(w.node for w in where if isinstance(w, Written)))
+    return _with(v, written=nodes) if nodes != of(v).written else v
 
 
 def of(v: Any) -> Origin:
@@ -62,9 +88,16 @@ def _leaves(v: Any, fn: Any) -> Any:
     return v
 
 
-def placed(v: Any, node: cst.CSTNode) -> Any:
-    """Every array of `v` placed at `node` (device_put, reshard, creation with out_sharding=, ...)."""
-    return _leaves(v, lambda a: _with(a, placed=(node, _key(a), False)) if a.sharding is not None or a.spec else a)
+def placed(v: Any, node: cst.CSTNode, keep_written: bool = True) -> Any:
+    """Every array of `v` placed at `node` (device_put, reshard, creation with out_sharding=, ...); where its
+    sharding was written is kept (`written`, set per leaf by the placement) unless `keep_written` is false."""
+
+    def one(a: ArrayType) -> ArrayType:
+        if a.sharding is None and not a.spec:
+            return a
+        return _with(a, placed=(node, _key(a), False), **({} if keep_written else {"written": ()}))
+
+    return _leaves(v, one)
 
 
 def placement(v: Any) -> cst.CSTNode | None:
@@ -95,6 +128,8 @@ def relate_placements(err: RuleError, operands: list[tuple[str | None, Any]]) ->
             err.relate(node, f"{who} has its sharding {spec_text(v)} from this placement")
         else:
             err.relate(node, f"{who} was placed with {spec_text(v)} here")
+        for w in of(v).written:
+            err.relate(Aside(w), f"the sharding of {who} is written here")
     return err
 
 
@@ -126,10 +161,12 @@ def op_result(result: Any, inputs: list[Any], node: cst.CSTNode, short: str, pla
     changes: dict[str, Any] = {}
     if placing and result.sharding is not None:
         changes["placed"] = (node, _key(result), False)
+        changes["written"] = ()
     elif result.sharding is not None and placement(result) is None:
         src = next((a for a in arrays if a.sharding == result.sharding and placement(a) is not None), None)
         if src is not None:
             changes["placed"] = (of(src).placed[0], _key(result), True)  # type: ignore[index]
+            changes["written"] = of(src).written
     calls = tuple(dict.fromkeys(c for a in arrays for c in of(a).calls))[:4]
     if calls and calls != of(result).calls:
         changes["calls"] = calls
@@ -234,4 +271,7 @@ __all__ = [
     "relate_shapes",
     "made_at",
     "spec_text",
+    "Written",
+    "Aside",
+    "written",
 ]

@@ -70,9 +70,15 @@ class _How:
     trailing_none_ok: bool = False
     asserts: bool = False  # with_sharding_constraint: over Explicit axes an assertion (NC807)
     committed: bool = False  # jit in_shardings on concrete (module-level) arguments: must match theirs (NC808)
+    size_one: bool = False  # `jax_remove_size_one_mesh_axis_from_type` may be on: size-1 axes leave the type
 
 
 STRICT = _How()
+
+
+def _flags(f: Frame, how: _How) -> _How:
+    """What the JAX configuration in force here changes in placing values."""
+    return replace(how, size_one=True) if f.env.flag(maps.REMOVE_SIZE_ONE) is not False else how
 
 
 def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -116,7 +122,7 @@ def _named_sharding(pos: list[Any], kw: dict[str, Any], node: cst.CSTNode, f: Fr
     except RuleError as e:
         f.report(node, e)
         return UNKNOWN
-    return ShardingVal(mesh, spec)
+    return ShardingVal(mesh, spec, origins.Written(node))
 
 
 def _tree(f: Frame, v: Any) -> Any:
@@ -153,6 +159,34 @@ def _is_sharding_tree(v: Any) -> bool:
     return v is None or bool(_sharding_leaves(v))
 
 
+def _unknown_target(tree: Any) -> bool:
+    """A sharding tree with a part the checker cannot evaluate (a spec from a parameter, a device, a
+    `.sharding` it does not know)."""
+    if tree is None or isinstance(tree, ShardingVal):
+        return False
+    if isinstance(tree, Seq):
+        return any(_unknown_target(i.items[1] if tree.kind == "dict" and isinstance(i, Seq) else i) for i in tree.items)
+    return True
+
+
+def forget_sharding(v: Any) -> Any:
+    """A value (a pytree of arrays) whose sharding is no longer known: Unknown stays unknown, never the
+    input's."""
+    if isinstance(v, ArrayType):
+        return v.with_spec(None).with_sharding(None)
+    if isinstance(v, Seq):
+        if v.kind == "dict":
+            return Seq(
+                tuple(
+                    Seq((p.items[0], forget_sharding(p.items[1])), "tuple") if isinstance(p, Seq) else p
+                    for p in v.items
+                ),
+                "dict",
+            )
+        return Seq(tuple(forget_sharding(i) for i in v.items), v.kind)
+    return v
+
+
 # ---- placing values ----------------------------------------------------------------------------------
 
 
@@ -168,6 +202,13 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
     out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(
         placement.type_sharding(s.spec, s.mesh, v), placement.known_mesh(s.mesh)
     )
+    out = origins.written(out, s.written, s.spec.origin)
+    if (
+        how.size_one
+        and out.sharding is not None
+        and (s.mesh is None or any(s.mesh.size(a) in (1, None) for a in s.spec.axes()))
+    ):
+        out = out.with_sharding(None)  # JAX may type it without its size-1 axes: not modelled, so not known
     # the spec's unreduced / reduced sets (a reshard without them reduces the value)
     return replace(out, unreduced=s.spec.unreduced, reduced=s.spec.reduced) if out.sharding is not None else out
 
@@ -182,19 +223,21 @@ def place_tree(sh: Any, v: Any, what: str, how: _How = STRICT) -> Any:
             leaves = [place_leaf(x, sh, w, how) if isinstance(x, ArrayType) else x for x, w in maps.seq_leaves(v, what)]
             return maps.seq_rebuild(v, iter(leaves))
         return v
-    if not (isinstance(sh, Seq) and isinstance(v, Seq) and len(sh.items) == len(v.items)):
+    if sh is None:
         return v
+    if not (isinstance(sh, Seq) and isinstance(v, Seq) and len(sh.items) == len(v.items)):
+        return forget_sharding(v)
     if sh.kind == "dict" and v.kind == "dict":
         by_key = {_key(p): p.items[1] for p in sh.items}
         out = []
         for p in v.items:
             k = _key(p) if isinstance(p, Seq) and len(p.items) == 2 else None
             if k is None or k not in by_key:
-                return v
+                return forget_sharding(v)
             out.append(Seq((p.items[0], place_tree(by_key[k], p.items[1], f"{what}[{k!r}]", how)), "tuple"))
         return Seq(tuple(out), "dict")
     if sh.kind == "dict" or v.kind == "dict":
-        return v
+        return forget_sharding(v)
     return Seq(tuple(place_tree(s, x, f"{what}[{i}]", how) for i, (s, x) in enumerate(zip(sh.items, v.items))), v.kind)
 
 
@@ -208,10 +251,14 @@ def _placement(
 ) -> Any:
     """device_put / with_sharding_constraint / reshard: the value keeps its type and gains the spec."""
     x = pos[0] if pos else kw.get(params[0])
-    sh = _tree(f, pos[1] if len(pos) > 1 else kw.get(params[1]))
+    target = pos[1] if len(pos) > 1 else kw.get(params[1])
+    sh = _tree(f, target)
+    if isinstance(x, ArrayType | Seq) and target is not None and _unknown_target(sh):
+        return forget_sharding(x)  # placed where the checker cannot tell: not the input's sharding any more
     if not isinstance(x, ArrayType | Seq) or sh is None or not _is_sharding_tree(sh):
         return NotImplemented
     lab = label(_arg(node, 0)) or params[0]
+    how = _flags(f, how)
     try:
         return origins.placed(place_tree(sh, x, f"{short} of {lab}", how), node)
     except RuleError as e:
@@ -251,10 +298,12 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         src = pos[0] if pos else None
         if name in ("jax.numpy.array", "jax.numpy.asarray") and isinstance(src, ArrayType):
             return out.with_sharding(placement.of(src), src.mesh)  # an array keeps its own sharding
-        return origins.placed(out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node)
+        return origins.placed(
+            out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node, keep_written=False
+        )
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
-    how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
+    how = _flags(f, _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True))
     try:
         return origins.placed(place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how), node)
     except RuleError as e:
@@ -322,6 +371,16 @@ def _param_names(func: Any) -> list[str]:
     return []
 
 
+def _own_types(placed: Any, given: Any) -> Any:
+    """Arguments inside a jit with in_shardings: each keeps its own type (JAX 0.10 traces the argument's type,
+    an uncommitted one unsharded; a committed one that differs is an error, NC808), and the stated spec."""
+    if isinstance(placed, ArrayType) and isinstance(given, ArrayType):
+        return replace(given, spec=placed.spec)
+    if isinstance(placed, Seq) and isinstance(given, Seq) and len(placed.items) == len(given.items):
+        return Seq(tuple(_own_types(p, g) for p, g in zip(placed.items, given.items)), given.kind)
+    return given
+
+
 def call_jit(
     f: Frame,
     ref: JitRef,
@@ -337,32 +396,38 @@ def call_jit(
     fname = getattr(ref.func, "name", "f")
     args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos] if ref.auto else pos
     ins = _tree(f, ref.in_shardings)
-    if ins is not None and ins is not UNKNOWN and not kw:
+    if ins is UNKNOWN or (ins is not None and kw):  # placed by shardings the checker cannot evaluate
+        args = [forget_sharding(v) for v in args]
+    elif ins is not None:
         names = _param_names(ref.func)
         per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
-        if len(per_arg) == len(pos):
+        if len(per_arg) != len(pos):
+            args = [forget_sharding(v) for v in args]
+        else:
+            how = _flags(f, _How(committed=f.parent is None))
+            placed = []
             try:
-                how = _How(committed=f.parent is None)
-                args = [
-                    origins.placed(
-                        place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how),
-                        kw_node(ref.node, "in_shardings"),
-                    )
-                    for i, (s, v) in enumerate(zip(per_arg, pos))
-                ]
+                for i, (s, v) in enumerate(zip(per_arg, pos)):
+                    what = f"argument {names[i] if i < len(names) else i!r} of jit({fname})"
+                    placed.append(_own_types(place_tree(s, v, what, how), v))
+                args = placed
             except RuleError as e:
-                f.report(
-                    node,
-                    origins.relate_placements(
-                        e, [(label(n) if n is not None else None, v) for n, v in zip(nodes, pos)]
-                    ),
-                )
+                origins.relate_placements(e, [(label(n) if n is not None else None, v) for n, v in zip(nodes, pos)])
+                for sv in _sharding_leaves(per_arg[len(placed)]):  # the in_shardings entry it was checked against
+                    for w in (sv.written, sv.spec.origin):
+                        if isinstance(w, origins.Written):
+                            e.relate(origins.Aside(w.node), "the sharding passed to jit is written here")
+                f.report(node, e)
     out = f.call_value(ref.func, args, kw, nodes, kwl, node, None, as_map_body)
     outs = _tree(f, ref.out_shardings)
-    if out is UNKNOWN or outs is None or outs is UNKNOWN:
+    if outs is UNKNOWN:
+        return forget_sharding(out)
+    if out is UNKNOWN or outs is None:
         return out
     try:
-        return origins.placed(place_tree(outs, out, f"the result of jit({fname})"), kw_node(ref.node, "out_shardings"))
+        return origins.placed(
+            place_tree(outs, out, f"the result of jit({fname})", _flags(f, STRICT)), kw_node(ref.node, "out_shardings")
+        )
     except RuleError as e:
         f.report(kw_node(ref.node, "out_shardings"), e)
         return out

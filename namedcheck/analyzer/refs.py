@@ -195,6 +195,7 @@ class ShardingVal:
 
     mesh: Any  # engine MeshInfo | None
     spec: Any  # engine Spec
+    written: Any = None  # `origins.Written` of the `NamedSharding(...)` call, where the program built it
 
 
 @dataclass(eq=False, slots=True)

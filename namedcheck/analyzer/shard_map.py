@@ -300,7 +300,14 @@ def _run(f: Frame, ref: MappedRef, s: _Setup, args: list[Any], node: cst.CSTNode
     try:
         for spec, v, w in maps.match_prefix(s.specs_out, result, _is_spec, "the result", NC604, "shard_map out_specs"):
             outs.append(
-                maps.shard_out(v, spec, s.mesh, s.manual, s.check, f"{w} of shard_map")
+                maps.shard_out(
+                    maps.drop_varying(v, maps.size_one_axes(f.env, s.mesh)),
+                    spec,
+                    s.mesh,
+                    s.manual,
+                    s.check,
+                    f"{w} of shard_map",
+                )
                 if isinstance(v, ArrayType)
                 else UNKNOWN
             )

@@ -7,7 +7,18 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, configs, entry, facts, iteration, mapcalls, nn_modules, origins, sizes
+from namedcheck.analyzer import (
+    classes,
+    configs,
+    entry,
+    facts,
+    iteration,
+    jaxconfig,
+    mapcalls,
+    nn_modules,
+    origins,
+    sizes,
+)
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -64,6 +75,8 @@ class Statements(FrameState):
             for item in s.items:
                 before = self.env
                 v = self.ev(item.item)
+                if isinstance(v, jaxconfig.ConfigFlags):  # `with config.<flag>(value):`
+                    self.env = jaxconfig.applied(self.env, v.flags)
                 if isinstance(v, MeshVal):  # `with Mesh(...)`, `with jax.set_mesh(mesh)`
                     # only set_mesh sets JAX's context mesh (a legacy `with mesh:` sets none, keeps no outer one)
                     self.env = replace(self.env, mesh=v.info, mesh_set=self.env is not before and self.env.mesh_set)
@@ -332,6 +345,9 @@ class Statements(FrameState):
         for d in reversed(fn.decorators):
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
+                continue
+            if isinstance(deco, jaxconfig.ConfigFlags):  # `@config.<flag>(value)`: the body runs with it
+                self.an.func_flags[id(fn)] = self.an.func_flags.get(id(fn), ()) + deco.flags
                 continue
             if (
                 isinstance(deco, PartialRef)

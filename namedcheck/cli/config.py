@@ -121,3 +121,17 @@ def unknown_codes(patterns: list[str]) -> list[str]:
     from namedcheck.engine.codes import CODES
 
     return [p for p in patterns if not p.strip() or not any(c.startswith(p.strip().upper()) for c in CODES)]
+
+
+def stub_problem(cfg: Config) -> str | None:
+    """A stub that cannot be used, said once before anything is checked (mypy stops at a stub it cannot
+    parse too): never a hang on a FIFO, a pass on an endless file, or every file's NC000."""
+    if not cfg.stub_paths:
+        return None
+    from namedcheck.engine.stubs import stub_problem as first_bad_stub
+
+    problem = first_bad_stub(tuple(cfg.stub_paths))
+    if problem is None:
+        return None
+    where = f" (stub-paths in {cfg.root / 'pyproject.toml'})" if cfg.root is not None else ""
+    return f"a stub file cannot be used: {problem}{where}; hint: fix the stub, or take it out of stub-paths"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from namedcheck import __version__
-from namedcheck.cli.config import Config, ConfigError, load_config
+from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats
 from namedcheck.diagnostic import Diagnostic, selected
@@ -151,20 +151,6 @@ def _empty_document(args: argparse.Namespace) -> None:
         print(render_sarif([]))
 
 
-def _stub_problem(cfg: Config) -> str | None:
-    """A stub that cannot be used, said once before anything is checked (mypy stops at a stub it cannot
-    parse too): never a hang on a FIFO, a pass on an endless file, or every file's NC000."""
-    if not cfg.stub_paths:
-        return None
-    from namedcheck.engine.stubs import stub_problem
-
-    problem = stub_problem(tuple(cfg.stub_paths))
-    if problem is None:
-        return None
-    where = f" (stub-paths in {cfg.root / 'pyproject.toml'})" if cfg.root is not None else ""
-    return f"a stub file cannot be used: {problem}{where}; hint: fix the stub, or take it out of stub-paths"
-
-
 def cmd_check(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
@@ -179,7 +165,7 @@ def cmd_check(args: argparse.Namespace) -> int:
                 args,
                 f"{flag} names no known code: {', '.join(bad)} (expected codes or prefixes such as NC2 or NC502)",
             )
-    problem = _stub_problem(cfg)
+    problem = stub_problem(cfg)
     if problem is not None:
         return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
@@ -381,7 +367,7 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         cfg = load_config(Path(args.config_root or "."))
     except ConfigError as e:
         return _fail(args, str(e))
-    problem = _stub_problem(cfg)
+    problem = stub_problem(cfg)
     if problem is not None:
         return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
@@ -420,7 +406,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
         return _fail(args, str(e))
     if missing:
         return _fail(args, f"no such file or directory: {', '.join(missing)}")
-    problem = _stub_problem(cfg)
+    problem = stub_problem(cfg)
     if problem is not None:
         return _fail(args, problem)
     from namedcheck.analyzer.session import Session

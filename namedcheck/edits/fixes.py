@@ -13,7 +13,7 @@ import libcst as cst
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
-from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC807, NC809, NC811
+from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC805, NC807, NC809, NC811
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
 
@@ -466,6 +466,18 @@ def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
     names it when it uses each mesh axis once); JAX accepts it and computes the same values. Safe in module
     code; inside a function the operands' shardings are those of the call analysed (another call may pass
     others, and would get this result sharding), so unsafe there."""
+    return _out_sharding(loc, d, "the sharding of the non-contracting dims")
+
+
+def _fix_nc805(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC805: the reshape JAX rejects for its operand's sharding, given `out_sharding=` (JAX's own message asks
+    for it): the dims the reshape leaves alone keep their sharding, the reshaped ones are unsharded. The same
+    values; safe in module code, unsafe inside a function (another call may pass another sharding)."""
+    return _out_sharding(loc, d, "the dims it leaves alone keep their sharding")
+
+
+def _out_sharding(loc: Located, d: Diagnostic, why: str) -> list[Fix]:
+    """`out_sharding=<data['out_sharding']>` added to the call (or `a @ b` as `jnp.matmul(a, b, out_sharding=)`)."""
     wanted = _spec_text(d.data.get("out_sharding"))
     p = loc.spelling("jax.sharding.PartitionSpec", "jax.P")
     node = next(iter(loc.nodes_at(d)), None)
@@ -473,7 +485,7 @@ def _fix_nc802(loc: Located, d: Diagnostic) -> list[Fix]:
         return []
     spec = p + wanted[1:]
     safe = not _in_function(loc, node)
-    title = f"Pass out_sharding={wanted} (the sharding of the non-contracting dims)"
+    title = f"Pass out_sharding={wanted} ({why})"
     if (
         isinstance(node, cst.Call)
         and node.args
@@ -600,6 +612,7 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
 
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
     NC802: _fix_nc802,
+    NC805: _fix_nc805,
     NC807: _fix_nc807,
     NC809: _fix_nc809,
     NC811: _fix_nc811,

@@ -378,7 +378,8 @@ _CODES: list[Code] = [
         "NC603",
         "collective rejected for its input's varying set",
         "With JAX's default auto-pcast, psum / pmean over a tuple of axes reject a value that varies over only "
-        "some of them, and pcast(..., to='varying') rejects a value already varying over the axes.",
+        "some of them, and pcast(..., to='varying') rejects a value already varying over the axes; with "
+        "`jax_auto_pcast` off (`jax.config.update`), psum / pmean also reject a value invariant over an axis.",
         "jax.shard_map(lambda v: lax.psum(v, ('x', 'y')), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
         "jax.shard_map(lambda v: lax.psum(v, 'x'), mesh=mesh, in_specs=P('x'), out_specs=P())(jnp.ones(8))",
         hint="cast the input with lax.pcast(..., to='varying') first, or reduce only over the axes it varies over",
@@ -487,6 +488,7 @@ _CODES: list[Code] = [
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(16, 8)",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\nx.reshape(4, 2, 16)",
         hint="pass out_sharding= to the reshape, or reshard the operand before reshaping",
+        fix="fix_nc805",
     ),
     Code(
         "NC806",

@@ -32,6 +32,10 @@ from namedcheck.engine.mesh import MeshInfo, Spec
 from namedcheck.engine.trees import dict_like, keyed, map_leaves, paired, tree_leaves, union_varying
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
+REMOVE_SIZE_ONE = "jax_remove_size_one_mesh_axis_from_type"  # size-1 mesh axes leave varying sets and shardings
+AUTO_PCAST = "jax_auto_pcast"  # ops and collectives cast invariant operands to varying themselves
+JAX_FLAG_DEFAULTS: dict[str, bool | None] = {REMOVE_SIZE_ONE: False, AUTO_PCAST: True}
+
 
 @dataclass(frozen=True, slots=True)
 class AxisEnv:
@@ -48,6 +52,19 @@ class AxisEnv:
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
     eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
+    # JAX configuration flags the program sets that change the rules (`jax.config.update(name, value)`,
+    # `with jax.config.<name>(value):`): name -> value, None where set to a value the checker cannot tell
+    # (analyzer/jaxconfig.py); a flag not listed has JAX's default (`JAX_FLAG_DEFAULTS`)
+    flags: tuple[tuple[str, bool | None], ...] = ()
+
+    def flag(self, name: str) -> bool | None:
+        """The flag's value here (None: not known)."""
+        return dict(self.flags).get(name, JAX_FLAG_DEFAULTS[name])
+
+    def with_flag(self, name: str, value: bool | None) -> AxisEnv:
+        flags = dict(self.flags)
+        flags[name] = value
+        return replace(self, flags=tuple(sorted((k, v) for k, v in flags.items() if v != JAX_FLAG_DEFAULTS.get(k))))
 
     def size(self, name: str) -> Dim:
         d = dict(self.named)
@@ -794,6 +811,24 @@ def _local_sharding(arg: ArrayType, spec: Spec, mesh: MeshInfo, manual: frozense
             return None
         out.append(tuple(a for a in axes if a not in manual))
     return tuple(out)
+
+
+def size_one_axes(env: AxisEnv, mesh: MeshInfo | None = None) -> frozenset[str]:
+    """Mesh axes JAX may leave out of varying sets and shardings here: those of size 1 (or of a size not known)
+    where `jax_remove_size_one_mesh_axis_from_type` is set or may be; none where it is surely off."""
+    mesh = mesh if mesh is not None else env.mesh
+    if env.flag(REMOVE_SIZE_ONE) is False or mesh is None:
+        return frozenset()
+    return frozenset(n for n, s in mesh.axes if s is None or s == 1)
+
+
+def drop_varying(v: Any, axes: frozenset[str]) -> Any:
+    """A pytree whose arrays' varying sets leave `axes` out (how JAX types them with size-1 axes removed)."""
+    if not axes:
+        return v
+    return map_leaves(
+        v, lambda a: a.with_varying(a.varying - axes) if isinstance(a, ArrayType) and a.varying & axes else a
+    )
 
 
 def shard_out(

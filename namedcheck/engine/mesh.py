@@ -3,8 +3,8 @@ PartitionSpec's per-dimension mesh axes (with its unreduced / reduced sets)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from namedcheck.engine.values import Dim
@@ -41,6 +41,8 @@ class Spec:
     # `P(..., unreduced={'x'}, reduced={'y'})`: mesh axes over which the value is a partial sum / known reduced
     unreduced: frozenset[str] = frozenset()
     reduced: frozenset[str] = frozenset()
+    # where the program wrote it (the analyzer's `origins.Written`, opaque here): never compared or hashed
+    origin: Any = field(default=None, compare=False)
 
     def axes(self) -> list[str]:
         return [a for e in self.entries if e for a in e]

@@ -1,28 +1,52 @@
 """`namedcheck lsp`: a Language Server over stdio (pygls). Diagnostics on open / change (debounced) / save,
 hover with inferred types, inlay hints (off unless `inlayHints` is set), code actions (fixes and
-"ignore NCxxx on this line"). One process keeps parsed chunks and analyses (analyzer/incremental.py)."""
+"ignore NCxxx on this line"). One process keeps parsed chunks and analyses (analyzer/incremental.py).
+
+Hostile clients: frames are read by lsp/framing.py (a malformed frame is skipped and logged, never a deaf
+server); every request is answered (InvalidParams for parameters that do not fit the method, an empty
+result for a document the client has not opened or a position outside it); the server reads no document
+the client did not open, and a buffer past `max-file-size` is one NC001, not analysed."""
 
 from __future__ import annotations
 
 import asyncio
+import json
+import sys
+import threading
+from collections import OrderedDict
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcException
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from namedcheck import __version__
-from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser, format_value, symbols_of, values_at
+from namedcheck.analyzer.incremental import (
+    Analysis,
+    DocumentAnalyser,
+    format_value,
+    oversized,
+    symbols_of,
+    values_at,
+)
 from namedcheck.analyzer.session import Session
-from namedcheck.cli.config import Config, ConfigError, load_config
+from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
 from namedcheck.diagnostic import Diagnostic, Fix, selected
 from namedcheck.edits.fixes import attach_fixes, ignore_fix
+from namedcheck.lsp.framing import FrameReader
 from namedcheck.lsp.hints import inlay_hints
 
 DEBOUNCE_S = 0.15
 MAX_CALLERS = 32  # importers of an open file analysed per edit for what they cause in it, the nearest first
 EDITOR_LISTING_TTL = 30.0  # seconds a listing of the project's files is reused (a new file shows up after it)
+MAX_CONFIGS = 64  # project configurations kept (one per folder of an open file)
+MAX_SESSIONS = 8  # sessions kept (one per distinct configuration in use)
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 
 
 class NamedcheckServer(LanguageServer):
@@ -34,8 +58,108 @@ class NamedcheckServer(LanguageServer):
         self.sessions: dict[tuple[Any, ...], Session] = {}  # one per configuration
         self.generation = 0  # counts changes of open buffers' texts (a file's callers may have changed)
         self.pending: dict[str, asyncio.TimerHandle] = {}
-        self.configs: dict[Path, Config | str] = {}
+        self.configs: OrderedDict[Path, Config | str] = OrderedDict()
         self.inlay_hints_enabled = False
+        self.frames: FrameReader | None = None
+        self.shut_down = False  # a shutdown request was received: later requests are InvalidRequest
+
+    # ---- transport: frames read robustly, every request answered ---------------------------------
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio: pygls' loop, with frames read by `FrameReader` and each message handled by
+        `handle_frame` (a request whose parameters do not fit gets an error, never silence)."""
+        self._stop_event = threading.Event()
+        self.frames = FrameReader(stdin or sys.stdin.buffer)
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        try:
+            asyncio.run(self._serve_frames(self.frames))
+        except BrokenPipeError:
+            self.log_protocol("the connection to the client is lost: shutting down")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()
+
+    async def _serve_frames(self, frames: FrameReader) -> None:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4)
+
+        def pump() -> None:  # a daemon thread: a read blocked on stdin never holds the process at exit
+            while True:
+                try:
+                    body = frames.next_frame()
+                except Exception as e:  # the reader's own bug: end the connection with a log line
+                    frames.note(f"reading a frame failed: {type(e).__name__}: {e}")
+                    body = None
+                try:
+                    asyncio.run_coroutine_threadsafe(queue.put(body), loop).result()
+                except Exception:
+                    return
+                if body is None:
+                    return
+
+        threading.Thread(target=pump, name="namedcheck-lsp-reader", daemon=True).start()
+        stop = self._stop_event
+        while stop is None or not stop.is_set():
+            body = await queue.get()
+            for note in frames.take_notes():
+                self.log_protocol(f"malformed input from the client: {note}")
+            if body is None:
+                break
+            self.handle_frame(body)
+
+    def handle_frame(self, body: bytes) -> None:
+        """One message's body: handled by pygls when it is a well-formed message; otherwise logged, and
+        answered with an error when it is a request."""
+        try:
+            raw = json.loads(body)
+        except (ValueError, RecursionError):
+            self.log_protocol("malformed input from the client: a frame whose body is not JSON (skipped)")
+            return
+        if not isinstance(raw, dict):
+            self.log_protocol("malformed input from the client: a message that is not a JSON object (skipped)")
+            return
+        is_request = "method" in raw and "id" in raw
+        msg_id = raw.get("id")
+        if not (isinstance(msg_id, int | str) and not isinstance(msg_id, bool)):
+            msg_id = None
+        method = raw.get("method", "")
+        if raw.get("jsonrpc") != "2.0" or not isinstance(method, str) or (is_request and msg_id is None):
+            self.log_protocol("malformed input from the client: not a JSON-RPC 2.0 message (skipped)")
+            if is_request:
+                self.reply_error(msg_id, INVALID_REQUEST, "Invalid request: not a JSON-RPC 2.0 request")
+            return
+        try:
+            message = self.protocol.structure_message(raw)
+        except Exception as e:
+            code = e.code if isinstance(e, JsonRpcException) and e.code != INTERNAL_ERROR else INVALID_PARAMS
+            self.log_protocol(f"malformed input from the client: {method or 'a message'} with invalid parameters")
+            if is_request:
+                self.reply_error(msg_id, code, f"Invalid params for {method}")
+            return
+        if self.shut_down and is_request:  # pygls drops them silently; LSP asks for an InvalidRequest error
+            self.reply_error(msg_id, INVALID_REQUEST, f"Invalid request: {method} after shutdown")
+            return
+        self.shut_down = self.shut_down or (is_request and method == "shutdown")
+        try:
+            self.protocol.handle_message(message)
+        except Exception as e:  # pygls answers a request's handler errors itself; this is for its own
+            self.log_protocol(f"handling {method or 'a message'} failed: {type(e).__name__}: {e}")
+            if is_request:
+                self.reply_error(msg_id, INTERNAL_ERROR, f"Internal error handling {method}")
+
+    def reply_error(self, msg_id: int | str | None, code: int, message: str) -> None:
+        data = json.dumps({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+        writer = self.protocol.writer
+        if writer is not None:
+            writer.write(f"Content-Length: {len(data)}\r\n\r\n{data}".encode())
+
+    def log_protocol(self, message: str) -> None:
+        """A line on stderr and in the client's log (window/logMessage)."""
+        print(f"namedcheck lsp: {message}", file=sys.stderr, flush=True)
+        try:
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Warning, f"namedcheck: {message}"))
+        except Exception:
+            pass
 
     # ---- configuration ---------------------------------------------------------------------------
     def config_for(self, path: str) -> Config | str:
@@ -43,9 +167,15 @@ class NamedcheckServer(LanguageServer):
         folder = Path(path).parent
         if folder not in self.configs:
             try:
-                self.configs[folder] = load_config(folder)
+                cfg = load_config(folder)
+                # a stub that cannot be used is said once, like a config error (the file is then analysed
+                # without the user's stubs), never every file's NC000
+                self.configs[folder] = stub_problem(cfg) or cfg
             except ConfigError as e:
                 self.configs[folder] = str(e)
+            while len(self.configs) > MAX_CONFIGS:
+                self.configs.popitem(last=False)
+        self.configs.move_to_end(folder)
         return self.configs[folder]
 
     def apply_settings(self, settings: Any) -> None:
@@ -60,11 +190,22 @@ class NamedcheckServer(LanguageServer):
         key = (tuple(cfg.stub_paths), cfg.limits, cfg.devices)
         if key not in self.sessions:
             self.sessions[key] = Session(cfg.stub_paths, cfg.limits, editor=True, devices=cfg.devices)
+            while len(self.sessions) > MAX_SESSIONS:  # the oldest configuration's (its analysers make new ones)
+                del self.sessions[next(iter(self.sessions))]
         return self.sessions[key]
 
+    def opened(self, uri: Any) -> Any:
+        """The open document at `uri`, None when the client has not opened it (never read from disk)."""
+        if not isinstance(uri, str):
+            return None
+        return self.workspace.text_documents.get(uri)
+
     def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
-        """The document's analysis in its project (what its own code and its importers cause in it)."""
-        doc = self.workspace.get_text_document(uri)
+        """The document's analysis in its project (what its own code and its importers cause in it); None
+        for a document the client has not opened."""
+        doc = self.opened(uri)
+        if doc is None:
+            return None
         source = doc.source
         path = to_fs_path(uri) or uri
         cfg = self.config_for(path)
@@ -72,9 +213,15 @@ class NamedcheckServer(LanguageServer):
             self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"namedcheck: {cfg}"))
             cfg = Config()
         session = self.session_for(cfg)
-        if session.overlay.get(Path(path).resolve()) != source:
+        # a buffer past the size cap is not analysed, nor read by its importers (they read the disk's text)
+        shared = None if oversized(source, cfg.limits.max_file_size, path) is not None else source
+        try:
+            key = Path(path).resolve()
+        except (OSError, RuntimeError, ValueError):
+            key = None
+        if key is not None and session.overlay.get(key) != shared:
             changed = session.read(Path(path)) != source  # what the other files read until now
-            session.set_text(path, source)
+            session.set_text(path, shared)
             self.generation += changed
         cached = self.results.get(uri)
         if cached is not None and cached[0] == source and cached[1] == self.generation:
@@ -143,6 +290,11 @@ class Units:
             return p.line, p.character
         q = self.doc.position_codec.position_from_client_units(self.doc.lines, p)
         return q.line, q.character
+
+
+def _inside(doc: Any, p: lsp.Position) -> bool:
+    """Whether a position's line is one of the document's (a position past a line's end is clamped)."""
+    return 0 <= p.line < max(1, len(doc.lines)) and p.character >= 0
 
 
 def to_range(line: int, column: int, end_line: int, end_column: int, units: Units | None = None) -> lsp.Range:
@@ -240,6 +392,14 @@ def build_server() -> NamedcheckServer:
         if analyser is not None:
             analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
             ls.generation += 1
+        path = to_fs_path(uri) or uri
+        for session in ls.sessions.values():  # a session of an earlier configuration holds no closed buffer
+            if session.overlay:
+                try:
+                    if Path(path).resolve() in session.overlay:
+                        session.set_text(path, None)
+                except (OSError, RuntimeError, ValueError):
+                    pass
         for table in (ls.analysers, ls.results):
             table.pop(uri, None)
         ls.republish_stale()  # its importers and callees read the disk's text again
@@ -250,10 +410,13 @@ def build_server() -> NamedcheckServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: NamedcheckServer, params: lsp.HoverParams) -> lsp.Hover | None:
+        doc = ls.opened(params.text_document.uri)
+        if doc is None or not _inside(doc, params.position):
+            return None
         got = ls.analyse(params.text_document.uri)
         if got is None:
             return None
-        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        units = Units(doc)
         line0, col0 = units.inp(params.position)
         found = values_at(got[1], line0 + 1, col0)
         if found is None or not found[1]:
@@ -280,7 +443,7 @@ def build_server() -> NamedcheckServer:
         if got is None:
             return []
         r = params.range
-        units = Units(ls.workspace.get_text_document(params.text_document.uri))
+        units = Units(ls.opened(params.text_document.uri))
         return [
             lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
             for line, col, label in inlay_hints(got[0], got[1])
@@ -292,11 +455,14 @@ def build_server() -> NamedcheckServer:
     )
     def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = params.text_document.uri
+        doc = ls.opened(uri)
+        if doc is None or not _inside(doc, params.range.start):
+            return []
         got = ls.analyse(uri)
         if got is None:
             return []
         source, _, diags = got
-        units = Units(ls.workspace.get_text_document(uri))
+        units = Units(doc)
         actions: list[lsp.CodeAction] = []
         for d in diags:
             if not _overlaps(d, params.range, units):

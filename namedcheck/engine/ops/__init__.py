@@ -12,7 +12,7 @@ from typing import Any
 
 from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError, Unprovable, rule_bug
-from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, check_cooccurrence, tree_leaves, union_varying
+from namedcheck.engine.maps import EMPTY_ENV, AxisEnv, Spec, check_cooccurrence, tree_leaves, union_varying
 from namedcheck.engine.ops.core import (
     MISSING,
     RULE,
@@ -90,6 +90,13 @@ def _run(
     return _sharded(op, call, inputs, result)
 
 
+def _unknown_out_sharding(call: Call) -> bool:
+    v = call.args.get("out_sharding")
+    if v is None or (isinstance(v, Const) and v.value is None) or isinstance(v, Spec):
+        return False
+    return not isinstance(getattr(v, "spec", None), Spec)
+
+
 def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
     """The result's sharding over Explicit mesh axes from the op's sharding rule (`@sharding_rule`, beside its
     shape rule in the family module); unknown without a rule, inside shard_map, or when no input's sharding is
@@ -109,6 +116,8 @@ def _sharded(op: Op, call: Call, inputs: list[Any], result: Any) -> Any:
         )
     if not isinstance(result, ArrayType):
         return result
+    if _unknown_out_sharding(call):  # `out_sharding=spec` the checker cannot evaluate: the result's is unknown
+        return result.with_sharding(None)
     mesh = None if call.env.manual else _operands_mesh(op, call, result)
     fn = op.sharding_rule
     known = any(isinstance(leaf, ArrayType) and leaf.sharding is not None for v in inputs for leaf in tree_leaves(v))

@@ -9,6 +9,7 @@ from typing import Any
 from namedcheck.engine.algebra import fmt_shape, is_int, norm_axis
 from namedcheck.engine.codes import NC203, NC603
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import AUTO_PCAST, size_one_axes
 from namedcheck.engine.ops.core import Call, Unprovable, rule, vma_rule
 from namedcheck.engine.ops.reductions import reduce_type
 from namedcheck.engine.values import ArrayType, Const, DimVal, literal
@@ -44,7 +45,8 @@ def reducing_collective_rule(call: Call) -> Any:
 @vma_rule("jax.lax.psum", "jax.lax.pmean", "jax.lax.pmax", "jax.lax.pmin")
 def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     names = axis_names(call)
-    manual = [n for n in names if n in call.env.manual]
+    ign = size_one_axes(call.env)  # size-1 axes JAX may leave out of the type
+    manual = [n for n in names if n in call.env.manual and n not in ign]
     varying_part = [n for n in manual if n in vin]
     if (
         call.op.endswith(("psum", "pmean"))
@@ -59,6 +61,14 @@ def reducing_collective_vma(call: Call, vin: frozenset[str], out: Any) -> frozen
             f"{call.short} over {names!r} of a value varying over {tuple(varying_part)!r} "
             f"but invariant over {invariant!r}; JAX rejects a partly varying input",
             hint=f"apply lax.pcast(x, {invariant!r}, to='varying') first, or reduce over {tuple(varying_part)!r} only",
+        )
+    invariant = tuple(n for n in manual if n not in vin)
+    if call.op.endswith(("psum", "pmean")) and invariant and call.exact and call.env.flag(AUTO_PCAST) is False:
+        raise RuleError(
+            NC603,
+            f"{call.short} over {names!r} of a value invariant over {invariant!r}: with jax_auto_pcast off, "
+            f"JAX does not cast it to varying and rejects it (psum reduces a varying value)",
+            hint=f"apply lax.pcast(x, {invariant!r}, to='varying') first, or leave {invariant!r} out of the psum",
         )
     return vin - set(names)
 
@@ -76,7 +86,7 @@ def pcast_vma(call: Call, vin: frozenset[str], out: Any) -> frozenset[str]:
     to = literal(call.get("to", Const("varying")))
     if to != "varying":
         raise Unprovable
-    already = tuple(n for n in names if n in vin)
+    already = tuple(n for n in names if n in vin and n not in size_one_axes(call.env))
     if already:
         raise RuleError(
             NC603,

@@ -238,6 +238,8 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
     if any(len(set(t)) != len(t) or not t.isalpha() for t in terms) or len(set(outs)) != len(outs):
         raise Unprovable
     shds = [of(t) for t in ops]
+    if any(s is not None and len(s) != len(t) for t, s in zip(terms, shds)):
+        raise Unprovable  # a term that does not match its operand's rank (the type rule reports it)
     if len(ops) > 2:
         return _einsum_many(terms, outs, shds, has_out_sharding(call))
     if any(s is None for s in shds) and not has_out_sharding(call):
@@ -254,6 +256,10 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
                     hint="reshard one operand so the batch dims agree",
                 )
             entry.setdefault(letter, e)  # a batch dim sharded on one side: dot_general takes the first's
+    if any(letter not in entry for letter in outs):  # an output letter only an unsharded-unknown operand holds
+        if has_out_sharding(call):
+            return out_sharding(call, len(outs))
+        raise Unprovable
     out = [entry[letter] for letter in outs]
     if len(ops) == 1:
         return out_sharding(call, len(outs)) if has_out_sharding(call) else tuple(out)

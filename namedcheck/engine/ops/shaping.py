@@ -35,7 +35,7 @@ from namedcheck.engine.ops.sharding_common import (
     literal_arg,
     out_sharding,
 )
-from namedcheck.engine.placement import fmt_type, of
+from namedcheck.engine.placement import fmt_type, of, spec_json
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of, literal, one_or_many
 
@@ -515,11 +515,17 @@ def squeeze_sharding(call: Call, result: ArrayType) -> Shd | None:
 
 
 def _reshape_error(call: Call, x: ArrayType, new: tuple[Any, ...]) -> RuleError:
+    s = of(x) or ()
+    keep = 0  # leading dims the reshape leaves alone keep their sharding in the suggested out_sharding
+    while keep < min(len(s), len(new)) and x.shape[keep] == new[keep] and keep < len(new) - 1:
+        keep += 1
+    out = tuple(s[:keep]) + ((),) * (len(new) - keep)
     return RuleError(
         NC805,
         f"{call.short} of {call.label('a')}: {fmt_type(x)} to {tuple(new)} is not supported "
         f"for its sharding (the sharded dimension cannot be split or merged that way)",
         hint="pass out_sharding=P(...) to the reshape, or reshard the operand first",
+        data={"op": call.short, "out_sharding": spec_json(out)},
     )
 
 

@@ -1,0 +1,161 @@
+"""JAX configuration flags that change the rules, read where the program sets them.
+
+`jax_remove_size_one_mesh_axis_from_type` (size-1 mesh axes leave varying sets and shardings) and `jax_auto_pcast`
+(ops cast invariant operands to varying themselves) reach the engine as part of the axis environment
+(`AxisEnv.flags`, so every rule reads them and call analyses are memoised per setting):
+
+- `jax.config.update(name, value)` at module level with literal arguments sets the flag for the whole module
+  (JAX's configuration is global); anywhere else (in a function, a helper, a loop), with a value the checker
+  cannot evaluate, or named by a variable, the flag is not known in the module (`None`), and also set from the
+  call on in the function that makes it;
+- `with config.<name>(value):` and `@config.<name>(value)` / `@jtu.with_config(jax_<name>=value)` on a function
+  set it inside the block or the function;
+- the flag's environment variable named anywhere in the text makes it not known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, AxisEnv
+from namedcheck.engine.values import Const
+
+Flags = tuple[tuple[str, bool | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ConfigFlags:
+    """`config.<name>(value)` / `jtu.with_config(...)`: flags set by a context manager or decorator."""
+
+    flags: Flags
+
+
+def _flag_of(short: str) -> str | None:
+    name = short if short.startswith("jax_") else f"jax_{short}"
+    return name if name in JAX_FLAG_DEFAULTS else None
+
+
+def _value(v: Any) -> bool | None:
+    return v.value if isinstance(v, Const) and isinstance(v.value, bool) else None
+
+
+def construct(name: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+    """`jax.config.update(...)` -> ("update", flags); `config.<name>(v)`, `with_config(...)` -> ConfigFlags;
+    NotImplemented for every other call."""
+    mod, _, short = name.rpartition(".")
+    if short == "update" and mod.endswith("config") and mod.startswith("jax"):
+        key = pos[0] if pos else kw.get("name")
+        value = pos[1] if len(pos) > 1 else kw.get("val")
+        if isinstance(key, Const) and isinstance(key.value, str):
+            flag = _flag_of(key.value) if key.value.startswith("jax_") else None
+            return ("update", ((flag, _value(value)),) if flag else ())
+        return ("update", tuple((f, None) for f in JAX_FLAG_DEFAULTS))  # which flag: not known
+    if short == "with_config" and mod.startswith("jax"):
+        return ConfigFlags(tuple((f, _value(v)) for k, v in kw.items() if (f := _flag_of(k)) is not None))
+    if mod.endswith("config") and mod.startswith("jax") and (flag := _flag_of(short)) is not None:
+        return ConfigFlags(((flag, _value(pos[0]) if len(pos) == 1 and not kw else None),))
+    return NotImplemented
+
+
+def applied(env: AxisEnv, flags: Flags) -> AxisEnv:
+    for name, value in flags:
+        env = env.with_flag(name, value)
+    return env
+
+
+# ---- the module-wide setting ---------------------------------------------------------------------------------
+
+
+def _dotted(node: cst.BaseExpression) -> str:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return _dotted(node.value) + "." + node.attr.value
+    return ""
+
+
+class _Scan(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.depth = 0  # inside a function or class body
+        self.found: dict[str, set[bool | None]] = {}
+        self.in_functions: set[str] = set()  # flags a function sets (`jax.config.update` in its body)
+        self.scoped: set[int] = set()  # `config.<name>(v)` calls used as a with item or a function decorator
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth += 1
+        for d in node.decorators:
+            self.scoped.add(id(d.decorator))
+
+    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.depth -= 1
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.depth += 1
+
+    def leave_ClassDef(self, node: cst.ClassDef) -> None:
+        self.depth -= 1
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        self.scoped.add(id(node.item))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        callee = _dotted(node.func)
+        mod, _, short = callee.rpartition(".")
+        if short == "update" and mod.endswith("config"):
+            args = [a for a in node.args if a.keyword is None and not a.star]
+            key = args[0].value if args else None
+            if isinstance(key, cst.SimpleString) and len(args) == 2 and not any(a.star for a in node.args):
+                flag = _flag_of(key.evaluated_value) if isinstance(key.evaluated_value, str) else None
+                if flag is None:
+                    return
+                val = args[1].value
+                lit = val.value == "True" if isinstance(val, cst.Name) and val.value in ("True", "False") else None
+                self.found.setdefault(flag, set()).add(lit if self.depth == 0 else None)
+                if self.depth:
+                    self.in_functions.add(flag)
+            else:
+                for flag in JAX_FLAG_DEFAULTS:
+                    self.found.setdefault(flag, set()).add(None)
+                    if self.depth:
+                        self.in_functions.add(flag)
+            return
+        if short == "with_config":
+            for a in node.args:
+                flag = _flag_of(a.keyword.value) if a.keyword is not None else None
+                if flag is not None and id(node) not in self.scoped:
+                    self.found.setdefault(flag, set()).add(None)
+            return
+        flag = _flag_of(short) if mod.endswith("config") else None
+        if flag is not None and id(node) not in self.scoped:
+            self.found.setdefault(flag, set()).add(None)  # a context manager entered where the checker cannot tell
+
+
+def module_flags(module: cst.Module, text: str) -> Flags:
+    """The flags the module sets for all of its code (JAX's defaults left out; None: not known)."""
+    return scan(module, text)[0]
+
+
+def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
+    """The flags the module sets for all of its code (JAX's defaults left out; None: not known), and the flags
+    its functions set (a caller of any of them no longer knows those)."""
+    if "config" not in text and not any(f.upper() in text for f in JAX_FLAG_DEFAULTS):
+        return (), frozenset()
+    scan = _Scan()
+    module.visit(scan)
+    out: dict[str, bool | None] = {}
+    for flag, values in scan.found.items():
+        out[flag] = next(iter(values)) if len(values) == 1 else None
+    for flag in JAX_FLAG_DEFAULTS:
+        if flag.upper() in text:  # `os.environ['JAX_AUTO_PCAST'] = ...`: set outside what the checker follows
+            out[flag] = None
+    return tuple(sorted((k, v) for k, v in out.items() if v != JAX_FLAG_DEFAULTS[k])), frozenset(scan.in_functions)
+
+
+def unknown(flags: frozenset[str]) -> Flags:
+    return tuple((f, None) for f in sorted(flags))
+
+
+__all__ = ["ConfigFlags", "construct", "applied", "module_flags", "scan", "unknown"]

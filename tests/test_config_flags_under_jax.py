@@ -1,0 +1,120 @@
+"""JAX configuration flags read where the program sets them (tests/cases/config_*.py, analyzer/jaxconfig.py),
+under the installed JAX (8 CPU devices): each program runs statement by statement, and JAX raises exactly on
+the lines the checker reports (`# expect:`), NC6xx included; the flag reaches call analyses as part of their
+memo key."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jax")
+
+from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.test_sharding_types_under_jax import run_statements  # noqa: E402
+
+CASES = sorted((Path(__file__).parent / "cases").glob("config_*.py"))
+EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_checker_reports_exactly_where_jax_raises(case: Path) -> None:
+    source = case.read_text(encoding="utf-8")
+    diags, _ = analyse_for_test(source, case.name)
+    reported = {d.line for d in diags}
+    errors, _ = run_statements(case)
+    expected = {i for i, line in enumerate(source.splitlines(), 1) if EXPECT.search(line)}
+    assert set(errors) == expected, f"{case.name}: JAX raised at {errors}"
+    assert reported == expected
+
+
+def test_flags_are_part_of_the_environment_and_the_memo_key() -> None:
+    from namedcheck.analyzer import jaxconfig
+    from namedcheck.analyzer.memo import memo_key
+    from namedcheck.engine.maps import AUTO_PCAST, REMOVE_SIZE_ONE, AxisEnv
+
+    env = AxisEnv()
+    on = jaxconfig.applied(env, ((REMOVE_SIZE_ONE, True),))
+    unknown = jaxconfig.applied(env, ((REMOVE_SIZE_ONE, None),))
+    assert (env.flag(REMOVE_SIZE_ONE), on.flag(REMOVE_SIZE_ONE), unknown.flag(REMOVE_SIZE_ONE)) == (False, True, None)
+    assert env.flag(AUTO_PCAST) is True and jaxconfig.applied(on, ((REMOVE_SIZE_ONE, False),)) == env
+    keys = {memo_key((1, e)) for e in (env, on, unknown)}
+    assert len(keys) == 3
+
+
+@pytest.mark.parametrize(
+    "text, flags",
+    [
+        ("import jax\njax.config.update('jax_remove_size_one_mesh_axis_from_type', True)\n", (True,)),
+        ("import jax\njax.config.update('jax_auto_pcast', False)\n", ()),
+        ("import jax\ndef f(v):\n    jax.config.update('jax_remove_size_one_mesh_axis_from_type', v)\n", (None,)),
+        ("import jax\nfor k, v in d.items():\n    jax.config.update(k, v)\n", (None,)),
+        ("import jax\nx = 1\n", ()),
+        ("from jax._src import config\n@config.remove_size_one_mesh_axis_from_type(True)\ndef f(): pass\n", ()),
+        (
+            "from jax._src import test_util as jtu\n@jtu.with_config(jax_remove_size_one_mesh_axis_from_type=True)\n"
+            "class T: pass\n",
+            (None,),
+        ),
+        ("import os\nos.environ['JAX_REMOVE_SIZE_ONE_MESH_AXIS_FROM_TYPE'] = '1'\n", (None,)),
+    ],
+)
+def test_module_wide_setting(text: str, flags: tuple[bool | None, ...]) -> None:
+    import libcst as cst
+
+    from namedcheck.analyzer.jaxconfig import module_flags
+    from namedcheck.engine.maps import REMOVE_SIZE_ONE
+
+    got = dict(module_flags(cst.parse_module(text), text))
+    assert tuple(v for k, v in got.items() if k == REMOVE_SIZE_ONE) == flags
+
+
+HELPER = """\
+import jax
+
+
+def setup(drop_size_one):
+    jax.config.update('jax_remove_size_one_mesh_axis_from_type', drop_size_one)
+"""
+MAIN = """\
+import jax
+import jax.numpy as jnp
+from jax import lax
+from jax.sharding import AxisType
+from jax.sharding import PartitionSpec as P
+
+from helper import setup
+
+mesh = jax.make_mesh((8, 1), ('x', 'y'), axis_types=(AxisType.Auto,) * 2)
+setup(True)
+out = jax.shard_map(lambda x: x + lax.axis_index('y'), mesh=mesh, in_specs=P('x'), out_specs=P('x'))(jnp.ones((8, 4)))
+"""
+
+
+def test_a_flag_set_in_a_helper_of_another_module_is_not_known_after_the_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`setup(True)` in another module sets the flag: after the call the checker does not know it (silent where
+    JAX accepts); the same program without the call is reported (JAX's default), and JAX raises there."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from namedcheck.cli.main import main
+
+    (tmp_path / "helper.py").write_text(HELPER)
+    (tmp_path / "main.py").write_text(MAIN)
+    (tmp_path / "control.py").write_text(MAIN.replace("setup(True)\n", ""))
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["check", ".", "--no-cache", "--format", "json"])
+    found = [(os.path.normpath(d["path"]), d["code"], d["line"]) for d in json.loads(capsys.readouterr().out)]
+    assert found == [("control.py", "NC601", 10)]
+    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
+    run = subprocess.run([sys.executable, "main.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
+    run = subprocess.run([sys.executable, "control.py"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode != 0 and "out_specs" in run.stderr
