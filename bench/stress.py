@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 import tempfile
 import time
@@ -97,6 +98,7 @@ def run_hostile(args: argparse.Namespace, work: Path, report: dict) -> bool:
             size = kind.quick if args.quick else kind.size
             text = kind.make(size, True).decode("utf-8", "replace")
             b = stress_lsp.hostile_buffer(work, name, text, LSP_LIMIT + stress_runs.HANG_AFTER)
+            shutil.rmtree(work / f"buffer-{name}", ignore_errors=True)
             problems = []
             if not b.alive:
                 problems.append(f"crash: the server died: {b.detail}")
@@ -258,11 +260,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--modes", help="comma-separated modes: " + ", ".join([*stress_runs.MODES, "lsp"]))
     p.add_argument("--edits", type=int, help="soak edits (default 2000; 200 with --quick)")
     p.add_argument("--max-slope", type=float, default=10.0, help="soak: MB per 1,000 edits allowed (default 10)")
+    p.add_argument(
+        "--hang-after",
+        type=float,
+        help=f"seconds past a case's bound before it is killed as a hang (default {stress_runs.HANG_AFTER:.0f}; 10 with --quick)",
+    )
     p.add_argument("--work", help="a directory for the generated projects (default: a temporary one)")
     p.add_argument("--json", help="also write the figures to this file")
     p.add_argument("--show", type=int, default=40, help="failed cases printed (default 40)")
     p.add_argument("-v", "--verbose", action="store_true", help="print each case as it ends")
     args = p.parse_args(argv)
+    if args.hang_after is not None:
+        stress_runs.HANG_AFTER = args.hang_after
+    elif args.quick:
+        stress_runs.HANG_AFTER = 10.0  # a hang costs less time in the one-minute run
     parts = list(PARTS) if args.part == "all" else [args.part]
     report: dict = {"quick": args.quick}
     start = time.monotonic()

@@ -51,4 +51,4 @@ def test_mypy_plugin_runs_no_project_module(tmp_path):
 
 def test_planted_names_cover_the_modules_the_issue_names():
     names = set(runs.planted_names())
-    assert {"textwrap", "pathlib", "types", "json", "random"} <= names
+    assert {"textwrap", "pathlib", "json", "random", "enum", "dataclasses"} <= names
