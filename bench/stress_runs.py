@@ -333,7 +333,7 @@ y{i} = make() + jnp.ones((5,))
 """
 
 
-def work_tree(root: Path, n: int = 24) -> None:
+def work_tree(root: Path, n: int = 24, users: int = 4) -> None:
     """A project whose run lasts a few seconds: `n` files of loops, buggy files, a dependency and its users."""
     _project(root)
     for i in range(n):
@@ -341,7 +341,7 @@ def work_tree(root: Path, n: int = 24) -> None:
     for i in range(3):
         (root / f"buggy{i}.py").write_text(BUGGY)
     (root / "dep.py").write_text(DEP_A)
-    for i in range(4):
+    for i in range(users):
         (root / f"user{i}.py").write_text(USER.format(i=i))
 
 
@@ -381,7 +381,7 @@ def _kill_when_workers(target: str, delay: float, seen: list[int]):
 
     def on_start(p: subprocess.Popen) -> None:
         deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and p.poll() is None:
+        while time.monotonic() < deadline and alive(p.pid):
             kids = children(p.pid)
             if kids:
                 time.sleep(delay)
@@ -476,10 +476,9 @@ def concurrent(work: Path, runs: int = 8, rounds: int = 3) -> Scenario:
     saw no edit equals --no-cache, every run ends with a JSON array, and the warm run after equals --no-cache."""
     sc = Scenario("concurrent")
     root = work / "concurrent"
-    work_tree(root, 8)
+    work_tree(root, 8, users=16)
     check = [*NAMEDCHECK, "check", "--format", "json", "-j", "1", "."]
     for r in range(rounds):
-        shutil.rmtree(root / ".namedcheck_cache", ignore_errors=True) if r == 0 else None
         dep = DEP_A if r % 2 == 0 else DEP_B
         (root / "dep.py").write_text(dep)
         (root / "buggy0.py").write_text(BUGGY if r % 2 == 0 else BUGGY.replace("(5,)", "(4,)"))
@@ -496,29 +495,34 @@ def concurrent(work: Path, runs: int = 8, rounds: int = 3) -> Scenario:
                 sc.problems.append(
                     f"wrong: round {r}: a concurrent run differs from --no-cache: {sorted(got ^ truth)[:3]}"
                 )
-        # edits while the runs check: the dependency flips under them; afterwards the cache must not hold it
-        flips: list[str] = [DEP_B if r % 2 == 0 else DEP_A, dep]
+        # edits while the runs check: the dependency flips under them until the first run ends; afterwards the
+        # cache must hold no result computed from one text under the key of the other, in either state
+        other = DEP_B if r % 2 == 0 else DEP_A
 
-        def edit_during(p: subprocess.Popen, flips=flips) -> None:
-            time.sleep(0.4)
-            for text in flips:
-                (root / "dep.py").write_text(text)
-                time.sleep(0.3)
+        def edit_during(p: subprocess.Popen, other=other, dep=dep) -> None:
+            flips = 0
+            while alive(p.pid) and flips < 200:
+                (root / "dep.py").write_text(other if flips % 2 == 0 else dep)
+                flips += 1
+                time.sleep(0.07)
+            (root / "dep.py").write_text(dep)
 
         during = _at_once(check, root, runs, on_start=edit_during)
         for run in during:
             sc.add(run)
             if run.hung or run.rc not in (0, 1) or result_set(run) is None:
                 sc.problems.append(f"crash: round {r} (edits during): exit status {run.rc}: {_tail(run.stderr)}")
+        for text in (dep, other):
+            (root / "dep.py").write_text(text)
+            truth = result_set(run_limited([*check, "--no-cache"], root, 300))
+            warm = run_limited(check, root, 300)
+            sc.add(warm)
+            if result_set(warm) != truth:
+                sc.problems.append(
+                    f"wrong: round {r}: after edits during runs, a cached run differs from --no-cache: "
+                    f"{sorted((result_set(warm) or set()) ^ (truth or set()))[:3]}"
+                )
         (root / "dep.py").write_text(dep)
-        truth = result_set(run_limited([*check, "--no-cache"], root, 300))
-        warm = run_limited(check, root, 300)
-        sc.add(warm)
-        if result_set(warm) != truth:
-            sc.problems.append(
-                f"wrong: round {r}: the cached run after edits during runs differs from --no-cache: "
-                f"{sorted((result_set(warm) or set()) ^ (truth or set()))[:3]}"
-            )
     return sc
 
 
