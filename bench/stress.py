@@ -89,7 +89,7 @@ def run_hostile(args: argparse.Namespace, work: Path, report: dict) -> bool:
     if cli_modes:
         for name in kinds:
             jax_variants = variants if KINDS[name].expect != "clean" or not args.quick else (True,)
-            stress_runs.hostile([name], cli_modes, args.quick, work, jax_variants, progress)
+            stress_runs.hostile([name], cli_modes, args.quick, work, jax_variants, progress, args.jobs)
     if "lsp" in modes:
         for name in kinds:
             kind = KINDS[name]
@@ -264,6 +264,9 @@ def main(argv: list[str] | None = None) -> int:
         "--hang-after",
         type=float,
         help=f"seconds past a case's bound before it is killed as a hang (default {stress_runs.HANG_AFTER:.0f}; 10 with --quick)",
+    )
+    p.add_argument(
+        "--jobs", "-j", type=int, default=2, help="hostile cases run at once (default 2; 1 for the cleanest timings)"
     )
     p.add_argument("--work", help="a directory for the generated projects (default: a temporary one)")
     p.add_argument("--json", help="also write the figures to this file")

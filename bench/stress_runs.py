@@ -286,26 +286,38 @@ def _tail(text: str, n: int = 160) -> str:
 
 
 def hostile(
-    kinds: list[str], modes: list[str], quick: bool, work: Path, jax_variants=(True, False), progress=None
+    kinds: list[str],
+    modes: list[str],
+    quick: bool,
+    work: Path,
+    jax_variants=(True, False),
+    progress=None,
+    jobs: int = 1,
 ) -> list[Case]:
-    """Every (kind, with/without jax, mode) case; `progress(case)` sees each as it ends."""
+    """Every (kind, with/without jax, mode) case, `jobs` at a time; `progress(case)` sees each as it ends."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(kind: Kind, size: int, jax: bool, mode: str, data: bytes | None) -> Case:
+        case = run_case(kind, size, jax, mode, work, data)
+        shutil.rmtree(work / f"{kind.name}-{'jax' if jax else 'nojax'}-{mode}", ignore_errors=True)
+        if progress is not None:
+            progress(case)
+        return case
+
     cases = []
-    for name in kinds:
-        kind = KINDS[name]
-        size = kind.quick if quick else kind.size
-        for jax in jax_variants:
-            data = None if kind.special else kind.make(size, jax)
-            for mode in modes:
-                if mode == "stdin" and not kind.stdin or mode == "stub" and not kind.stub:
-                    continue
-                if not jax and mode in ("stdin", "infer", "stub"):
-                    continue  # the relevance shortcut matters where the project's files are listed
-                case = run_case(kind, size, jax, mode, work, data)
-                shutil.rmtree(work / f"{kind.name}-{'jax' if jax else 'nojax'}-{mode}", ignore_errors=True)
-                cases.append(case)
-                if progress is not None:
-                    progress(case)
-    return cases
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        for name in kinds:
+            kind = KINDS[name]
+            size = kind.quick if quick else kind.size
+            for jax in jax_variants:
+                data = None if kind.special else kind.make(size, jax)
+                for mode in modes:
+                    if mode == "stdin" and not kind.stdin or mode == "stub" and not kind.stub:
+                        continue
+                    if not jax and mode in ("stdin", "infer", "stub"):
+                        continue  # the relevance shortcut matters where the project's files are listed
+                    cases.append(pool.submit(one, kind, size, jax, mode, data))
+        return [c.result() for c in cases]
 
 
 # ---- kill -9 and concurrent runs -------------------------------------------------------------------------
