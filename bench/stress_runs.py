@@ -101,10 +101,15 @@ def run_limited(
         if on_start is not None:
             on_start(p)
         hung = False
+        sampled = 0.0  # the largest resident set seen among the run's processes (workers killed unreaped too)
+        polls = 0
         while True:
             pid, status, usage = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
+            polls += 1
+            if polls % 10 == 0:
+                sampled = max(sampled, session_rss_mb(p.pid))
             if time.monotonic() - start > timeout:
                 hung = True
                 _kill_group(p.pid)
@@ -119,11 +124,27 @@ def run_limited(
         return Run(
             p.returncode,
             seconds,
-            usage.ru_maxrss / 1024,
+            max(usage.ru_maxrss / 1024, sampled),
             out.read().decode("utf-8", "replace"),
             err.read().decode("utf-8", "replace"),
             hung,
         )
+
+
+def session_rss_mb(sid: int) -> float:
+    """The largest resident set, in MB, among the live processes of session `sid` (from /proc)."""
+    best = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+            if int(stat[stat.rindex(")") + 2 :].split()[3]) != sid:
+                continue
+            best = max(best, int(Path(f"/proc/{entry}/statm").read_text().split()[1]))
+        except (OSError, ValueError, IndexError):
+            continue
+    return best * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def _kill_group(pgid: int) -> None:
