@@ -159,7 +159,7 @@ def run_hostile(args: argparse.Namespace, work: Path, report: dict) -> bool:
 
 
 def run_soak(args: argparse.Namespace, work: Path, report: dict) -> bool:
-    edits = args.edits or (200 if args.quick else 2000)
+    edits = args.edits or (200 if args.quick else 5000)
     start = time.monotonic()
 
     def progress(s: stress_lsp.Soak, i: int) -> None:
@@ -214,7 +214,7 @@ def _scenario(sc: stress_runs.Scenario, report: dict, seconds: float) -> bool:
     print(
         f"  {sc.name:14} runs {sc.tried:3}  worst {sc.worst_s:6.1f} s {sc.worst_mb:6.0f} MB  {state} ({seconds:.0f} s)"
     )
-    for p in sc.problems:
+    for p in [*sc.notes, *sc.problems]:
         print(f"    {p}")
     report.setdefault("scenarios", {})[sc.name] = vars(sc)
     return not bad
@@ -258,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="small sizes, few modes: about a minute")
     p.add_argument("--kinds", help=f"comma-separated hostile kinds (default all): {', '.join(KINDS)}")
     p.add_argument("--modes", help="comma-separated modes: " + ", ".join([*stress_runs.MODES, "lsp"]))
-    p.add_argument("--edits", type=int, help="soak edits (default 2000; 200 with --quick)")
+    p.add_argument("--edits", type=int, help="soak edits (default 5000; 200 with --quick)")
     p.add_argument("--max-slope", type=float, default=10.0, help="soak: MB per 1,000 edits allowed (default 10)")
     p.add_argument(
         "--hang-after",

@@ -343,15 +343,13 @@ def hostile(
 
 # ---- kill -9 and concurrent runs -------------------------------------------------------------------------
 
-WORK = """import jax.numpy as jnp
-from namedcheck import f32
+
+def work_file(i: int, lines: int = 400) -> str:
+    """A file whose analysis takes a few tenths of a second: `lines` distinct array statements."""
+    body = [f"x{k} = jnp.tanh(x{k - 1} @ w) + x{k - 1}.sum(axis=0) * {i}" for k in range(1, lines)]
+    return "import jax.numpy as jnp\n\nx0 = jnp.ones((8, 16))\nw = jnp.ones((16, 16))\n" + "\n".join(body) + "\n"
 
 
-def step{i}(x: f32[(8, 16)], w: f32[(16, 16)]):
-    for _ in range(60):
-        x = jnp.tanh(x @ w) + x
-    return x
-"""
 DEP_A = """import jax.numpy as jnp
 
 
@@ -370,7 +368,7 @@ def work_tree(root: Path, n: int = 24, users: int = 4) -> None:
     """A project whose run lasts a few seconds: `n` files of loops, buggy files, a dependency and its users."""
     _project(root)
     for i in range(n):
-        (root / f"work{i}.py").write_text(WORK.format(i=i))
+        (root / f"work{i}.py").write_text(work_file(i))
     for i in range(3):
         (root / f"buggy{i}.py").write_text(BUGGY)
     (root / "dep.py").write_text(DEP_A)
@@ -436,6 +434,7 @@ class Scenario:
     name: str
     tried: int = 0
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # figures printed, not failures
     worst_s: float = 0.0
     worst_mb: float = 0.0
 
@@ -471,6 +470,7 @@ def kill_workers(work: Path, rounds: int = 3) -> Scenario:
             sc.problems.append(f"crash: round {r}: exit status {run.rc}: {_tail(run.stderr)}")
         elif got != truth:
             sc.problems.append(f"lost: round {r}: missing {sorted(truth - got)[:3]}, extra {sorted(got - truth)[:3]}")
+        sc.notes.append(f"round {r}: {run.seconds:.1f} s with a worker killed, {truth_run.seconds:.1f} s without")
         warm = run_limited(check, root, 300)
         sc.add(warm)
         if result_set(warm) != truth:
