@@ -123,8 +123,17 @@ def _comprehension(depth: int, gens: int, width: int, jax: bool) -> str:
 
 
 def comprehension_generators(n: int, jax: bool) -> bytes:
-    """Two levels of comprehension, each with `n` generators over two elements (2**(2n) elements)."""
-    return _text(f"xs = {_comprehension(2, n, 2, jax)}\n", jax)
+    """Comprehensions `n` deep, each with two generators over two elements (4**n elements)."""
+    return _text(f"xs = {_comprehension(n, 2, 2, jax)}\n", jax)
+
+
+def generator_sums(n: int, jax: bool) -> bytes:
+    """Generator expressions summed `n` deep, each over two elements."""
+    expr = "jnp.ones((2,))" if jax else "1"
+    start = "jnp.zeros((2,))" if jax else "0"
+    for i in range(n):
+        expr = f"sum(({expr} * v{i} for v{i} in (1, 2)), {start})"
+    return _text(f"x = {expr}\n", jax)
 
 
 def comprehension_wide(n: int, jax: bool) -> bytes:
@@ -134,11 +143,10 @@ def comprehension_wide(n: int, jax: bool) -> bytes:
 
 def comprehension_nested_source(n: int, jax: bool) -> bytes:
     """A list comprehension over `n` nested comprehensions."""
-    src = "(1, 2, 3)"
+    src = "[jnp.ones((3,)) * w for w in (1, 2, 3)]" if jax else "(1, 2, 3)"
     for i in range(n):
         src = f"[v{i} for v{i} in {src}]"
-    elt = "jnp.ones((3,)) * x" if jax else "x"
-    return _text(f"xs = [{elt} for x in {src}]\n", jax)
+    return _text(f"xs = [x + 1 for x in {src}]\n", jax)
 
 
 def huge_loop(n: int, jax: bool) -> bytes:
@@ -203,6 +211,7 @@ KINDS: dict[str, Kind] = {
         Kind("bad_hex_escape", bad_hex_escape, 10, 10, "nc001"),
         Kind("nul_byte", nul_byte, 10, 10, "nc001"),
         Kind("comprehension_generators", comprehension_generators, 20, 20, "either"),
+        Kind("generator_sums", generator_sums, 20, 20, "either"),
         Kind("comprehension_wide", comprehension_wide, 64, 64, "either"),
         Kind("comprehension_nested_source", comprehension_nested_source, 100, 100, "either"),
         Kind("huge_loop", huge_loop, 9, 9, "either"),

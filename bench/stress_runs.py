@@ -364,11 +364,11 @@ y{i} = make() + jnp.ones((5,))
 """
 
 
-def work_tree(root: Path, n: int = 24, users: int = 4) -> None:
+def work_tree(root: Path, n: int = 24, users: int = 4, lines: int = 400) -> None:
     """A project whose run lasts a few seconds: `n` files of loops, buggy files, a dependency and its users."""
     _project(root)
     for i in range(n):
-        (root / f"work{i}.py").write_text(work_file(i))
+        (root / f"work{i}.py").write_text(work_file(i, lines))
     for i in range(3):
         (root / f"buggy{i}.py").write_text(BUGGY)
     (root / "dep.py").write_text(DEP_A)
@@ -509,7 +509,7 @@ def concurrent(work: Path, runs: int = 8, rounds: int = 3) -> Scenario:
     saw no edit equals --no-cache, every run ends with a JSON array, and the warm run after equals --no-cache."""
     sc = Scenario("concurrent")
     root = work / "concurrent"
-    work_tree(root, 8, users=16)
+    work_tree(root, 8, users=16, lines=40)
     check = [*NAMEDCHECK, "check", "--format", "json", "-j", "1", "."]
     for r in range(rounds):
         dep = DEP_A if r % 2 == 0 else DEP_B
