@@ -190,9 +190,13 @@ def run_soak(args: argparse.Namespace, work: Path, report: dict) -> bool:
         "p95_ms": 1000 * s.percentile(0.95),
         "max_ms": 1000 * max(s.latencies, default=0),
     }
-    ok = not s.unanswered and not s.died and not s.errors and slope <= args.max_slope
-    if slope > args.max_slope:
+    # a short session measures the bounded caches filling up: the slope is judged from 1,000 edits on
+    judged = s.edits >= 1000 and slope > args.max_slope
+    ok = not s.unanswered and not s.died and not s.errors and not judged
+    if judged:
         print(f"  FAIL: memory grows by more than {args.max_slope} MB per 1,000 edits")
+    elif s.edits < 1000:
+        print("  (the slope is judged from 1,000 edits on: a short session sees the bounded caches fill)")
     return ok
 
 
