@@ -256,8 +256,10 @@ def run_case(kind: Kind, size: int, jax: bool, mode: str, work: Path, data: byte
     run = case.run = run_limited(argv, root, bound + HANG_AFTER, stdin=stdin)
     p = case.problems
     # exit status 2 is the documented status of a run given a path it cannot read (a special file named or
-    # found), its diagnostics still printed; any other input ends 0 or 1
-    allowed = (0, 1, 2) if kind.special and mode in ("inproc", "parallel", "stdin", "infer") else (0, 1)
+    # found: its diagnostics still printed) or a stub it cannot use (said on stderr, as a configuration
+    # error); any other input ends 0 or 1
+    named = kind.special and mode in ("inproc", "parallel", "stdin", "infer")
+    allowed = (0, 1, 2) if named or mode == "stub" else (0, 1)
     if run.hung:
         p.append(f"hang: killed after {run.seconds:.0f} s")
     elif run.rc not in allowed:
@@ -280,6 +282,8 @@ def run_case(kind: Kind, size: int, jax: bool, mode: str, work: Path, data: byte
     if diags is None:
         p.append(f"lost: the output is not a JSON array: {_tail(run.stdout or run.stderr)}")
         return case
+    if mode == "stub" and run.rc == 2 and "stub" in run.stderr:
+        return case  # the run refuses a stub it cannot use, saying which (a configuration error, not a false pass)
     if mode != "stdin":
         got = [(d.get("line"), d.get("code")) for d in diags if Path(str(d.get("path", ""))).name == "buggy.py"]
         if (buggy_line, "NC201") not in got:
