@@ -1,6 +1,6 @@
 """The stress suite: hostile input against every front end, with figures.
 
-    python bench/stress.py                 # everything (about ten minutes when nothing fails)
+    python bench/stress.py                 # everything (about six minutes when nothing fails)
     python bench/stress.py --quick         # every part, small sizes and few modes (about a minute)
     python bench/stress.py hostile --kinds bool_chain,fifo --modes inproc,stdin
     python bench/stress.py soak --edits 5000
