@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("pygls")
 
-from namedcheck.analyzer import chunks  # noqa: E402
+from namedcheck.analyzer import chunks, parsing  # noqa: E402
 from namedcheck.analyzer.budget import Limits, resident_mb  # noqa: E402
 from namedcheck.analyzer.check import check_source  # noqa: E402
 from namedcheck.analyzer.incremental import DocumentAnalyser  # noqa: E402
@@ -388,12 +388,12 @@ def test_hostile_buffers_are_refused_before_libcst(kind: str, monkeypatch: pytes
     want = check_source(text, "h.py")
     assert [d.code for d in want] == ["NC001"]
     seen: list[str] = []
-    real = chunks.parse_module
+    real = parsing.parse_module
 
     def parse(source: str, trusted: bool = False) -> Any:
         seen.append(source)
         return real(source, trusted)
 
-    monkeypatch.setattr(chunks, "parse_module", parse)
+    monkeypatch.setattr(parsing, "parse_module", parse)
     assert DocumentAnalyser("h.py").analyse(text).diagnostics == want
     assert not any(HOSTILE[kind] in s for s in seen)
