@@ -304,6 +304,36 @@ def test_a_dependency_saved_during_a_check_does_not_poison_the_cache(tmp_path, m
     assert len(entries) == 1
 
 
+def test_a_dependency_saved_and_restored_during_a_check_does_not_poison_the_cache(tmp_path, monkeypatch) -> None:
+    """Saved A -> B -> A while the check runs: the key (made before) and the disk (after) both say A, but the
+    analysis read B; the result is not stored, and the next run reads A."""
+    from namedcheck.analyzer.project import Project
+
+    monkeypatch.chdir(tmp_path)
+    pkg = _project(tmp_path, "N = 3\n")
+    job = runner.Job("pkg/main.py", str(pkg / "main.py"), (), str(tmp_path), Limits(), (str(tmp_path),))
+    real_read = Project.read_text
+
+    def flipped_while_read(self, path):
+        if path.name != "dep.py":
+            return real_read(self, path)
+        (pkg / "dep.py").write_text("N = 4\n")
+        try:
+            return real_read(self, path)
+        finally:
+            (pkg / "dep.py").write_text("N = 3\n")
+            os.utime(pkg / "dep.py", ns=(time.time_ns(), time.time_ns() + 10**9))  # a later save of A
+
+    _fresh_process_state()
+    with monkeypatch.context() as m:
+        m.setattr(Project, "read_text", flipped_while_read)
+        assert [(d.line, d.code) for d in runner.check_file(job)] == [(6, "NC201")]  # it read N = 4
+    entries = [p for p in (tmp_path / ".namedcheck_cache").rglob("*") if p.is_file() and p.name != ".gitignore"]
+    assert entries == []
+    _fresh_process_state()
+    assert [(d.line, d.code) for d in runner.check_file(job)] == [(5, "NC201"), (6, "NC201")]
+
+
 def test_a_full_disk_leaves_no_temporary_file_in_the_cache(tmp_path, capsys, monkeypatch) -> None:
     from namedcheck.cli import cache
 

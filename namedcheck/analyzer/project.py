@@ -62,6 +62,8 @@ class Project:
         self.loading: set[str] = set()
         self._imports: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}  # by (mtime, size)
         self._digests: dict[Path, tuple[tuple[int, int], bytes]] = {}
+        # sha256 of the bytes each module analysis read from disk (`read_text`): what the analyses hold
+        self._read: dict[Path, bytes] = {}
         self._resolved: dict[str, Path] = {}
         self.depth = 0
         self._guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
@@ -244,7 +246,17 @@ class Project:
 
         # the guarded reader (a regular file under the cap, never a FIFO or a device: Unreadable, an OSError),
         # decoded as Python decodes source (a coding line; SyntaxError: an unknown one)
-        return decode_source(read_bytes(path, MAX_SCANNED_BYTES))
+        data = read_bytes(path, MAX_SCANNED_BYTES)
+        self._read[self._resolve(path)] = hashlib.sha256(data).digest()
+        return decode_source(data)
+
+    def reads_current(self) -> bool:
+        """Whether every module text the analyses read from disk is what the disk holds now (the result
+        cache stores a result only then: a dependency saved A -> B -> A during a check leaves a key made
+        from A and an analysis that read B)."""
+        if self.base is not None and not self.base.reads_current():
+            return False
+        return all(self._digest(p) == d for p, d in list(self._read.items()))
 
     def forget(self, path: Path) -> None:
         """A project file's text changed (an editor's buffer): when a module loaded from it, everything

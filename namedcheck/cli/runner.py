@@ -103,11 +103,14 @@ def _check_file(job: Job) -> list[Diagnostic]:
 
 def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:
     """Whether the file and the project modules it imports (the cache key's inputs) still hold what the key
-    was made from, read again after the check (a module's hash is taken again when its size or mtime moved)."""
+    was made from, read again after the check (a module's hash is taken again when its size or mtime moved),
+    and every module text the analyses read is still the disk's (`Project.reads_current`)."""
     if read_regular(job.path, len(data)) != data:
         return False
+    if project is None:
+        return deps == ""
     try:
-        return (project.dependency_fingerprint(Path(job.path)) if project is not None else "") == deps
+        return project.dependency_fingerprint(Path(job.path)) == deps and project.reads_current()
     except Exception:
         return False
 
