@@ -234,6 +234,19 @@ def test_stdin_is_still_read_whole(tmp_path) -> None:
     assert r.returncode == 1 and [(d["line"], d["code"]) for d in json.loads(r.stdout)] == [(5, "NC201")]
 
 
+def test_stdin_with_a_coding_line_is_decoded_as_python_does(tmp_path) -> None:
+    """A latin-1 buffer with its PEP 263 coding line on stdin is valid Python: checked, not 'not UTF-8'."""
+    source = ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + BAD).encode("latin-1")
+    r = subprocess.run(
+        [sys.executable, "-m", "namedcheck", "check", "-", "--format", "json"],
+        input=source,
+        capture_output=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert r.returncode == 1 and [(d["line"], d["code"]) for d in json.loads(r.stdout)] == [(7, "NC201")]
+
+
 # ---- infer ----------------------------------------------------------------------------------------------
 
 

@@ -180,8 +180,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         display = args.stdin_filename or "-"
         try:
             source = _read_stdin(cfg)
-        except UnicodeDecodeError as e:
-            return _fail(args, f"standard input is not UTF-8 text: {e}")
+        except (UnicodeDecodeError, SyntaxError) as e:  # bytes not in its encoding; an unknown coding line
+            return _fail(args, f"standard input is not Python source text in its declared encoding: {e}")
         except OSError as e:  # the guarded reader's Unreadable: over the cap, or no data for a while
             from namedcheck.engine.readfile import Unreadable
 
@@ -249,7 +249,10 @@ def _read_stdin(cfg: Config) -> str:
         tty = sys.stdin.isatty()
     except (OSError, ValueError):
         tty = False
-    return read_stream(raw, cap, None if tty else STDIN_IDLE_BUDGETS * cfg.limits.time_budget).decode("utf-8")
+    from namedcheck.analyzer.parsing import decode_source
+
+    # decoded as Python decodes a source file (a PEP 263 coding line), as a file on disk is
+    return decode_source(read_stream(raw, cap, None if tty else STDIN_IDLE_BUDGETS * cfg.limits.time_budget))
 
 
 def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line: Any, stats: RunStats) -> None:
