@@ -208,6 +208,7 @@ class JitRef:
     out_shardings: Any
     node: Any
     auto: bool = False  # `jax.sharding.auto_axes(f, ...)`: f runs over Auto axes (shardings leave the types)
+    explicit: bool = False  # `jax.sharding.explicit_axes(f, ...)`: f runs over Explicit axes, its arguments resharded
 
 
 @dataclass(frozen=True, slots=True)

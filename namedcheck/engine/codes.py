@@ -605,6 +605,46 @@ _CODES: list[Code] = [
         hint="reshard one branch's output to the other's sharding",
     ),
     Code(
+        "NC824",
+        "target sharding names an Auto axis",
+        "`jax.sharding.reshard` and an op's `out_sharding=` state an Explicit sharding: every mesh axis they name "
+        "must be Explicit in the sharding's mesh (a bare `P(...)` takes the context mesh's types, where "
+        "`auto_axes` makes its axes Auto). Auto axes are the compiler's to place; use `with_sharding_constraint` "
+        "for them.",
+        "amesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+        "jax.set_mesh(amesh)\njax.sharding.reshard(jnp.ones((8, 16)), P('data'))",
+        "amesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+        "jax.set_mesh(amesh)\njax.jit(lambda v: lax.with_sharding_constraint(v, P('data')))(jnp.ones((8, 16)))",
+        hint="leave the Auto axis out of the spec, or make it Explicit",
+    ),
+    Code(
+        "NC825",
+        "with_sharding_constraint names an Explicit axis",
+        "Unless every axis of the context mesh (`jax.set_mesh`) is Explicit, `with_sharding_constraint` is a "
+        "constraint for the compiler and takes only Auto axes: a sharding naming an Explicit axis of its mesh "
+        "(one made by `jax.make_mesh`, whose axes are Explicit unless `axis_types=` says otherwise) is rejected, "
+        "under a legacy `with mesh:` and with no context mesh too. `jax.sharding.reshard` gives a value an "
+        "Explicit sharding.",
+        "emesh = jax.make_mesh((4, 2), ('data', 'model'))\n"
+        "lax.with_sharding_constraint(jnp.ones((8, 16)), jax.NamedSharding(emesh, P('data')))",
+        "emesh = jax.make_mesh((4, 2), ('data', 'model'))\n"
+        "jax.sharding.reshard(jnp.ones((8, 16)), jax.NamedSharding(emesh, P('data')))",
+        hint="use jax.sharding.reshard for an Explicit sharding, or make the axis Auto",
+        fix="fix_nc825",
+    ),
+    Code(
+        "NC826",
+        "PartitionSpec with no mesh in context",
+        "A bare `P(...)` names mesh axes of the context mesh, and JAX raises where none is set: `device_put`, "
+        "`reshard`, an op's `out_sharding=` and a call of `jax.jit(f, in_shardings=P(...))` need `jax.set_mesh` "
+        "(a legacy `with mesh:` is not enough); `with_sharding_constraint` accepts a legacy `with mesh:` too. "
+        "Reported in module-level code of a module that sets no context mesh anywhere.",
+        "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.device_put(jnp.ones((8, 16)), P('data'))",
+        "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.device_put(jnp.ones((8, 16)), jax.NamedSharding(mesh, "
+        "P('data')))",
+        hint="pass jax.NamedSharding(mesh, P(...)), or run it under jax.set_mesh(mesh)",
+    ),
+    Code(
         "NC822",
         "result dimension not divisible by its mesh axes",
         "Padding or slicing a sharded dimension keeps its mesh axes, and JAX does not implement a sharding its "
@@ -677,6 +717,9 @@ NC813 = CODES["NC813"]
 NC821 = CODES["NC821"]
 NC823 = CODES["NC823"]
 NC822 = CODES["NC822"]
+NC824 = CODES["NC824"]
+NC825 = CODES["NC825"]
+NC826 = CODES["NC826"]
 
 
 def matches(code: str, patterns: list[str] | tuple[str, ...]) -> bool:

@@ -48,6 +48,7 @@ class AxisEnv:
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
     eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
+    no_mesh: bool = False  # module-level code of a module that sets no context mesh: a bare P has no mesh (NC826)
 
     def size(self, name: str) -> Dim:
         d = dict(self.named)
