@@ -588,7 +588,8 @@ _CODES: list[Code] = [
         "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
         "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
         "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
-        "`out_sharding=` or a reshard first.",
+        "`out_sharding=` or a reshard first. `jnp.linalg`'s `inv`, `det`, `pinv` and `cholesky` take their matrix "
+        "dimensions unsharded (`inv` and `cholesky` their batch dimensions too).",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)",
         hint="reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",

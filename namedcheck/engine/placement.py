@@ -346,6 +346,21 @@ def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, 
     return common[2] if common else None
 
 
+def check_target_mesh(mesh: MeshInfo | None, context: MeshInfo | None, what: str) -> None:
+    """NC812: an op's `out_sharding=` NamedSharding over another mesh than `jax.set_mesh`'s (two all-Auto
+    meshes may differ)."""
+    m, ctx = known_mesh(mesh), known_mesh(context)
+    if m is None or ctx is None or m == ctx or (_all_auto(m) and _all_auto(ctx)):
+        return
+    raise RuleError(
+        NC812,
+        f"{what}: the NamedSharding is over mesh {_mesh_text(m)}, but the context mesh set by jax.set_mesh is "
+        f"{_mesh_text(ctx)}; JAX requires the two to match",
+        hint="state the sharding over the context mesh (a bare P(...) takes it), or run this under jax.set_mesh "
+        "of the sharding's mesh",
+    )
+
+
 def check_declared(declared: Any, actual: Any, what: str) -> None:
     """NC811: a value whose known sharding differs from the one its annotation states (`f32[('8@data', 4)]`)."""
     want, have = of(declared), of(actual)
@@ -426,6 +441,7 @@ __all__ = [
     "placed_sharding",
     "check_declared",
     "check_meshes",
+    "check_target_mesh",
     "known_mesh",
     "check_constraint",
     "check_committed",

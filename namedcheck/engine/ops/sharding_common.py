@@ -17,7 +17,15 @@ from namedcheck.engine.codes import NC804, NC821, NC822
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops.core import Call, Shd, Unprovable
-from namedcheck.engine.placement import check_explicit_target, fmt_type, from_spec, no_mesh_error, of, split_size
+from namedcheck.engine.placement import (
+    check_explicit_target,
+    check_target_mesh,
+    fmt_type,
+    from_spec,
+    no_mesh_error,
+    of,
+    split_size,
+)
 from namedcheck.engine.values import ArrayType, Const, literal
 
 
@@ -51,6 +59,10 @@ def check_out_sharding_axes(call: Call) -> None:
         spec, mesh = getattr(v, "spec", None), getattr(v, "mesh", None)
     if isinstance(spec, Spec) and mesh is not None:
         check_explicit_target(spec, mesh, f"{call.short} out_sharding=")
+    if not isinstance(v, Spec) and call.env.mesh_set and not call.env.manual:
+        # a NamedSharding over another mesh than the context one (jax/_src/sharding_impls.py
+        # `canonicalize_sharding`; JAX lets two all-Auto meshes differ)
+        check_target_mesh(mesh, call.env.mesh, f"{call.short} out_sharding=")
 
 
 def has_out_sharding(call: Call) -> bool:
