@@ -402,9 +402,11 @@ class ModuleAnalyzer:
                 return UNKNOWN
             return result
         self.steps += CALL_STEPS
+        eager = self._runs_eagerly(ref, node, caller)
+        env = caller.env if caller.env.eager == eager else replace(caller.env, eager=eager)
         # the defining scope is part of the key: a nested function sees its enclosing call's values
         key = memo_key(
-            (id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, caller.env, caller.entry)
+            (id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, env, caller.entry)
         )
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
@@ -439,7 +441,7 @@ class ModuleAnalyzer:
                         None,
                         lenient=True,
                         quiet=caller.silent,
-                        env=caller.env,
+                        env=env,
                         nc705_owner=owner,
                         entry=caller.entry,
                         settings=configs.passed_settings(caller, names, nodes, node),
@@ -454,6 +456,25 @@ class ModuleAnalyzer:
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
         return origins.returned(out, node)
+
+    def _runs_eagerly(self, ref: FuncRef, node: cst.CSTNode, caller: Frame) -> bool:
+        """Whether this call runs the function's body op by op, outside any trace (`AxisEnv.eager`): a direct
+        call `f(...)`, from code that runs eagerly (module-level statements, or such a body), of an undecorated
+        function of this module whose name is never used but to call it (so never jitted, mapped or
+        rebound)."""
+        return (
+            (caller.parent is None or caller.env.eager)
+            and not caller.env.named
+            and not caller.env.manual
+            and caller.an is self
+            and ref.owner is None
+            and isinstance(ref.node, cst.FunctionDef)
+            and not ref.node.decorators
+            and isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == ref.name
+            and not self.escapes(ref)
+        )
 
     def memoised(self, key: Any, compute: Any) -> Any:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed

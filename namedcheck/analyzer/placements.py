@@ -93,7 +93,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
     if name in CONSTRAINT:
         # under jit it pads an uneven dimension; only module-level code surely runs eagerly
-        how = _How(divisible=f.parent is None, asserts=True)
+        how = _How(divisible=f.parent is None or f.env.eager, asserts=True)
         key = "device_or_shardings" if name == "equinox.filter_shard" else "shardings"
         raw = pos[1] if len(pos) > 1 else kw.get(key)
         _check_axis_types(f, raw, node, "with_sharding_constraint")
@@ -369,7 +369,7 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return origins.placed(out.with_sharding(((),) * len(out.shape), placement.known_mesh(f.env.mesh)), node)
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
-    how = _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True)
+    how = _How(divisible=key == "out_sharding" or f.parent is None or f.env.eager, trailing_none_ok=True)
     try:
         return origins.placed(place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how), node)
     except RuleError as e:
@@ -473,7 +473,7 @@ def call_jit(
         per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
         if len(per_arg) == len(pos):
             try:
-                how = _How(committed=f.parent is None)
+                how = _How(committed=f.parent is None or f.env.eager)
                 args = [
                     origins.placed(
                         place_tree(s, v, f"argument {names[i] if i < len(names) else i!r} of jit({fname})", how),
