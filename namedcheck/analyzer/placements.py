@@ -101,7 +101,7 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
     if name in RESHARD:
         _check_axis_types(f, pos[1] if len(pos) > 1 else kw.get("out_shardings"), node, "reshard")
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
-    if name in AXES_SCOPES and pos and not any(k in kw for k in ("axes",)):
+    if name in AXES_SCOPES and pos:
         return _axes_scope(f, name, pos, kw, node)
     if name in CREATION or name.startswith("jax.random."):
         return _creation(f, name, pos, kw, node)
@@ -411,19 +411,28 @@ def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any
 def _axes_scope(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`auto_axes(f, out_sharding=s)` calls f over Auto axes (its arguments' shardings leave their types) and
     places the result by s; `explicit_axes(f, in_sharding=s)` places f's arguments by s."""
-    if name.endswith("auto_axes"):
-        return JitRef(pos[0], None, kw.get("out_sharding", UNKNOWN), node, auto=True)  # a bare spec: the call's mesh
-    return JitRef(pos[0], kw.get("in_sharding", UNKNOWN), None, node, explicit=True)
+    axes: Any = None
+    if "axes" in kw:  # `axes='data'` / `axes=('data', 'model')`: only those axes change type
+        v = kw["axes"]
+        items = v.items if isinstance(v, Seq) else (v,)
+        names = [i.value for i in items if isinstance(i, Const) and isinstance(i.value, str)]
+        axes = tuple(names) if len(names) == len(items) and names else UNKNOWN
+    if name.endswith("auto_axes"):  # a bare spec: the call's mesh
+        return JitRef(pos[0], None, kw.get("out_sharding", UNKNOWN), node, auto=True, axes=axes)
+    return JitRef(pos[0], kw.get("in_sharding", UNKNOWN), None, node, explicit=True, axes=axes)
 
 
-def region_env(f: Frame, kind: str) -> Any:
+def region_env(f: Frame, kind: str, axes: Any = None) -> Any:
     """The axes in scope inside `auto_axes` / `explicit_axes` (kind "auto" / "explicit") called under
-    `jax.set_mesh` of a known mesh: that mesh with every axis of the kind (JAX's `use_abstract_mesh`); None
-    where the context mesh is not known."""
+    `jax.set_mesh` of a known mesh: that mesh with the axes `axes` (None: every axis) of the kind (JAX's
+    `use_abstract_mesh`); None where the context mesh or the axes are not known."""
     ctx, mesh = context_mesh(f)
     if ctx != "set" or mesh is None or mesh.types is None or mesh.open or "manual" in mesh.types:
         return None
-    return replace(f.env, mesh=replace(mesh, types=(kind,) * len(mesh.types)), mesh_set=True)
+    if axes is UNKNOWN or (axes is not None and not set(axes) <= set(mesh.names)):
+        return None
+    types = tuple(kind if axes is None or n in axes else t for n, t in zip(mesh.names, mesh.types))
+    return replace(f.env, mesh=replace(mesh, types=types), mesh_set=True)
 
 
 def _has_bare_spec(v: Any) -> bool:
@@ -513,12 +522,14 @@ def _call_region(
     shardings leave their types), its result resharded by s. `explicit_axes(f, in_sharding=s)(...)`: f runs
     with the axes Explicit, its arguments resharded by s; the result leaves the region with its sharding
     not known here. Where the context mesh is not known, the body runs with shardings not known."""
-    env = region_env(f, "auto" if ref.auto else "explicit")
+    env = region_env(f, "auto" if ref.auto else "explicit", ref.axes)
     args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos]
     if ref.explicit and env is not None and not kw:
         saved, f.env = f.env, env
         try:
             ins = _tree(f, ref.in_shardings)
+            for leaf in _sharding_leaves(ins):  # the arguments are resharded inside: Explicit axes only
+                placement.check_explicit_target(leaf.spec, leaf.mesh, "explicit_axes in_sharding")
             if isinstance(ins, ShardingVal | Seq):
                 per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
                 if len(per_arg) == len(args) and not (isinstance(ins, Seq) and ins.kind == "dict"):

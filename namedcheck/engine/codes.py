@@ -490,9 +490,11 @@ _CODES: list[Code] = [
     Code(
         "NC806",
         "gather needs an out sharding",
-        "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
-        "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
-        "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
+        "`jnp.take`, `x[ids]` or `x.at[ids].get()` with indices sharded over a mesh axis (even from an unsharded "
+        "array), or along a sharded dimension, cannot resolve its output sharding: index with "
+        "`x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level code and the functions it "
+        "calls directly), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible "
+        "slice is not).",
         _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
         _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
         hint="index with x.at[ids].get(out_sharding=...), or reshard the indices or the table first",

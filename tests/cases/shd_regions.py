@@ -56,3 +56,9 @@ auto_named = auto_axes(
     lambda v: lax.with_sharding_constraint(v, NamedSharding(emesh, P('data'))), out_sharding=P('data')  # expect: NC825
 )(a)
 auto_made = auto_axes(lambda v: jnp.ones((8, 16)) * v, out_sharding=P(None, 'model'))(a)  # reveal: f32[(8, 16@model)]
+part_auto_bad = auto_axes(lambda v: reshard(v, P('data')), axes='data', out_sharding=P('data'))(a)  # expect: NC824
+part_auto = auto_axes(lambda v: reshard(v, P(None, 'model')), axes='data', out_sharding=P('data'))(a)
+with jax.set_mesh(amesh):
+    part_explicit_bad = explicit_axes(lambda v: v * 2, axes='data', in_sharding=P('model'))(a)  # expect: NC824
+with jax.set_mesh(amesh):
+    part_explicit = explicit_axes(lambda v: v * 2, axes='data', in_sharding=P('data'))(a)
