@@ -394,7 +394,10 @@ class ModuleAnalyzer:
         in_map = bool(caller.env.named or caller.env.manual)
         if in_map:
             self.under_map.add(id(ref.node))
-        if sig.returns is not None and not (as_map_body or in_map):
+        # a body run eagerly is analysed even under a return annotation: what JAX checks only outside a trace
+        # (eager gathers, committed arguments) is found nowhere else
+        eager = self._runs_eagerly(ref, node, caller)
+        if sig.returns is not None and not (as_map_body or in_map or eager):
             try:
                 check_cooccurrence(result, caller.env)
             except RuleError as e:
@@ -402,7 +405,6 @@ class ModuleAnalyzer:
                 return UNKNOWN
             return result
         self.steps += CALL_STEPS
-        eager = self._runs_eagerly(ref, node, caller)
         env = caller.env if caller.env.eager == eager else replace(caller.env, eager=eager)
         # the defining scope is part of the key: a nested function sees its enclosing call's values
         key = memo_key(
@@ -455,6 +457,8 @@ class ModuleAnalyzer:
                     self.active.discard(key)
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
+        if eager and sig.returns is not None and not (as_map_body or in_map):
+            return result  # the annotation states what the call gives, as without the eager analysis
         return origins.returned(out, node)
 
     def _runs_eagerly(self, ref: FuncRef, node: cst.CSTNode, caller: Frame) -> bool:
