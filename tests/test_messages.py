@@ -78,6 +78,9 @@ PROGRAMS = {
     "NC821": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
     "NC822": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.pad(x, ((1, 0), (0, 0)))",
     "NC823": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.set_mesh(emesh)\nx = jax.device_put(jnp.ones((8, 16)), P('data', None))\nlax.cond(True, lambda a: a * 2, lambda a: jax.sharding.reshard(a, P('model')), x)",
+    "NC824": "amesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\njax.set_mesh(amesh)\nx = jnp.ones((8, 16))\ny = jnp.dot(x, x.T, out_sharding=P('data'))",
+    "NC825": "emesh = jax.make_mesh((4, 2), ('data', 'model'))\nx = jnp.ones((8, 16))\ny = lax.with_sharding_constraint(x, jax.sharding.NamedSharding(emesh, P('data')))",
+    "NC826": "x = jnp.ones((8, 16))\ny = jax.device_put(x, P('data'))",
 }
 
 # code -> (line in the program, message, hint)
@@ -335,6 +338,21 @@ EXPECTED = {
         4,
         "lax.cond: output 0 of branch 0 is f32[8@data,16] but of branch 1 f32[8@model,16]: branches must return outputs of equal types, sharding included",
         "jax.sharding.reshard branch 1's output to branch 0's sharding",
+    ),
+    "NC824": (
+        4,
+        "jnp.dot out_sharding=: P('data') names mesh axis 'data', which is Auto in mesh {'data': 4, 'model': 2} (Auto): a target sharding may name only Explicit axes",
+        "leave 'data' out of the spec (the compiler places Auto axes), or make it Explicit (jax.sharding.explicit_axes, or axis_types= of the mesh)",
+    ),
+    "NC825": (
+        3,
+        "with_sharding_constraint: P('data') names mesh axis 'data', which is Explicit in mesh {'data': 4, 'model': 2} (Explicit): outside a context mesh whose axes are all Explicit, with_sharding_constraint takes only Auto axes",
+        "use jax.sharding.reshard to give the value an Explicit sharding, or make the axis Auto",
+    ),
+    "NC826": (
+        2,
+        "device_put: P('data') is a bare PartitionSpec, which names axes of the context mesh, but no context mesh is set (this module calls no jax.set_mesh)",
+        "pass jax.NamedSharding(mesh, P(...)) instead, or run this under jax.set_mesh(mesh)",
     ),
 }
 

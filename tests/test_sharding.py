@@ -29,6 +29,14 @@ def revealed(body: str) -> dict[int, object]:
     return {line - offset: v for line, v in values.items() if line > offset}
 
 
+# `Mesh(...)` makes Auto axes: an array placed on it carries the mesh, with no axis in its type (`jax.typeof`)
+AUTO_MESH = MeshInfo((("data", 4), ("model", 2)), types=("auto", "auto"))
+
+
+def on_auto_mesh(v: ArrayType) -> ArrayType:
+    return v.with_sharding(((),) * len(v.shape), AUTO_MESH)
+
+
 def spec_of(v: object) -> object:
     assert isinstance(v, ArrayType), v
     return v.spec
@@ -37,7 +45,7 @@ def spec_of(v: object) -> object:
 def test_device_put_places_the_value() -> None:
     v = revealed("x = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P('data', 'model')))\n")
     assert spec_of(v[1]) == (("data",), ("model",))
-    assert v[1] == ArrayType.make("f32", (8, 4)).with_spec((("data",), ("model",)))
+    assert v[1] == on_auto_mesh(ArrayType.make("f32", (8, 4)).with_spec((("data",), ("model",))))
 
 
 def test_unplaced_value_has_no_spec() -> None:
@@ -64,7 +72,7 @@ def test_constraint_reshard_and_creation_keep_the_type_and_carry_the_spec() -> N
         "with jax.set_mesh(jax.make_mesh((4, 2), ('data', 'model'))):\n"
         "    r = jax.sharding.reshard(jnp.ones(8), P('data', None))\n"
     )
-    assert v[2] == ArrayType.make("f32", (8, 6)).with_spec((None, ("model",)))
+    assert v[2] == on_auto_mesh(ArrayType.make("f32", (8, 6)).with_spec((None, ("model",))))
     assert spec_of(v[3]) == (("data",),)
     assert spec_of(v[5]) == (("data",),)  # the extra trailing None reshard accepts is dropped
 
@@ -80,7 +88,7 @@ def test_jit_shardings_place_arguments_and_results() -> None:
     )
     assert spec_of(v[3]) == (("data",),)
     assert spec_of(v[4]) is None
-    assert v[6] == ArrayType.make("f32", (8, 2)).with_spec((None, ("model",)))
+    assert v[6] == on_auto_mesh(ArrayType.make("f32", (8, 2)).with_spec((None, ("model",))))
 
 
 def test_plain_jit_stays_transparent() -> None:
@@ -138,9 +146,9 @@ def test_paths_that_differ_only_in_sharding_merge_without_it() -> None:
     )
     plain = ArrayType.make("f32", (8, 4))
     assert v[4] == plain and v[4].spec is None
-    assert v[7] == plain.with_spec((("data",),))  # range(3) runs: the loop is unrolled, x is placed
+    assert v[7] == on_auto_mesh(plain.with_spec((("data",),)))  # range(3) runs: the loop is unrolled, x is placed
     assert v[8] == plain and v[8].spec is None
-    assert v[9] == plain.with_spec((("data",),))
+    assert v[9] == on_auto_mesh(plain.with_spec((("data",),)))
 
 
 # Each program's verdict against real JAX (8 host devices, tests/conftest.py): rejected exactly when JAX raises.

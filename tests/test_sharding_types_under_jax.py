@@ -23,7 +23,7 @@ REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
 UR = re.compile(r"\{[UR]:[^}]*\}")  # unreduced / reduced axes, printed alike: `{U:data}`
 # what JAX raises for the rules NC8xx model: sharding type errors, jit's in_shardings mismatch (ValueError),
 # with_sharding_constraint's assertion, a scan carry whose type changes (TypeError); `@checked` finding a
-# sharding other than the annotation's (ShapeError, NC811); an op JAX has no unreduced rule for (NC813)
+# sharding other than the annotation's (ShapeError, NC811); an op JAX has no unreduced rule for (NC813);
 SHARDING_ERRORS = (
     "ShardingTypeError",
     "AssertionError",
@@ -31,6 +31,9 @@ SHARDING_ERRORS = (
     "TypeError",
     "ShapeError",
     "NotImplementedError: unreduced rule",
+    # a bare PartitionSpec with no context mesh (NC826)
+    "RuntimeError: with_sharding_constraint requires a non-empty mesh",
+    "RuntimeError: jit requires a non-empty mesh",
 )
 
 

@@ -337,7 +337,11 @@ class Calls(FrameState):
             labels = tuple(lab or fb for lab, fb in zip(labels, fallback))
         try:
             # module-level statements run outside any trace (op by op): the engine may rely on it
-            env = self.env if self.parent is not None or self.env.eager else replace(self.env, eager=True)
+            env = (
+                self.env
+                if self.parent is not None or self.env.eager
+                else replace(self.env, eager=True, no_mesh=placements.context_mesh(self)[0] == "none")
+            )
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
             self.report(_argument_node(op, e, nodes) or node, _related(self, e, pos, kw, labels, kwl, nodes, node))

@@ -524,7 +524,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             if not isinstance(branches, Seq):
                 return UNKNOWN
             outs = [body(fn, *pos[2:]) for fn in branches.items]
-            if UNKNOWN in outs:
+            if UNKNOWN in outs or not outs:  # no branches: JAX raises ValueError, not a sharding rule
                 return UNKNOWN
             _check_branches([maps.drop_varying(o, ign) for o in outs], short)
             return outs[0] if all(o == outs[0] for o in outs) else UNKNOWN

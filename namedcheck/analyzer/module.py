@@ -406,7 +406,10 @@ class ModuleAnalyzer:
         in_map = bool(caller.env.named or caller.env.manual)
         if in_map:
             self.under_map.add(id(ref.node))
-        if sig.returns is not None and not (as_map_body or in_map):
+        # a body run eagerly is analysed even under a return annotation: what JAX checks only outside a trace
+        # (eager gathers, committed arguments) is found nowhere else
+        eager = self._runs_eagerly(ref, node, caller)
+        if sig.returns is not None and not (as_map_body or in_map or eager):
             try:
                 check_cooccurrence(result, caller.env)
             except RuleError as e:
@@ -414,9 +417,10 @@ class ModuleAnalyzer:
                 return UNKNOWN
             return result
         self.steps += CALL_STEPS
+        env = caller.env if caller.env.eager == eager else replace(caller.env, eager=eager)
         # the defining scope is part of the key: a nested function sees its enclosing call's values
         key = memo_key(
-            (id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, caller.env, caller.entry)
+            (id(ref.node), ref.scope, tuple(sorted(values.items())), extra, caller.silent, env, caller.entry)
         )
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
@@ -451,7 +455,7 @@ class ModuleAnalyzer:
                         None,
                         lenient=True,
                         quiet=caller.silent,
-                        env=caller.env,
+                        env=env,
                         nc705_owner=owner,
                         entry=caller.entry,
                         settings=configs.passed_settings(caller, names, nodes, node),
@@ -465,7 +469,28 @@ class ModuleAnalyzer:
                     self.active.discard(key)
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
+        if eager and sig.returns is not None and not (as_map_body or in_map):
+            return result  # the annotation states what the call gives, as without the eager analysis
         return origins.returned(out, node)
+
+    def _runs_eagerly(self, ref: FuncRef, node: cst.CSTNode, caller: Frame) -> bool:
+        """Whether this call runs the function's body op by op, outside any trace (`AxisEnv.eager`): a direct
+        call `f(...)`, from code that runs eagerly (module-level statements, or such a body), of an undecorated
+        function of this module whose name is never used but to call it (so never jitted, mapped or
+        rebound)."""
+        return (
+            (caller.parent is None or caller.env.eager)
+            and not caller.env.named
+            and not caller.env.manual
+            and caller.an is self
+            and ref.owner is None
+            and isinstance(ref.node, cst.FunctionDef)
+            and not ref.node.decorators
+            and isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Name)
+            and node.func.value == ref.name
+            and not self.escapes(ref)
+        )
 
     def memoised(self, key: Any, compute: Any) -> Any:
         """`compute()` once per key (None: not memoised): its value, with what it reported recorded and replayed

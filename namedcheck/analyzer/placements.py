@@ -10,6 +10,7 @@ accept extra trailing None entries, and a creation op's `device=` pads under jit
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -24,6 +25,7 @@ from namedcheck.engine import maps, placement
 from namedcheck.engine.codes import NC807, NC808
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
+from namedcheck.engine.mesh import MeshInfo
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 NAMED_SHARDING = {
@@ -34,7 +36,11 @@ NAMED_SHARDING = {
 }
 JIT = {"jax.jit", "jax.experimental.pjit.pjit"}
 DEVICE_PUT = {"jax.device_put"}
-CONSTRAINT = {"jax.lax.with_sharding_constraint", "jax.experimental.pjit.with_sharding_constraint"}
+CONSTRAINT = {
+    "jax.lax.with_sharding_constraint",
+    "jax.experimental.pjit.with_sharding_constraint",
+    "equinox.filter_shard",  # with_sharding_constraint on the array leaves
+}
 RESHARD = {"jax.reshard", "jax.sharding.reshard"}
 CREATION = {
     f"jax.numpy.{n}"
@@ -87,15 +93,21 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         return _named_sharding(pos, kw, node, f)
     if name in JIT:
         return _jit(f, pos, kw, node)
+    if name in DEVICE_PUT | RESHARD | CONSTRAINT and _bare_spec_without_mesh(f, name, pos, kw, node):
+        return UNKNOWN
     if name in DEVICE_PUT:
         return _placement(f, pos, kw, ("x", "device"), node, "jax.device_put", STRICT)
     if name in CONSTRAINT:
         # under jit it pads an uneven dimension; only module-level code surely runs eagerly
-        how = _How(divisible=f.parent is None, asserts=True)
-        return _placement(f, pos, kw, ("x", "shardings"), node, "with_sharding_constraint", how)
+        how = _How(divisible=f.parent is None or f.env.eager, asserts=True)
+        key = "device_or_shardings" if name == "equinox.filter_shard" else "shardings"
+        raw = pos[1] if len(pos) > 1 else kw.get(key)
+        _check_axis_types(f, raw, node, "with_sharding_constraint")
+        return _placement(f, pos, kw, ("x", key), node, "with_sharding_constraint", how)
     if name in RESHARD:
+        _check_axis_types(f, pos[1] if len(pos) > 1 else kw.get("out_shardings"), node, "reshard")
         return _placement(f, pos, kw, ("xs", "out_shardings"), node, "reshard", _How(trailing_none_ok=True))
-    if name in AXES_SCOPES and pos and not any(k in kw for k in ("axes",)):
+    if name in AXES_SCOPES and pos:
         return _axes_scope(f, name, pos, kw, node)
     if name in CREATION or name.startswith("jax.random."):
         return _creation(f, name, pos, kw, node)
@@ -187,6 +199,109 @@ def forget_sharding(v: Any) -> Any:
     return v
 
 
+# ---- which mesh axes a sharding API may name ---------------------------------------------------------
+
+
+_MAY_SET_MESH: weakref.WeakKeyDictionary[Any, bool] = weakref.WeakKeyDictionary()
+_SETS_MESH_WORDS = ("set_mesh", "use_mesh", "use_abstract_mesh", "sharding_impls")
+
+
+def may_set_mesh(f: Frame) -> bool:
+    """Whether the module's text may set a context mesh anywhere (`jax.set_mesh`, `use_mesh`, ...)."""
+    an: Any = f.an
+    try:
+        return _MAY_SET_MESH[an]
+    except (KeyError, TypeError):
+        pass
+    source = getattr(an, "source", None)
+    module = getattr(an, "module", None)
+    text = source if isinstance(source, str) else module.code if module is not None else None
+    found = text is None or any(w in text for w in _SETS_MESH_WORDS)
+    try:
+        _MAY_SET_MESH[an] = found
+    except TypeError:  # pragma: no cover - an analyzer that takes no weak reference
+        pass
+    return found
+
+
+def context_mesh(f: Frame) -> tuple[str, MeshInfo | None]:
+    """JAX's context mesh where it is certain: ("set", mesh) under `jax.set_mesh` (mesh None when not known),
+    ("none", None) in module-level code of a module that never sets one (a legacy `with mesh:` sets none),
+    ("unknown", None) elsewhere (a function may run under its caller's `set_mesh`, inside shard_map)."""
+    if f.env.manual:
+        return "unknown", None
+    if f.env.mesh_set:
+        return "set", f.env.mesh
+    if f.parent is None and not may_set_mesh(f):
+        return "none", None
+    return "unknown", None
+
+
+def _bare_spec_without_mesh(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> bool:
+    """NC826: a bare PartitionSpec given to device_put / reshard (which need `jax.set_mesh`) or
+    with_sharding_constraint (which a legacy `with mesh:` also serves) where surely no mesh is in context."""
+    if context_mesh(f)[0] != "none" or (name in CONSTRAINT and f.env.mesh is not None):
+        return False
+    keys = {"jax.device_put": "device", "equinox.filter_shard": "device_or_shardings"}
+    key = keys.get(name, "shardings" if name in CONSTRAINT else "out_shardings")
+    raw = pos[1] if len(pos) > 1 else kw.get(key)
+    if not _has_bare_spec(raw):
+        return False
+    f.report(node, placement.no_mesh_error(name.rpartition(".")[2], _first_bare(raw)))
+    return True
+
+
+def _first_bare(v: Any) -> Spec | None:
+    if isinstance(v, Spec):
+        return v
+    if isinstance(v, Seq):
+        for i in v.items:
+            found = _first_bare(i.items[1] if v.kind == "dict" and isinstance(i, Seq) and len(i.items) == 2 else i)
+            if found is not None:
+                return found
+    return None
+
+
+def _check_axis_types(f: Frame, raw: Any, node: cst.CSTNode, api: str) -> None:
+    """NC824 (`reshard` naming an Auto / Manual axis) and NC825 (`with_sharding_constraint` naming an
+    Explicit axis outside an all-Explicit context mesh), on shardings whose mesh types are certain."""
+    ctx, cmesh = context_mesh(f)
+    if raw is None or (ctx == "unknown" and api != "reshard"):
+        return  # reshard checks a NamedSharding's own mesh, whatever the context
+    tree = _tree(f, raw)
+    leaves = _sharding_leaves(tree)
+    constraint = api == "with_sharding_constraint"
+    if constraint and ctx == "set" and (cmesh is None or cmesh.types is None or cmesh.open or cmesh.explicit):
+        return  # all-Explicit context: an assertion (NC807); a context not known: silent
+    raws = _raw_leaves(raw)
+    for i, s in enumerate(leaves):
+        r = raws[i] if len(raws) == len(leaves) else None
+        legacy = constraint and ctx == "none" and f.env.mesh is not None  # wsc takes a legacy mesh
+        if ctx != "set" and not isinstance(r, ShardingVal) and not legacy:
+            continue  # a bare spec with no context mesh (another error), or under one not known
+        mesh = s.mesh  # a NamedSharding's own; a bare spec's the context mesh (set_mesh's, or a legacy one)
+        if mesh is None:
+            continue
+        try:
+            if constraint:
+                # reshard takes a NamedSharding anywhere, a bare spec only under jax.set_mesh
+                placement.check_auto_constraint(s.spec, mesh, api, isinstance(r, ShardingVal) or ctx == "set")
+            else:
+                placement.check_explicit_target(s.spec, mesh, api)
+        except RuleError as e:
+            f.report(node, e)
+            return
+
+
+def _raw_leaves(v: Any) -> list[Any]:
+    """The leaves of a sharding pytree as written (ShardingVal or Spec), in `_sharding_leaves`' order."""
+    if isinstance(v, ShardingVal | Spec):
+        return [v]
+    if isinstance(v, Seq):
+        return [r for i in v.items for r in _raw_leaves(i.items[1] if v.kind == "dict" and isinstance(i, Seq) else i)]
+    return []
+
+
 # ---- placing values ----------------------------------------------------------------------------------
 
 
@@ -200,7 +315,7 @@ def place_leaf(v: ArrayType, s: ShardingVal, what: str, how: _How = STRICT) -> A
     if how.committed:
         placement.check_committed(v, s.spec, s.mesh, what)
     out = v.with_spec(placement.placed_entries(s.spec, shape)).with_sharding(
-        placement.type_sharding(s.spec, s.mesh, v), placement.known_mesh(s.mesh)
+        placement.placed_sharding(s.spec, s.mesh, v), placement.known_mesh(s.mesh)
     )
     out = origins.written(out, s.written, s.spec.origin)
     if (
@@ -303,7 +418,7 @@ def _creation(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
         )
     s = _tree(f, kw[key])
     # `device=` pads an uneven dimension under jit; only module-level code surely runs eagerly
-    how = _flags(f, _How(divisible=key == "out_sharding" or f.parent is None, trailing_none_ok=True))
+    how = _flags(f, _How(divisible=key == "out_sharding" or f.parent is None or f.env.eager, trailing_none_ok=True))
     try:
         return origins.placed(place_leaf(out, s, f"the result of {name.rpartition('.')[2]}({key}=...)", how), node)
     except RuleError as e:
@@ -345,9 +460,28 @@ def _jit(f: Frame, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any
 def _axes_scope(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`auto_axes(f, out_sharding=s)` calls f over Auto axes (its arguments' shardings leave their types) and
     places the result by s; `explicit_axes(f, in_sharding=s)` places f's arguments by s."""
-    if name.endswith("auto_axes"):
-        return JitRef(pos[0], None, _tree(f, kw.get("out_sharding")), node, auto=True)
-    return JitRef(pos[0], _tree(f, kw.get("in_sharding")), None, node)
+    axes: Any = None
+    if "axes" in kw:  # `axes='data'` / `axes=('data', 'model')`: only those axes change type
+        v = kw["axes"]
+        items = v.items if isinstance(v, Seq) else (v,)
+        names = [i.value for i in items if isinstance(i, Const) and isinstance(i.value, str)]
+        axes = tuple(names) if len(names) == len(items) and names else UNKNOWN
+    if name.endswith("auto_axes"):  # a bare spec: the call's mesh
+        return JitRef(pos[0], None, kw.get("out_sharding", UNKNOWN), node, auto=True, axes=axes)
+    return JitRef(pos[0], kw.get("in_sharding", UNKNOWN), None, node, explicit=True, axes=axes)
+
+
+def region_env(f: Frame, kind: str, axes: Any = None) -> Any:
+    """The axes in scope inside `auto_axes` / `explicit_axes` (kind "auto" / "explicit") called under
+    `jax.set_mesh` of a known mesh: that mesh with the axes `axes` (None: every axis) of the kind (JAX's
+    `use_abstract_mesh`); None where the context mesh or the axes are not known."""
+    ctx, mesh = context_mesh(f)
+    if ctx != "set" or mesh is None or mesh.types is None or mesh.open or "manual" in mesh.types:
+        return None
+    if axes is UNKNOWN or (axes is not None and not set(axes) <= set(mesh.names)):
+        return None
+    types = tuple(kind if axes is None or n in axes else t for n, t in zip(mesh.names, mesh.types))
+    return replace(f.env, mesh=replace(mesh, types=types), mesh_set=True)
 
 
 def _has_bare_spec(v: Any) -> bool:
@@ -394,7 +528,13 @@ def call_jit(
     """Call the jitted function as a plain call, its arguments placed by in_shardings and its results
     by out_shardings."""
     fname = getattr(ref.func, "name", "f")
-    args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos] if ref.auto else pos
+    if ref.auto or ref.explicit:
+        return _call_region(f, ref, pos, kw, nodes, kwl, node, as_map_body)
+    if context_mesh(f)[0] == "none" and (_has_bare_spec(ref.in_shardings) or _has_bare_spec(ref.out_shardings)):
+        bare = _first_bare(ref.in_shardings) or _first_bare(ref.out_shardings)
+        f.report(node, placement.no_mesh_error(f"jit({fname})", bare))  # JAX raises when it is called
+        return UNKNOWN
+    args = pos
     ins = _tree(f, ref.in_shardings)
     if ins is UNKNOWN or (ins is not None and kw):  # placed by shardings the checker cannot evaluate
         args = [forget_sharding(v) for v in args]
@@ -404,7 +544,7 @@ def call_jit(
         if len(per_arg) != len(pos):
             args = [forget_sharding(v) for v in args]
         else:
-            how = _flags(f, _How(committed=f.parent is None))
+            how = _flags(f, _How(committed=f.parent is None or f.env.eager))
             placed = []
             try:
                 for i, (s, v) in enumerate(zip(per_arg, pos)):
@@ -433,4 +573,63 @@ def call_jit(
         return out
 
 
-__all__ = ["construct", "call_jit", "place_leaf", "place_tree", "states_shardings", "kw_node"]
+def _call_region(
+    f: Frame,
+    ref: JitRef,
+    pos: list[Any],
+    kw: dict[str, Any],
+    nodes: list[Any],
+    kwl: dict[str, str],
+    node: cst.CSTNode,
+    as_map_body: bool,
+) -> Any:
+    """`auto_axes(f, out_sharding=s)(...)`: f runs with the context mesh's axes Auto (its arguments'
+    shardings leave their types), its result resharded by s. `explicit_axes(f, in_sharding=s)(...)`: f runs
+    with the axes Explicit, its arguments resharded by s; the result leaves the region with its sharding
+    not known here. Where the context mesh is not known, the body runs with shardings not known."""
+    env = region_env(f, "auto" if ref.auto else "explicit", ref.axes)
+    args = [v.with_sharding(None) if isinstance(v, ArrayType) else v for v in pos]
+    if ref.explicit and env is not None and not kw:
+        saved, f.env = f.env, env
+        try:
+            ins = _tree(f, ref.in_shardings)
+            for leaf in _sharding_leaves(ins):  # the arguments are resharded inside: Explicit axes only
+                placement.check_explicit_target(leaf.spec, leaf.mesh, "explicit_axes in_sharding")
+            if isinstance(ins, ShardingVal | Seq):
+                per_arg = list(ins.items) if isinstance(ins, Seq) and ins.kind != "dict" else [ins] * len(pos)
+                if len(per_arg) == len(args) and not (isinstance(ins, Seq) and ins.kind == "dict"):
+                    how = _How(trailing_none_ok=True)
+                    args = [
+                        place_tree(s, v, f"argument {i} of explicit_axes", how)
+                        for i, (s, v) in enumerate(zip(per_arg, args))
+                    ]
+        except RuleError as e:
+            f.report(node, e)
+            return UNKNOWN
+        finally:
+            f.env = saved
+    out = f.call_value(ref.func, args, kw, nodes, kwl, node, env, as_map_body)
+    if ref.explicit:
+        return map_tree_arrays(out, lambda a: a.with_sharding(None))
+    outs = _tree(f, ref.out_shardings)
+    if out is UNKNOWN or outs is None or outs is UNKNOWN:
+        return out
+    try:
+        return origins.placed(
+            place_tree(outs, out, f"the result of auto_axes({getattr(ref.func, 'name', 'f')})"),
+            kw_node(ref.node, "out_sharding"),
+        )
+    except RuleError as e:
+        f.report(kw_node(ref.node, "out_sharding"), e)
+        return out
+
+
+def map_tree_arrays(v: Any, fn: Any) -> Any:
+    if isinstance(v, ArrayType):
+        return fn(v)
+    if isinstance(v, Seq):
+        return maps.seq_rebuild(v, iter([fn(x) if isinstance(x, ArrayType) else x for x, _ in maps.seq_leaves(v, "")]))
+    return v
+
+
+__all__ = ["construct", "call_jit", "place_leaf", "place_tree", "states_shardings", "kw_node", "region_env"]

@@ -209,6 +209,8 @@ class JitRef:
     out_shardings: Any
     node: Any
     auto: bool = False  # `jax.sharding.auto_axes(f, ...)`: f runs over Auto axes (shardings leave the types)
+    explicit: bool = False  # `jax.sharding.explicit_axes(f, ...)`: f runs over Explicit axes, its arguments resharded
+    axes: Any = None  # auto_axes / explicit_axes: the mesh axes made Auto / Explicit (None: all of them)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,7 +47,7 @@ class Statements(FrameState):
         stmts = (
             body.body
             if isinstance(body, (cst.IndentedBlock, cst.Module))
-            else (body.body if isinstance(body, cst.SimpleStatementSuite) else body)
+            else ([body] if isinstance(body, cst.SimpleStatementSuite) else body)  # `def f(_): return x`
         )
         for s in stmts:
             if self.ended:  # after a `return` / `raise` on every path: the rest does not run

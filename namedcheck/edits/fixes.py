@@ -13,7 +13,7 @@ import libcst as cst
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
-from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC805, NC807, NC809, NC811
+from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC805, NC807, NC809, NC811, NC825
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
 
@@ -531,6 +531,18 @@ def _fix_nc807(loc: Located, d: Diagnostic) -> list[Fix]:
     )
 
 
+def _fix_nc825(loc: Located, d: Diagnostic) -> list[Fix]:
+    """NC825: `with_sharding_constraint` naming Explicit axes becomes `reshard`, which JAX's message proposes:
+    the same values, the value given that Explicit sharding. Only where reshard takes the sharding as written
+    (a NamedSharding, or a spec under `jax.set_mesh`: `data["reshard_ok"]`)."""
+    if not d.data.get("reshard_ok"):
+        return []
+    return [
+        replace(f, title="Use jax.sharding.reshard (with_sharding_constraint takes only Auto axes here)")
+        for f in _fix_nc807(loc, d)
+    ]
+
+
 _LOOP_BODY = {"lax.scan": (0, "f"), "lax.fori_loop": (2, "body_fun"), "lax.while_loop": (1, "body_fun")}
 
 
@@ -614,6 +626,7 @@ _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
     NC802: _fix_nc802,
     NC805: _fix_nc805,
     NC807: _fix_nc807,
+    NC825: _fix_nc825,
     NC809: _fix_nc809,
     NC811: _fix_nc811,
     NC602: _fix_nc602,

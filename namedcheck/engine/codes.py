@@ -493,9 +493,11 @@ _CODES: list[Code] = [
     Code(
         "NC806",
         "gather needs an out sharding",
-        "`jnp.take` with indices sharded over a mesh axis, or along a sharded dimension, cannot resolve its "
-        "output sharding: index with `x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level "
-        "code), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible slice is not).",
+        "`jnp.take`, `x[ids]` or `x.at[ids].get()` with indices sharded over a mesh axis (even from an unsharded "
+        "array), or along a sharded dimension, cannot resolve its output sharding: index with "
+        "`x.at[ids].get(out_sharding=...)` or reshard first. Outside jit (module-level code and the functions it "
+        "calls directly), `x[0]` or `x[:4]` of a sharded dimension is such a gather too (under jit a divisible "
+        "slice is not).",
         _E + "ids = jax.device_put(jnp.arange(8), P('data'))\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
         _E + "ids = jnp.arange(8)\njnp.take(jnp.ones((10, 16)), ids, axis=0)",
         hint="index with x.at[ids].get(out_sharding=...), or reshard the indices or the table first",
@@ -591,7 +593,8 @@ _CODES: list[Code] = [
         "A cumulative reduction (`cumsum`, `cumprod`, `lax.cummax`, ...), a sort (`sort`, `argsort`, `lax.sort`) "
         "or `lax.top_k` along a dimension split over mesh axes is rejected, and so is one over the flattened array "
         "(axis=None) of a sharded operand; `jnp.tile` of a sharded dimension and `jnp.repeat` along one need "
-        "`out_sharding=` or a reshard first.",
+        "`out_sharding=` or a reshard first. `jnp.linalg`'s `inv`, `det`, `pinv` and `cholesky` take their matrix "
+        "dimensions unsharded (`inv` and `cholesky` their batch dimensions too).",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=0)",
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\njnp.cumsum(x, axis=1)",
         hint="reshard the operand so that the dimension the op runs along is unsharded, or pass out_sharding=",
@@ -606,6 +609,46 @@ _CODES: list[Code] = [
         _E + "x = jax.device_put(jnp.ones((8, 16)), P('data', None))\n"
         "lax.cond(True, lambda a: a * 2, lambda a: a + 1, x)",
         hint="reshard one branch's output to the other's sharding",
+    ),
+    Code(
+        "NC824",
+        "target sharding names an Auto axis",
+        "`jax.sharding.reshard` and an op's `out_sharding=` state an Explicit sharding: every mesh axis they name "
+        "must be Explicit in the sharding's mesh (a bare `P(...)` takes the context mesh's types, where "
+        "`auto_axes` makes its axes Auto). Auto axes are the compiler's to place; use `with_sharding_constraint` "
+        "for them.",
+        "amesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+        "jax.set_mesh(amesh)\njax.sharding.reshard(jnp.ones((8, 16)), P('data'))",
+        "amesh = jax.make_mesh((4, 2), ('data', 'model'), axis_types=(jax.sharding.AxisType.Auto,) * 2)\n"
+        "jax.set_mesh(amesh)\njax.jit(lambda v: lax.with_sharding_constraint(v, P('data')))(jnp.ones((8, 16)))",
+        hint="leave the Auto axis out of the spec, or make it Explicit",
+    ),
+    Code(
+        "NC825",
+        "with_sharding_constraint names an Explicit axis",
+        "Unless every axis of the context mesh (`jax.set_mesh`) is Explicit, `with_sharding_constraint` is a "
+        "constraint for the compiler and takes only Auto axes: a sharding naming an Explicit axis of its mesh "
+        "(one made by `jax.make_mesh`, whose axes are Explicit unless `axis_types=` says otherwise) is rejected, "
+        "under a legacy `with mesh:` and with no context mesh too. `jax.sharding.reshard` gives a value an "
+        "Explicit sharding.",
+        "emesh = jax.make_mesh((4, 2), ('data', 'model'))\n"
+        "lax.with_sharding_constraint(jnp.ones((8, 16)), jax.NamedSharding(emesh, P('data')))",
+        "emesh = jax.make_mesh((4, 2), ('data', 'model'))\n"
+        "jax.sharding.reshard(jnp.ones((8, 16)), jax.NamedSharding(emesh, P('data')))",
+        hint="use jax.sharding.reshard for an Explicit sharding, or make the axis Auto",
+        fix="fix_nc825",
+    ),
+    Code(
+        "NC826",
+        "PartitionSpec with no mesh in context",
+        "A bare `P(...)` names mesh axes of the context mesh, and JAX raises where none is set: `device_put`, "
+        "`reshard`, an op's `out_sharding=` and a call of `jax.jit(f, in_shardings=P(...))` need `jax.set_mesh` "
+        "(a legacy `with mesh:` is not enough); `with_sharding_constraint` accepts a legacy `with mesh:` too. "
+        "Reported in module-level code of a module that sets no context mesh anywhere.",
+        "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.device_put(jnp.ones((8, 16)), P('data'))",
+        "mesh = jax.make_mesh((4, 2), ('data', 'model'))\njax.device_put(jnp.ones((8, 16)), jax.NamedSharding(mesh, "
+        "P('data')))",
+        hint="pass jax.NamedSharding(mesh, P(...)), or run it under jax.set_mesh(mesh)",
     ),
     Code(
         "NC822",
@@ -680,6 +723,9 @@ NC813 = CODES["NC813"]
 NC821 = CODES["NC821"]
 NC823 = CODES["NC823"]
 NC822 = CODES["NC822"]
+NC824 = CODES["NC824"]
+NC825 = CODES["NC825"]
+NC826 = CODES["NC826"]
 
 
 def matches(code: str, patterns: list[str] | tuple[str, ...]) -> bool:

@@ -52,6 +52,7 @@ class AxisEnv:
     origin: Any = field(default=None, compare=False)  # the front end's record of the enclosing map (messages only)
     mesh_set: bool = False  # the mesh is `jax.set_mesh`'s (creation ops make arrays of its sharding type)
     eager: bool = False  # module-level code: it runs op by op, outside any trace (indexing is a gather)
+    no_mesh: bool = False  # module-level code of a module that sets no context mesh: a bare P has no mesh (NC826)
     # JAX configuration flags the program sets that change the rules (`jax.config.update(name, value)`,
     # `with jax.config.<name>(value):`): name -> value, None where set to a value the checker cannot tell
     # (analyzer/jaxconfig.py); a flag not listed has JAX's default (`JAX_FLAG_DEFAULTS`)

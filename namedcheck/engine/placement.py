@@ -13,7 +13,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from namedcheck.engine.algebra import fmt_shape, is_int
-from namedcheck.engine.codes import NC501, NC504, NC604, NC807, NC808, NC809, NC810, NC811, NC812, NC821, NC823
+from namedcheck.engine.codes import (
+    NC501,
+    NC504,
+    NC604,
+    NC807,
+    NC808,
+    NC809,
+    NC810,
+    NC811,
+    NC812,
+    NC821,
+    NC823,
+    NC824,
+    NC825,
+    NC826,
+)
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.mesh import MeshInfo, Spec
 from namedcheck.engine.trees import tree_leaves
@@ -158,6 +173,21 @@ def type_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tupl
     return from_spec(spec.entries, len(v.shape))
 
 
+def placed_sharding(spec: Spec, mesh: MeshInfo | None, v: ArrayType) -> tuple[tuple[str, ...], ...] | None:
+    """The type-level sharding of `v` placed with `spec` over `mesh`: the spec over an all-Explicit mesh;
+    over a fully known all-Auto mesh no axis is in the type (`jax.typeof` shows none), but the array carries
+    that mesh, which JAX checks against the context mesh (NC812)."""
+    if (
+        known_mesh(mesh) is not None
+        and mesh is not None
+        and mesh.types
+        and all(t == "auto" for t in mesh.types)
+        and not v.has_ellipsis
+    ):
+        return ((),) * len(v.shape)
+    return type_sharding(spec, mesh, v)
+
+
 def _spec_of(shd: tuple[tuple[str, ...], ...]) -> str:
     """A sharding as the PartitionSpec that states it: `P('data', None)`."""
     return repr(Spec(tuple(e or None for e in shd)))
@@ -185,6 +215,60 @@ def check_constraint(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str)
             hint=f"use jax.sharding.reshard(x, {want}) to change the sharding",
             data={"spec": spec_json(type_sharding(spec, mesh, v) or ())},
         )
+
+
+def axis_type(mesh: MeshInfo | None, name: str) -> str | None:
+    """The type ('explicit', 'auto', 'manual') of a mesh axis, where the mesh is fully known."""
+    if mesh is None or mesh.open or mesh.types is None or name not in mesh.names:
+        return None
+    return mesh.types[mesh.names.index(name)]
+
+
+def _named_axes(spec: Spec) -> list[str]:
+    return [*spec.axes(), *sorted(spec.unreduced), *sorted(spec.reduced)]
+
+
+def check_explicit_target(spec: Spec, mesh: MeshInfo | None, what: str) -> None:
+    """NC824: `reshard` and an op's `out_sharding=` take a spec naming only Explicit axes of its mesh
+    (jax/_src/sharding_impls.py `canonicalize_sharding`)."""
+    for a in _named_axes(spec):
+        t = axis_type(mesh, a)
+        if t in ("auto", "manual") and mesh is not None:
+            raise RuleError(
+                NC824,
+                f"{what}: {spec!r} names mesh axis {a!r}, which is {t.capitalize()} in mesh "
+                f"{_mesh_text(mesh)}: a target sharding may name only Explicit axes",
+                hint=f"leave {a!r} out of the spec (the compiler places Auto axes), or make it Explicit "
+                "(jax.sharding.explicit_axes, or axis_types= of the mesh)",
+                data={"axis": a, "type": t},
+            )
+
+
+def check_auto_constraint(spec: Spec, mesh: MeshInfo | None, what: str, reshard_ok: bool) -> None:
+    """NC825: outside an all-Explicit context mesh, `with_sharding_constraint` takes a sharding naming only
+    Auto axes of its mesh (jax/_src/pjit.py `check_shardings_are_auto`)."""
+    for a in spec.axes():
+        t = axis_type(mesh, a)
+        if t in ("explicit", "manual") and mesh is not None:
+            raise RuleError(
+                NC825,
+                f"{what}: {spec!r} names mesh axis {a!r}, which is {t.capitalize()} in mesh "
+                f"{_mesh_text(mesh)}: outside a context mesh whose axes are all Explicit, "
+                f"with_sharding_constraint takes only Auto axes",
+                hint="use jax.sharding.reshard to give the value an Explicit sharding, or make the axis Auto",
+                data={"axis": a, "type": t, "reshard_ok": reshard_ok},
+            )
+
+
+def no_mesh_error(what: str, spec: Spec | None) -> RuleError:
+    """NC826: a bare PartitionSpec where JAX needs a context mesh and none is set."""
+    given = f"{spec!r} is a bare PartitionSpec" if spec is not None else "a bare PartitionSpec"
+    return RuleError(
+        NC826,
+        f"{what}: {given}, which names axes of the context mesh, but no context mesh is set (this module "
+        f"calls no jax.set_mesh)",
+        hint="pass jax.NamedSharding(mesh, P(...)) instead, or run this under jax.set_mesh(mesh)",
+    )
 
 
 def check_committed(v: ArrayType, spec: Spec, mesh: MeshInfo | None, what: str) -> None:
@@ -226,6 +310,10 @@ def _mesh_text(mesh: MeshInfo) -> str:
     return _mesh_desc(mesh) + (f" ({kinds[0].capitalize()})" if len(kinds) == 1 else f" (types {types!r})")
 
 
+def _all_auto(mesh: MeshInfo) -> bool:
+    return bool(mesh.types) and all(t == "auto" for t in mesh.types or ())
+
+
 def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, what: str) -> MeshInfo | None:
     """NC812: JAX binds a primitive only on arrays of one mesh, and under `jax.set_mesh` only on arrays of the
     context mesh (`context`; None: no set_mesh, or not known). Returns the operands' common mesh, if known."""
@@ -235,6 +323,8 @@ def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, 
         m = t.mesh
         if m is None:
             continue
+        if _all_auto(m) and (ctx is None or _all_auto(ctx)) and (common is None or _all_auto(common[2])):
+            continue  # JAX lets arrays of different all-Auto meshes meet (and an all-Auto context)
         if ctx is not None and m != ctx:
             raise RuleError(
                 NC812,
@@ -254,6 +344,21 @@ def check_meshes(arrays: list[tuple[str, ArrayType]], context: MeshInfo | None, 
             )
         common = common or (name, t, m)
     return common[2] if common else None
+
+
+def check_target_mesh(mesh: MeshInfo | None, context: MeshInfo | None, what: str) -> None:
+    """NC812: an op's `out_sharding=` NamedSharding over another mesh than `jax.set_mesh`'s (two all-Auto
+    meshes may differ)."""
+    m, ctx = known_mesh(mesh), known_mesh(context)
+    if m is None or ctx is None or m == ctx or (_all_auto(m) and _all_auto(ctx)):
+        return
+    raise RuleError(
+        NC812,
+        f"{what}: the NamedSharding is over mesh {_mesh_text(m)}, but the context mesh set by jax.set_mesh is "
+        f"{_mesh_text(ctx)}; JAX requires the two to match",
+        hint="state the sharding over the context mesh (a bare P(...) takes it), or run this under jax.set_mesh "
+        "of the sharding's mesh",
+    )
 
 
 def check_declared(declared: Any, actual: Any, what: str) -> None:
@@ -333,11 +438,17 @@ def stacked(v: ArrayType, out: ArrayType) -> ArrayType:
 
 __all__ = [
     "type_sharding",
+    "placed_sharding",
     "check_declared",
     "check_meshes",
+    "check_target_mesh",
     "known_mesh",
     "check_constraint",
     "check_committed",
+    "axis_type",
+    "check_explicit_target",
+    "check_auto_constraint",
+    "no_mesh_error",
     "check_carry_sharding",
     "check_shard_map_arg",
     "check_spec",

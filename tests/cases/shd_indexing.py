@@ -48,7 +48,7 @@ def first_half(a):
 
 
 def first_row(a):
-    return a[0]  # expect: NC822
+    return a[0]  # expect: NC806
 
 
 half = first_half(x)  # reveal: f32[(4@data, 16)]

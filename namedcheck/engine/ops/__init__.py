@@ -75,6 +75,10 @@ def _run(
     exact = not env.manual or not any(opaque(v) for v in inputs)
     call = Call(op.name, values, extra, lab, dict(op.options), env, exact)
     vin = union_varying(inputs)
+    if "out_sharding" in call.args:
+        from namedcheck.engine.ops.sharding_common import check_out_sharding_axes
+
+        check_out_sharding_axes(call)
     try:
         if op.rule is None:
             result = apply(op.signature, values, code=NC203, labels=lab)

@@ -242,8 +242,8 @@ def einsum_sharding(call: Call, result: ArrayType) -> Shd | None:
         raise Unprovable  # a term that does not match its operand's rank (the type rule reports it)
     if len(ops) > 2:
         return _einsum_many(terms, outs, shds, has_out_sharding(call))
-    if any(s is None for s in shds) and not has_out_sharding(call):
-        return None
+    if any(s is None for s in shds):  # an operand's sharding not known: out_sharding= decides, if given
+        return out_sharding(call, len(outs)) if has_out_sharding(call) else None
     entry: dict[str, tuple[str, ...]] = {}
     for term, s in zip(terms, shds):
         for letter, e in zip(term, s or ()):

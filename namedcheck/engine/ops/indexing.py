@@ -256,7 +256,15 @@ def _array_index(call: Call, x: ArrayType, s: Shd, items: list[Any], arrays: lis
                     f"gather's out sharding cannot be resolved unambiguously",
                     hint="use x.at[ids].get(out_sharding=P(...)), or reshard the dimension unsharded first",
                 )
-            if si is None or any(si):
+            if si is not None and any(si):  # jax/_src/lax/slicing.py `_gather_spec_computation`
+                raise RuleError(
+                    NC806,
+                    f"indexing {call.label('a')} ({fmt_type(x)}) with an integer array sharded over mesh axes "
+                    f"({fmt_type(ids)}): the gather's out sharding cannot be resolved unambiguously (JAX "
+                    f"needs the indices replicated)",
+                    hint="use x.at[ids].get(out_sharding=P(...)), or reshard the indices replicated first",
+                )
+            if si is None:
                 raise Unprovable
             out.extend(si)
             dim += 1

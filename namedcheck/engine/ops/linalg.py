@@ -7,7 +7,7 @@ from typing import Any
 
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import broadcast_shapes, differ, fmt_shape, is_int, norm_axis, product, union_named
-from namedcheck.engine.codes import NC202, NC203, NC701, NC802, NC803
+from namedcheck.engine.codes import NC202, NC203, NC701, NC802, NC803, NC821
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
 from namedcheck.engine.ops.sharding_common import (
@@ -363,3 +363,34 @@ def outer_sharding(call: Call, result: ArrayType) -> Shd | None:
             raise Unprovable  # the ravel of a later sharded dim is a reshape JAX may reject (NC805) or merge
         flat.append(s[0] if s else ())
     return check_distinct(call, (flat[0], flat[1]), f"{call.label('a')} and {call.label('b')}")
+
+
+# ---- jnp.linalg's decompositions over Explicit mesh axes ------------------------------------------------
+# JAX's lu / svd / cholesky rules take operands unsharded on their matrix (last two) dimensions
+# (jax/_src/lax/linalg.py: "must be unsharded on non-batch dimensions"; cholesky symmetrises first, an add of
+# the matrix and its transpose sharded over one axis twice); inv and cholesky reject a sharded batch
+# dimension too (vmap / select of mismatched shardings). det and pinv keep the batch dimensions' axes.
+_LINALG_ALL_UNSHARDED = ("jax.numpy.linalg.inv", "jax.numpy.linalg.cholesky")
+_LINALG_MATRIX_UNSHARDED = ("jax.numpy.linalg.det", "jax.numpy.linalg.pinv")
+
+
+@sharding_rule(*_LINALG_ALL_UNSHARDED, *_LINALG_MATRIX_UNSHARDED)
+def linalg_sharding(call: Call, result: ArrayType) -> Shd | None:
+    x, s = known_sharding(call, "a")
+    if len(s) < 2:
+        raise Unprovable
+    matrix = call.op in _LINALG_MATRIX_UNSHARDED
+    for i, e in enumerate(s):
+        if e and (i >= len(s) - 2 or not matrix):
+            which = "one of its matrix dimensions" if i >= len(s) - 2 else "a batch dimension"
+            unsharded = s[:i] + ((),) + s[i + 1 :]
+            raise RuleError(
+                NC821,
+                f"{call.short} of {call.label('a')} ({fmt_type(x)}): dimension {i}, {which}, is split over "
+                f"{axes_desc(e)}; JAX's {call.short.rpartition('.')[2]} takes its operand unsharded there",
+                hint=f"jax.sharding.reshard the operand first: reshard({call.label('a').strip('`')}, {fmt_spec(unsharded)})",
+            )
+    batch = s[:-2]
+    if len(result.shape) == len(batch):  # det: the batch dimensions
+        return batch
+    return batch + ((), ()) if len(result.shape) == len(s) else None

@@ -17,7 +17,15 @@ from namedcheck.engine.codes import NC804, NC821, NC822
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.ops.core import Call, Shd, Unprovable
-from namedcheck.engine.placement import fmt_type, from_spec, of, split_size
+from namedcheck.engine.placement import (
+    check_explicit_target,
+    check_target_mesh,
+    fmt_type,
+    from_spec,
+    no_mesh_error,
+    of,
+    split_size,
+)
 from namedcheck.engine.values import ArrayType, Const, literal
 
 
@@ -35,6 +43,26 @@ def out_sharding(call: Call, rank: int) -> Shd | None:
     v = call.args.get("out_sharding")
     spec = v if isinstance(v, Spec) else getattr(v, "spec", None)
     return from_spec(spec.entries, rank) if isinstance(spec, Spec) else None
+
+
+def check_out_sharding_axes(call: Call) -> None:
+    """NC824: an `out_sharding=` naming an Auto or Manual axis: of its NamedSharding's mesh, or of the context
+    mesh (`jax.set_mesh`, where `auto_axes` makes the axes Auto) for a bare spec."""
+    v = call.args.get("out_sharding")
+    if isinstance(v, Spec) and call.env.no_mesh:
+        raise no_mesh_error(f"{call.short} out_sharding=", v)
+    spec: Any = v
+    if isinstance(v, Spec):
+        env = call.env
+        mesh = env.mesh if env.mesh_set and not env.manual else None
+    else:
+        spec, mesh = getattr(v, "spec", None), getattr(v, "mesh", None)
+    if isinstance(spec, Spec) and mesh is not None:
+        check_explicit_target(spec, mesh, f"{call.short} out_sharding=")
+    if not isinstance(v, Spec) and call.env.mesh_set and not call.env.manual:
+        # a NamedSharding over another mesh than the context one (jax/_src/sharding_impls.py
+        # `canonicalize_sharding`; JAX lets two all-Auto meshes differ)
+        check_target_mesh(mesh, call.env.mesh, f"{call.short} out_sharding=")
 
 
 def has_out_sharding(call: Call) -> bool:
