@@ -280,6 +280,34 @@ def test_infer_write_keeps_a_save_made_while_it_ran(tmp_path, capsys, monkeypatc
     assert f.read_text() == BAD + "# the user's edit\n"
 
 
+def test_infer_leaves_what_check_refuses_and_goes_on(tmp_path, capsys, monkeypatch) -> None:
+    """A file over max-file-size and a file the guard refuses as a whole (as `check` does, one NC001 there)
+    are said on stderr and left as they are, without failing the command or costing the budget; the other
+    files are annotated."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\nmax-file-size = 1\n")
+    (tmp_path / "big.py").write_text(HEADER + "x = 1  # " + "y" * (1024 * 1024) + "\n")
+    (tmp_path / "chain.py").write_text(HEADER + "y = " + " and ".join(["a"] * 20_000) + "\n")
+    (tmp_path / "g.py").write_text(HEADER + "\ndef g():\n    return jnp.ones((2, 3))\n")
+    started = time.monotonic()
+    code, out, err = _run(capsys, "infer", "big.py", "chain.py", "g.py")
+    assert code == 0 and out.startswith("g.py:4:"), (code, out, err)
+    assert "big.py: not annotated: it is larger than 1 MB" in err
+    assert "chain.py: not annotated: line " in err
+    assert "Would annotate 1 site in 1 file." in err
+    assert time.monotonic() - started < 60
+
+
+def test_infer_write_keeps_a_files_declared_encoding(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    source = "# -*- coding: latin-1 -*-\n# caf\xe9\n" + HEADER + "\ndef g():\n    return jnp.ones((2, 3))\n"
+    (tmp_path / "g.py").write_bytes(source.encode("latin-1"))
+    code, _, err = _run(capsys, "infer", "--write", "g.py")
+    assert code == 0 and "Annotated 1 site in 1 file." in err
+    written = (tmp_path / "g.py").read_bytes()
+    assert b"caf\xe9" in written and "-> f32[(2, 3)]" in written.decode("latin-1")
+
+
 # ---- the result cache -----------------------------------------------------------------------------------
 
 

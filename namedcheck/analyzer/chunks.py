@@ -230,13 +230,20 @@ class ChunkPositions:
 
     def __init__(self, chunks: list[tuple[int, Chunk]]) -> None:
         self.chunks = chunks
+        # the positions of the chunks resolved so far, with their chunk's line offset: one lookup per node
+        # (searching the chunks one by one for each node made a file's lookups quadratic in its chunks)
+        self._seen: dict[cst.CSTNode, tuple[int, CodeRange]] = {}
+        self._resolved = 0  # how many chunks (in order) have their positions in `_seen`
 
     def get(self, node: cst.CSTNode, default: Any = None) -> CodeRange | None:
-        for offset, chunk in self.chunks:
-            r = chunk.positions().get(node)
-            if r is not None:
-                return shifted(r, offset)
-        return default
+        hit = self._seen.get(node)
+        while hit is None and self._resolved < len(self.chunks):
+            offset, chunk = self.chunks[self._resolved]
+            self._resolved += 1
+            positions = chunk.positions()
+            self._seen.update((n, (offset, r)) for n, r in positions.items())
+            hit = self._seen.get(node)
+        return default if hit is None else shifted(hit[1], hit[0])
 
     def __contains__(self, node: object) -> bool:
         return isinstance(node, cst.CSTNode) and self.get(node) is not None

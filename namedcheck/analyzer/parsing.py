@@ -139,6 +139,17 @@ def parse_expression(text: str) -> Any:
         return None
 
 
+def source_encoding(data: bytes) -> str:
+    """The encoding `decode_source` reads a file's bytes in: its coding line's, else UTF-8 (a file written
+    back keeps it)."""
+    if b"coding" not in data[:400]:
+        return "utf-8"
+    try:
+        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:
+        return "utf-8"
+
+
 def decode_source(data: bytes) -> str:
     """A file's bytes decoded as Python decodes source: its coding line or BOM, else UTF-8 (raises
     SyntaxError for an unknown or conflicting coding line, UnicodeDecodeError for bytes not in it)."""

@@ -400,7 +400,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
 
 def cmd_infer(args: argparse.Namespace) -> int:
-    from namedcheck.edits.infer import infer_source, unified_diff
+    from namedcheck.edits.infer import NotInferable, infer_source, unified_diff
 
     try:
         cfg = load_config(Path(args.config_root or "."))
@@ -412,8 +412,9 @@ def cmd_infer(args: argparse.Namespace) -> int:
     problem = stub_problem(cfg)
     if problem is not None:
         return _fail(args, problem)
+    from namedcheck.analyzer.parsing import decode_source, source_encoding
     from namedcheck.analyzer.session import Session
-    from namedcheck.engine.readfile import read_bytes, write_regular
+    from namedcheck.engine.readfile import Unreadable, read_bytes, write_regular
 
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
@@ -421,17 +422,27 @@ def cmd_infer(args: argparse.Namespace) -> int:
     for display, f in files:
         try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
             data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
-            source = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError) as e:
+            source = decode_source(data)  # as Python decodes it (a coding line)
+            new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
+        except Unreadable as e:
+            if not e.too_large:
+                print(f"namedcheck: error: {_shown(display)}: cannot read: {e}", file=sys.stderr)
+                status = 2
+                continue
+            print(f"namedcheck: {_shown(display)}: not annotated: {e} (max-file-size)", file=sys.stderr)
+            continue  # as `check` reports it: one NC001 there, not a failure of the command
+        except NotInferable as e:
+            print(f"namedcheck: {_shown(display)}: not annotated: {e}", file=sys.stderr)
+            continue
+        except (OSError, UnicodeDecodeError, SyntaxError) as e:
             print(f"namedcheck: error: {_shown(display)}: cannot read: {e}", file=sys.stderr)
             status = 2
             continue
-        new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
         if new == source:
             continue
         if args.write:
             try:  # atomically, and only over the text it read (an editor's save meanwhile is kept)
-                write_regular(f, new.encode("utf-8"), expected=data)
+                write_regular(f, new.encode(source_encoding(data)), expected=data)
             except OSError as e:
                 print(f"namedcheck: error: {_shown(display)}: cannot write: {e}", file=sys.stderr)
                 status = 2

@@ -287,11 +287,21 @@ def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
     return edits
 
 
+class NotInferable(Exception):
+    """A file `infer` leaves as it is, and why (the resource guard refuses its text)."""
+
+
 def infer_source(
     source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = (), session: Session | None = None
 ) -> tuple[str, list[Inferred]]:
     """The source with every annotation the engine fully knows added (to a fixpoint), and what was added;
-    the file is analysed in its project (`session`'s, else a new one's)."""
+    the file is analysed in its project (`session`'s, else a new one's). Raises `NotInferable` for a text the
+    resource guard refuses as a whole (as `check` refuses it: one NC001 there)."""
+    from namedcheck.analyzer.budget import python_rejects
+
+    refused = python_rejects(source, session.limits if session is not None else None)
+    if refused is not None:
+        raise NotInferable(f"line {refused[0]}: {refused[2]}")
     analyser = DocumentAnalyser(path, stub_paths, session=session, callers=False)
     added: list[Inferred] = []
     for _ in range(MAX_ROUNDS):
