@@ -10,7 +10,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes
-from namedcheck.analyzer.parsing import OwnScope
+from namedcheck.analyzer.parsing import OwnScope, node_fields
 from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, IterRef, MappedRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState, same_value
 from namedcheck.engine.maps import scan_slice
@@ -382,21 +382,7 @@ def staging_attribute(recv: Any, attr: str) -> Any:
 
 
 # ---- generators ------------------------------------------------------------------------------------
-_SYNTAX_ONLY = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer", "newline")
-# node type -> the fields that may hold expressions or statements (None: not a node)
-_CHILD_FIELDS: dict[type, tuple[str, ...] | None] = {}
 _SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef)
-
-
-def _child_fields(t: type) -> tuple[str, ...] | None:
-    if t in _CHILD_FIELDS:
-        return _CHILD_FIELDS[t]
-    hit = None
-    if issubclass(t, cst.CSTNode):
-        names = getattr(t, "__dataclass_fields__", {})
-        hit = tuple(n for n in names if not any(s in n for s in _SYNTAX_ONLY))
-    _CHILD_FIELDS[t] = hit
-    return hit
 
 
 def _yields(body: cst.CSTNode) -> bool:
@@ -410,12 +396,12 @@ def _yields(body: cst.CSTNode) -> bool:
             return True
         if t in _SCOPES:
             continue
-        for name in _child_fields(t) or ():
+        for name in node_fields(t) or ():
             v = getattr(n, name)
             tv = type(v)
             if tv is tuple or tv is list:
-                stack.extend(x for x in v if _child_fields(type(x)) is not None)
-            elif _child_fields(tv) is not None:
+                stack.extend(x for x in v if node_fields(type(x)) is not None)
+            elif node_fields(tv) is not None:
                 stack.append(v)
     return False
 

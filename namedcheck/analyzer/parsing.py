@@ -193,3 +193,20 @@ class OwnScope(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         return False
+
+
+# fields of a syntax node that hold only punctuation and layout, never a node a value or a diagnostic is at
+_SYNTAX_ONLY = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer", "newline")
+_NODE_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def node_fields(t: type) -> tuple[str, ...] | None:
+    """The fields of a libcst node type that may hold nodes (None: `t` is not a node type); memoised."""
+    if t in _NODE_FIELDS:
+        return _NODE_FIELDS[t]
+    hit = None
+    if issubclass(t, cst.CSTNode):
+        names = getattr(t, "__dataclass_fields__", {})
+        hit = tuple(n for n in names if not any(s in n for s in _SYNTAX_ONLY))
+    _NODE_FIELDS[t] = hit
+    return hit

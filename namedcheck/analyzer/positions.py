@@ -17,22 +17,9 @@ from typing import Any
 import libcst as cst
 from libcst.metadata import CodePosition, CodeRange, MetadataWrapper, PositionProvider
 
+from namedcheck.analyzer.parsing import node_fields
+
 LAZY_FROM = 400  # top-level statements from which positions are resolved statement by statement
-
-_SYNTAX_ONLY = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer", "newline")
-_FIELDS: dict[type, tuple[str, ...] | None] = {}
-
-
-def _fields(t: type) -> tuple[str, ...] | None:
-    """The fields of a node type that may hold nodes a diagnostic is reported at (None: not a node)."""
-    if t in _FIELDS:
-        return _FIELDS[t]
-    hit = None
-    if issubclass(t, cst.CSTNode):
-        names = getattr(t, "__dataclass_fields__", {})
-        hit = tuple(n for n in names if not any(s in n for s in _SYNTAX_ONLY))
-    _FIELDS[t] = hit
-    return hit
 
 
 def resolve_all(module: cst.Module) -> Mapping[cst.CSTNode, CodeRange]:
@@ -107,11 +94,11 @@ class StatementPositions:
             while stack:
                 n = stack.pop()
                 owner[id(n)] = i
-                for name in _fields(type(n)) or ():
+                for name in node_fields(type(n)) or ():
                     v = getattr(n, name)
                     if type(v) is tuple or type(v) is list:
-                        stack.extend(x for x in v if _fields(type(x)) is not None)
-                    elif _fields(type(v)) is not None:
+                        stack.extend(x for x in v if node_fields(type(x)) is not None)
+                    elif node_fields(type(v)) is not None:
                         stack.append(v)
         return owner
 
