@@ -35,6 +35,9 @@ MAX_ELIF = 1000  # `elif`s of one `if` (each nests the next in CPython's tree an
 MAX_FSTRINGS = 25  # same-quote nested f-strings (3.12), one per two levels; libcst: 0.1 s at 50 levels, 3 s at 300
 MAX_JOINED = 3000  # adjacent string literals in one expression: libcst's parser rejects more
 # libcst's parse cost, measured on jax, flax and generated chains (on a loaded 2-core machine, so generous):
+# texts shorter than this are never refused for their parse cost (under 8,000 tokens and a few statements of the
+# deepest chains `refused` lets through: well under 5 s and 100 MB), so the editor skips the scan for them
+PARSE_COST_CHARS = 8_000
 PARSE_TOKENS_PER_SECOND = 20_000  # 18k-50k on real files
 PARSE_SECONDS_PER_DEPTH2 = 1e-6  # a statement nesting d levels adds up to d * d microseconds (subscripts)
 PARSE_KB_PER_TOKEN = 3.0  # peak memory of libcst's tree: 2.3-3.0 KB per token on real files

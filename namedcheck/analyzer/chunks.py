@@ -21,9 +21,10 @@ _CONTINUATIONS = ("else", "elif", "except", "finally")
 _DEFINITIONS = ("def ", "async ", "class ")
 MAX_CACHED_CHUNKS = 4_000
 # characters of chunk text the cache holds: a parsed chunk with its positions takes about 140 bytes per
-# character of text (measured over namedcheck's own sources), so ~70 MB at most; a file larger than this
-# (over ~12,000 lines) is re-parsed whole on each edit, as the command line parses it
-MAX_CACHED_CHARS = 500_000
+# character of text (measured over namedcheck's own sources), so ~21 MB at most, full after ~1,500 unique edits
+# of a definition; open files larger than this together (over ~4,000 lines) are re-parsed on each edit, as
+# the command line parses them
+MAX_CACHED_CHARS = 150_000
 
 K = TypeVar("K")
 V = TypeVar("V")

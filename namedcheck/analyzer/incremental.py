@@ -19,6 +19,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.budget import PARSE_COST_CHARS, refused
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import ClassInfo, FuncRef
@@ -294,6 +295,12 @@ class DocumentAnalyser:
         too_large = oversized(source, self.session.limits.max_file_size, self.path)
         if too_large is not None:  # the CLI's size cap: not parsed, not analysed
             result = Analysis([too_large], failed=True)
+            self.last = (source, result)
+            return result
+        if len(source) > PARSE_COST_CHARS and refused(source, self.session.limits) is not None:
+            # a buffer the CLI refuses as a whole (its parse alone would pass the budgets): the same one NC001,
+            # from the same check, before any chunk is parsed
+            result = Analysis(self.session.check(self.path, source).diagnostics, failed=True)
             self.last = (source, result)
             return result
         context = self._context()
