@@ -393,6 +393,25 @@ def test_cli_reports_the_cut_in_json(tmp_path: Path) -> None:
     out = json.loads(done.stdout)
     assert [(d["line"], d["code"]) for d in out] == [(1, "NC001"), (3, "NC201")]
     assert "time-budget" in out[0]["message"]
+    assert [d["severity"] for d in out] == ["note", "error"]
+
+
+def test_a_cut_alone_is_a_note_that_does_not_fail_the_run(tmp_path: Path) -> None:
+    """How fast the machine is never fails a run: a correct file cut short by its budget exits 0, its note
+    printed and counted apart from errors."""
+    correct = many_statements(3000).replace("z = jnp.ones(3) + jnp.ones(4)\n", "z = jnp.ones(3) + jnp.ones(3)\n")
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\ntime-budget = 0.2\n")
+    (tmp_path / "slow.py").write_text(correct)
+    done = subprocess.run(
+        [sys.executable, "-m", "namedcheck", "check", "--no-cache", "slow.py"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "slow.py:1:1: NC001 File is only partly checked" in done.stdout
+    assert "0 errors in 0 files (1 note)" in done.stdout + done.stderr
 
 
 @pytest.mark.slow

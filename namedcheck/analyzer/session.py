@@ -236,7 +236,9 @@ class Session:
             found = found_before_budget(an, shown, source) if an is not None else []
             reason = "time" if isinstance(e, BudgetExceeded) and e.args[:1] == ("time",) else "memory"
             if budget_note_shown(reason, self.limits):  # the file says it was cut short
-                found.append(Diagnostic(shown, 1, 1, 1, 1, NC001, *stopped_note(reason, self.limits)))
+                # a note, not an error: how fast a machine is never fails a run
+                note = Diagnostic(shown, 1, 1, 1, 1, NC001, *stopped_note(reason, self.limits), severity="note")
+                found.append(note)
             return FileResult(found, [], False, an, coverage=_counted(an))
         except RecursionError:
             return FileResult(

@@ -117,7 +117,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     {
                         "ruleId": d.code,
                         "ruleIndex": index[d.code],
-                        "level": "error",
+                        "level": "note" if d.severity == "note" else "error",
                         "message": {"text": d.message + (f"\nhint: {d.hint}" if d.hint else "")},
                         "locations": [
                             {

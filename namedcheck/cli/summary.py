@@ -105,10 +105,13 @@ class RunStats:
         """`Checked 12 files (3 analysed) in 0.41 s: 2 errors in 1 file; shapes known for 41% of 530 array
         expressions (ranks for 77%)`."""
         elapsed = time.monotonic() - self.start
-        n, f = len(diags), len({d.path for d in diags})
+        errors = [d for d in diags if d.severity == "error"]
+        n, f = len(errors), len({d.path for d in errors})
+        notes = len(diags) - n  # files cut short by a budget: said, not counted as errors
+        noted = f" ({_count(notes, 'note')})" if notes else ""
         return (
             f"Checked {_count(self.files, 'file')} ({self.analysed} analysed) in {elapsed:.2f} s: "
-            f"{_count(n, 'error')} in {_count(f, 'file')}; {seen(self.total)}"
+            f"{_count(n, 'error')} in {_count(f, 'file')}{noted}; {seen(self.total)}"
         )
 
 

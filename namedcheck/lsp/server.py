@@ -321,7 +321,7 @@ def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnosti
     return lsp.Diagnostic(
         range=rng,
         message=message,
-        severity=lsp.DiagnosticSeverity.Error,
+        severity=lsp.DiagnosticSeverity.Information if d.severity == "note" else lsp.DiagnosticSeverity.Error,
         code=d.code,
         source="namedcheck",
         related_information=related or None,
