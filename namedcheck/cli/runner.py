@@ -5,7 +5,6 @@ it was checking one NC001 diagnostic, never the run."""
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -170,32 +169,13 @@ _STATE: Any = None  # in a worker: per work item, 0 not started, 1 running, 2 do
 
 
 def _worker_init(parent: int, state: Any = None) -> None:
-    """A worker dies with the process that started it (a `kill -9` of the command leaves no worker behind):
-    on Linux the kernel sends it SIGKILL (PR_SET_PDEATHSIG); elsewhere, and should that call fail, a
-    thread ends it once its parent is gone."""
+    """A worker dies with the process that started it (a `kill -9` of the command leaves no worker behind)."""
     global _STATE
     _STATE = state
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-            import signal
+    from namedcheck.cli.lifetime import end_with_parent
 
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)  # 1: PR_SET_PDEATHSIG
-        except (OSError, AttributeError, TypeError):
-            pass
-    if os.getppid() != parent:  # the parent died before the call above took effect
+    if not end_with_parent(parent, status=1, poll=0.5):
         os._exit(1)
-    import threading
-
-    threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="namedcheck-parent-watch").start()
-
-
-def _watch_parent(parent: int) -> None:
-    import time
-
-    while os.getppid() == parent:
-        time.sleep(0.5)
-    os._exit(1)
 
 
 def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 import pickle
 import queue
-import signal
 import struct
 import sys
 import threading
@@ -227,41 +226,18 @@ def _read_requests(stdin: BinaryIO, requests: queue.Queue[str], channel: Channel
     os._exit(0)
 
 
-def _die_with_parent(parent: int) -> None:
-    """End with the parent: on Linux the kernel kills the worker when the thread that started it ends
-    (PR_SET_PDEATHSIG, asked for only when that thread is the parent's main thread); everywhere, a thread
-    watches the parent's id (mypy may end with os._exit, which runs no clean-up)."""
-    if sys.platform.startswith("linux"):
-        try:
-            import ctypes
-
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
-        except Exception:
-            pass
-    if os.getppid() != parent:  # gone before the signal was asked for
-        os._exit(0)
-
-
-def _exit_with_parent(parent: int) -> None:
-    """Leave as soon as mypy is gone, even in the middle of a file (mypy may end with os._exit,
-    which runs no clean-up; the closed pipe alone would be noticed only after the current file)."""
-    while os.getppid() == parent:
-        time.sleep(0.05)
-    os._exit(0)
-
-
 def main(argv: list[str] | None = None) -> int:
     """`argv`: the parent's process id, and `--pdeathsig` when the worker may ask the kernel to kill it with
     the thread that started it (default: the current parent, no signal)."""
     args = sys.argv[1:] if argv is None else argv
     numbers = [a for a in args if a.isdigit()]
     parent = int(numbers[0]) if numbers else os.getppid()
-    if "--pdeathsig" in args:
-        _die_with_parent(parent)
-    if os.getppid() != parent:
+    from namedcheck.cli.lifetime import end_with_parent
+
+    # leave as soon as mypy is gone, even in the middle of a file (mypy may end with os._exit, which runs no
+    # clean-up; the closed pipe alone would be noticed only after the current file)
+    if not end_with_parent(parent, status=0, poll=0.05, kernel_signal="--pdeathsig" in args):
         return 0
-    threading.Thread(target=_exit_with_parent, args=(parent,), daemon=True).start()
     channel = Channel(sys.stdout.buffer)
     requests: queue.Queue[str] = queue.Queue()
     threading.Thread(target=_read_requests, args=(sys.stdin.buffer, requests, channel), daemon=True).start()
