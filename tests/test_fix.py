@@ -127,25 +127,34 @@ def test_edit_distance() -> None:
     assert distance("btach", "batch") == 2 and distance("dta", "data") == 1 and distance("x", "model") == 5
 
 
-SHD_FIXES = ROOT / "tests" / "cases" / "shd_fixes.py"
-RUN_FIXED = r"""
+# a fixed case file run statement by statement under JAX on 8 CPU devices: `errors` holds [line, exception]
+# of each statement that raised, `ns` the names it bound; each script adds what it prints
+RUN_STATEMENTS = r"""
 import ast, json, os, sys
 os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import jax
 import numpy as np
 path = sys.argv[1]
 ns = {"__name__": "fixed"}
-errors, products = [], {}
+errors = []
 for stmt in ast.parse(open(path).read()).body:
     try:
         exec(compile(ast.Module([stmt], []), path, "exec"), ns)
     except Exception as e:
         errors.append([stmt.lineno, type(e).__name__])
+"""
+
+SHD_FIXES = ROOT / "tests" / "cases" / "shd_fixes.py"
+RUN_FIXED = (
+    RUN_STATEMENTS
+    + r"""products = {}
 for k, v in ns.items():
     if k.startswith(("product", "unfixed")):
         products[k] = bool(np.allclose(np.asarray(v), ns["a"] @ ns["b"], rtol=1e-5))
 print(json.dumps({"errors": errors, "products": products}))
 """
+)
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
@@ -179,21 +188,9 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
 
 
 CARRY_FIXES = ROOT / "tests" / "cases" / "fix_sharding.py"
-RUN_CARRY = r"""
-import ast, json, os, sys
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-import jax
-import numpy as np
-path = sys.argv[1]
-ns = {"__name__": "fixed"}
-errors = []
-for stmt in ast.parse(open(path).read()).body:
-    try:
-        exec(compile(ast.Module([stmt], []), path, "exec"), ns)
-    except Exception as e:
-        errors.append([stmt.lineno, type(e).__name__])
-a = ns["a"]
+RUN_CARRY = (
+    RUN_STATEMENTS
+    + r"""a = ns["a"]
 w = a.copy()
 while w.max() < 100:
     w = w * 2
@@ -203,6 +200,7 @@ values = {k: bool(np.allclose(np.asarray(ns[k]), v, rtol=1e-5)) for k, v in want
 specs = {k: str(jax.typeof(ns[k])) for k in ("stated", "replicated") if k in ns}
 print(json.dumps({"errors": errors, "values": values, "specs": specs}))
 """
+)
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
@@ -233,24 +231,15 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
 
 
 RESHAPE_FIXES = ROOT / "tests" / "cases" / "shd_fix_reshape.py"
-RUN_RESHAPED = r"""
-import ast, json, os, sys
-os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
-os.environ.setdefault("JAX_PLATFORMS", "cpu")
-import numpy as np
-path = sys.argv[1]
-ns = {"__name__": "fixed"}
-errors, same = [], {}
-for stmt in ast.parse(open(path).read()).body:
-    try:
-        exec(compile(ast.Module([stmt], []), path, "exec"), ns)
-    except Exception as e:
-        errors.append([stmt.lineno, type(e).__name__])
+RUN_RESHAPED = (
+    RUN_STATEMENTS
+    + r"""same = {}
 for k, v in ns.items():
     if k.startswith("merged"):
         same[k] = bool(np.array_equal(np.asarray(v), ns["a"].reshape(v.shape)))
 print(json.dumps({"errors": errors, "same": same}))
 """
+)
 
 
 @pytest.mark.parametrize("unsafe", [False, True], ids=["safe", "unsafe"])
