@@ -13,12 +13,12 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import re
 import time
 from pathlib import Path
 from typing import Any
 
 from namedcheck.analyzer.configs import ProgramState
+from namedcheck.analyzer.filefacts import FACTS, IMPORT_STATEMENT, MAX_SCANNED_BYTES
 from namedcheck.analyzer.imports import (
     CONFIG_FILE_FLAG,
     ProjectIndex,
@@ -28,7 +28,7 @@ from namedcheck.analyzer.imports import (
 )
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import CallLog
-from namedcheck.analyzer.sources import read_bytes, read_regular, read_text, source_lines
+from namedcheck.analyzer.sources import read_bytes, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
 
@@ -60,17 +60,18 @@ class Project:
         self.displays = displays or {}
         self.loaded: dict[str, Any] = {}  # module name -> ModuleAnalyzer (None: not loadable)
         self.loading: set[str] = set()
-        self._imports: dict[Path, tuple[tuple[int, int], tuple[str, ...]]] = {}  # by (mtime, size)
-        self._digests: dict[Path, tuple[tuple[int, int], bytes]] = {}
         # sha256 of the bytes each module analysis read from disk (`read_text`): what the analyses hold
         self._read: dict[Path, bytes] = {}
-        self._resolved: dict[str, Path] = {}
         self.depth = 0
         self._guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
         self.log: Any = base.log if base is not None else CallLog()  # call analyses' findings (replayed)
         # flag defaults and mutated config objects, shared by the program's modules (analyzer/configs.py)
         self.program: Any = base.program if base is not None else ProgramState()
         self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
+        self._closures: dict[str, frozenset[str]] = {}  # module -> the modules it reads (in one run)
+        self._fingerprints: dict[Path, str] = {}  # file -> its dependency fingerprint (in one run)
+        self._module_memo: dict[str, tuple[Path | None, bytes | None, tuple[str, ...]]] = {}  # (in one run)
+        self._closures_at = -1  # the fact table's generation they were computed in
         self.parsed: dict[str, tuple[str, Any]] = base.parsed if base is not None else {}  # path -> (text, module)
         self._partial: dict[str, tuple[Any, set[int]]] = {}  # module -> (ModuleOutline, the statements it ran)
         self.retired: list[Any] = []  # analyzers of partly parsed modules run again with more names
@@ -256,7 +257,7 @@ class Project:
         from A and an analysis that read B)."""
         if self.base is not None and not self.base.reads_current():
             return False
-        return all(self._digest(p) == d for p, d in list(self._read.items()))
+        return all(FACTS.fresh(p).digest == d for p, d in list(self._read.items()))
 
     def forget(self, path: Path) -> None:
         """A project file's text changed (an editor's buffer): when a module loaded from it, everything
@@ -285,6 +286,12 @@ class Project:
                     todo.append(importer)
         return sorted(found, key=str)
 
+    def listed_within(self, files: set[Path]) -> bool:
+        """Whether every file of the project's listing is in `files` (resolved paths): then no file outside
+        them imports one of them. False when the project is too large to list."""
+        listing = _project_files(tuple(self.index.roots))
+        return listing is not None and all(self._resolve(f) in files for f, _ in listing)
+
     def _reverse_imports(self) -> dict[Path, list[Path]]:
         """Project file -> the project files whose import statements name its module (or a module inside
         the package it is the `__init__` of); rebuilt when the listing of the project's files is."""
@@ -294,19 +301,25 @@ class Project:
         if self._reverse is not None and self._reverse[0] is files:
             return self._reverse[1]
         graph: dict[Path, list[Path]] = {}
+        shadows: dict[tuple[Path, str], bool] = {}
+        roots = tuple(self.index.roots)
         for f, text in files:
             named = self.index.module_name(f)
             name, is_package = named if named is not None else ("", False)
             targets: set[Path] = set()
             for m in self._scans_of(f, text, name, is_package):
-                if _sibling_shadows(f, m, self.index.roots):
+                where = (f.parent, m.split(".", 1)[0])
+                shadowed = shadows.get(where)
+                if shadowed is None:
+                    shadowed = shadows[where] = _sibling_shadows(f, m, roots)
+                if shadowed:
                     continue  # a script imports the module beside it, not the project's of that name
                 parts = m.split(".")
                 for k in range(1, len(parts) + 1):  # importing a module runs the packages above it
                     target = self.index.module_file(".".join(parts[:k]))
                     if target is not None:
-                        targets.add(target.resolve())
-            importer = f.resolve()
+                        targets.add(self._resolve(target))
+            importer = self._resolve(f)
             for target in targets - {importer}:
                 graph.setdefault(target, []).append(importer)
         self._reverse = (files, graph)
@@ -419,60 +432,28 @@ class Project:
 
     # ---- incremental ---------------------------------------------------------------------------
     def _resolve(self, path: Path) -> Path:
-        """`path.resolve()`, memoised (a realpath per lookup dominated a warm-cache run of many files)."""
+        """`path.resolve()`, memoised for the process (a realpath per lookup dominated a warm-cache run)."""
         key = str(path)
-        hit = self._resolved.get(key)
+        hit = _RESOLVED.get(key)
         if hit is None:
-            hit = self._resolved[key] = path.resolve()
+            if len(_RESOLVED) > 100_000:
+                _RESOLVED.clear()
+            hit = _RESOLVED[key] = path.resolve()
         return hit
 
     def imported_modules(self, path: Path, name: str | None, is_package: bool) -> tuple[str, ...]:
-        """The project modules a file imports (read with `ast`, cheap; memoised while the file's mtime and
-        size stay the same)."""
+        """The project modules a file imports (its import statements from the fact table: read once while the
+        file's mtime and size stay the same; it may name more modules than are imported, never fewer)."""
         key = self._resolve(path)
-        stamp = _stamp(key)
-        hit = self._imports.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        out: list[str] = []
-        from namedcheck.analyzer.parsing import parse_ast
+        facts = FACTS.facts(key)
+        found = self._scans_of(key, facts.imports, name or "", is_package)
+        return (*found, *self._config_modules(key, facts.config_defaults)) if facts.config_defaults else found
 
-        try:
-            tree = parse_ast(read_bytes(key, MAX_SCANNED_BYTES))  # the guard first: refused, it imports nothing
-        except OSError:  # (parse_ast never raises: refused, undecodable or invalid is None)
-            tree = None
-        for node in ast.walk(tree) if tree is not None else ():
-            if isinstance(node, ast.Import):
-                out.extend(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = (
-                    absolute_import(node.module, node.level, name or "", is_package)
-                    if node.level == 0 or name
-                    else None
-                )
-                if base:
-                    out.append(base)
-                    out.extend(f"{base}.{a.name}" for a in node.names if a.name != "*")
-        out.extend(self._config_modules(key, None))
-        mods = tuple(sorted({m for m in out if self.index.module_file(m) is not None}))
-        self._imports[key] = (stamp, mods)
-        return mods
-
-    def _config_modules(self, path: Path, text: str | None) -> list[str]:
+    def _config_modules(self, path: Path, defaults: tuple[str | None, ...]) -> list[str]:
         """The config modules a script's config flags load by default (`imports.config_file`): its result
         depends on them as on an import."""
-        if text is None:
-            try:
-                raw = read_bytes(path, MAX_SCANNED_BYTES)
-            except OSError:
-                return []
-            if CONFIG_FILE_FLAG.encode() not in raw:
-                return []
-            text = raw.decode("utf-8", "replace")
-        elif CONFIG_FILE_FLAG not in text:
-            return []
         out = []
-        for default in config_file_defaults(text):
+        for default in defaults:
             found = config_file(path, default)
             named = self.index.module_name(found) if found is not None else None
             if named is not None:
@@ -480,18 +461,8 @@ class Project:
         return out
 
     def _digest(self, path: Path) -> bytes | None:
-        """sha256 of a file's bytes, memoised while its mtime and size stay the same (None: unreadable)."""
-        key = self._resolve(path)
-        stamp = _stamp(key)
-        hit = self._digests.get(key)
-        if hit is not None and hit[0] == stamp:
-            return hit[1]
-        try:
-            digest = hashlib.sha256(read_bytes(key, MAX_SCANNED_BYTES)).digest()
-        except OSError:  # unreadable or over the cap: its names are Unknown, whatever it holds
-            return None
-        self._digests[key] = (stamp, digest)
-        return digest
+        """sha256 of a file's bytes from the fact table (None: unreadable or over the cap)."""
+        return FACTS.facts(self._resolve(path)).digest
 
     def imports_project(self, path: Path) -> bool:
         """Whether a file imports a module of the project (then it is analysed even without jax text)."""
@@ -503,33 +474,130 @@ class Project:
         regular expression: it may see an import that is not one, never miss one)."""
         named = self.index.module_name(path)
         name, is_package = named if named is not None else ("", False)
-        return bool(self._scanned_imports(text, name, is_package, path))
+        defaults = tuple(config_file_defaults(text)) if CONFIG_FILE_FLAG in text else ()
+        return bool(self._scanned_imports(text, name, is_package) or self._config_modules(path, defaults))
 
-    def dependency_fingerprint(self, path: Path) -> str:
+    def dependency_fingerprint(self, path: Path, fresh: bool = False) -> str:
         """A hash of the contents of every project module a file imports, transitively (a file's result
-        depends on them)."""
+        depends on them). Inside a run (`FACTS.run()`) each module's closure is computed once; `fresh`: every
+        file stat'ed again and nothing memoised taken (is what a key was made from still on disk?)."""
+        key = self._resolve(path)
+        memo = None if fresh else self._closure_memo()
+        if memo is not None and key in self._fingerprints:
+            return self._fingerprints[key]
         named = self.index.module_name(path)
-        todo = list(self.imported_modules(path, *(named or (None, False))))
-        # a module's packages run first: their `__init__` re-exports are part of what it reads
-        seen: set[str] = set()
-        digests: list[bytes] = []
-        while todo:
-            m = todo.pop()
-            if m in seen:
-                continue
-            seen.add(m)
-            f = self.index.module_file(m)
-            if f is None:
-                continue
-            digest = self._digest(f)
-            if digest is None:
-                continue
-            digests.append(m.encode() + b"\0" + digest)
-            todo.extend(self.imported_modules(f, m, f.name == "__init__.py"))
-            parent = m.rpartition(".")[0]
-            if parent:
-                todo.append(parent)
-        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest() if digests else ""
+        facts = FACTS.fresh(key) if fresh else FACTS.facts(key)
+        direct = self._scans_of(key, facts.imports, named[0] if named else "", bool(named and named[1]))
+        direct = (*direct, *self._config_modules(key, facts.config_defaults))
+        closure: set[str] = set()
+        done: dict[str, frozenset[str]] = {} if memo is None else memo
+        for m in direct:
+            closure |= self._closure(m, done, fresh)
+        digests = sorted(m.encode() + b"\0" + self._module_facts(m, fresh)[1] for m in closure)  # type: ignore[operator]
+        out = hashlib.sha256(b"\n".join(digests)).hexdigest() if digests else ""
+        if memo is not None:
+            self._fingerprints[key] = out
+        return out
+
+    def _closure_memo(self) -> dict[str, frozenset[str]] | None:
+        """The run's closures by module (None outside a run: nothing is kept, each file is stat'ed again)."""
+        if not FACTS.in_run:
+            return None
+        if self._closures_at != FACTS.generation:
+            self._closures_at = FACTS.generation
+            self._closures = {}
+            self._fingerprints = {}
+            self._module_memo = {}
+        return self._closures
+
+    def _module_facts(self, module: str, fresh: bool) -> tuple[Path | None, bytes | None, tuple[str, ...]]:
+        """A project module's file, digest and the modules it reads first: its imports and its package
+        (memoised in a run)."""
+        if not fresh and self._closure_memo() is not None:
+            hit = self._module_memo.get(module)
+            if hit is None:
+                hit = self._module_memo[module] = self._read_module_facts(module, False)
+            return hit
+        return self._read_module_facts(module, fresh)
+
+    def _read_module_facts(self, module: str, fresh: bool) -> tuple[Path | None, bytes | None, tuple[str, ...]]:
+        f = self.index.module_file(module)
+        if f is None:
+            return None, None, ()
+        key = self._resolve(f)
+        facts = FACTS.fresh(key) if fresh else FACTS.facts(key)
+        if facts.digest is None:
+            return f, None, ()
+        succ = self._scans_of(key, facts.imports, module, f.name == "__init__.py")
+        succ = (*succ, *self._config_modules(key, facts.config_defaults))
+        parent = module.rpartition(".")[0]
+        return f, facts.digest, (*succ, parent) if parent else succ
+
+    def _closure(self, root: str, done: dict[str, frozenset[str]], fresh: bool) -> frozenset[str]:
+        """The readable project modules `root` reads, transitively, itself included (Tarjan's strongly connected
+        components, iterative: a component's modules share one closure, each computed once into `done`). A
+        module of the base project is the base's (computed once for all the run's scripts)."""
+        if root in done:
+            return done[root]
+        if self.base is not None and self._delegated(root):
+            memo = None if fresh else self.base._closure_memo()
+            return self.base._closure(root, {} if memo is None else memo, fresh)
+        order: dict[str, int] = {}
+        low: dict[str, int] = {}
+        stack: list[str] = []
+        on_stack: set[str] = set()
+        succ: dict[str, tuple[str, ...]] = {}
+        readable: set[str] = set()
+        outside: dict[str, frozenset[str]] = {}  # the base's modules met (their closures are the base's)
+
+        def enter(v: str) -> None:
+            order[v] = low[v] = len(order)
+            stack.append(v)
+            on_stack.add(v)
+            _f, digest, nexts = self._module_facts(v, fresh)
+            if digest is not None:
+                readable.add(v)
+            succ[v] = nexts
+
+        enter(root)
+        work = [(root, iter(succ[root]))]
+        while work:
+            v, it = work[-1]
+            for w in it:
+                if w in done or w in outside:
+                    continue
+                if self.base is not None and self._delegated(w):
+                    outside[w] = self._closure(w, done, fresh)
+                    continue
+                if w not in order:
+                    enter(w)
+                    work.append((w, iter(succ[w])))
+                    break
+                if w in on_stack:
+                    low[v] = min(low[v], order[w])
+            else:
+                work.pop()
+                if work:
+                    u = work[-1][0]
+                    low[u] = min(low[u], low[v])
+                if low[v] == order[v]:
+                    component: list[str] = []
+                    while True:
+                        w = stack.pop()
+                        on_stack.discard(w)
+                        component.append(w)
+                        if w == v:
+                            break
+                    members = set(component)
+                    out = {c for c in component if c in readable}
+                    for c in component:
+                        for w in succ[c]:
+                            if w not in members:
+                                out |= done[w] if w in done else outside[w]
+                    closed = frozenset(out)
+                    for c in component:
+                        done[c] = closed
+        return done[root]
 
     # ---- what a file's analysis depends on (the mypy plugin's cache) ----------------------------
     def related_digest(self, path: Path) -> str:
@@ -561,32 +629,29 @@ class Project:
             digest = self._digest(mfile)
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
-            try:
-                text = read_text(mfile, MAX_SCANNED_BYTES, errors="replace")
-            except OSError:
-                continue
-            imports = "\n".join(x[0].strip() for x in _IMPORT.finditer(text))
-            todo.extend(self._scans_of(mfile, imports, m, mfile.name == "__init__.py"))
+            facts = FACTS.facts(self._resolve(mfile))
+            todo.extend(self._scans_of(mfile, facts.imports, m, mfile.name == "__init__.py"))
+            todo.extend(self._config_modules(mfile, facts.config_defaults))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
         return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
 
     def _scans_of(self, path: Path, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        """`_scanned_imports`, memoised by the text of a file's import statements."""
         key = (str(path), name, text)
         hit = self._scans.get(key)
         if hit is None:
             if len(self._scans) > 10_000:
                 self._scans.clear()
-            hit = self._scans[key] = self._scanned_imports(text, name, is_package, path)
+            hit = self._scans[key] = self._scanned_imports(text, name, is_package)
         return hit
 
-    def _scanned_imports(self, text: str, name: str, is_package: bool, path: Path | None = None) -> tuple[str, ...]:
-        """The project modules a file's text may import, read with a regular expression (much cheaper
-        than `imported_modules`' parse; it may name more modules than are imported, never fewer), and the
-        config modules its config flags load."""
-        out: list[str] = self._config_modules(path, text) if path is not None else []
-        for m in _IMPORT.finditer(text):
+    def _scanned_imports(self, text: str, name: str, is_package: bool) -> tuple[str, ...]:
+        """The project modules a file's text may import, read with a regular expression (it may name more
+        modules than are imported, never fewer)."""
+        out: list[str] = []
+        for m in IMPORT_STATEMENT.finditer(text.replace("\\\n", " ") if "\\\n" in text else text):
             if m["names"] is not None:
                 out.extend(n.split()[0] for n in m["names"].split(",") if n.strip())
                 continue
@@ -606,7 +671,7 @@ class Project:
         return tuple(sorted({m for m in named if self.index.has_top(m) and self.index.module_file(m) is not None}))
 
 
-def _sibling_shadows(script: Path, module: str, roots: list[Path]) -> bool:
+def _sibling_shadows(script: Path, module: str, roots: tuple[Path, ...]) -> bool:
     """A script outside the project's roots (`examples/sst2/train_test.py`) runs with its own directory first on
     `sys.path`: a module of that name beside it is what it imports."""
     here = script.parent
@@ -616,13 +681,8 @@ def _sibling_shadows(script: Path, module: str, roots: list[Path]) -> bool:
     return (here / f"{top}.py").is_file() or (here / top).is_dir()
 
 
-_IMPORT = re.compile(
-    r"^[ \t]*(?:from[ \t]+(?P<dots>\.*)(?P<module>[\w.]*)[ \t]+import[ \t]+(?P<what>\([^)]*\)|[^\n#;]*)"
-    r"|import[ \t]+(?P<names>[^\n#;]+))",
-    re.M,
-)
+_RESOLVED: dict[str, Path] = {}
 MAX_PROJECT_FILES = 5000
-MAX_SCANNED_BYTES = 5 * 1024 * 1024  # a larger file's imports are not read (nor is it checked by default)
 # as the run's discovery skips them (cli/discover.py), plus installed packages; virtual environments are
 # recognised by their pyvenv.cfg
 _SKIP_DIRS = {"node_modules", "site-packages", "dist-packages", "build", "dist", "venv"}
@@ -673,11 +733,9 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
             return None
     files: list[tuple[Path, str]] = []
     for p in paths:
-        data = read_regular(str(p), MAX_SCANNED_BYTES)  # never a FIFO, a device or an endless file
-        if isinstance(data, str) or len(data) > MAX_SCANNED_BYTES:
-            continue
-        text = data.decode("utf-8", errors="replace")
-        files.append((p, "\n".join(m[0].strip() for m in _IMPORT.finditer(text))))  # its imports only
+        facts = FACTS.facts(p)  # read (the guarded reader) only when its mtime or size moved
+        if facts.digest is not None:
+            files.append((p, facts.imports))  # its imports only
     if len(_WALKS) > 64:
         _WALKS.clear()
     _WALKS[root] = (now, files)

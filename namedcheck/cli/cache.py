@@ -60,11 +60,14 @@ class ResultCache:
         self.dir = root / CACHE_DIR_NAME
         self.fingerprint = build_fingerprint(stub_paths)
 
-    def key(self, display: str, data: bytes, dependencies: str = "", devices: tuple[int, ...] = ()) -> str:
+    def key(
+        self, display: str, data: bytes, dependencies: str = "", devices: tuple[int, ...] = (), limits: object = None
+    ) -> str:
         """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it);
-        `devices`: the configured device counts (another count re-checks it)."""
+        `devices`: the configured device counts (another count re-checks it); `limits`: the budgets (a result
+        cut short by one is cached too, and other budgets re-check it)."""
         h = hashlib.sha256(self.fingerprint.encode())
-        h.update(f"devices={','.join(map(str, devices))}\0".encode())
+        h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0".encode())
         h.update(display.encode())
         h.update(b"\0")
         h.update(data)

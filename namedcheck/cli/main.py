@@ -42,25 +42,35 @@ def run_check(
     root = str(cache_root) if cache_root is not None else None
     project_paths = tuple(paths)
     todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices) for disp, f in files]
-    # a run of some files (pre-commit's changed files): the project modules importing them run too, for
-    # what their calls cause inside the given files
-    from namedcheck.analyzer.session import session_for
+    from namedcheck.analyzer.filefacts import FACTS
+    from namedcheck.cli.cache import CACHE_DIR_NAME
 
-    session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
-    from namedcheck.cli.discover import is_excluded
+    # what a previous run knew of the files' bytes (digests, imports): unchanged files are stat'ed, not read
+    facts_dir = cache_root / CACHE_DIR_NAME if cache_root is not None else None
+    if facts_dir is not None:
+        FACTS.load(facts_dir)
+    with FACTS.run():  # each file stat'ed once, each module's dependencies computed once
+        # a run of some files (pre-commit's changed files): the project modules importing them run too, for
+        # what their calls cause inside the given files
+        from namedcheck.analyzer.session import session_for
 
-    context = [
-        Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
-        for f in (session.importers([f for _, f in files]) if callers else [])
-        if not is_excluded(f, cfg.exclude, cfg.root)
-    ]
-    stats.begin(len(todo), progress_to)
-    results = check_all(todo, jobs, stats.record)
-    stats.finish()
-    if context:
-        from namedcheck.cli.discover import located_in
+        session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
+        from namedcheck.cli.discover import is_excluded
 
-        results.extend(located_in(check_all(context, jobs), files))
+        context = [
+            Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
+            for f in (session.importers([f for _, f in files]) if callers else [])
+            if not is_excluded(f, cfg.exclude, cfg.root)
+        ]
+        stats.begin(len(todo), progress_to)
+        results = check_all(todo, jobs, stats.record)
+        stats.finish()
+        if context:
+            from namedcheck.cli.discover import located_in
+
+            results.extend(located_in(check_all(context, jobs), files))
+    if facts_dir is not None:
+        FACTS.save(facts_dir)
     from namedcheck.cli.discover import reported
 
     bad = [unreadable(d, "Directory", why) for d, why in bad_dirs]

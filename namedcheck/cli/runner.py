@@ -43,6 +43,38 @@ def check_file(job: Job) -> list[Diagnostic]:
 
 
 def _check_file(job: Job) -> list[Diagnostic]:
+    ready = _prepared(job)
+    if isinstance(ready, list):
+        return ready
+    source, cache, key, deps, data, project, session = ready
+    path = Path(job.path)
+    result = session.check(path, source, job.display, force=True)
+    diags = result.all
+    # a result whose inputs changed while it was computed is not cached (a dependency saved meanwhile: the key
+    # names its old text, the analysis may have read the new one); one cut short by a budget is (a note that
+    # says so: the key holds the budgets, and the next run of the same tree says the same)
+    if cache is not None and key is not None and _inputs_unchanged(job, data, project, deps):
+        cache.put(key, _anywhere(diags, job.display), result.coverage)
+    return FileDiagnostics(diags, job.display, result.coverage)
+
+
+def cached_result(job: Job) -> list[Diagnostic] | None:
+    """A file's result when it needs no analysis (unreadable, skipped, or a cache hit), else None: what the
+    parent of a run's workers decides before it hands them only the files to analyse."""
+    try:
+        ready = _prepared(job)
+    except Exception as e:
+        from namedcheck.engine.errors import is_strict_rule_bug
+
+        if is_strict_rule_bug(e):
+            raise
+        return None  # the worker meets it again and says what it is
+    return ready if isinstance(ready, list) else None
+
+
+def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, bytes, Any, Any]:
+    """The file's result when it is decided without analysis, else what its analysis needs: (source, cache,
+    key, dependency fingerprint, bytes, project, session)."""
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
@@ -81,23 +113,18 @@ def _check_file(job: Job) -> list[Diagnostic]:
     if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
         return SkippedFile()  # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
     cache = key = None
+    deps = ""
     if job.cache_root is not None:
         from namedcheck.cli.cache import ResultCache
 
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
         deps = project.dependency_fingerprint(path) if project is not None else ""
-        key = cache.key(job.display, data, deps, job.devices)
+        key = cache.key(job.display, data, deps, job.devices, job.limits)
         hit = cache.get(key)
         if hit is not None:
             cached, coverage = hit
             return FileDiagnostics(_here(cached, job.display), job.display, coverage)
-    result = session.check(path, source, job.display, force=True)
-    diags = result.all
-    # a file cut short by its budget is not cached; nor is a result whose inputs changed while it was computed
-    # (a dependency saved meanwhile: the key names its old text, the analysis may have read the new one)
-    if cache is not None and key is not None and result.complete and _inputs_unchanged(job, data, project, deps):
-        cache.put(key, _anywhere(diags, job.display), result.coverage)
-    return FileDiagnostics(diags, job.display, result.coverage)
+    return source, cache, key, deps, data, project, session
 
 
 def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:
@@ -109,7 +136,7 @@ def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:
     if project is None:
         return deps == ""
     try:
-        return project.dependency_fingerprint(Path(job.path)) == deps and project.reads_current()
+        return project.dependency_fingerprint(Path(job.path), fresh=True) == deps and project.reads_current()
     except Exception:
         return False
 
@@ -146,17 +173,35 @@ def _relative(path: str) -> str:
 def check_all(
     todo: list[Job], jobs: int, on_file: Callable[[list[Diagnostic]], None] | None = None
 ) -> list[Diagnostic]:
-    """Every job's diagnostics: in worker processes when there are many files (one worker for `jobs=1`,
-    so that a crash still costs one file, not the run); `on_file` sees each file's result as it comes."""
+    """Every job's diagnostics: the files decided without analysis (cache hits, skipped files) here, the rest
+    in worker processes when there are many (one worker for `jobs=1`, so that a crash still costs one file,
+    not the run), the largest first; `on_file` sees each file's result as it comes."""
     record = on_file or (lambda _result: None)
-    if len(todo) > 8:
-        return _in_pool(todo, max(1, jobs), record)
-    out: list[Diagnostic] = []
-    for job in todo:
-        result = check_file(job)
-        record(result)
-        out.extend(result)
-    return out
+    results: dict[int, list[Diagnostic]] = {}
+    rest: list[int] = []
+    for i, job in enumerate(todo):
+        found = cached_result(job) if len(todo) > 8 else None
+        if found is None:
+            rest.append(i)
+        else:
+            results[i] = found
+            record(found)
+    rest.sort(key=lambda i: -_size(todo[i].path))  # the longest analyses start first: the cores end together
+    if len(rest) > 8:
+        done = _in_pool([todo[i] for i in rest], max(1, jobs), record)
+        results.update(zip(rest, done))
+    else:
+        for i in rest:
+            results[i] = check_file(todo[i])
+            record(results[i])
+    return [d for i in range(len(todo)) for d in results[i]]
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
 
 
 def _fork_context() -> Any:
@@ -178,7 +223,7 @@ def _worker_init(parent: int, state: Any = None) -> None:
         os._exit(1)
 
 
-def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[Diagnostic]:
+def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[list[Diagnostic]]:
     """Chunks of files in `jobs` workers. A worker that dies (a native crash, the OOM killer) breaks the pool:
     a new one runs the rest in parallel; the chunks that were running are run again a file at a time, and a
     file that was running when a worker died again is checked alone (`isolated`: its crash is its NC001)."""
@@ -186,7 +231,7 @@ def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], No
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
-    size = max(1, len(todo) // (jobs * 8))
+    size = max(1, min(8, len(todo) // (jobs * 16)))
     chunks = [list(range(i, min(i + size, len(todo)))) for i in range(0, len(todo), size)]
     ctx = _fork_context() or multiprocessing.get_context()
     state = ctx.RawArray("b", len(chunks) + len(todo))  # an item id per chunk, and per file run on its own
@@ -236,7 +281,7 @@ def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], No
         result = isolated(todo[i])
         results[i] = result
         record(result)
-    return [d for i in range(len(todo)) for d in results[i]]
+    return [results[i] for i in range(len(todo))]
 
 
 def _check_item(item: int, chunk: list[Job]) -> list[list[Diagnostic]]:
