@@ -22,7 +22,14 @@ TRANSPARENT = {
     "functools.wraps",
     "functools.lru_cache",
     "functools.cache",
+    # run-time checkers: the function is called as written (jaxtyping's dimensions are bound per call,
+    # as namedcheck's symbols are)
+    "jaxtyping.jaxtyped",
+    "beartype.beartype",
+    "typeguard.typechecked",
 }
+# decorator factories whose decorator is transparent: `@jaxtyped(typechecker=beartype)`, `@beartype(conf=...)`
+TRANSPARENT_CALLED = {"jaxtyping.jaxtyped", "beartype.beartype", "typeguard.typechecked"}
 
 
 class Analyzer(Protocol):

@@ -30,7 +30,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.analyzer.scope import TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
 from namedcheck.engine import maps
 from namedcheck.engine.codes import NC204, NC811
 from namedcheck.engine.errors import RuleError
@@ -343,6 +343,10 @@ class Statements(FrameState):
             (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref
         value: Any = ref
         for d in reversed(fn.decorators):
+            if isinstance(d.decorator, cst.Call):
+                factory = self.ev(d.decorator.func)
+                if isinstance(factory, QualRef) and canonical_name(factory.name) in TRANSPARENT_CALLED:
+                    continue
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue

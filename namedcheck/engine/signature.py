@@ -14,6 +14,7 @@ from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.codes import NC301, NC302, NC303, NC304
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.jaxtyping import ANONYMOUS
 from namedcheck.engine.placement import check_declared as check_declared_sharding
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
@@ -187,7 +188,10 @@ class _Unifier:
             self.expression(declared, actual, where, code, final=True)
 
     def run(self, name: str, dims: tuple[Dim, ...], where: str) -> None:
-        """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303)."""
+        """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303). jaxtyping's
+        anonymous run (`...`) binds nothing."""
+        if name == ANONYMOUS:
+            return
         if name not in self.runs:
             self.runs[name] = (dims, where)
             return
