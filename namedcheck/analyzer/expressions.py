@@ -105,10 +105,10 @@ class Expressions(FrameState):
         if not isinstance(node, cst.Subscript):
             return None
         head = self.annotation_head(node.value)
-        if head in ARRAY_HEADS or is_jaxtyping(head):
+        if head is not None and (head in ARRAY_HEADS or is_jaxtyping(head)):
             try:
                 if is_jaxtyping(head):
-                    return parse_jaxtyping_subscript(head.rpartition(".")[2], node)  # type: ignore[union-attr]
+                    return parse_jaxtyping_subscript(head.rpartition(".")[2], node)
                 return parse_annotation_subscript(head, node)
             except RuleError as e:
                 if not (dynamic_ok and e.code == NC105):

@@ -119,15 +119,15 @@ def parse_jaxtyping_subscript(cls_name: str, node: cst.Subscript) -> Any:
     """jaxtyping's `Float[Array, "b d"]` as an ArrayType: the first part is any type (`Array`, `np.ndarray`,
     `Array | np.ndarray`), the second a dimension string. None when the string is not written literally (an
     f-string, a name: jaxtyping reads it when the program runs); raises RuleError (NC1xx) for a malformed one."""
-    parts = [s.slice for s in node.slice]
-    if len(parts) != 2 or not all(isinstance(p, cst.Index) and p.star is None for p in parts):
+    parts = [s.slice for s in node.slice if isinstance(s.slice, cst.Index) and s.slice.star is None]
+    if len(parts) != 2 or len(node.slice) != 2:
         raise RuleError(
             NC101,
             f'A jaxtyping annotation is `{cls_name}[ArrayType, "dims"]`: an array type and a dimension string; '
             f"found {len(parts)} part{'s' if len(parts) != 1 else ''}",
             hint=f'write e.g. {cls_name}[Array, "batch 3"]',
         )
-    dims = parts[1].value  # type: ignore[union-attr]
+    dims = parts[1].value
     if isinstance(dims, cst.FormattedString | cst.Name | cst.Attribute | cst.Call | cst.BinaryOperation):
         return None
     try:

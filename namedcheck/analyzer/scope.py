@@ -45,6 +45,7 @@ class Analyzer(Protocol):
     sets_mesh: bool  # a function of the module calls jax.set_mesh
     program: Any  # the program's shared configuration state (analyzer/configs.ProgramState)
     func_flags: dict[int, Any]  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
+    checker_only: set[int]  # functions whose only decorators are run-time checkers (`@jaxtyped`)
     sets_flags: frozenset[str]  # JAX flags the module's functions set (a caller no longer knows them)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...

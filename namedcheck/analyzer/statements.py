@@ -342,12 +342,17 @@ class Statements(FrameState):
             kinds = {d.decorator.value for d in fn.decorators if isinstance(d.decorator, cst.Name)}
             (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref
         value: Any = ref
+        checkers = 0
         for d in reversed(fn.decorators):
             if isinstance(d.decorator, cst.Call):
                 factory = self.ev(d.decorator.func)
                 if isinstance(factory, QualRef) and canonical_name(factory.name) in TRANSPARENT_CALLED:
+                    checkers += 1
                     continue
             deco = self.ev(d.decorator)
+            if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT_CALLED:
+                checkers += 1
+                continue
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
             if isinstance(deco, jaxconfig.ConfigFlags):  # `@config.<flag>(value)`: the body runs with it
@@ -367,6 +372,8 @@ class Statements(FrameState):
             )
             if isinstance(value, MappedRef):
                 self.an.mapped.add(id(fn))
+        if fn.decorators and checkers == len(fn.decorators):
+            self.an.checker_only.add(id(fn))  # it runs as written, eagerly where called so
         if (
             info is not None
             and plain_method

@@ -359,7 +359,7 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
         declared.dtype_code, dtypes.materialize(actual.dtype_code)
     ) and not dtypes.is_weak(actual.dtype_code)
     try:
-        _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, NC301)
+        _match_positional(_Rigid("the annotation"), declared.shape, actual.shape, what, NC301)
     except RuleError:
         also = " (the dtype differs too)" if dtype_differs else ""
         raise RuleError(NC301, f"Positional shape mismatch: {shown}{also}") from None
@@ -393,9 +393,13 @@ def _family_text(family: str | None) -> str:
     return f"a dtype of the {family} family ({', '.join(sorted(dtypes.FAMILIES.get(family or '', ())))})"
 
 
-def _rigid(shape: tuple[Dim, ...]) -> tuple[Dim, ...]:
-    # Symbols in a body annotation are rigid: they never bind, and never prove a mismatch.
-    return tuple(None if isinstance(d, str) else d for d in shape)
+class _Rigid(_Unifier):
+    """Symbols in a body annotation are rigid: they never bind, and prove a mismatch only where the sizes differ
+    whatever the symbols are (`'n-1'` declared, `'n-2'` inferred, in a body where n is the parameters' n)."""
+
+    def dim(self, declared: Dim, actual: Dim, where: str, code: str) -> None:
+        if differ(declared, actual):
+            raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared}")
 
 
 def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozenset()) -> Any:
