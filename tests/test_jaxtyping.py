@@ -150,8 +150,11 @@ def test_malformed_jaxtyping_annotations_are_reported_where_written():
     def b(x: Float[Array, "*a *b"]) -> None: ...
     def c(x: Float[Array, "a", "b"]) -> None: ...
     def d(x: Float[Array, f"{a} b"]) -> None: ...
+    def e(x: Float[Array]) -> None: ...
+    def f(x: Float[Array, 3]) -> None: ...
+    def g(x: Float[Array, *dims]) -> None: ...
     """
-    assert _check(src) == {(3, "NC101"), (4, "NC104"), (5, "NC101")}
+    assert _check(src) == {(3, "NC101"), (4, "NC104"), (5, "NC101"), (7, "NC101"), (8, "NC101"), (9, "NC101")}
 
 
 def test_anonymous_dimensions_are_not_bound_across_arguments():
@@ -279,3 +282,22 @@ def test_mypy_plugin_reports_on_a_jaxtyping_file(tmp_path: Path) -> None:
     errors = [line for line in out.splitlines() if ": error: " in line]
     assert len(errors) == 1 and errors[0].startswith(f"{program}:15:5: error: Symbol 'out' of `dense`"), out
     assert errors[0].endswith("[NC303]")
+
+
+# ---- the editor ----------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("program", PROGRAMS[:6], ids=lambda p: p.name)
+def test_editor_reports_what_the_cli_reports(program: Path) -> None:
+    from namedcheck.analyzer.check import check_source
+    from namedcheck.analyzer.incremental import DocumentAnalyser
+
+    src = program.read_text(encoding="utf-8")
+    assert DocumentAnalyser(str(program)).analyse(src).diagnostics == check_source(src, str(program))
+
+
+def test_editor_hover_shows_a_jaxtyping_parameter_type() -> None:
+    from namedcheck.analyzer.incremental import DocumentAnalyser, format_value, values_at
+
+    src = 'from jaxtyping import Array, Float\n\n\ndef f(x: Float[Array, "*b n 3"]):\n    y = x\n'
+    found = values_at(DocumentAnalyser("hover.py").analyse(src), 5, 8)
+    assert found is not None
+    assert [format_value(v) for v in found[1]] == ["Float[('*b', 'n', 3)]"]
