@@ -157,6 +157,30 @@ def test_malformed_jaxtyping_annotations_are_reported_where_written():
     assert _check(src) == {(3, "NC101"), (4, "NC104"), (5, "NC101"), (7, "NC101"), (8, "NC101"), (9, "NC101")}
 
 
+def test_run_time_checker_decorators_keep_the_function():
+    """`@beartype`, typeguard's `@typechecked` and `@jaxtyped(...)` leave the function as written: its calls are
+    checked against its annotations, and a call from module level runs its body with the call's sizes."""
+    src = """\
+    import jax.numpy as jnp
+    from beartype import beartype
+    from typeguard import typechecked
+    from jaxtyping import Array, Float, jaxtyped
+
+    @beartype
+    def a(x: Float[Array, "3"]) -> None: ...
+    @typechecked
+    def b(x: Float[Array, "3"]) -> None: ...
+    @jaxtyped(typechecker=beartype)
+    def c(x: Float[Array, "n"], y: Float[Array, "m"]) -> Float[Array, "n"]:
+        return x + y
+
+    a(jnp.ones(4))
+    b(jnp.ones(4))
+    c(jnp.ones(4), jnp.ones(5))
+    """
+    assert _check(src) == {(14, "NC302"), (15, "NC302"), (12, "NC201")}
+
+
 def test_anonymous_dimensions_are_not_bound_across_arguments():
     src = """\
     import jax.numpy as jnp
