@@ -359,7 +359,9 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
         declared.dtype_code, dtypes.materialize(actual.dtype_code)
     ) and not dtypes.is_weak(actual.dtype_code)
     try:
-        _match_positional(_Rigid("the annotation"), declared.shape, actual.shape, what, NC301)
+        # under a call's arguments (lifted_ok) the sizes may hold the caller's symbols: only ints are compared
+        shape = tuple(None if isinstance(d, str) else d for d in declared.shape) if lifted_ok else declared.shape
+        _match_positional(_Rigid("the annotation"), shape, actual.shape, what, NC301)
     except RuleError:
         also = " (the dtype differs too)" if dtype_differs else ""
         raise RuleError(NC301, f"Positional shape mismatch: {shown}{also}") from None
@@ -395,7 +397,8 @@ def _family_text(family: str | None) -> str:
 
 class _Rigid(_Unifier):
     """Symbols in a body annotation are rigid: they never bind, and prove a mismatch only where the sizes differ
-    whatever the symbols are (`'n-1'` declared, `'n-2'` inferred, in a body where n is the parameters' n)."""
+    whatever the symbols are (`'n-1'` declared, `'n-2'` inferred, in a body analysed under its own parameters'
+    annotations, where n is the parameters' n)."""
 
     def dim(self, declared: Dim, actual: Dim, where: str, code: str) -> None:
         if differ(declared, actual):
