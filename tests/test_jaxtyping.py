@@ -130,6 +130,41 @@ def test_every_import_spelling_is_read():
     assert _check(src) == {(10, "NC302"), (11, "NC302"), (12, "NC302")}
 
 
+def test_type_aliases_of_jaxtyping_annotations_are_read():
+    src = """\
+    import jax.numpy as jnp
+    import jaxtyping as jt
+
+    Vector = jt.Float[jt.Array, "d"]
+    Matrix = jt.Float[jt.Array, "d d"]
+
+    def quadratic(a: Matrix, x: Vector) -> jt.Float[jt.Array, ""]:
+        return x @ a @ x
+
+    q = quadratic(jnp.eye(3), jnp.ones(4))
+    """
+    assert _check(src) == {(10, "NC303")}
+
+
+def test_keys():
+    src = """\
+    import jax
+    from jaxtyping import Array, Float, Key, PRNGKeyArray
+
+    def sample(key: Key[Array, ""], n: int) -> Float[Array, "n"]:
+        return jax.random.normal(key, (n,))
+
+    def sample2(key: PRNGKeyArray) -> Float[Array, ""]:
+        return jax.random.normal(key, ())
+
+    a = sample(jax.random.key(0), 3)
+    b = sample(jax.random.split(jax.random.key(0))[0], 3)
+    c = sample2(jax.random.key(1))
+    d = sample(jax.random.PRNGKey(0), 3)
+    """
+    assert _check(src) == {(13, "NC302")}  # raw uint32 key data is no scalar key: jaxtyping raises there too
+
+
 def test_a_name_float_not_from_jaxtyping_is_not_read():
     src = """\
     import jax.numpy as jnp
