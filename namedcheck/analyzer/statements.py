@@ -321,7 +321,14 @@ class Statements(FrameState):
                             info.fields[small.target.value] = t
         inner.run_block(c.body)
         classes.describe(inner, c, info)
+        info.checked = any(self.run_time_checker(d.decorator) for d in c.decorators)
         self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
+
+    def run_time_checker(self, deco: cst.BaseExpression) -> bool:
+        """A decorator that checks annotations when the function runs and leaves it as written: `@beartype`,
+        `@jaxtyped(typechecker=beartype)`, typeguard's `@typechecked`."""
+        v = self.ev(deco.func if isinstance(deco, cst.Call) else deco)
+        return isinstance(v, QualRef) and canonical_name(v.name) in TRANSPARENT_CALLED
 
     def define_function(self, fn: cst.FunctionDef) -> None:
         info = self.class_info
@@ -344,15 +351,10 @@ class Statements(FrameState):
         value: Any = ref
         checkers = 0
         for d in reversed(fn.decorators):
-            if isinstance(d.decorator, cst.Call):
-                factory = self.ev(d.decorator.func)
-                if isinstance(factory, QualRef) and canonical_name(factory.name) in TRANSPARENT_CALLED:
-                    checkers += 1
-                    continue
-            deco = self.ev(d.decorator)
-            if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT_CALLED:
+            if self.run_time_checker(d.decorator):
                 checkers += 1
                 continue
+            deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
             if isinstance(deco, jaxconfig.ConfigFlags):  # `@config.<flag>(value)`: the body runs with it
