@@ -196,6 +196,8 @@ class Calls(FrameState):
                 built = classes.construct(func, pos, kw)
                 if isinstance(built, InstanceRef) and built.values is not None:
                     configs.note_instance(self, built, node, nodes)
+                    if func.checked:  # `@jaxtyped(typechecker=beartype)` on the class: its fields are checked
+                        classes.check_fields(self, func, pos, kw, nodes, node)
             return built
         if isinstance(func, InitializerRef):  # `init(key, (d, f), jnp.bfloat16)`
             shape = pos[1] if len(pos) > 1 else kw.get("shape", UNKNOWN)

@@ -9,6 +9,8 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.refs import ClassInfo, InstanceRef, QualRef
+from namedcheck.engine.codes import NC302
+from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN, Const
 
@@ -185,6 +187,22 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     except TypeError:
         return UNKNOWN
     return InstanceRef(info, tuple(values.items()))
+
+
+def check_fields(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], nodes: list[Any], node: Any) -> None:
+    """Building a class a run-time checker decorates (`@jaxtyped(typechecker=beartype)` on an equinox module or
+    dataclass) checks the arguments against the fields' annotations, as one call: a symbol has one size across
+    the fields (NC302 / NC303 / NC304 at the call)."""
+    from namedcheck.analyzer.scope import label
+    from namedcheck.engine.signature import NORMAL, Param, Signature, apply
+
+    params = tuple(Param(n, NORMAL, n in info.defaults, info.fields.get(n)) for n in info.order)
+    bound = {**dict(zip(info.order, pos)), **kw}
+    labels = {n: lab for n, a in zip(info.order, nodes) if a is not None and (lab := label(a))}
+    try:
+        apply(Signature(f"`{info.name}`", params), bound, NC302, labels)
+    except RuleError as e:
+        f.report(node, e)
 
 
 def accessor_kind(fn: cst.FunctionDef) -> str:

@@ -16,6 +16,7 @@ from namedcheck.analyzer.literals import (
     NotALiteral,
     literal_value,
     parse_annotation_subscript,
+    parse_jaxtyping_subscript,
 )
 from namedcheck.analyzer.parsing import parse_expression
 from namedcheck.analyzer.refs import (
@@ -35,6 +36,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.analyzer.scope import FrameState, has_array, label, same_value
 from namedcheck.analyzer.sizes import known_size, named_sizes, shape_read, size_of, sized_seq
+from namedcheck.engine import jaxtyping
 from namedcheck.engine.algebra import differ, num_elements
 from namedcheck.engine.attributes import array_attribute, size_value
 from namedcheck.engine.codes import NC105, NC205, NC701
@@ -57,6 +59,11 @@ class _Dyn:
 DYN = _Dyn()
 
 
+def is_jaxtyping(head: str | None) -> bool:
+    """An annotation head naming one of jaxtyping's dtype classes (`jaxtyping.Float`)."""
+    return head is not None and head.rpartition(".")[0] in jaxtyping.MODULES
+
+
 class Expressions(FrameState):
     """Expressions evaluate to engine values; annotations to array types."""
 
@@ -75,6 +82,8 @@ class Expressions(FrameState):
         mod, _, last = q.rpartition(".")
         if mod in ("namedcheck", "namedcheck.annotations") and last in ARRAY_HEADS:
             return last
+        if mod in jaxtyping.MODULES and last in jaxtyping.DTYPE_CLASSES:
+            return q  # `jaxtyping.Float`: read with jaxtyping's meaning
         if q in ("typing.Annotated", "typing_extensions.Annotated"):
             return "Annotated"
         if q in ("typing.Tuple", "builtins.tuple"):
@@ -96,8 +105,10 @@ class Expressions(FrameState):
         if not isinstance(node, cst.Subscript):
             return None
         head = self.annotation_head(node.value)
-        if head in ARRAY_HEADS:
+        if head is not None and (head in ARRAY_HEADS or is_jaxtyping(head)):
             try:
+                if is_jaxtyping(head):
+                    return parse_jaxtyping_subscript(head.rpartition(".")[2], node)
                 return parse_annotation_subscript(head, node)
             except RuleError as e:
                 if not (dynamic_ok and e.code == NC105):
@@ -347,7 +358,9 @@ class Expressions(FrameState):
         read = shape_read(self, node)  # `x.shape[-1]` of an unknown x: x has that dimension
         if read is not None:
             return read
-        if isinstance(node.value, cst.Name | cst.Attribute) and self.annotation_head(node.value) in ARRAY_HEADS:
+        if isinstance(node.value, cst.Name | cst.Attribute) and (
+            (head := self.annotation_head(node.value)) in ARRAY_HEADS or is_jaxtyping(head)
+        ):
             # In an expression (`Row = f32[(3,)]`) a non-literal part is runtime code, not a mistake.
             t = self.annotation(node, dynamic_ok=True)
             return TypeAlias(t) if t is not None else UNKNOWN

@@ -6,7 +6,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.engine.codes import NC105
+from namedcheck.engine import jaxtyping
+from namedcheck.engine.codes import NC101, NC105
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.syntax import BASE, Dims, Pairs, parse_item
@@ -114,7 +115,36 @@ def parse_annotation_subscript(head: str, node: cst.Subscript) -> Any:
     return parse_item(None if head == "Array" else head, item)
 
 
-__all__ = ["ANNOTATION_HEADS", "ARRAY_HEADS", "NotALiteral", "literal_value", "parse_annotation_subscript"]
+def parse_jaxtyping_subscript(cls_name: str, node: cst.Subscript) -> Any:
+    """jaxtyping's `Float[Array, "b d"]` as an ArrayType: the first part is any type (`Array`, `np.ndarray`,
+    `Array | np.ndarray`), the second a dimension string. None when the string is not written literally (an
+    f-string, a name: jaxtyping reads it when the program runs); raises RuleError (NC1xx) for a malformed one."""
+    parts = [s.slice for s in node.slice if isinstance(s.slice, cst.Index) and s.slice.star is None]
+    if len(parts) != 2 or len(node.slice) != 2:
+        raise RuleError(
+            NC101,
+            f'A jaxtyping annotation is `{cls_name}[ArrayType, "dims"]`: an array type and a dimension string; '
+            f"found {len(parts)} part{'s' if len(parts) != 1 else ''}",
+            hint=f'write e.g. {cls_name}[Array, "batch 3"]',
+        )
+    dims = parts[1].value
+    if isinstance(dims, cst.FormattedString | cst.Name | cst.Attribute | cst.Call | cst.BinaryOperation):
+        return None
+    try:
+        text = literal_value(dims)
+    except NotALiteral:
+        return None
+    return jaxtyping.annotation(cls_name, text)
+
+
+__all__ = [
+    "ANNOTATION_HEADS",
+    "ARRAY_HEADS",
+    "NotALiteral",
+    "literal_value",
+    "parse_annotation_subscript",
+    "parse_jaxtyping_subscript",
+]
 
 
 # String methods folded on a constant receiver (a mesh shape given as a config string, `'1,-1'.split(',')`).

@@ -107,6 +107,7 @@ class ModuleAnalyzer:
         self.devices: int | None = getattr(project, "devices", None)
         self.devices_read = False  # the analysis read the device count
         self.func_flags: dict[int, Any] = {}  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
+        self.checker_only: set[int] = set()  # functions whose only decorators are run-time checkers (`@jaxtyped`)
         self.sets_flags: frozenset[str] = frozenset()  # JAX flags the module's functions set (callers lose them)
         self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
@@ -476,7 +477,7 @@ class ModuleAnalyzer:
     def _runs_eagerly(self, ref: FuncRef, node: cst.CSTNode, caller: Frame) -> bool:
         """Whether this call runs the function's body op by op, outside any trace (`AxisEnv.eager`): a direct
         call `f(...)`, from code that runs eagerly (module-level statements, or such a body), of an undecorated
-        function of this module whose name is never used but to call it (so never jitted, mapped or
+        function (or one decorated only by run-time checkers, `@jaxtyped(typechecker=beartype)`) of this module whose name is never used but to call it (so never jitted, mapped or
         rebound)."""
         return (
             (caller.parent is None or caller.env.eager)
@@ -485,7 +486,7 @@ class ModuleAnalyzer:
             and caller.an is self
             and ref.owner is None
             and isinstance(ref.node, cst.FunctionDef)
-            and not ref.node.decorators
+            and (not ref.node.decorators or id(ref.node) in self.checker_only)
             and isinstance(node, cst.Call)
             and isinstance(node.func, cst.Name)
             and node.func.value == ref.name

@@ -55,6 +55,9 @@ class ClassInfo:
     staticmethods: dict[str, Any] = field(default_factory=dict)
     # written without bases or decorators: unless registered as a pytree, an instance is no JAX type
     plain: bool = False
+    # decorated by a run-time checker (`@jaxtyped(typechecker=beartype)`): building it checks its fields'
+    # annotations, as one call (analyzer/classes.check_fields)
+    checked: bool = False
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

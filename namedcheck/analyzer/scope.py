@@ -22,7 +22,14 @@ TRANSPARENT = {
     "functools.wraps",
     "functools.lru_cache",
     "functools.cache",
+    # run-time checkers: the function is called as written (jaxtyping's dimensions are bound per call,
+    # as namedcheck's symbols are)
+    "jaxtyping.jaxtyped",
+    "beartype.beartype",
+    "typeguard.typechecked",
 }
+# decorator factories whose decorator is transparent: `@jaxtyped(typechecker=beartype)`, `@beartype(conf=...)`
+TRANSPARENT_CALLED = {"jaxtyping.jaxtyped", "beartype.beartype", "typeguard.typechecked"}
 
 
 class Analyzer(Protocol):
@@ -38,6 +45,7 @@ class Analyzer(Protocol):
     sets_mesh: bool  # a function of the module calls jax.set_mesh
     program: Any  # the program's shared configuration state (analyzer/configs.ProgramState)
     func_flags: dict[int, Any]  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
+    checker_only: set[int]  # functions whose only decorators are run-time checkers (`@jaxtyped`)
     sets_flags: frozenset[str]  # JAX flags the module's functions set (a caller no longer knows them)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...

@@ -30,7 +30,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label, same_value
+from namedcheck.analyzer.scope import TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
 from namedcheck.engine import maps
 from namedcheck.engine.codes import NC204, NC811
 from namedcheck.engine.errors import RuleError
@@ -321,7 +321,14 @@ class Statements(FrameState):
                             info.fields[small.target.value] = t
         inner.run_block(c.body)
         classes.describe(inner, c, info)
+        info.checked = any(self.run_time_checker(d.decorator) for d in c.decorators)
         self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
+
+    def run_time_checker(self, deco: cst.BaseExpression) -> bool:
+        """A decorator that checks annotations when the function runs and leaves it as written: `@beartype`,
+        `@jaxtyped(typechecker=beartype)`, typeguard's `@typechecked`."""
+        v = self.ev(deco.func if isinstance(deco, cst.Call) else deco)
+        return isinstance(v, QualRef) and canonical_name(v.name) in TRANSPARENT_CALLED
 
     def define_function(self, fn: cst.FunctionDef) -> None:
         info = self.class_info
@@ -342,7 +349,11 @@ class Statements(FrameState):
             kinds = {d.decorator.value for d in fn.decorators if isinstance(d.decorator, cst.Name)}
             (info.classmethods if "classmethod" in kinds else info.staticmethods)[fn.name.value] = ref
         value: Any = ref
+        checkers = 0
         for d in reversed(fn.decorators):
+            if self.run_time_checker(d.decorator):
+                checkers += 1
+                continue
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
                 continue
@@ -363,6 +374,8 @@ class Statements(FrameState):
             )
             if isinstance(value, MappedRef):
                 self.an.mapped.add(id(fn))
+        if fn.decorators and checkers == len(fn.decorators):
+            self.an.checker_only.add(id(fn))  # it runs as written, eagerly where called so
         if (
             info is not None
             and plain_method

@@ -157,7 +157,11 @@ FAMILIES: dict[str, frozenset[str]] = {
     "Complex": frozenset({"c64", "c128"}),
 }
 FAMILIES["Num"] = FAMILIES["Float"] | FAMILIES["Int"] | FAMILIES["Complex"]
-FAMILY_HEADS = frozenset({*FAMILIES, "Shaped"})
+# jaxtyping's families beyond those (engine/jaxtyping.py)
+FAMILIES["UInt"] = frozenset({"u8", "u16", "u32", "u64"})
+FAMILIES["Inexact"] = FAMILIES["Float"] | FAMILIES["Complex"]
+FAMILIES["Real"] = FAMILIES["Float"] | FAMILIES["Int"]
+FAMILY_HEADS = frozenset({"Float", "Int", "Complex", "Num", "Shaped"})  # namedcheck's own
 
 
 def outside_family(family: str | None, inferred: str | None) -> bool:

@@ -14,6 +14,7 @@ from namedcheck.engine import dtypes, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.codes import NC301, NC302, NC303, NC304
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.jaxtyping import ANONYMOUS
 from namedcheck.engine.placement import check_declared as check_declared_sharding
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
@@ -187,7 +188,10 @@ class _Unifier:
             self.expression(declared, actual, where, code, final=True)
 
     def run(self, name: str, dims: tuple[Dim, ...], where: str) -> None:
-        """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303)."""
+        """Bind the variadic run `'*name'` to `dims`; one name has one run in a call (NC303). jaxtyping's
+        anonymous run (`...`) binds nothing."""
+        if name == ANONYMOUS:
+            return
         if name not in self.runs:
             self.runs[name] = (dims, where)
             return
@@ -355,7 +359,9 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
         declared.dtype_code, dtypes.materialize(actual.dtype_code)
     ) and not dtypes.is_weak(actual.dtype_code)
     try:
-        _match_positional(_Unifier("the annotation"), _rigid(declared.shape), actual.shape, what, NC301)
+        # under a call's arguments (lifted_ok) the sizes may hold the caller's symbols: only ints are compared
+        shape = tuple(None if isinstance(d, str) else d for d in declared.shape) if lifted_ok else declared.shape
+        _match_positional(_Rigid("the annotation"), shape, actual.shape, what, NC301)
     except RuleError:
         also = " (the dtype differs too)" if dtype_differs else ""
         raise RuleError(NC301, f"Positional shape mismatch: {shown}{also}") from None
@@ -389,9 +395,14 @@ def _family_text(family: str | None) -> str:
     return f"a dtype of the {family} family ({', '.join(sorted(dtypes.FAMILIES.get(family or '', ())))})"
 
 
-def _rigid(shape: tuple[Dim, ...]) -> tuple[Dim, ...]:
-    # Symbols in a body annotation are rigid: they never bind, and never prove a mismatch.
-    return tuple(None if isinstance(d, str) else d for d in shape)
+class _Rigid(_Unifier):
+    """Symbols in a body annotation are rigid: they never bind, and prove a mismatch only where the sizes differ
+    whatever the symbols are (`'n-1'` declared, `'n-2'` inferred, in a body analysed under its own parameters'
+    annotations, where n is the parameters' n)."""
+
+    def dim(self, declared: Dim, actual: Dim, where: str, code: str) -> None:
+        if differ(declared, actual):
+            raise RuleError(code, f"{where[0].upper()}{where[1:]} has size {actual}; {self.fname} declares {declared}")
 
 
 def declared_value(declared: Any, actual: Any, manual: frozenset[str] = frozenset()) -> Any:

@@ -1,5 +1,6 @@
 """The one parser of the annotation language: `dtype[(dims), {'name': size}]`, and the spelling
-static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type). A dimension may name the
+static tools accept, `dtype[Array, Dims(*dims, **named)]` (the same type), or with jaxtyping's dimension
+string, `dtype[Array, "b 784"]` (engine/jaxtyping.py: jaxtyping's meaning, no named axes). A dimension may name the
 Explicit mesh axes that split it as JAX prints them (`'8@data'`, `'B@(data,model)'`; `'8@()'`: stated
 unsplit): the type then states its sharding (`ArrayType.sharding`, every other dimension unsplit).
 
@@ -16,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from namedcheck.engine import symbolic
+from namedcheck.engine import jaxtyping, symbolic
 from namedcheck.engine.codes import NC101, NC102, NC103, NC104
 from namedcheck.engine.dtypes import FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
@@ -243,9 +244,13 @@ def parse_named(named: Any) -> dict[str, Dim]:
     return out
 
 
+def _is_base(v: Any) -> bool:
+    return v is BASE or isinstance(v, type)
+
+
 def _strip_base(item: Any) -> Any:
     """`[Array, Dims(...)]` / `[Array, (dims), {named}]` -> what the short spelling leaves after the type."""
-    if not (isinstance(item, tuple) and item and (item[0] is BASE or isinstance(item[0], type))):
+    if not (isinstance(item, tuple) and item and _is_base(item[0])):
         return item
     rest = item[1:]
     if len(rest) == 1 and isinstance(rest[0], Dims):
@@ -268,6 +273,8 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
     `dtype` is a dtype's short name, a family (`Float`, `Int`, `Complex`, `Num`, `Shaped`) or None (any)."""
     family = dtype if dtype in FAMILY_HEADS and dtype != "Shaped" else None
     dtype = None if dtype in FAMILY_HEADS else dtype
+    if isinstance(item, tuple) and len(item) == 2 and _is_base(item[0]) and isinstance(item[1], str):
+        return jaxtyping.array_type(dtype, family, item[1])  # `f32[Array, "b 784"]`: a jaxtyping dimension string
     if isinstance(item, Dims):
         item = (tuple(item.dims), item.named)
     item = _strip_base(item)

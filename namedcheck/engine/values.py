@@ -170,7 +170,7 @@ class ArrayType:
         shd = self.sharding if self.sharding is not None and len(self.sharding) == len(self.shape) else None
         dims = ", ".join(
             f"'*{self.variadic}'"
-            if d is ... and self.variadic
+            if d is ... and self.variadic and self.variadic.isidentifier()
             else repr(d + _fmt_axes(shd[i]))
             if shd and isinstance(d, str)
             else _fmt_dim(d) + (_fmt_axes(shd[i]) if shd else "")

@@ -15,6 +15,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from namedcheck.engine import jaxtyping
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import (
@@ -51,6 +52,11 @@ def array_annotation(ann: Any, globalns: dict[str, Any]) -> Any:
             return None
     if isinstance(ann, ArrayType):
         return ann
+    if _is_jaxtyping(ann):  # `Float[Array, "b d"]`: jaxtyping's dtypes and dimension string, its meaning
+        try:
+            return jaxtyping.from_dtypes(ann.dtypes, ann.dim_str)
+        except RuleError:
+            return None  # jaxtyping itself rejected the string when the annotation was made
     for meta in getattr(ann, "__metadata__", ()):  # Annotated[jax.Array, f32[...]]
         if isinstance(meta, ArrayType):
             return meta
@@ -59,6 +65,16 @@ def array_annotation(ann: Any, globalns: dict[str, Any]) -> Any:
         if items and all(isinstance(i, ArrayType) for i in items):
             return Seq(tuple(items))
     return None
+
+
+def _is_jaxtyping(ann: Any) -> bool:
+    """A jaxtyping array annotation (a class jaxtyping made: `dtypes`, `dim_str`), recognised without importing
+    jaxtyping."""
+    return (
+        isinstance(ann, type)
+        and any(c.__module__.startswith("jaxtyping") and c.__name__ == "AbstractArray" for c in ann.__mro__)
+        and isinstance(getattr(ann, "dim_str", None), str)
+    )
 
 
 def signature_of(fn: Callable[..., Any]) -> Signature:
