@@ -30,12 +30,23 @@ def _with_future(path: Path) -> str:
     return "".join(lines[:first] + ["from __future__ import annotations\n\n"] + lines[first:])
 
 
+def readme_python() -> str:
+    """The README's Python code blocks, as one module (what a reader copies)."""
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(encoding="utf-8"), re.S)
+    assert blocks, "the README shows the annotation language in a ```python block"
+    return "\n\n".join(blocks)
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """examples/ and the spelling file, each as written and with the future import."""
+    """examples/, the spelling file and the README's code, each as written and with the future import."""
     out = tmp_path_factory.mktemp("spelling")
-    for path in [*EXAMPLES, SPELLING]:
-        name = "_".join(path.relative_to(ROOT).with_suffix("").parts)
+    readme = tmp_path_factory.mktemp("readme") / "README.py"
+    readme.write_text(readme_python(), encoding="utf-8")
+    for path in [*EXAMPLES, SPELLING, readme]:
+        name = "_".join(path.relative_to(readme.parent if path == readme else ROOT).with_suffix("").parts)
         shutil.copy(path, out / f"{name}.py")
         (out / f"{name}_future.py").write_text(_with_future(path), encoding="utf-8")
     return out

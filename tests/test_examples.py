@@ -59,3 +59,11 @@ def test_check_dot_from_the_root_reports_nothing():
     )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
     assert "All checks passed." in r.stdout
+
+
+def test_readme_code_is_what_namedcheck_reads_clean():
+    """The README's annotation examples are correct code: namedcheck reports nothing on them."""
+    from namedcheck.analyzer.check import check_source
+    from tests.test_ann_static_tools import readme_python
+
+    assert check_source(readme_python(), "README.py", force=True) == []

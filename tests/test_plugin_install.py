@@ -192,6 +192,7 @@ def test_sdist_builds_a_wheel_with_the_plugin(tmp_path):
         "namedcheck/__init__.py",
         "namedcheck/py.typed",
         "namedcheck/shaped.pyi",
+        "namedcheck/docs/codes.md",  # json `url` / SARIF `helpUri` link to it
     } <= names, sorted(names)
     assert any(n.startswith("namedcheck/stubs/") and n.endswith(".pyi") for n in names)
     assert not any(n.startswith(("plugin/", "build_backend/", "namedcheck_build")) for n in names)
@@ -201,4 +202,5 @@ def test_license_and_metadata():
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     meta = textwrap.dedent((ROOT / "pyproject.toml").read_text())
-    assert "classifiers" in meta and "[project.urls]" in meta
+    # no project URLs until namedcheck is published somewhere (a link to nowhere is worse than none)
+    assert "classifiers" in meta and "[project.urls]" not in meta

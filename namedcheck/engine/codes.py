@@ -3,6 +3,7 @@ right), its default fix hint and the name of its automatic fixer, if any; each a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -753,9 +754,10 @@ FAMILIES: dict[str, str] = {
     "NC8": "sharding-types",
 }
 
-#: Where `namedcheck explain`'s text lives on the web: one heading per code (docs/codes.md).
-REPO_URL = "https://github.com/namedcheck/namedcheck"
-DOCS_URL = f"{REPO_URL}/blob/main/docs/codes.md"
+#: The reference that ships with the package: `namedcheck/docs` is the checkout's `docs/` (a link, as
+#: `namedcheck/stubs` is `stubs/`), installed as package data; one heading per code in codes.md (`#nc202`).
+#: No web address: namedcheck has no published repository or documentation site.
+CODES_MD = Path(__file__).resolve().parent.parent / "docs" / "codes.md"
 
 
 def default_hint(code: str) -> str | None:
@@ -769,9 +771,16 @@ def family(code: str) -> str:
     return FAMILIES.get(code[:3], "other")
 
 
-def help_uri(code: str) -> str:
-    """A stable link to the code's explanation (an anchor per code in docs/codes.md)."""
-    return f"{DOCS_URL}#{code.lower()}"
+def help_uri(code: str) -> str | None:
+    """A `file:` URI of the code's section in the installed docs/codes.md (`...#nc202`), which resolves on the
+    machine that ran the check; None where that file is missing (a package installed without its data)."""
+    try:
+        path = CODES_MD.resolve()
+        if not path.is_file():
+            return None
+    except OSError:
+        return None
+    return f"{path.as_uri()}#{code.lower()}"
 
 
 def help_text(code: str, markdown: bool = False) -> str:
