@@ -140,6 +140,20 @@ def test_editable_and_wheel_installs_give_mypy_the_plugin_and_the_types(tmp_path
     )
     assert "wheel-env" in stubs.stdout and "namedcheck/stubs" in stubs.stdout, stubs.stdout + stubs.stderr
     assert "namedcheck-editable-paths.pth" not in zipfile.ZipFile(wheel).namelist()
+    # json `url` / SARIF `helpUri`: a file: link into the installed package's docs, to a file that is there
+    link = _run(
+        [
+            str(installed),
+            "-c",
+            "from pathlib import Path; from urllib.parse import unquote, urlparse; "
+            "from namedcheck.engine.codes import help_uri; u = urlparse(help_uri('NC202')); "
+            "print(u.scheme, u.fragment, unquote(u.path), Path(unquote(u.path)).is_file())",
+        ],
+        tmp_path,
+    )
+    scheme, fragment, path, exists = link.stdout.split()
+    assert (scheme, fragment, exists) == ("file", "nc202", "True"), link.stdout + link.stderr
+    assert "wheel-env" in path and path.endswith("namedcheck/docs/codes.md"), path
 
 
 def _wheel_names(wheel: Path) -> set[str]:
