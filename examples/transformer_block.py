@@ -42,7 +42,7 @@ def mlp(x: f32[Array, Dims('B', 'T', 64)], w1: f32[Array, Dims(64, 256)], w2: f3
     return jax.nn.gelu(x @ w1) @ w2
 
 
-def block(x: f32[Array, Dims('B', 'T', 64)], p: dict) -> f32[Array, Dims('B', 'T', 64)]:
+def block(x: f32[Array, Dims('B', 'T', 64)], p: dict[str, Array]) -> f32[Array, Dims('B', 'T', 64)]:
     h = x + attention(layer_norm(x, p['ln1_s'], p['ln1_b']), p['w_qkv'], p['w_out'])
     return h + mlp(layer_norm(h, p['ln2_s'], p['ln2_b']), p['w1'], p['w2'])
 

@@ -204,7 +204,7 @@ def test_explain_examples_are_what_they_claim(tmp_path):
     header = (
         "import jax\nimport jax.numpy as jnp\nimport numpy as np\nfrom jax import lax\n"
         "from jax.experimental.maps import xmap\nfrom jax.sharding import Mesh\n"
-        "from jax.sharding import PartitionSpec as P\nfrom namedcheck import f32, i32\n"
+        "from jax.sharding import PartitionSpec as P\nfrom jax import Array\nfrom namedcheck import Dims, f32, i32\n"
         "mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('x', 'y'))\n"
     )
     for c in CODES.values():

@@ -379,7 +379,7 @@ def test_internal_error_message(monkeypatch):
         "NC000",
         1,
         "Internal error while analysing this file: the file nests too deeply for the analyzer "
-        "(RecursionError); please report it at https://github.com/namedcheck/namedcheck/issues with the file",
+        "(RecursionError); please report it with the file",
         "please report it with the file; `# namedcheck: ignore[NC000]` on the line silences it meanwhile",
     )
 

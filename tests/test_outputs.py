@@ -11,9 +11,9 @@ import pytest
 
 from namedcheck.cli import summary
 from namedcheck.cli.main import main
-from namedcheck.cli.output import render_github, render_sarif
+from namedcheck.cli.output import render_github, render_json, render_sarif
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import CODES, DEFAULT_HINTS, FAMILIES, codes_markdown, family, help_uri
+from namedcheck.engine.codes import CODES, CODES_MD, DEFAULT_HINTS, FAMILIES, codes_markdown, family, help_uri
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,7 +56,42 @@ def test_every_code_has_a_hint_a_family_and_a_help_link():
     assert set(DEFAULT_HINTS) == set(CODES)
     for code in CODES:
         assert code[:3] in FAMILIES and family(code) != "other"
-        assert help_uri(code).endswith(f"/docs/codes.md#{code.lower()}")
+        assert help_uri(code) == f"{CODES_MD.resolve().as_uri()}#{code.lower()}"
+
+
+def test_help_links_resolve_to_the_docs_that_ship():
+    """json `url` / SARIF `helpUri` name a file that exists (the package's docs/, the checkout's through the link
+    namedcheck/docs) and a heading of that file for the code; no link to a web address that does not exist."""
+    from urllib.parse import unquote, urlparse
+
+    for code in CODES:
+        uri = urlparse(help_uri(code) or "")
+        assert uri.scheme == "file" and uri.fragment == code.lower()
+        path = Path(unquote(uri.path))
+        assert path.is_file() and path.name == "codes.md"
+        assert f"\n## {code}\n" in path.read_text(encoding="utf-8")
+    assert (ROOT / "namedcheck" / "docs").resolve() == (ROOT / "docs").resolve()
+
+
+def test_no_link_to_a_repository_or_index_entry_that_does_not_exist():
+    """namedcheck is published nowhere yet: no github.com/namedcheck address in what users read or get."""
+    files = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", ROOT / "pyproject.toml", ROOT / ".pre-commit-hooks.yaml"]
+    files += sorted((ROOT / "docs").glob("*.md")) + sorted((ROOT / "namedcheck").rglob("*.py"))
+    files += sorted((ROOT / "plugin").rglob("*.py"))
+    found = [str(p.relative_to(ROOT)) for p in files if "github.com/namedcheck" in p.read_text(encoding="utf-8")]
+    assert found == []
+    assert "pip install 'namedcheck[" not in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_json_url_is_null_and_sarif_has_no_help_uri_without_the_docs(monkeypatch, tmp_path):
+    """A package installed without its data files: no link at all rather than a dead one."""
+    from namedcheck.engine import codes
+
+    monkeypatch.setattr(codes, "CODES_MD", tmp_path / "missing" / "codes.md")
+    d = Diagnostic("a.py", 1, 1, 1, 2, "NC202", "odd")
+    assert json.loads(render_json([d]))[0]["url"] is None
+    rule = json.loads(render_sarif([d]))["runs"][0]["tool"]["driver"]["rules"][0]
+    assert "helpUri" not in rule and rule["id"] == "NC202"
 
 
 def test_docs_codes_md_is_generated_from_codes_py():

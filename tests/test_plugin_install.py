@@ -140,6 +140,20 @@ def test_editable_and_wheel_installs_give_mypy_the_plugin_and_the_types(tmp_path
     )
     assert "wheel-env" in stubs.stdout and "namedcheck/stubs" in stubs.stdout, stubs.stdout + stubs.stderr
     assert "namedcheck-editable-paths.pth" not in zipfile.ZipFile(wheel).namelist()
+    # json `url` / SARIF `helpUri`: a file: link into the installed package's docs, to a file that is there
+    link = _run(
+        [
+            str(installed),
+            "-c",
+            "from pathlib import Path; from urllib.parse import unquote, urlparse; "
+            "from namedcheck.engine.codes import help_uri; u = urlparse(help_uri('NC202')); "
+            "print(u.scheme, u.fragment, unquote(u.path), Path(unquote(u.path)).is_file())",
+        ],
+        tmp_path,
+    )
+    scheme, fragment, path, exists = link.stdout.split()
+    assert (scheme, fragment, exists) == ("file", "nc202", "True"), link.stdout + link.stderr
+    assert "wheel-env" in path and path.endswith("namedcheck/docs/codes.md"), path
 
 
 def _wheel_names(wheel: Path) -> set[str]:
@@ -192,6 +206,7 @@ def test_sdist_builds_a_wheel_with_the_plugin(tmp_path):
         "namedcheck/__init__.py",
         "namedcheck/py.typed",
         "namedcheck/shaped.pyi",
+        "namedcheck/docs/codes.md",  # json `url` / SARIF `helpUri` link to it
     } <= names, sorted(names)
     assert any(n.startswith("namedcheck/stubs/") and n.endswith(".pyi") for n in names)
     assert not any(n.startswith(("plugin/", "build_backend/", "namedcheck_build")) for n in names)
@@ -201,4 +216,5 @@ def test_license_and_metadata():
     text = (ROOT / "LICENSE").read_text()
     assert "Apache License" in text and "Version 2.0, January 2004" in text
     meta = textwrap.dedent((ROOT / "pyproject.toml").read_text())
-    assert "classifiers" in meta and "[project.urls]" in meta
+    # no project URLs until namedcheck is published somewhere (a link to nowhere is worse than none)
+    assert "classifiers" in meta and "[project.urls]" not in meta

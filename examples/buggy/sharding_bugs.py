@@ -5,12 +5,12 @@ from functools import partial
 import jax
 import jax.numpy as jnp
 import numpy as np
-from jax import lax
-from jax.experimental.maps import xmap
+from jax import Array, lax
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-from namedcheck import f32
+import namedcheck.numpy as nnp
+from namedcheck import Dims, f32, xmap
 
 mesh = Mesh(np.array(jax.devices()).reshape((4, 2)), ('data', 'model'))
 
@@ -32,9 +32,9 @@ def mean_over_both(x):
     return lax.pmean(x, ('data', 'model'))  # NC603: x varies over 'data' only
 
 
-def sum_two_args(x: f32[(), {'a': 4}], y: f32[(), {'b': 12}]) -> f32[()]:
+def sum_two_args(x: f32[Array, Dims(a=4)], y: f32[Array, Dims(b=12)]) -> f32[Array, Dims()]:
     z = x + y  # NC502: 'a' and 'b' share mesh axis 'data'
-    return jnp.sum(z, axis=('a', 'b'))
+    return nnp.sum(z, axis=('a', 'b'))
 
 
 def main() -> None:

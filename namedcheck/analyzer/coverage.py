@@ -2,7 +2,7 @@
 counted by `CoverageCounter` as the checked file's analyzer evaluates its expressions (`Session.check` puts
 it on `FileResult.coverage` for every front end).
 
-Definitions (README, "Command line"):
+Definitions (docs/cli.md, "namedcheck coverage"):
 
 - An expression counts as **array-valued** when the analysis gave it an `ArrayType`, or when its value is
   Unknown but it is an expression the checker should have seen as an array: a call into jax, jax.numpy,

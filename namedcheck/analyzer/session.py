@@ -443,8 +443,7 @@ def internal(path: str, what: str) -> Diagnostic:
         1,
         1,
         NC000,
-        f"Internal error while analysing this file: {what}; please report it at "
-        f"https://github.com/namedcheck/namedcheck/issues with the file",
+        f"Internal error while analysing this file: {what}; please report it with the file",
     )
 
 

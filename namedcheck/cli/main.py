@@ -305,7 +305,7 @@ def _internal_failure(args: argparse.Namespace, e: Exception) -> int:
     """Any failure of the command itself: a clear message, exit 2, and under --format json still an array."""
     what = f"the analyzer cannot be imported ({e})" if isinstance(e, ImportError) else f"{type(e).__name__}: {e}"
     print(
-        f"namedcheck: internal error: {what}; please report it at https://github.com/namedcheck/namedcheck/issues",
+        f"namedcheck: internal error: {what}; please report it with the command line and `namedcheck --version`",
         file=sys.stderr,
     )
     _empty_document(args)

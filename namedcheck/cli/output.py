@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from namedcheck import __version__
 from namedcheck.diagnostic import Diagnostic, Fix, Related
-from namedcheck.engine.codes import CODES, REPO_URL, family, help_text, help_uri
+from namedcheck.engine.codes import CODES, family, help_text, help_uri
 
 
 def printable(s: str, keep: str = "\t") -> str:
@@ -48,7 +48,8 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
 
 
 def render_json(diags: list[Diagnostic]) -> str:
-    """One array of diagnostics, each with its fix hint and a link to the code's explanation (`url`)."""
+    """One array of diagnostics, each with its fix hint and a `file:` link to the code's section in the
+    installed docs/codes.md (`url`; null where the package was installed without its docs)."""
     return json.dumps(
         [
             {**d.as_json(), "url": help_uri(d.code), **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})}
@@ -91,7 +92,7 @@ def sarif_rule(code: str) -> dict[str, object]:
         "shortDescription": {"text": c.title},
         "fullDescription": {"text": c.explanation},
         "help": {"text": help_text(code), "markdown": help_text(code, markdown=True)},
-        "helpUri": help_uri(code),
+        **({"helpUri": uri} if (uri := help_uri(code)) else {}),  # SARIF: an absolute URI, or none
         "defaultConfiguration": {"level": "error"},
         "properties": {"tags": ["namedcheck", family(code)], "precision": "high", "problem.severity": "error"},
     }
@@ -109,7 +110,6 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                     "driver": {
                         "name": "namedcheck",
                         "version": __version__,
-                        "informationUri": REPO_URL,
                         "rules": [sarif_rule(c) for c in rules],
                     }
                 },

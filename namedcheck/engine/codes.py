@@ -3,6 +3,7 @@ right), its default fix hint and the name of its automatic fixer, if any; each a
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 
@@ -74,50 +75,52 @@ _CODES: list[Code] = [
     Code(
         "NC101",
         "malformed annotation",
-        "An array annotation must be `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]` "
-        "with a tuple of sizes first and an optional dict of named axes second.",
-        "x: f32[5]",
-        "x: f32[(5,)]",
-        hint="write `dtype[(dims...)]` or `dtype[(dims...), {'name': size}]`, e.g. f32[(5, 7), {'batch': 20}]",
+        "An array annotation is `dtype[Array, Dims(dims..., name=size)]`: the array type, then one `Dims(...)` "
+        "holding the positional sizes in order and the named axes as keywords. The literal spelling "
+        "`dtype[(dims...), {'name': size}]` (a tuple of sizes, then an optional dict of named axes) is read alike.",
+        "x: f32[Array, 5]",
+        "x: f32[Array, Dims(5)]",
+        hint="write `dtype[Array, Dims(dims..., name=size)]`, e.g. f32[Array, Dims(5, 7, batch=20)]",
     ),
     Code(
         "NC102",
         "invalid size in annotation",
         "A size is a non-negative int or a symbol (an identifier string).",
-        "x: f32[(-1, 7)]",
-        "x: f32[('N', 7)]",
+        "x: f32[Array, Dims(-1, 7)]",
+        "x: f32[Array, Dims('N', 7)]",
         hint="write a size as a non-negative int or a symbol such as 'N'",
     ),
     Code(
         "NC103",
         "named axis repeated in annotation",
-        "Each axis name appears once in a named shape; named axes are unordered.",
+        "Each axis name appears once in a named shape; named axes are unordered. Python itself rejects a "
+        "keyword repeated in `Dims(b=2, b=3)`; the literal spelling's dict, or `**{...}`, can repeat one.",
         "x: f32[(), {'b': 2, 'b': 3}]",
-        "x: f32[(), {'b': 2}]",
+        "x: f32[Array, Dims(b=2)]",
         hint="name each axis once in a named shape",
     ),
     Code(
         "NC104",
         "more than one `...` in a shape",
-        "`...` stands for any number of leading dimensions and may appear at most once.",
-        "x: f32[(..., 3, ...)]",
-        "x: f32[(..., 3)]",
+        "`...` (or a variadic `'*name'`) stands for any number of leading dimensions and may appear at most once.",
+        "x: f32[Array, Dims(..., 3, ...)]",
+        "x: f32[Array, Dims(..., 3)]",
         hint="keep a single `...`, standing for the leading dimensions",
     ),
     Code(
         "NC105",
         "annotation part is not a literal",
         "Sizes and axis names must be written literally so they can be checked before the program runs.",
-        "x: f32[(n, 7)]",
-        "x: f32[('n', 7)]",
+        "x: f32[Array, Dims(n, 7)]",
+        "x: f32[Array, Dims('n', 7)]",
         hint="write sizes as ints or quoted symbols ('N') and axis names as strings",
     ),
     Code(
         "NC201",
         "positional broadcasting mismatch",
         "Positional shapes broadcast right-aligned: each pair of sizes must be equal or one of them 1.",
-        "a: f32[(3, 4)]\nb: f32[(5,)]\na + b",
-        "a: f32[(3, 4)]\nb: f32[(4,)]\na + b",
+        "a: f32[Array, Dims(3, 4)]\nb: f32[Array, Dims(5)]\na + b",
+        "a: f32[Array, Dims(3, 4)]\nb: f32[Array, Dims(4)]\na + b",
         hint="make the right-aligned sizes equal or 1 (reshape, transpose or expand_dims one operand)",
     ),
     Code(
@@ -125,8 +128,8 @@ _CODES: list[Code] = [
         "named axis size conflict",
         "Named axes broadcast by name: the result carries every name of every operand, and a name must "
         "have one size everywhere. There is no size-1 stretching of named axes.",
-        "x: f32[(), {'b': 4}]\ny: f32[(), {'b': 8}]\nx + y",
-        "x: f32[(), {'b': 4}]\ny: f32[(), {'c': 8}]\nx + y  # f32[(), {'b': 4, 'c': 8}]",
+        "x: f32[Array, Dims(b=4)]\ny: f32[Array, Dims(b=8)]\nx + y",
+        "x: f32[Array, Dims(b=4)]\ny: f32[Array, Dims(c=8)]\nx + y  # f32[Array, Dims(b=4, c=8)]",
         hint="give the named axis one size everywhere; named axes never stretch from size 1",
     ),
     Code(
@@ -137,8 +140,8 @@ _CODES: list[Code] = [
         "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
         "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
         "both usually mean two swapped arguments.",
-        "x: f32[(3, 4)]\ny: f32[(5, 6)]\njnp.dot(x, y)",
-        "x: f32[(3, 4)]\ny: f32[(4, 6)]\njnp.dot(x, y)",
+        "x: f32[Array, Dims(3, 4)]\ny: f32[Array, Dims(5, 6)]\njnp.dot(x, y)",
+        "x: f32[Array, Dims(3, 4)]\ny: f32[Array, Dims(4, 6)]\njnp.dot(x, y)",
         hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)",
     ),
     Code(
@@ -167,8 +170,8 @@ _CODES: list[Code] = [
         "value does not match its declared type",
         "An annotated assignment or a return whose inferred type differs from the annotation: "
         "positional sizes, rank or named axes.",
-        "def f(x: f32[(3,)]) -> f32[(4,)]:\n    return x",
-        "def f(x: f32[(3,)]) -> f32[(3,)]:\n    return x",
+        "def f(x: f32[Array, Dims(3)]) -> f32[Array, Dims(4)]:\n    return x",
+        "def f(x: f32[Array, Dims(3)]) -> f32[Array, Dims(3)]:\n    return x",
         hint="change the value or its annotation so that they agree",
     ),
     Code(
@@ -177,16 +180,16 @@ _CODES: list[Code] = [
         "An argument's positional shape must match the parameter's, and every named axis the parameter "
         "declares must be present with its size. Extra named axes are lifted through the call "
         "(vmap semantics) and appear on the result.",
-        "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(4,)]\ng(y)",
-        "def g(x: f32[(3,)]) -> f32[()]: ...\ny: f32[(3,)]\ng(y)",
+        "def g(x: f32[Array, Dims(3)]) -> f32[Array, Dims()]: ...\ny: f32[Array, Dims(4)]\ng(y)",
+        "def g(x: f32[Array, Dims(3)]) -> f32[Array, Dims()]: ...\ny: f32[Array, Dims(3)]\ng(y)",
         hint="pass a value of the declared shape, or change the parameter's annotation",
     ),
     Code(
         "NC303",
         "symbol bound to two sizes",
         "A symbol in a signature is bound at the call and must have one size across all parameters.",
-        "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(4))",
-        "def g(x: f32[('N',)], y: f32[('N',)]) -> f32[()]: ...\ng(jnp.zeros(3), jnp.zeros(3))",
+        "def g(x: f32[Array, Dims('N')], y: f32[Array, Dims('N')]) -> f32[Array, Dims()]: ...\ng(jnp.zeros(3), jnp.zeros(4))",
+        "def g(x: f32[Array, Dims('N')], y: f32[Array, Dims('N')]) -> f32[Array, Dims()]: ...\ng(jnp.zeros(3), jnp.zeros(3))",
         hint="pass arguments that give each symbol one size",
     ),
     Code(
@@ -194,8 +197,8 @@ _CODES: list[Code] = [
         "dtype mismatch",
         "The inferred dtype clearly differs from the declared one (JAX promotion rules, weak Python "
         "scalars included; 32/64-bit pairs are not told apart since x64 is usually off).",
-        "x: i32[(3,)] = jnp.zeros(3)",
-        "x: f32[(3,)] = jnp.zeros(3)",
+        "x: i32[Array, Dims(3)] = jnp.zeros(3)",
+        "x: f32[Array, Dims(3)] = jnp.zeros(3)",
         hint="convert the value with .astype(...), or change the annotation's dtype",
     ),
     Code(
@@ -305,12 +308,12 @@ _CODES: list[Code] = [
         "named axes sharing a resource co-occur",
         "Two named axes mapped to the same mesh axis can never both appear in one value's named shape: "
         "the devices cannot hold both splits. Reduce one of them away before they meet.",
-        "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+        "def both(a: f32[Array, Dims(a=4)], b: f32[Array, Dims(b=4)]) -> f32[Array, Dims()]:\n"
         "    return jnp.sum(a + b, axis=('a', 'b'))\n"
         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
         "(jnp.ones(4), jnp.ones(4))",
-        "def both(a: f32[(), {'a': 4}], b: f32[(), {'b': 4}]) -> f32[()]:\n"
+        "def both(a: f32[Array, Dims(a=4)], b: f32[Array, Dims(b=4)]) -> f32[Array, Dims()]:\n"
         "    return jnp.sum(a, axis='a') + jnp.sum(b, axis='b')\n"
         "with Mesh(np.array(jax.devices()[:4]), ('x',)):\n"
         "    xmap(both, in_axes=(['a', ...], ['b', ...]), out_axes=[...], axis_resources={'a': 'x', 'b': 'x'})"
@@ -402,8 +405,8 @@ _CODES: list[Code] = [
         "NC701",
         "axis argument out of range",
         "A reduction, collective or axis-taking op names a positional axis the value does not have.",
-        "x: f32[(3, 4)]\njnp.sum(x, axis=2)",
-        "x: f32[(3, 4)]\njnp.sum(x, axis=1)",
+        "x: f32[Array, Dims(3, 4)]\njnp.sum(x, axis=2)",
+        "x: f32[Array, Dims(3, 4)]\njnp.sum(x, axis=1)",
         hint="use an axis within the value's rank (negative axes count from the end)",
     ),
     Code(
@@ -412,8 +415,8 @@ _CODES: list[Code] = [
         "A named einsum spec (`'n{b,k},{k,m}->n{b,m}'`) is malformed, its letters do not match the "
         "operands' ranks, or it mentions a named axis for one operand that has it while skipping it for "
         "another operand that also has it.",
-        "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{}->n', x, y)",
-        "x: f32[(5,), {'b': 2, 'k': 7}]\ny: f32[(), {'k': 7}]\njnp.einsum('n{k},{k}->n', x, y)",
+        "x: f32[Array, Dims(5, b=2, k=7)]\ny: f32[Array, Dims(k=7)]\njnp.einsum('n{k},{}->n', x, y)",
+        "x: f32[Array, Dims(5, b=2, k=7)]\ny: f32[Array, Dims(k=7)]\njnp.einsum('n{k},{k}->n', x, y)",
         hint="match the spec's letters to the operands' ranks and mention a named axis for every operand that has it",
     ),
     Code(
@@ -423,8 +426,8 @@ _CODES: list[Code] = [
         "binds, nor the named axes of the function's own parameter annotations. Code the module runs outside any "
         "map (its statements and what they call, jitted or not) and the body of a vmap / pmap without that "
         "axis_name bind nothing else; a function only analysed on its own is silent (it may run under a map).",
-        "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'btach')",
-        "def f(x: f32[(3,), {'batch': 8}]) -> f32[(3,)]:\n    return lax.psum(x, 'batch')",
+        "def f(x: f32[Array, Dims(3, batch=8)]) -> f32[Array, Dims(3)]:\n    return lax.psum(x, 'btach')",
+        "def f(x: f32[Array, Dims(3, batch=8)]) -> f32[Array, Dims(3)]:\n    return lax.psum(x, 'batch')",
         hint="bind the name with an enclosing xmap, vmap(axis_name=...) or shard_map, or fix its spelling",
         fix="fix_name",
     ),
@@ -548,7 +551,7 @@ _CODES: list[Code] = [
         "NC811",
         "sharding differs from the annotation's",
         "An annotation may state a sharding by naming the Explicit mesh axes that split each dimension, as JAX "
-        "prints types: `f32[Array, Dims('8@data', 4)]` (or `f32[('8@data', 4)]`) is `float32[8@data,4]`, every "
+        "prints types: `f32[Array, Dims('8@data', 4)]` is `float32[8@data,4]`, every "
         "dimension written without `@` unsplit. A value whose sharding is known and differs (an argument, an "
         "annotated assignment, a returned value) is reported; `@checked` compares with `jax.typeof(x)`.",
         _E + "def f(x: f32[Array, Dims('8@data', 4)]) -> f32[Array, Dims('8@data', 4)]:\n    return x * 2\n"
@@ -751,9 +754,10 @@ FAMILIES: dict[str, str] = {
     "NC8": "sharding-types",
 }
 
-#: Where `namedcheck explain`'s text lives on the web: one heading per code (docs/codes.md).
-REPO_URL = "https://github.com/namedcheck/namedcheck"
-DOCS_URL = f"{REPO_URL}/blob/main/docs/codes.md"
+#: The reference that ships with the package: `namedcheck/docs` is the checkout's `docs/` (a link, as
+#: `namedcheck/stubs` is `stubs/`), installed as package data; one heading per code in codes.md (`#nc202`).
+#: No web address: namedcheck has no published repository or documentation site.
+CODES_MD = Path(__file__).resolve().parent.parent / "docs" / "codes.md"
 
 
 def default_hint(code: str) -> str | None:
@@ -767,9 +771,16 @@ def family(code: str) -> str:
     return FAMILIES.get(code[:3], "other")
 
 
-def help_uri(code: str) -> str:
-    """A stable link to the code's explanation (an anchor per code in docs/codes.md)."""
-    return f"{DOCS_URL}#{code.lower()}"
+def help_uri(code: str) -> str | None:
+    """A `file:` URI of the code's section in the installed docs/codes.md (`...#nc202`), which resolves on the
+    machine that ran the check; None where that file is missing (a package installed without its data)."""
+    try:
+        path = CODES_MD.resolve()
+        if not path.is_file():
+            return None
+    except OSError:
+        return None
+    return f"{path.as_uri()}#{code.lower()}"
 
 
 def help_text(code: str, markdown: bool = False) -> str:
@@ -800,7 +811,9 @@ def codes_markdown() -> str:
         "# Diagnostic codes",
         "",
         "Generated from `namedcheck/engine/codes.py` (`python -m namedcheck.cli.output --codes-md > docs/codes.md`); "
-        "`namedcheck explain CODE` prints the same text.",
+        "`namedcheck explain CODE` prints the same text. The examples assume `import jax`, "
+        "`import jax.numpy as jnp`, `import numpy as np`, `from jax import Array, lax`, "
+        "`from jax.sharding import Mesh, PartitionSpec as P` and `from namedcheck import Dims, f32, i32, xmap`.",
         "",
     ]
     for c in _CODES:
