@@ -1,10 +1,11 @@
-"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, stub-paths, devices (the run's device
-count, or a list of counts each checked), and the resource guard's time-budget, memory-budget and
-max-file-size."""
+"""`[tool.namedcheck]` in pyproject.toml: select, ignore, exclude, extend-exclude, per-file-ignores,
+respect-gitignore, stub-paths, devices (the run's device count, or a list of counts each checked), and the
+resource guard's time-budget, memory-budget and max-file-size."""
 
 from __future__ import annotations
 
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,6 +13,7 @@ from typing import Any
 
 from namedcheck.analyzer.budget import Limits
 from namedcheck.analyzer.sources import read_text
+from namedcheck.diagnostic import Diagnostic
 
 
 class ConfigError(Exception):
@@ -27,6 +29,44 @@ class Config:
     root: Path | None = None  # the folder holding the pyproject.toml
     limits: Limits = field(default_factory=Limits)
     devices: tuple[int, ...] = ()  # the device counts programs are checked under (empty: not stated)
+    # per-file-ignores: (glob, its matcher, codes or prefixes) in the order written
+    per_file_ignores: list[tuple[str, re.Pattern[str], list[str]]] = field(default_factory=list)
+    respect_gitignore: bool = True  # a run's walk leaves out what .gitignore files leave out
+
+    def per_file(self, diags: list[Diagnostic]) -> list[Diagnostic]:
+        """The diagnostics `per-file-ignores` keeps: a file matching a glob drops the codes it names (ruff's:
+        the glob is matched against the path from the project's folder, and one without `/` against the
+        file's name too); NC000 and NC001 are kept, as `select` keeps them."""
+        if not self.per_file_ignores:
+            return diags
+        from namedcheck.engine.codes import NC000, NC001, matches
+
+        cache: dict[str, list[str]] = {}
+        out = []
+        for d in diags:
+            codes = cache.get(d.path)
+            if codes is None:
+                codes = cache[d.path] = self._ignored_codes(d.path)
+            if codes and d.code not in (NC000, NC001) and matches(d.code, codes):
+                continue
+            out.append(d)
+        return out
+
+    def _ignored_codes(self, path: str) -> list[str]:
+        rel = path
+        try:
+            if self.root is not None:
+                rel = Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except (ValueError, OSError, RuntimeError):
+            pass
+        name = rel.rsplit("/", 1)[-1]
+        out: list[str] = []
+        for glob, rx, codes in self.per_file_ignores:
+            negated = glob.startswith("!")
+            hit = bool(rx.fullmatch(rel) or ("/" not in glob.lstrip("!") and rx.fullmatch(name)))
+            if hit != negated:
+                out.extend(codes)
+        return out
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -48,11 +88,11 @@ def load_config(start: Path) -> Config:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
     section = _section(path, data)
     cfg = Config(root=path.parent)
-    known = {"select", "ignore", "exclude", "stub-paths", "devices", *_NUMBERS}
+    known = {"select", "ignore", "exclude", "extend-exclude", "stub-paths", "devices", *_NUMBERS, *_OTHER}
     for key, value in section.items():
         if key not in known:
             raise ConfigError(f"{path}: unknown key {key!r} in [tool.namedcheck]; expected one of {sorted(known)}")
-        if key in _NUMBERS or key == "devices":
+        if key in _NUMBERS or key in _OTHER or key == "devices":
             continue
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{path}: [tool.namedcheck] {key} must be a list of strings; found {value!r}")
@@ -65,13 +105,76 @@ def load_config(start: Path) -> Config:
                 f"{path}: [tool.namedcheck] {key} names no known code: {', '.join(map(repr, bad))} "
                 f"(expected codes or prefixes such as 'NC2' or 'NC502'; see `namedcheck explain`)"
             )
-    cfg.exclude = section.get("exclude", [])
+    cfg.exclude = section.get("exclude", []) + section.get("extend-exclude", [])
+    if "respect-gitignore" in section:
+        if not isinstance(section["respect-gitignore"], bool):
+            raise ConfigError(
+                f"{path}: [tool.namedcheck] respect-gitignore must be true or false; found {section['respect-gitignore']!r}"
+            )
+        cfg.respect_gitignore = section["respect-gitignore"]
+    cfg.per_file_ignores = _per_file_ignores(path, section.get("per-file-ignores", {}))
     if "devices" in section:
         cfg.devices = _devices(path, section["devices"])
     cfg.stub_paths = [str((path.parent / p).resolve()) for p in section.get("stub-paths", [])]
     numbers: dict[str, Any] = {_NUMBERS[k][0]: _number(path, k, v) for k, v in section.items() if k in _NUMBERS}
     cfg.limits = Limits(**numbers)  # each number of its field's kind (_NUMBERS)
     return cfg
+
+
+_OTHER = ("per-file-ignores", "respect-gitignore")  # keys checked where they are read
+
+
+def _per_file_ignores(path: Path, value: Any) -> list[tuple[str, re.Pattern[str], list[str]]]:
+    """`per-file-ignores = {"tests/*.py" = ["NC2"], "!src/**" = ["NC5"]}`: globs to codes or prefixes."""
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, list) and all(isinstance(c, str) for c in v) for k, v in value.items()
+    ):
+        raise ConfigError(
+            f"{path}: [tool.namedcheck] per-file-ignores must be a table of globs to lists of codes, e.g. "
+            f'{{"tests/*.py" = ["NC2"]}}; found {value!r}'
+        )
+    out = []
+    for glob, codes in value.items():
+        bad = unknown_codes(codes)
+        if bad:
+            raise ConfigError(
+                f"{path}: [tool.namedcheck] per-file-ignores {glob!r} names no known code: {', '.join(map(repr, bad))}"
+            )
+        out.append((glob, glob_regex(glob.lstrip("!").lstrip("/")), [c.strip().upper() for c in codes]))
+    return out
+
+
+def glob_regex(glob: str) -> re.Pattern[str]:
+    """A path glob as a regex over posix paths: `*` and `?` stay inside one component, `**` spans
+    components (`**/` also none), `[...]` a class, `{a,b}` alternatives."""
+    out, i = [], 0
+    while i < len(glob):
+        c = glob[i]
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+            continue
+        if glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+            continue
+        if c == "*":
+            out.append("[^/]*")
+        elif c == "?":
+            out.append("[^/]")
+        elif c == "[" and "]" in glob[i + 1 :]:
+            j = glob.index("]", i + 1)
+            body = glob[i + 1 : j]
+            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
+            i = j
+        elif c == "{" and "}" in glob[i + 1 :]:
+            j = glob.index("}", i + 1)
+            out.append("(?:" + "|".join(glob_regex(a).pattern for a in glob[i + 1 : j].split(",")) + ")")
+            i = j
+        else:
+            out.append(re.escape(c))
+        i += 1
+    return re.compile("".join(out))
 
 
 # key -> (Limits field, type, smallest value, largest value)
