@@ -110,7 +110,15 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
                 from namedcheck.cli.files import read_regular
 
                 data = read_regular(path, 64 * 1024 * 1024)
-                cache[path] = source_lines(data.decode("utf-8", errors="replace")) if isinstance(data, bytes) else []
+                text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else ""
+                if path.endswith(".ipynb"):  # a notebook's lines are its code cells' (cli/notebook.py)
+                    from namedcheck.cli.notebook import NotebookError, read_notebook
+
+                    try:
+                        text = read_notebook(text).source
+                    except NotebookError:
+                        pass
+                cache[path] = source_lines(text)
             except OSError:
                 cache[path] = []
         lines = cache[path]
@@ -207,6 +215,17 @@ def cmd_check(args: argparse.Namespace) -> int:
                 )
             ]
             source = ""
+        elif display.endswith(".ipynb"):  # a notebook's JSON: its code cells are checked (cli/notebook.py)
+            from namedcheck.cli import notebook
+
+            try:
+                nb = notebook.read_notebook(source)
+            except notebook.NotebookError as e:
+                diags = [notebook.unreadable_notebook(display, e)]
+            else:
+                source = nb.source
+                found = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats) if nb.python else []
+                diags = notebook.in_cells(found, display, nb)
         else:
             diags = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats)
         stats.files = stats.analysed = 1
@@ -392,6 +411,12 @@ def _fix_and_attach(
                 outcome.codes[path] = codes
             if args.diff and before is not None and after is not None and after != before:
                 outcome.diffs.append(unified_diff(path, before, after))
+        left = sorted({d.path for d in diags if d.code in FIXABLE and _is_notebook(d.path)})
+        for path in left:
+            print(
+                f"namedcheck: {_shown(path)}: not fixed: --fix does not edit notebooks; apply the fix in the cell",
+                file=sys.stderr,
+            )
         if args.diff:
             return diags
         if outcome.codes:
@@ -488,7 +513,12 @@ def cmd_infer(args: argparse.Namespace) -> int:
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
     status = 0  # 2 once a file could not be read or written: said, and the other files still done
+    named = set(args.paths or [])
     for display, f in files:
+        if display.endswith(".ipynb"):  # `check` reads notebooks; `infer` writes Python files only
+            if display in named:
+                print(f"namedcheck: {_shown(display)}: not annotated: infer does not edit notebooks", file=sys.stderr)
+            continue
         try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
             data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
             source = decode_source(data)  # as Python decodes it (a coding line)

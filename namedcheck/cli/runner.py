@@ -68,11 +68,22 @@ def _check_file(job: Job) -> list[Diagnostic]:
         ]
     from namedcheck.analyzer.parsing import decode_source
     from namedcheck.analyzer.relevance import RELEVANT
+    from namedcheck.cli import notebook
 
-    try:
-        source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
-    except (UnicodeDecodeError, SyntaxError, LookupError) as e:
-        return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
+    nb = None
+    if notebook.is_notebook(job.path):  # JSON: its code cells are the module checked (cli/notebook.py)
+        try:
+            nb = notebook.read_notebook(data)
+        except notebook.NotebookError as e:
+            return [notebook.unreadable_notebook(job.display, e)]
+        if not nb.python:
+            return SkippedFile()
+        source = nb.source
+    else:
+        try:
+            source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
+        except (UnicodeDecodeError, SyntaxError, LookupError) as e:
+            return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
     from namedcheck.analyzer.session import session_for
 
     session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)
@@ -92,7 +103,7 @@ def _check_file(job: Job) -> list[Diagnostic]:
             cached, coverage = hit
             return FileDiagnostics(_here(cached, job.display), job.display, coverage)
     result = session.check(path, source, job.display, force=True)
-    diags = result.all
+    diags = result.all if nb is None else notebook.in_cells(result.all, job.display, nb)
     # a file cut short by its budget is not cached; nor is a result whose inputs changed while it was computed
     # (a dependency saved meanwhile: the key names its old text, the analysis may have read the new one)
     if cache is not None and key is not None and result.complete and _inputs_unchanged(job, data, project, deps):
