@@ -227,3 +227,19 @@ def test_gitignore_outside_a_repository_is_not_read(tree: Path, capsys: pytest.C
     (tree / "unsafe.py").unlink()
     _, out, _ = run(capsys, ".", "--format", "json")
     assert len({d["path"] for d in json.loads(out)}) == 6
+
+
+def test_unused_suppression_is_not_cached(
+    tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a comment inside a function is judged depends on the modules importing its file, which the
+    result cache's key does not name: a result with NC002 is never cached."""
+    monkeypatch.setattr("namedcheck.analyzer.project.LISTING_TTL", 0.0)  # two runs in one process
+    (tree / "lib.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef add(x, y):\n    return jnp.add(x, y)  # noqa: NC201\n"
+    )
+    main(["check", "lib.py", "--format", "json"])
+    assert [d["code"] for d in json.loads(capsys.readouterr()[0])] == ["NC002"]
+    (tree / "main.py").write_text("import jax.numpy as jnp\nfrom lib import add\n\nadd(jnp.ones(3), jnp.ones(4))\n")
+    main(["check", "lib.py", "main.py", "--format", "json"])
+    assert json.loads(capsys.readouterr()[0]) == []

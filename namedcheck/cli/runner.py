@@ -14,7 +14,7 @@ from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.files import read_regular, unreadable
 from namedcheck.cli.summary import FileDiagnostics, SkippedFile
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import NC001
+from namedcheck.engine.codes import NC001, NC002
 
 
 @dataclass(frozen=True)
@@ -106,7 +106,16 @@ def _check_file(job: Job) -> list[Diagnostic]:
     diags = result.all if nb is None else notebook.in_cells(result.all, job.display, nb)
     # a file cut short by its budget is not cached; nor is a result whose inputs changed while it was computed
     # (a dependency saved meanwhile: the key names its old text, the analysis may have read the new one)
-    if cache is not None and key is not None and result.complete and _inputs_unchanged(job, data, project, deps):
+    # nor one with an unused suppression (NC002): whether it is judged depends on the modules importing the
+    # file, which the key does not name
+    unused = any(d.code == NC002 for d in diags)
+    if (
+        cache is not None
+        and key is not None
+        and result.complete
+        and not unused
+        and _inputs_unchanged(job, data, project, deps)
+    ):
         cache.put(key, _anywhere(diags, job.display), result.coverage)
     return FileDiagnostics(diags, job.display, result.coverage)
 
