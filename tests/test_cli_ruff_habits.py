@@ -149,7 +149,9 @@ def test_fix_removes_unused_suppressions(tree: Path, capsys: pytest.CaptureFixtu
     ]
 
 
-def test_suppression_for_another_modules_call_is_not_unused(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_suppression_for_another_modules_call_is_not_unused(
+    tree: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A comment inside a function of a module another project module imports is never judged: the
     importer's call may be what it silences (here it is: checking lib.py alone would not know)."""
     (tree / "lib.py").write_text(
@@ -159,6 +161,19 @@ def test_suppression_for_another_modules_call_is_not_unused(tree: Path, capsys: 
     code, out, _ = run(capsys, "lib.py", "main.py", "--format", "json")
     assert (code, json.loads(out)) == (0, [])
     code, out, _ = run(capsys, "lib.py", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])
+    # a lambda too: the importer may call it
+    (tree / "lam").mkdir()
+    (tree / "lam" / "lib2.py").write_text(
+        "import jax.numpy as jnp\n\nadd = lambda x, y: jnp.add(x, y)  # noqa: NC201\n"
+    )
+    _, out, _ = run(capsys, "lam/lib2.py", "--format", "json")
+    assert [d["code"] for d in json.loads(out)] == ["NC002"]  # nothing imports it: judged
+    (tree / "lam" / "main2.py").write_text(
+        "import jax.numpy as jnp\nfrom lib2 import add\n\nadd(jnp.ones(3), jnp.ones(4))\n"
+    )
+    monkeypatch.setattr("namedcheck.analyzer.project.LISTING_TTL", 0.0)  # two runs in one process
+    code, out, _ = run(capsys, "lam/lib2.py", "lam/main2.py", "--format", "json")
     assert (code, json.loads(out)) == (0, [])
 
 

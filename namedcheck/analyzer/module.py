@@ -808,11 +808,15 @@ def _is_main_guard(s: cst.CSTNode) -> bool:
 
 
 def _functions(module: cst.Module) -> list[cst.CSTNode]:
-    """Every function definition of a module, nested ones and methods included."""
+    """Every function of a module (definitions, nested ones and methods included, and lambdas): what
+    another module's call may run."""
     found: list[cst.CSTNode] = []
 
     class Visitor(cst.CSTVisitor):
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            found.append(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:
             found.append(node)
 
     module.visit(Visitor())
