@@ -19,6 +19,12 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _NC = re.compile(r"NC[0-9]*", re.IGNORECASE)
+_ANY = re.compile(r"#\s*(?:noqa|type:\s*ignore|namedcheck:\s*ignore)", re.IGNORECASE)
+
+
+def may_suppress(text: str) -> bool:
+    """Whether a text may hold a suppression comment at all (a cheap test before tokenizing it)."""
+    return _ANY.search(text) is not None
 
 
 @dataclass(frozen=True)

@@ -241,9 +241,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     diags = chosen(diags)
     outcome = FixOutcome()
-    if args.fix or args.unsafe_fixes or args.diff or args.show_fixes or (args.format != "github" and not args.silent):
-        stdin_source = source if args.paths == ["-"] else None
+    stdin_source = source if args.paths == ["-"] else None
+    if args.fix or args.unsafe_fixes or args.diff or args.show_fixes or args.format in ("json", "sarif"):
         diags = _fix_and_attach(args, diags, cfg, chosen, stdin_source, jobs, cache_root, outcome)
+    elif args.format == "text" and not args.silent:  # the `[*]` markers: which diagnostics have a fix
+        diags = _marked(diags, cfg, stdin_source)
     if outcome.codes and not args.diff and not args.silent:
         n = sum(len(c) for c in outcome.codes.values())
         print(f"Fixed {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
@@ -428,6 +430,25 @@ def _fix_and_attach(
             try:
                 source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
                 group = _with_fixes(group, analyse(path, source))
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(group)
+    return sorted(out)
+
+
+def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> list[Diagnostic]:
+    """The diagnostics with their fixes as the text output's `[*]` markers and count need them: worked out
+    from each diagnostic's data and its file's text, without analysing the file again (`--fix`, json and
+    SARIF do, for fixes that read the analysis's values)."""
+    from namedcheck.edits.fixes import FIXABLE, attach_fixes
+
+    out: list[Diagnostic] = []
+    for path in sorted({d.path for d in diags}):
+        group = [d for d in diags if d.path == path]
+        if any(d.code in FIXABLE for d in group) and not _is_notebook(path):
+            try:
+                source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
+                group = attach_fixes(group, source)
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(group)
