@@ -157,3 +157,17 @@ def test_infer_leaves_notebooks(tree: Path, capsys: pytest.CaptureFixture[str]) 
     _, err = capsys.readouterr()
     assert code == 0 and "demo.ipynb: not annotated: infer does not edit notebooks" in err
     assert (tree / "demo.ipynb").read_text() == DEMO
+
+
+def test_module_a_notebook_imports_is_not_judged(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A notebook is no project module: a comment in a module it imports may be for a cell's call, so the
+    module's suppressions are not judged in a run with that notebook."""
+    (tree / "demo.ipynb").unlink()
+    (tree / "lib.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef add(x, y):\n    return jnp.add(x, y)  # noqa: NC201\n"
+    )
+    _, out, _ = run(capsys, ".", "--no-cache", "--format", "json")
+    assert [d["code"] for d in json.loads(out)] == ["NC002"]
+    (tree / "use.ipynb").write_text(notebook(_code("import jax.numpy as jnp\nfrom lib import add\n")))
+    code, out, _ = run(capsys, ".", "--no-cache", "--format", "json")
+    assert (code, json.loads(out)) == (0, [])

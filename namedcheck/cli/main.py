@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -64,10 +65,33 @@ def run_check(
         results.extend(located_in(check_all(context, jobs), files))
     from namedcheck.cli.discover import reported
 
+    if any(d.code == "NC002" for d in results):
+        results = _unjudged_for_notebooks(results, [f for _, f in files if str(f).endswith(".ipynb")])
     bad = [unreadable(d, "Directory", why) for d, why in bad_dirs]
     # a path that does not exist is a diagnostic of the output (as ruff's E902): the other paths are still checked
     bad += [unreadable(m, "Path", "No such file or directory") for m in missing]
     return sorted(reported(results, files) + bad)
+
+
+def _unjudged_for_notebooks(results: list[Diagnostic], notebooks: list[Path]) -> list[Diagnostic]:
+    """Without the unused suppressions (NC002) of modules the run's notebooks may import: a notebook is no
+    project module, so the analysis did not count it among the module's importers (a call in a cell may be
+    what the comment is for)."""
+    if not notebooks:
+        return results
+    from namedcheck.cli.notebook import NotebookError, read_notebook
+    from namedcheck.engine.readfile import read_bytes
+
+    names: set[str] = set()
+    for nb in notebooks:
+        try:
+            source = read_notebook(read_bytes(nb, 64 * 1024 * 1024)).source
+        except (OSError, NotebookError):
+            continue
+        for line in source.splitlines():
+            if line.lstrip().startswith(("import ", "from ")):
+                names.update(re.findall(r"\w+", line))
+    return [d for d in results if d.code != "NC002" or Path(d.path).stem not in names | {"__init__"}]
 
 
 def _display(path: Path) -> str:
