@@ -258,3 +258,18 @@ def test_unused_suppression_is_not_cached(
     (tree / "main.py").write_text("import jax.numpy as jnp\nfrom lib import add\n\nadd(jnp.ones(3), jnp.ones(4))\n")
     main(["check", "lib.py", "main.py", "--format", "json"])
     assert json.loads(capsys.readouterr()[0]) == []
+
+
+def test_gitignored_importer_is_no_context(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a gitignored script's call causes in a checked module is left out, as the script itself is."""
+    (tree / ".git").mkdir()
+    (tree / ".gitignore").write_text("scratch/\n")
+    (tree / "scratch").mkdir()
+    (tree / "lib.py").write_text("import jax.numpy as jnp\n\n\ndef add(x, y):\n    return jnp.add(x, y)\n")
+    (tree / "scratch" / "try_it.py").write_text(
+        "import jax.numpy as jnp\nfrom lib import add\n\nadd(jnp.ones(3), jnp.ones(4))\n"
+    )
+    _, out, _ = run(capsys, "lib.py", "--format", "json")
+    assert json.loads(out) == []
+    _, out, _ = run(capsys, "lib.py", "--format", "json", "--no-respect-gitignore")
+    assert [(d["path"], d["line"], d["code"]) for d in json.loads(out)] == [("lib.py", 5, "NC201")]

@@ -186,6 +186,27 @@ def git_ignored(path: Path, is_dir: bool, stack: list[GitIgnore]) -> bool:
     return False
 
 
+def gitignored(path: Path) -> bool:
+    """Whether the .gitignore files of its git work tree leave `path` (a file) out, or a folder above it."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    top = _git_root(real.parent)
+    if top is None:
+        return False
+    stack = _ignore_stack(top) or []
+    folder = top
+    for part in real.relative_to(top).parts[:-1]:
+        own = _gitignore_at(folder)
+        stack = [*stack, own] if own is not None else stack
+        folder = folder / part
+        if git_ignored(folder, True, stack):
+            return True
+    own = _gitignore_at(folder)
+    return git_ignored(real, False, [*stack, own] if own is not None else stack)
+
+
 def discover(
     paths: list[str],
     exclude: list[str],

@@ -49,12 +49,12 @@ def run_check(
     from namedcheck.analyzer.session import session_for
 
     session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
-    from namedcheck.cli.discover import is_excluded
+    from namedcheck.cli.discover import gitignored, is_excluded
 
     context = [
         Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
         for f in (session.importers([f for _, f in files]) if callers else [])
-        if not is_excluded(f, cfg.exclude, cfg.root)
+        if not is_excluded(f, cfg.exclude, cfg.root) and not (cfg.respect_gitignore and gitignored(f))
     ]
     stats.begin(len(todo), progress_to)
     results = check_all(todo, jobs, stats.record)
