@@ -273,3 +273,32 @@ def test_gitignored_importer_is_no_context(tree: Path, capsys: pytest.CaptureFix
     assert json.loads(out) == []
     _, out, _ = run(capsys, "lib.py", "--format", "json", "--no-respect-gitignore")
     assert [(d["path"], d["line"], d["code"]) for d in json.loads(out)] == [("lib.py", 5, "NC201")]
+
+
+@pytest.mark.parametrize(
+    ("glob", "path", "hit"),
+    [
+        ("tests/*.py", "tests/a.py", True),
+        ("tests/*.py", "tests/x/a.py", False),
+        ("**/test_*.py", "a/b/test_x.py", True),
+        ("**/test_*.py", "test_x.py", True),
+        ("a/**/b", "a/b", True),
+        ("a/**/b", "a/x/y/b", True),
+        ("{src,lib}/*.py", "lib/c.py", True),
+        ("[!a]*.py", "a.py", False),
+        ("[a-c]?.py", "bx.py", True),
+        ("*a" * 12 + "*b", "a" * 255 + ".py", False),  # no backtracking blow-up on a hostile pattern
+    ],
+)
+def test_globs(glob: str, path: str, hit: bool) -> None:
+    from namedcheck.cli.config import Glob
+
+    assert Glob(glob).match(path) is hit
+
+
+def test_hostile_gitignore_pattern(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tree / ".git").mkdir()
+    (tree / ".gitignore").write_text("*a" * 40 + "*b\n" + "[" * 1000 + "\n" + "{" * 500 + "\nunsafe.py\n")
+    (tree / ("a" * 200 + ".py")).write_text(SHAPE)
+    _, out, _ = run(capsys, ".", "--format", "json")
+    assert sorted(d["code"] for d in json.loads(out)) == ["NC201", "NC404"]

@@ -5,7 +5,6 @@ resource guard's time-budget, memory-budget and max-file-size."""
 from __future__ import annotations
 
 import math
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ class Config:
     limits: Limits = field(default_factory=Limits)
     devices: tuple[int, ...] = ()  # the device counts programs are checked under (empty: not stated)
     # per-file-ignores: (glob, its matcher, codes or prefixes) in the order written
-    per_file_ignores: list[tuple[str, re.Pattern[str], list[str]]] = field(default_factory=list)
+    per_file_ignores: list[tuple[str, Glob, list[str]]] = field(default_factory=list)
     respect_gitignore: bool = True  # a run's walk leaves out what .gitignore files leave out
 
     def per_file(self, diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -63,7 +62,7 @@ class Config:
         out: list[str] = []
         for glob, rx, codes in self.per_file_ignores:
             negated = glob.startswith("!")
-            hit = bool(rx.fullmatch(rel) or ("/" not in glob.lstrip("!") and rx.fullmatch(name)))
+            hit = rx.match(rel) or ("/" not in glob.lstrip("!") and rx.match(name))
             if hit != negated:
                 out.extend(codes)
         return out
@@ -124,7 +123,7 @@ def load_config(start: Path) -> Config:
 _OTHER = ("per-file-ignores", "respect-gitignore")  # keys checked where they are read
 
 
-def _per_file_ignores(path: Path, value: Any) -> list[tuple[str, re.Pattern[str], list[str]]]:
+def _per_file_ignores(path: Path, value: Any) -> list[tuple[str, Glob, list[str]]]:
     """`per-file-ignores = {"tests/*.py" = ["NC2"], "!src/**" = ["NC5"]}`: globs to codes or prefixes."""
     if not isinstance(value, dict) or not all(
         isinstance(k, str) and isinstance(v, list) and all(isinstance(c, str) for c in v) for k, v in value.items()
@@ -140,41 +139,122 @@ def _per_file_ignores(path: Path, value: Any) -> list[tuple[str, re.Pattern[str]
             raise ConfigError(
                 f"{path}: [tool.namedcheck] per-file-ignores {glob!r} names no known code: {', '.join(map(repr, bad))}"
             )
-        out.append((glob, glob_regex(glob.lstrip("!").lstrip("/")), [c.strip().upper() for c in codes]))
+        out.append((glob, Glob(glob.lstrip("!").lstrip("/")), [c.strip().upper() for c in codes]))
     return out
 
 
-def glob_regex(glob: str) -> re.Pattern[str]:
-    """A path glob as a regex over posix paths: `*` and `?` stay inside one component, `**` spans
-    components (`**/` also none), `[...]` a class, `{a,b}` alternatives."""
-    out, i = [], 0
-    while i < len(glob):
-        c = glob[i]
-        if glob.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-            continue
-        if glob.startswith("**", i):
-            out.append(".*")
-            i += 2
-            continue
+class Glob:
+    """A path glob matched against posix paths without backtracking (a hostile pattern such as
+    `*a*a*a*a*a*b` costs the product of the lengths, never more): `*` and `?` within one component, `[...]`
+    a class (`[!...]` negated), a `**` component any number of components, `{a,b}` alternatives."""
+
+    def __init__(self, glob: str) -> None:
+        self.alternatives = [
+            [_component_tokens(part) for part in alt.split("/")] for alt in _braces(glob)[:MAX_ALTERNATIVES]
+        ]
+
+    def match(self, path: str) -> bool:
+        parts = path.split("/")
+        return any(_match_parts(tokens, parts) for tokens in self.alternatives)
+
+
+MAX_ALTERNATIVES = 64  # `{a,b}{c,d}...`: at most this many spelled-out patterns
+_STAR, _ANY, _DEEP = ("*",), ("?",), ("**",)
+
+
+def _braces(glob: str) -> list[str]:
+    """`{a,b}` alternatives spelled out (the first group first, at most MAX_ALTERNATIVES)."""
+    i = glob.find("{")
+    j = glob.find("}", i + 1)
+    if i < 0 or j < 0:
+        return [glob]
+    out: list[str] = []
+    for alt in glob[i + 1 : j].split(","):
+        out.extend(_braces(glob[:i] + alt + glob[j + 1 :]))
+        if len(out) >= MAX_ALTERNATIVES:
+            break
+    return out
+
+
+def _component_tokens(part: str) -> list[tuple[str, ...]]:
+    if part == "**":
+        return [_DEEP]
+    tokens: list[tuple[str, ...]] = []
+    i = 0
+    while i < len(part):
+        c = part[i]
         if c == "*":
-            out.append("[^/]*")
+            if not tokens or tokens[-1] != _STAR:
+                tokens.append(_STAR)
         elif c == "?":
-            out.append("[^/]")
-        elif c == "[" and "]" in glob[i + 1 :]:
-            j = glob.index("]", i + 1)
-            body = glob[i + 1 : j]
-            out.append("[" + ("^" + body[1:] if body.startswith("!") else body).replace("\\", "\\\\") + "]")
-            i = j
-        elif c == "{" and "}" in glob[i + 1 :]:
-            j = glob.index("}", i + 1)
-            out.append("(?:" + "|".join(glob_regex(a).pattern for a in glob[i + 1 : j].split(",")) + ")")
+            tokens.append(_ANY)
+        elif c == "[" and "]" in part[i + 2 :]:
+            j = part.index("]", i + 2)
+            body = part[i + 1 : j]
+            negated = body[:1] in ("!", "^")
+            tokens.append(("set", "!" if negated else "", body[1:] if negated else body))
             i = j
         else:
-            out.append(re.escape(c))
+            tokens.append(("c", c[0]))
         i += 1
-    return re.compile("".join(out))
+    return tokens
+
+
+def _one(token: tuple[str, ...], ch: str) -> bool:
+    if token is _ANY:
+        return True
+    if token[0] == "c":
+        return token[1] == ch
+    body, hit, k = token[2], False, 0
+    while k < len(body):
+        if k + 2 < len(body) and body[k + 1] == "-":
+            hit = hit or body[k] <= ch <= body[k + 2]
+            k += 3
+        else:
+            hit = hit or body[k] == ch
+            k += 1
+    return hit != bool(token[1])
+
+
+def _match_component(tokens: list[tuple[str, ...]], name: str) -> bool:
+    """Wildcard matching with the last `*` as the only backtrack point: linear in len(name) per token."""
+    i = j = 0
+    star, mark = -1, 0
+    while j < len(name):
+        if i < len(tokens) and tokens[i] is not _STAR and _one(tokens[i], name[j]):
+            i, j = i + 1, j + 1
+        elif i < len(tokens) and tokens[i] is _STAR:
+            star, mark, i = i, j, i + 1
+        elif star >= 0:
+            mark += 1
+            i, j = star + 1, mark
+        else:
+            return False
+    while i < len(tokens) and tokens[i] is _STAR:
+        i += 1
+    return i == len(tokens)
+
+
+def _match_parts(pattern: list[list[tuple[str, ...]]], parts: list[str]) -> bool:
+    """Components against components; a `**` component takes any number of them (each pair tried once)."""
+    seen: set[tuple[int, int]] = set()
+    todo = [(0, 0)]
+    while todo:
+        i, j = todo.pop()
+        if (i, j) in seen:
+            continue
+        seen.add((i, j))
+        if i == len(pattern):
+            if j == len(parts):
+                return True
+            continue
+        if pattern[i] == [_DEEP]:
+            todo.append((i + 1, j))
+            if j < len(parts):
+                todo.append((i, j + 1))
+        elif j < len(parts) and _match_component(pattern[i], parts[j]):
+            todo.append((i + 1, j + 1))
+    return False
 
 
 # key -> (Limits field, type, smallest value, largest value)

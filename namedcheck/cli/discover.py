@@ -7,9 +7,12 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from namedcheck.diagnostic import Diagnostic
+
+if TYPE_CHECKING:
+    from namedcheck.cli.config import Glob
 
 SKIP_DIRS = {
     ".git",
@@ -91,10 +94,10 @@ class GitIgnore:
     matched against the name at any depth; `*`, `?`, `[...]`, `**`). The last rule that matches decides."""
 
     def __init__(self, base: Path, text: str) -> None:
-        from namedcheck.cli.config import glob_regex
+        from namedcheck.cli.config import Glob
 
         self.base = base
-        self.rules: list[tuple[re.Pattern[str], bool, bool, bool]] = []  # (regex, negated, dirs only, anchored)
+        self.rules: list[tuple[Glob, bool, bool, bool]] = []  # (glob, negated, dirs only, anchored)
         for raw in text.splitlines():
             line = raw.rstrip()
             if raw.endswith("\\ "):  # an escaped trailing space stays
@@ -110,7 +113,7 @@ class GitIgnore:
             if not line:
                 continue
             anchored = "/" in line
-            self.rules.append((glob_regex(line.lstrip("/")), negated, dirs_only, anchored))
+            self.rules.append((Glob(line.lstrip("/")), negated, dirs_only, anchored))
 
     def verdict(self, path: Path, is_dir: bool) -> bool | None:
         """True: ignored, False: re-included, None: no rule of this file matches."""
@@ -123,7 +126,7 @@ class GitIgnore:
         for rx, negated, dirs_only, anchored in self.rules:
             if dirs_only and not is_dir:
                 continue
-            if rx.fullmatch(rel if anchored else name):
+            if rx.match(rel if anchored else name):
                 out = not negated
         return out
 
