@@ -100,3 +100,14 @@ def test_no_unused_report_when_a_call_was_cut() -> None:
     assert check_source(src, "m.py", force=True) == []
     flat = src.replace("return f(x, n - 1)", "return x")
     assert _got(check_source(flat, "m.py", force=True)) == [(7, "NC002")]
+
+
+def test_editor_offers_the_removal(tmp_path: Path) -> None:
+    from namedcheck.edits.fixes import apply_edits, attach_fixes
+
+    f = tmp_path / "m.py"
+    f.write_text(SOURCE)
+    [d] = [d for d in DocumentAnalyser(str(f), fixer=attach_fixes).analyse(SOURCE).diagnostics if d.code == "NC002"]
+    [fix] = d.fixes
+    assert (fix.title, fix.safe) == ("Remove unused NC202", True)
+    assert apply_edits(SOURCE, list(fix.edits)).splitlines()[5] == "d = jnp.ones((2, 3))"
