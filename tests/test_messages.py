@@ -26,6 +26,7 @@ HEADER = (
 # code -> a program (after HEADER) with one mistake
 PROGRAMS = {
     "NC001": "def loss(w, x:\n    return w @ x\n",
+    "NC002": "tokens = jnp.ones((16, 64))  # noqa: NC201\n",
     "NC101": "def embed(tokens: f32[(16,), ['batch', 8]]) -> None: ...\n",
     "NC102": "def embed(tokens: f32[(-1, 64)]) -> None: ...\n",
     "NC103": "def embed(tokens: f32[(64,), {'batch': 8, 'batch': 4}]) -> None: ...\n",
@@ -89,6 +90,12 @@ EXPECTED = {
         1,  # CPython's location and message (libcst's said line 2: where it gave up)
         "File does not parse: '(' was never closed",
         "make the file valid UTF-8 Python 3 source; only files that parse can be checked",
+    ),
+    "NC002": (
+        1,
+        "`# noqa` names NC201, which nothing reports on this line",
+        "remove the code from the comment (`namedcheck check --fix` does), or move the comment to the first line "
+        "of the diagnostic it is meant for",
     ),
     "NC101": (
         1,

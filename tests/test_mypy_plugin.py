@@ -18,7 +18,10 @@ from namedcheck.analyzer.check import check_source  # noqa: E402
 pytestmark = pytest.mark.slow  # runs mypy over the corpus
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = sorted(p for p in (ROOT / "tests" / "cases").glob("*.py") if p.name != "nc001_syntax.py")
+# nc002_suppressions.py: mypy judges its own `# type: ignore` comments (test_mypy_judges_type_ignores)
+CASES = sorted(
+    p for p in (ROOT / "tests" / "cases").glob("*.py") if p.name not in ("nc001_syntax.py", "nc002_suppressions.py")
+)
 CONFIG = """\
 [mypy]
 show_column_numbers = True
@@ -214,3 +217,26 @@ def test_plugin_reads_and_reveals_stated_shardings(mypy_run, tmp_path):
     assert (19, "note: Revealed type is \"namedcheck.shaped.Shaped[Literal['f32[(8@data, 4@model)]']]\"") in rows, text
     errors = [(n, m) for n, m in rows if "error" in m]
     assert len(errors) == 1 and errors[0][0] == 17 and errors[0][1].endswith("[NC811]"), text
+
+
+SUPPRESSED = """\
+import jax.numpy as jnp
+
+a = jnp.ones((2, 3)) + jnp.ones((4, 5))  # type: ignore[NC201]
+b = jnp.ones((2, 3))  # type: ignore[NC201]
+c = jnp.ones((2, 3)) + jnp.ones((4, 5))  # noqa: NC201
+d = jnp.ones((2, 3))  # noqa: NC201
+"""
+
+
+def test_mypy_judges_type_ignores(tmp_path):
+    """Under the plugin mypy honours `# type: ignore[NC201]` and, with warn_unused_ignores, reports the one
+    that silences nothing (line 4), not the used one (line 3); `# noqa` is the analysis's: silenced on line
+    5, NC002 on line 6."""
+    path = tmp_path / "suppressed.py"
+    path.write_text(SUPPRESSED)
+    cfg = tmp_path / "mypy.ini"
+    cfg.write_text(CONFIG.format(plugins="plugins = namedcheck_mypy\nwarn_unused_ignores = True"))
+    out, err, _ = mypy_api.run(["--config-file", str(cfg), "--cache-dir", str(tmp_path / "c"), str(path)])
+    rows = re.findall(rf"^{re.escape(str(path))}:(\d+):(?:\d+:)? error: .*\[([\w-]+)\]$", out, re.MULTILINE)
+    assert rows == [("4", "unused-ignore"), ("6", "NC002")], out + err

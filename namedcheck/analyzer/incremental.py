@@ -43,6 +43,7 @@ class Replay:
     under_map: set[int]
     mapped: set[int]
     state: tuple[int, ...] = ()  # the shared state it was analysed under (`EditorAnalyzer._shared_state`)
+    cut: bool = False  # a call in it was cut short by a bound (unused suppressions are not judged then)
 
 
 @dataclass
@@ -149,6 +150,8 @@ class EditorAnalyzer(ModuleAnalyzer):
             and not any(" at line " in e.message for _, e in old.reports)
         ):
             self.analysed.add(id(ref.node))
+            if old.cut:
+                self.judge_suppressions = False
             for node, err in old.reports:
                 super().report(node, err)
             self.unbound_names.extend(old.unbound)
@@ -165,6 +168,7 @@ class EditorAnalyzer(ModuleAnalyzer):
             len(self.function_log),
             set(self.under_map),
             set(self.mapped),
+            self.log.cuts,
         )
         super().analyse_standalone(ref)
         if self._shared_state() != state:
@@ -178,6 +182,7 @@ class EditorAnalyzer(ModuleAnalyzer):
             self.under_map - marks[4],
             self.mapped - marks[5],
             state,
+            self.log.cuts != marks[6],
         )
         return None
 

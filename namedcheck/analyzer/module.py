@@ -17,8 +17,9 @@ from namedcheck.analyzer.imports import absolute_import
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
+from namedcheck.analyzer.suppressions import comments, may_suppress, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related
-from namedcheck.engine.codes import NC302
+from namedcheck.engine.codes import NC002, NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
@@ -42,7 +43,6 @@ STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
 MAX_RECURSION = 2  # calls of one function active at once (recursion with growing arguments is not followed)
 _PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
-_IGNORE = re.compile(r"#\s*namedcheck:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -120,6 +120,12 @@ class ModuleAnalyzer:
         self.budget = STEP_BUDGET_BASE + STEP_BUDGET_PER_STMT * _count_statements(module)
         self.guard: Guard | None = None  # the file's time and memory budgets (analyzer/budget.py)
         self.running: dict[int, int] = {}  # function node id -> its calls being analysed now
+        # suppressions (analyzer/suppressions.py): the mypy plugin (the one front end recording types) leaves
+        # `# type: ignore` to mypy, which honours and judges it; unused ones (NC002) are judged only when the
+        # file's analysis was whole (no call cut short by a bound, no budget, not a quiet dependency)
+        self.host_type_ignores = record_types
+        self.judge_suppressions = not dependency
+        self.cuts_at_start = self.log.cuts
 
     # ---- bookkeeping -----------------------------------------------------------------------------
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
@@ -555,10 +561,12 @@ class ModuleAnalyzer:
 
     def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
         self._settle_unbound_names()
-        if not self.found and not self.revealed:
+        judge = self.judge_suppressions and self.log.cuts == self.cuts_at_start and may_suppress("\n".join(lines))
+        if not self.found and not self.revealed and not judge:
             return []
         positions = self.positions()
         out = []
+        seen: dict[int, set[str]] = {}  # line -> the codes found there, silenced or not
         for key, (node, err) in list(self.found.items()):
             if node not in positions:  # a node of another project module (a map written there, called here)
                 owner = self._owner_of(node)
@@ -566,8 +574,9 @@ class ModuleAnalyzer:
                     owner.found.setdefault(key, (node, err))  # reported in its own file, with its diagnostics
                 continue
             r = positions[node]
+            seen.setdefault(r.start.line, set()).add(err.code)
             line_text = lines[r.start.line - 1] if r.start.line - 1 < len(lines) else ""
-            if _suppressed(line_text, err.code):
+            if suppressed(line_text, err.code, not self.host_type_ignores):
                 continue
             out.append(
                 Diagnostic(
@@ -583,7 +592,66 @@ class ModuleAnalyzer:
                     related=self.related_locations(path, err),
                 )
             )
+        if judge:
+            out.extend(self.unused_suppressions(path, lines, seen))
         return sorted(out)
+
+    def unused_suppressions(self, path: str, lines: list[str], seen: dict[int, set[str]]) -> list[Diagnostic]:
+        """NC002 for each NC code of a suppression comment that silenced nothing on its line, on lines of
+        the analysed statements; inside functions only when no other project module imports this one (a
+        call from there may need it). A line whose comments silence NC002 itself is not judged."""
+        marks = comments("\n".join(lines) + "\n")
+        if not marks:
+            return []
+        positions = self.positions()
+        spans = [positions[st] for st in self.module.body if st in positions]
+        inside = [(r.start.line, r.end.line) for r in spans]
+        if self._imported_elsewhere():
+            functions = [positions[f] for f in _functions(self.module) if f in positions]
+            outside_functions = [(r.start.line, r.end.line) for r in functions]
+        else:
+            outside_functions = []
+        out = []
+        for line, found in sorted(marks.items()):
+            if not any(a <= line <= b for a, b in inside) or any(a <= line <= b for a, b in outside_functions):
+                continue
+            codes = seen.get(line, set())
+            text = lines[line - 1] if line - 1 < len(lines) else ""
+            if suppressed(text, NC002, not self.host_type_ignores):  # NC002 named, or a bare marker
+                continue
+            for s in found:
+                if s.kind == "type" and self.host_type_ignores:
+                    continue
+                unused = [(c, a, b) for c, a, b in s.judged() if not s.used_by(c, codes)]
+                if not unused:
+                    continue
+                named = ", ".join(c for c, _, _ in unused if c) or "every code"
+                kind = {"noqa": "# noqa", "type": "# type: ignore", "namedcheck": "# namedcheck: ignore"}[s.kind]
+                start, end, new = removal(text, s, unused)
+                col = (unused[0][1] if unused[0][0] else s.start) + 1
+                end_col = (unused[-1][2] if unused[-1][0] else s.end) + 1
+                out.append(
+                    Diagnostic(
+                        path,
+                        line,
+                        col,
+                        line,
+                        end_col,
+                        NC002,
+                        f"`{kind}` names {named}, which nothing reports on this line",
+                        data={"codes": [c for c, _, _ in unused], "edit": [start + 1, end + 1, new]},
+                    )
+                )
+        return out
+
+    def _imported_elsewhere(self) -> bool:
+        """Whether another module of the project imports this one (unknown: yes)."""
+        if self.project is None:
+            return False
+        try:
+            return bool(self.project.importers_of([self.file])) if self.file is not None else True
+        except Exception:
+            return True
 
     def related_locations(self, path: str, err: RuleError) -> tuple[Related, ...]:
         """`err`'s causes elsewhere located: a node of this module (in `path`) or of another loaded project
@@ -740,10 +808,17 @@ def _is_main_guard(s: cst.CSTNode) -> bool:
     )
 
 
-def _suppressed(line: str, code: str) -> bool:
-    m = _IGNORE.search(line)
-    if not m:
-        return False
-    if m.group(1) is None:
-        return True
-    return any(code.startswith(c.strip().upper()) for c in m.group(1).split(",") if c.strip())
+def _functions(module: cst.Module) -> list[cst.CSTNode]:
+    """Every function of a module (definitions, nested ones and methods included, and lambdas): what
+    another module's call may run."""
+    found: list[cst.CSTNode] = []
+
+    class Visitor(cst.CSTVisitor):
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            found.append(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            found.append(node)
+
+    module.visit(Visitor())
+    return found

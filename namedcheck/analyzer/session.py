@@ -43,7 +43,7 @@ from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.sources import source_lines
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import NC000, NC001
+from namedcheck.engine.codes import NC000, NC001, NC002
 from namedcheck.engine.errors import is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
 
@@ -354,7 +354,10 @@ def _merged(results: list[tuple[int | None, FileResult]]) -> FileResult:
         return (d.path, d.line, d.column, d.end_line, d.end_column, d.code)
 
     first = results[0][1]
+    # an unused suppression (NC002) is one under every count: another count's analysis may need it
+    everywhere = set.intersection(*({key(d) for d in r.diagnostics if d.code == NC002} for _, r in results))
     own = devices.merge([(c, r.diagnostics) for c, r in results], key)
+    own = [d for d in own if d.code != NC002 or key(d) in everywhere]
     seen = set(own)
     elsewhere = [d for d in devices.merge([(c, r.elsewhere) for c, r in results], key) if d not in seen]
     return FileResult(
@@ -406,6 +409,7 @@ def found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diag
     dropped)."""
     an.guard = None
     an.unbound_names = []
+    an.judge_suppressions = False  # what the budget cut short may be what a suppression is for
     try:
         return an.diagnostics(path, source_lines(source))
     except (MemoryError, RecursionError):

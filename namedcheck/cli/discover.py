@@ -1,4 +1,5 @@
-"""Which files a run checks: .py files under the given paths, minus excluded ones."""
+"""Which files a run checks: .py, .pyi and .ipynb files under the given paths, minus excluded ones and
+(by default, inside a git work tree) those its .gitignore files leave out."""
 
 from __future__ import annotations
 
@@ -6,9 +7,12 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from namedcheck.diagnostic import Diagnostic
+
+if TYPE_CHECKING:
+    from namedcheck.cli.config import Glob
 
 SKIP_DIRS = {
     ".git",
@@ -84,11 +88,138 @@ def _excluded(path: Path, patterns: Excludes, root: Path | None) -> bool:
     return any(patterns.match(c) for c in cands)
 
 
+class GitIgnore:
+    """One .gitignore file's rules, relative to its folder (git's semantics: `#` comments, `!` re-includes,
+    a trailing `/` for folders only, a pattern with an inner or leading `/` anchored to the folder, else
+    matched against the name at any depth; `*`, `?`, `[...]`, `**`). The last rule that matches decides."""
+
+    def __init__(self, base: Path, text: str) -> None:
+        from namedcheck.cli.config import Glob
+
+        self.base = base
+        self.rules: list[tuple[Glob, bool, bool, bool]] = []  # (glob, negated, dirs only, anchored)
+        for raw in text.splitlines():
+            line = raw.rstrip()
+            if raw.endswith("\\ "):  # an escaped trailing space stays
+                line = raw[:-2] + " "
+            if not line or line.startswith("#"):
+                continue
+            negated = line.startswith("!")
+            line = line[1:] if negated else line
+            if line.startswith(("\\#", "\\!")):
+                line = line[1:]
+            dirs_only = line.endswith("/")
+            line = line.rstrip("/")
+            if not line:
+                continue
+            anchored = "/" in line
+            self.rules.append((Glob(line.lstrip("/")), negated, dirs_only, anchored))
+
+    def verdict(self, path: Path, is_dir: bool) -> bool | None:
+        """True: ignored, False: re-included, None: no rule of this file matches."""
+        try:
+            rel = path.relative_to(self.base).as_posix()
+        except ValueError:
+            return None
+        name = rel.rsplit("/", 1)[-1]
+        out = None
+        for rx, negated, dirs_only, anchored in self.rules:
+            if dirs_only and not is_dir:
+                continue
+            if rx.match(rel if anchored else name):
+                out = not negated
+        return out
+
+
+def _gitignore_at(folder: Path) -> GitIgnore | None:
+    from namedcheck.analyzer.sources import read_text
+
+    f = folder / ".gitignore"
+    try:
+        if not f.is_file():
+            return None
+        return GitIgnore(folder.resolve(), read_text(f, 4 * 1024 * 1024))  # the guarded reader
+    except (OSError, UnicodeDecodeError, ValueError, RuntimeError):
+        return None
+
+
+def _git_root(folder: Path) -> Path | None:
+    """The work tree's top folder (the nearest one holding `.git`), None outside a git work tree."""
+    try:
+        folder = folder.resolve()
+    except (OSError, RuntimeError):
+        return None
+    for d in [folder, *folder.parents]:
+        if (d / ".git").exists():
+            return d
+    return None
+
+
+def _ignore_stack(folder: Path) -> list[GitIgnore] | None:
+    """The .gitignore files that apply above `folder` (from the work tree's top down, `.git/info/exclude`
+    first), or None when `folder` is not in a git work tree (as ruff, .gitignore counts in a repository)."""
+    top = _git_root(folder)
+    if top is None:
+        return None
+    from namedcheck.analyzer.sources import read_text
+
+    stack: list[GitIgnore] = []
+    try:
+        info = top / ".git" / "info" / "exclude"
+        if info.is_file():
+            stack.append(GitIgnore(top, read_text(info, 4 * 1024 * 1024)))
+    except (OSError, UnicodeDecodeError, ValueError):
+        pass
+    here = folder.resolve()
+    chain = [here, *here.parents]
+    for d in reversed(chain[1 : chain.index(top) + 1] if top in chain else []):
+        g = _gitignore_at(d)
+        if g is not None:
+            stack.append(g)
+    return stack
+
+
+def git_ignored(path: Path, is_dir: bool, stack: list[GitIgnore]) -> bool:
+    """Whether the .gitignore files of `stack` leave `path` (resolved) out: the deepest file with a
+    matching rule decides."""
+    for g in reversed(stack):
+        v = g.verdict(path, is_dir)
+        if v is not None:
+            return v
+    return False
+
+
+def gitignored(path: Path) -> bool:
+    """Whether the .gitignore files of its git work tree leave `path` (a file) out, or a folder above it."""
+    try:
+        real = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    top = _git_root(real.parent)
+    if top is None:
+        return False
+    stack = _ignore_stack(top) or []
+    folder = top
+    for part in real.relative_to(top).parts[:-1]:
+        own = _gitignore_at(folder)
+        stack = [*stack, own] if own is not None else stack
+        folder = folder / part
+        if git_ignored(folder, True, stack):
+            return True
+    own = _gitignore_at(folder)
+    return git_ignored(real, False, [*stack, own] if own is not None else stack)
+
+
 def discover(
-    paths: list[str], exclude: list[str], root: Path | None, unreadable: list[tuple[str, str]] | None = None
+    paths: list[str],
+    exclude: list[str],
+    root: Path | None,
+    unreadable: list[tuple[str, str]] | None = None,
+    gitignore: bool = True,
 ) -> tuple[list[tuple[str, Path]], list[str]]:
     """(display path, file) pairs in sorted order, and paths that do not exist. Directories that cannot be
-    listed are appended to `unreadable` as (display path, reason)."""
+    listed are appended to `unreadable` as (display path, reason). `gitignore`: a walk leaves out what
+    the .gitignore files of its git work tree leave out (a file named explicitly is checked anyway)."""
     files: list[tuple[str, Path]] = []
     missing: list[str] = []
     excludes = Excludes(exclude)
@@ -97,6 +228,9 @@ def discover(
         if p.is_dir():
             # A directory named explicitly is checked even if it matches an exclude pattern.
             patterns = Excludes([]) if _excluded(p, excludes, root) else excludes
+            stacks: dict[str, list[GitIgnore] | None] = {}
+            if gitignore:
+                stacks[str(p)] = _ignore_stack(p)
 
             def walk_error(e: OSError, arg: str = arg, p: Path = p) -> None:
                 if unreadable is not None:
@@ -105,12 +239,28 @@ def discover(
 
             for dirpath, dirnames, filenames in os.walk(p, onerror=walk_error):
                 d = Path(dirpath)
-                dirnames[:] = sorted(n for n in dirnames if not skipped_dir(n) and not _excluded(d / n, patterns, root))
+                stack = stacks.pop(dirpath, None)
+                if stack is not None:
+                    own = _gitignore_at(d)
+                    stack = [*stack, own] if own is not None else stack
+                    real = d.resolve()
+                dirnames[:] = sorted(
+                    n
+                    for n in dirnames
+                    if not skipped_dir(n)
+                    and not _excluded(d / n, patterns, root)
+                    and not (stack is not None and git_ignored(real / n, True, stack))
+                )
+                for n in dirnames:
+                    stacks[os.path.join(dirpath, n)] = stack
                 for name in sorted(filenames):
-                    if name.endswith(".py") or name.endswith(".pyi"):
+                    if name.endswith((".py", ".pyi", ".ipynb")):
                         f = d / name
-                        if not _excluded(f, patterns, root):
-                            files.append((os.path.join(arg, os.path.relpath(f, p)), f))
+                        if _excluded(f, patterns, root) or (
+                            stack is not None and git_ignored(real / name, False, stack)
+                        ):
+                            continue
+                        files.append((os.path.join(arg, os.path.relpath(f, p)), f))
         elif os.path.lexists(p):
             files.append((arg, p))  # named explicitly: checked even if excluded (and told if not a regular file)
         else:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -36,7 +38,7 @@ def run_check(
     progress_to = sys.stderr if stats is not None else None
     stats = stats if stats is not None else RunStats()
     bad_dirs: list[tuple[str, str]] = []
-    files, missing = discover(list(paths), cfg.exclude, cfg.root, bad_dirs)
+    files, missing = discover(list(paths), cfg.exclude, cfg.root, bad_dirs, cfg.respect_gitignore)
     # a path that does not exist is a diagnostic of the output (as ruff's E902), the other paths still checked
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
@@ -55,12 +57,12 @@ def run_check(
         from namedcheck.analyzer.session import session_for
 
         session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
-        from namedcheck.cli.discover import is_excluded
+        from namedcheck.cli.discover import gitignored, is_excluded
 
         context = [
             Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
             for f in (session.importers([f for _, f in files]) if callers else [])
-            if not is_excluded(f, cfg.exclude, cfg.root)
+            if not is_excluded(f, cfg.exclude, cfg.root) and not (cfg.respect_gitignore and gitignored(f))
         ]
         stats.begin(len(todo), progress_to)
         results = check_all(todo, jobs, stats.record)
@@ -73,10 +75,33 @@ def run_check(
         FACTS.save(facts_dir)
     from namedcheck.cli.discover import reported
 
+    if any(d.code == "NC002" for d in results):
+        results = _unjudged_for_notebooks(results, [f for _, f in files if str(f).endswith(".ipynb")])
     bad = [unreadable(d, "Directory", why) for d, why in bad_dirs]
     # a path that does not exist is a diagnostic of the output (as ruff's E902): the other paths are still checked
     bad += [unreadable(m, "Path", "No such file or directory") for m in missing]
     return sorted(reported(results, files) + bad)
+
+
+def _unjudged_for_notebooks(results: list[Diagnostic], notebooks: list[Path]) -> list[Diagnostic]:
+    """Without the unused suppressions (NC002) of modules the run's notebooks may import: a notebook is no
+    project module, so the analysis did not count it among the module's importers (a call in a cell may be
+    what the comment is for)."""
+    if not notebooks:
+        return results
+    from namedcheck.cli.notebook import NotebookError, read_notebook
+    from namedcheck.engine.readfile import read_bytes
+
+    names: set[str] = set()
+    for nb in notebooks:
+        try:
+            source = read_notebook(read_bytes(nb, 64 * 1024 * 1024)).source
+        except (OSError, NotebookError):
+            continue
+        for line in source.splitlines():
+            if line.lstrip().startswith(("import ", "from ")):
+                names.update(re.findall(r"\w+", line))
+    return [d for d in results if d.code != "NC002" or Path(d.path).stem not in names | {"__init__"}]
 
 
 def _display(path: Path) -> str:
@@ -119,7 +144,15 @@ def _line_reader() -> callable:  # type: ignore[valid-type]
                 from namedcheck.cli.files import read_regular
 
                 data = read_regular(path, 64 * 1024 * 1024)
-                cache[path] = source_lines(data.decode("utf-8", errors="replace")) if isinstance(data, bytes) else []
+                text = data.decode("utf-8", errors="replace") if isinstance(data, bytes) else ""
+                if path.endswith(".ipynb"):  # a notebook's lines are its code cells' (cli/notebook.py)
+                    from namedcheck.cli.notebook import NotebookError, read_notebook
+
+                    try:
+                        text = read_notebook(text).source
+                    except NotebookError:
+                        pass
+                cache[path] = source_lines(text)
             except OSError:
                 cache[path] = []
         lines = cache[path]
@@ -166,6 +199,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
     except ConfigError as e:
         return _fail(args, str(e))
+    if args.respect_gitignore is False:
+        cfg.respect_gitignore = False
     from namedcheck.cli.config import unknown_codes
 
     for flag, value in (("--select", args.select), ("--ignore", args.ignore)):
@@ -214,6 +249,17 @@ def cmd_check(args: argparse.Namespace) -> int:
                 )
             ]
             source = ""
+        elif display.endswith(".ipynb"):  # a notebook's JSON: its code cells are checked (cli/notebook.py)
+            from namedcheck.cli import notebook
+
+            try:
+                nb = notebook.read_notebook(source)
+            except notebook.NotebookError as e:
+                diags = [notebook.unreadable_notebook(display, e)]
+            else:
+                source = nb.source
+                found = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats) if nb.python else []
+                diags = notebook.in_cells(found, display, nb)
         else:
             diags = _check_buffer(display, source, cfg, bool(args.stdin_filename), stats)
         stats.files = stats.analysed = 1
@@ -223,16 +269,67 @@ def cmd_check(args: argparse.Namespace) -> int:
         diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats)
     select = _codes(args.select) if args.select else cfg.select
     ignore = (_codes(args.ignore) if args.ignore else []) + cfg.ignore
-    diags = selected(diags, select, ignore)
-    fixed = 0
-    if args.fix or args.unsafe_fixes or args.format in ("json", "sarif"):
-        stdin_source = source if args.paths == ["-"] else None
-        diags, fixed = _fix_and_attach(args, diags, cfg, select, ignore, stdin_source, jobs, cache_root)
-    if fixed:
-        print(f"Fixed {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
-    _print_results(args, diags, read_line, stats)
+
+    def chosen(found: list[Diagnostic]) -> list[Diagnostic]:  # select / ignore, per-file-ignores
+        return cfg.per_file(selected(found, select, ignore))
+
+    diags = chosen(diags)
+    outcome = FixOutcome()
+    stdin_source = source if args.paths == ["-"] else None
+    if args.fix or args.unsafe_fixes or args.diff or args.show_fixes or args.format in ("json", "sarif"):
+        diags = _fix_and_attach(args, diags, cfg, chosen, stdin_source, jobs, cache_root, outcome)
+    elif args.format == "text" and not args.silent:  # the `[*]` markers: which diagnostics have a fix
+        diags = _marked(diags, cfg, stdin_source)
+    if outcome.codes and not args.diff and not args.silent:
+        n = sum(len(c) for c in outcome.codes.values())
+        print(f"Fixed {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
+    status = _unreadable_status(diags)
+    if args.diff:  # the fixes as a diff, nothing written: exit 1 when there is one (ruff's)
+        if not args.silent:
+            for text in outcome.diffs:
+                print(text, end="")
+            n = sum(len(c) for c in outcome.codes.values())
+            print(f"Would fix {n} error{'s' if n != 1 else ''}.", file=sys.stderr)
+        return status or (1 if outcome.diffs and not args.exit_zero else 0)
+    if not args.silent:
+        _print_results(args, diags, read_line, stats)
+        if args.show_fixes and args.format == "text":
+            print(_fixes_listing(outcome, diags, args.unsafe_fixes))
     # a note (a file cut short by its budget) says what was not checked; it does not fail the run
-    return _unreadable_status(diags) or (1 if any(d.severity == "error" for d in diags) else 0)
+    failed = any(d.severity == "error" for d in diags)
+    return status or (1 if failed and not args.exit_zero else 0)
+
+
+class FixOutcome:
+    """What `--fix` / `--diff` did: the codes fixed per file, and (`--diff`) each file's diff."""
+
+    def __init__(self) -> None:
+        self.codes: dict[str, list[str]] = {}
+        self.diffs: list[str] = []
+
+
+def _fixes_listing(outcome: FixOutcome, diags: list[Diagnostic], unsafe: bool) -> str:
+    """`--show-fixes`: per file, how many diagnostics of each code `--fix` fixed, else could fix."""
+    from namedcheck.cli.output import fixable, printable
+
+    by_file = outcome.codes
+    head = "Fixed"
+    if not by_file:
+        head = "Fixable"
+        by_file = {}
+        for d in diags:
+            if fixable(d, unsafe):
+                by_file.setdefault(d.path, []).append(d.code)
+    n = sum(len(c) for c in by_file.values())
+    if not n:
+        return "No errors fixed." if head == "Fixed" else "No errors fixable."
+    out = [f"{head} {n} error{'s' if n != 1 else ''}:"]
+    for path in sorted(by_file):
+        out.append(f"- {printable(path)}:")
+        for code in sorted(set(by_file[path])):
+            title = CODES[code].title if code in CODES else code
+            out.append(f"    {by_file[path].count(code)} x {code} ({title})")
+    return "\n".join(out)
 
 
 STDIN_IDLE_BUDGETS = 3  # `check -`: no byte on standard input for 3 time budgets (an idle FIFO) ends the run
@@ -274,7 +371,7 @@ def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line:
         text = output.render_statistics(diags, as_json=args.format == "json")
         if text:
             print(text)
-        if args.format != "json":
+        if args.format != "json" and not args.quiet:
             print(stats.summary(diags))
     elif args.format == "json":
         print(output.render_json(diags))
@@ -285,8 +382,12 @@ def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line:
         if text:
             print(text)
     else:
-        print(output.render_text(diags, read_line, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
-        print(stats.summary(diags))
+        color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        text = output.render_text(diags, read_line, color, args.unsafe_fixes, summary=not args.quiet)
+        if text:
+            print(text)
+        if not args.quiet:
+            print(stats.summary(diags))
 
 
 def _unreadable_status(diags: list[Diagnostic]) -> int:
@@ -316,16 +417,17 @@ def _fix_and_attach(
     args: argparse.Namespace,
     diags: list[Diagnostic],
     cfg: Config,
-    select: list[str],
-    ignore: list[str],
+    chosen: Any,
     stdin_source: str | None,
     jobs: int,
     cache_root: Path | None,
-) -> tuple[list[Diagnostic], int]:
-    """`--fix` / `--unsafe-fixes`: fix the files (then check again); the diagnostics with their `fixes`."""
+    outcome: FixOutcome,
+) -> list[Diagnostic]:
+    """`--fix` / `--unsafe-fixes`: fix the files (then check again), or `--diff`: the diffs the fixes would
+    make (in `outcome`); the diagnostics with their `fixes`. `chosen`: what the run reports of a list."""
     from namedcheck.analyzer.incremental import DocumentAnalyser
     from namedcheck.analyzer.session import Session
-    from namedcheck.edits.fixes import FIXABLE, attach_fixes, fix_file
+    from namedcheck.edits.fixes import FIXABLE, attach_fixes, fixed_text
 
     stubs = tuple(cfg.stub_paths)
     session = Session(stubs, cfg.limits, roots=args.paths if stdin_source is None else (), devices=cfg.devices)
@@ -334,26 +436,62 @@ def _fix_and_attach(
         session.set_text(path, source)
         # the run's diagnostics already hold what other files cause here: only this file's fixes are wanted
         analyser = DocumentAnalyser(path, stubs, session=session, callers=False, fixer=attach_fixes)
-        return selected(analyser.analyse(source).diagnostics, select, ignore)
+        return list(chosen(analyser.analyse(source).diagnostics))
 
-    fixed = 0
-    if (args.fix or args.unsafe_fixes) and stdin_source is None:
-        for path in sorted({d.path for d in diags if d.code in FIXABLE}):
-            # mypy cannot infer the type of a lambda with a default argument
-            fixed += fix_file(path, lambda src, p=path: analyse(p, src), args.unsafe_fixes)  # type: ignore[misc]
-        if fixed:
-            diags = selected(run_check(args.paths or ["."], cfg, jobs, cache_root), select, ignore)
+    if (args.fix or args.unsafe_fixes or args.diff) and stdin_source is None:
+        from namedcheck.edits.infer import unified_diff
+
+        for path in sorted({d.path for d in diags if d.code in FIXABLE and not _is_notebook(d.path)}):
+            before, after, codes = fixed_text(path, partial(analyse, path), args.unsafe_fixes, write=not args.diff)
+            if codes:
+                outcome.codes[path] = codes
+            if args.diff and before is not None and after is not None and after != before:
+                outcome.diffs.append(unified_diff(path, before, after))
+        left = sorted({d.path for d in diags if d.code in FIXABLE and _is_notebook(d.path)})
+        for path in left:
+            print(
+                f"namedcheck: {_shown(path)}: not fixed: --fix does not edit notebooks; apply the fix in the cell",
+                file=sys.stderr,
+            )
+        if args.diff:
+            return diags
+        if outcome.codes:
+            diags = chosen(run_check(args.paths or ["."], cfg, jobs, cache_root))
     out: list[Diagnostic] = []
     for path in sorted({d.path for d in diags}):
         group = [d for d in diags if d.path == path]
-        if any(d.code in FIXABLE for d in group):
+        if any(d.code in FIXABLE for d in group) and not _is_notebook(path):
             try:
                 source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
                 group = _with_fixes(group, analyse(path, source))
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(group)
-    return sorted(out), fixed
+    return sorted(out)
+
+
+def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> list[Diagnostic]:
+    """The diagnostics with their fixes as the text output's `[*]` markers and count need them: worked out
+    from each diagnostic's data and its file's text, without analysing the file again (`--fix`, json and
+    SARIF do, for fixes that read the analysis's values)."""
+    from namedcheck.edits.fixes import FIXABLE, attach_fixes
+
+    out: list[Diagnostic] = []
+    for path in sorted({d.path for d in diags}):
+        group = [d for d in diags if d.path == path]
+        if any(d.code in FIXABLE for d in group) and not _is_notebook(path):
+            try:
+                source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
+                group = attach_fixes(group, source)
+            except (OSError, UnicodeDecodeError):
+                pass
+        out.extend(group)
+    return sorted(out)
+
+
+def _is_notebook(path: str) -> bool:
+    """Notebooks are not fixed (`--fix` leaves them as they are; their diagnostics carry no fixes)."""
+    return path.endswith(".ipynb")
 
 
 def _read_checked(path: str, cfg: Config) -> str:
@@ -415,7 +553,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
     try:
         cfg = load_config(Path(args.config_root or "."))
-        files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root)
+        files, missing = discover(list(args.paths or ["."]), cfg.exclude, cfg.root, None, cfg.respect_gitignore)
     except ConfigError as e:
         return _fail(args, str(e))
     if missing:
@@ -430,7 +568,12 @@ def cmd_infer(args: argparse.Namespace) -> int:
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)
     total = changed = 0
     status = 0  # 2 once a file could not be read or written: said, and the other files still done
+    named = set(args.paths or [])
     for display, f in files:
+        if display.endswith(".ipynb"):  # `check` reads notebooks; `infer` writes Python files only
+            if display in named:
+                print(f"namedcheck: {_shown(display)}: not annotated: infer does not edit notebooks", file=sys.stderr)
+            continue
         try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
             data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
             source = decode_source(data)  # as Python decodes it (a coding line)
@@ -499,7 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("check", help="check files and directories")
     c.add_argument("paths", nargs="*", help="files or directories (default: .); - reads one file from stdin")
     c.add_argument("--stdin-filename", help="the path to report for source read from stdin")
-    c.add_argument("--format", choices=FORMATS, default="text")
+    c.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text")
     c.add_argument("--select", help="comma-separated codes or prefixes to report, e.g. NC2,NC502")
     c.add_argument("--ignore", help="comma-separated codes or prefixes to leave out")
     c.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
@@ -510,6 +653,22 @@ def build_parser() -> argparse.ArgumentParser:
         "--unsafe-fixes",
         action="store_true",
         help="also apply fixes that may change what the program computes (implies --fix)",
+    )
+    c.add_argument(
+        "--show-fixes", action="store_true", help="list the fixes applied (with --fix) or available, per file and code"
+    )
+    c.add_argument(
+        "--diff", action="store_true", help="with --fix: print the fixes as a unified diff and write nothing"
+    )
+    c.add_argument("--exit-zero", action="store_true", help="exit 0 even when diagnostics are reported")
+    c.add_argument("-q", "--quiet", action="store_true", help="print the diagnostics only, no summary")
+    c.add_argument("-s", "--silent", action="store_true", help="print nothing; the exit status says it all")
+    c.add_argument(
+        "--no-respect-gitignore",
+        dest="respect_gitignore",
+        action="store_false",
+        default=None,
+        help="check files that .gitignore leaves out too (respect-gitignore = false)",
     )
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)

@@ -23,17 +23,63 @@ def _message(s: str) -> str:
     return printable(s, "\t\n")
 
 
-def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], color: bool = False) -> str:
+def fixable(d: Diagnostic, unsafe: bool = False) -> bool:
+    """Whether `check --fix` (with `--unsafe-fixes`: `unsafe`) fixes `d`: it has a fix it may apply."""
+    return any(f.safe or unsafe for f in d.fixes)
+
+
+def in_cell(d: Diagnostic) -> tuple[int, int, int] | None:
+    """A notebook's diagnostic (cli/notebook.py): (cell number, line in the cell, end line in the cell)."""
+    data = d.data or {}
+    cell, line, end = data.get("cell"), data.get("cell_line"), data.get("cell_end_line")
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in (cell, line, end)):
+        return cell, line, end  # type: ignore[return-value]
+    return None
+
+
+def shown_at(d: Diagnostic) -> str:
+    """`path:line:col` as the text output prints it; in a notebook `nb.ipynb:cell 3:2:5` (ruff's)."""
+    c = in_cell(d)
+    if c is not None:
+        return f"{printable(d.path)}:cell {c[0]}:{c[1]}:{d.column}"
+    return f"{printable(d.path)}:{d.line}:{d.column}"
+
+
+def fix_summary(diags: list[Diagnostic], unsafe: bool = False) -> str:
+    """ruff's line under the count: how many diagnostics `--fix` fixes, and how many more `--unsafe-fixes`
+    would ("" when neither)."""
+    n = sum(1 for d in diags if fixable(d, unsafe))
+    hidden = 0 if unsafe else sum(1 for d in diags if d.fixes and not fixable(d))
+    more = f"{hidden} hidden fix{'es' if hidden != 1 else ''} can be enabled with the `--unsafe-fixes` option"
+    if n and hidden:
+        return f"[*] {n} fixable with the `--fix` option ({more})."
+    if n:
+        return f"[*] {n} fixable with the `--fix` option."
+    return f"No fixes available ({more})." if hidden else ""
+
+
+def render_text(
+    diags: list[Diagnostic],
+    read_line: Callable[[str, int], str],
+    color: bool = False,
+    unsafe: bool = False,
+    summary: bool = True,
+) -> str:
+    """Each diagnostic with its source line (`[*]` after the code: `--fix` fixes it), then the count and
+    the fixable count (`summary`; `-q` leaves them out)."""
     out: list[str] = []
     bold, red, blue, reset = ("\033[1m", "\033[31m", "\033[34m", "\033[0m") if color else ("", "", "", "")
     for d in diags:
-        out.append(f"{bold}{printable(d.path)}:{d.line}:{d.column}:{reset} {red}{d.code}{reset} {_message(d.message)}")
+        star = " [*]" if fixable(d, unsafe) else ""
+        out.append(f"{bold}{shown_at(d)}:{reset} {red}{d.code}{reset}{star} {_message(d.message)}")
         src = printable(read_line(d.path, d.line))
+        c = in_cell(d)
+        shown_line = c[1] if c is not None else d.line  # a notebook's: the line in its cell
         if src:
-            gutter = " " * len(str(d.line))
+            gutter = " " * len(str(shown_line))
             width = (d.end_column - d.column) if d.end_line == d.line else len(src.rstrip()) - d.column + 1
             out.append(f"{blue}{gutter} |{reset}")
-            out.append(f"{blue}{d.line} |{reset} {src.rstrip()}")
+            out.append(f"{blue}{shown_line} |{reset} {src.rstrip()}")
             out.append(f"{blue}{gutter} |{reset} {' ' * (d.column - 1)}{red}{'^' * max(1, width)}{reset}")
         for r in d.related:
             out.append(
@@ -42,8 +88,13 @@ def render_text(diags: list[Diagnostic], read_line: Callable[[str, int], str], c
         if d.hint:
             out.append(f"{' ' * len(str(d.line))} = hint: {_message(d.hint)}")
         out.append("")
+    if not summary:
+        return "\n".join(out[:-1])
     n = len(diags)
     out.append(f"Found {n} error{'s' if n != 1 else ''}." if n else "All checks passed.")
+    fixes = fix_summary(diags, unsafe)
+    if fixes:
+        out.append(fixes)
     return "\n".join(out)
 
 
@@ -52,11 +103,23 @@ def render_json(diags: list[Diagnostic]) -> str:
     installed docs/codes.md (`url`; null where the package was installed without its docs)."""
     return json.dumps(
         [
-            {**d.as_json(), "url": help_uri(d.code), **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {})}
+            {
+                **_located(d.as_json(), d),
+                "url": help_uri(d.code),
+                **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {}),
+            }
             for d in diags
         ],
         indent=2,
     )
+
+
+def _located(doc: dict[str, object], d: Diagnostic) -> dict[str, object]:
+    """A notebook's diagnostic in json: `line` / `end_line` in its cell, and `cell` (1-based, ruff's)."""
+    c = in_cell(d)
+    if c is None:
+        return doc
+    return {**doc, "line": c[1], "end_line": c[2], "cell": c[0]}
 
 
 def render_github(diags: list[Diagnostic]) -> str:
@@ -74,8 +137,12 @@ def render_github(diags: list[Diagnostic]) -> str:
         p, m = printable, _message
         notes = "".join(f"\nnote: {p(r.path)}:{r.line}:{r.column}: {m(r.message)}" for r in d.related)
         text = m(d.message) + notes + (f"\nhint: {m(d.hint)}" if d.hint else "")
+        c = in_cell(d)
+        line, end = (c[1], c[2]) if c is not None else (d.line, d.end_line)
+        if c is not None:
+            text = f"cell {c[0]}: {text}"
         out.append(
-            f"::error file={prop(p(d.path))},line={d.line},col={d.column},endLine={d.end_line},"
+            f"::error file={prop(p(d.path))},line={line},col={d.column},endLine={end},"
             f"endColumn={d.end_column},title={prop(title)}::{esc(text)}"
         )
     return "\n".join(out)
@@ -123,12 +190,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                             {
                                 "physicalLocation": {
                                     "artifactLocation": {"uri": d.path},
-                                    "region": {
-                                        "startLine": d.line,
-                                        "startColumn": d.column,
-                                        "endLine": d.end_line,
-                                        "endColumn": d.end_column,
-                                    },
+                                    "region": _sarif_region(d),
                                 }
                             }
                         ],
@@ -155,6 +217,16 @@ def render_sarif(diags: list[Diagnostic]) -> str:
         ],
     }
     return json.dumps(doc, indent=2)
+
+
+def _sarif_region(d: Diagnostic) -> dict[str, object]:
+    """A result's region; a notebook's is in its cell, with the cell number as a property (ruff's json)."""
+    c = in_cell(d)
+    line, end = (c[1], c[2]) if c is not None else (d.line, d.end_line)
+    region: dict[str, object] = {"startLine": line, "startColumn": d.column, "endLine": end, "endColumn": d.end_column}
+    if c is not None:
+        region["properties"] = {"cell": c[0]}
+    return region
 
 
 def _sarif_related(i: int, r: Related) -> dict[str, object]:

@@ -14,7 +14,7 @@ from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.files import read_regular, unreadable
 from namedcheck.cli.summary import FileDiagnostics, SkippedFile
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.codes import NC001
+from namedcheck.engine.codes import NC001, NC002
 
 
 @dataclass(frozen=True)
@@ -46,14 +46,18 @@ def _check_file(job: Job) -> list[Diagnostic]:
     ready = _prepared(job)
     if isinstance(ready, list):
         return ready
-    source, cache, key, deps, data, project, session = ready
+    source, cache, key, deps, data, project, session, nb = ready
     path = Path(job.path)
     result = session.check(path, source, job.display, force=True)
-    diags = result.all
+    from namedcheck.cli import notebook
+
+    diags = result.all if nb is None else notebook.in_cells(result.all, job.display, nb)
     # a result whose inputs changed while it was computed is not cached (a dependency saved meanwhile: the key
-    # names its old text, the analysis may have read the new one); one cut short by a budget is (a note that
-    # says so: the key holds the budgets, and the next run of the same tree says the same)
-    if cache is not None and key is not None and _inputs_unchanged(job, data, project, deps):
+    # names its old text, the analysis may have read the new one); nor one with an unused suppression (NC002:
+    # whether it is judged depends on the modules importing the file, which the key does not name). One cut
+    # short by a budget is (a note that says so: the key holds the budgets, the next run says the same)
+    unused = any(d.code == NC002 for d in diags)
+    if cache is not None and key is not None and not unused and _inputs_unchanged(job, data, project, deps):
         cache.put(key, _anywhere(diags, job.display), result.coverage)
     return FileDiagnostics(diags, job.display, result.coverage)
 
@@ -72,9 +76,9 @@ def cached_result(job: Job) -> list[Diagnostic] | None:
     return ready if isinstance(ready, list) else None
 
 
-def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, bytes, Any, Any]:
+def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, bytes, Any, Any, Any]:
     """The file's result when it is decided without analysis, else what its analysis needs: (source, cache,
-    key, dependency fingerprint, bytes, project, session)."""
+    key, dependency fingerprint, bytes, project, session, notebook or None)."""
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
@@ -100,11 +104,22 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
         ]
     from namedcheck.analyzer.parsing import decode_source
     from namedcheck.analyzer.relevance import RELEVANT
+    from namedcheck.cli import notebook
 
-    try:
-        source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
-    except (UnicodeDecodeError, SyntaxError, LookupError) as e:
-        return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
+    nb = None
+    if notebook.is_notebook(job.path):  # JSON: its code cells are the module checked (cli/notebook.py)
+        try:
+            nb = notebook.read_notebook(data)
+        except notebook.NotebookError as e:
+            return [notebook.unreadable_notebook(job.display, e)]
+        if not nb.python:
+            return SkippedFile()
+        source = nb.source
+    else:
+        try:
+            source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
+        except (UnicodeDecodeError, SyntaxError, LookupError) as e:
+            return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
     from namedcheck.analyzer.session import session_for
 
     session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)
@@ -124,7 +139,7 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
         if hit is not None:
             cached, coverage = hit
             return FileDiagnostics(_here(cached, job.display), job.display, coverage)
-    return source, cache, key, deps, data, project, session
+    return source, cache, key, deps, data, project, session, nb
 
 
 def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:

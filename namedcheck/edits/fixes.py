@@ -13,7 +13,7 @@ import libcst as cst
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.diagnostic import Diagnostic, Edit, Fix
-from namedcheck.engine.codes import NC404, NC501, NC601, NC602, NC705, NC802, NC805, NC807, NC809, NC811, NC825
+from namedcheck.engine.codes import NC002, NC404, NC501, NC601, NC602, NC705, NC802, NC805, NC807, NC809, NC811, NC825
 from namedcheck.engine.maps import Spec
 from namedcheck.engine.values import ArrayType
 
@@ -622,7 +622,22 @@ def _in_function(loc: Located, node: cst.CSTNode) -> bool:
     return False
 
 
+def _fix_nc002(loc: Located, d: Diagnostic) -> list[Fix]:
+    """An unused suppression: its unused codes out of the comment, or the comment out when nothing else is
+    left in it (the edit the analysis worked out, `data["edit"]`: start and end column, new text). Safe:
+    only a comment changes."""
+    edit = d.data.get("edit") if d.data else None
+    if not (isinstance(edit, list) and len(edit) == 3 and all(isinstance(v, int) for v in edit[:2])):
+        return []
+    start, end, text = edit
+    if not isinstance(text, str):
+        return []
+    codes = ", ".join(c for c in d.data.get("codes", []) if isinstance(c, str) and c) or "the suppression"
+    return [Fix(f"Remove unused {codes}", True, (Edit(d.line, start, d.line, end, text),))]
+
+
 _FIXERS: dict[str, Callable[[Located, Diagnostic], list[Fix]]] = {
+    NC002: _fix_nc002,
     NC802: _fix_nc802,
     NC805: _fix_nc805,
     NC807: _fix_nc807,
@@ -666,9 +681,9 @@ def apply_edits(source: str, edits: list[Edit]) -> str:
     return "".join(out)
 
 
-def chosen_edits(diags: list[Diagnostic], unsafe: bool) -> tuple[list[Edit], int]:
+def chosen_edits(diags: list[Diagnostic], unsafe: bool, codes: list[str] | None = None) -> tuple[list[Edit], int]:
     """The edits of the first applicable fix of each diagnostic (fixes whose edits overlap another chosen
-    fix wait for the next round); how many diagnostics they fix."""
+    fix wait for the next round); how many diagnostics they fix (their codes appended to `codes`)."""
     edits: list[Edit] = []
     taken: list[tuple[tuple[int, int], tuple[int, int]]] = []
     imports: set[str] = set()
@@ -688,26 +703,48 @@ def chosen_edits(diags: list[Diagnostic], unsafe: bool) -> tuple[list[Edit], int
             edits.append(e)
         taken.extend(spans)
         n += 1
+        if codes is not None:
+            codes.append(d.code)
     return edits, n
 
 
 # ---- the command line: check --fix / --unsafe-fixes ------------------------------------------------
 
 
-def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5) -> int:
+def fix_file(
+    path: str,
+    recheck: Callable[[str], list[Diagnostic]],
+    unsafe: bool,
+    rounds: int = 5,
+    write: bool = True,
+    codes: list[str] | None = None,
+) -> int:
     """Apply fixes to one file until none applies (each round re-checks with `recheck`, which gives the
-    diagnostics with their fixes); how many diagnostics were fixed."""
+    diagnostics with their fixes); how many diagnostics were fixed (their codes appended to `codes`).
+    `write=False` (`--diff`): nothing is written; `fixed_text` gives the text the fixes would make."""
+    outcome = fixed_text(path, recheck, unsafe, rounds, write)
+    if codes is not None:
+        codes.extend(outcome[2])
+    return len(outcome[2])
+
+
+def fixed_text(
+    path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5, write: bool = False
+) -> tuple[str | None, str | None, list[str]]:
+    """(the text read, the text after the fixes, the codes fixed) of one file; the texts are None when the
+    file cannot be read. `write`: the fixed text is written back (atomically, over the text read only)."""
     from namedcheck.analyzer.sources import read_bytes, write_regular
 
-    fixed = 0
+    try:  # the guarded reader (a file replaced by a FIFO or a device meanwhile is left alone)
+        data = read_bytes(path, 64 * 1024 * 1024)
+        first = source = data.decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None, None, []
+    codes: list[str] = []
     for _ in range(rounds):
-        try:  # the guarded reader (a file replaced by a FIFO or a device meanwhile is left alone)
-            data = read_bytes(path, 64 * 1024 * 1024)
-            source = data.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            break
         diags = recheck(source)
-        edits, n = chosen_edits(diags, unsafe)
+        done: list[str] = []
+        edits, _n = chosen_edits(diags, unsafe, done)
         if not edits:
             break
         new = apply_edits(source, edits)
@@ -715,9 +752,12 @@ def fix_file(path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool
             parse_checked(new)
         except Exception:  # never write a file that no longer parses (or that the guard refuses)
             break
-        try:  # atomically, and only over the text read (an editor's save meanwhile is kept)
-            write_regular(path, new.encode("utf-8"), expected=data)
-        except OSError:
-            break
-        fixed += n
-    return fixed
+        if write:
+            try:  # atomically, and only over the text read (an editor's save meanwhile is kept)
+                write_regular(path, new.encode("utf-8"), expected=data)
+            except OSError:
+                break
+            data = new.encode("utf-8")
+        source = new
+        codes.extend(done)
+    return first, source, codes

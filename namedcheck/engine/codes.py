@@ -73,6 +73,21 @@ _CODES: list[Code] = [
         hint="make the file valid UTF-8 Python 3 source; only files that parse can be checked",
     ),
     Code(
+        "NC002",
+        "unused suppression",
+        "A suppression comment names a namedcheck code that nothing reports on its line: `# noqa: NC201`, "
+        "`# type: ignore[NC201]` or `# namedcheck: ignore[NC2]` where no NC201 (no NC2xx) is found. A "
+        "diagnostic is silenced by a comment on its first line; bare `# noqa` and `# type: ignore` silence "
+        "every code and another tool's codes (`E501`, `attr-defined`) are never judged. A line is judged only "
+        "where its file was analysed in full: not in a file cut short by a budget, nor inside a function of a "
+        "module that other project modules import (their calls may be what the comment is for).",
+        "x = jnp.ones((2, 3))  # noqa: NC201\n",
+        "x = jnp.ones((2, 3))\n",
+        hint="remove the code from the comment (`namedcheck check --fix` does), or move the comment to the "
+        "first line of the diagnostic it is meant for",
+        fix="fix_nc002",
+    ),
+    Code(
         "NC101",
         "malformed annotation",
         "An array annotation is `dtype[Array, Dims(dims..., name=size)]`: the array type, then one `Dims(...)` "
@@ -675,6 +690,7 @@ def _registered(code: str) -> Code | str:
 # Each code as a constant, for `RuleError(NC203, ...)`.
 NC000 = CODES["NC000"]
 NC001 = CODES["NC001"]
+NC002 = CODES["NC002"]
 NC101 = CODES["NC101"]
 NC102 = CODES["NC102"]
 NC103 = CODES["NC103"]

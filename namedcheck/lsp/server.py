@@ -233,7 +233,7 @@ class NamedcheckServer(LanguageServer):
             )
         analyser.last = None  # the callers' part depends on the other buffers too
         result = analyser.analyse(source)
-        diags = selected(result.diagnostics, cfg.select, cfg.ignore)
+        diags = cfg.per_file(selected(result.diagnostics, cfg.select, cfg.ignore))  # per-file-ignores too
         self.results[uri] = (source, self.generation, result, diags)
         return source, result, diags
 
