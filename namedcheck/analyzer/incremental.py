@@ -49,7 +49,9 @@ class Replay:
 class FunctionRecord:
     """One analysis of a function body: how it was reached, its parameters' values, its return value."""
 
-    kind: str  # "standalone" (under its own annotations), "call" (at a call site) or "map" (as a map body)
+    # "standalone" (under its own annotations), "call" (at a call site), "map" (as a map body), or "excluded"
+    # (a call written in a line range the analyser was told to exclude: a `__main__` block, a test function)
+    kind: str
     params: dict[str, Any]
     returns: Any
 
@@ -63,6 +65,7 @@ class Analysis:
     values: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)
     functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = field(default_factory=dict)
     failed: bool = False  # not analysed (does not parse, or the analyzer failed): nothing more to add
+    excluded: set[int] = field(default_factory=set)  # indices of `values` recorded under an excluded call
 
     @property
     def positions(self) -> ChunkPositions:
@@ -92,6 +95,30 @@ class EditorAnalyzer(ModuleAnalyzer):
         self.keys = _definition_keys(chunks, _PRNG_CONFIG.search(source) is not None)
         self._positions = ChunkPositions(chunks)
         self._prng_configured = _PRNG_CONFIG.search(source) is not None
+        self.excluded_lines: list[tuple[int, int]] = []  # calls written here are recorded as "excluded"
+        self.call_sites: list[bool] = []  # per call being analysed: written in an excluded range
+        self.excluded_values: set[int] = set()
+
+    def call_function(
+        self,
+        ref: FuncRef,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        caller: Any,
+        as_map_body: bool = False,
+    ) -> Any:
+        r = self._positions.get(node) if self.excluded_lines else None
+        excluded = r is not None and any(a <= r.start.line <= b for a, b in self.excluded_lines)
+        mark = len(self.value_log)
+        self.call_sites.append(excluded)
+        try:
+            return super().call_function(ref, pos, kw, nodes, node, caller, as_map_body)
+        finally:
+            self.call_sites.pop()
+            if excluded:
+                self.excluded_values.update(range(mark, len(self.value_log)))
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
         self.report_log.append((node, _detached(err)))
@@ -131,6 +158,8 @@ class EditorAnalyzer(ModuleAnalyzer):
             arguments,
         )
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
+        if self.call_sites and self.call_sites[-1] and not standalone:
+            kind = "excluded"
         self.function_log.append((ref.node, kind, dict(values), out))
         return out
 
@@ -278,8 +307,10 @@ class DocumentAnalyser:
         callers: bool = True,
         max_callers: int | None = None,
         fixer: Fixer | None = None,
+        excluded_lines: Callable[[str], list[tuple[int, int]]] | None = None,
     ) -> None:
         self.path = path
+        self.excluded_lines = excluded_lines  # line ranges whose calls are recorded as "excluded" (infer)
         self.stub_paths = stub_paths
         self.session = session if session is not None else Session(stub_paths)
         self.callers = callers
@@ -343,8 +374,12 @@ class DocumentAnalyser:
         module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
         previous = self.replays
 
+        excluded = self.excluded_lines(source) if self.excluded_lines is not None else []
+
         def make(module: cst.Module, ops: dict[str, Any], **project: Any) -> EditorAnalyzer:
-            return EditorAnalyzer(module, ops, chunks, source, previous, **project)
+            an = EditorAnalyzer(module, ops, chunks, source, previous, **project)
+            an.excluded_lines = excluded
+            return an
 
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
@@ -359,7 +394,7 @@ class DocumentAnalyser:
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
-        return Analysis(diags, chunks, an.value_log, functions)
+        return Analysis(diags, chunks, an.value_log, functions, excluded=an.excluded_values)
 
 
 _PROGRAM_RECORDS = ("flags", "mutated", "set_at", "read_at", "built", "spread")
