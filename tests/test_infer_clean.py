@@ -133,9 +133,7 @@ def _ruff_issues(ruff: str, where: Path) -> set[tuple[str, str]]:
 def _codes(text: str) -> list[tuple[str, str]]:
     import re
 
-    return sorted(
-        (m.group(1), m.group(2)) for m in re.finditer(r"^(\S+?):\d+:\d+: (NC\d+)", text, re.M)
-    )
+    return sorted((m.group(1), m.group(2)) for m in re.finditer(r"^(\S+?):\d+:\d+: (NC\d+)", text, re.M))
 
 
 @pytest.mark.slow
@@ -173,6 +171,7 @@ def test_infer_write_keeps_corpus_and_examples_clean(tmp_path: Path, capsys: pyt
         if not (BIN / tool).exists():
             continue
         outs = [
-            subprocess.run(cmd, cwd=d, capture_output=True, text=True).stdout.count("error") for d in (before_tree, work)
+            subprocess.run(cmd, cwd=d, capture_output=True, text=True).stdout.count("error")
+            for d in (before_tree, work)
         ]
         assert outs[1] <= outs[0], (tool, outs)

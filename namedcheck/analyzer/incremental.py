@@ -370,7 +370,20 @@ class DocumentAnalyser:
             chunks = split(source)
         except ChunkSyntaxError:
             failed = self.session.check(self.path, source)
-            return Analysis(failed.diagnostics, failed=failed.failed)
+            kept = parseable_chunks(source) if failed.failed else None
+            if not kept:
+                return Analysis(failed.diagnostics, failed=failed.failed)
+            # the chunks that parse analysed as the file (what the broken statement defines is unknown), the
+            # CLI's NC001 at the broken one: an unfinished line keeps the rest of the file's diagnostics
+            rest = self._analyse_chunks(source, kept)
+            if rest.failed:
+                return Analysis(failed.diagnostics, failed=True)
+            rest.diagnostics = sorted({*failed.diagnostics, *rest.diagnostics})
+            rest.failed = True  # (not a text to annotate, fix or read callers into)
+            return rest
+        return self._analyse_chunks(source, chunks)
+
+    def _analyse_chunks(self, source: str, chunks: list[tuple[int, Chunk]]) -> Analysis:
         module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
         previous = self.replays
 
@@ -395,6 +408,37 @@ class DocumentAnalyser:
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
         return Analysis(diags, chunks, an.value_log, functions, excluded=an.excluded_values)
+
+
+def parseable_chunks(source: str) -> list[tuple[int, Chunk]] | None:
+    """The top-level chunks of a text that does not parse, without the broken ones: every definition that parses,
+    and the module-level statements before the first broken chunk (a statement after it could read a name the
+    broken one rebinds: left out). None when the text does not split into chunks at all."""
+    from namedcheck.analyzer.chunks import chunk_starts, parse_chunk
+
+    lines = source.splitlines(keepends=True)
+    if not lines:
+        return None
+    bounds = [*chunk_starts(lines), len(lines)]
+    out: list[tuple[int, Chunk]] = []
+    seen: dict[str, int] = {}
+    broken = False
+    for a, b in zip(bounds, bounds[1:]):
+        text = "".join(lines[a:b])
+        n = seen[text] = seen.get(text, -1) + 1
+        chunk = parse_chunk(text, n)
+        if chunk is None:
+            broken = True
+        elif not broken or chunk.definition is not None or _imports_only(chunk):
+            out.append((a, chunk))
+    return out if broken else None
+
+
+def _imports_only(chunk: Chunk) -> bool:
+    return all(
+        isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Import | cst.ImportFrom) for x in s.body)
+        for s in chunk.module.body
+    )
 
 
 _PROGRAM_RECORDS = ("flags", "mutated", "set_at", "read_at", "built", "spread")
@@ -560,14 +604,19 @@ def symbols_of(values: list[Any]) -> list[str]:
     return sorted(a for a in out if not a.startswith("("))
 
 
-def format_value(v: Any) -> str:
-    """A value in the annotation language (`f32[('B', 512)]{V:data}`), tuples item by item."""
+def format_value(v: Any, sets: bool = True) -> str:
+    """A value in the annotation language's checker-clean spelling (`f32[Array, Dims('B', 512)]`, engine/spelling.py),
+    tuples item by item; `sets`: the varying / unreduced / reduced sets after it, in words (an annotation does
+    not state them)."""
+    from namedcheck.engine import spelling
     from namedcheck.engine.values import ArrayType, Seq
 
     if isinstance(v, ArrayType):
-        return repr(v)
+        return spelling.spell(v) + (spelling.sets(v) if sets else "")
     if isinstance(v, Seq) and v.kind == "tuple":
-        return "(" + ", ".join(format_value(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+        if not sets and all(isinstance(i, ArrayType) for i in v.items):
+            return spelling.spell(v)  # `tuple[f32[...], ...]`: an annotation
+        return "(" + ", ".join(format_value(i, sets) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
     if v is UNKNOWN:
         return "?"
     return re.sub(r"^Const\((.*)\)$", r"\1", repr(v))

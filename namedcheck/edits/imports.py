@@ -204,7 +204,9 @@ class ImportPlan:
         last = None
         for m, n in sorted(module_names.items(), key=lambda kv: (self.section(kv[0], False), _natural(kv[0]))):
             section = self.section(m, False)
-            body += ("\n" if last is not None and section != last else "") + self._render(m, sorted(n, key=member_key), "    ")
+            body += ("\n" if last is not None and section != last else "") + self._render(
+                m, sorted(n, key=member_key), "    "
+            )
             last = section
         at = self.top[-1].end_line + 1 if self.top else self.docstring_end + 1
         return [Edit(at, 1, at, 1, "\nif TYPE_CHECKING:\n" + body)]
