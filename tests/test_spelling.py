@@ -73,8 +73,11 @@ def test_spellings_pinned() -> None:
 
 
 def test_shown_states_sets_beside_the_annotation() -> None:
-    t = ann.f32[(8,)].with_varying(frozenset({"data", "model"}))
+    t = ArrayType.make("f32", (8,)).with_varying(frozenset({"data", "model"}))  # a type nobody wrote
     assert shown(t) == "f32[Array, Dims(8)] varying over {'data', 'model'}"
+    # a type read from an annotation records how it was written, and messages print it so
+    assert ann.f32[(8,)].spelling == "literal" and shown(ann.f32[(8,)]) == "f32[(8,)]"
+    assert ann.f32[ann.Array, ann.Dims(8)].spelling == "dims" and shown(ann.f32[ann.Array, ann.Dims(8)]) == spell(t)
     assert shown(ann.f32[(8, 4), {"b": 2}], "literal") == "f32[(8, 4), {'b': 2}]"
     assert not statable(ArrayType.make("f32", (None, 4)))
     assert spell(ArrayType.make("f32", (None, 4))) == "f32[Array, Dims(?, 4)]"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def member_key(name: str) -> tuple[object, ...]:
 
 @dataclass
 class _Import:
-    node: cst.Import | cst.ImportFrom
+    node: cst.CSTNode  # the Import / ImportFrom (a placeholder for one not yet written)
     line: int  # 1-based first and last line of the statement line
     end_line: int
     module: str
@@ -70,8 +71,8 @@ class ImportPlan:
             if isinstance(s, cst.If) and _dotted(s.test) in ("TYPE_CHECKING", "typing.TYPE_CHECKING"):
                 self.checking = s
                 break
-        inner = self.checking.body.body if self.checking is not None else ()
-        self.typing_block = self._block(list(inner))
+        inner: Sequence[cst.CSTNode] = self.checking.body.body if self.checking is not None else ()
+        self.typing_block = self._block(inner)
 
     def section(self, module: str, relative: bool) -> int:
         top = module.split(".")[0]
@@ -85,7 +86,7 @@ class ImportPlan:
             return STDLIB
         return THIRD_PARTY
 
-    def _block(self, body: list[cst.BaseStatement] | tuple[cst.BaseStatement, ...]) -> list[_Import]:
+    def _block(self, body: Sequence[cst.CSTNode]) -> list[_Import]:
         """The first run of import statements of a body (each on its own statement line)."""
         out: list[_Import] = []
         for s in body:

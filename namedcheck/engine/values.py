@@ -93,6 +93,9 @@ class ArrayType:
     # Where the value came from (the analyzer's `analyzer/origins.Origin`, opaque here: placement, where it
     # started varying, the calls that passed it in): never compared, hashed or shown
     origin: Any = field(default=None, compare=False)
+    # How the annotation this type was read from is written (`"dims"`: `f32[Array, Dims(5, 7)]`, `"literal"`:
+    # `f32[(5, 7)]`; None: nobody wrote it): messages print a type as its user wrote it (engine/spelling.py)
+    spelling: str | None = field(default=None, compare=False)
 
     @staticmethod
     def make(
