@@ -944,7 +944,7 @@ def _carry_leaf(v: Any) -> tuple[str, ArrayType | None]:
 def _describe(v: Any) -> str:
     kind, t = _carry_leaf(v)
     if isinstance(v, Const) and t is not None and dtypes.is_weak(t.dtype_code):
-        return f"a Python {type(v.value).__name__} ({dtypes.materialize(t.dtype_code)}[()])"
+        return f"a Python {type(v.value).__name__} ({spelling.spell(ArrayType(dtypes.materialize(t.dtype_code), ()))})"
     if t is not None:
         code = dtypes.materialize(t.dtype_code)
         return spelling.spell(ArrayType(code, t.shape, t.named, family=t.family, variadic=t.variadic))

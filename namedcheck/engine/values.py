@@ -194,7 +194,12 @@ class ArrayType:
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
         return f"{head}[({dims}), {{{named}}}]{vma}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """The type as a message prints it (`f"{t}"`): in the spelling its annotation was written in, else
+        `f32[Array, Dims(...)]` (engine/spelling.py); `repr` stays the internal, parseable form."""
+        from namedcheck.engine.spelling import shown
+
+        return shown(self)
 
 
 @dataclass(frozen=True, slots=True)
