@@ -93,6 +93,11 @@ def test_in_file_calls_still_type_a_private_helper(tmp_path: Path, monkeypatch: 
             "import jax.numpy as jnp\n\nif TYPE_CHECKING:\n    from jax import Array\n    from namedcheck import Dims, f32\n"
             "\n\ndef f(): ...\n",
         ),
+        (  # no module-level import: after the docstring, with the blank lines pycodestyle wants
+            '"""Doc."""\n\n\ndef f():\n    import jax\n',
+            '"""Doc."""\n\nfrom __future__ import annotations\n\nfrom typing import TYPE_CHECKING\n\n'
+            "if TYPE_CHECKING:\n    from jax import Array\n    from namedcheck import Dims, f32\n\n\ndef f():\n    import jax\n",
+        ),
         (  # an existing run-time import: merged, names ordered by type
             "import jax\nfrom namedcheck import checked, i32\n\n\ndef f(): ...\n",
             "import jax\nfrom namedcheck import Dims, checked, f32, i32\n\n\ndef f(): ...\n",

@@ -186,7 +186,7 @@ class ImportPlan:
         text = self._render(new.module, names, indent) if new.is_from else f"{indent}import {new.module}\n"
         if not block:
             at = self.docstring_end + 1
-            return [Edit(at, 1, at, 1, ("\n" if self.docstring_end else "") + text + "\n")]
+            return [Edit(at, 1, at, 1, ("\n" if self.docstring_end else "") + text + self._trail(at))]
         same = [i for i in block if i.section == new.section]
         if same:
             after = [i for i in same if i.key > new.key]
@@ -210,15 +210,31 @@ class ImportPlan:
             )
             last = section
         at = self.top[-1].end_line + 1 if self.top else self.docstring_end + 1
-        return [Edit(at, 1, at, 1, "\nif TYPE_CHECKING:\n" + body)]
+        return [Edit(at, 1, at, 1, "\nif TYPE_CHECKING:\n" + body + self._trail(at))]
 
     def future_annotations_edit(self) -> list[Edit]:
         """`from __future__ import annotations`, first after the docstring."""
         for imp in self.top:
             if imp.module == "__future__":
                 return self.add_from("__future__", {"annotations"})
-        first = self.top[0].line if self.top else self.docstring_end + 1
-        return [Edit(first, 1, first, 1, "from __future__ import annotations\n\n")]
+        if self.top:
+            first = self.top[0].line
+            return [Edit(first, 1, first, 1, "from __future__ import annotations\n\n")]
+        at = self.docstring_end + 1
+        lead = "\n" if self.docstring_end else ""
+        return [Edit(at, 1, at, 1, lead + "from __future__ import annotations\n" + self._trail(at))]
+
+    def _trail(self, at: int) -> str:
+        """The blank lines to add after text inserted before line `at` so that the code after it stands as
+        pycodestyle / ruff want it: two blank lines before a definition, one before other code."""
+        blank = 0
+        while at - 1 + blank < len(self.lines) and not self.lines[at - 1 + blank].strip():
+            blank += 1
+        if at - 1 + blank >= len(self.lines):
+            return ""
+        nxt = self.lines[at - 1 + blank].lstrip()
+        want = 2 if nxt.startswith(("def ", "class ", "async def ", "@")) else 1
+        return "\n" * max(0, want - blank)
 
 
 def first_party_of(path: str) -> tuple[frozenset[str], int]:

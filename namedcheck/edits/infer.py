@@ -407,7 +407,7 @@ def infer_source(
             path, stub_paths, session=session, callers=False, excluded_lines=lambda s: excluded_ranges(s, path)
         )
         a = analyser.analyse(source)
-        if not a.chunks:
+        if not a.chunks or a.failed:  # (a text that does not parse: the editor's partial analysis is not a file)
             break
         base = _base(ImportPlan(source))[0] if spelling == "dims" else "Array"
         found, edits, names = infer_once(source, a, spelling, base, shared)
