@@ -22,7 +22,12 @@ LAYERS = """import jax.numpy as jnp
 
 
 def project(h, w):
-    return h @ w
+    y = h @ w
+    return y
+
+
+def demo():
+    return project(jnp.ones((4, 8)), jnp.ones((8, 2)))
 
 
 def norm(x):
@@ -64,7 +69,8 @@ def test_library_self_test_and_tests_give_no_types(
     monkeypatch.chdir(_project(tmp_path))
     assert main(["infer", "--write", "."]) == 0
     layers = (tmp_path / "layers.py").read_text()
-    assert "def project(h, w):\n" in layers and "def norm(x):\n" in layers
+    assert "def project(h, w):\n    y = h @ w\n" in layers and "def norm(x):\n" in layers
+    assert "def demo() -> f32[Array, Dims(4, 2)]:" in layers  # the file's own function: typed
     assert "def double(x):\n" in (tmp_path / "helpers.py").read_text()  # called only from a test function
     assert "def forward() -> f32[Array, Dims(16, 64)]:" in (tmp_path / "model.py").read_text()
     capsys.readouterr()

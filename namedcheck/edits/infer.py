@@ -128,28 +128,31 @@ class _Sites(cst.CSTVisitor):
         self.assigns: list[tuple[cst.Name, cst.BaseExpression, int]] = []
         self.counts: dict[tuple[int, str], int] = {}
         self.scopes: list[int] = [0]
-        self.owner: dict[int, str] = {}  # a function inside a class -> the outermost class's name
-        self.classes: list[str] = []
+        # a function, or a scope, -> the name of the top-level function or class it is in (its own for one)
+        self.owner: dict[int, str] = {}
+        self.tops: list[str] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
-        if self.classes:
-            self.owner[id(node)] = self.classes[0]
+        self.tops.append(node.name.value)
+        self.owner[id(node)] = self.tops[0]
         self.scopes.append(id(node))
         for p in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             self._count(p.name.value)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
+        self.tops.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.scopes.append(id(node))
-        self.classes.append(node.name.value)
+        self.tops.append(node.name.value)
+        self.owner[id(node)] = self.tops[0]
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.scopes.pop()
-        self.classes.pop()
+        self.tops.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
@@ -220,7 +223,7 @@ def infer_once(
         sites = _Sites()
         chunk.module.visit(sites)
         for fn in sites.functions:
-            if fn.name.value in shared or sites.owner.get(id(fn)) in shared:
+            if sites.owner.get(id(fn)) in shared:
                 continue
             every = a.functions.get(id(fn), (None, []))[1]
             vetoes = [r for r in every if r.kind == "excluded"]
@@ -252,8 +255,8 @@ def infer_once(
                     dtypes |= _dtype_names(t)
                     edits.append(Edit(close[0], close[1] + 1, close[0], close[1] + 1, f" -> {text}"))
         for target, value, scope in sites.assigns:
-            if sites.counts.get((scope, target.value), 0) != 1:
-                continue
+            if sites.counts.get((scope, target.value), 0) != 1 or sites.owner.get(scope) in shared:
+                continue  # (inside a function other modules use: its values depend on what they pass)
             t = agreed(values.get(id(value), [])) if id(value) in own else None
             r = positions.get(target)
             if t is None or r is None or isinstance(t, Seq):
