@@ -13,9 +13,19 @@ has no spelling: `statable` says whether the type is one an annotation can state
 from __future__ import annotations
 
 import keyword
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from namedcheck.engine.values import ArrayType, Dim, Seq
+if TYPE_CHECKING:  # (values.py prints its types through this module: no import back at run time)
+    from namedcheck.engine.values import ArrayType, Dim, Seq
+
+
+def _is_array(t: object) -> bool:
+    return hasattr(t, "dtype_code") and hasattr(t, "shape")
+
+
+def _is_seq(t: object) -> bool:
+    return hasattr(t, "items") and hasattr(t, "kind") and not isinstance(t, dict)
+
 
 # how a message prints types: "dims" (this module's spelling) or "literal" (`f32[(5, 7), {'b': 2}]`)
 DIMS = "dims"
@@ -64,8 +74,10 @@ def dims_text(t: ArrayType) -> str:
 
 def spell(t: ArrayType | Seq, base: str = "Array") -> str:
     """`f32[Array, Dims(...)]` (`base`: how the module names `jax.Array`); a tuple of arrays as `tuple[...]`."""
-    if isinstance(t, Seq):
-        return "tuple[" + ", ".join(spell(i, base) if isinstance(i, ArrayType | Seq) else "Any" for i in t.items) + "]"
+    if _is_seq(t):
+        items = t.items  # type: ignore[union-attr]
+        return "tuple[" + ", ".join(spell(i, base) if _is_array(i) or _is_seq(i) else "Any" for i in items) + "]"
+    t = _array(t)
     return f"{head(t)}[{base}, {dims_text(t)}]"
 
 
@@ -109,9 +121,9 @@ def sets(t: ArrayType) -> str:
 
 def statable(t: Any) -> bool:
     """Whether an annotation states every part of `t` (every dim and named axis known; a tuple item by item)."""
-    if isinstance(t, Seq):
+    if _is_seq(t):
         return t.kind == "tuple" and bool(t.items) and all(statable(i) for i in t.items)
-    if not isinstance(t, ArrayType) or t.named_open:
+    if not _is_array(t) or t.named_open:
         return False
     if any(d is None for d in (*t.shape, *(s for _, s in t.named))):
         return False
@@ -120,6 +132,10 @@ def statable(t: Any) -> bool:
 
 def names_needed(t: ArrayType | Seq) -> set[str]:
     """The namedcheck names an annotation of `t` imports (`f32`, `Dims`)."""
-    if isinstance(t, Seq):
-        return set().union(*(names_needed(i) for i in t.items if isinstance(i, ArrayType | Seq)))
-    return {head(t), "Dims"}
+    if _is_seq(t):
+        return set().union(*(names_needed(i) for i in t.items if _is_array(i) or _is_seq(i)))  # type: ignore[union-attr]
+    return {head(_array(t)), "Dims"}
+
+
+def _array(t: object) -> ArrayType:
+    return t  # type: ignore[return-value]  # (an ArrayType: `_is_array` said so)
