@@ -16,6 +16,7 @@ from pathlib import Path
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from namedcheck.analyzer.parsing import parse_checked
 from namedcheck.diagnostic import Edit
 
 FUTURE, STDLIB, THIRD_PARTY, FIRST_PARTY, LOCAL = range(5)
@@ -57,7 +58,7 @@ class ImportPlan:
         self.lines = source.splitlines(keepends=True)
         self.first_party = first_party
         self.line_length = line_length
-        wrapper = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
+        wrapper = MetadataWrapper(parse_checked(source), unsafe_skip_copy=True)  # (the guard first; raises)
         self.module = wrapper.module
         self.pos = wrapper.resolve(PositionProvider)
         self.top = self._block(self.module.body)

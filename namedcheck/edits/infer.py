@@ -20,7 +20,7 @@ import libcst as cst
 
 from namedcheck.analyzer.chunks import ChunkPositions
 from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser
-from namedcheck.analyzer.parsing import parse_checked
+from namedcheck.analyzer.parsing import parse_ast, parse_checked
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
 from namedcheck.edits.fixes import apply_edits
@@ -338,9 +338,8 @@ def shared_names(path: str, session: Session, source: str) -> frozenset[str]:
 
 
 def _top_names(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_ast(source)  # (the guard first)
+    if tree is None:
         return set()
     return {s.name for s in tree.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
 
@@ -353,9 +352,8 @@ def is_test_file(path: str) -> bool:
 def excluded_ranges(source: str, path: str) -> list[tuple[int, int]]:
     """The line ranges whose calls `infer` takes no types from: `if __name__ == "__main__":` blocks (a library's
     self-test calls its API with the shapes of one example) and, in a test file, test functions and methods."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    tree = parse_ast(source)  # (the guard first)
+    if tree is None:
         return []
     out: list[tuple[int, int]] = []
     for s in tree.body:
