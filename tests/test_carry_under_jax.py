@@ -98,12 +98,12 @@ lax.scan(step, init, jnp.ones((3, 4, 8)))
 def test_nested_carry_item_is_named_by_its_path() -> None:
     [d] = [d for d in analyse_for_test(NESTED, "m.py")[0] if d.code == "NC408"]
     assert d.line == 7 and d.message == (
-        "lax.scan: carry item 1 ['h'] starts as f32[(2, 4)] but the body returns f32[(2, 8)]; "
+        "lax.scan: carry item 1 ['h'] starts as f32[Array, Dims(2, 4)] but the body returns f32[Array, Dims(2, 8)]; "
         "a loop carry must keep its shape across iterations"
     )
     assert d.data["path"] == [1, "h"] and d.data["part"] == "shape"
     assert [(r.line, r.message) for r in d.related] == [
-        (11, "carry item 1 ['h'] starts as f32[(2, 4)] here"),
+        (11, "carry item 1 ['h'] starts as f32[Array, Dims(2, 4)] here"),
         (10, "carry item 1 ['h'] gets its shape (2, 4) from jnp.zeros here"),
     ]
     with pytest.raises(TypeError, match=JAX_SAYS):

@@ -141,15 +141,25 @@ def test_cli_infer_write_diff_and_annotated_spelling(
     (tmp_path / "m.py").write_text(src)
     assert main(["infer", "m.py"]) == 0
     out = capsys.readouterr().out
-    assert "m.py:4:12: parameter x: f32[(3, 4)]" in out and "return main: f32[(3, 4)]" in out
+    # sites listed where they are in the file as it is (the imports infer adds above them not counted)
+    assert (
+        "m.py:4:12: parameter x: f32[Array, Dims(3, 4)]" in out
+        and "m.py:9:11: return main: f32[Array, Dims(3, 4)]" in out
+    )
     assert main(["infer", "m.py", "--diff"]) == 0
-    assert "+def scale(x: f32[(3, 4)]) -> f32[(3, 4)]:" in capsys.readouterr().out
+    assert "+def scale(x: f32[Array, Dims(3, 4)]) -> f32[Array, Dims(3, 4)]:" in capsys.readouterr().out
     assert (tmp_path / "m.py").read_text() == src
+    assert main(["infer", "m.py", "--write", "--spelling", "literal"]) == 0
+    assert "def scale(x: f32[(3, 4)]) -> f32[(3, 4)]:" in (tmp_path / "m.py").read_text()
+    (tmp_path / "m.py").write_text(src)
     assert main(["infer", "m.py", "--write", "--spelling", "annotated"]) == 0
     text = (tmp_path / "m.py").read_text()
     assert "def scale(x: Annotated[jax.Array, f32[(3, 4)]]) -> Annotated[jax.Array, f32[(3, 4)]]:" in text
     assert "    y: Annotated[jax.Array, f32[(3, 4)]] = x * 2\n" in text
-    assert "from namedcheck import f32\nfrom typing import Annotated\nimport jax\n" in text
+    # each import in its isort section, in order (ruff I001)
+    assert text.startswith(
+        "from typing import Annotated\n\nimport jax\nimport jax.numpy as jnp\nfrom namedcheck import f32\n\n\n"
+    )
     assert main(["infer", "m.py", "--write"]) == 0 and (tmp_path / "m.py").read_text() == text
 
 
@@ -186,7 +196,7 @@ with jax.set_mesh(auto):
 
 
 def test_infer_writes_explicit_shardings_that_round_trip(tmp_path: Path) -> None:
-    """Fully known shardings over Explicit axes are written (`f32[('8@data', 16)]`); a value whose calls
+    """Fully known shardings over Explicit axes are written (`f32[jax.Array, Dims('8@data', 16)]`); a value whose calls
     disagree, a replicated one and one over an Auto mesh get the plain shape. The written file checks clean,
     infers nothing more, and runs under JAX with each annotated value's jax.typeof equal to its annotation."""
     import json
@@ -195,13 +205,14 @@ def test_infer_writes_explicit_shardings_that_round_trip(tmp_path: Path) -> None
 
     new, _ = infer_source(SHARDED, "m.py")
     for line in (
-        "def scale(v: f32[(8, 16)]) -> f32[(8, 16)]:",
-        "def project(v: f32[('8@data', 16)], w: f32[(16, '4@model')]) -> f32[('8@data', '4@model')]:",
-        "    out: f32[('8@data', '4@model')] = jnp.matmul(",
-        "both: f32[('8@(data,model)', 16)] = ",
-        "b: f32[('8@(data,model)', 16)] = scale(both)",
-        "r: f32[(8, 16)] = ",
-        "    a: f32[(8, 16)] = ",
+        "def scale(v: f32[jax.Array, Dims(8, 16)]) -> f32[jax.Array, Dims(8, 16)]:",
+        "def project(v: f32[jax.Array, Dims('8@data', 16)], w: f32[jax.Array, Dims(16, '4@model')]) -> "
+        "f32[jax.Array, Dims('8@data', '4@model')]:",
+        "    out: f32[jax.Array, Dims('8@data', '4@model')] = jnp.matmul(",
+        "both: f32[jax.Array, Dims('8@(data,model)', 16)] = ",
+        "b: f32[jax.Array, Dims('8@(data,model)', 16)] = scale(both)",
+        "r: f32[jax.Array, Dims(8, 16)] = ",
+        "    a: f32[jax.Array, Dims(8, 16)] = ",
     ):
         assert any(text.startswith(line) for text in new.splitlines()), (line, new)
     assert check_source(new, "m.py") == []

@@ -305,7 +305,7 @@ def test_infer_write_keeps_a_files_declared_encoding(tmp_path, capsys, monkeypat
     code, _, err = _run(capsys, "infer", "--write", "g.py")
     assert code == 0 and "Annotated 1 site in 1 file." in err
     written = (tmp_path / "g.py").read_bytes()
-    assert b"caf\xe9" in written and "-> f32[(2, 3)]" in written.decode("latin-1")
+    assert b"caf\xe9" in written and "-> f32[Array, Dims(2, 3)]" in written.decode("latin-1")
 
 
 # ---- the result cache -----------------------------------------------------------------------------------

@@ -107,15 +107,15 @@ async def _scenario(tmp: Path) -> None:
 
     # hover: a variable's inferred type (the assigned name, and a use of it)
     hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(6, 4)))
-    assert hover is not None and "f32[(4, 8)]" in hover.contents.value
+    assert hover is not None and "f32[Array, Dims(4, 8)]" in hover.contents.value
     hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(7, 11)))
-    assert hover is not None and "f32[(4, 8)]" in hover.contents.value
+    assert hover is not None and "f32[Array, Dims(4, 8)]" in hover.contents.value
 
     # inlay hints: the unannotated assignment (the return is unknown: the matmul fails)
     hints = await c.text_document_inlay_hint_async(
         lsp.InlayHintParams(lsp.TextDocumentIdentifier(uri), lsp.Range(lsp.Position(0, 0), lsp.Position(8, 0)))
     )
-    assert [(h.position.line, h.label) for h in hints] == [(6, ": f32[(4, 8)]")]
+    assert [(h.position.line, h.label) for h in hints] == [(6, ": f32[Array, Dims(4, 8)]")]
 
     # a code action removes the diagnostic
     actions = await c.text_document_code_action_async(
@@ -150,9 +150,10 @@ async def _scenario(tmp: Path) -> None:
     diags = await s.next_diagnostics(suri)
     assert [(d.code, d.range.start.line) for d in diags] == [("NC602", 11)]
     hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri), lsp.Position(10, 4)))
-    assert hover is not None and "f32[(4,)]" in hover.contents.value
+    assert hover is not None and "f32[Array, Dims(4)]" in hover.contents.value
     hover = await c.text_document_hover_async(lsp.HoverParams(lsp.TextDocumentIdentifier(suri), lsp.Position(11, 63)))
-    assert hover is not None and "f32[(2, 4)]{V:data}" in hover.contents.value  # xb: a block of 'data'
+    # xb: a block of 'data'; the varying set (no annotation states it) as a comment after the annotation
+    assert hover is not None and "f32[Array, Dims(2, 4)]  # varying over {'data'}" in hover.contents.value
     actions = await c.text_document_code_action_async(
         lsp.CodeActionParams(lsp.TextDocumentIdentifier(suri), diags[0].range, lsp.CodeActionContext(diagnostics=diags))
     )
@@ -182,14 +183,19 @@ def _corpus() -> list[Path]:
 
 @pytest.mark.parametrize("path", _corpus(), ids=lambda p: p.name)
 def test_incremental_equals_cli(path: Path) -> None:
-    """Opening, editing the middle of the file and undoing the edit give the CLI's diagnostics."""
+    """Opening, editing the middle of the file and undoing the edit give the CLI's diagnostics (where the edit
+    breaks the syntax, the CLI's NC001)."""
     src = path.read_text()
     d = DocumentAnalyser(str(path))
     lines = src.splitlines(keepends=True)
     mid = len(lines) // 2
     edited = "".join(lines[:mid]) + "\n\n" + "".join(lines[mid:])
     for text in (src, edited, src):
-        assert d.analyse(text).diagnostics == check_source(text, str(path))
+        cli = check_source(text, str(path))
+        got = d.analyse(text).diagnostics
+        if any(x.code == "NC001" for x in cli):  # (a text that does not parse: the editor keeps the findings
+            got = [x for x in got if x.code == "NC001"]  # of the chunks that do, tests/test_lsp_partial.py)
+        assert got == cli
 
 
 def test_stdin_uses_the_files_own_project(
@@ -271,6 +277,6 @@ def test_hover_and_hints_show_symbolic_sizes() -> None:
     found = values_at(a, 5, 4)
     assert found is not None
     _, values = found
-    assert [format_value(v) for v in values] == ["f32[('config.batch_size', '2*n')]"]
+    assert [format_value(v) for v in values] == ["f32[Array, Dims('config.batch_size', '2*n')]"]
     assert symbols_of(values) == ["config.batch_size", "n"]
-    assert [label for _, _, label in inlay_hints(src, a)] == [": f32[('config.batch_size', '2*n')]"]
+    assert [label for _, _, label in inlay_hints(src, a)] == [": f32[Array, Dims('config.batch_size', '2*n')]"]

@@ -192,7 +192,7 @@ def test_malformed_frames_are_skipped(server: Raw, tmp_path: Path) -> None:
                 }
             ),
         )
-        assert got.get("result") is not None and "f32[(4, 8)]" in got["result"]["contents"]["value"], name
+        assert got.get("result") is not None and "f32[Array, Dims(4, 8)]" in got["result"]["contents"]["value"], name
     assert server.proc.poll() is None
     log = b"".join(server.stderr).decode(errors="replace")
     assert "malformed input from the client" in log
@@ -262,7 +262,7 @@ def test_every_request_is_answered(server: Raw, tmp_path: Path) -> None:
     server.next_id += 1
     server.send(frame({"jsonrpc": "1.0", "id": server.next_id, "method": "textDocument/hover", "params": {}}))
     assert server.wait(lambda m: m.get("id") == server.next_id)["error"]["code"] == -32600
-    assert "f32[(4, 8)]" in _hover(server, uri)["result"]["contents"]["value"]
+    assert "f32[Array, Dims(4, 8)]" in _hover(server, uri)["result"]["contents"]["value"]
     assert server.close() == 0
 
 

@@ -212,7 +212,7 @@ EXPECTED = {
     ),
     "NC408": (
         3,
-        "lax.scan: carry item 0 starts as f32[(2, 4)] but the body returns f32[(2, 8)]; a loop carry must keep its shape across iterations",
+        "lax.scan: carry item 0 starts as f32[Array, Dims(2, 4)] but the body returns f32[Array, Dims(2, 8)]; a loop carry must keep its shape across iterations",
         "return carry item 0 with its initial shape (2, 4), or start it with the shape the body returns",
     ),
     "NC501": (
@@ -222,7 +222,7 @@ EXPECTED = {
     ),
     "NC502": (
         2,
-        "Named axes 'a' and 'b' both appear in this value (f32[(), {'a': 4, 'b': 4}]) but share mesh resource 'x' (axis_resources maps 'a' to 'x' and 'b' to 'x')",
+        "Named axes 'a' and 'b' both appear in this value (f32[Array, Dims(a=4, b=4)]) but share mesh resource 'x' (axis_resources maps 'a' to 'x' and 'b' to 'x')",
         "reduce over 'a' or 'b' before they meet, or map them to different resources",
     ),
     "NC503": (
@@ -452,3 +452,46 @@ def test_no_message_in_the_corpus_prints_an_internal_repr():
         if INTERNAL_REPR.search(f"{d.message} {d.hint}")
     ]
     assert not leaks
+
+
+DIMS_HEADER = "import jax.numpy as jnp\nfrom jax import Array\nfrom namedcheck import Dims, f32\n\n\n"
+
+
+def test_types_print_as_the_annotation_is_written():
+    """A message prints a type in the spelling its annotation is written in (the inferred type beside it too);
+    a type no annotation states prints in the Dims spelling (NC408 above)."""
+    program = "def head(h: f32[Array, Dims(128, 512)]) -> f32[Array, Dims(128, 256)]:\n    return h * 2\n"
+    [d] = [d for d in check_source(DIMS_HEADER + program, "model.py", force=True) if d.code == "NC301"]
+    assert d.message == (
+        "Positional shape mismatch: the return value is declared f32[Array, Dims(128, 256)] but inferred "
+        "f32[Array, Dims(128, 512)]"
+    )
+    literal = "def head(h: f32[(128, 512)]) -> f32[(128, 256)]:\n    return h * 2\n"
+    [d] = [d for d in check_source(DIMS_HEADER + literal, "model.py", force=True) if d.code == "NC301"]
+    assert "declared f32[(128, 256)] but inferred f32[(128, 512)]" in d.message
+
+
+def test_runtime_errors_print_the_dims_spelling():
+    jnp = pytest.importorskip("jax.numpy")
+    from namedcheck import ShapeError
+
+    ns: dict[str, object] = {}
+    exec(  # (this module's annotations are strings: the function is defined where its names are)
+        DIMS_HEADER + "from namedcheck import checked\n\n\n@checked\n"
+        "def head(h: f32[Array, Dims(128, 512)]) -> f32[Array, Dims(128, 256)]:\n    return h * 2\n",
+        ns,
+    )
+    head = ns["head"]
+    with pytest.raises(ShapeError) as info:
+        head(jnp.ones((128, 5)))
+    assert str(info.value) == (
+        "[NC302] head: parameter 'h' expects f32[Array, Dims(128, 512)], got f32[Array, Dims(128, 5)]: Argument 'h' "
+        "has positional shape (128, 5); head declares (128, 512) (hint: pass a value of the declared shape, or change "
+        "the parameter's annotation)"
+    )
+    with pytest.raises(ShapeError) as info:
+        head(jnp.ones((128, 512)))
+    assert info.value.message == (
+        "head: Positional shape mismatch: the result is declared f32[Array, Dims(128, 256)] but inferred "
+        "f32[Array, Dims(128, 512)]"
+    )

@@ -140,7 +140,7 @@ def grow(state, x):
                 "NC408",
                 6,
                 [
-                    ("m.py", 9, "carry item 1 starts as f32[(3,)] here"),
+                    ("m.py", 9, "carry item 1 starts as f32[Array, Dims(3)] here"),
                     ("m.py", 8, "carry item 1 gets its shape (3,) from jnp.zeros here"),
                 ],
             )
@@ -656,7 +656,10 @@ CORPUS = [
         "tests/cases/nc408_carry.py",
         "NC408",
         112,
-        [(115, "carry item 1 starts as f32[()] here"), (114, "carry item 1 gets its shape () from jnp.array here")],
+        [
+            (115, "carry item 1 starts as f32[Array, Dims()] here"),
+            (114, "carry item 1 gets its shape () from jnp.array here"),
+        ],
     ),
     ("tests/cases/shd_layout.py", "NC805", 47, [(15, "`y` was placed with P(None, 'model') here")]),
     (

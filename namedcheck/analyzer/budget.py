@@ -224,8 +224,20 @@ def cpython_error(source: str) -> tuple[int, int, str] | None:
     parser reject it with a plain syntax error (its location is the better one where libcst fails too)."""
     if _LAST_ERROR and _LAST_ERROR[0][0] is source:
         e = _LAST_ERROR[0][1]
-        return e.lineno or 1, max(1, e.offset or 1), e.msg or "invalid syntax"
+        return e.lineno or 1, max(1, e.offset or 1), _located(e.msg or "invalid syntax", e.lineno or 1)
     return None
+
+
+_DETECTED = re.compile(r" \(detected at line (\d+)\)$")
+
+
+def _located(message: str, line: int) -> str:
+    """CPython's message worded for where it is reported: an unterminated string is reported where it opens,
+    and "(detected at line N)" named another line than the diagnostic's own."""
+    m = _DETECTED.search(message)
+    if m is None or int(m.group(1)) == line:
+        return _DETECTED.sub("", message)
+    return message[: m.start()] + f": it opens here, on line {line}, and is still open at line {m.group(1)}"
 
 
 def refused(source: str, limits: Limits | None = None) -> tuple[int, int, str] | None:

@@ -50,7 +50,9 @@ class Replay:
 class FunctionRecord:
     """One analysis of a function body: how it was reached, its parameters' values, its return value."""
 
-    kind: str  # "standalone" (under its own annotations), "call" (at a call site) or "map" (as a map body)
+    # "standalone" (under its own annotations), "call" (at a call site), "map" (as a map body), or "excluded"
+    # (a call written in a line range the analyser was told to exclude: a `__main__` block, a test function)
+    kind: str
     params: dict[str, Any]
     returns: Any
 
@@ -64,6 +66,7 @@ class Analysis:
     values: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)
     functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = field(default_factory=dict)
     failed: bool = False  # not analysed (does not parse, or the analyzer failed): nothing more to add
+    excluded: set[int] = field(default_factory=set)  # indices of `values` recorded under an excluded call
 
     @property
     def positions(self) -> ChunkPositions:
@@ -93,6 +96,30 @@ class EditorAnalyzer(ModuleAnalyzer):
         self.keys = _definition_keys(chunks, _PRNG_CONFIG.search(source) is not None)
         self._positions = ChunkPositions(chunks)
         self._prng_configured = _PRNG_CONFIG.search(source) is not None
+        self.excluded_lines: list[tuple[int, int]] = []  # calls written here are recorded as "excluded"
+        self.call_sites: list[bool] = []  # per call being analysed: written in an excluded range
+        self.excluded_values: set[int] = set()
+
+    def call_function(
+        self,
+        ref: FuncRef,
+        pos: list[Any],
+        kw: dict[str, Any],
+        nodes: list[Any],
+        node: cst.CSTNode,
+        caller: Any,
+        as_map_body: bool = False,
+    ) -> Any:
+        r = self._positions.get(node) if self.excluded_lines else None
+        excluded = r is not None and any(a <= r.start.line <= b for a, b in self.excluded_lines)
+        mark = len(self.value_log)
+        self.call_sites.append(excluded)
+        try:
+            return super().call_function(ref, pos, kw, nodes, node, caller, as_map_body)
+        finally:
+            self.call_sites.pop()
+            if excluded:
+                self.excluded_values.update(range(mark, len(self.value_log)))
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None:
         self.report_log.append((node, _detached(err)))
@@ -132,6 +159,8 @@ class EditorAnalyzer(ModuleAnalyzer):
             arguments,
         )
         kind = "standalone" if standalone else "map" if env is not None and (env.named or env.manual) else "call"
+        if self.call_sites and self.call_sites[-1] and not standalone:
+            kind = "excluded"
         self.function_log.append((ref.node, kind, dict(values), out))
         return out
 
@@ -283,8 +312,10 @@ class DocumentAnalyser:
         callers: bool = True,
         max_callers: int | None = None,
         fixer: Fixer | None = None,
+        excluded_lines: Callable[[str], list[tuple[int, int]]] | None = None,
     ) -> None:
         self.path = path
+        self.excluded_lines = excluded_lines  # line ranges whose calls are recorded as "excluded" (infer)
         self.stub_paths = stub_paths
         self.session = session if session is not None else Session(stub_paths)
         self.callers = callers
@@ -344,12 +375,29 @@ class DocumentAnalyser:
             chunks = split(source)
         except ChunkSyntaxError:
             failed = self.session.check(self.path, source)
-            return Analysis(failed.diagnostics, failed=failed.failed)
+            kept = parseable_chunks(source) if failed.failed else None
+            if not kept:
+                return Analysis(failed.diagnostics, failed=failed.failed)
+            # the chunks that parse analysed as the file (what the broken statement defines is unknown), the
+            # CLI's NC001 at the broken one: an unfinished line keeps the rest of the file's diagnostics
+            rest = self._analyse_chunks(source, kept)
+            if rest.failed:
+                return Analysis(failed.diagnostics, failed=True)
+            rest.diagnostics = sorted({*failed.diagnostics, *rest.diagnostics})
+            rest.failed = True  # (not a text to annotate, fix or read callers into)
+            return rest
+        return self._analyse_chunks(source, chunks)
+
+    def _analyse_chunks(self, source: str, chunks: list[tuple[int, Chunk]]) -> Analysis:
         module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
         previous = self.replays
 
+        excluded = self.excluded_lines(source) if self.excluded_lines is not None else []
+
         def make(module: cst.Module, ops: dict[str, Any], **project: Any) -> EditorAnalyzer:
-            return EditorAnalyzer(module, ops, chunks, source, previous, **project)
+            an = EditorAnalyzer(module, ops, chunks, source, previous, **project)
+            an.excluded_lines = excluded
+            return an
 
         result = self.session.check(self.path, source, module=module, make=make)
         an = result.analyzer
@@ -364,7 +412,38 @@ class DocumentAnalyser:
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
-        return Analysis(diags, chunks, an.value_log, functions)
+        return Analysis(diags, chunks, an.value_log, functions, excluded=an.excluded_values)
+
+
+def parseable_chunks(source: str) -> list[tuple[int, Chunk]] | None:
+    """The top-level chunks of a text that does not parse, without the broken ones: every definition that parses,
+    and the module-level statements before the first broken chunk (a statement after it could read a name the
+    broken one rebinds: left out). None when the text does not split into chunks at all."""
+    from namedcheck.analyzer.chunks import chunk_starts, parse_chunk
+
+    lines = source.splitlines(keepends=True)
+    if not lines:
+        return None
+    bounds = [*chunk_starts(lines), len(lines)]
+    out: list[tuple[int, Chunk]] = []
+    seen: dict[str, int] = {}
+    broken = False
+    for a, b in zip(bounds, bounds[1:]):
+        text = "".join(lines[a:b])
+        n = seen[text] = seen.get(text, -1) + 1
+        chunk = parse_chunk(text, n)
+        if chunk is None:
+            broken = True
+        elif not broken or chunk.definition is not None or _imports_only(chunk):
+            out.append((a, chunk))
+    return out if broken else None
+
+
+def _imports_only(chunk: Chunk) -> bool:
+    return all(
+        isinstance(s, cst.SimpleStatementLine) and all(isinstance(x, cst.Import | cst.ImportFrom) for x in s.body)
+        for s in chunk.module.body
+    )
 
 
 _PROGRAM_RECORDS = ("flags", "mutated", "set_at", "read_at", "built", "spread")
@@ -530,14 +609,19 @@ def symbols_of(values: list[Any]) -> list[str]:
     return sorted(a for a in out if not a.startswith("("))
 
 
-def format_value(v: Any) -> str:
-    """A value in the annotation language (`f32[('B', 512)]{V:data}`), tuples item by item."""
+def format_value(v: Any, sets: bool = True) -> str:
+    """A value in the annotation language's checker-clean spelling (`f32[Array, Dims('B', 512)]`, engine/spelling.py),
+    tuples item by item; `sets`: the varying / unreduced / reduced sets after it, in words (an annotation does
+    not state them)."""
+    from namedcheck.engine import spelling
     from namedcheck.engine.values import ArrayType, Seq
 
     if isinstance(v, ArrayType):
-        return repr(v)
+        return spelling.spell(v) + (spelling.sets(v) if sets else "")
     if isinstance(v, Seq) and v.kind == "tuple":
-        return "(" + ", ".join(format_value(i) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
+        if not sets and all(isinstance(i, ArrayType) for i in v.items):
+            return spelling.spell(v)  # `tuple[f32[...], ...]`: an annotation
+        return "(" + ", ".join(format_value(i, sets) for i in v.items) + ("," if len(v.items) == 1 else "") + ")"
     if v is UNKNOWN:
         return "?"
     return re.sub(r"^Const\((.*)\)$", r"\1", repr(v))

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -133,6 +134,11 @@ class _Scan(cst.CSTVisitor):
             self.found.setdefault(flag, set()).add(None)  # a context manager entered where the checker cannot tell
 
 
+# what `_Scan` acts on, read from the text first: `<...>config.update(`, `with_config(`, a flag's name (a flag's
+# short name is in its environment variable's and in `config.<name>(...)`)
+_MAY_SET = re.compile(r"config\s*\.\s*update\b|with_config")
+
+
 def module_flags(module: cst.Module, text: str) -> Flags:
     """The flags the module sets for all of its code (JAX's defaults left out; None: not known)."""
     return scan(module, text)[0]
@@ -141,8 +147,8 @@ def module_flags(module: cst.Module, text: str) -> Flags:
 def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
     """The flags the module sets for all of its code (JAX's defaults left out; None: not known), and the flags
     its functions set (a caller of any of them no longer knows those)."""
-    if "config" not in text and not any(f.upper() in text for f in JAX_FLAG_DEFAULTS):
-        return (), frozenset()
+    if not _MAY_SET.search(text) and not any(f.removeprefix("jax_") in text for f in JAX_FLAG_DEFAULTS):
+        return (), frozenset()  # (most modules: the visit below is as costly as the module's parse)
     scan = _Scan()
     module.visit(scan)
     out: dict[str, bool | None] = {}

@@ -577,7 +577,7 @@ def cmd_infer(args: argparse.Namespace) -> int:
         try:  # the guarded reader: a regular file under max-file-size, never a FIFO or a device
             data = read_bytes(f, cfg.limits.max_file_size * 1024 * 1024)
             source = decode_source(data)  # as Python decodes it (a coding line)
-            new, added = infer_source(source, display, args.spelling == "annotated", tuple(cfg.stub_paths), session)
+            new, added = infer_source(source, display, args.spelling, tuple(cfg.stub_paths), session)
         except Unreadable as e:
             if not e.too_large:
                 print(f"namedcheck: error: {_shown(display)}: cannot read: {e}", file=sys.stderr)
@@ -694,9 +694,10 @@ def build_parser() -> argparse.ArgumentParser:
     inf.add_argument("--diff", action="store_true", help="print a unified diff instead of a list")
     inf.add_argument(
         "--spelling",
-        choices=("plain", "annotated"),
-        default="plain",
-        help="annotated: Annotated[jax.Array, f32[...]] (for pyright / pylance)",
+        choices=("dims", "literal", "annotated", "plain"),
+        default="dims",
+        help="dims (default): f32[Array, Dims(...)], clean under mypy / pyright; literal: f32[(...)]; "
+        "annotated: Annotated[jax.Array, f32[(...)]]",
     )
     inf.add_argument("--config-root", help=argparse.SUPPRESS)
     inf.set_defaults(func=cmd_infer)

@@ -9,18 +9,23 @@ new is found, so a second run changes nothing.
 
 from __future__ import annotations
 
+import ast
 import difflib
+import re
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
 
 from namedcheck.analyzer.chunks import ChunkPositions
 from namedcheck.analyzer.incremental import Analysis, DocumentAnalyser
-from namedcheck.analyzer.parsing import parse_checked
+from namedcheck.analyzer.parsing import parse_ast, parse_checked
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Edit
 from namedcheck.edits.fixes import apply_edits
+from namedcheck.edits.imports import ImportPlan, first_party_of
+from namedcheck.engine import spelling as spelling_
 from namedcheck.engine import symbolic
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
@@ -96,25 +101,23 @@ def agreed(values: list[Any]) -> ArrayType | Seq | None:
     return plain[0] if all(t == plain[0] for t in plain) else None
 
 
-def _axes_text(e: tuple[str, ...]) -> str:
-    return "@" + (e[0] if len(e) == 1 else "(" + ",".join(e) + ")")
-
-
-def spell(t: ArrayType | Seq, annotated: bool) -> str:
+def spell(t: ArrayType | Seq, spelling: str | bool = "dims", base: str = "Array") -> str:
+    """`t` as `infer` writes it: the Dims spelling (`f32[Array, Dims(8, 4)]`, engine/spelling.py), the literal
+    spelling (`f32[(8, 4)]`), or `Annotated[jax.Array, f32[(8, 4)]]` (`annotated`, or True)."""
+    if spelling is True:
+        spelling = "annotated"
+    if spelling in ("dims", False):
+        return spelling_.spell(t, base)
     if isinstance(t, Seq):
-        return "tuple[" + ", ".join(spell(i, annotated) for i in t.items) + "]"
-    if t.sharding is not None:  # `f32[('8@data', 4)]`: a split dim is written as a string
-        dims = ", ".join(repr(f"{d}{_axes_text(e)}") if e else str(d) for d, e in zip(t.shape, t.sharding))
-        text = f"{t.dtype_code}[({dims}{',' if len(t.shape) == 1 else ''})]"
-    else:
-        text = repr(t)
-    return f"Annotated[jax.Array, {text}]" if annotated else text
+        return "tuple[" + ", ".join(spell(i, spelling) for i in t.items) + "]"
+    text = spelling_.literal(t)
+    return f"Annotated[jax.Array, {text}]" if spelling == "annotated" else text
 
 
 def _dtype_names(t: ArrayType | Seq) -> set[str]:
     if isinstance(t, Seq):
         return set().union(*(_dtype_names(i) for i in t.items))
-    return {t.dtype_code or "Array"}
+    return {spelling_.head(t)}
 
 
 class _Sites(cst.CSTVisitor):
@@ -125,22 +128,31 @@ class _Sites(cst.CSTVisitor):
         self.assigns: list[tuple[cst.Name, cst.BaseExpression, int]] = []
         self.counts: dict[tuple[int, str], int] = {}
         self.scopes: list[int] = [0]
+        # a function, or a scope, -> the name of the top-level function or class it is in (its own for one)
+        self.owner: dict[int, str] = {}
+        self.tops: list[str] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self.functions.append(node)
+        self.tops.append(node.name.value)
+        self.owner[id(node)] = self.tops[0]
         self.scopes.append(id(node))
         for p in [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]:
             self._count(p.name.value)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.scopes.pop()
+        self.tops.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.scopes.append(id(node))
+        self.tops.append(node.name.value)
+        self.owner[id(node)] = self.tops[0]
         return True
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.scopes.pop()
+        self.tops.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
@@ -188,11 +200,20 @@ def _names(target: cst.BaseExpression) -> list[str]:
     return []
 
 
-def infer_once(source: str, a: Analysis, annotated: bool) -> tuple[list[Inferred], list[Edit]]:
-    """What one analysis lets us annotate, and the edits (annotations and imports) that add it."""
+def infer_once(
+    source: str, a: Analysis, spelling: str | bool, base: str = "Array", shared: frozenset[str] = frozenset()
+) -> tuple[list[Inferred], list[Edit], set[str]]:
+    """What one analysis lets us annotate, the edits that add it, and the namedcheck names they use.
+    `shared`: functions (and classes) other project modules use: their parameters and returns are left alone
+    (this file's calls do not say what those modules pass)."""
+    # what an expression was in each analysis; those under a call written in a `__main__` block or a test
+    # function (`a.excluded`) may only veto: a type needs one analysis of the program itself
     values: dict[int, list[Any]] = {}
-    for node, v in a.values:
+    own: set[int] = set()
+    for i, (node, v) in enumerate(a.values):
         values.setdefault(id(node), []).append(v)
+        if i not in a.excluded:
+            own.add(id(node))
     positions = ChunkPositions(a.chunks)
     lines = source.splitlines()
     found: list[Inferred] = []
@@ -202,89 +223,157 @@ def infer_once(source: str, a: Analysis, annotated: bool) -> tuple[list[Inferred
         sites = _Sites()
         chunk.module.visit(sites)
         for fn in sites.functions:
-            records = a.functions.get(id(fn), (None, []))[1]
+            if sites.owner.get(id(fn)) in shared:
+                continue
+            every = a.functions.get(id(fn), (None, []))[1]
+            vetoes = [r for r in every if r.kind == "excluded"]
+            records = [r for r in every if r.kind != "excluded"]
             at_calls = [r for r in records if r.kind in ("call", "map")]
             for p in [*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params]:
                 if p.annotation is not None or not at_calls:
                     continue
-                t = agreed([r.params.get(p.name.value, UNKNOWN) for r in at_calls])
+                t = agreed([r.params.get(p.name.value, UNKNOWN) for r in at_calls + vetoes])
                 r = positions.get(p.name)
                 if t is None or r is None:
                     continue
-                found.append(Inferred(r.end.line, r.end.column, "parameter", p.name.value, spell(t, annotated)))
+                text = spell(t, spelling, base)
+                found.append(Inferred(r.end.line, r.end.column, "parameter", p.name.value, text))
                 dtypes |= _dtype_names(t)
                 if p.default is not None and p.equal is not cst.MaybeSentinel.DEFAULT:
                     # `x=1` becomes `x: T = 1` (PEP 8 spacing around `=` of an annotated parameter)
                     eq = positions.get(p.equal)
                     if eq is not None:
                         edits.append(Edit(eq.start.line, eq.start.column + 1, eq.end.line, eq.end.column + 1, " = "))
-                edits.append(
-                    Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {spell(t, annotated)}")
-                )
+                edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {text}"))
             if fn.returns is None and records:
-                t = agreed([r.returns for r in (at_calls or records)])
+                t = agreed([r.returns for r in (at_calls or records) + vetoes])
                 params = positions.get(fn.params)
                 close = closing_paren(lines, params.end.line, params.end.column) if params is not None else None
                 if t is not None and close is not None:
-                    found.append(Inferred(close[0], close[1], "return", fn.name.value, spell(t, annotated)))
+                    text = spell(t, spelling, base)
+                    found.append(Inferred(close[0], close[1], "return", fn.name.value, text))
                     dtypes |= _dtype_names(t)
-                    edits.append(Edit(close[0], close[1] + 1, close[0], close[1] + 1, f" -> {spell(t, annotated)}"))
+                    edits.append(Edit(close[0], close[1] + 1, close[0], close[1] + 1, f" -> {text}"))
         for target, value, scope in sites.assigns:
-            if sites.counts.get((scope, target.value), 0) != 1:
-                continue
-            t = agreed(values.get(id(value), []))
+            if sites.counts.get((scope, target.value), 0) != 1 or sites.owner.get(scope) in shared:
+                continue  # (inside a function other modules use: its values depend on what they pass)
+            t = agreed(values.get(id(value), [])) if id(value) in own else None
             r = positions.get(target)
             if t is None or r is None or isinstance(t, Seq):
                 continue
-            found.append(Inferred(r.end.line, r.end.column, "local", target.value, spell(t, annotated)))
+            text = spell(t, spelling, base)
+            found.append(Inferred(r.end.line, r.end.column, "local", target.value, text))
             dtypes |= _dtype_names(t)
-            edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {spell(t, annotated)}"))
-    if edits:
-        edits.extend(_imports(a, dtypes, annotated))
-    return found, edits
+            edits.append(Edit(r.end.line, r.end.column + 1, r.end.line, r.end.column + 1, f": {text}"))
+    if spelling in ("dims", False):
+        dtypes.add("Dims")
+    return found, edits, dtypes if edits else set()
 
 
-def _imports(a: Analysis, dtypes: set[str], annotated: bool) -> list[Edit]:
-    """Imports the new annotations need that the module lacks: added to its `from namedcheck import ...`,
-    or on a line after its last top-level import (after the docstring when it has none)."""
-    have: set[str] = set()
-    after = 0  # the line after which new import lines go
-    nc_from: tuple[int, int] | None = None  # the end of the last name of `from namedcheck import ...`
-    for offset, chunk in a.chunks:
-        pos = chunk.positions()
-        for s in chunk.module.body:
-            if not isinstance(s, cst.SimpleStatementLine):
-                continue
-            for small in s.body:
-                if isinstance(small, cst.Import | cst.ImportFrom) and isinstance(small.names, tuple | list):
-                    after = pos[s].end.line + offset
-                    have |= {
-                        (n.asname.name.value if n.asname else chunk.module.code_for_node(n.name)) for n in small.names
-                    }
-                    if (
-                        isinstance(small, cst.ImportFrom)
-                        and small.module is not None
-                        and small.relative == ()
-                        and chunk.module.code_for_node(small.module) == "namedcheck"
-                    ):
-                        r = pos[small.names[-1].name]
-                        nc_from = (r.end.line + offset, r.end.column + 1)
-                elif isinstance(small, cst.Expr) and isinstance(small.value, cst.SimpleString) and not after:
-                    after = pos[s].end.line + offset
-    need = sorted(dtypes - have)
-    edits = []
-    lines = []
-    if need and nc_from is not None:
-        edits.append(Edit(nc_from[0], nc_from[1], nc_from[0], nc_from[1], "".join(f", {n}" for n in need)))
-    elif need:
-        lines.append(f"from namedcheck import {', '.join(need)}\n")
-    if annotated and "Annotated" not in have:
-        lines.append("from typing import Annotated\n")
-    if annotated and "jax" not in have:
-        lines.append("import jax\n")
-    if lines:
-        edits.append(Edit(after + 1, 1, after + 1, 1, "".join(lines)))
-    return edits
+def _base(plan: ImportPlan) -> tuple[str, bool]:
+    """How the module names `jax.Array` in an annotation, and whether `from jax import Array` must be added."""
+    bound = plan.bound()
+    if bound.get("Array") == "jax.Array":
+        return "Array", False
+    if bound.get("jax") == "jax":
+        return "jax.Array", False
+    return "Array", "Array" not in bound
+
+
+def add_imports(source: str, names: set[str], spelling: str | bool, path: str = "") -> str:
+    """The source with the imports its new annotations need, placed as ruff's isort places them. A module that
+    already imports namedcheck gets the names in its `from namedcheck import ...` (or a new one); another
+    imports them under `if TYPE_CHECKING:` (namedcheck stays out of its run-time dependencies) with
+    `from __future__ import annotations` (the annotations are never evaluated)."""
+    first_party, length = first_party_of(path) if path else (frozenset(), 88)
+
+    def plan() -> ImportPlan:
+        return ImportPlan(source, first_party, length)
+
+    p = plan()
+    annotated = spelling in ("annotated", True)
+    need: dict[str, set[str]] = {"namedcheck": set(names)}
+    if spelling in ("dims", False) and _base(p)[1]:
+        need["jax"] = {"Array"}
+    if annotated:
+        bound = p.bound()
+        for step in (
+            lambda q: q.add_from("typing", {"Annotated"}) if "Annotated" not in bound else [],
+            lambda q: q.add_import("jax") if "jax" not in bound else [],
+        ):
+            source = apply_edits(source, step(plan()))
+    runtime = annotated or p.imports_at_runtime("namedcheck")
+    if runtime:
+        for mod, ns in need.items():
+            source = apply_edits(source, plan().add_from(mod, ns))
+        return source
+    if not p.has_future_annotations():
+        source = apply_edits(source, plan().future_annotations_edit())
+    if "TYPE_CHECKING" not in plan().bound():
+        source = apply_edits(source, plan().add_from("typing", {"TYPE_CHECKING"}))
+    if plan().checking is None:
+        return apply_edits(source, plan().typing_block_edit(need))
+    for mod, ns in need.items():
+        source = apply_edits(source, plan().add_from(mod, ns, typing_only=True))
+    return source
+
+
+def shared_names(path: str, session: Session, source: str) -> frozenset[str]:
+    """The top-level functions and classes of `path` that other project modules name (importers of the file,
+    transitively): their parameter types depend on calls this file does not see."""
+    try:
+        importers = session.importers([path])
+    except (OSError, RuntimeError, ValueError):
+        return frozenset()
+    defined = _top_names(source)
+    if not importers or not defined:
+        return frozenset()
+    used: set[str] = set()
+    for f in importers:
+        text = session.read(Path(f))
+        if text is None:
+            return frozenset(defined)  # not known what it uses: all of them
+        used |= {n for n in defined if re.search(rf"\b{re.escape(n)}\b", text)}
+    return frozenset(used)
+
+
+def _top_names(source: str) -> set[str]:
+    tree = parse_ast(source)  # (the guard first)
+    if tree is None:
+        return set()
+    return {s.name for s in tree.body if isinstance(s, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)}
+
+
+def is_test_file(path: str) -> bool:
+    name = Path(path).name
+    return name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+
+
+def excluded_ranges(source: str, path: str) -> list[tuple[int, int]]:
+    """The line ranges whose calls `infer` takes no types from: `if __name__ == "__main__":` blocks (a library's
+    self-test calls its API with the shapes of one example) and, in a test file, test functions and methods."""
+    tree = parse_ast(source)  # (the guard first)
+    if tree is None:
+        return []
+    out: list[tuple[int, int]] = []
+    for s in tree.body:
+        if isinstance(s, ast.If) and _is_main_test(s.test):
+            out.append((s.lineno, s.end_lineno or s.lineno))
+        if is_test_file(path):
+            for d in [s, *(s.body if isinstance(s, ast.ClassDef) else [])]:
+                if isinstance(d, ast.FunctionDef | ast.AsyncFunctionDef) and d.name.startswith("test"):
+                    out.append((d.lineno, d.end_lineno or d.lineno))
+    return out
+
+
+def _is_main_test(test: ast.expr) -> bool:
+    """`__name__ == "__main__"` (either side)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = [test.left, test.comparators[0]]
+    return any(isinstance(x, ast.Name) and x.id == "__name__" for x in sides) and any(
+        isinstance(x, ast.Constant) and x.value == "__main__" for x in sides
+    )
 
 
 class NotInferable(Exception):
@@ -292,32 +381,49 @@ class NotInferable(Exception):
 
 
 def infer_source(
-    source: str, path: str, annotated: bool = False, stub_paths: tuple[str, ...] = (), session: Session | None = None
+    source: str,
+    path: str,
+    annotated: str | bool = "dims",
+    stub_paths: tuple[str, ...] = (),
+    session: Session | None = None,
 ) -> tuple[str, list[Inferred]]:
     """The source with every annotation the engine fully knows added (to a fixpoint), and what was added;
-    the file is analysed in its project (`session`'s, else a new one's). Raises `NotInferable` for a text the
+    the file is analysed in its project (`session`'s, else a new one's). `annotated`: the spelling ("dims",
+    "literal" or "annotated"; True / False: "annotated" / "dims"). Raises `NotInferable` for a text the
     resource guard refuses as a whole (as `check` refuses it: one NC001 there)."""
     from namedcheck.analyzer.budget import python_rejects
 
+    spelling = "annotated" if annotated is True else "dims" if annotated is False else annotated
     refused = python_rejects(source, session.limits if session is not None else None)
     if refused is not None:
         raise NotInferable(f"line {refused[0]}: {refused[2]}")
-    analyser = DocumentAnalyser(path, stub_paths, session=session, callers=False)
+    session = session if session is not None else Session(stub_paths)
+    shared = shared_names(path, session, source)
     added: list[Inferred] = []
+    shift = 0  # lines the imports added so far
     for _ in range(MAX_ROUNDS):
+        # a new analyser each round: a replayed analysis would not say which of its values came from
+        # calls in the excluded ranges
+        analyser = DocumentAnalyser(
+            path, stub_paths, session=session, callers=False, excluded_lines=lambda s: excluded_ranges(s, path)
+        )
         a = analyser.analyse(source)
-        if not a.chunks:
+        if not a.chunks or a.failed:  # (a text that does not parse: the editor's partial analysis is not a file)
             break
-        found, edits = infer_once(source, a, annotated)
+        base = _base(ImportPlan(source))[0] if spelling == "dims" else "Array"
+        found, edits, names = infer_once(source, a, spelling, base, shared)
         if not edits:
             break
         new = apply_edits(source, edits)
         try:
+            new = add_imports(new, names, spelling, path)
             parse_checked(new)  # (the guard first)
         except Exception:
             break
-        shift = sum(e.text.count("\n") for e in edits)
-        added = [replace(i, line=i.line + shift) for i in added] + found if shift else added + found
+        # sites are listed where they are in the given source: the lines imports added above them taken off
+        found = [replace(i, line=i.line - shift) for i in found] if shift else found
+        added += found
+        shift += len(new.splitlines()) - len(apply_edits(source, edits).splitlines())
         source = new
     return source, added
 

@@ -7,7 +7,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from namedcheck.engine import dtypes, placement
+from namedcheck.engine import dtypes, placement, spelling
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, norm_axis, union_named
 from namedcheck.engine.codes import (
     NC401,
@@ -137,7 +137,7 @@ def check_cooccurrence(v: Any, env: AxisEnv) -> None:
             if shared:
                 raise RuleError(
                     NC502,
-                    f"Named axes {a!r} and {b!r} both appear in this value ({v!r}) but share mesh resource "
+                    f"Named axes {a!r} and {b!r} both appear in this value ({spelling.shown(v)}) but share mesh resource "
                     f"{', '.join(map(repr, shared))} (axis_resources maps {a!r} to {_res(res[a])} and {b!r} to "
                     f"{_res(res[b])})",
                     hint=f"reduce over {a!r} or {b!r} before they meet, or map them to different resources",
@@ -944,10 +944,10 @@ def _carry_leaf(v: Any) -> tuple[str, ArrayType | None]:
 def _describe(v: Any) -> str:
     kind, t = _carry_leaf(v)
     if isinstance(v, Const) and t is not None and dtypes.is_weak(t.dtype_code):
-        return f"a Python {type(v.value).__name__} ({dtypes.materialize(t.dtype_code)}[()])"
+        return f"a Python {type(v.value).__name__} ({spelling.spell(ArrayType(dtypes.materialize(t.dtype_code), ()))})"
     if t is not None:
         code = dtypes.materialize(t.dtype_code)
-        return f"{'bool' if code == 'bool_' else code or 'Array'}[{fmt_shape(t.shape)}]"
+        return spelling.spell(ArrayType(code, t.shape, t.named, family=t.family, variadic=t.variadic))
     if kind == "None":
         return "None"
     if isinstance(v, Seq) and dict_like(v):

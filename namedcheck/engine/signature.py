@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from namedcheck.engine import dtypes, symbolic
+from namedcheck.engine import dtypes, spelling, symbolic
 from namedcheck.engine.algebra import differ, fmt_shape, is_int, union_named
 from namedcheck.engine.codes import NC301, NC302, NC303, NC304
 from namedcheck.engine.errors import RuleError
@@ -305,6 +305,7 @@ def _instantiate(u: _Unifier, t: Any, lifted: dict[str, Any]) -> Any:
         ArrayType.make(t.dtype_code, tuple(shape), named),
         family=t.family,
         sharding=t.sharding if t.sharding is not None and len(t.sharding) == len(shape) else None,
+        spelling=t.spelling,
     )
     if lifted:
         merged = union_named([ret, ArrayType.make(None, (), lifted)], ["the declared result", "the lifted arguments"])
@@ -354,7 +355,8 @@ def compare_declared(declared: Any, actual: Any, what: str, lifted_ok: bool = Fa
         return
     if lifted_ok and any(n not in declared.named_shape for n, _ in actual.named):
         actual = actual.with_named({n: s for n, s in actual.named if n in declared.named_shape})
-    shown = f"{what} is declared {declared!r} but inferred {actual!r}"
+    # both in the spelling the annotation is written in (engine/spelling.py)
+    shown = f"{what} is declared {spelling.shown(declared)} but inferred {spelling.shown(actual, declared.spelling)}"
     dtype_differs = dtypes.definitely_different(
         declared.dtype_code, dtypes.materialize(actual.dtype_code)
     ) and not dtypes.is_weak(actual.dtype_code)

@@ -273,6 +273,9 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
     `dtype` is a dtype's short name, a family (`Float`, `Int`, `Complex`, `Num`, `Shaped`) or None (any)."""
     family = dtype if dtype in FAMILY_HEADS and dtype != "Shaped" else None
     dtype = None if dtype in FAMILY_HEADS else dtype
+    spelled = "dims" if isinstance(item, Dims) or (isinstance(item, tuple) and item and item[0] is BASE) else "literal"
+    if isinstance(item, tuple) and item and isinstance(item[0], type):
+        spelled = "dims"  # `f32[jax.Array, ...]` as the runtime receives it
     if isinstance(item, tuple) and len(item) == 2 and _is_base(item[0]) and isinstance(item[1], str):
         return jaxtyping.array_type(dtype, family, item[1])  # `f32[Array, "b 784"]`: a jaxtyping dimension string
     if isinstance(item, Dims):
@@ -288,7 +291,7 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
     out = ArrayType.make(dtype, dims, parse_named(named))
     if shd is not None:
         out = out.with_sharding(shd)
-    return replace(out, family=family, variadic=variadic) if family or variadic else out
+    return replace(out, family=family, variadic=variadic, spelling=spelled)
 
 
 # ---- the printed form: an ArrayType's repr read back -------------------------------------------------------

@@ -93,6 +93,9 @@ class ArrayType:
     # Where the value came from (the analyzer's `analyzer/origins.Origin`, opaque here: placement, where it
     # started varying, the calls that passed it in): never compared, hashed or shown
     origin: Any = field(default=None, compare=False)
+    # How the annotation this type was read from is written (`"dims"`: `f32[Array, Dims(5, 7)]`, `"literal"`:
+    # `f32[(5, 7)]`; None: nobody wrote it): messages print a type as its user wrote it (engine/spelling.py)
+    spelling: str | None = field(default=None, compare=False)
 
     @staticmethod
     def make(
@@ -191,7 +194,12 @@ class ArrayType:
         named = ", ".join(f"{n!r}: {_fmt_dim(s)}" for n, s in self.named)
         return f"{head}[({dims}), {{{named}}}]{vma}"
 
-    __str__ = __repr__
+    def __str__(self) -> str:
+        """The type as a message prints it (`f"{t}"`): in the spelling its annotation was written in, else
+        `f32[Array, Dims(...)]` (engine/spelling.py); `repr` stays the internal, parseable form."""
+        from namedcheck.engine.spelling import shown
+
+        return shown(self)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,5 +1,5 @@
 """Inlay hints: the inferred type after each unannotated `name = ...` and after the `)` of each function
-without a return annotation."""
+without a return annotation, in the spelling an annotation takes (`f32[Array, Dims(4, 8)]`)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ from namedcheck.edits.infer import closing_paren
 
 
 def _label(values: list[Any]) -> str | None:
+    """The values' types as an annotation would state them (pasted as one, it holds where each size is known or a
+    symbol); several analyses that disagree joined with `|`. Varying sets are not part of it (hover shows them)."""
     known = [v for v in distinct(values) if has_array(v)]
     if not known:
         return None
-    return " | ".join(format_value(v) for v in known[:2]) + (" | ..." if len(known) > 2 else "")
+    return " | ".join(format_value(v, sets=False) for v in known[:2]) + (" | ..." if len(known) > 2 else "")
 
 
 class _Sites(cst.CSTVisitor):

@@ -329,6 +329,15 @@ def to_lsp(uri: str, d: Diagnostic, units: Units | None = None) -> lsp.Diagnosti
     )
 
 
+def _hover_line(v: Any) -> str:
+    """One value in hover: its annotation (copyable), the sets an annotation does not state as a comment."""
+    from namedcheck.engine.spelling import sets
+    from namedcheck.engine.values import ArrayType
+
+    extra = sets(v).strip() if isinstance(v, ArrayType) else ""
+    return format_value(v, sets=False) + (f"  # {extra}" if extra else "")
+
+
 def _uri_of(path: str) -> str:
     try:
         return Path(path).resolve().as_uri()
@@ -422,7 +431,7 @@ def build_server() -> NamedcheckServer:
         if found is None or not found[1]:
             return None
         (line, col, end_line, end_col), values = found
-        text = "\n".join(format_value(v) for v in values[:4])
+        text = "\n".join(_hover_line(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
         title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
         syms = symbols_of(values[:4])

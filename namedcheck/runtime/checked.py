@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from namedcheck.engine import jaxtyping
+from namedcheck.engine import spelling
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import (
@@ -207,8 +208,19 @@ def _check_array_kind(sig: Signature, name: str, declared: ArrayType, v: Any) ->
         return
     found = f"{type(v).__name__} {v!r}" if len(repr(v)) <= 40 else type(v).__name__
     raise ShapeError(
-        NC302, f"{sig.name}: parameter {name!r} expects an array {declared!r}, got {found}", "pass a jax or numpy array"
+        NC302,
+        f"{sig.name}: parameter {name!r} expects an array {spelling.shown(declared)}, got {found}",
+        "pass a jax or numpy array",
     )
+
+
+def _shown(v: Any, how: str | None) -> str:
+    """A runtime value's type in a message: in the spelling of the annotation it is checked against."""
+    if isinstance(v, ArrayType):
+        return spelling.shown(v, how)
+    if isinstance(v, Const):
+        return repr(v.value)
+    return repr(v)
 
 
 def _shape_error(sig: Signature, values: dict[str, Any], err: RuleError) -> ShapeError:
@@ -220,7 +232,8 @@ def _shape_error(sig: Signature, values: dict[str, Any], err: RuleError) -> Shap
             except RuleError:
                 return ShapeError(
                     err.code,
-                    f"{sig.name}: parameter {p.name!r} expects {p.annotation!r}, got {values[p.name]!r}: {err.message}",
+                    f"{sig.name}: parameter {p.name!r} expects {spelling.shown(p.annotation)}, got "
+                    f"{_shown(values[p.name], p.annotation.spelling)}: {err.message}",
                     err.hint,
                 )
     return ShapeError(err.code, f"{sig.name}: {err.message}", err.hint)

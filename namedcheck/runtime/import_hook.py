@@ -14,6 +14,7 @@ import importlib.machinery
 import inspect
 import sys
 import types
+import warnings
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -127,4 +128,25 @@ def install_import_hook(packages: str | Iterable[str]) -> ImportHook:
         raise TypeError(f"install_import_hook expects a package name or names such as 'mypkg'; found {packages!r}")
     hook = ImportHook(names)
     sys.meta_path.insert(0, hook)
+    _warn_if_imported(hook)
     return hook
+
+
+class ImportedTooEarly(UserWarning):
+    """`install_import_hook` was called after (some of) its packages were imported: those modules stay unchecked."""
+
+
+def _warn_if_imported(hook: ImportHook) -> None:
+    early = sorted(m for m in list(sys.modules) if hook._wanted(m))
+    if not early:
+        return
+    shown = ", ".join(early[:3]) + (f" and {len(early) - 3} more" if len(early) > 3 else "")
+    first = hook.packages[0] if len(hook.packages) == 1 else hook.packages
+    warnings.warn(
+        f"install_import_hook({first!r}) was called after {shown} had been imported: the hook checks modules "
+        f"as they are imported, so the functions of {'this module' if len(early) == 1 else 'these modules'} "
+        f"are not checked. Install the hook before the first `import {early[0].split('.')[0]}` (e.g. at the "
+        f"top of your entry point or in the package's conftest.py), or decorate the functions with @checked",
+        ImportedTooEarly,
+        stacklevel=3,
+    )
