@@ -15,8 +15,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from namedcheck.engine import jaxtyping
-from namedcheck.engine import spelling
+from namedcheck.engine import jaxtyping, spelling
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.signature import (
