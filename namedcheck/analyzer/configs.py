@@ -22,6 +22,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.parsing import child_nodes
 from namedcheck.analyzer.refs import QualRef
 from namedcheck.analyzer.scope import FrameState
 from namedcheck.engine.names import canonical_name
@@ -332,7 +333,7 @@ def reads_in(f: Any, *nodes: cst.CSTNode | None) -> tuple[Setting, ...]:
         n = todo.pop()
         for setting in read_at.get(id(n), ()):
             out[(id(setting.site), setting.note)] = setting
-        todo.extend(n.children)
+        todo.extend(child_nodes(n))
     return tuple(out.values())
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.parsing import child_nodes
 from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, AxisEnv
 from namedcheck.engine.values import Const
 
@@ -78,7 +79,9 @@ def _dotted(node: cst.BaseExpression) -> str:
     return ""
 
 
-class _Scan(cst.CSTVisitor):
+class _Scan:
+    """What `scan` finds, node by node (a function's or class's body one level deeper)."""
+
     def __init__(self) -> None:
         self.depth = 0  # inside a function or class body
         self.found: dict[str, set[bool | None]] = {}
@@ -86,18 +89,8 @@ class _Scan(cst.CSTVisitor):
         self.scoped: set[int] = set()  # `config.<name>(v)` calls used as a with item or a function decorator
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.depth += 1
         for d in node.decorators:
             self.scoped.add(id(d.decorator))
-
-    def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.depth -= 1
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.depth += 1
-
-    def leave_ClassDef(self, node: cst.ClassDef) -> None:
-        self.depth -= 1
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         self.scoped.add(id(node.item))
@@ -147,10 +140,25 @@ def module_flags(module: cst.Module, text: str) -> Flags:
 def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
     """The flags the module sets for all of its code (JAX's defaults left out; None: not known), and the flags
     its functions set (a caller of any of them no longer knows those)."""
-    if not _MAY_SET.search(text) and not any(f.removeprefix("jax_") in text for f in JAX_FLAG_DEFAULTS):
+    if not _MAY_SET.search(text) and not any(
+        f.removeprefix("jax_") in text or f.upper() in text for f in JAX_FLAG_DEFAULTS
+    ):
         return (), frozenset()  # (most modules: the visit below is as costly as the module's parse)
     scan = _Scan()
-    module.visit(scan)
+    todo: list[tuple[cst.CSTNode, int]] = [(module, 0)]  # the visitor's pre-order, read from the fields (cheap)
+    while todo:
+        node, depth = todo.pop()
+        scan.depth = depth
+        if isinstance(node, cst.FunctionDef):
+            scan.visit_FunctionDef(node)
+        elif isinstance(node, cst.WithItem):
+            scan.visit_WithItem(node)
+        elif isinstance(node, cst.Call):
+            scan.visit_Call(node)
+        inner = depth + 1 if isinstance(node, cst.FunctionDef | cst.ClassDef) else depth
+        children = child_nodes(node)
+        children.reverse()
+        todo.extend((c, inner) for c in children)
     out: dict[str, bool | None] = {}
     for flag, values in scan.found.items():
         out[flag] = next(iter(values)) if len(values) == 1 else None

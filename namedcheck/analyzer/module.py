@@ -15,6 +15,7 @@ from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.imports import absolute_import
 from namedcheck.analyzer.memo import CallLog, memo_key
+from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_suppress, removal, suppressed
@@ -731,23 +732,6 @@ class ModuleAnalyzer:
         return out
 
 
-class _Uses(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: dict[str, int] = {}
-        self.called: dict[str, int] = {}
-        self.defined: dict[str, int] = {}
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names[node.value] = self.names.get(node.value, 0) + 1
-
-    def visit_Call(self, node: cst.Call) -> None:
-        if isinstance(node.func, cst.Name):
-            self.called[node.func.value] = self.called.get(node.func.value, 0) + 1
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.defined[node.name.value] = self.defined.get(node.name.value, 0) + 1
-
-
 class _Nesting(cst.CSTVisitor):
     def __init__(self) -> None:
         self.stack: list[cst.FunctionDef] = []
@@ -774,9 +758,18 @@ def _enclosing_functions(module: cst.Module) -> dict[int, cst.FunctionDef]:
 
 
 def _escaping_names(module: cst.Module) -> set[str]:
-    v = _Uses()
-    module.visit(v)
-    return {n for n, k in v.names.items() if k > v.called.get(n, 0) + v.defined.get(n, 0)}
+    """Names used other than as a plain call's callee or a function's name (read from the fields: `walk`)."""
+    names: dict[str, int] = {}
+    called: dict[str, int] = {}
+    defined: dict[str, int] = {}
+    for n in walk(module):
+        if isinstance(n, cst.Name):
+            names[n.value] = names.get(n.value, 0) + 1
+        elif isinstance(n, cst.Call) and isinstance(n.func, cst.Name):
+            called[n.func.value] = called.get(n.func.value, 0) + 1
+        elif isinstance(n, cst.FunctionDef):
+            defined[n.name.value] = defined.get(n.name.value, 0) + 1
+    return {n for n, k in names.items() if k > called.get(n, 0) + defined.get(n, 0)}
 
 
 def _count_statements(module: cst.Module) -> int:
@@ -811,14 +804,4 @@ def _is_main_guard(s: cst.CSTNode) -> bool:
 def _functions(module: cst.Module) -> list[cst.CSTNode]:
     """Every function of a module (definitions, nested ones and methods included, and lambdas): what
     another module's call may run."""
-    found: list[cst.CSTNode] = []
-
-    class Visitor(cst.CSTVisitor):
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            found.append(node)
-
-        def visit_Lambda(self, node: cst.Lambda) -> None:
-            found.append(node)
-
-    module.visit(Visitor())
-    return found
+    return [n for n in walk(module) if isinstance(n, cst.FunctionDef | cst.Lambda)]

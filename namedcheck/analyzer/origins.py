@@ -10,6 +10,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.parsing import child_nodes
 from namedcheck.analyzer.refs import IterRef
 from namedcheck.engine.algebra import fmt_shape
 from namedcheck.engine.errors import RuleError
@@ -243,7 +244,7 @@ def _subtree(node: cst.CSTNode) -> list[cst.CSTNode]:
     while todo:
         n = todo.pop()
         out.append(n)
-        todo.extend(n.children)
+        todo.extend(child_nodes(n))
     return out
 
 

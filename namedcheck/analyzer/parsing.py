@@ -21,6 +21,7 @@ import io
 import threading
 import tokenize
 import warnings
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import libcst as cst
@@ -198,6 +199,32 @@ class OwnScope(cst.CSTVisitor):
 # fields of a syntax node that hold only punctuation and layout, never a node a value or a diagnostic is at
 _SYNTAX_ONLY = ("whitespace", "lpar", "rpar", "comma", "semicolon", "leading_lines", "header", "footer", "newline")
 _NODE_FIELDS: dict[type, tuple[str, ...] | None] = {}
+
+
+def child_nodes(node: CSTNode) -> list[CSTNode]:
+    """A node's children that may hold values (punctuation and layout left out), read from its fields: what
+    `node.children` gives for a walk over expressions, without the visitor libcst builds it with (the
+    hot path of walks over every assignment's value)."""
+    out: list[CSTNode] = []
+    for name in node_fields(type(node)) or ():
+        v = getattr(node, name, None)
+        if isinstance(v, CSTNode):
+            out.append(v)
+        elif isinstance(v, (tuple, list)):
+            out.extend(x for x in v if isinstance(x, CSTNode))
+    return out
+
+
+def walk(node: CSTNode) -> Iterator[CSTNode]:
+    """`node` and every node under it that may hold values, in a visitor's order (pre-order, fields in
+    order), read from the fields (`child_nodes`): a cheap stand-in for a `CSTVisitor` pass."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        children = child_nodes(n)
+        children.reverse()
+        todo.extend(children)
 
 
 def node_fields(t: type) -> tuple[str, ...] | None:
