@@ -359,4 +359,4 @@ def test_editor_hover_shows_a_jaxtyping_parameter_type() -> None:
     src = 'from jaxtyping import Array, Float\n\n\ndef f(x: Float[Array, "*b n 3"]):\n    y = x\n'
     found = values_at(DocumentAnalyser("hover.py").analyse(src), 5, 8)
     assert found is not None
-    assert [format_value(v) for v in found[1]] == ["Float[('*b', 'n', 3)]"]
+    assert [format_value(v) for v in found[1]] == ["Float[Array, Dims('*b', 'n', 3)]"]

@@ -276,8 +276,8 @@ def test_plugin_analysis_follows_project_imports(tmp_path: Path) -> None:
     path = tmp_path / "pkg/train.py"
     diags, types = analyse_for_plugin(path.read_text(), str(path))
     assert [(d.line, d.code) for d in diags] == [(7, "NC302")]
-    assert any(str(v) == "f32[(3, 2)]" for v in types.values()) is False  # z's call fails inside layers.py
-    assert any(str(v) == "f32[(32, 256)]" for v in types.values())
+    assert any(repr(v) == "f32[(3, 2)]" for v in types.values()) is False  # z's call fails inside layers.py
+    assert any(repr(v) == "f32[(32, 256)]" for v in types.values())
 
 
 def test_index_names_and_relative_imports(tmp_path: Path) -> None:

@@ -109,11 +109,9 @@ class Chunk:
     def names(self) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
         """Counts of names used, called (`f(...)`) and defined (`def f`) in the chunk."""
         if self._names is None:
-            from namedcheck.analyzer.module import _Uses
+            from namedcheck.analyzer.module import name_counts
 
-            v = _Uses()
-            self.module.visit(v)
-            self._names = (v.names, v.called, v.defined)
+            self._names = name_counts(self.module)
         return self._names
 
     def enclosing(self) -> dict[int, cst.FunctionDef]:

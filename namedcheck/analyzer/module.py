@@ -757,8 +757,8 @@ def _enclosing_functions(module: cst.Module) -> dict[int, cst.FunctionDef]:
     return v.enclosing
 
 
-def _escaping_names(module: cst.Module) -> set[str]:
-    """Names used other than as a plain call's callee or a function's name (read from the fields: `walk`)."""
+def name_counts(module: cst.CSTNode) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Counts of the names used, called (`f(...)`) and defined (`def f`) under a node (read from the fields)."""
     names: dict[str, int] = {}
     called: dict[str, int] = {}
     defined: dict[str, int] = {}
@@ -769,6 +769,12 @@ def _escaping_names(module: cst.Module) -> set[str]:
             called[n.func.value] = called.get(n.func.value, 0) + 1
         elif isinstance(n, cst.FunctionDef):
             defined[n.name.value] = defined.get(n.name.value, 0) + 1
+    return names, called, defined
+
+
+def _escaping_names(module: cst.Module) -> set[str]:
+    """Names used other than as a plain call's callee or a function's name."""
+    names, called, defined = name_counts(module)
     return {n for n, k in names.items() if k > called.get(n, 0) + defined.get(n, 0)}
 
 
