@@ -195,6 +195,11 @@ def _empty_document(args: argparse.Namespace) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from namedcheck.cli.daemon_client import served_check
+
+    served = served_check(args)  # a daemon started for this project answers (cli/daemon.py); else in-process
+    if served is not None:
+        return served
     try:
         cfg = load_config(Path(args.config_root or _stdin_config_start(args)))
     except ConfigError as e:
@@ -670,6 +675,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="check files that .gitignore leaves out too (respect-gitignore = false)",
     )
+    c.add_argument("--no-daemon", action="store_true", help="check in this process even when `namedcheck daemon` runs")
     c.add_argument("--config-root", help=argparse.SUPPRESS)
     c.set_defaults(func=cmd_check)
     cov = sub.add_parser(
@@ -710,7 +716,31 @@ def build_parser() -> argparse.ArgumentParser:
         "pyproject.toml.",
     )
     ls.set_defaults(func=cmd_lsp)
+    d = sub.add_parser(
+        "daemon",
+        help="keep the analysis loaded between `check` runs of this project (start, stop, restart, status)",
+        description="A background process for this project (the folder of its pyproject.toml, else the "
+        "working directory) that `namedcheck check` hands its run to while it is running: unchanged files are "
+        "answered from memory, edited ones and those importing them are checked again. Output and exit "
+        "status are those of an in-process run; `check --no-daemon` (or NAMEDCHECK_NO_DAEMON=1) bypasses it.",
+    )
+    d.add_argument("action", choices=("start", "stop", "restart", "status"))
+    d.add_argument(
+        "--idle-timeout",
+        type=float,
+        default=30.0,
+        metavar="MINUTES",
+        help="stop after this many minutes without a request (default: 30)",
+    )
+    d.add_argument("--config-root", help=argparse.SUPPRESS)
+    d.set_defaults(func=cmd_daemon)
     return p
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    from namedcheck.cli.daemon_client import cmd_daemon as run
+
+    return run(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -719,6 +749,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    return run_args(args)
+
+
+def run_args(args: argparse.Namespace) -> int:
+    """A parsed command, run (the daemon runs a client's `check` through it too)."""
     try:
         return int(args.func(args))
     except KeyboardInterrupt:

@@ -126,7 +126,8 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
     path = Path(job.path)
     project = session.project(path)
     if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
-        return SkippedFile()  # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
+        # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
+        return SkippedFile((), job.display)
     cache = key = None
     deps = ""
     if job.cache_root is not None:
@@ -185,12 +186,18 @@ def _relative(path: str) -> str:
         return path
 
 
+# set by `namedcheck daemon` while it serves a request: (todo, jobs, on_file) -> what `check_all` returns
+FILE_MEMO: Callable[[list[Job], int, Callable[[list[Diagnostic]], None] | None], list[Diagnostic]] | None = None
+
+
 def check_all(
     todo: list[Job], jobs: int, on_file: Callable[[list[Diagnostic]], None] | None = None
 ) -> list[Diagnostic]:
     """Every job's diagnostics: the files decided without analysis (cache hits, skipped files) here, the rest
     in worker processes when there are many (one worker for `jobs=1`, so that a crash still costs one file,
     not the run), the largest first; `on_file` sees each file's result as it comes."""
+    if FILE_MEMO is not None:  # `namedcheck daemon` (cli/daemon.py): unchanged files answered from memory
+        return FILE_MEMO(todo, jobs, on_file)
     record = on_file or (lambda _result: None)
     results: dict[int, list[Diagnostic]] = {}
     rest: list[int] = []
