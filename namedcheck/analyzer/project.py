@@ -512,7 +512,9 @@ class Project:
 
     def _module_facts(self, module: str, fresh: bool) -> tuple[Path | None, bytes | None, tuple[str, ...]]:
         """A project module's file, digest and the modules it reads first: its imports and its package
-        (memoised in a run)."""
+        (memoised in a run; a module of the base project is the base's)."""
+        if self.base is not None and self._delegated(module):
+            return self.base._module_facts(module, fresh)
         if not fresh and self._closure_memo() is not None:
             hit = self._module_memo.get(module)
             if hit is None:
@@ -743,6 +745,7 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
 
 
 _PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...], int | None], Project] = {}
+_RUN_PROJECTS: dict[tuple[Any, ...], Project] = {}  # (run, directory, roots, stubs, devices) -> its project
 
 
 def project_for(
@@ -753,6 +756,14 @@ def project_for(
     depend on it). A file whose own directory adds a root to those of the run's
     paths (a script, a namespace package) gets a project that shares the run's: the modules under the run's
     roots are loaded once, for all. Imports neither libcst nor the rules: a cache hit stays cheap."""
+    run_key = None
+    if FACTS.in_run:  # in one run, the files of one directory share a project (their roots are the same)
+        p = Path(path)
+        where = str(p) if p.is_dir() else str(p.parent)
+        run_key = (FACTS.generation, where, tuple(str(r) for r in roots_from or ()), stub_paths, devices)
+        hit = _RUN_PROJECTS.get(run_key)
+        if hit is not None:
+            return hit
     try:
         index = ProjectIndex.for_paths([*(roots_from or []), path])
         base_index = ProjectIndex.for_paths(list(roots_from)) if roots_from else None
@@ -772,4 +783,8 @@ def project_for(
             if base is None:
                 base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths, devices=devices)
         _PROJECTS[key] = Project(index, stub_paths=stub_paths, base=base, devices=devices)
+    if run_key is not None:
+        if len(_RUN_PROJECTS) > 10_000 or any(k[0] != FACTS.generation for k in list(_RUN_PROJECTS)[:1]):
+            _RUN_PROJECTS.clear()
+        _RUN_PROJECTS[run_key] = _PROJECTS[key]
     return _PROJECTS[key]
