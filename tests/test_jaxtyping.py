@@ -117,17 +117,21 @@ def test_every_import_spelling_is_read():
     import jax.numpy as jnp
     import jaxtyping
     import jaxtyping as jt
+    from beartype import beartype
     from jaxtyping import Array, Float32 as F32
 
+    @jt.jaxtyped(typechecker=beartype)
     def a(x: F32[Array, "3"]) -> None: ...
+    @jt.jaxtyped(typechecker=beartype)
     def b(x: jt.Float[jt.Array, "3"]) -> None: ...
+    @jaxtyping.jaxtyped(typechecker=beartype)
     def c(x: jaxtyping.Shaped[jaxtyping.Array, "3"]) -> None: ...
 
     a(jnp.ones(4))
     b(jnp.ones(4))
     c(jnp.ones(4))
     """
-    assert _check(src) == {(10, "NC302"), (11, "NC302"), (12, "NC302")}
+    assert _check(src) == {(14, "NC302"), (15, "NC302"), (16, "NC302")}
 
 
 def test_type_aliases_of_jaxtyping_annotations_are_read():
@@ -135,25 +139,31 @@ def test_type_aliases_of_jaxtyping_annotations_are_read():
     import jax.numpy as jnp
     import jaxtyping as jt
 
+    from beartype import beartype
+
     Vector = jt.Float[jt.Array, "d"]
     Matrix = jt.Float[jt.Array, "d d"]
 
+    @jt.jaxtyped(typechecker=beartype)
     def quadratic(a: Matrix, x: Vector) -> jt.Float[jt.Array, ""]:
         return x @ a @ x
 
     q = quadratic(jnp.eye(3), jnp.ones(4))
     """
-    assert _check(src) == {(10, "NC303")}
+    assert _check(src) == {(13, "NC303")}
 
 
 def test_keys():
     src = """\
     import jax
+    from beartype import beartype as check
     from jaxtyping import Array, Float, Key, PRNGKeyArray
 
+    @check
     def sample(key: Key[Array, ""], n: int) -> Float[Array, "n"]:
         return jax.random.normal(key, (n,))
 
+    @check
     def sample2(key: PRNGKeyArray) -> Float[Array, ""]:
         return jax.random.normal(key, ())
 
@@ -162,7 +172,30 @@ def test_keys():
     c = sample2(jax.random.key(1))
     d = sample(jax.random.PRNGKey(0), 3)
     """
-    assert _check(src) == {(13, "NC302")}  # raw uint32 key data is no scalar key: jaxtyping raises there too
+    assert _check(src) == {(16, "NC302")}  # raw uint32 key data is no scalar key: jaxtyping raises there too
+
+
+def test_annotations_jaxtyping_does_not_check_are_documentation():
+    """Where nothing checks them when the program runs (no `@jaxtyped` / `@beartype` / import hook, a local's
+    annotation), jaxtyping annotations are often out of date: correct code is never an error because of one."""
+    src = """\
+    import jax.numpy as jnp
+    from jaxtyping import Array, Float, Int
+
+    def patches(x: Float[Array, "batch seq dim"]) -> Array:
+        return jnp.transpose(x, (0, 2, 3, 1))  # the annotation is stale: x is 4-D
+
+    def first(n: Int[Array, ""]) -> Array:
+        return n[0]
+
+    def loose(t: Float[Array, ...]) -> Float[Array, ...]:
+        y: Float[Array, "a"] = jnp.ones((2, 3))
+        return t + y
+
+    first(jnp.array([10]))
+    patches(jnp.ones((2, 3, 4, 5)))
+    """
+    assert _check(src) == set()
 
 
 def test_a_name_float_not_from_jaxtyping_is_not_read():
@@ -356,7 +389,7 @@ def test_editor_reports_what_the_cli_reports(program: Path) -> None:
 def test_editor_hover_shows_a_jaxtyping_parameter_type() -> None:
     from namedcheck.analyzer.incremental import DocumentAnalyser, format_value, values_at
 
-    src = 'from jaxtyping import Array, Float\n\n\ndef f(x: Float[Array, "*b n 3"]):\n    y = x\n'
-    found = values_at(DocumentAnalyser("hover.py").analyse(src), 5, 8)
+    src = 'from beartype import beartype\nfrom jaxtyping import Array, Float\n\n\n@beartype\ndef f(x: Float[Array, "*b n 3"]):\n    y = x\n'
+    found = values_at(DocumentAnalyser("hover.py").analyse(src), 7, 8)
     assert found is not None
     assert [format_value(v) for v in found[1]] == ["Float[Array, Dims('*b', 'n', 3)]"]

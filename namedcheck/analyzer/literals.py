@@ -11,6 +11,7 @@ from namedcheck.engine.codes import NC101, NC105
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.syntax import BASE, Dims, Pairs, parse_item
+from namedcheck.engine.values import ArrayType
 
 # every head of an array annotation: dtypes, `Array` and the dtype families (`Float`, ...)
 ARRAY_HEADS = ANNOTATION_HEADS | FAMILY_HEADS
@@ -128,8 +129,8 @@ def parse_jaxtyping_subscript(cls_name: str, node: cst.Subscript) -> Any:
             hint=f'write e.g. {cls_name}[Array, "batch 3"]',
         )
     dims = parts[1].value
-    if isinstance(dims, cst.FormattedString | cst.Name | cst.Attribute | cst.Call | cst.BinaryOperation):
-        return None
+    if isinstance(dims, cst.FormattedString | cst.Name | cst.Attribute | cst.Call | cst.BinaryOperation | cst.Ellipsis):
+        return None  # (`Float[Array, ...]`: any shape, as code under postponed annotations means it)
     try:
         text = literal_value(dims)
     except NotALiteral:
@@ -137,7 +138,17 @@ def parse_jaxtyping_subscript(cls_name: str, node: cst.Subscript) -> Any:
     return jaxtyping.annotation(cls_name, text)
 
 
+def stated(t: Any, checked: bool) -> Any:
+    """A parameter's or return's declared type as a fact of the analysis: a jaxtyping annotation only where
+    jaxtyping checks it when the program runs (`checked`); elsewhere it is documentation, often not kept up
+    to date (a wrong one would make correct code an error), and the value's own type is used."""
+    if not checked and isinstance(t, ArrayType) and t.spelling == "jaxtyping":
+        return None
+    return t
+
+
 __all__ = [
+    "stated",
     "ANNOTATION_HEADS",
     "ARRAY_HEADS",
     "NotALiteral",

@@ -14,6 +14,7 @@ from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
 from namedcheck.analyzer.imports import absolute_import
+from namedcheck.analyzer.literals import stated
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
@@ -252,6 +253,7 @@ class ModuleAnalyzer:
             return cached[0]
         f: Frame = ref.scope
         p = ref.node.params
+        checked = self._checked_at_run_time(ref)
         params: list[Param] = []
         for i, prm in enumerate([*p.posonly_params, *p.params]):
             params.append(
@@ -259,28 +261,39 @@ class ModuleAnalyzer:
                     prm.name.value,
                     POSONLY if i < len(p.posonly_params) else NORMAL,
                     prm.default is not None,
-                    self._param_annotation(f, prm),
+                    self._param_annotation(f, prm, checked),
                 )
             )
         if isinstance(p.star_arg, cst.Param):
             params.append(Param(p.star_arg.name.value, VARARGS, True, None))
         for prm in p.kwonly_params:
-            params.append(Param(prm.name.value, KWONLY, prm.default is not None, self._param_annotation(f, prm)))
+            params.append(
+                Param(prm.name.value, KWONLY, prm.default is not None, self._param_annotation(f, prm, checked))
+            )
         if p.star_kwarg is not None:
             params.append(Param(p.star_kwarg.name.value, VARKW, True, None))
         returns = None
         if isinstance(ref.node, cst.FunctionDef) and ref.node.returns is not None:
-            returns = f.annotation(ref.node.returns.annotation)
+            returns = stated(f.annotation(ref.node.returns.annotation), checked)
         sig = Signature(f"`{ref.name}`", tuple(params), returns)
         self.signatures[id(ref.node)] = (sig, f)
         return sig
 
     @staticmethod
-    def _param_annotation(f: Frame, prm: cst.Param) -> Any:
+    def _param_annotation(f: Frame, prm: cst.Param, checked: bool) -> Any:
         if prm.annotation is None:
             return None
-        a = f.annotation(prm.annotation.annotation)
+        a = stated(f.annotation(prm.annotation.annotation), checked)
         return a if isinstance(a, ArrayType) else None
+
+    def _checked_at_run_time(self, ref: FuncRef) -> bool:
+        """Whether jaxtyping checks the function's annotations when it runs: a run-time checker decorates it
+        (`@jaxtyped(typechecker=beartype)`, `@beartype`, `@typechecked`) or the module installs jaxtyping's
+        import hook."""
+        if "install_import_hook" in (getattr(self, "source", None) or ""):
+            return True
+        f: Frame = ref.scope
+        return any(f.run_time_checker(d.decorator) for d in getattr(ref.node, "decorators", ()))
 
     def _defaults(self, ref: FuncRef) -> dict[str, Any]:
         f: Frame = ref.scope

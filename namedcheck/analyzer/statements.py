@@ -19,6 +19,7 @@ from namedcheck.analyzer import (
     origins,
     sizes,
 )
+from namedcheck.analyzer.literals import stated
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -205,7 +206,8 @@ class Statements(FrameState):
                 if isinstance(t.target, cst.Name):
                     configs.bound(self, t.target.value, s.value)
         elif isinstance(s, cst.AnnAssign):
-            declared = self.annotation(s.annotation.annotation)
+            # (a jaxtyping annotation of a local is never checked by jaxtyping: documentation, not a fact)
+            declared = stated(self.annotation(s.annotation.annotation), False)
             if s.value is not None:
                 v = self.ev(s.value)
                 self.an.reveal(s, v)
@@ -312,16 +314,17 @@ class Statements(FrameState):
         inner = self.new_frame()
         inner.class_info = info
         body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
+        info.checked = any(self.run_time_checker(d.decorator) for d in c.decorators)
         for stmt in body:
             if isinstance(stmt, cst.SimpleStatementLine):
                 for small in stmt.body:
                     if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        t = inner.annotation(small.annotation.annotation)
+                        # a jaxtyping field is a fact where building the class checks it
+                        t = stated(inner.annotation(small.annotation.annotation), info.checked)
                         if isinstance(t, ArrayType):
                             info.fields[small.target.value] = t
         inner.run_block(c.body)
         classes.describe(inner, c, info)
-        info.checked = any(self.run_time_checker(d.decorator) for d in c.decorators)
         self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
 
     def run_time_checker(self, deco: cst.BaseExpression) -> bool:

@@ -179,7 +179,7 @@ def annotation(cls_name: str, dims: object) -> ArrayType | None:
     if cls_name not in DTYPE_CLASSES:
         return None
     dtype, family = DTYPE_CLASSES[cls_name]
-    return array_type(dtype, family, dims)
+    return replace(array_type(dtype, family, dims), spelling="jaxtyping")  # (whether it is a fact: its context's)
 
 
 def from_dtypes(names: object, dims: object) -> ArrayType | None:
