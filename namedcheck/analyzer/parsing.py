@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 from libcst._nodes.base import CSTNode
 
+from namedcheck.analyzer.sources import decode_source  # (re-exported: read before a parse)
+
 if TYPE_CHECKING:
     from namedcheck.analyzer.budget import Limits
 
@@ -138,26 +140,6 @@ def parse_expression(text: str) -> Any:
         return cst.parse_expression(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError):
         return None
-
-
-def source_encoding(data: bytes) -> str:
-    """The encoding `decode_source` reads a file's bytes in: its coding line's, else UTF-8 (a file written
-    back keeps it)."""
-    if b"coding" not in data[:400]:
-        return "utf-8"
-    try:
-        return tokenize.detect_encoding(io.BytesIO(data).readline)[0]
-    except SyntaxError:
-        return "utf-8"
-
-
-def decode_source(data: bytes) -> str:
-    """A file's bytes decoded as Python decodes source: its coding line or BOM, else UTF-8 (raises
-    SyntaxError for an unknown or conflicting coding line, UnicodeDecodeError for bytes not in it)."""
-    if b"coding" not in data[:400]:  # (a coding line is on line one or two)
-        return data.decode("utf-8")
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    return data.decode(encoding)
 
 
 def _post_init(self: CSTNode) -> None:

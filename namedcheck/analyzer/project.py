@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.filefacts import FACTS, IMPORT_STATEMENT, MAX_SCANNED_BYTES
 from namedcheck.analyzer.imports import (
     CONFIG_FILE_FLAG,
@@ -66,7 +65,7 @@ class Project:
         self._guard: Any = None  # the budget of the file being checked (analyzer/budget.Guard)
         self.log: Any = base.log if base is not None else CallLog()  # call analyses' findings (replayed)
         # flag defaults and mutated config objects, shared by the program's modules (analyzer/configs.py)
-        self.program: Any = base.program if base is not None else ProgramState()
+        self._program: Any = None  # (made when first read: a cache hit needs none, nor libcst)
         self._scans: dict[tuple[str, str, str], tuple[str, ...]] = {}  # (path, module, text) -> imports
         self._closures: dict[str, frozenset[str]] = {}  # module -> the modules it reads (in one run)
         self._fingerprints: dict[Path, str] = {}  # file -> its dependency fingerprint (in one run)
@@ -80,6 +79,17 @@ class Project:
         self._reverse: tuple[Any, dict[Path, list[Path]]] | None = None  # (listing, importers by file)
         self._stamps: dict[Path, tuple[int, int]] = {}  # loaded module files' (mtime, size) when loaded
         self.target: tuple[Any, str] | None = None  # the checked file while its dependencies report (diagnostics)
+
+    @property
+    def program(self) -> Any:
+        """Flag defaults and mutated config objects, shared by the program's modules (analyzer/configs.py)."""
+        if self.base is not None:
+            return self.base.program
+        if self._program is None:
+            from namedcheck.analyzer.configs import ProgramState
+
+            self._program = ProgramState()
+        return self._program
 
     @property
     def guard(self) -> Any:
@@ -671,6 +681,27 @@ class Project:
                 )
         named = {m for m in out if all(part.isidentifier() for part in m.split("."))}  # not prose: `import / ...`
         return tuple(sorted({m for m in named if self.index.has_top(m) and self.index.module_file(m) is not None}))
+
+
+def importers_of_files(paths: Any, project_of: Any) -> list[Path]:
+    """The project files that import any of `paths`, transitively, in a stable order (`paths` left out): one
+    search per project (`project_of(path)`), none in a project whose files are all among `paths` (a
+    whole-tree run)."""
+    by_project: dict[int, tuple[Project, list[Path]]] = {}
+    given: set[Path] = set()
+    for p in paths:
+        try:
+            project = project_of(p)
+            given.add(Path(p).resolve())
+        except (OSError, RuntimeError, ValueError):
+            continue
+        if project is not None:
+            by_project.setdefault(id(project), (project, []))[1].append(Path(p))
+    out: dict[Path, None] = {}
+    for project, files in by_project.values():
+        if not project.listed_within(given):
+            out.update(dict.fromkeys(f for f in project.importers_of(files) if f not in given))
+    return list(out)
 
 
 def _sibling_shadows(script: Path, module: str, roots: tuple[Path, ...]) -> bool:

@@ -278,22 +278,10 @@ class Session:
     # ---- what other files cause in one -----------------------------------------------------------
     def importers(self, paths: Sequence[str | Path]) -> list[Path]:
         """The project files that import any of `paths`, transitively, in a stable order (`paths` left
-        out): one search per project, none in a project whose files are all among `paths` (a whole-tree run)."""
-        by_project: dict[int, tuple[Project, list[Path]]] = {}
-        given: set[Path] = set()
-        for p in paths:
-            try:
-                project = self.project(p)
-                given.add(Path(p).resolve())
-            except (OSError, RuntimeError, ValueError):
-                continue
-            if project is not None:
-                by_project.setdefault(id(project), (project, []))[1].append(Path(p))
-        out: dict[Path, None] = {}
-        for project, files in by_project.values():
-            if not project.listed_within(given):
-                out.update(dict.fromkeys(f for f in project.importers_of(files) if f not in given))
-        return list(out)
+        out): one search per project (`project.importers_of_files`)."""
+        from namedcheck.analyzer.project import importers_of_files  # (looked up per call: the daemon's memo)
+
+        return importers_of_files(paths, self.project)
 
     def callers_cause(self, path: str | Path, display: str | None = None, limit: int | None = None) -> list[Diagnostic]:
         """The diagnostics that the project modules importing `path` cause inside it (each importer

@@ -17,7 +17,7 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from namedcheck.analyzer.coverage import Coverage
+from namedcheck.analyzer.coverage_figures import Coverage
 from namedcheck.diagnostic import Diagnostic, Related
 
 CACHE_DIR_NAME = ".namedcheck_cache"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from namedcheck.analyzer.coverage import Coverage
+from namedcheck.analyzer.coverage_figures import Coverage
 from namedcheck.cli.output import printable
 
 

@@ -282,7 +282,7 @@ def _import_lines(path: Path) -> bytes | None:
 
 
 class ImportersMemo:
-    """`Session.importers` (a run's changed-files context: the reverse import graph of every project the
+    """`project.importers_of_files` (a run's changed-files context: the reverse import graph of every project the
     run's files are in) kept across requests while no file under those projects' roots changed (their
     stats compared), in place of the method while a request runs."""
 
@@ -308,50 +308,45 @@ class ImportersMemo:
     @contextlib.contextmanager
     def installed(self) -> Iterator[None]:
         from namedcheck.analyzer import project as project_module
-        from namedcheck.analyzer.session import Session
 
-        original = Session.importers
+        original = project_module.importers_of_files
         memo = self
 
-        def importers(session: Session, paths: Any) -> list[Path]:
-            key = (
-                os.getcwd(),
-                session.stub_paths,
-                session.limits,
-                tuple(session.roots),
-                session.devices,
-                tuple(map(str, paths)),
-            )
+        def importers(paths: Any, project_of: Any) -> list[Path]:
+            try:
+                roots = set()
+                for p in paths:
+                    project = project_of(p)
+                    if project is not None:
+                        roots.add(tuple(project.index.roots))
+            except (OSError, RuntimeError, ValueError):
+                return original(paths, project_of)
+            key = (os.getcwd(), tuple(sorted(roots)), tuple(map(str, paths)))
             hit = memo.entries.get(key)
             if hit is not None and memo._valid(hit[0], hit[1]):
                 memo.hits += 1
                 return list(hit[2])
             try:
-                roots = set()
-                for p in paths:
-                    project = session.project(p)
-                    if project is not None:
-                        roots.add(tuple(project.index.roots))
                 files = sorted(set().union(*(_listing(r) for r in roots)))
                 stamps = {f: _stamp(Path(f)) for f in files}  # taken first: an edit meanwhile shows
                 imports = {f: _import_lines(Path(f)) for f in files}
             except (OSError, RuntimeError, ValueError):
-                return original(session, paths)
+                return original(paths, project_of)
             # the projects' listings of their files are reused for a second (enough for one run): read anew
             walks = getattr(project_module, "_WALKS", None)
             if walks is not None:
                 walks.clear()
-            found = original(session, paths)
+            found = original(paths, project_of)
             if len(memo.entries) > 64:
                 memo.entries.clear()
             memo.entries[key] = (stamps, imports, list(found))
             return found
 
-        Session.importers = importers  # type: ignore[method-assign,assignment]
+        project_module.importers_of_files = importers
         try:
             yield
         finally:
-            Session.importers = original  # type: ignore[method-assign]
+            project_module.importers_of_files = original
 
 
 # ---- serving ----------------------------------------------------------------------------------------

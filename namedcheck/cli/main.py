@@ -54,14 +54,17 @@ def run_check(
     with FACTS.run():  # each file stat'ed once, each module's dependencies computed once
         # a run of some files (pre-commit's changed files): the project modules importing them run too, for
         # what their calls cause inside the given files
-        from namedcheck.analyzer.session import session_for
-
-        session = session_for(stub_paths, cfg.limits, project_paths, cfg.devices)
+        from namedcheck.analyzer.project import importers_of_files, project_for
         from namedcheck.cli.discover import gitignored, is_excluded
 
+        roots = [r for r in project_paths if r != "-"]
+        count = cfg.devices[0] if cfg.devices else None
+        importers = importers_of_files(
+            [f for _, f in files], lambda p: project_for(p, stub_paths, roots, count)
+        )  # (what `Session.importers` finds, without loading the analysis)
         context = [
             Job(_display(f), str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices)
-            for f in (session.importers([f for _, f in files]) if callers else [])
+            for f in (importers if callers else [])
             if not is_excluded(f, cfg.exclude, cfg.root) and not (cfg.respect_gitignore and gitignored(f))
         ]
         stats.begin(len(todo), progress_to)
@@ -479,6 +482,8 @@ def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> l
     """The diagnostics with their fixes as the text output's `[*]` markers and count need them: worked out
     from each diagnostic's data and its file's text, without analysing the file again (`--fix`, json and
     SARIF do, for fixes that read the analysis's values)."""
+    if not any(getattr(CODES.get(d.code), "fix", None) for d in diags):
+        return diags  # nothing a fixer is registered for (a clean or cached run loads no fixer)
     from namedcheck.edits.fixes import FIXABLE, attach_fixes
 
     out: list[Diagnostic] = []
@@ -566,8 +571,8 @@ def cmd_infer(args: argparse.Namespace) -> int:
     problem = stub_problem(cfg)
     if problem is not None:
         return _fail(args, problem)
-    from namedcheck.analyzer.parsing import decode_source, source_encoding
     from namedcheck.analyzer.session import Session
+    from namedcheck.analyzer.sources import decode_source, source_encoding
     from namedcheck.engine.readfile import Unreadable, read_bytes, write_regular
 
     session = Session(cfg.stub_paths, cfg.limits, roots=list(args.paths or ["."]), devices=cfg.devices)

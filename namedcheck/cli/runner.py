@@ -46,8 +46,11 @@ def _check_file(job: Job) -> list[Diagnostic]:
     ready = _prepared(job)
     if isinstance(ready, list):
         return ready
-    source, cache, key, deps, data, project, session, nb = ready
+    source, cache, key, deps, data, project, nb = ready
     path = Path(job.path)
+    from namedcheck.analyzer.session import session_for
+
+    session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)
     result = session.check(path, source, job.display, force=True)
     from namedcheck.cli import notebook
 
@@ -76,9 +79,10 @@ def cached_result(job: Job) -> list[Diagnostic] | None:
     return ready if isinstance(ready, list) else None
 
 
-def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, bytes, Any, Any, Any]:
+def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, bytes, Any, Any]:
     """The file's result when it is decided without analysis, else what its analysis needs: (source, cache,
-    key, dependency fingerprint, bytes, project, session, notebook or None)."""
+    key, dependency fingerprint, bytes, project, notebook or None). Imports neither libcst nor the analyzer:
+    a cache hit stays cheap."""
     max_bytes = job.limits.max_file_size * 1024 * 1024
     data = read_regular(job.path, max_bytes)
     if isinstance(data, str):
@@ -102,8 +106,8 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
                 f"(max-file-size in [tool.namedcheck])",
             )
         ]
-    from namedcheck.analyzer.parsing import decode_source
     from namedcheck.analyzer.relevance import RELEVANT
+    from namedcheck.analyzer.sources import decode_source
     from namedcheck.cli import notebook
 
     nb = None
@@ -120,11 +124,12 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
             source = decode_source(data)  # as Python decodes it: a coding line, else UTF-8
         except (UnicodeDecodeError, SyntaxError, LookupError) as e:
             return [Diagnostic(job.display, 1, 1, 1, 1, NC001, f"File is not text in its encoding: {e}")]
-    from namedcheck.analyzer.session import session_for
+    from namedcheck.analyzer.project import project_for
 
-    session = session_for(job.stub_paths, job.limits, job.project_paths, job.devices)
     path = Path(job.path)
-    project = session.project(path)
+    # the project `Session.project` hands the analysis (one per set of roots and device count)
+    roots = [r for r in job.project_paths if r != "-"]
+    project = project_for(path, job.stub_paths, roots, job.devices[0] if job.devices else None)
     if not RELEVANT.search(source) and not (project is not None and project.imports_project(path)):
         # nothing of namedcheck, xmap or shard_map, nor of the project: skipped cheaply
         return SkippedFile((), job.display)
@@ -140,7 +145,7 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
         if hit is not None:
             cached, coverage = hit
             return FileDiagnostics(_here(cached, job.display), job.display, coverage)
-    return source, cache, key, deps, data, project, session, nb
+    return source, cache, key, deps, data, project, nb
 
 
 def _inputs_unchanged(job: Job, data: bytes, project: Any, deps: str) -> bool:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from namedcheck.diagnostic import Diagnostic
 
 if TYPE_CHECKING:  # the analysis (and libcst) load only once a run checks files
-    from namedcheck.analyzer.coverage import Coverage
+    from namedcheck.analyzer.coverage_figures import Coverage
 
 #: A run over at least this many files may show a progress line (on a terminal, after PROGRESS_DELAY s).
 PROGRESS_MIN_FILES = 20
@@ -97,7 +97,7 @@ class RunStats:
     @property
     def total(self) -> Coverage:
         """The run's coverage: the sum over its analysed files."""
-        from namedcheck.analyzer.coverage import Coverage
+        from namedcheck.analyzer.coverage_figures import Coverage
 
         return sum(self.coverage.values(), Coverage())
 
