@@ -143,6 +143,7 @@ def test_past_the_memory_mark_a_process_starts_afresh(tmp_path: Path, monkeypatc
     """Over `RETAIN_MB` of resident memory, what was kept for earlier files is let go before the next one: the
     results are the same, each module is loaded again as needed."""
     monkeypatch.setattr(project_registry, "RETAIN_MB", 0)
+    monkeypatch.setattr(project_registry, "_LEFT_RESIDENT", [0.0])
     write(
         tmp_path,
         {
@@ -158,3 +159,26 @@ def test_past_the_memory_mark_a_process_starts_afresh(tmp_path: Path, monkeypatc
     assert project.load("pkg.layers") is not None and project.loaded
     project.begin_target()
     assert project.loaded == {} and project.parsed == {}
+
+
+def test_a_release_lets_go_of_the_memos_and_waits_for_growth(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A release empties the module-level memos (they keep values alive, and through them whole modules), and
+    the next one waits until the process has grown again: memory the allocator kept is no reason to release
+    (and re-parse) before every file."""
+    from namedcheck.analyzer import iteration
+    from namedcheck.engine.values import Seq
+
+    monkeypatch.setattr(project_registry, "RETAIN_MB", 40)
+    monkeypatch.setattr(project_registry, "_LEFT_RESIDENT", [0.0])
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/train.py": CALLER.format(k=4)})
+    project = project_for(tmp_path / "pkg/train.py", (), [str(tmp_path / "pkg/train.py")])
+    assert project is not None
+    assert project.load("pkg.layers") is not None
+    iteration.weight(Seq((1, 2)))
+    assert iteration._WEIGHTS
+    project.begin_target()  # this process is past 40 MB: everything goes
+    assert project.loaded == {} and not iteration._WEIGHTS
+    assert project_registry._LEFT_RESIDENT[0] > 0
+    assert project.load("pkg.layers") is not None
+    project.begin_target()  # grown by far less than 10 MB since: kept
+    assert "pkg.layers" in project.loaded

@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.memo import process_cache
 from namedcheck.analyzer.refs import ClassInfo, InstanceRef, QualRef
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
@@ -300,7 +301,9 @@ def assigned_path(target: cst.BaseExpression, name: str) -> tuple[str, ...] | No
     return tuple(path) if path else ("",)
 
 
-_ASSIGNS: dict[tuple[int, str], tuple[cst.CSTNode, frozenset[tuple[str, ...]]]] = {}  # (id(fn), name) -> answer
+_ASSIGNS: dict[tuple[int, str], tuple[cst.CSTNode, frozenset[tuple[str, ...]]]] = process_cache(
+    {}
+)  # (id(fn), name) -> answer
 
 
 def _assigned_paths(fn: cst.FunctionDef, name: str) -> frozenset[tuple[str, ...]]:

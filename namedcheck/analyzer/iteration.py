@@ -10,6 +10,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes
+from namedcheck.analyzer.memo import process_cache
 from namedcheck.analyzer.parsing import OwnScope, node_fields
 from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, IterRef, MappedRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState, same_value
@@ -44,7 +45,7 @@ MAX_VALUE_NODES = 1 << 14  # a built sequence counts at most this many nodes, sh
 
 
 # ---- sequences -------------------------------------------------------------------------------------
-_WEIGHTS: dict[int, tuple[Seq, int]] = {}  # id(Seq) -> (the Seq, its node count): each counted once
+_WEIGHTS: dict[int, tuple[Seq, int]] = process_cache({})  # id(Seq) -> (the Seq, its node count): each counted once
 
 
 def weight(v: Any) -> int:
@@ -406,7 +407,7 @@ def _yields(body: cst.CSTNode) -> bool:
     return False
 
 
-_GENERATORS: dict[int, tuple[cst.CSTNode, bool]] = {}  # id(function) -> (function, whether it yields)
+_GENERATORS: dict[int, tuple[cst.CSTNode, bool]] = process_cache({})  # id(function) -> (function, whether it yields)
 
 
 def is_generator(fn: cst.FunctionDef | cst.Lambda) -> bool:

@@ -3,7 +3,24 @@ the log that lets a memo hit replay what the analysis reported."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypeVar
+
+_Cache = TypeVar("_Cache", bound=dict[Any, Any])
+_PROCESS_CACHES: list[dict[Any, Any]] = []
+
+
+def process_cache(cache: _Cache) -> _Cache:
+    """Register a module-level memo keyed by node or value identity (it keeps its keys alive): it is
+    emptied with everything else a process kept from earlier checked files (`Project.release`), since
+    a value it holds may reach closures, frames, analyzers and so whole parsed modules."""
+    _PROCESS_CACHES.append(cache)
+    return cache
+
+
+def forget_process_caches() -> None:
+    """Empty every registered module-level memo."""
+    for cache in _PROCESS_CACHES:
+        cache.clear()
 
 
 class CallLog:

@@ -19,7 +19,7 @@ from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
-from namedcheck.analyzer.suppressions import comments, may_suppress, removal, suppressed
+from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.codes import NC002, NC302
 from namedcheck.engine.errors import RuleError
@@ -575,7 +575,7 @@ class ModuleAnalyzer:
 
     def diagnostics(self, path: str, lines: list[str]) -> list[Diagnostic]:
         self._settle_unbound_names()
-        judge = self.judge_suppressions and self.log.cuts == self.cuts_at_start and may_suppress("\n".join(lines))
+        judge = self.judge_suppressions and self.log.cuts == self.cuts_at_start and may_judge("\n".join(lines))
         if not self.found and not self.revealed and not judge:
             return []
         positions = self.positions()

@@ -11,6 +11,7 @@ classes and config objects are known where they are imported; calls into it are 
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import os
 import time
@@ -26,13 +27,14 @@ from namedcheck.analyzer.imports import (
     config_file_defaults,
 )
 from namedcheck.analyzer.imports import stamp as _stamp
-from namedcheck.analyzer.memo import CallLog
+from namedcheck.analyzer.memo import CallLog, forget_process_caches
 from namedcheck.analyzer.sources import read_bytes, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
 
 MAX_RESOLVE_DEPTH = 16
 RETAIN_MB = 400  # resident memory past which a process lets go of what it kept from earlier checked files
+_LEFT_RESIDENT = [0.0]  # the resident memory the last release left (the allocator keeps some of what was freed)
 
 
 class Project:
@@ -386,8 +388,13 @@ class Project:
         everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
         from namedcheck.analyzer.budget import resident_mb
 
-        if self.base is None and resident_mb() > RETAIN_MB:
+        rss = resident_mb()
+        # what the allocator keeps after a release stays resident: the next release waits until the process
+        # has grown by a quarter of the budget again (else every file would release and parse everything anew)
+        if self.base is None and rss > RETAIN_MB and rss >= _LEFT_RESIDENT[0] + RETAIN_MB // 4:
             self.release()
+            gc.collect()  # analyzers and frames refer to each other: freed by the collector, not by counts
+            _LEFT_RESIDENT[0] = resident_mb()
         self.retired.clear()
         self.log.touched.clear()
         self.log.recording.clear()
@@ -403,6 +410,7 @@ class Project:
         self._partial.clear()
         self.parsed.clear()
         self.retired.clear()
+        forget_process_caches()
 
     def dependency_diagnostics(self, target: tuple[Any, str] | None = None) -> list[Diagnostic]:
         """Diagnostics found inside dependency modules by the calls of the file just analysed (`target`: its

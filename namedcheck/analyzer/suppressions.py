@@ -19,12 +19,15 @@ _MARKER = re.compile(
     re.IGNORECASE,
 )
 _NC = re.compile(r"NC[0-9]*", re.IGNORECASE)
-_ANY = re.compile(r"#\s*(?:noqa|type:\s*ignore|namedcheck:\s*ignore)", re.IGNORECASE)
+# a marker namedcheck judges (`Suppression.judged`): its own, or another tool's naming an NC code
+_JUDGED = re.compile(r"#\s*namedcheck:\s*ignore|#\s*(?:noqa|type:\s*ignore)\b[^\n]*NC[0-9]{3}", re.IGNORECASE)
 
 
-def may_suppress(text: str) -> bool:
-    """Whether a text may hold a suppression comment at all (a cheap test before tokenizing it)."""
-    return _ANY.search(text) is not None
+def may_judge(text: str) -> bool:
+    """Whether a text may hold a suppression namedcheck judges as used or unused (NC002): a
+    `# namedcheck: ignore`, or a `# noqa` / `# type: ignore` naming an NC code. Real code's `# type:
+    ignore` and `# noqa: E501` are another tool's: the positions judging needs are then never resolved."""
+    return _JUDGED.search(text) is not None
 
 
 @dataclass(frozen=True)
