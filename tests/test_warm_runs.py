@@ -216,3 +216,21 @@ def test_a_result_cut_by_its_budget_is_cached_with_its_budget(tmp_path, monkeypa
     (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\ntime-budget = 30\n")
     assert main(["check", "--format", "json", "slow.py"]) == 0
     assert json.loads(capsys.readouterr().out) == [] and analysed == ["slow.py"]
+
+
+def test_an_analysing_process_collects_cycles_less_often(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """The command line sets the collector as an analysis needs (young collections every `COLLECT_AFTER`
+    allocations, not CPython's 700: its nodes and values live for the whole run), and a result is the same."""
+    import gc
+
+    from namedcheck.analyzer.memo import COLLECT_AFTER
+
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(700, 10, 10)
+        (tmp_path / "bad.py").write_text(BAD)
+        assert main(["check", "--no-cache", str(tmp_path / "bad.py")]) == 1
+        assert "NC201" in capsys.readouterr().out
+        assert gc.get_threshold() == (COLLECT_AFTER, 30, 30)
+    finally:
+        gc.set_threshold(*before)

@@ -64,6 +64,9 @@ def is_jaxtyping(head: str | None) -> bool:
     return head is not None and head.rpartition(".")[0] in jaxtyping.MODULES
 
 
+_LITERAL_NODES = (cst.Integer, cst.Float, cst.SimpleString, cst.ConcatenatedString, cst.Ellipsis)
+
+
 class Expressions(FrameState):
     """Expressions evaluate to engine values; annotations to array types."""
 
@@ -154,17 +157,19 @@ class Expressions(FrameState):
         return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:
-        if isinstance(node, cst.Name):
+        # dispatch on the node's exact type: libcst's node classes are ABCs, and each `isinstance` against one
+        # that fails goes through `ABCMeta.__instancecheck__` (millions of calls in a tree run)
+        if type(node) is cst.Name:
             configs.name_read(self, node)
             return self.lookup(node.value)
-        if isinstance(node, cst.Integer | cst.Float | cst.SimpleString | cst.ConcatenatedString | cst.Ellipsis):
+        if type(node) in _LITERAL_NODES:
             try:
                 return Const(literal_value(node))
             except (NotALiteral, ValueError):
                 return UNKNOWN
-        if isinstance(node, cst.Imaginary):
+        if type(node) is cst.Imaginary:
             return Const(complex(node.value.replace("_", "")))
-        if isinstance(node, cst.Tuple | cst.List):
+        if type(node) is cst.Tuple or type(node) is cst.List:
             items: list[Any] = []
             nodes: list[Any] = []
             for e in node.elements:
@@ -178,7 +183,7 @@ class Expressions(FrameState):
                     items.append(v)
                     nodes.append(e.value)
             return iteration.bounded(sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list"))
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
                 method = iteration.container_method(recv, node.attr.value)
@@ -189,13 +194,13 @@ class Expressions(FrameState):
             if isinstance(recv, ArrayType) and node.attr.value == "resize":
                 self.forget_if_mutable(node.value, any_value=True)  # numpy's in-place resize
             return self.attribute(recv, node.attr.value, node)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self.call(node)
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             op = OPERATORS.get(type(node.operator).__name__)
             left, right = self.ev(node.left), self.ev(node.right)
             return self.apply_op(op, [left, right], [node.left, node.right], node) if op else UNKNOWN
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             v = self.ev(node.expression)
             if isinstance(node.operator, cst.Not) and (t := self.truth(node.expression, v)) is not None:
                 return Const(not t)
@@ -203,7 +208,7 @@ class Expressions(FrameState):
                 return Const(-v.value)
             op = OPERATORS.get(type(node.operator).__name__)
             return self.apply_op(op, [v], [node.expression], node) if op else UNKNOWN
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             left = self.ev(node.left)
             vals = [self.ev(c.comparator) for c in node.comparisons]
             if (
@@ -216,7 +221,7 @@ class Expressions(FrameState):
                 if op:
                     return self.apply_op(op, [left, vals[0]], [node.left, node.comparisons[0].comparator], node)
             return UNKNOWN
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             left = self.ev(node.left)
             is_or = isinstance(node.operator, cst.Or)
             lt = self.truth(node.left, left)
@@ -228,9 +233,9 @@ class Expressions(FrameState):
             if self.truth(node.right, right) == is_or:  # `a or True` is true, `a and False` false, whatever a is
                 self.truths[id(node)] = is_or
             return UNKNOWN
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             return self.subscript(node)
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             taken = self.truth(node.test, self.ev(node.test))
             if taken is not None:  # `nn.remat(Block) if cfg.remat else Block` with the config known
                 return self.ev(node.body if taken else node.orelse)
@@ -238,19 +243,24 @@ class Expressions(FrameState):
             a, b = self.ev(node.body), self.ev(node.orelse)
             self.skip_depth -= 1
             return join([a, b])
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return FuncRef(node, self, "<lambda>")
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             v = self.ev(node.value)
             self.assign(node.target, v)
             return v
-        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.DictComp | cst.SetComp):
+        if (
+            type(node) is cst.ListComp
+            or type(node) is cst.GeneratorExp
+            or type(node) is cst.DictComp
+            or type(node) is cst.SetComp
+        ):
             return iteration.comprehension(self, node)
-        if isinstance(node, cst.Yield):
+        if type(node) is cst.Yield:
             return iteration.yielded(self, node)
-        if isinstance(node, cst.Set):
+        if type(node) is cst.Set:
             return iteration.bounded(Seq(tuple(self.ev(e.value) for e in node.elements), "tuple"))
-        if isinstance(node, cst.Dict):
+        if type(node) is cst.Dict:
             pairs = []
             for de in node.elements:
                 if not isinstance(de, cst.DictElement):

@@ -188,12 +188,17 @@ def child_nodes(node: CSTNode) -> list[CSTNode]:
     `node.children` gives for a walk over expressions, without the visitor libcst builds it with (the
     hot path of walks over every assignment's value)."""
     out: list[CSTNode] = []
-    for name in node_fields(type(node)) or ():
-        v = getattr(node, name, None)
-        if isinstance(v, CSTNode):
+    fields = _NODE_FIELDS  # (a type's entry is made by `node_fields`; its lookup replaces an ABC `isinstance`)
+    for name in fields.get(type(node)) or node_fields(type(node)) or ():
+        v: Any = getattr(node, name, None)
+        t = type(v)
+        if t is tuple or t is list:
+            for x in v:
+                tx = type(x)
+                if (fields[tx] if tx in fields else node_fields(tx)) is not None:
+                    out.append(x)
+        elif (fields[t] if t in fields else node_fields(t)) is not None:
             out.append(v)
-        elif isinstance(v, (tuple, list)):
-            out.extend(x for x in v if isinstance(x, CSTNode))
     return out
 
 

@@ -601,6 +601,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_MINUTES, metavar="MINUTES")
     ap.add_argument("--config-root")
     args = ap.parse_args(argv)
+    from namedcheck.analyzer.memo import tune_collector
+
+    tune_collector()
     return serve(client.project_root(args.config_root), args.idle_timeout)
 
 

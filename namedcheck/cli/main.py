@@ -749,6 +749,9 @@ def cmd_daemon(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from namedcheck.analyzer.memo import tune_collector
+
+    tune_collector()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -244,8 +244,10 @@ def _worker_init(parent: int, state: Any = None) -> None:
     """A worker dies with the process that started it (a `kill -9` of the command leaves no worker behind)."""
     global _STATE
     _STATE = state
+    from namedcheck.analyzer.memo import tune_collector
     from namedcheck.cli.lifetime import end_with_parent
 
+    tune_collector()  # (a forked worker has it from its parent; a spawned one does not)
     if not end_with_parent(parent, status=1, poll=0.5):
         os._exit(1)
 

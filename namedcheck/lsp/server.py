@@ -486,7 +486,9 @@ def build_server() -> NamedcheckServer:
 
 def serve() -> int:
     import namedcheck.analyzer.project as projects
+    from namedcheck.analyzer.memo import tune_collector
 
+    tune_collector()
     projects.LISTING_TTL = EDITOR_LISTING_TTL
     build_server().start_io()
     return 0
