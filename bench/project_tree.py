@@ -2,7 +2,7 @@
 over an installed project, every file analysed with the project's other modules as dependencies, against
 libcst's parse of the same files on one core, measured in the same run.
 
-    python bench/project_tree.py [--packages maxtext] [--jobs 2] [--runs 3] [--keep DIR]
+    python bench/project_tree.py [--packages maxtext] [--jobs 2] [--runs 3] [--keep DIR] [--together]
 
 Each package is installed as `bench/realcode.py` installs it (maxtext: the py3.12 wheel, unzipped) into a
 temporary directory (or `--keep DIR`, reused). Per package and run, whole processes are timed:
@@ -10,7 +10,9 @@ temporary directory (or `--keep DIR`, reused). Per package and run, whole proces
 - namedcheck: `namedcheck check --no-cache -j JOBS <tree>` (wall time; CPU time of its processes; the peak
   resident memory of its largest process, from `RUSAGE_CHILDREN` measured around it alone).
 Printed: files, lines, the medians of both times, the ratio (target <= 0.8 on 2 cores), CPU over the
-baseline, and the peak RSS (target < 500 MB per worker).
+baseline, and the peak RSS (target < 500 MB per worker). `--together`: the packages as one tree (one
+`namedcheck check` of all their roots, one parse of all their files), as issue 27's
+`--packages jax flax equinox easydel --together` (target <= 1.0x).
 """
 
 from __future__ import annotations
@@ -23,7 +25,14 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from realcode import count_lines, default_checker, install_package, package_sources, workdir  # noqa: E402
+from realcode import (  # noqa: E402
+    check_target,
+    count_lines,
+    default_checker,
+    install_package,
+    package_sources,
+    workdir,
+)
 
 PARSE = """
 import sys, pathlib, libcst
@@ -58,18 +67,25 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--keep", help="install into (and reuse) this directory")
     ap.add_argument("--checker", default=None, help="namedcheck executable (default: the one beside this Python)")
+    ap.add_argument("--together", action="store_true", help="the packages as one tree, in one run")
     args = ap.parse_args(argv)
     checker = args.checker or default_checker()
     base, cleanup = workdir(args.keep)
     try:
+        trees: list[tuple[str, list[Path], list[Path]]] = []  # (name, roots, files)
         for name in args.packages:
             root, problem = install_package(name, base, 600.0)
             if root is None:
                 print(f"{name}: {problem}")
                 continue
-            files = package_sources(name, root)
+            trees.append((name, [check_target(name, root)], package_sources(name, root)))
+        if args.together and trees:
+            trees = [
+                (" + ".join(t[0] for t in trees), [r for t in trees for r in t[1]], [f for t in trees for f in t[2]])
+            ]
+        for name, roots, files in trees:
             parse_cmd = [sys.executable, "-c", PARSE, *map(str, files)]
-            check_cmd = [checker, "check", "--no-cache", "-j", str(args.jobs), "--format", "json", str(root)]
+            check_cmd = [checker, "check", "--no-cache", "-j", str(args.jobs), "--format", "json", *map(str, roots)]
             parses, checks = [], []
             for _ in range(args.runs):  # interleaved: a change of machine load hits both
                 parses.append(measured(parse_cmd))

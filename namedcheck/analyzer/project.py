@@ -463,8 +463,12 @@ class Project:
         """The project modules a file imports (its import statements from the fact table: read once while the
         file's mtime and size stay the same; it may name more modules than are imported, never fewer)."""
         key = self._resolve(path)
-        facts = FACTS.facts(key)
-        found = self._scans_of(key, facts.imports, name or "", is_package)
+        return self._reads(key, FACTS.facts(key), name or "", is_package)
+
+    def _reads(self, key: Path, facts: Any, name: str, is_package: bool) -> tuple[str, ...]:
+        """The project modules a file (resolved `key`, its `FileFacts`) reads first: the modules its import
+        statements may name and the config modules its config flags load by default."""
+        found = self._scans_of(key, facts.imports, name, is_package)
         return (*found, *self._config_modules(key, facts.config_defaults)) if facts.config_defaults else found
 
     def _config_modules(self, path: Path, defaults: tuple[str | None, ...]) -> list[str]:
@@ -505,8 +509,7 @@ class Project:
             return self._fingerprints[key]
         named = self.index.module_name(path)
         facts = FACTS.fresh(key) if fresh else FACTS.facts(key)
-        direct = self._scans_of(key, facts.imports, named[0] if named else "", bool(named and named[1]))
-        direct = (*direct, *self._config_modules(key, facts.config_defaults))
+        direct = self._reads(key, facts, named[0] if named else "", bool(named and named[1]))
         closure: set[str] = set()
         done: dict[str, frozenset[str]] = {} if memo is None else memo
         for m in direct:
@@ -548,8 +551,7 @@ class Project:
         facts = FACTS.fresh(key) if fresh else FACTS.facts(key)
         if facts.digest is None:
             return f, None, ()
-        succ = self._scans_of(key, facts.imports, module, f.name == "__init__.py")
-        succ = (*succ, *self._config_modules(key, facts.config_defaults))
+        succ = self._reads(key, facts, module, f.name == "__init__.py")
         parent = module.rpartition(".")[0]
         return f, facts.digest, (*succ, parent) if parent else succ
 
@@ -649,9 +651,8 @@ class Project:
             digest = self._digest(mfile)
             if digest is not None:
                 digests.append(m.encode() + b"\0" + digest)
-            facts = FACTS.facts(self._resolve(mfile))
-            todo.extend(self._scans_of(mfile, facts.imports, m, mfile.name == "__init__.py"))
-            todo.extend(self._config_modules(mfile, facts.config_defaults))
+            key = self._resolve(mfile)
+            todo.extend(self._reads(key, FACTS.facts(key), m, mfile.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
@@ -823,7 +824,8 @@ def project_for(
                 base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths, devices=devices)
         _PROJECTS[key] = Project(index, stub_paths=stub_paths, base=base, devices=devices)
     if run_key is not None:
-        if len(_RUN_PROJECTS) > 10_000 or any(k[0] != FACTS.generation for k in list(_RUN_PROJECTS)[:1]):
+        oldest = next(iter(_RUN_PROJECTS), (FACTS.generation,))  # (an earlier run's entries: all of them go)
+        if len(_RUN_PROJECTS) > 10_000 or oldest[0] != FACTS.generation:
             _RUN_PROJECTS.clear()
         _RUN_PROJECTS[run_key] = _PROJECTS[key]
     return _PROJECTS[key]
