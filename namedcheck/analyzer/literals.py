@@ -17,6 +17,9 @@ from namedcheck.engine.values import ArrayType
 ARRAY_HEADS = ANNOTATION_HEADS | FAMILY_HEADS
 
 
+_STRINGS: dict[str, Any] = {}  # a string literal's text (quotes and prefix included) -> its value
+
+
 class NotALiteral(Exception):
     def __init__(self, node: cst.CSTNode) -> None:
         super().__init__("not a literal")
@@ -29,7 +32,17 @@ def literal_value(node: cst.BaseExpression) -> Any:
         return int(node.value.replace("_", ""), 0)
     if isinstance(node, cst.Float):
         return float(node.value.replace("_", ""))
-    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+    if type(node) is cst.SimpleString:  # its text evaluated once per process (libcst runs `ast.literal_eval`)
+        text = node.value
+        v = _STRINGS.get(text, _STRINGS)
+        if v is _STRINGS:
+            if len(_STRINGS) > 50_000:
+                _STRINGS.clear()
+            v = _STRINGS[text] = node.evaluated_value
+        if isinstance(v, str):
+            return v
+        raise NotALiteral(node)
+    if isinstance(node, cst.ConcatenatedString):
         v = node.evaluated_value
         if isinstance(v, str):
             return v

@@ -91,6 +91,7 @@ class ModuleAnalyzer:
         self.found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]] = {}
         # call analyses: key -> (result, what it reported (replayed on a hit), complete: no bound cut it short)
         self.memo: dict[Any, tuple[Any, tuple[Any, ...], bool]] = {}
+        self.partial_memos: list[Any] = []  # keys of `memo` entries made incomplete (forgotten per checked file)
         self.log: CallLog = getattr(project, "log", None) or CallLog()
         self.program: ProgramState = getattr(project, "program", None) or ProgramState()
         self.active: set[Any] = set()
@@ -200,8 +201,11 @@ class ModuleAnalyzer:
         """A new checked file: forget the diagnostics of the last one and the call analyses that depended on
         where they were called from (cut short by a depth, recursion or work bound); complete ones are kept
         with the diagnostics they found, which a later call replays (`CallLog`)."""
-        for k in [k for k, entry in self.memo.items() if not entry[2]]:
-            del self.memo[k]
+        for k in self.partial_memos:
+            entry = self.memo.get(k)
+            if entry is not None and not entry[2]:
+                del self.memo[k]
+        self.partial_memos = []
         self.active.clear()
         self.found.clear()
         self.unbound_names = []
@@ -532,6 +536,8 @@ class ModuleAnalyzer:
                 log.recording[-1].extend(effects)
         if key is not None:
             self.memo[key] = (out, tuple(effects), log.cuts == cuts)
+            if log.cuts != cuts:
+                self.partial_memos.append(key)
         return out
 
     def escapes(self, ref: FuncRef) -> bool:
