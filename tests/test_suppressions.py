@@ -111,3 +111,14 @@ def test_editor_offers_the_removal(tmp_path: Path) -> None:
     [fix] = d.fixes
     assert (fix.title, fix.safe) == ("Remove unused NC202", True)
     assert apply_edits(SOURCE, list(fix.edits)).splitlines()[5] == "d = jnp.ones((2, 3))"
+
+
+def test_only_a_marker_namedcheck_judges_makes_a_file_judged() -> None:
+    """NC002 resolves the file's positions only where some marker may be judged: namedcheck's own, or another
+    tool's naming an NC code; real code's `# type: ignore` and `# noqa: E501` never cost that."""
+    from namedcheck.analyzer.suppressions import may_judge
+
+    for text in ("x = 1  # namedcheck: ignore", "y  # noqa: E501, NC201", "z  # type: ignore[NC203]", "# NOQA:nc201"):
+        assert may_judge(text), text
+    for text in ("x = 1  # type: ignore", "y  # noqa: E501", "z  # type: ignore[attr-defined]", "s = 'NC201'"):
+        assert not may_judge(text), text
