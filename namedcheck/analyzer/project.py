@@ -388,10 +388,10 @@ class Project:
         everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
         from namedcheck.analyzer.budget import resident_mb
 
-        rss = resident_mb()
         # what the allocator keeps after a release stays resident: the next release waits until the process
         # has grown by a quarter of the budget again (else every file would release and parse everything anew)
-        if self.base is None and rss > RETAIN_MB and rss >= _LEFT_RESIDENT[0] + RETAIN_MB // 4:
+        rss = resident_mb() if self.base is None else 0.0  # (a script's project: its base decides)
+        if rss > RETAIN_MB and rss >= _LEFT_RESIDENT[0] + RETAIN_MB // 4:
             self.release()
             gc.collect()  # analyzers and frames refer to each other: freed by the collector, not by counts
             _LEFT_RESIDENT[0] = resident_mb()
@@ -637,9 +637,19 @@ class Project:
             other = self.index.module_name(f)
             if other is not None and self.index.module_file(other[0]) is not None:
                 callers.add(other[0])
-        seen: set[str] = set()
         digests: list[bytes] = []
-        todo = list(callers)
+        for m, mfile in self.reached_modules(callers):
+            digest = self._digest(mfile)
+            if digest is not None:
+                digests.append(m.encode() + b"\0" + digest)
+        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
+
+    def reached_modules(self, start: Any) -> list[tuple[str, Path]]:
+        """Each project module (and its file) `start`'s modules reach through their imports and the packages
+        above them, `start` included; unreadable files too (not memoised: each file's facts as they are now)."""
+        seen: set[str] = set()
+        out: list[tuple[str, Path]] = []
+        todo = list(start)
         while todo:
             m = todo.pop()
             if m in seen:
@@ -648,15 +658,13 @@ class Project:
             mfile = self.index.module_file(m)
             if mfile is None:
                 continue
-            digest = self._digest(mfile)
-            if digest is not None:
-                digests.append(m.encode() + b"\0" + digest)
+            out.append((m, mfile))
             key = self._resolve(mfile)
             todo.extend(self._reads(key, FACTS.facts(key), m, mfile.name == "__init__.py"))
             parent = m.rpartition(".")[0]
             if parent:
                 todo.append(parent)
-        return hashlib.sha256(b"\n".join(sorted(digests))).hexdigest()
+        return out
 
     def _scans_of(self, path: Path, text: str, name: str, is_package: bool) -> tuple[str, ...]:
         """`_scanned_imports`, memoised by the text of a file's import statements."""

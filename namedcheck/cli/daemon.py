@@ -173,23 +173,7 @@ def dependency_files(project: Any, path: Path) -> list[Path]:
     """The files of the project modules a file imports, transitively, with the packages above them: what
     `Project.dependency_fingerprint` hashes (a file's result depends on them)."""
     named = project.index.module_name(path)
-    todo = list(project.imported_modules(path, *(named or (None, False))))
-    seen: set[str] = set()
-    out: list[Path] = []
-    while todo:
-        m = todo.pop()
-        if m in seen:
-            continue
-        seen.add(m)
-        f = project.index.module_file(m)
-        if f is None:
-            continue
-        out.append(f)
-        todo.extend(project.imported_modules(f, m, f.name == "__init__.py"))
-        parent = m.rpartition(".")[0]
-        if parent:
-            todo.append(parent)
-    return out
+    return [f for _, f in project.reached_modules(project.imported_modules(path, *(named or (None, False))))]
 
 
 # ---- what a request may have changed beyond the files ---------------------------------------------

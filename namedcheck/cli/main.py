@@ -6,7 +6,7 @@ import argparse
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -465,17 +465,7 @@ def _fix_and_attach(
             return diags
         if outcome.codes:
             diags = chosen(run_check(args.paths or ["."], cfg, jobs, cache_root))
-    out: list[Diagnostic] = []
-    for path in sorted({d.path for d in diags}):
-        group = [d for d in diags if d.path == path]
-        if any(d.code in FIXABLE for d in group) and not _is_notebook(path):
-            try:
-                source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
-                group = _with_fixes(group, analyse(path, source))
-            except (OSError, UnicodeDecodeError):
-                pass
-        out.extend(group)
-    return sorted(out)
+    return _per_file(diags, cfg, stdin_source, lambda group, path, source: _with_fixes(group, analyse(path, source)))
 
 
 def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> list[Diagnostic]:
@@ -484,7 +474,21 @@ def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> l
     SARIF do, for fixes that read the analysis's values)."""
     if not any(getattr(CODES.get(d.code), "fix", None) for d in diags):
         return diags  # nothing a fixer is registered for (a clean or cached run loads no fixer)
-    from namedcheck.edits.fixes import FIXABLE, attach_fixes
+    from namedcheck.edits.fixes import attach_fixes
+
+    return _per_file(diags, cfg, stdin_source, lambda group, _path, source: attach_fixes(group, source))
+
+
+def _per_file(
+    diags: list[Diagnostic],
+    cfg: Config,
+    stdin_source: str | None,
+    with_fixes: Callable[[list[Diagnostic], str, str], list[Diagnostic]],
+) -> list[Diagnostic]:
+    """The diagnostics, each file's group given its fixes by `with_fixes(group, path, source)` where one of
+    them has a fixer (a notebook's never: fixes are not applied to notebooks); an unreadable file keeps its
+    group as it is."""
+    from namedcheck.edits.fixes import FIXABLE
 
     out: list[Diagnostic] = []
     for path in sorted({d.path for d in diags}):
@@ -492,7 +496,7 @@ def _marked(diags: list[Diagnostic], cfg: Config, stdin_source: str | None) -> l
         if any(d.code in FIXABLE for d in group) and not _is_notebook(path):
             try:
                 source = stdin_source if stdin_source is not None else _read_checked(path, cfg)
-                group = attach_fixes(group, source)
+                group = with_fixes(group, path, source)
             except (OSError, UnicodeDecodeError):
                 pass
         out.extend(group)
