@@ -162,7 +162,8 @@ def _new_process() -> None:
     """What a new process of the command starts without: projects, sessions and file facts."""
     from namedcheck.analyzer import project, session
 
-    project._PROJECTS.clear()
+    for memo in (project._PROJECTS, project._RUN_PROJECTS, project._WALKS, project._LISTINGS, project._RESOLVED):
+        memo.clear()
     session._SESSIONS.clear()
     filefacts.FACTS._by_path.clear()
 
