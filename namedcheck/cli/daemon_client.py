@@ -277,8 +277,13 @@ def _start(root: Path, idle_minutes: float) -> int:
 
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as err:
+        # isolated as the mypy plugin's worker is: `python -m` from the root would import a project's
+        # `json.py` or `typing.py` before namedcheck's own
+        from namedcheck.cli import isolated
+
+        entries = isolated.path_entries(isolated.OWN, isolated.ANALYSIS_NEEDS)
         proc = subprocess.Popen(
-            [sys.executable, "-m", "namedcheck.cli.daemon", "--idle-timeout", str(idle_minutes)],
+            isolated.command(entries, "namedcheck.cli.daemon", ["--idle-timeout", str(idle_minutes)]),
             cwd=str(root),
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,

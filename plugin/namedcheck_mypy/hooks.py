@@ -30,7 +30,6 @@ import pickle
 import select
 import struct
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -87,6 +86,7 @@ from mypy.types import (
 
 from namedcheck import __version__
 from namedcheck.analyzer.relevance import is_relevant
+from namedcheck.cli import isolated
 from namedcheck.engine.codes import CODES
 from namedcheck.engine.dtypes import ANNOTATION_HEADS, FAMILY_HEADS, materialize
 from namedcheck.engine.errors import RuleError
@@ -750,67 +750,27 @@ def _read_exact(fd: int, n: int) -> bytes:
 
 
 def worker_command() -> list[str]:
-    """The worker's command line, isolated from the checked project: `-I` (no PYTHON* variables, no user
-    site, neither the working directory nor a script's folder on sys.path) and `-S` (no site module: no
-    sitecustomize, usercustomize or .pth files), with exactly the path entries namedcheck needs appended
-    after the standard library's: those of namedcheck, the plugin and their dependencies as this process
-    imported them, and its site-packages folders."""
-    entries = _worker_path()
+    """The worker's command line, isolated from the checked project (`namedcheck.cli.isolated`: `python -I
+    -S`, no working directory, sitecustomize or .pth file), with exactly the path entries namedcheck, the plugin
+    and their dependencies need."""
     pdeathsig = threading.current_thread() is threading.main_thread()
-    boot = f"import sys; sys.path.extend({entries!r}); from namedcheck_mypy.worker import main; sys.exit(main())"
-    return [sys.executable, "-I", "-S", "-c", boot, str(os.getpid()), *(["--pdeathsig"] if pdeathsig else [])]
+    args = [str(os.getpid()), *(["--pdeathsig"] if pdeathsig else [])]
+    return isolated.command(_worker_path(), "namedcheck_mypy.worker", args)
 
 
 _OWN = ("namedcheck", "namedcheck_mypy")
-# what the worker imports besides the standard library: libcst and its YAML reader, mypy (the plugin
-# package's __init__ imports it) and the packages mypy's compiled modules import
+# what the worker imports besides the analysis's needs: mypy (the plugin package's __init__ imports it) and
+# the packages mypy's compiled modules import
 _WORKER_NEEDS = (
-    *("libcst", "yaml", "yaml_ft", "typing_extensions"),
+    *isolated.ANALYSIS_NEEDS,
     *("mypy", "mypy_extensions", "librt", "pathspec", "ast_serialize", "psutil"),
 )
 
 
 @functools.cache
 def _worker_path() -> list[str]:
-    """The path entries the worker needs: where this process found namedcheck and the plugin, where it
-    finds (or found) the packages they import, never looked up in the working directory, then its
-    site-packages folders."""
-    import importlib.machinery
-    import site
-    import sysconfig
-
-    here = os.getcwd()
-    entries: list[str] = []
-    search = [p for p in sys.path if p and os.path.isabs(p) and os.path.realpath(p) != os.path.realpath(here)]
-
-    def add(entry: str | None, own: bool = False) -> None:
-        if not entry or not os.path.isabs(entry) or not os.path.isdir(entry) or entry in entries:
-            return
-        if own or os.path.realpath(entry) != os.path.realpath(here):
-            entries.append(entry)
-
-    for name in (*_OWN, *_WORKER_NEEDS):
-        try:
-            module = sys.modules.get(name)
-            if module is not None:  # where this process imported it from
-                spec = module.__spec__
-            else:
-                spec = importlib.machinery.PathFinder.find_spec(name, search)
-        except (ImportError, ValueError, AttributeError):
-            continue
-        origin = spec.origin if spec is not None else None
-        if spec is None or not origin or not os.path.isabs(origin):
-            continue
-        folder = os.path.dirname(origin)
-        add(os.path.dirname(folder) if spec.submodule_search_locations is not None else folder, name in _OWN)
-    paths = sysconfig.get_paths()
-    for key in ("purelib", "platlib"):
-        add(paths.get(key))
-    for entry in site.getsitepackages() if hasattr(site, "getsitepackages") else []:
-        add(entry)
-    if site.ENABLE_USER_SITE:
-        add(site.getusersitepackages())
-    return entries
+    """The path entries the worker needs (`isolated.path_entries`), computed once per process."""
+    return isolated.path_entries(_OWN, _WORKER_NEEDS)
 
 
 def _mark_symbols(stmts: list[Any]) -> None:
