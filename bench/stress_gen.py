@@ -3,7 +3,8 @@ kind, each taking a size, with the outcome namedcheck must give for it.
 
 A kind's text is written with `import jax` at the top or without it (a file that never mentions jax takes the
 relevance shortcut: only the project's import scan parses it). Outcomes, for the hostile file itself:
-`clean` (valid Python the checker can handle: no diagnostic), `nc001` (exactly one NC001) or `either` (no
+`clean` (valid Python the checker can handle: no diagnostic), `bug` (the NC201 on its last line reported, no
+NC001: nothing before it used up the budget), `nc001` (exactly one NC001) or `either` (no
 diagnostic, or exactly one NC001: Python may accept it, and namedcheck may or may not be able to check it).
 A file without `import jax` may always be skipped: its outcome is `clean` or `either`.
 Special kinds (a symlink to itself, a FIFO, /dev/zero) are made on disk by `make_special`.
@@ -30,6 +31,7 @@ class Kind:
     stdin: bool = True  # can be given on stdin (`check -`)
     stub: bool = True  # worth trying as a stub file (stub-paths)
     heavy: bool = False  # large on disk (tens of MB): fewer modes in --quick
+    config: Callable[[int], str] | None = None  # extra `[tool.namedcheck]` lines for a size
 
 
 def _text(body: str, jax: bool, pre: str = "") -> bytes:
@@ -186,6 +188,48 @@ def long_line(n: int, jax: bool) -> bytes:
     return _text("", jax) + b"x = [" + b"1, " * (n * 1_000_000 // 3) + b"]\n"
 
 
+# A genuine bug after the hostile part: a kind whose outcome is `bug` must still report it (a scan or a cut
+# that used up the file's budget lost it, exit 0).
+TAIL_BUG = "w = jnp.zeros((4, 8)) + jnp.ones((5, 8))\n"
+
+
+def long_comment(n: int, jax: bool) -> bytes:
+    """A comment line of `n` `#noqa NC1` markers (the suppression scan was quadratic in them)."""
+    return _text("z = 1  " + "#noqa NC1 " * n + "\n" + (TAIL_BUG if jax else ""), jax)
+
+
+def einsum_spec(n: int, jax: bool) -> bytes:
+    """An einsum spec of `n` letters then a character no operand may hold (the term pattern backtracked)."""
+    body = f'x = jnp.einsum("{"a" * n}!,b->a", jnp.zeros((4,)), jnp.zeros((4,)))\n' if jax else ""
+    return _text(body + (TAIL_BUG if jax else ""), jax)
+
+
+def parameterized_product(n: int, jax: bool) -> bytes:
+    """`parameterized.product` over `n` lists of 10 values (10**n sets; the first 8 are analysed)."""
+    names = [f"p{i}" for i in range(n)]
+    return _text(
+        "from absl.testing import absltest, parameterized\n\nV = list(range(10))\n\n\n"
+        "class T(parameterized.TestCase):\n"
+        f"    @parameterized.product({', '.join(f'{k}=V' for k in names)})\n"
+        f"    def test_x(self, {', '.join(names)}):\n"
+        "        x = p0 + 1\n\n\n" + (TAIL_BUG if jax else ""),
+        jax,
+    )
+
+
+def devices_list(n: int, jax: bool) -> bytes:
+    """A file that reads the device count, checked under a configured list of counts (`devices_config`)."""
+    body = (
+        "import numpy as np\n\ndevs = jax.devices()\nn = len(devs)\narr = np.array(jax.devices()).reshape(-1, 1)\n"
+        "x = jnp.zeros((n, 8)) + jnp.ones((n, 8))\n"
+    )
+    return _text(body + (TAIL_BUG if jax else ""), jax)
+
+
+def devices_config(n: int) -> str:
+    return f"devices = [{', '.join(str(i) for i in range(1, n + 1))}]\n"
+
+
 def special(n: int, jax: bool) -> bytes:
     return b""
 
@@ -218,6 +262,10 @@ KINDS: dict[str, Kind] = {
         Kind("analysis_heavy", analysis_heavy, 4, 1, "either", stdin=True, stub=False, heavy=True),
         Kind("big_file", big_file, 50, 6, "nc001", heavy=True),
         Kind("long_line", long_line, 10, 6, "nc001", heavy=True),
+        Kind("long_comment", long_comment, 40_000, 10_000, "bug"),
+        Kind("einsum_spec", einsum_spec, 20_000, 20_000, "bug"),
+        Kind("parameterized_product", parameterized_product, 8, 7, "bug"),
+        Kind("devices_list", devices_list, 16, 16, "bug", config=devices_config),
         Kind("self_symlink", special, 0, 0, "either", special="symlink-self", stdin=False),
         Kind("fifo", special, 0, 0, "either", special="fifo", stdin=False),
         Kind("devzero", special, 0, 0, "either", special="devzero"),
@@ -229,7 +277,7 @@ def expected(kind: Kind, jax: bool) -> str:
     """The outcome for the hostile file itself: a file without jax may be skipped (no diagnostic)."""
     if jax:
         return kind.expect
-    return "clean" if kind.expect == "clean" else "either"
+    return "clean" if kind.expect in ("clean", "bug") else "either"
 
 
 def make_special(kind: Kind, path: Path) -> None:

@@ -169,11 +169,11 @@ class Case:
         return sum(p.startswith(what + ":") for p in self.problems)
 
 
-def _project(root: Path, stubs: bool = False) -> None:
+def _project(root: Path, stubs: bool = False, config: str = "") -> None:
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    extra = 'stub-paths = ["stubs"]\n' if stubs else ""
+    extra = ('stub-paths = ["stubs"]\n' if stubs else "") + config
     (root / "pyproject.toml").write_text(
         f"[tool.namedcheck]\ntime-budget = {TIME_BUDGET}\nmemory-budget = {MEMORY_BUDGET}\n{extra}"
     )
@@ -192,6 +192,8 @@ def _judge_file(diags: list[dict], name: str, outcome: str) -> str | None:
     mine = [d.get("code") for d in diags if Path(str(d.get("path", ""))).name == name]
     if outcome == "clean" and mine:
         return f"{name}: expected no diagnostic, got {mine}"
+    if outcome == "bug" and (mine.count("NC201") != 1 or "NC001" in mine):
+        return f"{name}: expected its last line's NC201 and no NC001, got {mine}"
     if outcome == "nc001" and mine != ["NC001"]:
         return f"{name}: expected one NC001, got {mine}"
     if outcome == "either" and mine not in ([], ["NC001"]):
@@ -203,7 +205,7 @@ def run_case(kind: Kind, size: int, jax: bool, mode: str, work: Path, data: byte
     """One hostile program in one mode beside the buggy file; the problems found (none: as the issue asks)."""
     case = Case(kind.name, jax, mode)
     root = work / f"{kind.name}-{'jax' if jax else 'nojax'}-{mode}"
-    _project(root, stubs=mode == "stub")
+    _project(root, stubs=mode == "stub", config=kind.config(size) if kind.config is not None else "")
     if data is None and not kind.special:
         data = kind.make(size, jax)
 

@@ -61,23 +61,44 @@ class BudgetExceeded(BaseException):  # noqa: N818  (not an Exception: rule code
     """The file's analysis ran past its time or memory budget."""
 
 
+class CallCut(BaseException):  # noqa: N818  (not an Exception: rule code never swallows it)
+    """A followed call ran past its share of the file's time budget: its result is unknown, the file goes on."""
+
+
+CALL_SHARE = 0.5  # of the file's remaining time, what one outermost followed call may use
+
+
 class Guard:
     """Checkpoints for one file's analysis: raise `BudgetExceeded` past the deadline or the memory bound."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, deadline: float | None = None) -> None:
         self.limits = limits  # (a dependency's parse is bounded by them too: Project.parse)
-        self.deadline = time.monotonic() + limits.time_budget
+        # `deadline`: one file's analyses share it (a file checked under several device counts)
+        self.deadline = time.monotonic() + limits.time_budget if deadline is None else deadline
         # the memory one file's analysis may add to the process (a process that already holds jax, an editor's
         # or a test runner's state, is not charged to the file)
         self.memory_pages = resident_pages() + limits.memory_budget * 1024 * 1024 // _PAGE
         self.count = 0
+        # followed calls nested now, across every module the file's analysis enters (each module's analyzer
+        # counts only its own), and the deadline of the outermost one (`CallCut` past it)
+        self.call_depth = 0
+        self.call_deadline: float | None = None
 
     def checkpoint(self) -> None:
-        if time.monotonic() > self.deadline:
+        now = time.monotonic()
+        if now > self.deadline:
             raise BudgetExceeded("time")
+        if self.call_deadline is not None and now > self.call_deadline:
+            raise CallCut
         self.count += 1
         if self.count % _MEMORY_EVERY == 0 and resident_pages() >= self.memory_pages:
             raise BudgetExceeded("memory")
+
+    def call_share(self) -> float:
+        """The deadline of an outermost followed call: a share of the time left, so the rest of the file is
+        still checked when a call (a cycle of modules, a deep call tree) uses up its share."""
+        now = time.monotonic()
+        return now + max(0.0, self.deadline - now) * CALL_SHARE
 
 
 ALARM_GRACE = 0.5  # seconds past the deadline before the timer stops work no checkpoint reached

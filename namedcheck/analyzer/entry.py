@@ -85,7 +85,8 @@ def _parameter_sets(f: FrameState, method: FuncRef) -> list[tuple[tuple[Any, ...
                 return []
             sets = [
                 ((), dict(zip([k for k, _ in choices], combo)))
-                for combo in itertools.product(*[c or () for _, c in choices])
+                # the first sets only: the whole product of a few long lists is millions of dicts
+                for combo in itertools.islice(itertools.product(*[c or () for _, c in choices]), MAX_PARAMETER_SETS)
             ]
         elif name in ("parameters", "named_parameters"):
             sets = [s for case in pos if (s := _one_set(case, named=name == "named_parameters")) is not None]

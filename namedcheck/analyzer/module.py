@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import configs, iteration, jaxconfig, origins
-from namedcheck.analyzer.budget import Guard
+from namedcheck.analyzer.budget import CallCut, Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
 from namedcheck.analyzer.frame import Frame
@@ -449,10 +449,12 @@ class ModuleAnalyzer:
         )
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
+        guard = self.guard if self.guard is not None else getattr(self.project, "guard", None)
         if hit is not None:
             out = origins.forget(self.log.replayed(hit))  # found for another call: its origins are not ours
         elif (
             self.depth >= MAX_CALL_DEPTH
+            or (guard is not None and guard.call_depth >= MAX_CALL_DEPTH)  # nested across modules
             or (key is not None and key in self.active)
             or self.steps > self.budget
             or running >= MAX_RECURSION
@@ -465,6 +467,11 @@ class ModuleAnalyzer:
                 self.active.add(key)
             self.depth += 1
             self.running[id(ref.node)] = running + 1
+            outermost = guard is not None and guard.call_deadline is None
+            if guard is not None:
+                guard.call_depth += 1
+                if outermost:
+                    guard.call_deadline = guard.call_share()
             owner = caller.function if caller.function is not None else caller.nc705_owner
             passed = {
                 k: origins.passed(v, node, nodes[names.index(k)] if k in names[: len(nodes)] else None, k)
@@ -487,11 +494,20 @@ class ModuleAnalyzer:
                         arguments=configs.arguments_of(names, nodes, node),
                     ),
                 )
+            except CallCut:
+                if not outermost:
+                    raise
+                self.log.cuts += 1  # the call's result is unknown; the rest of the file is still checked
+                out = UNKNOWN
             finally:
                 self.depth -= 1
                 self.running[id(ref.node)] = running
                 if key is not None:
                     self.active.discard(key)
+                if guard is not None:
+                    guard.call_depth -= 1
+                    if outermost:
+                        guard.call_deadline = None
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
         if eager and sig.returns is not None and not (as_map_body or in_map):

@@ -16,6 +16,7 @@ they cause inside it: the diagnostics a change-only run (pre-commit) and an edit
 from __future__ import annotations
 
 import sys
+import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -170,9 +171,12 @@ class Session:
             own = getattr(within, "devices", None)
             counts = (own if own is not None or not self.devices else self.devices[0],)
         results: list[tuple[int | None, FileResult]] = []
+        deadline = time.monotonic() + self.limits.time_budget  # one budget for the file, whatever the counts
         for count in counts:
             if results and not self._reads_devices(results[0][1], source):
                 break  # the analysis does not depend on the count: one serves them all
+            if results and (time.monotonic() > deadline or not results[-1][1].complete):
+                break  # the budget is spent: the counts analysed so far answer
             mine = project
             if within is None and self.projects and self.fixed is None and getattr(project, "devices", None) != count:
                 mine = self.project(file, count)
@@ -187,7 +191,7 @@ class Session:
                     build, tree = None, parse_module(source, trusted=cpython_accepted(source))
                 except Exception:  # the front end's own parse served the first count: the others are left out
                     break
-            results.append((count, self._analyse(tree, mine, file, build, source, shown, count)))
+            results.append((count, self._analyse(tree, mine, file, build, source, shown, count, deadline)))
         if len(results) == 1:
             return results[0][1]
         return _merged(results)
@@ -211,8 +215,9 @@ class Session:
         source: str,
         shown: str,
         count: int | None,
+        deadline: float | None = None,
     ) -> FileResult:
-        """One analysis of a parsed file under one device count."""
+        """One analysis of a parsed file under one device count, within the file's `deadline`."""
         an: ModuleAnalyzer | None = None
         if project is not None:
             project.devices_read = False
@@ -222,7 +227,7 @@ class Session:
                 an.devices = count
                 an.source = source
                 an.file = file  # where the checked file lives (a config flag's default file is found from it)
-                an.guard = Guard(self.limits)
+                an.guard = Guard(self.limits, deadline)
                 an.coverage = CoverageCounter()
                 if project is not None:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget

@@ -20,14 +20,26 @@ _MARKER = re.compile(
 )
 _NC = re.compile(r"NC[0-9]*", re.IGNORECASE)
 # a marker namedcheck judges (`Suppression.judged`): its own, or another tool's naming an NC code
-_JUDGED = re.compile(r"#\s*namedcheck:\s*ignore|#\s*(?:noqa|type:\s*ignore)\b[^\n]*NC[0-9]{3}", re.IGNORECASE)
+# (two scans, each linear: one pattern with `[^\n]*NC[0-9]{3}` after the marker rescans the line from every marker)
+_OWN_MARKER = re.compile(r"#\s*namedcheck:\s*ignore", re.IGNORECASE)
+_OTHER_MARKER = re.compile(r"#\s*(?:noqa|type:\s*ignore)\b", re.IGNORECASE)
+_NC_CODE = re.compile(r"NC[0-9]{3}", re.IGNORECASE)
 
 
 def may_judge(text: str) -> bool:
     """Whether a text may hold a suppression namedcheck judges as used or unused (NC002): a
     `# namedcheck: ignore`, or a `# noqa` / `# type: ignore` naming an NC code. Real code's `# type:
     ignore` and `# noqa: E501` are another tool's: the positions judging needs are then never resolved."""
-    return _JUDGED.search(text) is not None
+    if _OWN_MARKER.search(text) is not None:
+        return True
+    pos = 0
+    while (marker := _OTHER_MARKER.search(text, pos)) is not None:
+        end = text.find("\n", marker.end())
+        end = len(text) if end < 0 else end
+        if _NC_CODE.search(text, marker.end(), end) is not None:
+            return True
+        pos = end  # the rest of the line is read: a later marker on it names no code either
+    return False
 
 
 @dataclass(frozen=True)

@@ -288,6 +288,9 @@ def _number(path: Path, key: str, value: Any) -> float | int:
     return kind(value)
 
 
+MAX_DEVICE_COUNTS = 16  # counts in a `devices` list
+
+
 def _devices(path: Path, value: Any) -> tuple[int, ...]:
     """`devices = 8` or `devices = [8, 256]`: positive ints, each once, in the order written."""
     items = value if isinstance(value, list) else [value]
@@ -295,6 +298,11 @@ def _devices(path: Path, value: Any) -> tuple[int, ...]:
         raise ConfigError(
             f"{path}: [tool.namedcheck] devices must be a device count (a positive integer) or a non-empty "
             f"list of them; found {value!r}"
+        )
+    if len(set(items)) > MAX_DEVICE_COUNTS:  # each count may cost a whole analysis of a file
+        raise ConfigError(
+            f"{path}: [tool.namedcheck] devices lists {len(set(items))} counts; at most {MAX_DEVICE_COUNTS} are "
+            "checked (hint: keep the counts your programs run under, e.g. [8, 256])"
         )
     return tuple(dict.fromkeys(items))
 

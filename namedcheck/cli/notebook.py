@@ -17,7 +17,7 @@ from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.codes import NC001
 
 SUFFIX = ".ipynb"
-_LINE_MAGIC = re.compile(r"^\s*(?:[%!]|[\w.\[\], ]+=\s*[%!])")
+_LINE_MAGIC = re.compile(r"^\s*(?:[%!]|[\w.\[\],][\w.\[\], ]*=\s*[%!])")  # a target starts with no space: linear
 _HELP = re.compile(r"^\s*[\w.]+\s*\?{1,2}\s*$|^\s*\?{1,2}[\w.]+\s*$")
 
 

@@ -295,7 +295,7 @@ def parse_item(dtype: str | None, item: Any) -> ArrayType:
 
 
 # ---- the printed form: an ArrayType's repr read back -------------------------------------------------------
-_SHARDED_DIM = re.compile(r"(\d+@(?:\w+|\([\w,]+\)))")
+_SHARDED_DIM = re.compile(r"(?<!\d)(\d+@(?:\w+|\([\w,]+\)))")  # from a number's first digit only: linear
 _SETS = re.compile(r"\{([VUR]):([\w.,]*)\}$")
 
 

@@ -18,7 +18,9 @@ from namedcheck.engine.placement import of
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import ArrayType, Const, Seq, literal
 
-_TERM = re.compile(r"^\s*([A-Za-z]*(?:\.\.\.)?[A-Za-z]*)\s*(?:\{([^{}]*)\})?\s*$")
+# linear: letters, then at most one ellipsis with letters after it; no two adjacent runs of one class (`[A-Za-z]*`
+# twice, or `\s*` on both sides of an empty group) backtrack quadratically
+_TERM = re.compile(r"([A-Za-z]*(?:\.\.\.[A-Za-z]*)?)\s*(?:\{([^{}]*)\})?")  # on the stripped term, whole
 
 
 @dataclass(frozen=True)
@@ -27,19 +29,24 @@ class Term:
     names: tuple[str, ...]
 
 
+def _shown(spec: str, most: int = 80) -> str:
+    """A spec as a message quotes it: at most `most` characters (a generated spec may be megabytes)."""
+    return repr(spec) if len(spec) <= most else repr(spec[: most - 3] + "...")
+
+
 def _bad(spec: str, why: str) -> RuleError:
     return RuleError(
         NC702,
-        f"Invalid einsum spec {spec!r}: {why}",
+        f"Invalid einsum spec {_shown(spec)}: {why}",
         hint="operands are letters for positional axes, then optional {name,...} for named axes, e.g. 'n{b,k},{k,m}->n{b,m}'",
         data={"at": "subscripts"},  # reported at the spec: the text to edit
     )
 
 
 def parse_term(spec: str, text: str) -> Term:
-    m = _TERM.match(text)
+    m = _TERM.fullmatch(text.strip())
     if not m:
-        raise _bad(spec, f"cannot read operand {text.strip()!r}")
+        raise _bad(spec, f"cannot read operand {_shown(text.strip())}")
     letters = m.group(1).replace("...", ".")
     names = tuple(n.strip() for n in m.group(2).split(",") if n.strip()) if m.group(2) is not None else ()
     for n in names:
