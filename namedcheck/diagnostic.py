@@ -59,11 +59,22 @@ class Fix:
     title: str
     safe: bool
     edits: tuple[Edit, ...]
+    # a suggestion only (ruff's display-only): offered in the editor and json, never applied by `check --fix`,
+    # for an edit that cannot promise the program then computes what its author meant
+    display_only: bool = False
+
+    @property
+    def applicability(self) -> str:
+        return "display-only" if self.display_only else "safe" if self.safe else "unsafe"
+
+    def applies(self, unsafe: bool) -> bool:
+        """Whether `check --fix` (with `--unsafe-fixes`: `unsafe`) applies this fix."""
+        return not self.display_only and (self.safe or unsafe)
 
     def as_json(self) -> dict[str, object]:
         return {
             "title": self.title,
-            "applicability": "safe" if self.safe else "unsafe",
+            "applicability": self.applicability,
             "edits": [e.as_json() for e in self.edits],
         }
 

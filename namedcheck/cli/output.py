@@ -25,7 +25,7 @@ def _message(s: str) -> str:
 
 def fixable(d: Diagnostic, unsafe: bool = False) -> bool:
     """Whether `check --fix` (with `--unsafe-fixes`: `unsafe`) fixes `d`: it has a fix it may apply."""
-    return any(f.safe or unsafe for f in d.fixes)
+    return any(f.applies(unsafe) for f in d.fixes)
 
 
 def in_cell(d: Diagnostic) -> tuple[int, int, int] | None:
@@ -242,7 +242,7 @@ def _sarif_related(i: int, r: Related) -> dict[str, object]:
 
 def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:
     return {
-        "description": {"text": f"{fix.title} ({'safe' if fix.safe else 'unsafe'})"},
+        "description": {"text": f"{fix.title} ({fix.applicability})"},
         "artifactChanges": [
             {
                 "artifactLocation": {"uri": path},

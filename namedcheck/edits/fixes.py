@@ -374,6 +374,7 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
     if not isinstance(axis, str) or not isinstance(spec, cst.Call):
         return []
     fixes: list[Fix] = []
+    split: Fix | None = None
     entries = [a for a in spec.args if a.keyword is None]
     if len(entries) == len(spec.args) and not any(a.star for a in entries):
         none_at = next(
@@ -390,12 +391,12 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
             texts[0] = "(" + ", ".join([*inner, repr(axis)]) + ")"
         edit = _replace(loc, spec, f"{_code(loc, spec.func)}({', '.join(texts)})") if texts else None
         if edit is not None:
-            fixes.append(Fix(f"Add {axis!r} to out_specs (the output is then split over {axis!r})", False, (edit,)))
+            split = Fix(f"Add {axis!r} to out_specs (the output is then split over {axis!r})", False, (edit,), True)
     fn = _mapped_function(loc, spec)
     outputs = _outputs(loc, fn)
     if outputs and not any(isinstance(o, cst.Tuple) for o in outputs):
         lax, imp = loc.lax_spelling()
-        for reduce in ("pmean", "psum"):
+        for reduce in ("psum", "pmean"):
             edits = [_replace(loc, o, f"{lax}.{reduce}({_code(loc, o)}, {axis!r})") for o in outputs]
             if all(e is not None for e in edits):
                 fixes.append(
@@ -403,9 +404,13 @@ def _fix_nc601(loc: Located, d: Diagnostic) -> list[Fix]:
                         f"Reduce the output over {axis!r} with lax.{reduce} before returning",
                         False,
                         tuple(e for e in (imp, *edits) if e is not None),
+                        reduce == "pmean",
                     )
                 )
-    return fixes
+    # the forgotten psum (each device holds a partial sum) is the usual cause: its fix keeps the output's shape
+    # and is the one `--unsafe-fixes` applies; splitting the output over the axis (a bigger output: the partial
+    # results side by side) and pmean are suggestions only
+    return fixes + ([split] if split is not None else [])
 
 
 def _fix_nc404(loc: Located, d: Diagnostic) -> list[Fix]:
@@ -689,7 +694,7 @@ def chosen_edits(diags: list[Diagnostic], unsafe: bool, codes: list[str] | None 
     imports: set[str] = set()
     n = 0
     for d in diags:
-        fix = next((f for f in d.fixes if f.safe or unsafe), None)
+        fix = next((f for f in d.fixes if f.applies(unsafe)), None)
         if fix is None:
             continue
         spans = [((e.line, e.column), (e.end_line, e.end_column)) for e in fix.edits if e.text not in imports]

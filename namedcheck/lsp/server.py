@@ -477,7 +477,7 @@ def build_server() -> NamedcheckServer:
             if not _overlaps(d, params.range, units):
                 continue
             for i, fix in enumerate(d.fixes):
-                actions.append(to_action(uri, d, fix, i == 0 and fix.safe, units))
+                actions.append(to_action(uri, d, fix, i == 0 and fix.applies(False), units))
             actions.append(to_action(uri, d, ignore_fix(source, d), False, units))
         return actions
 
