@@ -169,3 +169,14 @@ def test_a_devices_list_longer_than_the_cap_is_a_configuration_error(tmp_path: P
     counts = ", ".join(str(i) for i in range(1, MAX_DEVICE_COUNTS + 1))
     (tmp_path / "pyproject.toml").write_text(f"[tool.namedcheck]\ndevices = [{counts}]\n")
     assert len(load_config(tmp_path).devices) == MAX_DEVICE_COUNTS
+
+
+def test_a_product_of_300_factors_is_a_chain_not_nesting() -> None:
+    names = [f"n{i}" for i in range(300)]
+    source = (
+        f"import jax.numpy as jnp\n\n\ndef f({', '.join(names)}):\n"
+        f"    x = jnp.zeros(({' * '.join(names)}, 4))\n    return x + jnp.ones((3, 5))\n\n\n" + TAIL
+    )
+    assert _codes(source) == [(6, "NC201"), (9, "NC201")]
+    deep = "import jax.numpy as jnp\nx = " + "[" * 210 + "1" + "]" * 210 + "\n" + TAIL
+    assert [c for _, c in _codes(deep)] == ["NC001"]  # nested brackets are nesting: refused as before

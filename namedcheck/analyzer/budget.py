@@ -335,6 +335,10 @@ def _too_deep(tree: ast.AST) -> int | None:
                 return node.lineno
             if node.lineno == node.end_lineno and (node.end_col_offset or 0) - node.col_offset < MAX_NESTING - depth:
                 continue
+        if isinstance(node, ast.BinOp):  # `n0 * n1 * ... * n299` is a chain (the pre-scan bounds it by
+            # MAX_CHAIN), not nesting: an operand that is itself an operation stays at this level
+            todo.extend((c, depth - 1 if isinstance(c, ast.BinOp) else depth) for c in (node.left, node.right))
+            continue
         todo.extend((child, depth) for child in ast.iter_child_nodes(node))
     return None
 
