@@ -114,6 +114,12 @@ def test_in_file_calls_still_type_a_private_helper(tmp_path: Path, monkeypatch: 
             "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING, Any\n\nimport jax\n\n"
             "if TYPE_CHECKING:\n    from collections.abc import Sequence\n\n    from namedcheck import Dims, f32\n\n\ndef f(): ...\n",
         ),
+        (  # a 2-space (Google / pyink) file: the new block in its own indentation
+            "import jax.numpy as jnp\n\n\ndef f():\n  return jnp.ones(3)\n",
+            "from __future__ import annotations\n\nfrom typing import TYPE_CHECKING\n\nimport jax.numpy as jnp\n\n"
+            "if TYPE_CHECKING:\n  from jax import Array\n  from namedcheck import Dims, f32\n\n\n"
+            "def f():\n  return jnp.ones(3)\n",
+        ),
     ],
 )
 def test_imports_are_placed_as_isort_places_them(tmp_path: Path, source: str, expected: str) -> None:
@@ -186,3 +192,21 @@ def test_infer_write_keeps_corpus_and_examples_clean(tmp_path: Path, capsys: pyt
             for d in (before_tree, work)
         ]
         assert outs[1] <= outs[0], (tool, outs)
+
+
+@pytest.mark.parametrize(
+    ("pyproject", "length"),
+    [
+        ("[tool.pyink]\nline-length = 80\n", 80),
+        ("[tool.black]\nline-length = 100\n", 100),
+        ("[tool.ruff]\nline-length = 120\n[tool.pyink]\nline-length = 80\n", 120),
+        ("[tool.ruff]\nline-length = 'x'\n", 88),
+        ("[tool.ruff\n", 88),
+        ("", 88),
+    ],
+)
+def test_the_line_length_is_the_projects_formatters(tmp_path: Path, pyproject: str, length: int) -> None:
+    from namedcheck.edits.imports import first_party_of
+
+    (tmp_path / "pyproject.toml").write_text(pyproject)
+    assert first_party_of(str(tmp_path / "m.py"))[1] == length

@@ -60,6 +60,7 @@ class ImportPlan:
         self.line_length = line_length
         wrapper = MetadataWrapper(parse_checked(source), unsafe_skip_copy=True)  # (the guard first; raises)
         self.module = wrapper.module
+        self.indent = self.module.default_indent  # the file's own (a 2-space Google-style file gets 2 spaces)
         self.pos = wrapper.resolve(PositionProvider)
         self.top = self._block(self.module.body)
         self.docstring_end = 0
@@ -153,7 +154,7 @@ class ImportPlan:
     def add_from(self, module: str, names: set[str], typing_only: bool = False) -> list[Edit]:
         """Edits that make `from module import names` hold (at run time, or under `if TYPE_CHECKING:`)."""
         block = self.typing_block if typing_only else self.top
-        indent = "    " if typing_only else ""
+        indent = self._checking_indent() if typing_only else ""
         for imp in block:
             if imp.is_from and imp.module == module and "*" not in imp.names:
                 missing = names - {n.split(" as ")[0] for n in imp.names}
@@ -181,7 +182,14 @@ class ImportPlan:
         one = f"{indent}from {module} import {', '.join(names)}\n"
         if len(one.rstrip("\n")) <= self.line_length:
             return one
-        return f"{indent}from {module} import (\n" + "".join(f"{indent}    {n},\n" for n in names) + f"{indent})\n"
+        inner = indent + self.indent
+        return f"{indent}from {module} import (\n" + "".join(f"{inner}{n},\n" for n in names) + f"{indent})\n"
+
+    def _checking_indent(self) -> str:
+        """The indentation of the body of the module's `if TYPE_CHECKING:` (the file's own when it has none)."""
+        body = self.checking.body if self.checking is not None else None
+        own = body.indent if isinstance(body, cst.IndentedBlock) else None
+        return own if own is not None else self.indent
 
     def _insert(self, block: list[_Import], new: _Import, names: list[str], indent: str) -> list[Edit]:
         text = self._render(new.module, names, indent) if new.is_from else f"{indent}import {new.module}\n"
@@ -207,7 +215,7 @@ class ImportPlan:
         for m, n in sorted(module_names.items(), key=lambda kv: (self.section(kv[0], False), _natural(kv[0]))):
             section = self.section(m, False)
             body += ("\n" if last is not None and section != last else "") + self._render(
-                m, sorted(n, key=member_key), "    "
+                m, sorted(n, key=member_key), self.indent
             )
             last = section
         at = self.top[-1].end_line + 1 if self.top else self.docstring_end + 1
@@ -240,7 +248,7 @@ class ImportPlan:
 
 def first_party_of(path: str) -> tuple[frozenset[str], int]:
     """The first-party top-level names (directories and modules at the project's root, ruff's `src = ["."]`)
-    and the ruff line length ([tool.ruff] line-length, else 88) of the project around `path`."""
+    and the line length of the project around `path` (`_line_length`, else 88)."""
     here = Path(path).resolve().parent
     root = here
     for d in [here, *here.parents]:
@@ -258,7 +266,20 @@ def first_party_of(path: str) -> tuple[frozenset[str], int]:
         text = (root / "pyproject.toml").read_text() if (root / "pyproject.toml").is_file() else ""
     except OSError:
         text = ""
-    m = re.search(r"^\[tool\.ruff\][^\[]*?^line-length\s*=\s*(\d+)", text, re.M | re.S)
-    if m:
-        length = int(m.group(1))
-    return frozenset(names), length
+    return frozenset(names), _line_length(text) or length
+
+
+def _line_length(pyproject: str) -> int | None:
+    """The line length the project's formatter keeps: `[tool.ruff]`, `[tool.pyink]` (Google's 80 columns) or
+    `[tool.black]` `line-length`; None when none is stated or the file does not read."""
+    import tomllib
+
+    try:
+        tools = tomllib.loads(pyproject).get("tool", {})
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
+        return None
+    for name in ("ruff", "pyink", "black"):
+        value = tools.get(name, {}).get("line-length") if isinstance(tools.get(name), dict) else None
+        if isinstance(value, int) and not isinstance(value, bool) and 20 <= value <= 1000:
+            return value
+    return None
