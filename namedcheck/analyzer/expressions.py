@@ -520,7 +520,22 @@ def _compare_known(op: str, left: Any, right: Any) -> bool | None:
     if op in ("Is", "IsNot") and b is None:
         is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None
         return None if is_none is None else is_none == (op == "Is")
+    if op in ("Equal", "NotEqual") and _size_tuple(left) and _size_tuple(right):  # `x.shape == (B, 512)`
+        same: bool | None = False
+        if len(left.items) == len(right.items):
+            each = [_compare_known("Equal", p, q) for p, q in zip(left.items, right.items, strict=True)]
+            same = False if False in each else True if all(e is True for e in each) else None
+        return None if same is None else same == (op == "Equal")
     return None
+
+
+def _size_tuple(v: Any) -> bool:
+    """A tuple (its length fixed) of ints or sizes: a shape."""
+    return (
+        isinstance(v, Seq)
+        and v.kind == "tuple"
+        and all(isinstance(i, DimVal) or isinstance(i, Const) and type(i.value) is int for i in v.items)
+    )
 
 
 @functools.lru_cache(maxsize=1)

@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import (
+    chex,
     classes,
     configs,
     entry,
@@ -232,23 +233,32 @@ class Statements(FrameState):
             self.ended = True
         elif isinstance(s, cst.Expr):
             self.ev(s.value)
+            test = chex.assertion_test(self, s.value)  # `chex.assert_shape(x, (B, D))`: an assert in other words
+            if test is not None:
+                self.run_assertion(test, s, cst.Module([]).code_for_node(s.value), of_arrays=True)
         elif isinstance(s, cst.Assert):
-            test = self.ev(s.test)
-            if self.truth(s.test, test) is False and self.cond_depth == 0 and _compares_sizes(self, s.test):
-                text = cst.Module([]).code_for_node(s.test)
-                err = RuleError(
-                    NC204,
-                    f"`assert {text if len(text) <= 80 else text[:77] + '...'}` fails for the sizes that reach it: "
-                    f"the program stops with an AssertionError here",
-                )
-                configs.relate_settings(self, err, [s.test], every=True)
-                self.report(s, err)
-                self.ended = True
-            facts.learn(self, s.test, holds=True)  # `assert x.shape == (B, D)`: what follows may use it
+            self.run_assertion(s.test, s, "assert " + cst.Module([]).code_for_node(s.test))
         elif isinstance(s, cst.Import | cst.ImportFrom):
             self.an.add_import(s)
         elif isinstance(s, cst.Del):
             pass
+
+    def run_assertion(self, test: cst.BaseExpression, at: cst.CSTNode, text: str, of_arrays: bool = False) -> None:
+        """An assertion's `test`: NC204 at `at` where it provably fails for the sizes that reach it (on every
+        path), and what it states learned for what follows (`assert x.shape == (B, D)`). `of_arrays`: the test
+        compares arrays' shapes (a chex assertion), whatever expressions give the arrays."""
+        value = self.ev(test)
+        sized = _compares_sizes(self, test, of_arrays)
+        if self.truth(test, value) is False and self.cond_depth == 0 and sized:
+            err = RuleError(
+                NC204,
+                f"`{text if len(text) <= 80 else text[:77] + '...'}` fails for the sizes that reach it: "
+                f"the program stops with an AssertionError here",
+            )
+            configs.relate_settings(self, err, [test], every=True)
+            self.report(at, err)
+            self.ended = True
+        facts.learn(self, test, holds=True)
 
     def check_declared(self, declared: Any, v: Any, node: cst.CSTNode, what: str) -> None:
         if declared is None:
@@ -394,7 +404,7 @@ class Statements(FrameState):
 _SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
-def _compares_sizes(f: Statements, test: cst.BaseExpression) -> bool:
+def _compares_sizes(f: Statements, test: cst.BaseExpression, of_arrays: bool = False) -> bool:
     """An assertion about sizes: a comparison (`==`, `<`, ..., not `is` / `in`) of ints or shapes made of names,
     attributes, subscripts, int literals and arithmetic (no calls); `assert cfg is not None`, `assert False` or
     `assert len(args) == 2` are not."""
@@ -403,7 +413,7 @@ def _compares_sizes(f: Statements, test: cst.BaseExpression) -> bool:
     ):
         return False
     operands = [test.left, *(c.comparator for c in test.comparisons)]
-    return all(_plain_size_expression(o) and _is_size_value(f.ev(o)) for o in operands)
+    return all((of_arrays or _plain_size_expression(o)) and _is_size_value(f.ev(o)) for o in operands)
 
 
 _PLAIN = (cst.Name, cst.Attribute, cst.Subscript, cst.Integer, cst.BinaryOperation, cst.UnaryOperation, cst.Tuple)

@@ -1,0 +1,53 @@
+"""chex's shape assertions against the installed JAX and chex: every function of tests/cases/lib_chex.py with an
+NC204 raises chex's AssertionError when run, and every function the checker is silent on runs (or raises only
+the error its own `expect` names: NC201 is JAX's TypeError)."""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+pytest.importorskip("jax")
+pytest.importorskip("chex")
+
+from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+
+CASE = Path(__file__).parent / "cases" / "lib_chex.py"
+ARGS = {"learned": (5,), "learned_fails": (5,), "conditional": (False,)}
+
+
+def _functions() -> dict[str, tuple[int, int]]:
+    """Each top-level function's line span."""
+    import ast
+
+    tree = ast.parse(CASE.read_text())
+    return {n.name: (n.lineno, n.end_lineno or n.lineno) for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def test_the_checkers_verdicts_are_what_jax_and_chex_do() -> None:
+    diags, _ = analyse_for_test(CASE.read_text(), CASE.name)
+    spec = importlib.util.spec_from_file_location("lib_chex_case", CASE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # the module's own calls run: the silent functions pass
+    seen = 0
+    for name, (first, last) in _functions().items():
+        codes = {d.code for d in diags if first <= d.line <= last}
+        fn = getattr(module, name)
+        args = ARGS.get(name, ())
+        assert len(args) == len(inspect.signature(fn).parameters), name
+        if "NC204" in codes:
+            with pytest.raises(AssertionError):
+                fn(*args)
+        elif "NC201" in codes:
+            with pytest.raises(TypeError):
+                fn(*args)
+        else:
+            fn(*args)
+        seen += 1
+    assert seen == 11
