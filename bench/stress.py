@@ -4,7 +4,7 @@
     python bench/stress.py --quick         # every part, small sizes and few modes (about a minute)
     python bench/stress.py hostile --kinds bool_chain,fifo --modes inproc,stdin
     python bench/stress.py soak --edits 5000
-    python bench/stress.py frames | kill | concurrent | plugin
+    python bench/stress.py frames | kill | concurrent | plugin | daemon | paths | xmap
 
 Parts:
 - `hostile`: generated hostile programs (bench/stress_gen.py: deep and long operator chains, 20k-part imports,
@@ -23,6 +23,12 @@ Parts:
   of the CLI (no worker left alive).
 - `concurrent`: runs at once sharing one cache, files edited between and during them.
 - `plugin`: mypy with the plugin over a project planting every standard-library module name.
+- `daemon`: `namedcheck daemon` past a client that never reads its reply, one that trickles its request, a JSON
+  nested 100,000 deep, refused option values and a folder at the socket path (bench/stress_serve.py): every
+  later `check` served in time, its output an in-process check's.
+- `paths`: the language server on files under `tiny+plus` (the URI raw and with `%2B`), a space, unicode:
+  diagnostics and hover for each.
+- `xmap`: the runtime's `namedcheck.xmap` over a dict of 2,000 leaves, within 30 s.
 
 Exit status 1 when anything failed. Every process runs under a wall-clock limit and an address-space limit.
 """
@@ -41,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import stress_lsp  # noqa: E402
 import stress_runs  # noqa: E402
+import stress_serve  # noqa: E402
 from stress_gen import KINDS  # noqa: E402
 
 QUICK_KINDS_SKIP = ("big_file",)  # the 6 MB long line stands for the size cap in --quick
@@ -246,6 +253,24 @@ def run_plugin(args: argparse.Namespace, work: Path, report: dict) -> bool:
     return _scenario(stress_runs.mypy_plugin(work), report, time.monotonic() - t)
 
 
+def run_daemon(args: argparse.Namespace, work: Path, report: dict) -> bool:
+    print("\ndaemon past hostile clients")
+    t = time.monotonic()
+    return _scenario(stress_serve.daemon_clients(work, args.quick), report, time.monotonic() - t)
+
+
+def run_paths(args: argparse.Namespace, work: Path, report: dict) -> bool:
+    print("\nlanguage server on paths that need escaping")
+    t = time.monotonic()
+    return _scenario(stress_serve.editor_paths(work), report, time.monotonic() - t)
+
+
+def run_xmap(args: argparse.Namespace, work: Path, report: dict) -> bool:
+    print("\nruntime xmap over a wide pytree")
+    t = time.monotonic()
+    return _scenario(stress_serve.xmap_leaves(work, 2000), report, time.monotonic() - t)
+
+
 PARTS = {
     "hostile": run_hostile,
     "soak": run_soak,
@@ -253,6 +278,9 @@ PARTS = {
     "kill": run_kill,
     "concurrent": run_concurrent,
     "plugin": run_plugin,
+    "daemon": run_daemon,
+    "paths": run_paths,
+    "xmap": run_xmap,
 }
 
 

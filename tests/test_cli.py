@@ -252,3 +252,49 @@ def test_stdin_for_editors(project, capsys, monkeypatch):
     assert code == 1
     assert out.splitlines()[0].startswith("pkg/buffer.py:6:12: NC201")
     assert "    return x + y" in out
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_sigterm_still_prints_a_document(tmp_path, fmt):
+    """SIGTERM (a CI job's timeout) ends a run as Ctrl-C does: a note on stderr, an empty document on stdout
+    for json / sarif (never nothing), exit 143. Here the run waits on a standard input that never ends."""
+    import os
+    import signal
+    import time
+
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    env = {**os.environ, "NAMEDCHECK_NO_DAEMON": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "namedcheck", "check", "-", "--stdin-filename", "a.py", "--format", fmt, "--no-cache"],
+        cwd=tmp_path,
+        env=env,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None
+    proc.stdin.write("import jax.numpy as jnp\n")
+    proc.stdin.flush()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _catches(proc.pid, signal.SIGTERM):  # started: now reading
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, err
+    doc = json.loads(out)
+    assert doc == [] if fmt == "json" else doc["runs"][0]["results"] == []
+    assert "interrupted" in err
+
+
+def _catches(pid: int, sig: int) -> bool:
+    """Whether the process has a handler for `sig` (Linux: /proc/PID/status SigCgt); else after a while."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            mask = next(int(ln.split()[1], 16) for ln in f if ln.startswith("SigCgt:"))
+    except (OSError, StopIteration, ValueError):
+        import time
+
+        time.sleep(3)
+        return True
+    return bool(mask >> (sig - 1) & 1)

@@ -4,6 +4,7 @@ but its speed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -14,9 +15,11 @@ import struct
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -183,12 +186,43 @@ def test_malformed_requests_get_an_error_and_the_daemon_goes_on(
         _message([1, 2]),
         struct.pack(">I", daemon_client.MAX_MESSAGE + 1),
         _message({"protocol": 99, "command": "check"}),
-        _message({"protocol": 1, "command": "rm -rf"}),
-        _message({"protocol": 1, "command": "check", "options": {"paths": 3}, "cwd": "/", "env": {}, "tty": False}),
-        _message({"protocol": 1, "command": "check", "options": {"evil": 1}, "cwd": "/", "env": {}, "tty": False}),
-        _message({"protocol": 1, "command": "check", "options": {}, "cwd": 7, "env": {}, "tty": False}),
-        _message({"protocol": 1, "command": "check", "options": {}, "cwd": "/", "env": {}, "tty": False}),
-        _message({"protocol": 1, "command": "check", "options": {}, "cwd": "/", "env": {"A": 1}, "code": {}}),
+        _message({"protocol": daemon_client.PROTOCOL, "command": "rm -rf"}),
+        _message(
+            {
+                "protocol": daemon_client.PROTOCOL,
+                "command": "check",
+                "options": {"paths": 3},
+                "cwd": "/",
+                "env": {},
+                "tty": False,
+            }
+        ),
+        _message(
+            {
+                "protocol": daemon_client.PROTOCOL,
+                "command": "check",
+                "options": {"evil": 1},
+                "cwd": "/",
+                "env": {},
+                "tty": False,
+            }
+        ),
+        _message(
+            {"protocol": daemon_client.PROTOCOL, "command": "check", "options": {}, "cwd": 7, "env": {}, "tty": False}
+        ),
+        _message(
+            {"protocol": daemon_client.PROTOCOL, "command": "check", "options": {}, "cwd": "/", "env": {}, "tty": False}
+        ),
+        _message(
+            {
+                "protocol": daemon_client.PROTOCOL,
+                "command": "check",
+                "options": {},
+                "cwd": "/",
+                "env": {"A": 1},
+                "code": {},
+            }
+        ),
     ]
     for payload in bad:
         reply = _raw(sock, payload)
@@ -217,7 +251,14 @@ def test_a_dead_or_stale_daemon_falls_back_to_an_in_process_check(project: Path,
     assert nc(project, env, "daemon", "start").returncode == 0
     status = json.loads(next(Path(env["XDG_RUNTIME_DIR"], "namedcheck").glob("*.json")).read_text())
     other = {**daemon_client.identity(), "version": "0.0.0"}
-    request = {"protocol": 1, "command": "check", "options": {}, "cwd": str(project), "env": {}, "code": other}
+    request = {
+        "protocol": daemon_client.PROTOCOL,
+        "command": "check",
+        "options": {},
+        "cwd": str(project),
+        "env": {},
+        "code": other,
+    }
     assert "stale" in str(_raw(Path(status["socket"]), _message(request)).get("error"))
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline and _alive(status["pid"]):
@@ -369,3 +410,197 @@ def test_a_whole_tree_run_checks_each_file_once(tmp_path: Path, monkeypatch: pyt
     monkeypatch.setattr(runner, "FILE_MEMO", counting)
     assert main(["check", "--no-cache", "--no-daemon", "-j", "1", "."]) == 1
     assert sorted(checked) == ["./pkg/__init__.py", "./pkg/lib.py", "./scripts/run.py"]
+
+
+# ---- one client cannot block another; any request is survived ------------------------------------
+class _FakeState:
+    idle = 600.0
+
+
+def _serving(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reply_size: int) -> tuple[Path, Any]:
+    """An in-process `_Server` on a real socket whose checks answer at once with a reply of `reply_size`
+    bytes (over a socket buffer: a client that never reads blocks the send)."""
+    from namedcheck.cli import daemon
+
+    monkeypatch.setattr(daemon, "REQUEST_DEADLINE", 1.0)
+    monkeypatch.setattr(daemon, "SEND_DEADLINE", 1.5)
+    monkeypatch.setattr(
+        daemon, "handle", lambda _state, m: ({"status": 0, "stdout": "x" * reply_size, "stderr": m["command"]}, False)
+    )
+    path = Path(tempfile.mkdtemp(prefix="ncs", dir="/tmp")) / "d.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(path))
+    listener.listen(16)
+    listener.settimeout(0.2)
+    server = daemon._Server(_FakeState(), listener)  # type: ignore[arg-type]
+    server.start()
+    threading.Thread(target=server.loop, args=(lambda: True,), daemon=True).start()
+    return path, server
+
+
+def _ask(path: Path, command: str = "check", timeout: float = 10) -> dict[str, object]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    s.connect(str(path))
+    with s:
+        daemon_client.send(s, {"protocol": daemon_client.PROTOCOL, "command": command})
+        while True:
+            reply = daemon_client.receive(s, time.monotonic() + timeout)
+            if reply != daemon_client.WORKING:
+                return reply
+
+
+def test_a_client_that_never_reads_or_trickles_blocks_no_other(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path, server = _serving(tmp_path, monkeypatch, 8 * 1024 * 1024)
+    try:
+        stuck = []
+        for _ in range(3):  # each asks for an 8 MB reply and never reads it
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(path))
+            daemon_client.send(s, {"protocol": daemon_client.PROTOCOL, "command": "check"})
+            stuck.append(s)
+        trickle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        trickle.connect(str(path))
+        trickle.sendall(struct.pack(">I", 1000) + b"{")  # then nothing more: its whole request never comes
+        start = time.monotonic()
+        reply = _ask(path)
+        assert reply["status"] == 0 and len(str(reply["stdout"])) == 8 * 1024 * 1024
+        assert time.monotonic() - start < 8  # served while the others hang (each send bounded by its deadline)
+        trickle.settimeout(10)
+        assert trickle.recv(1 << 16) == b""  # closed by the daemon after REQUEST_DEADLINE
+        deadline = time.monotonic() + 10
+        while server.active and time.monotonic() < deadline:  # every stuck connection let go in time
+            time.sleep(0.05)
+        assert server.active == 0
+        for s in [*stuck, trickle]:
+            s.close()
+        assert _ask(path)["status"] == 0
+    finally:
+        server.stop()
+        server.listener.close()
+
+
+def test_a_request_trickled_a_byte_at_a_time_is_cut_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(struct.pack(">I", 100) + b"{")
+
+        def drip() -> None:  # a byte every 0.2 s: each read is quick, the whole request never is
+            with contextlib.suppress(OSError):
+                for _ in range(30):
+                    time.sleep(0.2)
+                    a.send(b" ")
+
+        threading.Thread(target=drip, daemon=True).start()
+        start = time.monotonic()
+        with pytest.raises(TimeoutError):
+            daemon_client.receive(b, time.monotonic() + 1.0)
+        assert time.monotonic() - start < 3
+
+
+def test_a_deeply_nested_request_is_an_error_and_the_daemon_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        body = b"[" * 100_000 + b"]" * 100_000
+        a.sendall(struct.pack(">I", len(body)) + body)
+        with pytest.raises(daemon_client.ProtocolError, match="RecursionError"):
+            daemon_client.receive(b)
+    path, server = _serving(tmp_path, monkeypatch, 10)
+    try:
+        reply = _raw(path, struct.pack(">I", len(body)) + body)
+        assert "malformed request" in str(reply["error"]) and "RecursionError" in str(reply["error"])
+        assert _ask(path)["status"] == 0
+    finally:
+        server.stop()
+        server.listener.close()
+
+
+def test_the_daemon_refuses_option_values_the_command_line_refuses() -> None:
+    from namedcheck.cli import daemon
+
+    for options, said in (
+        ({"format": "xml"}, "invalid choice 'xml'"),
+        ({"jobs": "many"}, "wrong type"),
+        ({"jobs": True}, "wrong type"),
+        ({"jobs": 1.5}, "wrong type"),
+        ({"statistics": 1}, "wrong type"),
+        ({"paths": ["a", 3]}, "paths must be a list of strings"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(said)):
+            daemon._check_args(options)
+    args = daemon._check_args({"format": "sarif", "jobs": 2, "statistics": True, "paths": ["a.py"]})
+    assert (args.format, args.jobs, args.statistics, args.paths, args.no_daemon) == ("sarif", 2, True, ["a.py"], True)
+
+
+def test_status_says_busy_when_the_daemon_is_alive_but_silent(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    monkeypatch.setattr(daemon_client, "STATUS_TIMEOUT", 0.5)
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    where = daemon_client.paths_for(tmp_path.resolve())
+    assert where is not None
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # listens, never accepts: a wedged daemon
+    silent.bind(str(where[0]))
+    silent.listen(4)
+    where[1].write_text(json.dumps({"pid": os.getpid(), "root": str(tmp_path)}))
+    args = argparse.Namespace(action="status", config_root=str(tmp_path), idle_timeout=1.0)
+    with silent:
+        assert daemon_client.cmd_daemon(args) == 0
+    assert "busy" in capsys.readouterr().out
+    where[1].write_text(json.dumps({"pid": 2**22 + 12345, "root": str(tmp_path)}))  # no such process
+    assert daemon_client.cmd_daemon(args) == 1
+    assert "not running" in capsys.readouterr().out
+
+
+def test_a_directory_at_the_socket_path_is_said_plainly(
+    tmp_path: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import argparse
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    where = daemon_client.paths_for(tmp_path.resolve())
+    assert where is not None
+    where[0].mkdir()
+    args = argparse.Namespace(action="start", config_root=str(tmp_path), idle_timeout=1.0)
+    assert daemon_client.cmd_daemon(args) == 2
+    err = capsys.readouterr().err
+    assert "is a directory" in err and "Traceback" not in err
+
+
+@pytest.mark.slow
+def test_a_real_daemon_serves_others_past_a_stuck_and_a_trickling_client(
+    project: Path, env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert nc(project, env, "daemon", "start").returncode == 0
+    monkeypatch.setenv("XDG_RUNTIME_DIR", env["XDG_RUNTIME_DIR"])
+    where = daemon_client.paths_for(project.resolve())
+    assert where is not None
+    request = {
+        "protocol": daemon_client.PROTOCOL,
+        "command": "check",
+        "options": {"no_cache": True, "format": "json"},
+        "cwd": str(project),
+        "env": {},
+        "tty": False,
+        "code": daemon_client.identity(),
+    }
+    stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # asks, never reads
+    stuck.connect(str(where[0]))
+    daemon_client.send(stuck, request)
+    trickle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # a header, then a byte now and then
+    trickle.connect(str(where[0]))
+    trickle.sendall(struct.pack(">I", 1000) + b"{")
+    body = b"[" * 100_000 + b"]" * 100_000
+    assert "RecursionError" in str(_raw(where[0], struct.pack(">I", len(body)) + body)["error"])
+    bad = _raw(where[0], _message({**request, "options": {"format": "xml"}}))
+    assert "invalid choice 'xml'" in str(bad["error"])
+    with stuck, trickle:
+        assert _same_as_in_process(project, env, "--no-cache", "--format", "json") == 1
+        assert nc(project, env, "daemon", "status").returncode == 0
+    assert _status(project, env)["requests"] == 2  # the stuck client's and the served one

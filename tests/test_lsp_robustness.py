@@ -397,3 +397,39 @@ def test_hostile_buffers_are_refused_before_libcst(kind: str, monkeypatch: pytes
     monkeypatch.setattr(parsing, "parse_module", parse)
     assert DocumentAnalyser("h.py").analyse(text).diagnostics == want
     assert not any(HOSTILE[kind] in s for s in seen)
+
+
+@pytest.mark.parametrize(
+    "folder, spelling",
+    [
+        ("tiny+plus", "raw"),
+        ("tiny+plus", "quoted"),
+        ("with space", "quoted"),
+        ("ünï cödé 名前", "quoted"),
+        ("ünï+ +x", "raw"),
+        ("100%", "quoted"),
+    ],
+)
+def test_a_path_that_needs_escaping_gets_diagnostics_and_hover(
+    server: Raw, tmp_path: Path, folder: str, spelling: str
+) -> None:
+    """A file whose path has `+`, a space, unicode or `%`, whether the URI spells them raw or percent-encoded
+    (`%2B`, as VS Code sends it): diagnostics, hover, and the diagnostics sent back under the URI opened."""
+    from urllib.parse import quote
+
+    path = tmp_path / folder / "t.py"
+    path.parent.mkdir()
+    path.write_text(BUGGY)
+    uri = "file://" + (quote(str(path)) if spelling == "quoted" else str(path))
+    server.notify(
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": BUGGY}}
+    )
+    assert [d["code"] for d in server.diagnostics(uri)] == ["NC203"]
+    assert "f32[Array, Dims(4, 8)]" in _hover(server, uri)["result"]["contents"]["value"]
+    assert server.close() == 0
+
+
+def test_exit_without_shutdown_ends_with_status_1(server: Raw) -> None:
+    """LSP: `exit` before any `shutdown` ends the server with status 1 (after one, 0: the tests above)."""
+    server.notify("exit", None)
+    assert server.proc.wait(timeout=30) == 1

@@ -12,7 +12,7 @@ import pytest
 from namedcheck.cli import summary
 from namedcheck.cli.main import main
 from namedcheck.cli.output import render_github, render_json, render_sarif
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Related
 from namedcheck.engine.codes import CODES, CODES_MD, DEFAULT_HINTS, FAMILIES, codes_markdown, family, help_uri
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -208,3 +208,108 @@ def test_progress_line_only_on_a_terminal_for_long_runs(monkeypatch):
 def test_json_run_keeps_stderr_quiet_off_a_terminal(project, capsys):
     _, out, err = run(capsys, "check", "pkg", "--format", "json", "--no-cache")
     assert err == "" and out.lstrip().startswith("[")
+
+
+@pytest.mark.parametrize("fmt", ["sarif", "github"])
+def test_statistics_with_sarif_or_github_is_refused_as_ruff_does(project, capsys, fmt):
+    """ruff prints statistics as text or json only; for other formats it stops with an error. So does
+    namedcheck: exit 2, the reason on stderr, and under sarif still one valid (empty) document."""
+    code, out, err = run(capsys, "check", "pkg", "--statistics", "--format", fmt, "--no-cache")
+    assert code == 2 and f"--statistics prints text or json, not --format {fmt}" in err
+    if fmt == "sarif":
+        assert json.loads(out)["runs"][0]["results"] == []
+    else:
+        assert out == ""
+
+
+ODD_NAMES = ["ünï cödé 名前.py", "new\nline.py", "esc\x1b[31mred.py", "tab\there.py", "100% +x.py", "a:b.py"]
+
+
+def test_sarif_uris_are_percent_encoded_relative_references():
+    """RFC 3986 URI references: a space `%20`, a newline `%0A`, ESC `%1B`, a tab `%09`, UTF-8 escapes; no
+    `./`; relative to %SRCROOT% (the working directory), an absolute path a file: URI."""
+    from urllib.parse import unquote, urlparse
+
+    diags = [
+        Diagnostic(f"./pkg/{name}", 1, 1, 1, 2, "NC201", "m", related=(Related(f"pkg/{name}", 2, 1, 2, 2, "n"),))
+        for name in ODD_NAMES
+    ]
+    diags.append(Diagnostic("/abs/dir x/f.py", 1, 1, 1, 2, "NC201", "m"))
+    doc = json.loads(render_sarif(diags))
+    run_ = doc["runs"][0]
+    assert run_["originalUriBaseIds"]["%SRCROOT%"]["uri"] == Path.cwd().as_uri() + "/"
+    for name, res in zip(ODD_NAMES, run_["results"]):
+        loc = res["locations"][0]["physicalLocation"]["artifactLocation"]
+        rel = res["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+        assert loc == rel  # the same file, the same spelling
+        assert loc["uriBaseId"] == "%SRCROOT%"
+        assert re.fullmatch(r"[A-Za-z0-9\-._~/%]+", loc["uri"]), loc["uri"]  # unreserved characters and escapes
+        assert unquote(loc["uri"]) == f"pkg/{name}"
+    last = run_["results"][-1]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert last == {"uri": "file:///abs/dir%20x/f.py"} and urlparse(last["uri"]).scheme == "file"
+    assert "%09" in run_["results"][3]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+
+
+def test_control_characters_in_file_names_are_escaped_in_text_tab_included():
+    from namedcheck.cli.output import render_text
+
+    diags = [
+        Diagnostic(f"./{name}", 1, 1, 1, 2, "NC201", "m", related=(Related(name, 2, 1, 2, 2, "n"),))
+        for name in ("tab\there.py", "new\nline.py", "esc\x1b[31mred.py")
+    ]
+    text = render_text(diags, lambda _p, _l: "")
+    assert "./tab\\there.py:1:1: NC201" in text and "note: tab\\there.py:2:1" in text
+    assert "./new\\nline.py:1:1" in text and "./esc\\x1b[31mred.py:1:1" in text
+    assert not any(c in text for c in "\t\x1b")
+    gh = render_github(diags)
+    assert "\t" not in gh and "\x1b" not in gh
+
+
+def test_json_related_paths_have_the_form_of_their_diagnostics_path():
+    """`check .` prints `./pkg/a.py`: its related locations too (not `pkg/b.py`); an absolute path's related
+    locations are absolute; a plain relative path's stay as they are."""
+    import os
+
+    rel = (Related("pkg/b.py", 2, 1, 2, 2, "n"), Related("../up.py", 1, 1, 1, 2, "u"))
+    data = json.loads(
+        render_json(
+            [
+                Diagnostic("./pkg/a.py", 1, 1, 1, 2, "NC201", "m", related=rel),
+                Diagnostic("pkg/a.py", 1, 1, 1, 2, "NC201", "m", related=rel),
+                Diagnostic(os.path.abspath("pkg/a.py"), 1, 1, 1, 2, "NC201", "m", related=rel),
+            ]
+        )
+    )
+    assert [r["path"] for r in data[0]["related"]] == ["./pkg/b.py", "../up.py"]
+    assert [r["path"] for r in data[1]["related"]] == ["pkg/b.py", "../up.py"]
+    assert [r["path"] for r in data[2]["related"]] == [os.path.abspath("pkg/b.py"), os.path.abspath("../up.py")]
+
+
+def test_a_deeply_nested_pyproject_is_a_configuration_error_naming_the_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text("x = 1\n")
+    for value in ("[" * 100_000 + "]" * 100_000, "{a=" * 5_000 + "1" + "}" * 5_000):
+        (tmp_path / "pyproject.toml").write_text(f"[tool.namedcheck]\nexclude = {value}\n")
+        code, out, err = run(capsys, "check", "a.py", "--no-cache", "--no-daemon", "--format", "json")
+        assert code == 2 and json.loads(out) == []
+        assert (
+            f"{tmp_path / 'pyproject.toml'}: cannot read [tool.namedcheck]: arrays or tables nested too deeply" in err
+        )
+        assert "internal error" not in err
+
+
+def test_a_cache_folder_that_is_a_symlink_is_not_used(tmp_path, monkeypatch, capsys):
+    """A committed `.namedcheck_cache` symlink: a warning, the run goes on without the cache, nothing written
+    where it points."""
+    project = tmp_path / "p"
+    outside = tmp_path / "outside"
+    project.mkdir()
+    outside.mkdir()
+    (project / "pyproject.toml").write_text("[tool.namedcheck]\n")
+    (project / "bad.py").write_text(BAD)
+    (project / ".namedcheck_cache").symlink_to(outside)
+    monkeypatch.chdir(project)
+    code, out, err = run(capsys, "check", ".", "--no-daemon")
+    assert code == 1 and "Found 3 errors." in out
+    assert ".namedcheck_cache is a symbolic link" in err and "running without the cache" in err
+    assert list(outside.iterdir()) == []

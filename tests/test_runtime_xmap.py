@@ -336,3 +336,42 @@ def test_one_axis_over_several_resources(mlp_args):
         out = g(jnp.arange(16.0).reshape(8, 2))
     assert out.sharding.spec == jax.sharding.PartitionSpec(("x", "y"))
     np.testing.assert_allclose(out, jnp.arange(16.0).reshape(8, 2) * 2)
+
+
+# ---- linear in the leaves of a pytree and in the names of a mapping ------------------------------
+
+
+def test_a_two_thousand_leaf_tree_computes_its_paths_once_per_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    from jax import tree_util
+
+    calls = []
+    original = tree_util.tree_flatten_with_path
+
+    def counting(*a, **k):
+        calls.append(1)
+        return original(*a, **k)
+
+    monkeypatch.setattr(tree_util, "tree_flatten_with_path", counting)
+    big = {f"k{i}": jnp.full((2,), float(i)) for i in range(2000)}
+    out = xmap(lambda t: t, in_axes=["i", ...], out_axes=["i", ...])(big)
+    assert len(out) == 2000 and float(out["k1999"][1]) == 1999.0
+    assert len(calls) <= 2  # the arguments' tree and the results' tree: once each, not once per leaf
+
+
+def test_a_leaf_is_named_by_its_path_in_a_message() -> None:
+    from namedcheck.errors import XmapError
+
+    tree = {f"k{i}": jnp.ones((2,)) for i in range(50)}
+    tree["k7"] = jnp.ones((3,))
+    with pytest.raises(XmapError, match=r"Axis 'i' has size 3 in argument 0\['k7'\] but 2 in argument 0\['k0'\]"):
+        xmap(lambda x: x, in_axes=["i", ...], out_axes=["i", ...])(tree)
+
+
+def test_a_huge_in_axes_mapping_gives_a_short_message_quickly() -> None:
+    from namedcheck.errors import XmapError
+
+    with pytest.raises(XmapError) as caught:
+        xmap(lambda x: x, in_axes={i: f"a{i}" for i in range(100_000)}, out_axes=["i", ...])
+    message = str(caught.value)
+    assert "neither in_axes nor axis_sizes defines" in message and "and 99980 more" in message
+    assert len(message) < 1000

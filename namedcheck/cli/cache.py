@@ -37,6 +37,33 @@ _FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+def usable_root(root: Path) -> Path | None:
+    """`root` when its cache folder may be used; None (and a warning on stderr) when `.namedcheck_cache` is a
+    symbolic link: a cloned repository could otherwise make the cache write wherever the link points."""
+    import stat
+    import sys
+
+    where = root / CACHE_DIR_NAME
+    try:
+        st = os.lstat(where)
+    except OSError:
+        return root  # not there yet: created as a plain folder on the first write
+    if stat.S_ISLNK(st.st_mode):
+        from namedcheck.cli.output import shown_path
+
+        try:
+            target = os.readlink(where)
+        except OSError:
+            target = "?"
+        print(
+            f"namedcheck: warning: {shown_path(str(where))} is a symbolic link (to {shown_path(target)}), "
+            "not a folder: running without the cache",
+            file=sys.stderr,
+        )
+        return None
+    return root
+
+
 @lru_cache(maxsize=4)
 def build_fingerprint(stub_paths: tuple[str, ...]) -> str:
     """Identifies the analyzer's code and stubs (names, sizes and mtimes: cheap stat calls)."""
@@ -101,6 +128,8 @@ class ResultCache:
     def put(self, key: str, diags: list[Diagnostic], coverage: Coverage | None = None) -> None:
         try:
             sub = self.dir / key[:2]
+            if os.path.islink(self.dir) or os.path.islink(sub):  # never written through a link
+                return
             if not self.dir.exists():
                 self.dir.mkdir(parents=True, exist_ok=True)
                 (self.dir / ".gitignore").write_text("# created by namedcheck\n*\n")

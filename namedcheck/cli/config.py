@@ -85,6 +85,8 @@ def load_config(start: Path) -> Config:
         data = tomllib.loads(read_text(path, 16 * 1024 * 1024))  # the guarded reader
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
+    except RecursionError:  # tomllib recurses per nested array or inline table
+        raise ConfigError(f"{path}: cannot read [tool.namedcheck]: arrays or tables nested too deeply") from None
     section = _section(path, data)
     cfg = Config(root=path.parent)
     known = {"select", "ignore", "exclude", "extend-exclude", "stub-paths", "devices", *_NUMBERS, *_OTHER}

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from namedcheck.analyzer.coverage_figures import Coverage
-from namedcheck.cli.output import printable
+from namedcheck.cli.output import shown_path
 
 
 def ordered(files: dict[str, Coverage]) -> list[tuple[str, Coverage]]:
@@ -25,7 +25,7 @@ def render_text(files: dict[str, Coverage]) -> str:
     """One row per file (shapes known, ranks known, array expressions, path), then the total."""
     rows = [("shapes", "ranks", "arrays", "file")]
     for path, c in ordered(files):
-        rows.append((*_cells(c), printable(path)))
+        rows.append((*_cells(c), shown_path(path)))
     total = sum(files.values(), Coverage())
     rows.append((*_cells(total), f"total ({len(files)} file{'' if len(files) == 1 else 's'})"))
     return "\n".join(f"{a:>6}  {b:>6}  {n:>7}  {p}" for a, b, n, p in rows)

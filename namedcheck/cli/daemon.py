@@ -11,6 +11,13 @@ result is kept with the stamps and digests of the file and of every project modu
 moved). The daemon never runs project code. It stops when idle for `--idle-timeout` minutes, when its
 socket file is removed or replaced, on `namedcheck daemon stop`, and when a client's namedcheck code is
 not the code it runs (the client then checks in-process); a malformed request gets an error reply.
+
+Each connection is served by a thread of its own (at most `MAX_CLIENTS` at once), within a deadline for
+the whole request (`REQUEST_DEADLINE`) and one for sending the reply (`SEND_DEADLINE`): a client that
+trickles its request or never reads its reply holds only its own thread. Checks run one at a time in the
+main thread (they change the working directory, the environment and the standard streams; the per-file
+timer needs the main thread); a waiting client hears `{"working": true}` every `HEARTBEAT` seconds.
+`status` and `stop` are answered at once, even while a check runs.
 """
 
 from __future__ import annotations
@@ -21,11 +28,14 @@ import hashlib
 import io
 import json
 import os
+import queue
 import signal
 import socket
 import struct
 import sys
+import threading
 import time
+import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +46,10 @@ from namedcheck.cli import daemon_client as client
 DEFAULT_IDLE_MINUTES = 30.0
 POLL = 1.0  # seconds between checks that the socket file is still ours and the idle limit
 MAX_MEMO = 50_000  # results kept (files x working directories x configurations)
+MAX_CLIENTS = 32  # connections served at once; more are closed at once (their clients check in-process)
+REQUEST_DEADLINE = 10.0  # seconds for a whole request to arrive, however it trickles
+SEND_DEADLINE = 30.0  # seconds for a whole reply (or a heartbeat) to be taken by the client
+MAX_LOGGED = 100  # failures written to the daemon's log (its stderr), then no more
 
 Stamp = tuple[int, int, int, int]  # (mtime_ns, ctime_ns, size, inode)
 
@@ -373,21 +387,61 @@ def _client_context(cwd: str, env: dict[str, str]) -> Iterator[None]:
 
 
 def _check_args(options: dict[str, Any]) -> argparse.Namespace:
-    """The client's `check` options over the parser's defaults (unknown or mistyped ones refused)."""
+    """The client's `check` options over the parser's defaults: unknown or mistyped ones refused, and any
+    value the command line refuses (a format not among its choices, a number its type rejects)."""
     from namedcheck.cli.main import build_parser
 
-    args = build_parser().parse_args(["check"])
+    parser = build_parser()
+    args = parser.parse_args(["check"])
+    actions = _check_actions(parser)
     for k, v in options.items():
         if not hasattr(args, k) or k == "func":
             raise ValueError(f"unknown option {k!r}")
         default = getattr(args, k)
         if default is not None and v is not None and not isinstance(v, type(default)):
             raise ValueError(f"option {k!r} has the wrong type")
+        action = actions.get(k)
+        if action is not None and v is not None:
+            _check_value(k, action, v)
         setattr(args, k, v)
     if not isinstance(args.paths, list) or not all(isinstance(p, str) for p in args.paths):
         raise ValueError("paths must be a list of strings")
     args.no_daemon = True
     return args
+
+
+def _check_actions(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    """The `check` subcommand's options by destination."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get("check")
+            if sub is not None:
+                return {a.dest: a for a in sub._actions}
+    return {}
+
+
+def _check_value(name: str, action: argparse.Action, value: Any) -> None:
+    """ValueError when the command line would refuse `value` for this option."""
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction)):
+        if not isinstance(value, bool):
+            raise ValueError(f"option {name!r} must be true or false")
+        return
+    values = value if isinstance(value, list) else [value]
+    if isinstance(value, list) and action.nargs is None:
+        raise ValueError(f"option {name!r} takes one value")
+    if isinstance(value, bool) or (isinstance(value, float) and action.type is not float):
+        raise ValueError(f"option {name!r} has the wrong type")
+    for v in values:
+        if action.choices is not None and v not in action.choices:
+            shown = ", ".join(map(repr, action.choices))
+            raise ValueError(f"option {name!r}: invalid choice {v!r} (choose from {shown})")
+        if callable(action.type):
+            try:
+                ok = action.type(str(v)) == v
+            except (TypeError, ValueError, argparse.ArgumentTypeError):
+                ok = False
+            if not ok:
+                raise ValueError(f"option {name!r}: invalid value {v!r}")
 
 
 def handle(state: State, message: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -483,6 +537,119 @@ def _socket_is_ours(path: Path, inode: int) -> bool:
         return False
 
 
+class _Job:
+    """A `check` request handed from its connection's thread to the main thread, and its reply."""
+
+    def __init__(self, message: dict[str, Any]) -> None:
+        self.message = message
+        self.done = threading.Event()
+        self.dropped = False  # its client went away before the check started: skipped
+        self.reply: dict[str, Any] = {"error": "internal: the daemon stopped before answering"}
+        self.stop = False
+
+    def run(self, state: State) -> None:
+        try:
+            if not self.dropped:
+                self.reply, self.stop = handle(state, self.message)
+        except Exception as e:  # a failure of the daemon itself: said, and the daemon goes on
+            _log_failure("a check", e)
+            self.reply = {"error": f"internal: {type(e).__name__}: {e}"}
+        finally:
+            self.done.set()
+
+
+class _Server:
+    """The threads of one daemon: an accepting thread, one thread per connection, checks in the main thread."""
+
+    def __init__(self, state: State, listener: socket.socket) -> None:
+        self.state = state
+        self.listener = listener
+        self.jobs: queue.Queue[_Job | None] = queue.Queue()
+        self.stopping = threading.Event()
+        self.slots = threading.BoundedSemaphore(MAX_CLIENTS)
+        self.lock = threading.Lock()
+        self.active = 0
+        self.last = time.monotonic()
+
+    def start(self) -> None:
+        threading.Thread(target=self._accept, name="namedcheck-daemon-accept", daemon=True).start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.jobs.put(None)
+
+    def idle_for(self) -> float:
+        with self.lock:
+            return 0.0 if self.active else time.monotonic() - self.last
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:  # the listener closed: the daemon is stopping
+                return
+            if not self.slots.acquire(blocking=False):  # too many at once: this client checks in-process
+                conn.close()
+                continue
+            with self.lock:
+                self.active += 1
+            try:
+                threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+            except RuntimeError:  # no thread to be had
+                conn.close()
+                self._release()
+
+    def _release(self) -> None:
+        with self.lock:
+            self.active -= 1
+            self.last = time.monotonic()
+        self.slots.release()
+
+    def _connection(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                if _serve_one(self.state, conn, self._run):
+                    self.stop()
+        finally:
+            self._release()
+
+    def _run(self, message: dict[str, Any], conn: socket.socket) -> tuple[dict[str, Any], bool]:
+        """A check, run by the main thread; heartbeats to the client while it waits (OSError: it went away)."""
+        job = _Job(message)
+        self.jobs.put(job)
+        try:
+            while not job.done.wait(client.HEARTBEAT):
+                if self.stopping.is_set():
+                    break
+                _send(conn, client.WORKING)
+        except BaseException:
+            job.dropped = True
+            raise
+        return job.reply, job.stop
+
+    def loop(self, owned: Callable[[], bool]) -> int:
+        """Run checks until stopped, idle past the limit, or the socket file is no longer ours."""
+        while not self.stopping.is_set():
+            try:
+                job = self.jobs.get(timeout=POLL)
+            except queue.Empty:
+                if self.idle_for() > self.state.idle or not owned():
+                    return 0
+                continue
+            if job is None:
+                continue
+            with self.lock:
+                self.last = time.monotonic()
+            job.run(self.state)
+            with self.lock:
+                self.last = time.monotonic()
+            if not owned():
+                return 0
+        return 0
+
+
 def serve(root: Path, idle_minutes: float = DEFAULT_IDLE_MINUTES) -> int:
     """Run the daemon of `root` in this process until it stops (idle, socket file gone, `stop`)."""
     where = client.paths_for(root)
@@ -490,17 +657,25 @@ def serve(root: Path, idle_minutes: float = DEFAULT_IDLE_MINUTES) -> int:
         print("namedcheck daemon: no private directory for the socket", file=sys.stderr)
         return 2
     sock_path, status_path = where
-    if client.call(root, {"command": "status"}) is not None:
+    if client.call(root, {"command": "status"}, timeout=10) is not None:
         print(f"namedcheck daemon: already running for {root}", file=sys.stderr)
         return 1
-    with contextlib.suppress(FileNotFoundError):
-        sock_path.unlink()  # a dead daemon's socket: nobody answers on it
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    old_umask = os.umask(0o177)
+    problem = client.socket_path_problem(root)
+    if problem is not None:
+        print(f"namedcheck daemon: error: {problem}", file=sys.stderr)
+        return 2
     try:
-        listener.bind(str(sock_path))
-    finally:
-        os.umask(old_umask)
+        with contextlib.suppress(FileNotFoundError):
+            sock_path.unlink()  # a dead daemon's socket: nobody answers on it
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old_umask = os.umask(0o177)
+        try:
+            listener.bind(str(sock_path))
+        finally:
+            os.umask(old_umask)
+    except OSError as e:
+        print(f"namedcheck daemon: error: cannot listen at {sock_path}: {e.strerror or e}", file=sys.stderr)
+        return 2
     listener.listen(16)
     listener.settimeout(POLL)
     inode = os.lstat(sock_path).st_ino
@@ -517,23 +692,12 @@ def serve(root: Path, idle_minutes: float = DEFAULT_IDLE_MINUTES) -> int:
         raise SystemExit(0)
 
     signal.signal(signal.SIGTERM, stop)
-    last = time.monotonic()
+    server = _Server(state, listener)
+    server.start()
     try:
-        while True:
-            try:
-                conn, _ = listener.accept()
-            except TimeoutError:
-                if time.monotonic() - last > state.idle or not _socket_is_ours(sock_path, inode):
-                    return 0
-                continue
-            last = time.monotonic()
-            with conn:
-                if _serve_one(state, conn):
-                    return 0
-            last = time.monotonic()
-            if not _socket_is_ours(sock_path, inode):
-                return 0
+        return server.loop(lambda: _socket_is_ours(sock_path, inode))
     finally:
+        server.stopping.set()
         listener.close()
         if _socket_is_ours(sock_path, inode):
             with contextlib.suppress(OSError):
@@ -543,31 +707,64 @@ def serve(root: Path, idle_minutes: float = DEFAULT_IDLE_MINUTES) -> int:
                 status_path.unlink()
 
 
-def _serve_one(state: State, conn: socket.socket) -> bool:
-    """Answer one connection; True when the daemon stops after it. Never raises."""
+Runner = Callable[[dict[str, Any], socket.socket], tuple[dict[str, Any], bool]]
+
+
+def _serve_one(state: State, conn: socket.socket, run: Runner | None = None) -> bool:
+    """Answer one connection (a check through `run`, else here); True when the daemon stops after it.
+    Never raises: a client that is slow to send or to read, gone, or malformed ends only its connection."""
     try:
-        conn.settimeout(client.CONNECT_TIMEOUT * 5)
         ours = _peer_uid(conn) == os.getuid()
         try:
-            message = client.receive(conn)  # read before any answer (closing over unread bytes resets the peer)
+            # read before any answer (closing over unread bytes resets the peer); the whole request in time
+            message = client.receive(conn, time.monotonic() + REQUEST_DEADLINE)
         except (client.ProtocolError, struct.error) as e:
-            client.send(conn, {"error": "refused: not the daemon's user" if not ours else f"malformed request: {e}"})
+            _send(conn, {"error": "refused: not the daemon's user" if not ours else f"malformed request: {e}"})
             return False
         if not ours:  # read, never acted on
-            client.send(conn, {"error": "refused: not the daemon's user"})
+            _send(conn, {"error": "refused: not the daemon's user"})
             return False
+        queued = run is not None and message.get("command") == "check" and message.get("protocol") == client.PROTOCOL
         try:
-            reply, stop = handle(state, message)
+            if queued and run is not None:
+                reply, stop = run(message, conn)
+            else:
+                reply, stop = handle(state, message)
+        except OSError:
+            raise
         except Exception as e:  # a failure of the daemon itself: said, and the daemon goes on
+            _log_failure("a request", e)
             reply, stop = {"error": f"internal: {type(e).__name__}: {e}"}, False
-        conn.settimeout(None)
         try:
-            client.send(conn, reply)
+            _send(conn, reply)
         except client.ProtocolError as e:
-            client.send(conn, {"error": str(e)})
+            _send(conn, {"error": str(e)})
         return stop
-    except (OSError, ConnectionError):  # the client went away
+    except (OSError, ConnectionError):  # the client went away, or was too slow to send or to read
         return False
+    except Exception as e:  # anything else: logged, the daemon lives
+        _log_failure("a connection", e)
+        return False
+
+
+def _send(conn: socket.socket, message: dict[str, Any]) -> None:
+    """A message to the client, taken by it within `SEND_DEADLINE` seconds (TimeoutError otherwise)."""
+    conn.settimeout(SEND_DEADLINE)  # sendall's timeout bounds the whole send, not each part
+    client.send(conn, message)
+
+
+_LOGGED = [0]
+
+
+def _log_failure(what: str, e: BaseException) -> None:
+    """A failure of the daemon's own, on its stderr (the log file `daemon start` keeps), the first few."""
+    _LOGGED[0] += 1
+    log = sys.__stderr__  # not a check's captured stream
+    if _LOGGED[0] <= MAX_LOGGED and log is not None:
+        with contextlib.suppress(Exception):
+            print(f"namedcheck daemon: failure in {what}: {type(e).__name__}: {e}", file=log)
+            traceback.print_exception(e, file=log)
+            log.flush()
 
 
 def _write_status(path: Path, status: dict[str, Any]) -> None:

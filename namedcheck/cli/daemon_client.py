@@ -5,8 +5,10 @@ costs the interpreter's start, argparse and one round trip.
 Where: a private directory of the user's (mode 0700, owned by them): `$XDG_RUNTIME_DIR/namedcheck`, else
 `<tmp>/namedcheck-<uid>`; in it, per project root, `<key>.sock` (the daemon's Unix socket) and `<key>.json`
 (its status: pid, root, code id). The wire: each message a 4-byte big-endian length, then that many bytes
-of a JSON object. Any failure on the client's side (no daemon, a dead one, a stale one, a broken reply)
-means `None`: the caller runs the check in-process, as if no daemon had been started."""
+of a JSON object. While a check runs the daemon sends `{"working": true}` every few seconds; a client that
+hears nothing for `reply_timeout()` seconds gives up. Any failure on the client's side (no daemon, a dead
+one, a stale one, a silent one, a broken reply) means `None`: the caller runs the check in-process, as if no
+daemon had been started."""
 
 from __future__ import annotations
 
@@ -17,13 +19,18 @@ import os
 import socket
 import struct
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: `{"working": true}` heartbeats before a check's reply
 MAX_MESSAGE = 64 * 1024 * 1024  # bytes of one message (a reply carries every diagnostic of a run)
 HEADER = struct.Struct(">I")
 CONNECT_TIMEOUT = 2.0  # seconds to connect and to send a request; the reply may take as long as the check
+REPLY_TIMEOUT = 30.0  # seconds a client waits for the daemon's next message (a heartbeat or the reply)
+HEARTBEAT = 2.0  # seconds between the daemon's `{"working": true}` messages while a check runs
+WORKING = {"working": True}
+STATUS_TIMEOUT = 10.0  # seconds `daemon status` waits before it calls a live daemon busy
 # the environment that changes what a check prints: sent with each request, set in the daemon while it runs
 FORWARDED_ENV = ("NO_COLOR", "NAMEDCHECK_NO_CACHE", "NAMEDCHECK_STRICT")
 
@@ -119,23 +126,30 @@ def send(sock: socket.socket, message: dict[str, Any]) -> None:
     sock.sendall(HEADER.pack(len(data)) + data)
 
 
-def receive(sock: socket.socket) -> dict[str, Any]:
-    """One message; ProtocolError for a bad length or body, ConnectionError when the peer closed."""
-    (size,) = HEADER.unpack(_exactly(sock, HEADER.size))
+def receive(sock: socket.socket, deadline: float | None = None) -> dict[str, Any]:
+    """One message; ProtocolError for a bad length or body (a JSON nested past the interpreter's recursion
+    limit too), ConnectionError when the peer closed, TimeoutError when the whole message has not arrived by
+    `deadline` (a `time.monotonic()` value; None: the socket's own timeout, per read)."""
+    (size,) = HEADER.unpack(_exactly(sock, HEADER.size, deadline))
     if size > MAX_MESSAGE:
         raise ProtocolError(f"message of {size} bytes is over the cap of {MAX_MESSAGE}")
     try:
-        message = json.loads(_exactly(sock, size).decode())
-    except (UnicodeDecodeError, ValueError) as e:
-        raise ProtocolError(f"not a JSON message: {e}") from None
+        message = json.loads(_exactly(sock, size, deadline).decode())
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:
+        raise ProtocolError(f"not a JSON message: {type(e).__name__}: {e}") from None
     if not isinstance(message, dict):
         raise ProtocolError("not a JSON object")
     return message
 
 
-def _exactly(sock: socket.socket, n: int) -> bytes:
+def _exactly(sock: socket.socket, n: int, deadline: float | None = None) -> bytes:
     parts: list[bytes] = []
     while n:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the message did not arrive in time")
+            sock.settimeout(left)
         chunk = sock.recv(min(n, 1 << 20))
         if not chunk:
             raise ConnectionError("the connection was closed")
@@ -144,9 +158,19 @@ def _exactly(sock: socket.socket, n: int) -> bytes:
     return b"".join(parts)
 
 
+def reply_timeout() -> float:
+    """Seconds without a message from the daemon after which a client gives up (NAMEDCHECK_DAEMON_TIMEOUT)."""
+    try:
+        value = float(os.environ.get("NAMEDCHECK_DAEMON_TIMEOUT", REPLY_TIMEOUT))
+    except ValueError:
+        return REPLY_TIMEOUT
+    return value if 0 < value < 1e6 else REPLY_TIMEOUT
+
+
 def call(root: Path, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any] | None:
     """One request to the project's daemon and its reply; None when there is no daemon to answer (no
-    status file, no socket, a refused connection, a connection closed before a whole reply)."""
+    status file, no socket, a refused connection, a connection closed before a whole reply, nothing heard
+    for `timeout` seconds (default `reply_timeout()`); heartbeats restart that wait)."""
     where = paths_for(root)
     if where is None or not where[1].exists():
         return None
@@ -161,8 +185,11 @@ def call(root: Path, message: dict[str, Any], timeout: float | None = None) -> d
                     p.unlink()
             return None
         send(sock, {"protocol": PROTOCOL, **message})
-        sock.settimeout(timeout)
-        return receive(sock)
+        gap = reply_timeout() if timeout is None else timeout
+        while True:
+            reply = receive(sock, time.monotonic() + gap)
+            if reply != WORKING:
+                return reply
     except (OSError, ProtocolError, struct.error):
         return None
     finally:
@@ -211,6 +238,21 @@ def served_check(args: Any) -> int | None:
     return int(reply["status"])
 
 
+def running_pid(root: Path) -> int | None:
+    """The pid in the project's daemon status file when that process is alive (it may not answer)."""
+    where = paths_for(root)
+    if where is None:
+        return None
+    try:
+        pid = json.loads(where[1].read_text()).get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return None
+        os.kill(pid, 0)
+    except (OSError, ValueError, AttributeError):
+        return None
+    return pid
+
+
 def _plain(v: Any) -> bool:
     return (
         v is None
@@ -225,8 +267,12 @@ def cmd_daemon(args: Any) -> int:
     root = project_root(getattr(args, "config_root", None))
     action = args.action
     if action == "status":
-        reply = call(root, {"command": "status"}, timeout=10)
+        reply = call(root, {"command": "status"}, timeout=STATUS_TIMEOUT)
         if reply is None or "info" not in reply:
+            pid = running_pid(root) if reply is None else None
+            if pid is not None:  # alive, its socket open, but no answer in time
+                print(f"namedcheck daemon: busy for {root} (pid {pid}): no answer within {STATUS_TIMEOUT:g} s")
+                return 0
             print(f"namedcheck daemon: not running for {root}")
             return 1
         info = reply["info"]
@@ -240,7 +286,19 @@ def cmd_daemon(args: Any) -> int:
         if action == "stop":
             print(f"namedcheck daemon: {'stopped' if stopped else 'not running'} for {root}")
             return 0
+    problem = socket_path_problem(root)
+    if problem is not None:
+        print(f"namedcheck daemon: error: {problem}", file=sys.stderr)
+        return 2
     return _start(root, args.idle_timeout)
+
+
+def socket_path_problem(root: Path) -> str | None:
+    """Why a daemon cannot listen at the project's socket path (a directory is in the way); None: it can."""
+    where = paths_for(root)
+    if where is not None and where[0].is_dir() and not where[0].is_symlink():
+        return f"{where[0]} is a directory, not the daemon's socket: remove it and start again"
+    return None
 
 
 def _stop(root: Path) -> bool:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn
@@ -200,6 +201,9 @@ def _empty_document(args: argparse.Namespace) -> None:
 def cmd_check(args: argparse.Namespace) -> int:
     from namedcheck.cli.daemon_client import served_check
 
+    if args.statistics and args.format not in ("text", "json"):  # ruff's: statistics are text or json
+        return _fail(args, f"--statistics prints text or json, not --format {args.format}")
+
     served = served_check(args)  # a daemon started for this project answers (cli/daemon.py); else in-process
     if served is not None:
         return served
@@ -223,6 +227,10 @@ def cmd_check(args: argparse.Namespace) -> int:
         return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache else (cfg.root or Path.cwd())
+    if cache_root is not None and not os.environ.get("NAMEDCHECK_NO_CACHE"):
+        from namedcheck.cli.cache import usable_root
+
+        cache_root = usable_root(cache_root)
     if os.environ.get("NAMEDCHECK_NO_CACHE"):
         cache_root = None
     read_line = _line_reader()
@@ -318,7 +326,7 @@ class FixOutcome:
 
 def _fixes_listing(outcome: FixOutcome, diags: list[Diagnostic], unsafe: bool) -> str:
     """`--show-fixes`: per file, how many diagnostics of each code `--fix` fixed, else could fix."""
-    from namedcheck.cli.output import fixable, printable
+    from namedcheck.cli.output import fixable, shown_path
 
     by_file = outcome.codes
     head = "Fixed"
@@ -333,7 +341,7 @@ def _fixes_listing(outcome: FixOutcome, diags: list[Diagnostic], unsafe: bool) -
         return "No errors fixed." if head == "Fixed" else "No errors fixable."
     out = [f"{head} {n} error{'s' if n != 1 else ''}:"]
     for path in sorted(by_file):
-        out.append(f"- {printable(path)}:")
+        out.append(f"- {shown_path(path)}:")
         for code in sorted(set(by_file[path])):
             title = CODES[code].title if code in CODES else code
             out.append(f"    {by_file[path].count(code)} x {code} ({title})")
@@ -403,10 +411,10 @@ def _unreadable_status(diags: list[Diagnostic]) -> int:
     from namedcheck.cli.files import is_unreadable
 
     bad = [d for d in diags if is_unreadable(d)]
-    from namedcheck.cli.output import printable
+    from namedcheck.cli.output import printable, shown_path
 
     for d in bad:
-        print(f"namedcheck: error: {printable(d.path)}: {printable(d.message)}", file=sys.stderr)
+        print(f"namedcheck: error: {shown_path(d.path)}: {printable(d.message)}", file=sys.stderr)
     return 2 if bad else 0
 
 
@@ -538,6 +546,10 @@ def cmd_coverage(args: argparse.Namespace) -> int:
         return _fail(args, problem)
     jobs = args.jobs if args.jobs and args.jobs > 0 else (os.cpu_count() or 1)
     cache_root = None if args.no_cache or os.environ.get("NAMEDCHECK_NO_CACHE") else (cfg.root or Path.cwd())
+    if cache_root is not None:
+        from namedcheck.cli.cache import usable_root
+
+        cache_root = usable_root(cache_root)
     stats = RunStats()
     diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False)
     print(coverage.render_json(stats.coverage) if args.format == "json" else coverage.render_text(stats.coverage))
@@ -632,9 +644,9 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
 
 def _shown(path: str) -> str:
-    from namedcheck.cli.output import printable
+    from namedcheck.cli.output import shown_path
 
-    return printable(path)
+    return shown_path(path)
 
 
 def cmd_lsp(args: argparse.Namespace) -> int:
@@ -761,15 +773,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    return run_args(args)
+    if getattr(args, "command", None) not in ("check", "coverage"):
+        return run_args(args)
+    with _terminate_as_interrupt():
+        return run_args(args)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM during `check` / `coverage`: ended as an interrupt is (exit 143)."""
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt() -> Iterator[None]:
+    """While a command runs, SIGTERM (a CI job's timeout) raises `Terminated`: the command ends as on
+    Ctrl-C, and `--format json` / `sarif` still print a document (empty) instead of nothing."""
+    import signal
+    import threading
+
+    def terminated(_signum: int, _frame: Any) -> None:
+        raise Terminated()
+
+    try:
+        usable = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGTERM) in (
+            signal.SIG_DFL,
+            None,
+        )
+        previous = signal.signal(signal.SIGTERM, terminated) if usable else None
+    except (ValueError, OSError):
+        usable, previous = False, None
+    try:
+        yield
+    finally:
+        if usable:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def run_args(args: argparse.Namespace) -> int:
-    """A parsed command, run (the daemon runs a client's `check` through it too)."""
+    """A parsed command, run (the daemon runs a client's `check` through it too). Interrupted (Ctrl-C,
+    SIGTERM): said on stderr, `--format json` / `sarif` print an empty document, exit 130 (SIGTERM: 143)."""
     try:
         return int(args.func(args))
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as e:
+        try:
+            print("namedcheck: interrupted; no results", file=sys.stderr)
+            _empty_document(args)
+        except (OSError, ValueError, KeyboardInterrupt):
+            pass
+        return 143 if isinstance(e, Terminated) else 130
     except BrokenPipeError:
         return 1
     except Exception as e:  # never a traceback

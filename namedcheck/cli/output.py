@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import posixpath
 from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import quote
 
 from namedcheck import __version__
 from namedcheck.diagnostic import Diagnostic, Fix, Related
@@ -21,6 +25,23 @@ def printable(s: str, keep: str = "\t") -> str:
 
 def _message(s: str) -> str:
     return printable(s, "\t\n")
+
+
+def shown_path(path: str) -> str:
+    """A file name as text prints it: every control character escaped, a tab too (`\\t`)."""
+    return printable(path, "")
+
+
+def same_form(top: str, other: str) -> str:
+    """`other` (a related location's path, relative to the working directory) in the form of the
+    diagnostic's own path `top`: absolute when it is, `./`-prefixed when it is (`check .`)."""
+    if not other or other == "-":
+        return other
+    if os.path.isabs(top) and not os.path.isabs(other):
+        return os.path.abspath(other)
+    if top.startswith("./") and not os.path.isabs(other) and not other.startswith(("./", "../")):
+        return "./" + other
+    return other
 
 
 def fixable(d: Diagnostic, unsafe: bool = False) -> bool:
@@ -41,8 +62,8 @@ def shown_at(d: Diagnostic) -> str:
     """`path:line:col` as the text output prints it; in a notebook `nb.ipynb:cell 3:2:5` (ruff's)."""
     c = in_cell(d)
     if c is not None:
-        return f"{printable(d.path)}:cell {c[0]}:{c[1]}:{d.column}"
-    return f"{printable(d.path)}:{d.line}:{d.column}"
+        return f"{shown_path(d.path)}:cell {c[0]}:{c[1]}:{d.column}"
+    return f"{shown_path(d.path)}:{d.line}:{d.column}"
 
 
 def fix_summary(diags: list[Diagnostic], unsafe: bool = False) -> str:
@@ -83,7 +104,7 @@ def render_text(
             out.append(f"{blue}{gutter} |{reset} {' ' * (d.column - 1)}{red}{'^' * max(1, width)}{reset}")
         for r in d.related:
             out.append(
-                f"{' ' * len(str(d.line))} = note: {printable(r.path)}:{r.line}:{r.column}: {_message(r.message)}"
+                f"{' ' * len(str(d.line))} = note: {shown_path(r.path)}:{r.line}:{r.column}: {_message(r.message)}"
             )
         if d.hint:
             out.append(f"{' ' * len(str(d.line))} = hint: {_message(d.hint)}")
@@ -100,11 +121,12 @@ def render_text(
 
 def render_json(diags: list[Diagnostic]) -> str:
     """One array of diagnostics, each with its fix hint and a `file:` link to the code's section in the
-    installed docs/codes.md (`url`; null where the package was installed without its docs)."""
+    installed docs/codes.md (`url`; null where the package was installed without its docs). A related
+    location's path has the form of its diagnostic's (`./pkg/a.py` beside `./pkg/b.py`)."""
     return json.dumps(
         [
             {
-                **_located(d.as_json(), d),
+                **_located(_same_forms(d.as_json(), d), d),
                 "url": help_uri(d.code),
                 **({"fixes": [f.as_json() for f in d.fixes]} if d.fixes else {}),
             }
@@ -112,6 +134,16 @@ def render_json(diags: list[Diagnostic]) -> str:
         ],
         indent=2,
     )
+
+
+def _same_forms(doc: dict[str, object], d: Diagnostic) -> dict[str, object]:
+    related = doc.get("related")
+    if isinstance(related, list) and related:
+        doc["related"] = [
+            {**r, "path": same_form(d.path, r["path"])} if isinstance(r, dict) and isinstance(r.get("path"), str) else r
+            for r in related
+        ]
+    return doc
 
 
 def _located(doc: dict[str, object], d: Diagnostic) -> dict[str, object]:
@@ -134,7 +166,7 @@ def render_github(diags: list[Diagnostic]) -> str:
     out = []
     for d in diags:
         title = f"{d.code} {CODES[d.code].title}" if d.code in CODES else d.code
-        p, m = printable, _message
+        p, m = shown_path, _message
         notes = "".join(f"\nnote: {p(r.path)}:{r.line}:{r.column}: {m(r.message)}" for r in d.related)
         text = m(d.message) + notes + (f"\nhint: {m(d.hint)}" if d.hint else "")
         c = in_cell(d)
@@ -165,6 +197,29 @@ def sarif_rule(code: str) -> dict[str, object]:
     }
 
 
+SRCROOT = "%SRCROOT%"
+
+
+def sarif_location(path: str) -> dict[str, str]:
+    """A SARIF artifactLocation: a relative path as a percent-encoded URI reference (RFC 3986: a space is
+    `%20`, a control character or a non-ASCII one its UTF-8 bytes escaped, no `./`) against `%SRCROOT%`
+    (the working directory); an absolute path as a `file:` URI."""
+    if os.path.isabs(path):
+        try:
+            return {"uri": Path(path).as_uri()}
+        except ValueError:
+            pass
+    norm = posixpath.normpath(path.replace(os.sep, "/")) if path else path
+    return {"uri": quote(norm, safe="/", errors="surrogateescape"), "uriBaseId": SRCROOT}
+
+
+def _srcroot() -> str:
+    try:
+        return Path.cwd().as_uri() + "/"
+    except (OSError, ValueError):
+        return "file:///"
+
+
 def render_sarif(diags: list[Diagnostic]) -> str:
     rules = sorted({d.code for d in diags})
     index = {c: i for i, c in enumerate(rules)}
@@ -180,6 +235,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                         "rules": [sarif_rule(c) for c in rules],
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: {"uri": _srcroot()}},
                 "results": [
                     {
                         "ruleId": d.code,
@@ -189,7 +245,7 @@ def render_sarif(diags: list[Diagnostic]) -> str:
                         "locations": [
                             {
                                 "physicalLocation": {
-                                    "artifactLocation": {"uri": d.path},
+                                    "artifactLocation": sarif_location(d.path),
                                     "region": _sarif_region(d),
                                 }
                             }
@@ -234,7 +290,7 @@ def _sarif_related(i: int, r: Related) -> dict[str, object]:
         "id": i,
         "message": {"text": r.message},
         "physicalLocation": {
-            "artifactLocation": {"uri": r.path},
+            "artifactLocation": sarif_location(r.path),
             "region": {"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column},
         },
     }
@@ -245,7 +301,7 @@ def _sarif_fix(path: str, fix: Fix) -> dict[str, object]:
         "description": {"text": f"{fix.title} ({fix.applicability})"},
         "artifactChanges": [
             {
-                "artifactLocation": {"uri": path},
+                "artifactLocation": sarif_location(path),
                 "replacements": [
                     {
                         "deletedRegion": {

@@ -252,6 +252,16 @@ def _worker_init(parent: int, state: Any = None) -> None:
         os._exit(1)
 
 
+def _abandon(pool: Any) -> None:
+    """Stop a pool at once: its queued work cancelled, its workers terminated."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.terminate()
+        except (OSError, ValueError, AttributeError):
+            pass
+
+
 def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], None]) -> list[list[Diagnostic]]:
     """Chunks of files in `jobs` workers. A worker that dies (a native crash, the OOM killer) breaks the pool:
     a new one runs the rest in parallel; the chunks that were running are run again a file at a time, and a
@@ -277,15 +287,21 @@ def _in_pool(todo: list[Job], jobs: int, record: Callable[[list[Diagnostic]], No
                 initializer=_worker_init,
                 initargs=(os.getpid(), state),
             ) as pool:
-                futures = [(pool.submit(_check_item, item, [todo[i] for i in idx]), item, idx) for item, idx in pending]
-                for fut, _item, idx in futures:
-                    try:
-                        out = fut.result()
-                    except BrokenProcessPool:  # its worker died, or another one while it waited
-                        continue
-                    for i, result in zip(idx, out):
-                        results[i] = result
-                        record(result)
+                try:
+                    futures = [
+                        (pool.submit(_check_item, item, [todo[i] for i in idx]), item, idx) for item, idx in pending
+                    ]
+                    for fut, _item, idx in futures:
+                        try:
+                            out = fut.result()
+                        except BrokenProcessPool:  # its worker died, or another one while it waited
+                            continue
+                        for i, result in zip(idx, out):
+                            results[i] = result
+                            record(result)
+                except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the workers end now, not after their queue
+                    _abandon(pool)
+                    raise
         except BrokenProcessPool:
             pass
         broken = [(item, idx) for item, idx in pending if not all(i in results for i in idx)]

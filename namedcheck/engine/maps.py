@@ -3,6 +3,7 @@ named-axis co-occurrence, and loop-carry / branch agreement of varying sets."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -372,8 +373,8 @@ def parse_mapping(v: Any, what: str) -> AxisMapping:
                 f"{what}: axis mapping {written} maps the negative position {pos}; xmap takes positions >= 0",
                 hint="count positions from the front",
             )
-    names = [n for _, n in m.pairs]
-    dup = sorted({n for n in names if names.count(n) > 1})
+    times = Counter(n for _, n in m.pairs)  # linear in the mapping's size
+    dup = sorted(n for n, k in times.items() if k > 1)
     if dup:
         raise RuleError(
             NC402,
@@ -438,10 +439,19 @@ def defined_names(in_maps: Sequence[AxisMapping], axis_sizes: Any) -> set[str]:
     return {n for m in in_maps for _, n in m.pairs} | set(axis_sizes or ())
 
 
+MAX_LISTED = 20  # names a message lists before "and N more"
+
+
+def listed(names: Sequence[str]) -> str:
+    """`'a', 'b', 'c'`, the first MAX_LISTED of them and how many more (a message stays short)."""
+    shown = ", ".join(map(repr, names[:MAX_LISTED]))
+    return shown + (f", and {len(names) - MAX_LISTED} more" if len(names) > MAX_LISTED else "")
+
+
 def check_defined(out_maps: Sequence[AxisMapping], resources: Any, defined: set[str]) -> None:
     """What jax 0.4.30 checked when xmap was called with its arguments: out_axes (NC405) and
     axis_resources (NC406) name only axes that in_axes or axis_sizes define."""
-    known = ", ".join(map(repr, sorted(defined))) or "none"
+    known = listed(sorted(defined)) or "none"
     for m in out_maps:
         for _, n in m.pairs:
             if n not in defined:

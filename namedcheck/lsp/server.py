@@ -16,6 +16,7 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any, BinaryIO
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
@@ -62,6 +63,7 @@ class NamedcheckServer(LanguageServer):
         self.inlay_hints_enabled = False
         self.frames: FrameReader | None = None
         self.shut_down = False  # a shutdown request was received: later requests are InvalidRequest
+        self.exit_code = 0  # the process's status: 1 after `exit` without `shutdown` (as LSP asks)
 
     # ---- transport: frames read robustly, every request answered ---------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -74,8 +76,11 @@ class NamedcheckServer(LanguageServer):
             asyncio.run(self._serve_frames(self.frames))
         except BrokenPipeError:
             self.log_protocol("the connection to the client is lost: shutting down")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
+        except SystemExit as e:  # pygls ends the loop on `exit` with LSP's status
+            if isinstance(e.code, int) and e.code:
+                self.exit_code = e.code
         finally:
             self.shutdown()
 
@@ -140,6 +145,8 @@ class NamedcheckServer(LanguageServer):
             self.reply_error(msg_id, INVALID_REQUEST, f"Invalid request: {method} after shutdown")
             return
         self.shut_down = self.shut_down or (is_request and method == "shutdown")
+        if method == "exit" and not is_request:
+            self.exit_code = 0 if self.shut_down else 1
         try:
             self.protocol.handle_message(message)
         except Exception as e:  # pygls answers a request's handler errors itself; this is for its own
@@ -195,10 +202,25 @@ class NamedcheckServer(LanguageServer):
         return self.sessions[key]
 
     def opened(self, uri: Any) -> Any:
-        """The open document at `uri`, None when the client has not opened it (never read from disk)."""
+        """The open document at `uri`, None when the client has not opened it (never read from disk). The
+        workspace keys documents by the percent-decoded URI: `%2B`, `+`, `%20` all find theirs."""
         if not isinstance(uri, str):
             return None
-        return self.workspace.text_documents.get(uri)
+        return self.workspace.text_documents.get(unquote(uri))
+
+    def canonical(self, uri: Any) -> Any:
+        """The URI a document was opened under, for any spelling of it (`%2B` or `+`, `%C3%BC` or `ü`):
+        the key of this server's tables and the URI its diagnostics are published to."""
+        doc = self.opened(uri)
+        if doc is not None:
+            return doc.uri
+        if isinstance(uri, str):  # closed a moment ago: the spelling its tables still hold
+            key = unquote(uri)
+            for table in (self.analysers, self.results, self.pending):
+                for known in table:
+                    if unquote(known) == key:
+                        return known
+        return uri
 
     def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
         """The document's analysis in its project (what its own code and its importers cause in it); None
@@ -206,6 +228,7 @@ class NamedcheckServer(LanguageServer):
         doc = self.opened(uri)
         if doc is None:
             return None
+        uri = doc.uri
         source = doc.source
         path = to_fs_path(uri) or uri
         cfg = self.config_for(path)
@@ -240,10 +263,11 @@ class NamedcheckServer(LanguageServer):
     def publish(self, uri: str, ripple: bool = True) -> None:
         """Publish a document's diagnostics; after an edit, also the other open documents' (an edit of a
         caller changes what it causes in its callees, an edit of a callee what its callers find)."""
+        uri = self.canonical(uri)
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()  # a save while a change waits: this run covers both
-        if uri not in self.workspace.text_documents:
+        if self.opened(uri) is None:
             return
         got = self.analyse(uri)
         if got is None:
@@ -262,12 +286,14 @@ class NamedcheckServer(LanguageServer):
     def republish_stale(self, skip: str | None = None) -> None:
         """Publish again every open document analysed before the open buffers last changed (whichever
         request saw the change first: a hover, a code action or the debounced publish)."""
-        for other in list(self.workspace.text_documents):
+        for doc in list(self.workspace.text_documents.values()):
+            other = doc.uri
             cached = self.results.get(other)
             if other != skip and cached is not None and cached[1] != self.generation:
                 self.publish(other, ripple=False)
 
     def schedule(self, uri: str, delay: float) -> None:
+        uri = self.canonical(uri)
         old = self.pending.pop(uri, None)
         if old is not None:
             old.cancel()
@@ -396,7 +422,7 @@ def build_server() -> NamedcheckServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NamedcheckServer, params: lsp.DidCloseTextDocumentParams) -> None:
-        uri = params.text_document.uri
+        uri = ls.canonical(params.text_document.uri)
         analyser = ls.analysers.get(uri)
         if analyser is not None:
             analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
@@ -463,7 +489,7 @@ def build_server() -> NamedcheckServer:
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
     )
     def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
-        uri = params.text_document.uri
+        uri = ls.canonical(params.text_document.uri)
         doc = ls.opened(uri)
         if doc is None or not _inside(doc, params.range.start):
             return []
@@ -490,5 +516,6 @@ def serve() -> int:
 
     tune_collector()
     projects.LISTING_TTL = EDITOR_LISTING_TTL
-    build_server().start_io()
-    return 0
+    server = build_server()
+    server.start_io()
+    return server.exit_code

@@ -432,8 +432,9 @@ class XMapped:
         sizes: dict[str, tuple[Any, str]] = {}
         per_instance: list[ArrayType] = []
         try:
+            label = _Labels(in_tree, "argument")
             for i, (x, m) in enumerate(zip(leaves, maps)):
-                what = _leaf_label(in_tree, i, "argument")
+                what = label(i)
                 per_instance.append(xmap_in(context.engine_type(x), m, what, sizes, outer_env))
             add_axis_sizes(sizes, self.axis_sizes)
             check_sizes_known(self._in_names, sizes)
@@ -548,6 +549,7 @@ class XMapped:
         sizes = {**context.bound_axes(), **own}
         pas = NamedShapePass(sizes, env)
         ins = []
+        in_label, out_label = _Labels(in_tree, "argument"), _Labels(out_tree, "result")
         for i, (x, m) in enumerate(zip(leaves, maps)):
             outer = context.named_shape_of(x) or {}
             ins.append(frozenset(n for _, n in m.pairs) | frozenset(outer))
@@ -556,7 +558,7 @@ class XMapped:
                 jnp.shape(x),
                 sizes,
                 env,
-                f"{_leaf_label(in_tree, i, 'argument')} of the xmapped function {_fun_name(self.fun)}",
+                lambda i=i: f"{in_label(i)} of the xmapped function {_fun_name(self.fun)}",  # type: ignore[misc]
             )
         outs = pas.run(closed.jaxpr, ins, top=True)
         for i, (var, names, m) in enumerate(zip(closed.jaxpr.outvars, outs, out_maps)):
@@ -567,11 +569,12 @@ class XMapped:
                     aval.shape,
                     sizes,
                     env,
-                    f"{_leaf_label(out_tree, i, 'result')} of the xmapped function {_fun_name(self.fun)} "
-                    f"with its out_axes {m!r}",
+                    lambda i=i, m=m: (  # type: ignore[misc]
+                        f"{out_label(i)} of the xmapped function {_fun_name(self.fun)} with its out_axes {m!r}"
+                    ),
                 )
             t = ArrayType.make(None, tuple(aval.shape), {n: own.get(n) for n in (names or ()) if n in own})
-            what = _leaf_label(out_tree, i, "result")
+            what = out_label(i)
             try:
                 xmap_out(t, m, own, what)
             except RuleError as e:
@@ -583,16 +586,18 @@ class XMapped:
         return pas.collective_axes
 
     @staticmethod
-    def _cooccur(names: frozenset[str], shape: Any, sizes: dict[str, Any], env: AxisEnv, what: str) -> None:
-        """NC502 for an argument or a result of the body (named by `what`) whose named axes share a
-        resource, reported at the user's line that called the xmap."""
+    def _cooccur(
+        names: frozenset[str], shape: Any, sizes: dict[str, Any], env: AxisEnv, what: Callable[[], str]
+    ) -> None:
+        """NC502 for an argument or a result of the body (named by `what()`, built only for the message)
+        whose named axes share a resource, reported at the user's line that called the xmap."""
         if len(names) < 2:
             return
         try:
             check_cooccurrence(ArrayType.make(None, tuple(shape), {n: sizes.get(n) for n in names}), env)
         except RuleError as e:
             filename, line = _caller()
-            raise NamedAxisError(e.code, f"{e.message}: {what}", e.hint, filename, line) from None
+            raise NamedAxisError(e.code, f"{e.message}: {what()}", e.hint, filename, line) from None
 
     def _place(self, x: Any, m: AxisMapping, order: list[str] | None, mesh: Any, final: bool = False) -> Any:
         """Constrain a value's named dims to their resources (only when a mesh carries them)."""
@@ -807,15 +812,32 @@ def _from_front(y: Any, m: AxisMapping, order: list[str]) -> Any:
     return y if perm == list(range(nd)) else jnp.transpose(y, perm)
 
 
+class _Labels:
+    """Names the leaves of one pytree in messages ("argument 0['w']", "result 1"): its paths are computed
+    once, on the first label asked for (one `tree_flatten_with_path` per tree, not one per leaf)."""
+
+    def __init__(self, tree: Any, kind: str) -> None:
+        self.tree = tree
+        self.kind = kind
+        self._paths: list[Any] | None = None
+
+    def __call__(self, i: int) -> str:
+        tree, kind = self.tree, self.kind
+        if tree.num_leaves == 1 and kind == "result":
+            return "the result"
+        if self._paths is None:
+            skeleton = tree_util.tree_unflatten(tree, list(range(tree.num_leaves)))
+            self._paths = [p for p, _ in tree_util.tree_flatten_with_path(skeleton)[0]]
+        path = self._paths[i]
+        if kind == "argument" and path and isinstance(path[0], tree_util.SequenceKey):
+            rest = tree_util.keystr(path[1:])
+            return f"argument {path[0].idx}{rest}"
+        return f"{kind} {tree_util.keystr(path) or i}"
+
+
 def _leaf_label(tree: Any, i: int, kind: str) -> str:
-    if tree.num_leaves == 1 and kind == "result":
-        return "the result"
-    paths = tree_util.tree_flatten_with_path(tree_util.tree_unflatten(tree, list(range(tree.num_leaves))))[0]
-    path = paths[i][0]
-    if kind == "argument" and path and isinstance(path[0], tree_util.SequenceKey):
-        rest = tree_util.keystr(path[1:])
-        return f"argument {path[0].idx}{rest}"
-    return f"{kind} {tree_util.keystr(path) or i}"
+    """One leaf's name (for one message; several leaves of a tree: `_Labels`)."""
+    return _Labels(tree, kind)(i)
 
 
 def _where(eqn: Any, fun: Callable[..., Any]) -> tuple[str | None, int | None]:
