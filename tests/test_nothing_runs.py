@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,12 +58,14 @@ def planted(tmp_path: Path) -> Iterator[tuple[Path, Path, dict[str, str]]]:
     (root / "main.py").write_text(BUG)
     cells = [{"cell_type": "code", "metadata": {}, "source": BUG, "outputs": [], "execution_count": None}]
     (root / "nb.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    env = {**os.environ, "XDG_RUNTIME_DIR": str(run), "NAMEDCHECK_NO_CACHE": "1"}
+    run = tempfile.mkdtemp(prefix="nc", dir="/tmp")  # short: a socket path has a length limit
+    os.chmod(run, 0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": run, "NAMEDCHECK_NO_CACHE": "1"}
     env.pop("PYTHONPATH", None)
+    env.pop("NAMEDCHECK_NO_DAEMON", None)
     yield root, markers, env
     subprocess.run([NAMEDCHECK, "daemon", "stop"], cwd=root, env=env, capture_output=True, timeout=60)
+    shutil.rmtree(run, ignore_errors=True)
 
 
 def _nc(root: Path, env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
