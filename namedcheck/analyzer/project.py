@@ -27,7 +27,7 @@ from namedcheck.analyzer.imports import (
     config_file_defaults,
 )
 from namedcheck.analyzer.imports import stamp as _stamp
-from namedcheck.analyzer.memo import CallLog, forget_process_caches
+from namedcheck.analyzer.memo import RUN, CallLog, forget_process_caches
 from namedcheck.analyzer.sources import read_bytes, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
@@ -217,6 +217,7 @@ class Project:
         from namedcheck.analyzer.module import ModuleAnalyzer
 
         self.loading.add(name)
+        RUN.loading += 1  # what the body changes in shared objects is the module's own (it loads once)
         new = None
         try:
             self._stamps[path.resolve()] = _stamp(path)
@@ -236,6 +237,7 @@ class Project:
             new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
         finally:
             self.loading.discard(name)
+            RUN.loading -= 1
         if an:
             self.retired.append(an)
         self.loaded[name] = new

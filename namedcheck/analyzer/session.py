@@ -37,6 +37,7 @@ from namedcheck.analyzer.budget import (
     stopped_note,
 )
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
+from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import Unparsable, decode_source, parse_guarded, parse_module
 from namedcheck.analyzer.project import Project, project_for
@@ -214,6 +215,7 @@ class Session:
     ) -> FileResult:
         """One analysis of a parsed file under one device count."""
         an: ModuleAnalyzer | None = None
+        RUN.begin()  # a new program run: nothing another checked file's analysis changed is seen
         if project is not None:
             project.devices_read = False
         try:
