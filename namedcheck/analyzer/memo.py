@@ -66,6 +66,8 @@ class CallLog:
                     an.unbound_names.append(item)
             elif key not in an.found:
                 an.found[key] = item
+            else:  # another context's finding at the same node: a note of its diagnostic
+                an.another_context(key, item)
             self.touched.add(an)
         if self.recording:
             self.recording[-1].extend(effects)

@@ -15,7 +15,7 @@ from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats
-from namedcheck.diagnostic import Diagnostic, selected
+from namedcheck.diagnostic import Diagnostic, merge_contexts, selected
 from namedcheck.engine.codes import CODES, default_hint
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -130,7 +130,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool, stat
         stats.coverage[display] = result.coverage
     if not in_project or result.failed:
         return result.all
-    return sorted(set(session.with_callers(display, result.diagnostics, display)) | set(result.elsewhere))
+    return merge_contexts([*session.with_callers(display, result.diagnostics, display), *result.elsewhere])
 
 
 def _codes(value: str) -> list[str]:
