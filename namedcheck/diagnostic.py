@@ -144,7 +144,7 @@ def merge_contexts(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
 
 
 def _key(r: Related) -> tuple[Any, ...]:
-    return (os.path.normpath(r.path), r.line, r.column, r.message)
+    return (os.path.abspath(r.path), r.line, r.column, r.message)
 
 
 def _identity(d: Diagnostic) -> tuple[Any, ...]:

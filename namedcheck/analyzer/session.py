@@ -218,6 +218,9 @@ class Session:
         RUN.begin()  # a new program run: nothing another checked file's analysis changed is seen
         if project is not None:
             project.devices_read = False
+            # which settings each expression read (the notes "`cfg.L` is 16, set here"): this file's analysis
+            # reads them again; what another file's left would name its contexts' settings
+            project.program.read_at.clear()
         try:
             with deep_recursion():
                 an = self._analyzer(module, project, file, make)
