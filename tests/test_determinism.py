@@ -236,6 +236,42 @@ def test_an_edit_of_the_config_file_is_seen_by_a_warm_cache(project: Path, capsy
     assert ("nanolm/model.py", 26, 3, "NC204") not in _check(capsys, "nanolm")
 
 
+@pytest.mark.slow
+def test_the_daemon_answers_every_scope_as_an_in_process_run(project: Path, capsys) -> None:
+    """`namedcheck daemon` keeps what it analysed between requests: every scope's answer is still the in-process
+    one, first and again (from its memory)."""
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    run = tempfile.mkdtemp(prefix="nc", dir="/tmp")  # a short private runtime directory (a socket path's limit)
+    os.chmod(run, 0o700)
+    env = {**os.environ, "XDG_RUNTIME_DIR": run}
+    env.pop("NAMEDCHECK_NO_DAEMON", None)
+
+    def nc(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "namedcheck", *args],
+            cwd=project,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return done.stdout
+
+    try:
+        assert "started" in nc("daemon", "start", "--idle-timeout", "30")
+        for scope in (["tests"], ["."], ["nanolm"], ["nanolm/configs/default.py"], ["."]):
+            served = nc("check", "--no-cache", "--format", "json", *scope)
+            alone = nc("check", "--no-cache", "--format", "json", "--no-daemon", *scope)
+            assert json.loads(served) == json.loads(alone), scope
+    finally:
+        nc("daemon", "stop")
+        shutil.rmtree(run, ignore_errors=True)
+
+
 def shutil_rm(path: Path) -> None:
     import shutil
 

@@ -520,7 +520,13 @@ def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Dia
     from dataclasses import replace
 
     fixes = {(d.line, d.column, d.code, d.message): d.fixes for d in analysed if d.fixes}
-    return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d for d in group]
+    # one diagnostic per location and code: the run's may hold another context's message first
+    at = {(d.line, d.column, d.code): d.fixes for d in analysed if d.fixes}
+    out = []
+    for d in group:
+        found = fixes.get((d.line, d.column, d.code, d.message)) or at.get((d.line, d.column, d.code))
+        out.append(replace(d, fixes=found) if found else d)
+    return out
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:
