@@ -167,7 +167,7 @@ def _context_note(other: Diagnostic) -> Related | None:
     shows, at its first cause in another file (a call site, a setting), else its first note, else its place."""
     own = [r for r in other.related if not _names_context(r)]
     elsewhere = [r for r in own if os.path.normpath(r.path) != os.path.normpath(other.path)]
-    where = (elsewhere or own or [None])[0]
+    where = (elsewhere or own)[0] if own else None
     sizes = _TUPLES.findall(other.message) or _NUMBERS.findall(other.message)
     if sizes:
         said = "also with " + ", ".join(list(dict.fromkeys(sizes))[:3])

@@ -427,7 +427,7 @@ class Project:
         out: list[Diagnostic] = []
         projects = [self]
         while projects[-1].base is not None:  # the base's modules' notes may point into the checked file too
-            projects.append(projects[-1].base)  # type: ignore[arg-type]
+            projects.append(projects[-1].base)
         for p in projects:
             p.target = target
         try:
