@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from namedcheck.engine.codes import NC000, NC001, default_hint, matches
@@ -113,6 +115,77 @@ class Diagnostic:
             "data": dict(self.data),
             "related": [r.as_json() for r in self.related],
         }
+
+
+_TUPLES = re.compile(r"\((?:[\w'+*-]+, )*[\w'+*-]+,?\)")  # a shape: `(2, 256)`, `('B', 16)`
+_NUMBERS = re.compile(r"\b\d+\b")
+
+
+def merge_contexts(diags: Iterable[Diagnostic]) -> list[Diagnostic]:
+    """One diagnostic per location and code, sorted: where several analysis contexts (the entry points and
+    tests that call a function) report the same code at the same place, the first context's diagnostic (in a
+    canonical order, whatever order they came in: one with notes first, then by message and notes) with one
+    note per other context ("also with (2, 256)", at that context's call site or cause), in a canonical order.
+    The one merge of every front end (analyzer/session.py, the CLI's run, the mypy plugin's worker): merging
+    merged diagnostics again gives what one merge of all of them gives, whatever the grouping (a file's
+    result, then the run's)."""
+    groups: dict[tuple[Any, ...], list[Diagnostic]] = {}
+    for d in diags:
+        groups.setdefault((os.path.normpath(d.path), d.line, d.column, d.code, d.severity), []).append(d)
+    out: list[Diagnostic] = []
+    for members in groups.values():
+        unique = sorted({_identity(d): d for d in members}.values(), key=_canonical)
+        first = unique[0]
+        if len(unique) > 1 or any(_names_context(r) for r in first.related):
+            own = [r for r in first.related if not _names_context(r)]
+            notes: dict[tuple[Any, ...], Related] = {}
+            for d in unique:
+                made = [r for r in d.related if _names_context(r)]
+                if d is not first:
+                    note = _context_note(d)
+                    made += [note] if note is not None else []
+                for r in made:
+                    notes.setdefault(_key(r), r)
+            mine = {_key(r) for r in own}
+            related = own + [notes[k] for k in sorted(notes) if k not in mine]
+            fixes = first.fixes or next((m.fixes for m in members if m.fixes and m.message == first.message), ())
+            first = replace(first, related=tuple(related), fixes=fixes)
+        out.append(first)
+    return sorted(out)
+
+
+def _key(r: Related) -> tuple[Any, ...]:
+    return (os.path.abspath(r.path), r.line, r.column, r.message)
+
+
+def _identity(d: Diagnostic) -> tuple[Any, ...]:
+    """What one context's finding says: its message and its own notes (path spellings aside)."""
+    return (d.message, tuple(_key(r) for r in d.related if not _names_context(r)))
+
+
+def _canonical(d: Diagnostic) -> tuple[Any, ...]:
+    ident = _identity(d)
+    return (not ident[1], *ident, d.hint or "")
+
+
+def _names_context(r: Related) -> bool:
+    """A note `merge_contexts` made."""
+    return r.message.startswith(("also with ", "also: "))
+
+
+def _context_note(other: Diagnostic) -> Related | None:
+    """The note that names another context of a finding, from that context alone: the sizes its message
+    shows, at its first cause in another file (a call site, a setting), else its first note, else its place."""
+    own = [r for r in other.related if not _names_context(r)]
+    elsewhere = [r for r in own if os.path.normpath(r.path) != os.path.normpath(other.path)]
+    where = (elsewhere or own)[0] if own else None
+    sizes = _TUPLES.findall(other.message) or _NUMBERS.findall(other.message)
+    if sizes:
+        said = "also with " + ", ".join(list(dict.fromkeys(sizes))[:3])
+    else:
+        said = f"also: {where.message if where is not None else other.message}"
+    at = where if where is not None else other
+    return Related(at.path, at.line, at.column, at.end_line, at.end_column, said)
 
 
 def selected(diags: list[Diagnostic], select: list[str], ignore: list[str]) -> list[Diagnostic]:

@@ -96,7 +96,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
                             info.defaults[t.target.value] = frame.vars.get(t.target.value, UNKNOWN)
                             info.written[t.target.value] = small
     info.order = order
-    info.mutated = _methods_assign_self(body).union(*(base.mutated for base in inherited))
+    info.assigned = _methods_assign_self(body).union(*(base.assigned for base in inherited))
     by_fields = (
         any(b in FIELD_BASES for b in bases)
         or any(base.kind == "fields" for base in inherited)

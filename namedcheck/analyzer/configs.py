@@ -10,7 +10,8 @@ function reading `FLAGS.batch_size` sees an unknown size (a symbol named after i
 A `ConfigDict` is mutable and may be shared. Its value (`ConfigVal`) carries a token naming the object; an
 assignment `config.model.width = 64` rebinds the local variable to the updated value and forgets the object
 in every other variable that holds it (an alias), and an object the function did not make itself (a
-parameter's, a global's) is forgotten everywhere (`ProgramState.mutated`): callers' copies would be stale.
+parameter's, a global's) is forgotten everywhere (`memo.RUN.configs` for the checked file's run,
+`ProgramState.mutated` when a module's body does it as it loads): callers' copies would be stale.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.parsing import child_nodes
 from namedcheck.analyzer.refs import QualRef
 from namedcheck.analyzer.scope import FrameState
@@ -174,7 +176,7 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
         flag = _const_str(pos[0] if pos else kw.get("name"))
         given = pos[1] if len(pos) > 1 else kw.get("default" if name.endswith("file") else "config", Const(None))
         if flag is not None:
-            program_of(f).flags[flag] = _config_file(f, given) if name.endswith("file") else given
+            _define(f, flag, _config_file(f, given) if name.endswith("file") else given)
             program_of(f).set_at[flag] = node
         return FlagsVal(flag)
     if name in _ABSL_DEFINES:
@@ -182,10 +184,32 @@ def construct(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node
         if flag is None:
             return UNKNOWN
         default = pos[1] if len(pos) > 1 else kw.get("default", UNKNOWN)
-        program_of(f).flags[flag] = _plain_default(default)
+        _define(f, flag, _plain_default(default))
         program_of(f).set_at[flag] = node
         return FlagsVal(flag)
     return NotImplemented
+
+
+def _define(f: FrameState, flag: str, default: Any) -> None:
+    """A flag defined: by a project module's body as it loads, for every run of the program (it loads once);
+    by the checked file's own code, for its run only (`memo.RUN`: another script may define the same name)."""
+    if RUN.loading:
+        program_of(f).flags[flag] = default
+    else:
+        RUN.change(f.an.log, "flag", (flag, default))
+
+
+def flag_default(f: FrameState, name: str) -> Any:
+    """A flag's default in this run (the checked file's own definition first)."""
+    if name in RUN.flags:
+        return RUN.flags[name]
+    return program_of(f).flags.get(name, UNKNOWN)
+
+
+def is_mutated(f: FrameState, token: int) -> bool:
+    """Whether a config object was changed where its holders' copies cannot follow (in this run, or by a
+    module's body as it loaded)."""
+    return token in RUN.configs or token in program_of(f).mutated
 
 
 def from_mapping(source: Any, kw: dict[str, Any]) -> ConfigVal:
@@ -255,7 +279,7 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
     if isinstance(recv, ConfigVal):
         if attr in ("get", "update", "to_dict", *_KEEPING):
             return ConfigMethod(recv, attr)
-        if recv.token in program.mutated:
+        if is_mutated(f, recv.token):
             return UNKNOWN
         value = recv.get(attr)
         _note_read(program, node, program.set_at.get((recv.token, attr)), value)
@@ -266,7 +290,7 @@ def attribute(f: FrameState, recv: Any, attr: str, node: cst.CSTNode | None = No
         name = recv.name if recv.name is not None else attr
         if (recv.name is not None and attr != "value") or not f.entry:
             return UNKNOWN  # not reached from the entry point: a command line may set the flag
-        value = program.flags.get(name, UNKNOWN)
+        value = flag_default(f, name)
         if isinstance(value, ConfigFile):  # `FLAGS.config`: the default config file's `get_config()`
             return _load_config(f, value, node)
         _note_read(program, node, program.set_at.get(name), value, f"the default of flag `{name}`")
@@ -306,7 +330,10 @@ def note_field(f: FrameState, inst: Any, attr: str, node: cst.CSTNode, value: An
 def _note_read(
     program: ProgramState, node: cst.CSTNode | None, site: cst.CSTNode | None, value: Any, what: str | None = None
 ) -> None:
-    if node is None or site is None or not isinstance(value, Const) or not isinstance(value.value, int):
+    if node is None:
+        return
+    if site is None or not isinstance(value, Const) or not isinstance(value.value, int):
+        program.read_at.pop(id(node), None)  # (what an earlier analysis of the node read is not read here)
         return
     shown = what or (f"`{_text(node)}`" if _text(node) else "the setting")
     program.read_at[id(node)] = (Setting(site, f"{shown} is {value.value}, set here", value.value),)
@@ -405,7 +432,7 @@ def mapping_items(f: FrameState, v: Any, node: cst.CSTNode | None = None) -> dic
     """What `**v` (written at `node`) passes: every key of a config whose fields are all known, or of a dict
     with string keys (None when some key is not known)."""
     if isinstance(v, ConfigVal):
-        if not v.complete or v.token in program_of(f).mutated:
+        if not v.complete or is_mutated(f, v.token):
             return None
         if node is not None:
             program_of(f).spread[id(node)] = v
@@ -425,7 +452,7 @@ def item(f: FrameState, recv: Any, key: Any) -> Any:
     """`config['width']`; NotImplemented when `recv` is not a config."""
     if not isinstance(recv, ConfigVal):
         return NotImplemented
-    if not (isinstance(key, Const) and isinstance(key.value, str)) or recv.token in program_of(f).mutated:
+    if not (isinstance(key, Const) and isinstance(key.value, str)) or is_mutated(f, recv.token):
         return UNKNOWN
     return recv.get(key.value)
 
@@ -436,7 +463,7 @@ def call_method(f: FrameState, method: Any, pos: list[Any], kw: dict[str, Any], 
         cfg = method.config
         if method.name == "get":
             key = _const_str(pos[0]) if pos else None
-            if key is None or cfg.token in program_of(f).mutated:
+            if key is None or is_mutated(f, cfg.token):
                 return UNKNOWN
             if key in dict(cfg.fields) or not cfg.complete:
                 return cfg.get(key)
@@ -535,7 +562,10 @@ def _forget(f: Any, token: int, keep: str | None = None) -> None:
     """The config object `token` changed: forgotten in every variable that holds it other than `keep`, and
     (when no local variable is updated) in every copy the analysis holds elsewhere."""
     if keep is None:
-        program_of(f).mutated.add(token)
+        if RUN.loading:  # a module's body as it loads: for every run
+            program_of(f).mutated.add(token)
+        else:
+            RUN.change(f.an.log, "config", token)
         return
     frame = f
     while frame is not None:

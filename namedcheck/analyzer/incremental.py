@@ -21,6 +21,7 @@ import libcst as cst
 
 from namedcheck.analyzer.budget import PARSE_COST_CHARS, refused
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
+from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import ClassInfo, FuncRef
 from namedcheck.analyzer.relevance import is_relevant
@@ -225,7 +226,8 @@ class EditorAnalyzer(ModuleAnalyzer):
         for v in getattr(top, "vars", {}).values():
             if isinstance(v, ClassInfo):
                 classes += len(v.mutated)
-        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.built), classes)
+        run = (len(RUN.configs), len(RUN.flags))
+        return (len(p.flags), len(p.mutated), len(p.set_at), len(p.built), classes, *run)
 
     def escapes(self, ref: FuncRef) -> bool:
         if self._escaping is None:

@@ -20,7 +20,7 @@ from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
-from namedcheck.diagnostic import Diagnostic, Related
+from namedcheck.diagnostic import Diagnostic, Related, merge_contexts
 from namedcheck.engine.codes import NC002, NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
@@ -43,6 +43,7 @@ MAX_CALL_DEPTH = 12
 STEP_BUDGET_BASE = 5_000
 STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
+MAX_CONTEXTS = 8  # other analysis contexts of one finding kept for its notes
 MAX_RECURSION = 2  # calls of one function active at once (recursion with growing arguments is not followed)
 _PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 
@@ -89,6 +90,8 @@ class ModuleAnalyzer:
         self.ops = ops
         self.imports: dict[str, str] = {}
         self.found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]] = {}
+        # the same code at the same node in other analysis contexts (other calls): notes of its diagnostic
+        self.also: dict[tuple[int, str], list[RuleError]] = {}
         # call analyses: key -> (result, what it reported (replayed on a hit), complete: no bound cut it short)
         self.memo: dict[Any, tuple[Any, tuple[Any, ...], bool]] = {}
         self.partial_memos: list[Any] = []  # keys of `memo` entries made incomplete (forgotten per checked file)
@@ -135,8 +138,21 @@ class ModuleAnalyzer:
         key = (id(node), err.code)
         if key not in self.found:
             self.found[key] = (node, err)
-            if self.log.recording:
-                self.log.recording[-1].append((self, key, (node, err)))
+        elif not self.another_context(key, (node, err)):
+            return
+        if self.log.recording:
+            self.log.recording[-1].append((self, key, (node, err)))
+
+    def another_context(self, key: tuple[int, str], item: tuple[cst.CSTNode, RuleError]) -> bool:
+        """The code found again at a node, in another analysis context: kept (a few) for its diagnostic's notes
+        when it says something else; whether it was."""
+        err = item[1]
+        first = self.found[key][1]
+        others = self.also.setdefault(key, [])
+        if len(others) >= MAX_CONTEXTS or any(_same_finding(e, err) for e in (first, *others)):
+            return False
+        others.append(err)
+        return True
 
     def checkpoint(self) -> None:
         """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
@@ -208,6 +224,7 @@ class ModuleAnalyzer:
         self.partial_memos = []
         self.active.clear()
         self.found.clear()
+        self.also.clear()
         self.unbound_names = []
         self.steps = 0
         self.depth = 0
@@ -606,31 +623,36 @@ class ModuleAnalyzer:
         for key, (node, err) in list(self.found.items()):
             if node not in positions:  # a node of another project module (a map written there, called here)
                 owner = self._owner_of(node)
-                if owner is not None:
-                    owner.found.setdefault(key, (node, err))  # reported in its own file, with its diagnostics
+                if owner is not None:  # reported in its own file, with its diagnostics
+                    for e in (err, *self.also.get(key, ())):
+                        if key not in owner.found:
+                            owner.found[key] = (node, e)
+                        else:
+                            owner.another_context(key, (node, e))
                 continue
             r = positions[node]
             seen.setdefault(r.start.line, set()).add(err.code)
             line_text = lines[r.start.line - 1] if r.start.line - 1 < len(lines) else ""
             if suppressed(line_text, err.code, not self.host_type_ignores):
                 continue
-            out.append(
-                Diagnostic(
-                    path,
-                    r.start.line,
-                    r.start.column + 1,
-                    r.end.line,
-                    r.end.column + 1,
-                    err.code,
-                    err.message,
-                    err.hint,
-                    data=err.data,
-                    related=self.related_locations(path, err),
+            for e in (err, *self.also.get(key, ())):  # the other contexts become its notes (merge_contexts)
+                out.append(
+                    Diagnostic(
+                        path,
+                        r.start.line,
+                        r.start.column + 1,
+                        r.end.line,
+                        r.end.column + 1,
+                        e.code,
+                        e.message,
+                        e.hint,
+                        data=e.data,
+                        related=self.related_locations(path, e),
+                    )
                 )
-            )
         if judge:
             out.extend(self.unused_suppressions(path, lines, seen))
-        return sorted(out)
+        return merge_contexts(out)
 
     def unused_suppressions(self, path: str, lines: list[str], seen: dict[int, set[str]]) -> list[Diagnostic]:
         """NC002 for each NC code of a suppression comment that silenced nothing on its line, on lines of
@@ -846,3 +868,8 @@ def _functions(module: cst.Module) -> list[cst.CSTNode]:
     """Every function of a module (definitions, nested ones and methods included, and lambdas): what
     another module's call may run."""
     return [n for n in walk(module) if isinstance(n, cst.FunctionDef | cst.Lambda)]
+
+
+def _same_finding(a: RuleError, b: RuleError) -> bool:
+    """Two findings of a code at one node that say the same (message, and notes' texts at the same anchors)."""
+    return a.message == b.message and [(id(x), m) for x, m in a.related] == [(id(x), m) for x, m in b.related]

@@ -138,7 +138,9 @@ class ModuleOutline:
                 body.append(first.with_changes(leading_lines=[*pad, *first.leading_lines]))
                 body.extend(stmts[1:])
             line = last + 1
-        return cst.Module(body=body)
+        # the file's indentation: a block libcst parsed with no indent of its own renders with it, so a 2-space
+        # file's nested nodes keep their columns
+        return cst.Module(body=body, default_indent=_indentation(self.lines))
 
     def partial_text(self, keep: set[int]) -> tuple[str, float]:
         """The text with the statements not in `keep` blanked (line breaks kept), and the share of lines kept."""
@@ -149,3 +151,19 @@ class ModuleOutline:
                 kept[ln] = True
         out = [line if k else ("\n" if line.endswith("\n") else "") for line, k in zip(self.lines, kept)]
         return "".join(out), (sum(kept) / len(kept) if kept else 1.0)
+
+
+def _indentation(lines: list[str]) -> str:
+    """The indentation of a file's first indented block (as libcst infers a module's `default_indent`)."""
+    before = ""
+    for line in lines:
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        if before.rstrip().endswith(":"):
+            indent = line[: len(line) - len(line.lstrip())]
+            outer = before[: len(before) - len(before.lstrip())]
+            if indent.startswith(outer) and len(indent) > len(outer):
+                return indent[len(outer) :]
+        before = line
+    return "    "

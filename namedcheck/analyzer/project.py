@@ -27,7 +27,7 @@ from namedcheck.analyzer.imports import (
     config_file_defaults,
 )
 from namedcheck.analyzer.imports import stamp as _stamp
-from namedcheck.analyzer.memo import CallLog, forget_process_caches
+from namedcheck.analyzer.memo import RUN, CallLog, forget_process_caches
 from namedcheck.analyzer.sources import read_bytes, source_lines
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine.errors import is_strict_rule_bug
@@ -217,6 +217,7 @@ class Project:
         from namedcheck.analyzer.module import ModuleAnalyzer
 
         self.loading.add(name)
+        RUN.loading += 1  # what the body changes in shared objects is the module's own (it loads once)
         new = None
         try:
             self._stamps[path.resolve()] = _stamp(path)
@@ -236,6 +237,7 @@ class Project:
             new = None  # unreadable or a file the analyzer cannot handle: its names are Unknown
         finally:
             self.loading.discard(name)
+            RUN.loading -= 1
         if an:
             self.retired.append(an)
         self.loaded[name] = new
@@ -306,7 +308,8 @@ class Project:
 
     def _reverse_imports(self) -> dict[Path, list[Path]]:
         """Project file -> the project files whose import statements name its module (or a module inside
-        the package it is the `__init__` of); rebuilt when the listing of the project's files is."""
+        the package it is the `__init__` of), or whose config flags load it by path by default; rebuilt when
+        the listing of the project's files is."""
         files = _project_files(tuple(self.index.roots))
         if files is None:
             return {}
@@ -332,6 +335,12 @@ class Project:
                     if target is not None:
                         targets.add(self._resolve(target))
             importer = self._resolve(f)
+            defaults = FACTS.facts(importer).config_defaults
+            if defaults:  # a config file a flag loads by path: read as an import is (`_config_modules`)
+                for m in self._config_modules(importer, defaults):
+                    target = self.index.module_file(m)
+                    if target is not None:
+                        targets.add(self._resolve(target))
             for target in targets - {importer}:
                 graph.setdefault(target, []).append(importer)
         self._reverse = (files, graph)
@@ -416,7 +425,11 @@ class Project:
         """Diagnostics found inside dependency modules by the calls of the file just analysed (`target`: its
         analyzer and path, where their related locations, the calls that found them, may lie)."""
         out: list[Diagnostic] = []
-        self.target = target
+        projects = [self]
+        while projects[-1].base is not None:  # the base's modules' notes may point into the checked file too
+            projects.append(projects[-1].base)
+        for p in projects:
+            p.target = target
         try:
             for an in self.analyzers():
                 if an.found:
@@ -426,7 +439,8 @@ class Project:
                     except Exception:
                         continue
         finally:
-            self.target = None
+            for p in projects:
+                p.target = None
         return out
 
     def analyzers(self) -> list[Any]:

@@ -7,6 +7,8 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.memo import RUN
+
 
 @dataclass(frozen=True, slots=True)
 class QualRef:
@@ -41,9 +43,10 @@ class ClassInfo:
     order: list[str] = field(default_factory=list)  # every field, annotated or not, in definition order
     defaults: dict[str, Any] = field(default_factory=dict)  # class-body values of fields and constants
     bases: tuple[str, ...] = ()  # canonical names of library bases (`flax.linen.Module`)
-    # attribute paths of built instances assigned somewhere (`('config', 'block_size')`; `('',)`: an item of the
-    # instance itself): the values there are not known
-    mutated: frozenset[tuple[str, ...]] = frozenset()
+    # attribute paths of built instances assigned in the class's own methods or by a module's body as it
+    # loads (`('config', 'block_size')`; `('',)`: an item of the instance itself): the values there are not
+    # known; `mutated` adds those the checked file's run assigned so far (`memo.RUN`)
+    assigned: frozenset[tuple[str, ...]] = frozenset()
     properties: set[str] = field(default_factory=set)  # methods read as attributes (`@property`)
     # a pytree node whose children are its fields (NamedTuple, `flax.struct.dataclass`, `chex.dataclass`,
     # equinox): the fields that are static metadata instead (`struct.field(pytree_node=False)`); None: not one
@@ -61,6 +64,12 @@ class ClassInfo:
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"
+
+    @property
+    def mutated(self) -> frozenset[tuple[str, ...]]:
+        """Attribute paths of built instances assigned somewhere in this run: the values there are not known."""
+        extra = RUN.classes.get(self) if RUN.classes else None
+        return self.assigned if extra is None else self.assigned | extra
 
 
 @dataclass(frozen=True, slots=True)

@@ -44,6 +44,7 @@ class Analyzer(Protocol):
     steps: int  # statements analysed so far (the work bound counts them)
     sets_mesh: bool  # a function of the module calls jax.set_mesh
     program: Any  # the program's shared configuration state (analyzer/configs.ProgramState)
+    log: Any  # the project's call log (analyzer/memo.CallLog): what a memo hit replays
     func_flags: dict[int, Any]  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
     checker_only: set[int]  # functions whose only decorators are run-time checkers (`@jaxtyped`)
     sets_flags: frozenset[str]  # JAX flags the module's functions set (a caller no longer knows them)

@@ -38,12 +38,13 @@ from namedcheck.analyzer.budget import (
     stopped_note,
 )
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
+from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.parsing import Unparsable, decode_source, parse_guarded, parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.sources import source_lines
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, merge_contexts
 from namedcheck.engine.codes import NC000, NC001, NC002
 from namedcheck.engine.errors import is_strict_rule_bug
 from namedcheck.engine.stubs import op_table
@@ -68,8 +69,8 @@ class FileResult:
 
     @property
     def all(self) -> list[Diagnostic]:
-        """Every diagnostic the file causes, each once, sorted."""
-        return sorted(set(self.diagnostics) | set(self.elsewhere))
+        """Every diagnostic the file causes, one per location and code (the other contexts as notes), sorted."""
+        return merge_contexts([*self.diagnostics, *self.elsewhere])
 
 
 class Session:
@@ -219,8 +220,12 @@ class Session:
     ) -> FileResult:
         """One analysis of a parsed file under one device count, within the file's `deadline`."""
         an: ModuleAnalyzer | None = None
+        RUN.begin()  # a new program run: nothing another checked file's analysis changed is seen
         if project is not None:
             project.devices_read = False
+            # which settings each expression read (the notes "`cfg.L` is 16, set here"): this file's analysis
+            # reads them again; what another file's left would name its contexts' settings
+            project.program.read_at.clear()
         try:
             with deep_recursion():
                 an = self._analyzer(module, project, file, make)
@@ -233,10 +238,11 @@ class Session:
                     project.guard = an.guard  # the project's modules analysed for this file share its budget
                 with interrupting(an.guard):  # work no checkpoint reaches stops too
                     an.run()
-                own = an.diagnostics(shown, source_lines(source))
+                own = merge_contexts(an.diagnostics(shown, source_lines(source)))
                 elsewhere = project.dependency_diagnostics((an, shown)) if project is not None else []
-                mine = set(own)
-                return FileResult(own, [d for d in elsewhere if d not in mine], True, an, coverage=_counted(an))
+                mine = {(d.path, d.line, d.column, d.code) for d in own}
+                elsewhere = [d for d in merge_contexts(elsewhere) if (d.path, d.line, d.column, d.code) not in mine]
+                return FileResult(own, elsewhere, True, an, coverage=_counted(an))
         except (BudgetExceeded, MemoryError) as e:
             found = found_before_budget(an, shown, source) if an is not None else []
             reason = "time" if isinstance(e, BudgetExceeded) and e.args[:1] == ("time",) else "memory"
@@ -321,10 +327,9 @@ class Session:
     def with_callers(
         self, path: str | Path, own: list[Diagnostic], display: str | None = None, limit: int | None = None
     ) -> list[Diagnostic]:
-        """A file's own diagnostics (kept as they are, with their fixes) and, once each, those its importers
-        cause in it (`callers_cause`), sorted: what a change-only run and an editor show for the file."""
-        seen = set(own)
-        return sorted([*own, *(d for d in self.callers_cause(path, display, limit) if d not in seen)])
+        """A file's own diagnostics (with their fixes) and those its importers cause in it (`callers_cause`),
+        one per location and code (`merge_contexts`), sorted: what a change-only run and an editor show."""
+        return merge_contexts([*own, *self.callers_cause(path, display, limit)])
 
     def read(self, path: Path) -> str | None:
         """A file's text: the open buffer's, else the disk's (None: unreadable)."""

@@ -21,6 +21,7 @@ from namedcheck.analyzer import (
     sizes,
 )
 from namedcheck.analyzer.literals import stated
+from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.placements import states_shardings
 from namedcheck.analyzer.refs import (
     ClassInfo,
@@ -314,8 +315,12 @@ class Statements(FrameState):
             if nn_modules.record_attribute(self, owner, target.attr.value, v):  # `self.w = ...` in `__init__`
                 return
             if isinstance(owner, InstanceRef) and owner.values is not None:
-                # `cfg.batch = 8`: what built instances of the class hold there is no longer known
-                owner.cls.mutated = owner.cls.mutated | {(target.attr.value,)}
+                # `cfg.batch = 8`: what built instances of the class hold there is no longer known (in this
+                # run; for good when a module's body does it as it loads)
+                if RUN.loading:
+                    owner.cls.assigned = owner.cls.assigned | {(target.attr.value,)}
+                else:
+                    RUN.change(self.an.log, "class", (owner.cls, (target.attr.value,)))
         # other attributes: state we do not track
 
     def define_class(self, c: cst.ClassDef) -> None:

@@ -1,9 +1,11 @@
 """A content-addressed result cache, as ruff and mypy keep one: a file whose bytes, stubs and
 namedcheck build are unchanged is not parsed again.
 
-Per-file results depend on the file's own text, the contents of the project modules it imports
-(transitively: calls into them are analysed), the configured device counts, the stubs and the analyzer's
-code, so the key hashes exactly those. Entries are written atomically; a damaged or
+Per-file results depend on the file's own text, the contents of the project modules it imports and of the
+config files its flags load (transitively: calls into them are analysed), the roots its project's modules
+are found under, the configured device counts, the budgets, the stubs and the analyzer's code, so the key
+hashes exactly those. Nothing else: no file's result depends on which other files a run checks, nor in
+which order (`analyzer/memo.RUN`). Entries are written atomically; a damaged or
 unreadable entry is a miss; so is a corrupt one (each entry
 names its key and carries a checksum of its diagnostics and coverage).
 """
@@ -88,13 +90,22 @@ class ResultCache:
         self.fingerprint = build_fingerprint(stub_paths)
 
     def key(
-        self, display: str, data: bytes, dependencies: str = "", devices: tuple[int, ...] = (), limits: object = None
+        self,
+        display: str,
+        data: bytes,
+        dependencies: str = "",
+        devices: tuple[int, ...] = (),
+        limits: object = None,
+        roots: tuple[str, ...] = (),
     ) -> str:
-        """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it);
-        `devices`: the configured device counts (another count re-checks it); `limits`: the budgets (a result
-        cut short by one is cached too, and other budgets re-check it)."""
+        """`dependencies`: a fingerprint of the project modules the file imports and the config files its flags
+        load (their edits re-check it); `devices`: the configured device counts (another count re-checks it);
+        `limits`: the budgets (a result cut short by one is cached too, and other budgets re-check it); `roots`:
+        the roots of the file's project (which modules its imports name)."""
         h = hashlib.sha256(self.fingerprint.encode())
         h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0".encode())
+        if roots:
+            h.update(("roots=" + "\0".join(roots) + "\0\0").encode())
         h.update(display.encode())
         h.update(b"\0")
         h.update(data)

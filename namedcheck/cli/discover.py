@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, Related
 
 if TYPE_CHECKING:
     from namedcheck.cli.config import Glob
@@ -299,26 +299,32 @@ def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]
 
 
 def reported(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
-    """What the checked files' analyses found, each once: in the checked files under their display paths,
-    and what their calls cause inside other modules of the project (as mypy reports errors in the modules a
-    checked file imports), under the project's display path."""
+    """What the checked files' analyses found, one per location and code (`merge_contexts`: the other
+    contexts as notes): in the checked files under their display paths, and what their calls cause inside
+    other modules of the project (as mypy reports errors in the modules a checked file imports), under the
+    project's display path."""
+    from namedcheck.diagnostic import merge_contexts
+
     shown = _shown(files)
-    out: set[Diagnostic] = set()
+    out: list[Diagnostic] = []
     for d in diags:
         disp = _display_of(d, shown)
-        out.add(d if disp is None or disp == d.path else _moved(d, disp))
-    return sorted(out)
+        out.append(d if disp is None or disp == d.path else _moved(d, disp))
+    return merge_contexts(out)
 
 
 def located_in(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:
     """The diagnostics located in the checked files (under their display paths): what other modules' calls
-    cause there."""
+    cause there; and those elsewhere with a cause in a checked file (a related location: a config file's
+    setting, an argument), as they are: what a change of the checked file causes elsewhere."""
     shown = _shown(files)
     out: list[Diagnostic] = []
     for d in diags:
         disp = _display_of(d, shown)
         if disp is not None:
             out.append(d if disp == d.path else _moved(d, disp))
+        elif any(_display_of(r, shown) is not None for r in d.related):
+            out.append(d)
     return out
 
 
@@ -333,7 +339,7 @@ def _shown(files: list[tuple[str, Path]]) -> dict[str, str]:
     return shown
 
 
-def _display_of(d: Diagnostic, shown: dict[str, str]) -> str | None:
+def _display_of(d: Diagnostic | Related, shown: dict[str, str]) -> str | None:
     disp = shown.get(d.path)
     if disp is None:
         try:

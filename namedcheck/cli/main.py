@@ -16,7 +16,7 @@ from namedcheck import __version__
 from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
 from namedcheck.cli.discover import discover
 from namedcheck.cli.summary import RunStats
-from namedcheck.diagnostic import Diagnostic, selected
+from namedcheck.diagnostic import Diagnostic, merge_contexts, selected
 from namedcheck.engine.codes import CODES, default_hint
 
 FORMATS = ("text", "json", "sarif", "github")
@@ -131,7 +131,7 @@ def _check_buffer(display: str, source: str, cfg: Config, in_project: bool, stat
         stats.coverage[display] = result.coverage
     if not in_project or result.failed:
         return result.all
-    return sorted(set(session.with_callers(display, result.diagnostics, display)) | set(result.elsewhere))
+    return merge_contexts([*session.with_callers(display, result.diagnostics, display), *result.elsewhere])
 
 
 def _codes(value: str) -> list[str]:
@@ -528,7 +528,13 @@ def _with_fixes(group: list[Diagnostic], analysed: list[Diagnostic]) -> list[Dia
     from dataclasses import replace
 
     fixes = {(d.line, d.column, d.code, d.message): d.fixes for d in analysed if d.fixes}
-    return [replace(d, fixes=fixes[k]) if (k := (d.line, d.column, d.code, d.message)) in fixes else d for d in group]
+    # one diagnostic per location and code: the run's may hold another context's message first
+    at = {(d.line, d.column, d.code): d.fixes for d in analysed if d.fixes}
+    out = []
+    for d in group:
+        found = fixes.get((d.line, d.column, d.code, d.message)) or at.get((d.line, d.column, d.code))
+        out.append(replace(d, fixes=found) if found else d)
+    return out
 
 
 def cmd_coverage(args: argparse.Namespace) -> int:

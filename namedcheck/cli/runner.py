@@ -140,7 +140,8 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
 
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
         deps = project.dependency_fingerprint(path) if project is not None else ""
-        key = cache.key(job.display, data, deps, job.devices, job.limits)
+        found_under = tuple(str(r) for r in project.index.roots) if project is not None else ()
+        key = cache.key(job.display, data, deps, job.devices, job.limits, found_under)
         hit = cache.get(key)
         if hit is not None:
             cached, coverage = hit

@@ -47,7 +47,7 @@ class Build:
     def __init__(self, channel: Channel | None = None) -> None:
         self.files: dict[str, str] = {}  # real path -> the path mypy gave
         self.own: dict[str, Result | None] = {}
-        self.caused: dict[str, set[Any]] = {}  # real path -> diagnostics other files' calls cause there
+        self.caused: dict[str, list[Any]] = {}  # real path -> diagnostics other files' calls cause there
         self.session: Any = None  # the analysis session of the build (analyzer/session.py), made on first use
         self.channel = channel  # the pipe to the plugin (None: in process)
 
@@ -82,7 +82,7 @@ class Build:
         for d in others:
             other = os.path.realpath(d.path)
             if other != real:
-                self.caused.setdefault(other, set()).add(d)
+                self.caused.setdefault(other, []).append(d)
 
     def results(self) -> dict[str, Result | None]:
         """Every file's result (by the path mypy gave), once all files are analysed."""
@@ -91,13 +91,12 @@ class Build:
         out: dict[str, Result | None] = {}
         for real, path in self.files.items():
             own = self.own.get(real)
-            caused = self.caused.get(real, set())
+            caused = self.caused.get(real, [])
             if own is None and not caused:
                 out[path] = None
                 continue
             diagnostics, types = own if own is not None else ([], {})
-            merged = sorted([*diagnostics, *caused], key=lambda d: (d.line, d.column, d.code, d.message))
-            out[path] = (_unique(merged), types)
+            out[path] = (_unique([*diagnostics, *caused], path), types)
         return out
 
 
@@ -121,16 +120,14 @@ def _configured(path: str) -> tuple[tuple[int, ...], Any]:
     return config.devices, config.limits
 
 
-def _unique(diags: list[Any]) -> list[Any]:
-    """One diagnostic per (position, code, message) whatever path spelling it carries."""
-    seen: set[tuple[Any, ...]] = set()
-    out = []
-    for d in diags:
-        key = (d.line, d.column, d.end_line, d.end_column, d.code, d.message)
-        if key not in seen:
-            seen.add(key)
-            out.append(d)
-    return out
+def _unique(diags: list[Any], path: str) -> list[Any]:
+    """One diagnostic per position and code whatever path spelling it carries (`merge_contexts`: the other
+    analysis contexts as notes, as every front end shows them), sorted."""
+    from dataclasses import replace
+
+    from namedcheck.diagnostic import merge_contexts
+
+    return merge_contexts([d if d.path == path else replace(d, path=path) for d in diags])
 
 
 def _analyse(path: str, session: Any) -> tuple[list[Any], list[Any], dict[Any, Any]] | None:
