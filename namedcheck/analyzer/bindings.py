@@ -18,7 +18,8 @@ import libcst as cst
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
-from namedcheck.engine.values import UNKNOWN, ArrayType
+from namedcheck.engine.dtypes import DTYPES
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const
 
 
 @dataclass
@@ -133,7 +134,7 @@ def _targets(module: cst.Module) -> list[tuple[cst.Name, str]]:
 def describe(v: Any) -> dict[str, Any]:
     """A value as `namedcheck types` prints it (docs/cli.md): `type` (the annotation spelling, `unknown`, or
     the Python value), `dtype`, `shape` (ints, symbols, None for an unknown size; None when the rank is not
-    known) and `rank`."""
+    known), `rank`, and `array` (whether it is an array type); dtype None: not known to one dtype."""
     from namedcheck.analyzer.incremental import format_value
 
     if isinstance(v, ArrayType):
@@ -141,10 +142,11 @@ def describe(v: Any) -> dict[str, Any]:
         return {
             "type": format_value(v, sets=False),
             "array": True,
-            "dtype": v.dtype,
+            "dtype": v.dtype if v.dtype_code in DTYPES else None,  # (not a family such as `i*`)
             "shape": [d if isinstance(d, int | str) else None for d in v.shape] if known else None,
             "rank": len(v.shape) if known else None,
         }
     if v is UNKNOWN:
         return {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None}
-    return {"type": format_value(v, sets=False), "array": False, "dtype": None, "shape": None, "rank": None}
+    shown = repr(v.value) if isinstance(v, Const) else format_value(v, sets=False)
+    return {"type": shown, "array": False, "dtype": None, "shape": None, "rank": None}
