@@ -26,7 +26,9 @@ Building the corpus (no network in the `run` step; nothing in this repository is
     python -m venv ENV && ENV/bin/pip install jax flax equinox optax chex dm-haiku diffrax ... pytest
     # 3. the measure (the namedcheck next to this interpreter, or --checker)
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
-                                     [--budget 90] [--per-file 25] [--jobs 2] [--json-out FILE]
+                                     [--budget 90] [--per-file 25] [--jobs 2] [--json-out FILE] [--save DIR]
+    # the comparison again over what --save kept (after a change to the comparison)
+    python bench/shape_oracle.py compare --saved DIR --corpus CORPUS
 
 Each codebase's files run one by one (pytest for test files, as a script for examples) with
 JAX_PLATFORMS=cpu and XLA_FLAGS=--xla_force_host_platform_device_count=8, in a temporary directory, each under
@@ -398,15 +400,11 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
             sites.setdefault(key, []).extend(b["types"])
     runs: dict[tuple[str, str, int, Any, str], list[tuple[Any, str]]] = {}
     for f, ln, name, shape, dtype in recorded.get("values", []):
-        lay = layout(f)
-        if lay is None:
-            continue
-        runs.setdefault((f, "a", lay[0].get(ln, ln), 0, name), []).append((tuple(shape), dtype))
+        lay = layout(f)  # (a file that does not parse: its values are counted, as unknown)
+        runs.setdefault((f, "a", lay[0].get(ln, ln) if lay else ln, 0, name), []).append((tuple(shape), dtype))
     for f, first, name, shape, dtype in recorded.get("params", []):
         lay = layout(f)
-        if lay is None or (first, name) not in lay[1]:
-            continue
-        pl, pc = lay[1][(first, name)]
+        pl, pc = lay[1].get((first, name), (first, -1)) if lay else (first, -1)
         runs.setdefault((f, "p", pl, pc, name), []).append((tuple(shape), dtype))
     fig.files = len({k[0] for k in runs})
     for key, values in sorted(runs.items(), key=repr):
@@ -448,10 +446,32 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     files = [f for f in files if not held_out(cb, f)]
     t1 = time.monotonic()
     inferred = infer(args.checker, root, files, args.types_timeout)
+    if args.save:  # what `compare --saved DIR` reads again
+        out = Path(args.save) / cb.name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "recorded.json").write_text(json.dumps({**recorded, "programs": ran}))
+        (out / "types.json").write_text(json.dumps(inferred))
     fig = compare(root, recorded, inferred)
     fig.programs = ran
     fig.note = f"run {t1 - t0:.0f}s, types {time.monotonic() - t1:.0f}s" + ("" if inferred else ", types failed")
     return fig
+
+
+def compare_saved(args: argparse.Namespace) -> int:
+    """The comparison again over the records and types a `run --save DIR` kept (no code run, no analysis)."""
+    figures = []
+    for cb in read_list(Path(args.list)):
+        saved = Path(args.saved) / cb.name
+        if args.names and cb.name not in args.names or not (saved / "recorded.json").is_file():
+            continue
+        recorded = json.loads((saved / "recorded.json").read_text())
+        inferred = json.loads((saved / "types.json").read_text())
+        fig = compare(Path(args.corpus) / cb.name / cb.subdir, recorded, inferred)
+        fig.programs = int(recorded.get("programs", 0))
+        fig.note = "" if inferred else "types failed"
+        figures.append((cb.name, fig))
+    report(figures, args)
+    return 0
 
 
 def table(results: Iterable[tuple[str, Figures]]) -> str:
@@ -486,6 +506,11 @@ def run(args: argparse.Namespace) -> int:
         figures = list(pool.map(lambda cb: (cb.name, measure(args, cb)), codebases))
     for name, fig in figures:
         print(f"{name}: {fig.total} values ({fig.note})", file=sys.stderr)
+    report(figures, args)
+    return 0
+
+
+def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None:
     print(table(figures))
     print("\nDisagreements (recorded at run time vs inferred):")
     for name, fig in figures:
@@ -510,7 +535,6 @@ def run(args: argparse.Namespace) -> int:
             for name, fig in figures
         }
         Path(args.json_out).write_text(json.dumps(data, indent=1))
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -534,7 +558,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
     r.add_argument("--json-out")
+    r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
     r.set_defaults(func=run)
+    c = sub.add_parser("compare", help="compare again what `run --save DIR` kept")
+    c.add_argument("--saved", required=True)
+    c.add_argument("--corpus", required=True)
+    c.add_argument("--list", default=str(DEFAULT_LIST))
+    c.add_argument("--names", nargs="*")
+    c.add_argument("--dtype-list", type=int, default=5)
+    c.add_argument("--json-out")
+    c.set_defaults(func=compare_saved)
     args = p.parse_args(argv)
     return int(args.func(args))
 
