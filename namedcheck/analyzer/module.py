@@ -21,7 +21,7 @@ from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related
-from namedcheck.engine.codes import NC002, NC302
+from namedcheck.engine.codes import CODES, NC002, NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
@@ -616,6 +616,7 @@ class ModuleAnalyzer:
                     err.code,
                     err.message,
                     err.hint,
+                    severity=getattr(CODES.get(err.code), "severity", "error"),
                     data=err.data,
                     related=self.related_locations(path, err),
                 )
