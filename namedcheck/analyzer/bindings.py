@@ -15,11 +15,13 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer import reveal
 from namedcheck.analyzer.module import ModuleAnalyzer
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine import spelling
 from namedcheck.engine.dtypes import DTYPES
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const
+from namedcheck.engine.values import UNKNOWN, ArrayType
 
 
 @dataclass
@@ -135,12 +137,10 @@ def describe(v: Any) -> dict[str, Any]:
     """A value as `namedcheck types` prints it (docs/cli.md): `type` (the annotation spelling, `unknown`, or
     the Python value), `dtype`, `shape` (ints, symbols, None for an unknown size; None when the rank is not
     known), `rank`, and `array` (whether it is an array type); dtype None: not known to one dtype."""
-    from namedcheck.analyzer.incremental import format_value
-
     if isinstance(v, ArrayType):
         known = not v.has_ellipsis
         return {
-            "type": format_value(v, sets=False),
+            "type": spelling.spell(v),
             "array": True,
             "dtype": v.dtype if v.dtype_code in DTYPES else None,  # (not a family such as `i*`)
             "shape": [d if isinstance(d, int | str) else None for d in v.shape] if known else None,
@@ -148,5 +148,4 @@ def describe(v: Any) -> dict[str, Any]:
         }
     if v is UNKNOWN:
         return {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None}
-    shown = repr(v.value) if isinstance(v, Const) else format_value(v, sets=False)
-    return {"type": shown, "array": False, "dtype": None, "shape": None, "rank": None}
+    return {"type": reveal.text(v), "array": False, "dtype": None, "shape": None, "rank": None}

@@ -5,15 +5,15 @@ listing each analysis's type."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import QualRef
+from namedcheck.analyzer.refs import FuncRef, QualRef
 from namedcheck.analyzer.scope import FrameState, label
 from namedcheck.engine import spelling
 from namedcheck.engine.codes import NC003
+from namedcheck.engine.dtypes import numpy_name
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
 
@@ -81,7 +81,15 @@ def text(v: Any) -> str:
         return "unknown"
     if isinstance(v, Const):
         return repr(v.value)
-    return re.sub(r"^\w+\((.*)\)$", r"\1", repr(v))
+    if isinstance(v, DimVal):
+        return f"int (= {v.dim if v.dim is not None else 'a size not known'})"
+    if isinstance(v, DtypeRef):
+        return f"dtype {numpy_name(v.code) or '(not known)'}"
+    if isinstance(v, FuncRef):
+        return f"function {v.name}"
+    if isinstance(v, QualRef):
+        return v.name
+    return "a value namedcheck does not type"  # (a class, a module, an analyzer reference)
 
 
 def _note(f: FrameState, node: cst.Call, what: str, shown: str, reveal: bool = False) -> None:
