@@ -1,7 +1,7 @@
 """The recording half of `bench/shape_oracle.py`: runs one program (a pytest run or a script) under a line tracer
 that records, for every local name bound to an array, the shape and dtype it had.
 
-    python bench/oracle_trace.py --root DIR --out FILE.json pytest TESTFILE...
+    python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] pytest TESTFILE...
     python bench/oracle_trace.py --root DIR --out FILE.json script SCRIPT [ARGS...]
 
 Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not). At each line event the
@@ -17,6 +17,7 @@ site); `first_line` is the code object's first line (a decorated function's firs
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -155,6 +156,7 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--root", required=True)
     p.add_argument("--out", required=True)
+    p.add_argument("--per-test", type=float, default=0, help="pytest-timeout's limit per test, where installed")
     p.add_argument("mode", choices=("pytest", "script"))
     p.add_argument("rest", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
@@ -175,7 +177,10 @@ def main(argv: list[str]) -> int:
         if args.mode == "pytest":
             import pytest
 
-            code = int(pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", *args.rest]))
+            limit = []
+            if args.per_test > 0 and importlib.util.find_spec("pytest_timeout") is not None:
+                limit = [f"--timeout={args.per_test:g}", "--timeout-method=signal"]
+            code = int(pytest.main(["-q", "-p", "no:cacheprovider", "--no-header", *limit, *args.rest]))
         else:
             import runpy
 

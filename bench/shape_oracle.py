@@ -26,13 +26,14 @@ Building the corpus (no network in the `run` step; nothing in this repository is
     python -m venv ENV && ENV/bin/pip install jax flax equinox optax chex dm-haiku diffrax ... pytest
     # 3. the measure (the namedcheck next to this interpreter, or --checker)
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
-                                     [--budget 90] [--per-file 25] [--jobs 2] [--json-out FILE] [--save DIR]
+                                     [--budget 120] [--per-run 60] [--chunk 8] [--jobs 2] [--json-out FILE] [--save DIR]
     # the comparison again over what --save kept (after a change to the comparison)
     python bench/shape_oracle.py compare --saved DIR --corpus CORPUS
 
-Each codebase's files run one by one (pytest for test files, as a script for examples) with
-JAX_PLATFORMS=cpu and XLA_FLAGS=--xla_force_host_platform_device_count=8, in a temporary directory, each under
-`--per-file` seconds and all under `--budget` seconds per codebase; then `namedcheck types` analyses the files that
+Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process, each
+test under `--per-test` seconds where pytest-timeout is installed; examples as scripts, one a process) with
+JAX_PLATFORMS=cpu and XLA_FLAGS=--xla_force_host_platform_device_count=8, in a temporary directory, each process
+under `--per-run` seconds and all under `--budget` seconds per codebase; then `namedcheck types` analyses the files that
 recorded values. Held-out material (HELD_OUT) is never run or analysed.
 """
 
@@ -195,8 +196,11 @@ def programs(cb: Codebase, root: Path) -> list[tuple[str, str]]:
     return sorted(((m, r) for r, m in found.items()), key=lambda x: hashlib.sha1(x[1].encode()).hexdigest())
 
 
-def run_one(python: str, root: Path, mode: str, rel: str, limit: float, work: Path) -> dict[str, Any]:
-    out = work / (hashlib.sha1(rel.encode()).hexdigest()[:12] + ".json")
+def run_one(
+    python: str, root: Path, mode: str, rels: Sequence[str], limit: float, work: Path, per_test: float = 0
+) -> dict[str, Any]:
+    """One process: a pytest run over `rels`, or one script; what it recorded (within `limit` seconds)."""
+    out = work / (hashlib.sha1("\0".join(rels).encode()).hexdigest()[:12] + ".json")
     env = dict(os.environ)
     extra = [str(root)] + ([str(root / "src")] if (root / "src").is_dir() else [])
     env.update(
@@ -208,7 +212,8 @@ def run_one(python: str, root: Path, mode: str, rel: str, limit: float, work: Pa
     )
     run_dir = work / "cwd"
     run_dir.mkdir(exist_ok=True)
-    cmd = [python, str(HERE / "oracle_trace.py"), "--root", str(root), "--out", str(out), mode, str(root / rel)]
+    cmd = [python, str(HERE / "oracle_trace.py"), "--root", str(root), "--out", str(out), "--per-test", str(per_test)]
+    cmd += [mode, *(str(root / r) for r in rels)]
     proc = subprocess.Popen(
         cmd, cwd=run_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
     )
@@ -227,19 +232,32 @@ def run_one(python: str, root: Path, mode: str, rel: str, limit: float, work: Pa
         return {"values": [], "params": []}
 
 
-def record(python: str, cb: Codebase, root: Path, budget: float, per_file: float) -> tuple[dict[str, Any], int]:
-    """Every recorded value of the codebase's programs run within the budget, and how many programs ran."""
+def batches(found: list[tuple[str, str]], chunk: int) -> list[tuple[str, list[str]]]:
+    """Test files `chunk` to a pytest process (one JAX import for them all); each script alone."""
+    out: list[tuple[str, list[str]]] = []
+    for mode, rel in found:
+        if mode == "pytest" and out and out[-1][0] == "pytest" and len(out[-1][1]) < chunk:
+            out[-1][1].append(rel)
+        else:
+            out.append((mode, [rel]))
+    return out
+
+
+def record(
+    python: str, cb: Codebase, root: Path, budget: float, per_run: float, chunk: int = 8, per_test: float = 10
+) -> tuple[dict[str, Any], int]:
+    """Every recorded value of the codebase's programs run within the budget, and how many files ran."""
     values: set[tuple[Any, ...]] = set()
     params: set[tuple[Any, ...]] = set()
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        for mode, rel in programs(cb, root):
+        for mode, rels in batches(programs(cb, root), chunk):
             left = budget - (time.monotonic() - start)
-            if left < 5:
+            if left < 10:
                 break
-            got = run_one(python, root, mode, rel, min(per_file, left), Path(tmp))
-            ran += 1
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test)
+            ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
     kept = lambda rows: [r for r in rows if not held_out(cb, r[0])]  # noqa: E731
@@ -441,7 +459,7 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     if not root.is_dir():
         return Figures(note="not in the corpus")
     t0 = time.monotonic()
-    recorded, ran = record(args.python, cb, root, args.budget, args.per_file)
+    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test)
     files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
     files = [f for f in files if not held_out(cb, f)]
     t1 = time.monotonic()
@@ -475,7 +493,7 @@ def compare_saved(args: argparse.Namespace) -> int:
 
 
 def table(results: Iterable[tuple[str, Figures]]) -> str:
-    rows = [("codebase", "progs", "files", "values", *CATEGORIES, "exact%", "dtype!=", "note")]
+    rows = [("codebase", "run", "files", "values", *CATEGORIES, "exact%", "dtype!=", "note")]
     total = Figures()
     for name, fig in results:
         total.add(fig)
@@ -552,8 +570,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--list", default=str(DEFAULT_LIST))
     r.add_argument("--names", nargs="*")
     r.add_argument("--checker", default=default_checker())
-    r.add_argument("--budget", type=float, default=90.0, help="seconds of running per codebase")
-    r.add_argument("--per-file", type=float, default=25.0, help="seconds per program")
+    r.add_argument("--budget", type=float, default=120.0, help="seconds of running per codebase")
+    r.add_argument("--per-run", type=float, default=60.0, help="seconds per process (a batch of test files)")
+    r.add_argument("--chunk", type=int, default=8, help="test files per pytest process")
+    r.add_argument("--per-test", type=float, default=10.0, help="seconds per test (pytest-timeout, where installed)")
     r.add_argument("--types-timeout", type=float, default=300.0)
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
