@@ -4,7 +4,8 @@ that records, for every local name bound to an array, the shape and dtype it had
     python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] pytest TESTFILE...
     python bench/oracle_trace.py --root DIR --out FILE.json script SCRIPT [ARGS...]
 
-Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not). At each line event the
+Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not; module bodies only of
+the files run). At each line event the
 frame's locals are compared with what they were at the previous one: a name now bound to another object was bound
 by the previous line; a function's parameters are recorded when it is called. An array is a numpy `ndarray`, a
 `jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
@@ -43,6 +44,7 @@ class Recorder:
         self.last_flush = time.monotonic()
         self.events = 0
         self.lock = threading.Lock()
+        self.programs: set[str] = set()  # the files run: their module bodies are traced too
 
     # ---- what is an array ----------------------------------------------------------------------
     def array(self, v: Any) -> tuple[Any, str] | None:
@@ -101,6 +103,8 @@ class Recorder:
         if shown is None or code.co_name in SKIPPED_CODE:
             return None
         module_level = code.co_name == "<module>"
+        if module_level and os.path.realpath(code.co_filename) not in self.programs:
+            return None  # a library module's body: its globals are diffed at every line, for few arrays
         try:
             local_vars = frame.f_locals
         except Exception:
@@ -161,6 +165,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("rest", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
     rec = Recorder(args.root, args.out)
+    rec.programs = {os.path.realpath(f) for f in args.rest if f.endswith(".py")}
 
     def stop(signum: int, _frame: Any) -> None:
         sys.settrace(None)

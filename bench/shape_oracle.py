@@ -27,6 +27,8 @@ Building the corpus (no network in the `run` step; nothing in this repository is
     # 3. the measure (the namedcheck next to this interpreter, or --checker)
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
                                      [--budget 120] [--per-run 60] [--chunk 8] [--jobs 2] [--json-out FILE] [--save DIR]
+    # a second pass over the batches the first did not reach, added to what --save kept
+    python bench/shape_oracle.py run ... --save DIR --skip 3 --merge
     # the comparison again over what --save kept (after a change to the comparison)
     python bench/shape_oracle.py compare --saved DIR --corpus CORPUS
 
@@ -244,7 +246,14 @@ def batches(found: list[tuple[str, str]], chunk: int) -> list[tuple[str, list[st
 
 
 def record(
-    python: str, cb: Codebase, root: Path, budget: float, per_run: float, chunk: int = 8, per_test: float = 10
+    python: str,
+    cb: Codebase,
+    root: Path,
+    budget: float,
+    per_run: float,
+    chunk: int = 8,
+    per_test: float = 10,
+    skip: int = 0,
 ) -> tuple[dict[str, Any], int]:
     """Every recorded value of the codebase's programs run within the budget, and how many files ran."""
     values: set[tuple[Any, ...]] = set()
@@ -252,7 +261,7 @@ def record(
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        for mode, rels in batches(programs(cb, root), chunk):
+        for mode, rels in batches(programs(cb, root), chunk)[skip:]:
             left = budget - (time.monotonic() - start)
             if left < 10:
                 break
@@ -459,7 +468,13 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     if not root.is_dir():
         return Figures(note="not in the corpus")
     t0 = time.monotonic()
-    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test)
+    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip)
+    kept = Path(args.save) / cb.name / "recorded.json" if args.save else None
+    if args.merge and kept is not None and kept.is_file():  # a later pass over other batches adds to the first
+        old = json.loads(kept.read_text())
+        for k in ("values", "params"):
+            recorded[k] = sorted({tuple(map(_frozen, r)) for r in [*old[k], *recorded[k]]}, key=repr)
+        ran += int(old.get("programs", 0))
     files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
     files = [f for f in files if not held_out(cb, f)]
     t1 = time.monotonic()
@@ -473,6 +488,10 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     fig.programs = ran
     fig.note = f"run {t1 - t0:.0f}s, types {time.monotonic() - t1:.0f}s" + ("" if inferred else ", types failed")
     return fig
+
+
+def _frozen(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
 
 
 def compare_saved(args: argparse.Namespace) -> int:
@@ -578,6 +597,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
     r.add_argument("--json-out")
+    r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
+    r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
     r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
     r.set_defaults(func=run)
     c = sub.add_parser("compare", help="compare again what `run --save DIR` kept")
