@@ -185,7 +185,16 @@ def main(argv: list[str]) -> int:
             limit = []
             if args.per_test > 0 and importlib.util.find_spec("pytest_timeout") is not None:
                 limit = [f"--timeout={args.per_test:g}", "--timeout-method=signal"]
-            flags = ["-q", "-p", "no:cacheprovider", "--no-header", "--continue-on-collection-errors", *limit]
+            flags = [
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--no-header",
+                "--continue-on-collection-errors",
+                "-o",
+                "addopts=",
+                *limit,
+            ]
             code = int(pytest.main([*flags, *args.rest]))
         else:
             import runpy

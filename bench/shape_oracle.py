@@ -71,6 +71,7 @@ HELD_OUT = (
     ("jax-examples", "examples/spmd_mnist*"),
     ("jax-examples", "spmd_mnist*"),
     ("jax-examples", "*shard_map*"),
+    ("jax-llm-examples", "gemma*"),  # (gemma is held out)
 )
 HELD_OUT_REPOS = {
     "google-research/vision_transformer",
