@@ -96,10 +96,11 @@ class Codebase:
     runs: list[tuple[str, str]]  # (mode, glob): mode "pytest" or "script"
     excludes: list[str] = field(default_factory=list)
     subdir: str = ""  # the part of the repository that is the codebase (`root:SUBDIR`; e.g. jax's examples/)
+    paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
 
 
 def read_list(path: Path) -> list[Codebase]:
-    """`name owner/repo [root:SUBDIR] pytest:GLOB script:GLOB !EXCLUDE ...` per line; `#` comments."""
+    """`name owner/repo [root:SUBDIR] [path:GLOB] pytest:GLOB script:GLOB !EXCLUDE ...` per line; `#` comments."""
     out = []
     for raw in path.read_text().splitlines():
         line = raw.split("#", 1)[0].split()
@@ -110,8 +111,9 @@ def read_list(path: Path) -> list[Codebase]:
             continue
         runs = [tuple(t.split(":", 1)) for t in rest if not t.startswith("!")]
         subdir = next((g for m, g in runs if m == "root"), "")
+        paths = [g for m, g in runs if m == "path"]
         runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
-        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir))
+        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths))
     return out
 
 
@@ -200,12 +202,20 @@ def programs(cb: Codebase, root: Path) -> list[tuple[str, str]]:
 
 
 def run_one(
-    python: str, root: Path, mode: str, rels: Sequence[str], limit: float, work: Path, per_test: float = 0
+    python: str,
+    root: Path,
+    mode: str,
+    rels: Sequence[str],
+    limit: float,
+    work: Path,
+    per_test: float = 0,
+    paths: Sequence[str] = (),
 ) -> dict[str, Any]:
     """One process: a pytest run over `rels`, or one script; what it recorded (within `limit` seconds)."""
     out = work / (hashlib.sha1("\0".join(rels).encode()).hexdigest()[:12] + ".json")
     env = dict(os.environ)
     extra = [str(root)] + ([str(root / "src")] if (root / "src").is_dir() else [])
+    extra += [str(d) for g in paths for d in sorted(root.glob(g)) if d.is_dir()]
     env.update(
         JAX_PLATFORMS="cpu",
         XLA_FLAGS="--xla_force_host_platform_device_count=8",
@@ -266,7 +276,7 @@ def record(
             left = budget - (time.monotonic() - start)
             if left < 10:
                 break
-            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test)
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths)
             ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
