@@ -14,7 +14,8 @@ by its function and name):
   each is printed with its location). A recorded value that matches no inferred type while the inferred ones match
   other recorded values of the binding (another call's shapes) counts as unknown.
 
-dtypes are compared separately (where the shape is at least rank-right): mismatches are listed apart.
+dtypes are compared separately (where the shape is at least rank-right): a mismatch is an inferred dtype that no
+run value of the binding with a matching shape has; mismatches are listed apart.
 
 Building the corpus (no network in the `run` step; nothing in this repository is changed):
 
@@ -377,7 +378,8 @@ def judge(run: tuple[Any, str], others: Sequence[tuple[Any, str]], types: Sequen
             best = (lv, t)
     if best is not None and best[0] != "unknown":
         t = best[1]
-        mismatch = t.get("dtype") is not None and t["dtype"] != dtype
+        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has)
+        mismatch = t.get("dtype") is not None and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
     wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others)]

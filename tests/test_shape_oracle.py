@@ -54,6 +54,8 @@ def test_dtype_mismatch_is_counted_apart():
     v = so.judge(((2,), "int64"), [((2,), "int64")], [t([2], "int32")])
     assert v.category == "exact" and v.dtype_mismatch
     assert not so.judge(((2,), "int64"), [((2,), "int64")], [t([2], None)]).dtype_mismatch
+    # another call's dtype (parameterized tests): not a mismatch
+    assert not so.judge(((2,), "int64"), [((2,), "int64"), ((2,), "int32")], [t([2], "int32")]).dtype_mismatch
 
 
 def test_statement_lines_and_parameters():
