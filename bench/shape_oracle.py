@@ -73,6 +73,7 @@ HELD_OUT = (
     ("jax-examples", "spmd_mnist*"),
     ("jax-examples", "*shard_map*"),
     ("jax-llm-examples", "gemma*"),  # (gemma is held out)
+    ("jax-tests", "*shard_map*"),
 )
 HELD_OUT_REPOS = {
     "google-research/vision_transformer",
