@@ -152,6 +152,12 @@ def prepare(args: argparse.Namespace) -> int:
             print(f"{cb.name}: not prepared: {e}", file=sys.stderr)
             shutil.rmtree(dest, ignore_errors=True)
             continue
+        if cb.subdir:  # only the part that is the codebase (the rest of jax's repository is not importable here)
+            keep = dest.parent / f".{cb.name}.keep"
+            (dest / cb.subdir).rename(keep)
+            shutil.rmtree(dest)
+            dest.mkdir()
+            keep.rename(dest / cb.subdir)
         for f in sorted(dest.rglob("*")):  # held-out material is not even kept
             rel = f.relative_to(dest).as_posix()
             if f.is_file() and held_out(cb, rel):
