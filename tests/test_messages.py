@@ -27,6 +27,7 @@ HEADER = (
 PROGRAMS = {
     "NC001": "def loss(w, x:\n    return w @ x\n",
     "NC002": "tokens = jnp.ones((16, 64))  # noqa: NC201\n",
+    "NC003": "tokens = jnp.ones((16, 64))\nreveal_type(tokens)\n",
     "NC101": "def embed(tokens: f32[(16,), ['batch', 8]]) -> None: ...\n",
     "NC102": "def embed(tokens: f32[(-1, 64)]) -> None: ...\n",
     "NC103": "def embed(tokens: f32[(64,), {'batch': 8, 'batch': 4}]) -> None: ...\n",
@@ -96,6 +97,11 @@ EXPECTED = {
         "`# noqa` names NC201, which nothing reports on this line",
         "remove the code from the comment (`namedcheck check --fix` does), or move the comment to the first line "
         "of the diagnostic it is meant for",
+    ),
+    "NC003": (
+        2,
+        "Revealed type of `tokens` is `f32[Array, Dims(16, 64)]`",
+        "remove the `reveal_type` / `reveal_locals` call once the type is known",
     ),
     "NC101": (
         1,

@@ -18,6 +18,7 @@ from namedcheck.analyzer import (
     nn_modules,
     origins,
     placements,
+    reveal,
 )
 from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.literals import str_method
@@ -88,6 +89,9 @@ class Calls(FrameState):
         return pos, kw, nodes, kwl, ok
 
     def call(self, node: cst.Call) -> Any:
+        shown = reveal.revealed(self, node)  # `reveal_type(x)`, `reveal_locals()`: NC003 notes
+        if shown is not NotImplemented:
+            return shown
         param = nn_modules.self_param(self, node)  # `self.param('w', init, shape)` in a linen module
         if param is not NotImplemented:
             return param

@@ -21,7 +21,7 @@ from namedcheck.analyzer.positions import positions_of
 from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related, merge_contexts
-from namedcheck.engine.codes import NC002, NC302
+from namedcheck.engine.codes import CODES, NC002, NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, check_cooccurrence
 from namedcheck.engine.ops import Op
@@ -60,6 +60,9 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
     coverage: CoverageCounter | None = None  # set by `Session.check` for a checked file (analyzer/coverage.py)
+    # every name binding's (target name node, value), each analysis of it; set by `namedcheck types`
+    # (analyzer/bindings.py)
+    bindings: list[tuple[cst.CSTNode, Any]] | None = None
 
     def __init__(
         self,
@@ -367,6 +370,11 @@ class ModuleAnalyzer:
                     # unknown at the call: the body's own annotation (which says nothing of varying axes)
                     v = declared_value(prm.annotation, UNKNOWN, frame.env.manual)
                 frame.vars[prm.name] = v
+        if self.bindings is not None and isinstance(ref.node, cst.FunctionDef):
+            p = ref.node.params
+            star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
+            for node in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
+                self.bindings.append((node.name, frame.vars.get(node.name.value, UNKNOWN)))
         if isinstance(ref.node, cst.Lambda):
             return frame.ev(ref.node.body)
         if self.yields_somewhere() and iteration.is_generator(ref.node):  # calling it gives an iterator of its items
@@ -646,6 +654,7 @@ class ModuleAnalyzer:
                         e.code,
                         e.message,
                         e.hint,
+                        severity=getattr(CODES.get(e.code), "severity", "error"),
                         data=e.data,
                         related=self.related_locations(path, e),
                     )

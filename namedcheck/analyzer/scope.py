@@ -40,6 +40,8 @@ class Analyzer(Protocol):
     types: dict[int, tuple[cst.CSTNode, Any]] | None
     value_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, value) of every analysis, for editors
     coverage: Any  # a checked file's `coverage.CoverageCounter` (None: not counted)
+    found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]]  # what the analysis reported, by (node id, code)
+    bindings: list[tuple[cst.CSTNode, Any]] | None  # (name node, value) of every binding, for `namedcheck types`
     mapped: set[int]
     steps: int  # statements analysed so far (the work bound counts them)
     sets_mesh: bool  # a function of the module calls jax.set_mesh

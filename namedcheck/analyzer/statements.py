@@ -279,6 +279,8 @@ class Statements(FrameState):
     def assign(self, target: cst.BaseExpression, v: Any) -> None:
         if isinstance(target, cst.Name):
             self.vars[target.value] = v
+            if self.an.bindings is not None:  # `namedcheck types` (analyzer/bindings.py)
+                self.an.bindings.append((target, v))
             if target.value in self.arguments:
                 self.rebound.add(target.value)  # no longer the argument the call gave
         elif isinstance(target, cst.Tuple | cst.List):

@@ -1,4 +1,4 @@
-"""`namedcheck check | coverage | explain | infer | lsp | --version`. Never imports jax or mypy; never runs user code."""
+"""`namedcheck check | coverage | types | explain | infer | lsp | --version`. Never imports jax or mypy; never runs user code."""
 
 from __future__ import annotations
 
@@ -190,6 +190,10 @@ def _empty_document(args: argparse.Namespace) -> None:
             from namedcheck.cli.coverage import render_json
 
             print(render_json({}))
+        elif getattr(args, "command", None) == "types":
+            from namedcheck.cli.types import render_json as types_json
+
+            print(types_json([], []))
         else:
             print("[]")
     elif fmt == "sarif":
@@ -562,6 +566,24 @@ def cmd_coverage(args: argparse.Namespace) -> int:
     return _unreadable_status(diags)
 
 
+def cmd_types(args: argparse.Namespace) -> int:
+    """`namedcheck types PATH...`: every binding of the files with the types the analysis inferred there."""
+    from namedcheck.cli import types
+
+    try:
+        cfg = load_config(Path(args.config_root or "."))
+    except ConfigError as e:
+        return _fail(args, str(e))
+    problem = stub_problem(cfg)
+    if problem is not None:
+        return _fail(args, problem)
+    bindings, problems, status = types.collect(list(args.paths or ["."]), cfg)
+    text = types.render_json(bindings, problems) if args.format == "json" else types.render_text(bindings, problems)
+    if text:
+        print(text)
+    return status
+
+
 def cmd_explain(args: argparse.Namespace) -> int:
     code = args.code.upper()
     c = CODES.get(code)
@@ -718,6 +740,17 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
     cov.add_argument("--config-root", help=argparse.SUPPRESS)
     cov.set_defaults(func=cmd_coverage)
+    ty = sub.add_parser(
+        "types",
+        help="every binding (assignments, parameters, loop and with targets) with its inferred type",
+        description="Lists every name the files bind (assignment, for, with and except targets, comprehension "
+        "targets, function parameters) with the types the checker inferred there, one per analysis that "
+        "reached it (a function analysed on its own and at each call). The same analysis as `check`.",
+    )
+    ty.add_argument("paths", nargs="*", help="files or directories (default: .)")
+    ty.add_argument("--format", choices=("text", "json"), default="text")
+    ty.add_argument("--config-root", help=argparse.SUPPRESS)
+    ty.set_defaults(func=cmd_types)
     e = sub.add_parser("explain", help="what a diagnostic code means, with a wrong and a right example")
     e.add_argument("code")
     e.set_defaults(func=cmd_explain)

@@ -111,8 +111,10 @@ def render_text(
         out.append("")
     if not summary:
         return "\n".join(out[:-1])
-    n = len(diags)
-    out.append(f"Found {n} error{'s' if n != 1 else ''}." if n else "All checks passed.")
+    n = sum(d.severity == "error" for d in diags)
+    notes = len(diags) - n
+    said = f" ({notes} note{'s' if notes != 1 else ''})" if notes else ""
+    out.append(f"Found {n} error{'s' if n != 1 else ''}.{said}" if n else f"All checks passed.{said}")
     fixes = fix_summary(diags, unsafe)
     if fixes:
         out.append(fixes)
@@ -155,7 +157,8 @@ def _located(doc: dict[str, object], d: Diagnostic) -> dict[str, object]:
 
 
 def render_github(diags: list[Diagnostic]) -> str:
-    """GitHub Actions workflow commands: one `::error` annotation per diagnostic, hint on its own line."""
+    """GitHub Actions workflow commands: one `::error` annotation per diagnostic (`::notice` for a note), hint on
+    its own line."""
 
     def esc(s: str) -> str:
         return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
@@ -174,7 +177,7 @@ def render_github(diags: list[Diagnostic]) -> str:
         if c is not None:
             text = f"cell {c[0]}: {text}"
         out.append(
-            f"::error file={prop(p(d.path))},line={line},col={d.column},endLine={end},"
+            f"::{'notice' if d.severity == 'note' else 'error'} file={prop(p(d.path))},line={line},col={d.column},endLine={end},"
             f"endColumn={d.end_column},title={prop(title)}::{esc(text)}"
         )
     return "\n".join(out)

@@ -18,6 +18,7 @@ class Code(str):
     right: str
     hint: str | None
     fix: str | None
+    severity: str  # "error", or "note" for what the user asked to see (never fails a run)
 
     def __new__(
         cls,
@@ -28,6 +29,7 @@ class Code(str):
         right: str,
         hint: str | None = None,
         fix: str | None = None,
+        severity: str = "error",
     ) -> Code:
         self = super().__new__(cls, code)
         self.title, self.explanation, self.wrong, self.right, self.hint, self.fix = (
@@ -38,6 +40,7 @@ class Code(str):
             hint,
             fix,
         )
+        self.severity = severity
         return self
 
     @property
@@ -86,6 +89,19 @@ _CODES: list[Code] = [
         hint="remove the code from the comment (`namedcheck check --fix` does), or move the comment to the "
         "first line of the diagnostic it is meant for",
         fix="fix_nc002",
+    ),
+    Code(
+        "NC003",
+        "revealed type",
+        "A note, not an error: `reveal_type(x)` shows the type namedcheck infers for `x` (dtype, shape, named "
+        "axes, sharding) and `reveal_locals()` the types of the names bound in the current scope, as mypy and "
+        "pyright do. Written bare (a type checker's builtin) or imported from `typing` / `typing_extensions`, "
+        "where `reveal_type` returns its argument at run time. A function analysed on its own and at its calls "
+        "shows one type per analysis. Notes never fail a run; remove the call when done.",
+        "x = jnp.zeros((3, 4))\nreveal_type(x)  # note: Revealed type is `f32[Array, Dims(3, 4)]`\n",
+        "x = jnp.zeros((3, 4))\n",
+        hint="remove the `reveal_type` / `reveal_locals` call once the type is known",
+        severity="note",
     ),
     Code(
         "NC101",
@@ -691,6 +707,7 @@ def _registered(code: str) -> Code | str:
 NC000 = CODES["NC000"]
 NC001 = CODES["NC001"]
 NC002 = CODES["NC002"]
+NC003 = CODES["NC003"]
 NC101 = CODES["NC101"]
 NC102 = CODES["NC102"]
 NC103 = CODES["NC103"]

@@ -382,6 +382,9 @@ def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
             ctx = Context(d.line, d.column - 1)
             ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
             code = ERROR_CODES.get(d.code, NAMEDCHECK)
+            if getattr(d, "severity", "error") == "note":  # NC003 (`reveal_type`): a note, as mypy's own
+                api.note(d.message, ctx, code=code)
+                continue
             api.fail(d.message, ctx, code=code)
             for r in getattr(d, "related", ()):
                 api.note(f"{r.path}:{r.line}:{r.column}: {r.message}", ctx, code=code)

@@ -1,0 +1,218 @@
+"""The recording half of `bench/shape_oracle.py`: runs one program (a pytest run or a script) under a line tracer
+that records, for every local name bound to an array, the shape and dtype it had.
+
+    python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] pytest TESTFILE...
+    python bench/oracle_trace.py --root DIR --out FILE.json script SCRIPT [ARGS...]
+
+Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not; module bodies only of
+the files run). At each line event the
+frame's locals are compared with what they were at the previous one: a name now bound to another object was bound
+by the previous line; a function's parameters are recorded when it is called. An array is a numpy `ndarray`, a
+`jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
+of the environment that has JAX and the code's dependencies; this file imports neither namedcheck nor, itself, jax.
+
+The output (`--out`, written at exit, on SIGTERM and every few seconds): `{"values": [[file, line, name, shape,
+dtype], ...], "params": [[file, first_line, name, shape, dtype], ...]}`, each distinct value once (at most 8 per
+site); `first_line` is the code object's first line (a decorated function's first decorator).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import signal
+import sys
+import threading
+import time
+from types import FrameType
+from typing import Any
+
+MAX_PER_SITE = 8
+SKIPPED_CODE = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
+_GENERATORS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+class Recorder:
+    def __init__(self, root: str, out: str) -> None:
+        self.root = os.path.realpath(root) + os.sep
+        self.out = out
+        self.values: dict[tuple[str, int, str], set[tuple[Any, str]]] = {}
+        self.params: dict[tuple[str, int, str], set[tuple[Any, str]]] = {}
+        self.files: dict[str, str | None] = {}  # co_filename -> its path under root, None: not traced
+        self.kinds: dict[type, bool] = {}
+        self.last_flush = time.monotonic()
+        self.events = 0
+        self.lock = threading.Lock()
+        self.programs: set[str] = set()  # the files run: their module bodies are traced too
+
+    # ---- what is an array ----------------------------------------------------------------------
+    def array(self, v: Any) -> tuple[Any, str] | None:
+        t = type(v)
+        hit = self.kinds.get(t)
+        if hit is None:
+            hit = self._is_array_type(v)
+            self.kinds[t] = hit
+        if not hit:
+            return None
+        try:
+            shape = tuple(
+                int(d) if isinstance(d, int) or type(d).__name__.startswith("int") else str(d) for d in v.shape
+            )
+            return shape, str(v.dtype)
+        except Exception:
+            return None
+
+    @staticmethod
+    def _is_array_type(v: Any) -> bool:
+        np = sys.modules.get("numpy")
+        if np is not None and isinstance(v, np.ndarray):
+            return True
+        jax = sys.modules.get("jax")
+        if jax is None:
+            return False
+        try:
+            if isinstance(v, jax.Array):
+                return True
+            core = sys.modules.get("jax.core") or sys.modules.get("jax._src.core")
+            return core is not None and isinstance(v, core.Tracer)
+        except Exception:
+            return False
+
+    # ---- tracing -------------------------------------------------------------------------------
+    def traced(self, filename: str) -> str | None:
+        hit = self.files.get(filename, "")
+        if hit != "":
+            return hit
+        path = os.path.realpath(filename) if filename.endswith(".py") else ""
+        shown = path[len(self.root) :] if path.startswith(self.root) else None
+        self.files[filename] = shown
+        return shown
+
+    def note(self, table: dict[tuple[str, int, str], set[tuple[Any, str]]], key: tuple[str, int, str], v: Any) -> None:
+        a = self.array(v)
+        if a is None:
+            return
+        seen = table.setdefault(key, set())
+        if len(seen) < MAX_PER_SITE:
+            seen.add(a)
+
+    def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
+        code = frame.f_code
+        shown = self.traced(code.co_filename)
+        if shown is None or code.co_name in SKIPPED_CODE:
+            return None
+        module_level = code.co_name == "<module>"
+        if module_level and os.path.realpath(code.co_filename) not in self.programs:
+            return None  # a library module's body: its globals are diffed at every line, for few arrays
+        try:
+            local_vars = frame.f_locals
+        except Exception:
+            return None
+        first_call = not (code.co_flags & _GENERATORS) or frame.f_lasti <= 2
+        if first_call and not module_level:
+            n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+            for name in code.co_varnames[:n]:
+                if name in local_vars:
+                    self.note(self.params, (shown, code.co_firstlineno, name), local_vars[name])
+        snapshot = {k: id(v) for k, v in local_vars.items()}
+        state = [frame.f_lineno, snapshot]
+
+        def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
+            if event == "line" or event == "return":
+                try:
+                    now = frame.f_locals
+                except Exception:
+                    return local_trace
+                before = state[1]
+                line = state[0]
+                fresh = {}
+                for k, v in now.items():
+                    i = id(v)
+                    fresh[k] = i
+                    if before.get(k) != i:
+                        self.note(self.values, (shown, line, k), v)
+                state[1] = fresh
+                state[0] = frame.f_lineno
+                self.events += 1
+                if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:
+                    self.flush()
+            return local_trace
+
+        return local_trace
+
+    def flush(self) -> None:
+        with self.lock:
+            self.last_flush = time.monotonic()
+            data = {
+                "values": [[*k, list(s), d] for k, vs in self.values.items() for s, d in sorted(vs, key=repr)],
+                "params": [[*k, list(s), d] for k, vs in self.params.items() for s, d in sorted(vs, key=repr)],
+            }
+            tmp = self.out + ".tmp"
+            with open(tmp, "w") as f:
+                json.dump(data, f)
+            os.replace(tmp, self.out)
+
+
+def main(argv: list[str]) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser()
+    p.add_argument("--root", required=True)
+    p.add_argument("--out", required=True)
+    p.add_argument("--per-test", type=float, default=0, help="pytest-timeout's limit per test, where installed")
+    p.add_argument("mode", choices=("pytest", "script"))
+    p.add_argument("rest", nargs=argparse.REMAINDER)
+    args = p.parse_args(argv)
+    rec = Recorder(args.root, args.out)
+    rec.programs = {os.path.realpath(f) for f in args.rest if f.endswith(".py")}
+
+    def stop(signum: int, _frame: Any) -> None:
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+        rec.flush()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, stop)
+    sys.path.insert(0, os.path.realpath(args.root))
+    code = 0
+    threading.settrace(rec.global_trace)
+    sys.settrace(rec.global_trace)
+    try:
+        if args.mode == "pytest":
+            import pytest
+
+            limit = []
+            if args.per_test > 0 and importlib.util.find_spec("pytest_timeout") is not None:
+                limit = [f"--timeout={args.per_test:g}", "--timeout-method=signal"]
+            flags = [
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "--no-header",
+                "--continue-on-collection-errors",
+                "-o",
+                "addopts=",
+                *limit,
+            ]
+            code = int(pytest.main([*flags, *args.rest]))
+        else:
+            import runpy
+
+            sys.argv = list(args.rest)
+            sys.path.insert(0, os.path.dirname(os.path.realpath(args.rest[0])))
+            runpy.run_path(args.rest[0], run_name="__main__")
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else 1
+    except BaseException as e:  # the program's own failure: what ran before it is recorded
+        print(f"oracle_trace: {type(e).__name__}: {e}", file=sys.stderr)
+        code = 1
+    finally:
+        sys.settrace(None)
+        threading.settrace(None)  # type: ignore[arg-type]
+        rec.flush()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

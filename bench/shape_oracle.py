@@ -1,0 +1,637 @@
+"""The shape oracle: namedcheck's inferred types measured against the running program.
+
+Real JAX code (codebases' test files and example scripts) runs under a line tracer (`bench/oracle_trace.py`) that
+records, for every local name bound to an array, its file, line, shape and dtype (inside `jit` / `vmap` / `scan`,
+the tracer's abstract shape). `namedcheck types --format json` then runs over the same files, and each recorded
+value is compared with the types inferred at the same binding (same file, same statement, same name; a parameter
+by its function and name):
+
+- exact: an inferred type has the recorded shape (every size an int, all equal);
+- symbolic: the rank is right and the known sizes equal, some sizes are symbols (`B`, `config.d`);
+- rank-only: the rank is right, some sizes are unknown (the known ones equal);
+- unknown: nothing known there (no array type, the rank not known, or the binding not analysed);
+- disagree: an inferred type there has a known size or rank that no run value at that binding has (a checker bug;
+  each is printed with its location). A recorded value that matches no inferred type while the inferred ones match
+  other recorded values of the binding (another call's shapes) counts as unknown.
+
+dtypes are compared separately (where the shape is at least rank-right): a mismatch is an inferred dtype that no
+run value of the binding with a matching shape has; mismatches are listed apart.
+
+Building the corpus (no network in the `run` step; nothing in this repository is changed):
+
+    # 1. the sources: a directory with one folder per codebase, named as in bench/oracle_corpus.txt, from
+    #    `git clone` (--clone, over the network) or from existing git directories (--mirror DIR, holding
+    #    DIR/<owner>+<name>/repo or DIR/<owner>+<name>.git)
+    python bench/shape_oracle.py prepare --out CORPUS [--clone | --mirror DIR]
+    # 2. an environment that runs them: JAX and the codebases' dependencies, e.g.
+    python -m venv ENV && ENV/bin/pip install jax flax equinox optax chex dm-haiku diffrax ... pytest
+    # 3. the measure (the namedcheck next to this interpreter, or --checker)
+    python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
+                                     [--budget 120] [--per-run 60] [--chunk 8] [--jobs 2] [--json-out FILE] [--save DIR]
+    # a second pass over the batches the first did not reach, added to what --save kept
+    python bench/shape_oracle.py run ... --save DIR --skip 3 --merge
+    # the comparison again over what --save kept (after a change to the comparison)
+    python bench/shape_oracle.py compare --saved DIR --corpus CORPUS
+
+Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process, each
+test under `--per-test` seconds where pytest-timeout is installed; examples as scripts, one a process) with
+JAX_PLATFORMS=cpu and XLA_FLAGS=--xla_force_host_platform_device_count=8, in a temporary directory, each process
+under `--per-run` seconds and all under `--budget` seconds per codebase; then `namedcheck types` analyses the files that
+recorded values. Held-out material (HELD_OUT) is never run or analysed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import fnmatch
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_LIST = HERE / "oracle_corpus.txt"
+# (codebase name, path glob) never run, analysed or tuned to: the held-out material of issue 36
+HELD_OUT = (
+    ("flax", "examples/lm1b/*"),
+    ("flax", "examples/vae/*"),
+    ("flax", "examples/gemma/*"),
+    ("flax", "tests/nnx/transforms_test.py"),
+    ("dm-haiku", "examples/*"),
+    ("jax-examples", "examples/spmd_mnist*"),
+    ("jax-examples", "spmd_mnist*"),
+    ("jax-examples", "*shard_map*"),
+    ("jax-llm-examples", "gemma*"),  # (gemma is held out)
+    ("jax-tests", "*shard_map*"),
+)
+HELD_OUT_REPOS = {
+    "google-research/vision_transformer",
+    "google-deepmind/mctx",
+    "google-deepmind/gemma",
+    "google/maxtext",
+    "AI-Hypercomputer/maxtext",
+    "google-research/big_vision",
+    "stanford-crfm/levanter",
+    "stanford-crfm/haliax",
+    "kingoflolz/mesh-transformer-jax",
+    "jax-ml/scaling-book",
+}
+CATEGORIES = ("exact", "symbolic", "rank-only", "unknown", "disagree")
+
+
+# ---- the corpus list -------------------------------------------------------------------------------------------
+@dataclass
+class Codebase:
+    name: str
+    repo: str  # owner/name
+    runs: list[tuple[str, str]]  # (mode, glob): mode "pytest" or "script"
+    excludes: list[str] = field(default_factory=list)
+    subdir: str = ""  # the part of the repository that is the codebase (`root:SUBDIR`; e.g. jax's examples/)
+    paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
+
+
+def read_list(path: Path) -> list[Codebase]:
+    """`name owner/repo [root:SUBDIR] [path:GLOB] pytest:GLOB script:GLOB !EXCLUDE ...` per line; `#` comments."""
+    out = []
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].split()
+        if len(line) < 3:
+            continue
+        name, repo, *rest = line
+        if repo in HELD_OUT_REPOS:
+            continue
+        runs = [tuple(t.split(":", 1)) for t in rest if not t.startswith("!")]
+        subdir = next((g for m, g in runs if m == "root"), "")
+        paths = [g for m, g in runs if m == "path"]
+        runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
+        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths))
+    return out
+
+
+def held_out(cb: Codebase, rel: str) -> bool:
+    return any(n == cb.name and fnmatch.fnmatch(rel, g) for n, g in HELD_OUT) or any(
+        fnmatch.fnmatch(rel, g) for g in cb.excludes
+    )
+
+
+def prepare(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for cb in read_list(Path(args.list)):
+        dest = out / cb.name
+        if dest.exists():
+            continue
+        owner, repo = cb.repo.split("/")
+        git_dir = None
+        if args.mirror:
+            for cand in (Path(args.mirror) / f"{owner}+{repo}" / "repo", Path(args.mirror) / f"{owner}+{repo}.git"):
+                if cand.is_dir():
+                    git_dir = cand
+        try:
+            if git_dir is not None:
+                dest.mkdir()
+                extract(git_dir, dest)
+            elif args.clone:
+                url = f"https://github.com/{cb.repo}"
+                subprocess.run(["git", "clone", "-q", "--depth", "1", url, str(dest)], check=True)
+            else:
+                print(f"{cb.name}: no source (give --mirror DIR or --clone)", file=sys.stderr)
+                continue
+        except (subprocess.CalledProcessError, OSError) as e:
+            print(f"{cb.name}: not prepared: {e}", file=sys.stderr)
+            shutil.rmtree(dest, ignore_errors=True)
+            continue
+        if cb.subdir:  # only the part that is the codebase (the rest of jax's repository is not importable here)
+            keep = dest.parent / f".{cb.name}.keep"
+            (dest / cb.subdir).rename(keep)
+            shutil.rmtree(dest)
+            dest.mkdir()
+            keep.rename(dest / cb.subdir)
+        for f in sorted(dest.rglob("*")):  # held-out material is not even kept
+            rel = f.relative_to(dest).as_posix()
+            if f.is_file() and held_out(cb, rel):
+                f.unlink()
+        print(f"{cb.name}: {dest}")
+    return 0
+
+
+def extract(git_dir: Path, dest: Path) -> None:
+    """The files of a git directory's HEAD under `dest`; blobs the directory lacks (a partial copy) left out."""
+    listing = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", "HEAD"], capture_output=True, check=True
+    ).stdout.decode("utf-8", "surrogateescape")
+    entries = []
+    for item in listing.split("\0"):
+        if not item:
+            continue
+        meta, path = item.split("\t", 1)
+        mode, kind, sha = meta.split()
+        if kind == "blob" and mode != "120000":
+            entries.append((sha, path))
+    batch = subprocess.Popen(
+        ["git", "--git-dir", str(git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    assert batch.stdin is not None and batch.stdout is not None
+    for sha, path in entries:
+        batch.stdin.write(sha.encode() + b"\n")
+        batch.stdin.flush()
+        header = batch.stdout.readline().split()
+        if len(header) < 3 or header[1] != b"blob":
+            continue  # missing
+        data = batch.stdout.read(int(header[2]) + 1)[:-1]
+        target = dest / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    batch.stdin.close()
+    batch.wait()
+
+
+# ---- running the code ------------------------------------------------------------------------------------------
+def programs(cb: Codebase, root: Path) -> list[tuple[str, str]]:
+    """(mode, relative path) of the files to run, in a stable order spread over the tree."""
+    found: dict[str, str] = {}
+    for mode, pattern in cb.runs:
+        for f in root.glob(pattern):
+            rel = f.relative_to(root).as_posix()
+            if f.is_file() and f.suffix == ".py" and not held_out(cb, rel) and rel not in found:
+                found[rel] = mode
+    return sorted(((m, r) for r, m in found.items()), key=lambda x: hashlib.sha1(x[1].encode()).hexdigest())
+
+
+def run_one(
+    python: str,
+    root: Path,
+    mode: str,
+    rels: Sequence[str],
+    limit: float,
+    work: Path,
+    per_test: float = 0,
+    paths: Sequence[str] = (),
+) -> dict[str, Any]:
+    """One process: a pytest run over `rels`, or one script; what it recorded (within `limit` seconds)."""
+    out = work / (hashlib.sha1("\0".join(rels).encode()).hexdigest()[:12] + ".json")
+    env = dict(os.environ)
+    extra = [str(root)] + ([str(root / "src")] if (root / "src").is_dir() else [])
+    extra += [str(d) for g in paths for d in sorted(root.glob(g)) if d.is_dir()]
+    env.update(
+        JAX_PLATFORMS="cpu",
+        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+        PYTHONPATH=os.pathsep.join([*extra, env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
+        PYTHONDONTWRITEBYTECODE="1",
+        TF_CPP_MIN_LOG_LEVEL="3",
+    )
+    run_dir = work / "cwd"
+    run_dir.mkdir(exist_ok=True)
+    cmd = [python, str(HERE / "oracle_trace.py"), "--root", str(root), "--out", str(out), "--per-test", str(per_test)]
+    cmd += [mode, *(str(root / r) for r in rels)]
+    proc = subprocess.Popen(
+        cmd, cwd=run_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+    )
+    try:
+        proc.wait(timeout=limit)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    try:
+        return json.loads(out.read_text())
+    except (OSError, ValueError):
+        return {"values": [], "params": []}
+
+
+def batches(found: list[tuple[str, str]], chunk: int) -> list[tuple[str, list[str]]]:
+    """Test files `chunk` to a pytest process (one JAX import for them all); each script alone."""
+    out: list[tuple[str, list[str]]] = []
+    for mode, rel in found:
+        if mode == "pytest" and out and out[-1][0] == "pytest" and len(out[-1][1]) < chunk:
+            out[-1][1].append(rel)
+        else:
+            out.append((mode, [rel]))
+    return out
+
+
+def record(
+    python: str,
+    cb: Codebase,
+    root: Path,
+    budget: float,
+    per_run: float,
+    chunk: int = 8,
+    per_test: float = 10,
+    skip: int = 0,
+) -> tuple[dict[str, Any], int]:
+    """Every recorded value of the codebase's programs run within the budget, and how many files ran."""
+    values: set[tuple[Any, ...]] = set()
+    params: set[tuple[Any, ...]] = set()
+    start = time.monotonic()
+    ran = 0
+    with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
+        for mode, rels in batches(programs(cb, root), chunk)[skip:]:
+            left = budget - (time.monotonic() - start)
+            if left < 10:
+                break
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths)
+            ran += len(rels)
+            values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
+            params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
+    kept = lambda rows: [r for r in rows if not held_out(cb, r[0])]  # noqa: E731
+    return {"values": sorted(kept(values), key=repr), "params": sorted(kept(params), key=repr)}, ran
+
+
+def infer(checker: str, root: Path, files: Sequence[str], timeout: float) -> dict[str, Any]:
+    """`namedcheck types --format json` over `files` (relative to `root`); {} when it fails or times out."""
+    if not files:
+        return {"bindings": []}
+    try:
+        proc = subprocess.run(
+            [checker, "types", "--format", "json", *files], cwd=root, capture_output=True, text=True, timeout=timeout
+        )
+        return dict(json.loads(proc.stdout or "{}"))
+    except (subprocess.TimeoutExpired, ValueError, OSError):
+        return {}
+
+
+# ---- comparing -------------------------------------------------------------------------------------------------
+def statement_lines(source: str) -> tuple[dict[int, int], dict[tuple[int, str], tuple[int, int]]]:
+    """(line -> the first line of the innermost statement (or compound header) holding it; (a function's first
+    line, as its code object has it, parameter name) -> the parameter's (line, 1-based column))."""
+    tree = ast.parse(source)
+    spans: list[tuple[int, int, int]] = []
+    params: dict[tuple[int, str], tuple[int, int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.stmt):
+            continue
+        end = node.end_lineno or node.lineno
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body:
+            end = max(node.lineno, body[0].lineno - 1)
+        spans.append((node.lineno, end, node.lineno))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]:
+                params[(first, arg.arg)] = (arg.lineno, arg.col_offset + 1)
+    lines: dict[int, int] = {}
+    for lo, hi, first in sorted(spans, key=lambda s: -(s[1] - s[0])):  # the innermost last
+        for ln in range(lo, hi + 1):
+            lines[ln] = first
+    return lines, params
+
+
+def _symbol_ok(shape: Sequence[Any], run: Sequence[Any]) -> bool:
+    seen: dict[str, Any] = {}
+    for d, r in zip(shape, run):
+        if isinstance(d, str) and d.isidentifier():
+            if seen.setdefault(d, r) != r:
+                return False
+    return True
+
+
+def level(t: dict[str, Any], shape: Sequence[Any]) -> str | None:
+    """How an inferred type (`namedcheck types`'s JSON) matches a run shape: a category, None for a conflict."""
+    if not t.get("array") or t.get("rank") is None:
+        return "unknown"
+    if t["rank"] != len(shape):
+        return None
+    inferred = t["shape"]
+    out = "exact"
+    for d, r in zip(inferred, shape):
+        if isinstance(d, int) and not isinstance(d, bool):
+            if not isinstance(r, int) or d != r:
+                return None
+        elif isinstance(d, str):
+            out = "symbolic" if out == "exact" else out
+        else:
+            out = "rank-only"
+    if not _symbol_ok(inferred, shape):
+        return None
+    return out
+
+
+RANK = {"exact": 3, "symbolic": 2, "rank-only": 1, "unknown": 0}
+
+
+@dataclass
+class Verdict:
+    category: str
+    dtype_mismatch: bool = False
+    inferred: str = ""
+
+
+def judge(run: tuple[Any, str], others: Sequence[tuple[Any, str]], types: Sequence[dict[str, Any]]) -> Verdict:
+    """One recorded (shape, dtype) against the inferred types of its binding; `others`: every recorded value there."""
+    shape, dtype = run
+    best: tuple[str, dict[str, Any]] | None = None
+    conflicting = []
+    for t in types:
+        lv = level(t, shape)
+        if lv is None:
+            conflicting.append(t)
+        elif best is None or RANK[lv] > RANK[best[0]]:
+            best = (lv, t)
+    if best is not None and best[0] != "unknown":
+        t = best[1]
+        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has)
+        mismatch = t.get("dtype") is not None and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
+        return Verdict(best[0], mismatch, t["type"])
+    # a type claimed there that no run value has
+    wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others)]
+    if wrong:
+        return Verdict("disagree", inferred=" | ".join(t["type"] for t in wrong))
+    return Verdict("unknown")
+
+
+@dataclass
+class Figures:
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(CATEGORIES, 0))
+    dtype_mismatches: int = 0
+    disagreements: list[str] = field(default_factory=list)
+    dtype_list: list[str] = field(default_factory=list)
+    programs: int = 0
+    files: int = 0
+    note: str = ""
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    def add(self, other: Figures) -> None:
+        for k, v in other.counts.items():
+            self.counts[k] += v
+        self.dtype_mismatches += other.dtype_mismatches
+        self.programs += other.programs
+        self.files += other.files
+
+
+def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> Figures:
+    """Every recorded value of a codebase against `namedcheck types`'s JSON for its files."""
+    fig = Figures()
+    by_file: dict[str, Any] = {}
+    for b in inferred.get("bindings", []):
+        by_file.setdefault(b["file"], []).append(b)
+    analysed = set(by_file) | {p["file"] for p in inferred.get("problems", [])}
+    shapes_cache: dict[str, tuple[dict[int, int], dict[tuple[int, str], tuple[int, int]]] | None] = {}
+
+    def layout(f: str) -> tuple[dict[int, int], dict[tuple[int, str], tuple[int, int]]] | None:
+        if f not in shapes_cache:
+            try:
+                shapes_cache[f] = statement_lines((root / f).read_text(encoding="utf-8", errors="replace"))
+            except (OSError, SyntaxError, ValueError):
+                shapes_cache[f] = None
+        return shapes_cache[f]
+
+    sites: dict[tuple[str, str, int, Any, str], list[dict[str, Any]]] = {}
+    for f, bs in by_file.items():
+        lay = layout(f)
+        if lay is None:
+            continue
+        for b in bs:
+            if b["kind"] == "parameter":
+                key = (f, "p", b["line"], b["column"], b["name"])
+            else:
+                key = (f, "a", lay[0].get(b["line"], b["line"]), 0, b["name"])
+            sites.setdefault(key, []).extend(b["types"])
+    runs: dict[tuple[str, str, int, Any, str], list[tuple[Any, str]]] = {}
+    for f, ln, name, shape, dtype in recorded.get("values", []):
+        lay = layout(f)  # (a file that does not parse: its values are counted, as unknown)
+        runs.setdefault((f, "a", lay[0].get(ln, ln) if lay else ln, 0, name), []).append((tuple(shape), dtype))
+    for f, first, name, shape, dtype in recorded.get("params", []):
+        lay = layout(f)
+        pl, pc = lay[1].get((first, name), (first, -1)) if lay else (first, -1)
+        runs.setdefault((f, "p", pl, pc, name), []).append((tuple(shape), dtype))
+    fig.files = len({k[0] for k in runs})
+    for key, values in sorted(runs.items(), key=repr):
+        f, _, line, _, name = key
+        if f not in analysed:
+            fig.counts["unknown"] += len(values)
+            continue
+        types = sites.get(key, [])
+        for v in values:
+            verdict = judge(v, values, types)
+            fig.counts[verdict.category] += 1
+            shown = f"{f}:{line}: {name}: recorded {_shape_text(v)}"
+            if verdict.category == "disagree":
+                fig.disagreements.append(f"{shown}, inferred {verdict.inferred}")
+            if verdict.dtype_mismatch:
+                fig.dtype_mismatches += 1
+                fig.dtype_list.append(f"{shown}, inferred {verdict.inferred}")
+    return fig
+
+
+def _shape_text(v: tuple[Any, str]) -> str:
+    shape, dtype = v
+    return f"{dtype}{list(shape)}"
+
+
+# ---- the run ---------------------------------------------------------------------------------------------------
+def default_checker() -> str:
+    here = Path(sys.executable).parent / "namedcheck"
+    return str(here) if here.exists() else "namedcheck"
+
+
+def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
+    root = Path(args.corpus) / cb.name / cb.subdir
+    if not root.is_dir():
+        return Figures(note="not in the corpus")
+    t0 = time.monotonic()
+    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip)
+    kept = Path(args.save) / cb.name / "recorded.json" if args.save else None
+    if args.merge and kept is not None and kept.is_file():  # a later pass over other batches adds to the first
+        old = json.loads(kept.read_text())
+        for k in ("values", "params"):
+            recorded[k] = sorted({tuple(map(_frozen, r)) for r in [*old[k], *recorded[k]]}, key=repr)
+        ran += int(old.get("programs", 0))
+    files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
+    files = [f for f in files if not held_out(cb, f)]
+    t1 = time.monotonic()
+    inferred = infer(args.checker, root, files, args.types_timeout)
+    if args.save:  # what `compare --saved DIR` reads again
+        out = Path(args.save) / cb.name
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "recorded.json").write_text(json.dumps({**recorded, "programs": ran}))
+        (out / "types.json").write_text(json.dumps(inferred))
+    fig = compare(root, recorded, inferred)
+    fig.programs = ran
+    fig.note = f"run {t1 - t0:.0f}s, types {time.monotonic() - t1:.0f}s" + ("" if inferred else ", types failed")
+    return fig
+
+
+def _frozen(v: Any) -> Any:
+    return tuple(v) if isinstance(v, list) else v
+
+
+def compare_saved(args: argparse.Namespace) -> int:
+    """The comparison again over the records and types a `run --save DIR` kept (no code run, no analysis)."""
+    figures = []
+    for cb in read_list(Path(args.list)):
+        saved = Path(args.saved) / cb.name
+        if args.names and cb.name not in args.names or not (saved / "recorded.json").is_file():
+            continue
+        recorded = json.loads((saved / "recorded.json").read_text())
+        inferred = json.loads((saved / "types.json").read_text())
+        fig = compare(Path(args.corpus) / cb.name / cb.subdir, recorded, inferred)
+        fig.programs = int(recorded.get("programs", 0))
+        fig.note = "" if inferred else "types failed"
+        figures.append((cb.name, fig))
+    report(figures, args)
+    return 0
+
+
+def table(results: Iterable[tuple[str, Figures]]) -> str:
+    rows = [("codebase", "run", "files", "values", *CATEGORIES, "exact%", "dtype!=", "note")]
+    total = Figures()
+    for name, fig in results:
+        total.add(fig)
+        rows.append(_row(name, fig))
+    rows.append(_row("total", total))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    lines = ["| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)
+
+
+def _row(name: str, fig: Figures) -> tuple[Any, ...]:
+    n = fig.total
+    pct = f"{100 * fig.counts['exact'] / n:.1f}" if n else "-"
+    return (name, fig.programs, fig.files, n, *(fig.counts[c] for c in CATEGORIES), pct, fig.dtype_mismatches, fig.note)
+
+
+def run(args: argparse.Namespace) -> int:
+    codebases = read_list(Path(args.list))
+    if args.names:
+        codebases = [cb for cb in codebases if cb.name in args.names]
+    if not Path(args.corpus).is_dir():
+        print(f"shape_oracle: no corpus directory {args.corpus} (build it with `prepare`)", file=sys.stderr)
+        return 2
+    args.python = os.path.abspath(args.python)  # (not resolved: a virtual environment's link)
+    args.corpus = os.path.abspath(args.corpus)
+    with ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        figures = list(pool.map(lambda cb: (cb.name, measure(args, cb)), codebases))
+    for name, fig in figures:
+        print(f"{name}: {fig.total} values ({fig.note})", file=sys.stderr)
+    report(figures, args)
+    return 0
+
+
+def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None:
+    print(table(figures))
+    print("\nDisagreements (recorded at run time vs inferred):")
+    for name, fig in figures:
+        for d in fig.disagreements:
+            print(f"  {name}/{d}")
+    print("\ndtype mismatches (shape at least rank-right):")
+    for name, fig in figures:
+        for d in fig.dtype_list[: args.dtype_list]:
+            print(f"  {name}/{d}")
+        if len(fig.dtype_list) > args.dtype_list:
+            print(f"  {name}: ... {len(fig.dtype_list) - args.dtype_list} more")
+    if args.json_out:
+        data = {
+            name: {
+                "counts": fig.counts,
+                "programs": fig.programs,
+                "files": fig.files,
+                "dtype_mismatches": fig.dtype_list,
+                "disagreements": fig.disagreements,
+                "note": fig.note,
+            }
+            for name, fig in figures
+        }
+        Path(args.json_out).write_text(json.dumps(data, indent=1))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    pre = sub.add_parser("prepare", help="lay out the corpus sources")
+    pre.add_argument("--out", required=True)
+    pre.add_argument("--list", default=str(DEFAULT_LIST))
+    pre.add_argument("--mirror", help="a directory of git directories (<owner>+<name>/repo)")
+    pre.add_argument("--clone", action="store_true", help="git clone the repositories missing from --mirror")
+    pre.set_defaults(func=prepare)
+    r = sub.add_parser("run", help="record, infer, compare")
+    r.add_argument("--corpus", required=True)
+    r.add_argument("--python", required=True, help="the interpreter of the environment that runs the code")
+    r.add_argument("--list", default=str(DEFAULT_LIST))
+    r.add_argument("--names", nargs="*")
+    r.add_argument("--checker", default=default_checker())
+    r.add_argument("--budget", type=float, default=120.0, help="seconds of running per codebase")
+    r.add_argument("--per-run", type=float, default=60.0, help="seconds per process (a batch of test files)")
+    r.add_argument("--chunk", type=int, default=8, help="test files per pytest process")
+    r.add_argument("--per-test", type=float, default=10.0, help="seconds per test (pytest-timeout, where installed)")
+    r.add_argument("--types-timeout", type=float, default=300.0)
+    r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
+    r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
+    r.add_argument("--json-out")
+    r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
+    r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
+    r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
+    r.set_defaults(func=run)
+    c = sub.add_parser("compare", help="compare again what `run --save DIR` kept")
+    c.add_argument("--saved", required=True)
+    c.add_argument("--corpus", required=True)
+    c.add_argument("--list", default=str(DEFAULT_LIST))
+    c.add_argument("--names", nargs="*")
+    c.add_argument("--dtype-list", type=int, default=5)
+    c.add_argument("--json-out")
+    c.set_defaults(func=compare_saved)
+    args = p.parse_args(argv)
+    return int(args.func(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""Every name a checked file binds, with the types its analysis inferred there (`namedcheck types`).
+
+A binding is an assignment target (`x = ...`, `a, b = ...`, `x += ...`, `x: T = ...`), a `for` / `with ... as` /
+`except ... as` / comprehension target, or a function parameter (`*args` and `**kwargs` too). The file goes
+through `Session.check`, as `check` does, with an analyzer that records each binding's value every time the
+analysis reaches it (a function analysed on its own and at each call: several values). A binding the analysis
+never reached (code after a budget cut it short, a body it did not run) is listed with no value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer import reveal
+from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.session import Session
+from namedcheck.diagnostic import Diagnostic
+from namedcheck.engine import spelling
+from namedcheck.engine.dtypes import DTYPES
+from namedcheck.engine.values import UNKNOWN, ArrayType
+
+
+@dataclass
+class Binding:
+    """One binding site: where, the name, what binds it, and the distinct values inferred there."""
+
+    line: int  # 1-based
+    column: int  # 1-based
+    name: str
+    kind: str  # "parameter" or "assignment" (any other binding statement)
+    values: list[Any] = field(default_factory=list)
+
+
+@dataclass
+class FileTypes:
+    """One file's bindings, and the diagnostics of its analysis that say it was not analysed (NC000/NC001)."""
+
+    bindings: list[Binding]
+    problems: list[Diagnostic]
+
+
+def file_types(session: Session, path: str | Path, source: str, display: str | None = None) -> FileTypes:
+    """The bindings of one file's text, analysed through `session` as `check` analyses it."""
+
+    def make(module: cst.Module, ops: dict[str, Any], **project: Any) -> ModuleAnalyzer:
+        an = ModuleAnalyzer(module, ops, **project)
+        an.bindings = []
+        return an
+
+    result = session.check(path, source, display, make=make)
+    problems = [d for d in result.diagnostics if d.code in ("NC000", "NC001")]
+    an = result.analyzer
+    if an is None or an.bindings is None:
+        return FileTypes([], problems)
+    return FileTypes(sites(an.module, an.bindings, an.positions()), problems)
+
+
+def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any]], positions: Any) -> list[Binding]:
+    """Every binding site of `module`, in source order, with the distinct values `recorded` for it."""
+    by_node: dict[int, list[Any]] = {}
+    for node, v in recorded:
+        vs = by_node.setdefault(id(node), [])
+        if not any(_same(v, w) for w in vs):
+            vs.append(v)
+    out: list[Binding] = []
+    for node, kind in _targets(module):
+        r = positions.get(node)
+        if r is None:
+            continue
+        out.append(Binding(r.start.line, r.start.column + 1, node.value, kind, by_node.get(id(node), [])))
+    out.sort(key=lambda b: (b.line, b.column))
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(type(a) is type(b) and a == b)
+    except Exception:
+        return False
+
+
+def _targets(module: cst.Module) -> list[tuple[cst.Name, str]]:
+    """Every name a binding statement or a parameter list binds, with its kind."""
+    out: list[tuple[cst.Name, str]] = []
+
+    def names(t: cst.BaseExpression) -> None:
+        if isinstance(t, cst.Name):
+            out.append((t, "assignment"))
+        elif isinstance(t, cst.Tuple | cst.List):
+            for e in t.elements:
+                names(e.value)
+        elif isinstance(t, cst.StarredElement):
+            names(t.value)
+
+    class V(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                names(t.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            names(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            names(node.target)
+
+        def visit_For(self, node: cst.For) -> None:
+            names(node.target)
+
+        def visit_CompFor(self, node: cst.CompFor) -> None:
+            names(node.target)
+
+        def visit_WithItem(self, node: cst.WithItem) -> None:
+            if node.asname is not None:
+                names(node.asname.name)
+
+        def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+            if node.name is not None:
+                names(node.name.name)
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            p = node.params
+            star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
+            for prm in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
+                out.append((prm.name, "parameter"))
+
+    module.visit(V())
+    return out
+
+
+def describe(v: Any) -> dict[str, Any]:
+    """A value as `namedcheck types` prints it (docs/cli.md): `type` (the annotation spelling, `unknown`, or
+    the Python value), `dtype`, `shape` (ints, symbols, None for an unknown size; None when the rank is not
+    known), `rank`, and `array` (whether it is an array type); dtype None: not known to one dtype."""
+    if isinstance(v, ArrayType):
+        known = not v.has_ellipsis
+        return {
+            "type": spelling.spell(v),
+            "array": True,
+            "dtype": v.dtype if v.dtype_code in DTYPES else None,  # (not a family such as `i*`)
+            "shape": [d if isinstance(d, int | str) else None for d in v.shape] if known else None,
+            "rank": len(v.shape) if known else None,
+        }
+    if v is UNKNOWN:
+        return {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None}
+    return {"type": reveal.text(v), "array": False, "dtype": None, "shape": None, "rank": None}

@@ -1,0 +1,75 @@
+"""`namedcheck types PATH...`: every binding of the checked files with the types inferred there
+(analyzer/bindings.py), as text or JSON (the format is documented in docs/cli.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from namedcheck.cli.output import printable
+
+FORMAT_VERSION = 1
+
+
+def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
+    """(bindings, problems, status) for the files under `paths`, analysed as `check` analyses them; status 2
+    when a path is missing or a file cannot be read (said on stderr)."""
+    from namedcheck.analyzer.bindings import describe, file_types
+    from namedcheck.analyzer.session import Session
+    from namedcheck.analyzer.sources import decode_source
+    from namedcheck.cli.discover import discover
+    from namedcheck.engine.readfile import Unreadable, read_bytes
+
+    unreadable: list[tuple[str, str]] = []
+    files, missing = discover(paths, cfg.exclude, cfg.root, unreadable, cfg.respect_gitignore)
+    status = 0
+    for m in missing:
+        print(f"namedcheck: error: no such file or directory: {printable(m)}", file=sys.stderr)
+        status = 2
+    for shown, why in unreadable:
+        print(f"namedcheck: error: {printable(shown)}: cannot read: {why}", file=sys.stderr)
+        status = 2
+    session = Session(cfg.stub_paths, cfg.limits, roots=paths, devices=cfg.devices)
+    bindings: list[dict[str, Any]] = []
+    problems: list[dict[str, Any]] = []
+    for display, f in files:
+        if display.endswith(".ipynb"):
+            continue  # (notebook cells would need their own positions)
+        try:
+            source = decode_source(read_bytes(f, cfg.limits.max_file_size * 1024 * 1024))
+        except (Unreadable, OSError, UnicodeDecodeError, SyntaxError) as e:
+            print(f"namedcheck: error: {printable(display)}: cannot read: {e}", file=sys.stderr)
+            status = 2
+            continue
+        found = file_types(session, Path(f), source, display)
+        for d in found.problems:
+            problems.append({"file": display, "line": d.line, "code": d.code, "message": d.message})
+        for b in found.bindings:
+            bindings.append(
+                {
+                    "file": display,
+                    "line": b.line,
+                    "column": b.column,
+                    "name": b.name,
+                    "kind": b.kind,
+                    "types": [describe(v) for v in b.values],
+                }
+            )
+    return bindings, problems, status
+
+
+def render_json(bindings: list[dict[str, Any]], problems: list[dict[str, Any]]) -> str:
+    return json.dumps({"version": FORMAT_VERSION, "bindings": bindings, "problems": problems})
+
+
+def render_text(bindings: list[dict[str, Any]], problems: list[dict[str, Any]]) -> str:
+    """`file:line:column: name: type | type` per binding (`-` when the analysis never reached it)."""
+    out = []
+    for b in bindings:
+        shown = " | ".join(t["type"] for t in b["types"]) or "-"
+        out.append(f"{printable(b['file'])}:{b['line']}:{b['column']}: {b['name']}: {shown}")
+    for p in problems:
+        out.append(f"{printable(p['file'])}:{p['line']}: {p['code']} {p['message']}")
+    return "\n".join(out)

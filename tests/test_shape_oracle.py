@@ -1,0 +1,122 @@
+"""The shape oracle's comparison (bench/shape_oracle.py) and its tracer (bench/oracle_trace.py) on small inputs:
+no network, no corpus, no JAX (the tracer records numpy arrays)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+sys.path.insert(0, str(BENCH))
+
+import shape_oracle as so  # noqa: E402
+
+
+def t(shape, dtype="float32"):
+    return {"type": "T", "array": True, "dtype": dtype, "shape": shape, "rank": None if shape is None else len(shape)}
+
+
+UNKNOWN = {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None}
+
+
+def test_levels():
+    assert so.level(t([3, 4]), (3, 4)) == "exact"
+    assert so.level(t(["B", 4]), (3, 4)) == "symbolic"
+    assert so.level(t([None, 4]), (3, 4)) == "rank-only"
+    assert so.level(t(["B", None]), (3, 4)) == "rank-only"
+    assert so.level(t(None), (3, 4)) == "unknown"
+    assert so.level(UNKNOWN, (3, 4)) == "unknown"
+    assert so.level(t([3, 5]), (3, 4)) is None  # a known size differs
+    assert so.level(t([3]), (3, 4)) is None  # the rank differs
+    assert so.level(t(["B", "B"]), (3, 4)) is None  # one symbol for two sizes
+    assert so.level(t(["B", "B"]), (3, 3)) == "symbolic"
+
+
+def test_judge_best_of_the_inferred_types():
+    run = ((3, 4), "float32")
+    assert so.judge(run, [run], [UNKNOWN, t([3, 4])]).category == "exact"
+    assert so.judge(run, [run], [t(["B", 4]), t([None, 4])]).category == "symbolic"
+    assert so.judge(run, [run], []).category == "unknown"
+    wrong = so.judge(run, [run], [UNKNOWN, t([3, 5])])
+    assert wrong.category == "disagree" and wrong.inferred == "T"
+
+
+def test_another_calls_shapes_are_not_a_disagreement():
+    a, b = ((3, 4), "float32"), ((5, 6), "float32")
+    # inferred [3, 4] (one call) while the run also saw [5, 6] (another call): [5, 6] is unknown, not wrong
+    assert so.judge(b, [a, b], [t([3, 4])]).category == "unknown"
+    assert so.judge(a, [a, b], [t([3, 4])]).category == "exact"
+
+
+def test_dtype_mismatch_is_counted_apart():
+    v = so.judge(((2,), "int64"), [((2,), "int64")], [t([2], "int32")])
+    assert v.category == "exact" and v.dtype_mismatch
+    assert not so.judge(((2,), "int64"), [((2,), "int64")], [t([2], None)]).dtype_mismatch
+    # another call's dtype (parameterized tests): not a mismatch
+    assert not so.judge(((2,), "int64"), [((2,), "int64"), ((2,), "int32")], [t([2], "int32")]).dtype_mismatch
+
+
+def test_statement_lines_and_parameters():
+    src = "import x\n\n\n@deco\ndef f(a,\n      b):\n    y = g(\n        a)\n    for r in y:\n        pass\n"
+    lines, params = so.statement_lines(src)
+    assert lines[7] == lines[8] == 7  # a statement over two lines: its first
+    assert lines[9] == 9
+    assert params[(4, "a")] == (5, 7) and params[(4, "b")] == (6, 7)  # the code object's first line: the decorator
+
+
+def test_compare_counts(tmp_path):
+    (tmp_path / "m.py").write_text("def f(x):\n    y = (\n        x * 2)\n    return y\n")
+    recorded = {
+        "values": [["m.py", 2, "y", [3], "float32"], ["m.py", 3, "y", [4], "float32"], ["other.py", 1, "z", [1], "f"]],
+        "params": [["m.py", 1, "x", [3], "float32"]],
+    }
+    inferred = {
+        "bindings": [
+            {"file": "m.py", "line": 1, "column": 7, "name": "x", "kind": "parameter", "types": [t(["N"])]},
+            {"file": "m.py", "line": 2, "column": 5, "name": "y", "kind": "assignment", "types": [t([3])]},
+        ],
+        "problems": [],
+    }
+    fig = so.compare(tmp_path, recorded, inferred)
+    # x: symbolic; y [3] exact (line 3 is the same statement); y [4] another call; other.py not analysed
+    assert fig.counts == {"exact": 1, "symbolic": 1, "rank-only": 0, "unknown": 2, "disagree": 0}
+    inferred["bindings"][1]["types"] = [t([7])]
+    fig = so.compare(tmp_path, recorded, inferred)
+    assert fig.counts["disagree"] == 2 and fig.disagreements[0].startswith("m.py:2: y: recorded float32[3]")
+    assert "total" in so.table([("m", fig)])
+
+
+def test_read_list_and_held_out(tmp_path):
+    lst = tmp_path / "list.txt"
+    lst.write_text(
+        "# comment\nflax google/flax pytest:tests/*_test.py !tests/x.py\nvit google-research/vision_transformer "
+        "pytest:*.py\njx jax-ml/jax root:examples script:*.py\n"
+    )
+    cbs = so.read_list(lst)
+    assert [c.name for c in cbs] == ["flax", "jx"]  # a held-out repository is never listed
+    assert cbs[0].runs == [("pytest", "tests/*_test.py")] and cbs[1].subdir == "examples"
+    assert so.held_out(cbs[0], "tests/x.py") and so.held_out(cbs[0], "examples/lm1b/train.py")
+    assert so.held_out(cbs[0], "tests/nnx/transforms_test.py") and not so.held_out(cbs[0], "tests/y_test.py")
+
+
+def test_tracer_records_numpy_locals(tmp_path):
+    (tmp_path / "p.py").write_text(
+        "import numpy as np\n\n\ndef f(a):\n    b = a.sum(0)\n    c = 1\n    return b\n\n\nx = np.zeros((2, 3))\ny = f(x)\n"
+    )
+    out = tmp_path / "rec.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
+        + [str(tmp_path / "p.py")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(out.read_text())
+    assert sorted(map(tuple, (r[:3] + [tuple(r[3]), r[4]] for r in rec["values"]))) == [
+        ("p.py", 5, "b", (3,), "float64"),
+        ("p.py", 10, "x", (2, 3), "float64"),
+        ("p.py", 11, "y", (3,), "float64"),
+    ]
+    assert [r[:3] for r in rec["params"]] == [["p.py", 4, "a"]]
