@@ -61,13 +61,20 @@ class ResultCache:
         self.fingerprint = build_fingerprint(stub_paths)
 
     def key(
-        self, display: str, data: bytes, dependencies: str = "", devices: tuple[int, ...] = (), limits: object = None
+        self,
+        display: str,
+        data: bytes,
+        dependencies: str = "",
+        devices: tuple[int, ...] = (),
+        limits: object = None,
+        why: bool = False,
     ) -> str:
         """`dependencies`: a fingerprint of the project modules the file imports (their edits re-check it);
         `devices`: the configured device counts (another count re-checks it); `limits`: the budgets (a result
-        cut short by one is cached too, and other budgets re-check it)."""
+        cut short by one is cached too, and other budgets re-check it); `why`: the coverage's causes are located
+        (`coverage --why`: an entry of its own)."""
         h = hashlib.sha256(self.fingerprint.encode())
-        h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0".encode())
+        h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0{'why' if why else ''}\0".encode())
         h.update(display.encode())
         h.update(b"\0")
         h.update(data)
@@ -108,7 +115,7 @@ class ResultCache:
             body = json.dumps(
                 {
                     "diagnostics": [{**d.as_json(), "hint": d.hint} for d in diags],
-                    "coverage": None if coverage is None else coverage.as_json(),
+                    "coverage": None if coverage is None else coverage.entry(),
                 }
             )
             payload = json.dumps({"key": key, "sha256": hashlib.sha256(body.encode()).hexdigest(), "diagnostics": body})

@@ -1,0 +1,256 @@
+"""Every Unknown carries its cause (analyzer/causes.py): small programs whose unknown shapes have known causes,
+the ranking of `namedcheck coverage --why` (text and JSON), `--fail-under`, and a cached run that says what an
+uncached one says."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+
+from namedcheck.analyzer.causes import Cause
+from namedcheck.analyzer.coverage_figures import CauseCount, Coverage
+from namedcheck.analyzer.session import Session
+from namedcheck.cli.main import main
+
+LIBRARY = """import haiku as hk
+import jax.numpy as jnp
+from namedcheck import f32
+
+
+def f(x: f32[(3, 4)]):
+    h = hk.Linear(8)(x)
+    k = h * 2
+    return jnp.tanh(k)
+"""
+
+UNMODELLED = """import jax.numpy as jnp
+from namedcheck import f32
+
+
+def f(x: f32[(3, 4)]):
+    y = jnp.not_a_function_yet(x)
+    return jnp.sum(y, axis=0)
+"""
+
+KWARGS = """import dataclasses
+
+import jax.numpy as jnp
+from namedcheck import f32
+
+
+@dataclasses.dataclass
+class Config:
+    d: int = 4
+
+
+def make(d=3):
+    return jnp.zeros((d,))
+
+
+def g(x: f32[(3,)], opts):
+    cfg = dict(a=1)
+    y = foo(**cfg)
+    a = jnp.exp(y)
+    b = jnp.exp(make(**opts))
+    c = jnp.exp(make(**Config()))
+    return a, b, c
+"""
+
+LOOP = """import jax.numpy as jnp
+from namedcheck import f32
+
+
+def loop(x: f32[(3,)]):
+    xs = []
+    for i in range(n_steps()):
+        xs.append(x * i)
+    return jnp.stack(xs)
+"""
+
+KNOWN = """import jax.numpy as jnp
+from namedcheck import f32
+
+
+def f(x: f32[(3, 4)]):
+    return jnp.tanh(x) * 2
+"""
+
+
+def causes_of(source: str) -> tuple[dict[tuple[str, str], tuple[int, int]], Coverage]:
+    """(kind, label) -> (count, line of the example), and the coverage, of a program checked on its own."""
+    result = Session(projects=False).check("prog.py", source, force=True)
+    an = result.analyzer
+    assert an is not None and an.coverage is not None
+    positions = an.positions()
+    cov = an.coverage.result(lambda n: positions[n].start.line if n in positions else 0)
+    assert cov == result.coverage  # the same counts, located or not
+    return {(c.kind, c.label): (c.count, c.line) for c in cov.causes}, cov
+
+
+def test_a_library_call_is_the_cause_of_what_flows_from_it():
+    """h, h * 2 and tanh(...) are lost at `hk.Linear(8)(x)`: one cause, by the library's name, at line 7."""
+    found, cov = causes_of(LIBRARY)
+    # counted: jnp.tanh(k) (the layer's call is no call into jax, h * 2 no operator on a known array)
+    assert found == {("library", "haiku.Linear"): (1, 7)}
+
+
+def test_an_unmodelled_jax_function():
+    found, cov = causes_of(UNMODELLED)
+    assert found == {("unmodelled call", "jax.numpy.not_a_function_yet"): (2, 6)}
+
+
+def test_kwargs_calls_unknown_callees_and_parameters():
+    found, _ = causes_of(KWARGS)
+    assert found == {
+        ("unknown name", "foo"): (1, 18),  # `foo(**cfg)`: foo is bound nowhere (whatever it is given)
+        ("parameter", "unannotated parameter"): (1, 16),  # `make(**opts)`: opts is a parameter, not known
+        ("python form", "**kwargs call"): (1, 21),  # `**Config()`: an instance is not a mapping spread
+    }
+
+
+def test_loops_and_containers_changed_in_place():
+    found, _ = causes_of(LOOP)
+    assert found == {
+        ("unknown name", "n_steps"): (1, 7),  # `x * i`: i walks a range of unknown length
+        ("python form", "container changed in place"): (1, 8),  # `jnp.stack(xs)` after `xs.append(...)`
+    }
+
+
+@pytest.mark.parametrize("source", [LIBRARY, UNMODELLED, KWARGS, LOOP, KNOWN])
+def test_every_expression_without_a_known_shape_has_one_cause(source):
+    _, cov = causes_of(source)
+    assert sum(c.count for c in cov.causes) == cov.arrays - cov.shape_known
+
+
+def test_known_shapes_have_no_cause():
+    found, cov = causes_of(KNOWN)
+    assert found == {} and cov.arrays == cov.shape_known == 2
+
+
+def test_a_cause_describes_itself():
+    assert Cause("parameter", "unannotated parameter", None, "f(x)").describe() == (
+        "parameter: unannotated parameter (`f(x)`)"
+    )
+    assert Cause("library", "haiku.Linear").describe() == "library: haiku.Linear"
+
+
+def test_causes_round_trip_through_the_cache_entry():
+    c = Coverage(5, 3, 2, (CauseCount("library", "haiku.Linear", 2, 7), CauseCount("python form", "x", 1, 3, 2)))
+    back = Coverage.from_json(c.entry())
+    assert back == c and back.causes == c.causes
+    for bad in ({**c.entry(), "causes": [["k", "l", -1, 0, 0]]}, {**c.entry(), "causes": [["k", "l", 1]]}):
+        with pytest.raises(ValueError):
+            Coverage.from_json(bad)
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    import sys
+
+    sys.stdin = io.StringIO("")
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NAMEDCHECK_NO_CACHE", "")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "lib.py").write_text(LIBRARY)
+    (tmp_path / "pkg" / "lib2.py").write_text(LIBRARY.replace("def f(", "def g("))
+    (tmp_path / "pkg" / "unmodelled.py").write_text(UNMODELLED)
+    (tmp_path / "pkg" / "known.py").write_text(KNOWN)
+    return tmp_path
+
+
+def test_why_text_ranks_the_causes(tree, capsys):
+    code, out, _ = run(capsys, "coverage", "--why", "pkg", "--no-cache")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["count", "kind", "label", "example"]
+    assert lines[1].split() == ["2", "library", "haiku.Linear", "pkg/lib.py:7"]  # 1 in each file: the first path
+    assert lines[2].split() == ["2", "unmodelled", "call", "jax.numpy.not_a_function_yet", "pkg/unmodelled.py:6"]
+    assert lines[3] == "4 of 6 array expressions without a known shape (33% known), 2 causes, 4 files"
+
+
+def test_why_text_top(tree, capsys):
+    _, out, _ = run(capsys, "coverage", "--why", "--top", "1", "pkg", "--no-cache")
+    lines = out.splitlines()
+    assert len(lines) == 3 and lines[-1].endswith("; 1 more causes (--top 0 shows all)")
+
+
+def test_why_json_shape(tree, capsys):
+    code, out, _ = run(capsys, "coverage", "--why", "--format", "json", "pkg", "--no-cache")
+    assert code == 0
+    data = json.loads(out)
+    assert data == {
+        "causes": [
+            {"count": 2, "kind": "library", "label": "haiku.Linear", "example": {"path": "pkg/lib.py", "line": 7}},
+            {
+                "count": 2,
+                "kind": "unmodelled call",
+                "label": "jax.numpy.not_a_function_yet",
+                "example": {"path": "pkg/unmodelled.py", "line": 6},
+            },
+        ],
+        "total": {"files": 4, "arrays": 6, "rank_known": 2, "shape_known": 2, "causes": 2},
+    }
+
+
+def test_fail_under_exit_codes(tree, capsys):
+    code, out, err = run(capsys, "coverage", "--fail-under", "40", "pkg", "--no-cache")
+    assert code == 1
+    assert "total (4 files)" in out  # the report is printed all the same
+    assert err.strip() == (
+        "namedcheck: coverage failure: 33.3% of array shapes known (2 of 6), less than fail-under=40"
+    )
+    code, _, err = run(capsys, "coverage", "--fail-under", "33.3", "pkg", "--no-cache")
+    assert (code, err) == (0, "")
+    code, _, _ = run(capsys, "coverage", "--why", "--fail-under", "100", "pkg/known.py", "--no-cache")
+    assert code == 0
+    code, _, _ = run(capsys, "coverage", "--why", "--fail-under", "0", "pkg", "--no-cache")
+    assert code == 0
+
+
+@pytest.mark.parametrize("bad", ["101", "-1", "half"])
+def test_fail_under_needs_a_percentage(tree, capsys, bad):
+    with pytest.raises(SystemExit) as e:
+        main(["coverage", "--fail-under", bad, "pkg"])
+    assert e.value.code == 2
+    assert "--fail-under" in capsys.readouterr().err
+
+
+def test_warm_cache_says_what_a_cold_run_says(tree, capsys, monkeypatch):
+    monkeypatch.delenv("NAMEDCHECK_NO_CACHE", raising=False)
+    _, cold, _ = run(capsys, "coverage", "--why", "--format", "json", "pkg", "--no-cache")
+    _, plain, _ = run(capsys, "coverage", "pkg")  # fills the cache with unlocated causes: another entry
+    _, first, _ = run(capsys, "coverage", "--why", "--format", "json", "pkg")
+    assert first == cold
+
+    def no_analysis(*args, **kwargs):
+        raise AssertionError("a cached file was analysed again")
+
+    monkeypatch.setattr(Session, "check", no_analysis)
+    _, warm, _ = run(capsys, "coverage", "--why", "--format", "json", "pkg")
+    assert warm == cold
+    _, plain_warm, _ = run(capsys, "coverage", "pkg")
+    assert plain_warm == plain
+
+
+def test_notebook_causes_are_located_by_cell(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    cells = [
+        {"cell_type": "code", "source": ["import haiku as hk\n", "import jax.numpy as jnp\n"]},
+        {"cell_type": "markdown", "source": ["text"]},
+        {"cell_type": "code", "source": ["x = jnp.zeros((2, 3))\n", "y = jnp.tanh(hk.Linear(4)(x))\n"]},
+    ]
+    doc = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "nb.ipynb").write_text(json.dumps(doc))
+    code, out, _ = run(capsys, "coverage", "--why", "--format", "json", "nb.ipynb", "--no-cache")
+    assert code == 0
+    (cause,) = json.loads(out)["causes"]
+    assert cause["label"] == "haiku.Linear"
+    assert cause["example"] == {"path": "nb.ipynb", "line": 2, "cell": 3}  # cells counted as the notebook does
