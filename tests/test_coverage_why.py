@@ -254,3 +254,71 @@ def test_notebook_causes_are_located_by_cell(tmp_path, capsys, monkeypatch):
     (cause,) = json.loads(out)["causes"]
     assert cause["label"] == "haiku.Linear"
     assert cause["example"] == {"path": "nb.ipynb", "line": 2, "cell": 3}  # cells counted as the notebook does
+
+
+HOVERED = """import haiku as hk
+import jax.numpy as jnp
+
+
+def f(x):
+    h = hk.Linear(8)(x)
+    return jnp.tanh(h)
+
+
+def g(y):
+    return y
+"""
+
+
+def test_hover_on_an_unknown_value_says_why():
+    """The editor's analysis keeps each lost value's cause: hovering `h` (its binding or a read of it) or the
+    call says the layer lost it; a replayed definition (another one edited) keeps its causes."""
+    pytest.importorskip("pygls")
+    from namedcheck.analyzer.incremental import DocumentAnalyser, why_at
+    from namedcheck.lsp.server import _why_text
+
+    doc = DocumentAnalyser("hov.py")
+    for text in (HOVERED, HOVERED.replace("return y", "return y + 1")):  # the second: f replayed
+        a = doc.analyse(text)
+        for line, col in ((6, 4), (6, 12), (7, 20)):  # `h =`, `hk.Linear(8)(x)`, `tanh(h)`'s h
+            found = why_at(a, line, col)
+            assert found is not None, (line, col)
+            assert _why_text(found[1], a) == "not known: library `haiku.Linear` (line 6)"
+    param = why_at(a, 7, 11)  # `jnp.tanh(h)`: h's cause too
+    assert param is not None and param[1].label == "haiku.Linear"
+    x = why_at(a, 6, 21)  # `x`: a parameter of a function analysed on its own
+    assert x is not None and _why_text(x[1], a) == "not known: parameter `unannotated parameter` `f(x)` (line 5)"
+
+
+def test_language_server_hover_says_why(tmp_path):
+    """Through a real client: hovering a value the analysis lost gives its cause."""
+    pytest.importorskip("pygls")
+    import asyncio
+    import sys
+
+    from lsprotocol import types as lsp
+    from pygls.lsp.client import LanguageClient
+
+    async def scenario() -> list[str | None]:
+        path = tmp_path / "hov.py"
+        path.write_text(HOVERED)
+        uri = path.as_uri()
+        client = LanguageClient("test-client", "1")
+        await client.start_io(sys.executable, "-m", "namedcheck", "lsp")
+        await client.initialize_async(
+            lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tmp_path.as_uri())
+        )
+        client.initialized(lsp.InitializedParams())
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, "python", 1, HOVERED)))
+        out = []
+        for line, col in ((5, 4), (9, 0)):  # `h` (lost at the layer), a blank line (nothing)
+            hover = await client.text_document_hover_async(
+                lsp.HoverParams(lsp.TextDocumentIdentifier(uri), lsp.Position(line, col))
+            )
+            out.append(hover.contents.value if hover is not None else None)  # type: ignore[union-attr]
+        await client.shutdown_async(None)
+        client.exit(None)
+        await client.stop()
+        return out
+
+    assert asyncio.run(asyncio.wait_for(scenario(), 120)) == ["not known: library `haiku.Linear` (line 6)", None]

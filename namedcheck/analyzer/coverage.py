@@ -159,7 +159,6 @@ class CoverageCounter:
         "form",
         "form_node",
         "receiver",
-        "names_too",
         "caller",
     )
 
@@ -177,12 +176,11 @@ class CoverageCounter:
         self.form = "assignment"  # else the form binding them
         self.form_node: cst.CSTNode | None = None
         self.receiver: tuple[Any, Any] = (None, None)  # (receiver node, value) of the attribute just read
-        self.names_too = False  # a cause for each name read too (the editor's hover)
         self.caller: Any = None  # the frame of the call whose callee's parameters are bound next
 
     def see(self, node: cst.CSTNode, value: Any, frame: Any = None) -> Cause | None:
         """Counts `node`'s value; where it is lost, records its cause (returned). A name's cause is looked up
-        by the expression using it (`_inherited`), unless `names_too` (the editor's hover)."""
+        by the expression using it (`_inherited`) and by the editor's hover (`Expressions.ev`)."""
         k = id(node)
         if isinstance(value, ArrayType):
             lv = level(value)
@@ -207,7 +205,7 @@ class CoverageCounter:
                     del self.why[k]
                 return None
             lv = -1
-        if frame is None or (type(node) is cst.Name and not self.names_too):
+        if frame is None or type(node) is cst.Name:
             return None
         c = self.noted.pop(k, None) if self.noted else None
         called = self.called[1:] if self.called is not None and self.called[0] is node else None

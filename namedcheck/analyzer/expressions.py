@@ -154,8 +154,11 @@ class Expressions(FrameState):
             self.an.value_log.append((node, value))
         if self.an.coverage is not None:  # how much of the checked file's shapes is known (analyzer/coverage.py)
             cause = self.an.coverage.see(node, value, self)
-            if cause is not None and self.an.why_log is not None:  # the editor's hover: why it is not known
-                self.an.why_log.append((node, cause))
+            if self.an.why_log is not None:  # the editor's hover: why it is not known (a name's too)
+                if cause is None and type(node) is cst.Name and causes.lost(value):
+                    cause = causes.of_name(self, node)
+                if cause is not None:
+                    self.an.why_log.append((node, cause))
         return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:
