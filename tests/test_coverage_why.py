@@ -118,7 +118,46 @@ def test_loops_and_containers_changed_in_place():
     }
 
 
-@pytest.mark.parametrize("source", [LIBRARY, UNMODELLED, KWARGS, LOOP, KNOWN])
+LINEN = """import flax.linen as nn
+import jax.numpy as jnp
+from namedcheck import f32
+
+
+class Dense(nn.Module):
+    def __call__(self, x: f32[(2, 3)]):
+        w = self.param("w", nn.initializers.lecun_normal(), (3, 4))
+        return x @ w
+"""
+
+SETUP = """import jax.numpy as jnp
+from namedcheck import f32
+
+
+class Net:
+    def setup(self):
+        self.w = make()
+
+    def run(self, x: f32[(2, 3)]):
+        return jnp.tanh(self.w) + jnp.tanh(self.v)
+"""
+
+
+def test_a_method_analysed_before_its_class_was_complete():
+    """A method is analysed on its own as its class statement runs, before the class knows its bases: a linen
+    module's `self.param(...)` is not known there; the cause says so (not the attribute itself)."""
+    found, _ = causes_of(LINEN)
+    assert found == {("analysis order", "method analysed before its class statement was complete"): (1, 8)}
+
+
+def test_instance_attributes_by_where_they_are_set():
+    found, _ = causes_of(SETUP)
+    assert found == {
+        ("attribute", "attribute set in setup()"): (2, 10),  # tanh(self.w) and the sum (its left side)
+        ("attribute", "attribute the class does not define"): (1, 10),
+    }
+
+
+@pytest.mark.parametrize("source", [LIBRARY, UNMODELLED, KWARGS, LOOP, KNOWN, LINEN, SETUP])
 def test_every_expression_without_a_known_shape_has_one_cause(source):
     _, cov = causes_of(source)
     assert sum(c.count for c in cov.causes) == cov.arrays - cov.shape_known

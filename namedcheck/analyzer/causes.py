@@ -43,6 +43,7 @@ MODULE = "module call"  # a model's call, `init` or `apply` whose result is not 
 FUNCTION = "function"  # a function of another module whose result is not known
 REPORTED = "reported error"  # an op that failed with a diagnostic
 BUDGET = "analysis bound"  # a call not analysed (depth, recursion, the step budget)
+ORDER = "analysis order"  # a method analysed on its own before its class statement was complete
 
 # top-level packages whose functions are the engine's to model (the rest are other libraries)
 _MODELLED_FAMILY = ("jax", "numpy", "flax", "equinox", "builtins", "operator", "math")
@@ -57,6 +58,16 @@ class Cause:
     label: str  # what the ranking groups by (`haiku.Linear`, `**kwargs call`, `unannotated parameter`)
     node: cst.CSTNode | None = None
     detail: str = ""  # which one, where the label is a group (`f(x)`, `Block.w`): for hover
+    owner: Any = None  # an instance attribute's class, and what it held then (`settled`)
+    held: tuple[Any, ...] = ()
+
+    def settled(self) -> Cause:
+        """An instance attribute's cause once the analysis is over: a class that learnt its bases, fields or
+        kind after the attribute was read (its methods are analysed as the class statement runs) was not
+        complete then."""
+        if self.owner is not None and _held(self.owner) != self.held:
+            return Cause(ORDER, "method analysed before its class statement was complete", self.node, self.detail)
+        return self
 
     def describe(self) -> str:
         return f"{self.kind}: {self.label}" + (f" (`{self.detail}`)" if self.detail else "")
@@ -84,7 +95,7 @@ def parts(node: cst.CSTNode) -> tuple[cst.CSTNode, ...]:
     if t is cst.Call:
         assert isinstance(node, cst.Call)
         if type(node.func) is cst.Attribute:  # `x.reshape(...)`: the receiver too
-            return (node.func, node.func.value, *(a.value for a in node.args))  # type: ignore[attr-defined]
+            return (node.func, node.func.value, *(a.value for a in node.args))
         return (node.func, *(a.value for a in node.args))
     if t is cst.Attribute:
         assert isinstance(node, cst.Attribute)
@@ -160,17 +171,17 @@ def origin(
             return Cause(PYTHON, _call_label(node), node)
         func, ok = called
         if not ok and func is not UNKNOWN:
-            star = "**kwargs call" if any(a.star == "**" for a in node.args) else "*args call"  # type: ignore[attr-defined]
+            star = "**kwargs call" if any(a.star == "**" for a in node.args) else "*args call"
             return Cause(PYTHON, star, node)
         return _called(node, func, frame, returned)
     if type(node) is cst.Name:
-        return of_name(frame, node)  # type: ignore[arg-type]
+        return of_name(frame, node)
     if type(node) is cst.Attribute:
-        return _attribute(node, frame)  # type: ignore[arg-type]
+        return _attribute(node, frame)
     if type(node) is cst.Subscript:
         return Cause(PYTHON, "item of a container", node)
     if type(node) is cst.BinaryOperation or type(node) is cst.UnaryOperation:
-        return Cause(OP_RULE, type(node.operator).__name__, node)  # type: ignore[attr-defined]
+        return Cause(OP_RULE, type(node.operator).__name__, node)
     if type(node) in (cst.ListComp, cst.GeneratorExp, cst.DictComp, cst.SetComp):
         return Cause(PYTHON, "comprehension", node)
     if type(node) is cst.Yield:
@@ -192,16 +203,76 @@ def _attribute(node: cst.Attribute, frame: Any) -> Cause:
     recv = counter.receiver if counter is not None and counter.receiver[0] is node.value else None
     value = recv[1] if recv is not None else None
     if isinstance(value, InstanceRef | BuildingRef):
-        where = f"{value.cls.name}.{attr}"
-        if attr in value.cls.fields:
-            return Cause(ATTRIBUTE, "field of an instance, value not known", node, where)
-        return Cause(ATTRIBUTE, "instance attribute not known (set outside the modelled forms)", node, where)
+        return _instance_attribute(value.cls, attr, node)
     if isinstance(value, ClassInfo):
         return Cause(ATTRIBUTE, "class attribute not known", node, f"{value.name}.{attr}")
     if isinstance(value, ArrayType):
         return Cause(UNMODELLED, f"array.{attr}", node)
     kind = type(value).__name__ if value is not None else "value"
     return Cause(ATTRIBUTE, f"attribute of a {kind}", node, render(node) or f".{attr}")
+
+
+def _held(cls: ClassInfo) -> tuple[Any, ...]:
+    return (cls.bases, len(cls.order), cls.kind, len(cls.fields))
+
+
+def _instance_attribute(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:
+    c = _classified(cls, attr, node)
+    return Cause(c.kind, c.label, c.node, c.detail, cls, _held(cls))
+
+
+def _classified(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:
+    """An attribute of an instance not known: a field, one a method assigns, one of a library base class."""
+    where = f"{cls.name}.{attr}"
+    if attr in cls.fields or attr in cls.order:
+        return Cause(ATTRIBUTE, "field without a known value", node, where)
+    setter = _setters(cls).get(attr)
+    if setter is not None:
+        label = f"attribute set in {setter}()" if setter in ("setup", "__init__") else "attribute set in a method"
+        return Cause(ATTRIBUTE, label, node, where)
+    if cls.bases:
+        return Cause(LIBRARY, f"{cls.bases[0]}.{attr}", node, where)
+    return Cause(ATTRIBUTE, "attribute the class does not define", node, where)
+
+
+_SETTERS: dict[int, tuple[ClassInfo, dict[str, str]]] = {}
+
+
+def _setters(cls: ClassInfo) -> dict[str, str]:
+    """Attribute -> the first method (`setup` and `__init__` first) assigning `self.<attribute>` in the class."""
+    hit = _SETTERS.get(id(cls))
+    if hit is not None and hit[0] is cls:
+        return hit[1]
+    out: dict[str, str] = {}
+    methods = sorted(cls.methods.items(), key=lambda kv: kv[0] not in ("setup", "__init__"))
+    for name, ref in methods:
+        fn = getattr(ref, "node", None)
+        if not isinstance(fn, cst.FunctionDef) or not fn.params.params:
+            continue
+        me = fn.params.params[0].name.value
+        for target in _assigned(fn):
+            if isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) and target.value.value == me:
+                out.setdefault(target.attr.value, name)
+    if len(_SETTERS) > 256:
+        _SETTERS.clear()
+    _SETTERS[id(cls)] = (cls, out)
+    return out
+
+
+def _assigned(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+    found: list[cst.BaseExpression] = []
+
+    class V(cst.CSTVisitor):
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            found.extend(e.value for e in node.target.elements) if isinstance(
+                node.target, cst.Tuple | cst.List
+            ) else found.append(node.target)
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            found.append(node.target)
+
+    fn.body.visit(V())
+    return found
 
 
 def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -> Cause:
@@ -231,7 +302,7 @@ def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -
         return Cause(PYTHON, f"{func.name}(...)", node)
     if func is UNKNOWN:
         if type(node.func) is cst.Name:
-            return Cause(UNKNOWN_NAME, node.func.value, node)  # type: ignore[attr-defined]
+            return Cause(UNKNOWN_NAME, node.func.value, node)
         return Cause(CALLEE, _call_label(node), node)
     return Cause(CALLEE, f"{_call_label(node)} ({type(func).__name__})", node)
 

@@ -224,7 +224,7 @@ class CoverageCounter:
     def cause_of(self, node: cst.CSTNode, frame: Any) -> Cause | None:
         """The cause recorded for an expression just evaluated in `frame` (None: its value is not lost)."""
         if type(node) is cst.Name:
-            return causes.name_if_lost(frame, node)  # type: ignore[arg-type]
+            return causes.name_if_lost(frame, node)
         return self.why.get(id(node))
 
     def _call(self, node: cst.Call, frame: Any, func: Any, ok: bool) -> Cause | None:
@@ -242,11 +242,11 @@ class CoverageCounter:
 
     def _inherited(self, node: cst.CSTNode, frame: Any) -> Cause | None:
         if type(node) is cst.Name:
-            return causes.of_name(frame, node)  # type: ignore[arg-type]
+            return causes.of_name(frame, node)
         why = self.why
         for part in causes.parts(node):
             if type(part) is cst.Name:
-                c = causes.name_if_lost(frame, part)  # type: ignore[arg-type]
+                c = causes.name_if_lost(frame, part)
             else:
                 c = why.get(id(part))
             if c is not None:
@@ -290,7 +290,7 @@ class CoverageCounter:
             shape += lv >= SHAPE_KNOWN
             if lv < SHAPE_KNOWN:
                 kept = self.kept.get(k)
-                c = kept[1] if kept is not None else Cause(causes.PYTHON, "not recorded", node)
+                c = kept[1].settled() if kept is not None else Cause(causes.PYTHON, "not recorded", node)
                 entry = found.setdefault((c.kind, c.label), [0, None])
                 entry[0] += 1
                 if lines is not None and c.node is not None:

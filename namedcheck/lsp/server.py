@@ -342,6 +342,7 @@ def _hover_line(v: Any) -> str:
 
 def _why_text(cause: Any, analysis: Any) -> str:
     """Why a value is not (fully) known: the first construct that lost it (analyzer/causes.py), and its line."""
+    cause = cause.settled()
     r = analysis.positions.get(cause.node) if cause.node is not None else None
     where = f" (line {r.start.line})" if r is not None else ""
     detail = f" `{cause.detail}`" if cause.detail else ""
