@@ -58,16 +58,20 @@ class Cause:
     label: str  # what the ranking groups by (`haiku.Linear`, `**kwargs call`, `unannotated parameter`)
     node: cst.CSTNode | None = None
     detail: str = ""  # which one, where the label is a group (`f(x)`, `Block.w`): for hover
-    owner: Any = None  # an instance attribute's class, and what it held then (`settled`)
-    held: tuple[Any, ...] = ()
+    owner: Any = None  # an instance attribute's class, and the attribute (`settled`)
+    attr: str = ""
 
     def settled(self) -> Cause:
-        """An instance attribute's cause once the analysis is over: a class that learnt its bases, fields or
-        kind after the attribute was read (its methods are analysed as the class statement runs) was not
-        complete then."""
-        if self.owner is not None and _held(self.owner) != self.held:
+        """An instance attribute's cause once the analysis is over (its class complete: a method is analysed
+        on its own as the class statement runs, before the class knows its bases and fields): an array field,
+        or a linen module's `self.param`, known to the complete class was not known then; else what the
+        complete class says of the attribute."""
+        if self.owner is None:
+            return self
+        cls = self.owner
+        if self.attr in cls.fields or (self.attr == "param" and _linen(cls)):
             return Cause(ORDER, "method analysed before its class statement was complete", self.node, self.detail)
-        return self
+        return _classified(cls, self.attr, self.node) if self.node is not None else self
 
     def describe(self) -> str:
         return f"{self.kind}: {self.label}" + (f" (`{self.detail}`)" if self.detail else "")
@@ -212,13 +216,14 @@ def _attribute(node: cst.Attribute, frame: Any) -> Cause:
     return Cause(ATTRIBUTE, f"attribute of a {kind}", node, render(node) or f".{attr}")
 
 
-def _held(cls: ClassInfo) -> tuple[Any, ...]:
-    return (cls.bases, len(cls.order), cls.kind, len(cls.fields))
+def _linen(cls: ClassInfo) -> bool:
+    """A flax linen module (as `nn_modules.is_linen`, which imports this module)."""
+    return any(b in ("flax.linen.Module", "flax.linen.module.Module") for b in cls.bases)
 
 
 def _instance_attribute(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:
     c = _classified(cls, attr, node)
-    return Cause(c.kind, c.label, c.node, c.detail, cls, _held(cls))
+    return Cause(c.kind, c.label, c.node, c.detail, cls, attr)
 
 
 def _classified(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:
