@@ -105,7 +105,7 @@ def test_kwargs_calls_unknown_callees_and_parameters():
     found, _ = causes_of(KWARGS)
     assert found == {
         ("unknown name", "foo"): (1, 18),  # `foo(**cfg)`: foo is bound nowhere (whatever it is given)
-        ("parameter", "unannotated parameter"): (1, 16),  # `make(**opts)`: opts is a parameter, not known
+        ("parameter", "unannotated parameter of a function"): (1, 16),  # `make(**opts)`: opts is a parameter, not known
         ("python form", "**kwargs call"): (1, 21),  # `**Config()`: an instance is not a mapping spread
     }
 
@@ -169,8 +169,8 @@ def test_known_shapes_have_no_cause():
 
 
 def test_a_cause_describes_itself():
-    assert Cause("parameter", "unannotated parameter", None, "f(x)").describe() == (
-        "parameter: unannotated parameter (`f(x)`)"
+    assert Cause("parameter", "unannotated parameter of a function", None, "f(x)").describe() == (
+        "parameter: unannotated parameter of a function (`f(x)`)"
     )
     assert Cause("library", "haiku.Linear").describe() == "library: haiku.Linear"
 
@@ -326,7 +326,10 @@ def test_hover_on_an_unknown_value_says_why():
     param = why_at(a, 7, 11)  # `jnp.tanh(h)`: h's cause too
     assert param is not None and param[1].label == "haiku.Linear"
     x = why_at(a, 6, 21)  # `x`: a parameter of a function analysed on its own
-    assert x is not None and _why_text(x[1], a) == "not known: parameter `unannotated parameter` `f(x)` (line 5)"
+    assert (
+        x is not None
+        and _why_text(x[1], a) == "not known: parameter `unannotated parameter of a function` `f(x)` (line 5)"
+    )
 
 
 def test_language_server_hover_says_why(tmp_path):

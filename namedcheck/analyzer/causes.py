@@ -373,6 +373,7 @@ def parameters(frame: Any, ref: Any, standalone: bool, arguments: dict[str, cst.
         arg = arguments.get(name)
         c = counter.cause_of(arg, counter.caller) if arg is not None and counter.caller is not None else None
         if c is None:
-            label = "unannotated parameter" if standalone else "argument of a call in another module"
+            of = "method" if getattr(ref, "owner", None) is not None else "function"
+            label = f"unannotated parameter of a {of}" if standalone else "argument of a call in another module"
             c = Cause(PARAMETER, label, where.get(name, node), f"{ref.name}({name})")
         frame.lost[name] = c
