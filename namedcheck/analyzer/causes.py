@@ -13,6 +13,7 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.parsing import child_nodes
 from namedcheck.analyzer.refs import (
     BuildingRef,
     ClassInfo,
@@ -240,14 +241,14 @@ def _classified(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:
     return Cause(ATTRIBUTE, "attribute the class does not define", node, where)
 
 
-_SETTERS: dict[int, tuple[ClassInfo, dict[str, str]]] = {}
+_SETTERS: dict[int, tuple[ClassInfo, int, dict[str, str]]] = {}
 
 
 def _setters(cls: ClassInfo) -> dict[str, str]:
     """Attribute -> the first method (`setup` and `__init__` first) assigning `self.<attribute>` in the class."""
     hit = _SETTERS.get(id(cls))
-    if hit is not None and hit[0] is cls:
-        return hit[1]
+    if hit is not None and hit[0] is cls and hit[1] == len(cls.methods):  # (methods added as the class runs)
+        return hit[2]
     out: dict[str, str] = {}
     methods = sorted(cls.methods.items(), key=lambda kv: kv[0] not in ("setup", "__init__"))
     for name, ref in methods:
@@ -260,24 +261,31 @@ def _setters(cls: ClassInfo) -> dict[str, str]:
                 out.setdefault(target.attr.value, name)
     if len(_SETTERS) > 256:
         _SETTERS.clear()
-    _SETTERS[id(cls)] = (cls, out)
+    _SETTERS[id(cls)] = (cls, len(cls.methods), out)
     return out
 
 
 def _assigned(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The targets of the assignment statements in a function's body, at any depth (nested functions too)."""
     found: list[cst.BaseExpression] = []
-
-    class V(cst.CSTVisitor):
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            found.extend(e.value for e in node.target.elements) if isinstance(
-                node.target, cst.Tuple | cst.List
-            ) else found.append(node.target)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            found.append(node.target)
-
-    fn.body.visit(V())
+    todo: list[cst.CSTNode] = [fn.body]
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t is cst.Assign:
+            for target in node.targets:  # type: ignore[attr-defined]
+                e = target.target
+                found.extend(x.value for x in e.elements) if type(e) in (cst.Tuple, cst.List) else found.append(e)
+        elif t is cst.AnnAssign:
+            found.append(node.target)  # type: ignore[attr-defined]
+        elif t is cst.Expr or t in _EXPRESSIONS:
+            continue  # no statements inside (a lambda's body is an expression)
+        else:
+            todo.extend(child_nodes(node))
     return found
+
+
+_EXPRESSIONS = (cst.Call, cst.Name, cst.Attribute, cst.Subscript, cst.BinaryOperation, cst.Return, cst.Raise)
 
 
 def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -> Cause:
