@@ -364,3 +364,19 @@ def test_language_server_hover_says_why(tmp_path):
         return out
 
     assert asyncio.run(asyncio.wait_for(scenario(), 120)) == ["not known: library `haiku.Linear` (line 6)", None]
+
+
+def test_a_name_a_project_module_does_not_define(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "b.py").write_text("import jax.numpy as jnp\n\n\ndef other(x):\n    return jnp.sin(x)\n")
+    (tmp_path / "pkg" / "a.py").write_text(
+        "import jax.numpy as jnp\nfrom pkg.b import missing\n\n\ndef f():\n"
+        "    y = missing(jnp.zeros((2, 3)))\n    return jnp.tanh(y)\n"
+    )
+    code, out, _ = run(capsys, "coverage", "--why", "--format", "json", "pkg/a.py", "--no-cache")
+    assert code == 0
+    assert [(c["kind"], c["label"], c["example"]["line"]) for c in json.loads(out)["causes"]] == [
+        ("unknown import", "pkg.b.missing", 6)
+    ]

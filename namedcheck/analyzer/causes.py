@@ -148,7 +148,15 @@ def of_name(frame: Any, node: cst.Name) -> Cause:
             got = f.lost.get(name)
             return got if got is not None else Cause(PYTHON, "value joined over a loop or branches", node)
         f = f.parent
-    return Cause(UNKNOWN_NAME, name, node)
+    return _unbound(frame, node)
+
+
+def _unbound(frame: Any, node: cst.Name) -> Cause:
+    """A name no frame binds: an import of a project module that does not define it, else a name unknown."""
+    imported = frame.an.imports.get(node.value)
+    if isinstance(imported, str):
+        return Cause(UNKNOWN_IMPORT, imported, node)
+    return Cause(UNKNOWN_NAME, node.value, node)
 
 
 def name_if_lost(frame: Any, node: cst.Name) -> Cause | None:
@@ -315,7 +323,8 @@ def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -
         return Cause(PYTHON, f"{func.name}(...)", node)
     if func is UNKNOWN:
         if type(node.func) is cst.Name:
-            return Cause(UNKNOWN_NAME, node.func.value, node)
+            c = _unbound(frame, node.func)
+            return Cause(c.kind, c.label, node)
         return Cause(CALLEE, _call_label(node), node)
     return Cause(CALLEE, f"{_call_label(node)} ({type(func).__name__})", node)
 
