@@ -380,3 +380,14 @@ def test_a_name_a_project_module_does_not_define(tmp_path, capsys, monkeypatch):
     assert [(c["kind"], c["label"], c["example"]["line"]) for c in json.loads(out)["causes"]] == [
         ("unknown import", "pkg.b.missing", 6)
     ]
+
+
+def test_a_run_that_cannot_start_still_prints_a_why_document(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\nbogus = 1\n")
+    code, out, err = run(capsys, "coverage", "--why", "--format", "json", ".")
+    assert code == 2 and "unknown key 'bogus'" in err
+    assert json.loads(out) == {
+        "causes": [],
+        "total": {"files": 0, "arrays": 0, "rank_known": 0, "shape_known": 0, "causes": 0},
+    }

@@ -188,9 +188,9 @@ def _empty_document(args: argparse.Namespace) -> None:
     fmt = getattr(args, "format", None)
     if fmt == "json":
         if getattr(args, "command", None) == "coverage":
-            from namedcheck.cli.coverage import render_json
+            from namedcheck.cli.coverage import render_json, render_why_json
 
-            print(render_json({}))
+            print(render_why_json({}) if getattr(args, "why", False) else render_json({}))
         else:
             print("[]")
     elif fmt == "sarif":
