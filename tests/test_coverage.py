@@ -135,7 +135,7 @@ def test_coverage_shares_and_sums():
     assert (c.shape_percent, c.rank_percent) == (71, 85)  # rounded down: 100 only when all are known
     assert Coverage(200, 200, 199).shape_percent == 99
     assert Coverage().shape_percent == 100
-    assert Coverage.from_json(c.as_json()) == c
+    assert Coverage.from_json(c.entry()) == c
     for bad in ({"arrays": 1, "rank_known": 2, "shape_known": 0}, {"arrays": 1}, [1, 1, 1], {**c.as_json(), "x": 1}):
         with pytest.raises(ValueError):
             Coverage.from_json(bad)

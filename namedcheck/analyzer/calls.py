@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import (
+    causes,
     classes,
     configs,
     entry,
@@ -100,9 +101,11 @@ class Calls(FrameState):
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
             for a in mutation.mutable_args(func, node.args, self.lookup):
                 self.forget_if_mutable(a.value)
-        if not ok:
-            return UNKNOWN
-        return self.call_value(func, pos, kw, nodes, kwl, node)
+        counter = self.an.coverage
+        out = self.call_value(func, pos, kw, nodes, kwl, node) if ok else UNKNOWN
+        if counter is not None:  # what was called, for the cause of a lost result (analyzer/causes.py)
+            counter.called = (node, func, ok)
+        return out
 
     def call_value(
         self,
@@ -351,6 +354,7 @@ class Calls(FrameState):
             out = engine_ops.run(op, pos, kw, labels, kwl, env)  # type: ignore[arg-type]
         except RuleError as e:
             self.report(_argument_node(op, e, nodes) or node, _related(self, e, pos, kw, labels, kwl, nodes, node))
+            causes.note(self, node, causes.REPORTED, f"{e.code} at {short_name(name)}")
             return UNKNOWN
         return (
             origins.op_result(

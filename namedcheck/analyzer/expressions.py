@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, configs, iteration, nn_modules
+from namedcheck.analyzer import causes, classes, configs, iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -153,7 +153,12 @@ class Expressions(FrameState):
         if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
             self.an.value_log.append((node, value))
         if self.an.coverage is not None:  # how much of the checked file's shapes is known (analyzer/coverage.py)
-            self.an.coverage.see(node, value)
+            cause = self.an.coverage.see(node, value, self)
+            if self.an.why_log is not None:  # the editor's hover: why it is not known (a name's too)
+                if cause is None and type(node) is cst.Name and causes.lost(value):
+                    cause = causes.of_name(self, node)
+                if cause is not None:
+                    self.an.why_log.append((node, cause))
         return value
 
     def _ev(self, node: cst.BaseExpression) -> Any:
@@ -193,7 +198,10 @@ class Expressions(FrameState):
                 return UNKNOWN
             if isinstance(recv, ArrayType) and node.attr.value == "resize":
                 self.forget_if_mutable(node.value, any_value=True)  # numpy's in-place resize
-            return self.attribute(recv, node.attr.value, node)
+            out = self.attribute(recv, node.attr.value, node)
+            if self.an.coverage is not None:  # the receiver, for the cause of a lost attribute (analyzer/causes.py)
+                self.an.coverage.receiver = (node.value, recv)
+            return out
         if type(node) is cst.Call:
             return self.call(node)
         if type(node) is cst.BinaryOperation:
@@ -278,6 +286,8 @@ class Expressions(FrameState):
             project = getattr(self.an, "project", None)
             if project is not None and project.owns(recv.name):  # `layers.dense`, `pkg.config.CONFIG`
                 v = project.resolve(f"{recv.name}.{attr}")
+                if v is None:
+                    causes.note(self, node, causes.UNKNOWN_IMPORT, f"{recv.name}.{attr}")
                 return v if v is not None else UNKNOWN
             mod = canonical_name(recv.name + ".x").rpartition(".")[0]
             if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):

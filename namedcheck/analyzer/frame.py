@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.calls import Calls
+from namedcheck.analyzer.causes import PYTHON, Cause
 from namedcheck.analyzer.expressions import Expressions
 from namedcheck.analyzer.mapargs import unbound_name_cause
 from namedcheck.analyzer.refs import FuncRef, QualRef
@@ -33,6 +34,7 @@ class Frame(Statements, Expressions, Calls):
     # reached from the program's entry point (`__main__`, `app.run(main)`): flag defaults are its values
     entry = False
     param_tokens: frozenset[int] = frozenset()  # config objects the parameters hold (analyzer/configs.py)
+    defining: cst.CSTNode | None = None  # the function whose body this is (its lost return's cause is kept)
 
     def __init__(
         self,
@@ -47,6 +49,7 @@ class Frame(Statements, Expressions, Calls):
         self.an = an
         self.parent = parent
         self.vars: dict[str, Any] = {}
+        self.lost: dict[str, Any] = {}  # names bound to lost values -> their `causes.Cause` (coverage only)
         self.declared_return = declared_return
         self.returns: list[Any] = []
         self.lenient = lenient  # analysing under a call's types: extra named axes are lifted, not wrong
@@ -81,6 +84,8 @@ class Frame(Statements, Expressions, Calls):
                 v = f.vars[node.value]
                 if any_value or (isinstance(v, Seq) and v.kind in ("list", "dict")):
                     f.vars[node.value] = UNKNOWN
+                    if self.an.coverage is not None:
+                        f.lost[node.value] = Cause(PYTHON, "container changed in place", node)
                 return
             f = f.parent
 

@@ -45,6 +45,7 @@ class Replay:
     mapped: set[int]
     state: tuple[int, ...] = ()  # the shared state it was analysed under (`EditorAnalyzer._shared_state`)
     cut: bool = False  # a call in it was cut short by a bound (unused suppressions are not judged then)
+    whys: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)  # (expression, cause of its lost value)
 
 
 @dataclass
@@ -68,6 +69,7 @@ class Analysis:
     functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = field(default_factory=dict)
     failed: bool = False  # not analysed (does not parse, or the analyzer failed): nothing more to add
     excluded: set[int] = field(default_factory=set)  # indices of `values` recorded under an excluded call
+    whys: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)  # (expression, `causes.Cause`): hover
 
     @property
     def positions(self) -> ChunkPositions:
@@ -88,6 +90,7 @@ class EditorAnalyzer(ModuleAnalyzer):
     ) -> None:
         super().__init__(module, ops, **project)
         self.value_log: list[tuple[cst.CSTNode, Any]] = []
+        self.why_log: list[tuple[cst.CSTNode, Any]] = []
         self.function_log: list[tuple[cst.CSTNode, str, dict[str, Any], Any]] = []
         self.report_log: list[tuple[cst.CSTNode, RuleError]] = []
         self.unbound_log: list[tuple[Any, cst.CSTNode, RuleError]] = []
@@ -186,6 +189,7 @@ class EditorAnalyzer(ModuleAnalyzer):
                 super().report(node, err)
             self.unbound_names.extend(old.unbound)
             self.value_log.extend(old.values)
+            self.why_log.extend(old.whys)
             self.function_log.extend(old.functions)
             self.under_map |= old.under_map
             self.mapped |= old.mapped
@@ -199,6 +203,7 @@ class EditorAnalyzer(ModuleAnalyzer):
             set(self.under_map),
             set(self.mapped),
             self.log.cuts,
+            len(self.why_log),
         )
         super().analyse_standalone(ref)
         if self._shared_state() != state:
@@ -213,6 +218,7 @@ class EditorAnalyzer(ModuleAnalyzer):
             self.mapped - marks[5],
             state,
             self.log.cuts != marks[6],
+            self.why_log[marks[7] :],
         )
         return None
 
@@ -414,7 +420,7 @@ class DocumentAnalyser:
         functions: dict[int, tuple[cst.CSTNode, list[FunctionRecord]]] = {}
         for node, kind, params, out in an.function_log:
             functions.setdefault(id(node), (node, []))[1].append(FunctionRecord(kind, params, out))
-        return Analysis(diags, chunks, an.value_log, functions, excluded=an.excluded_values)
+        return Analysis(diags, chunks, an.value_log, functions, excluded=an.excluded_values, whys=an.why_log)
 
 
 def parseable_chunks(source: str) -> list[tuple[int, Chunk]] | None:
@@ -559,6 +565,15 @@ def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int,
     if best is None:
         return None
     return best, sorted(distinct(found), key=lambda v: not _complete(v))
+
+
+def why_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int, int], Any] | None:
+    """The innermost expression around 1-based `line`, 0-based `column` whose value was lost: its span and
+    the cause (analyzer/causes.py) of its first such analysis; a name assigned such a value too."""
+    from dataclasses import replace
+
+    found = values_at(replace(a, values=a.whys, functions={}), line, column)
+    return (found[0], found[1][0]) if found is not None and found[1] else None
 
 
 def _complete(v: Any) -> bool:

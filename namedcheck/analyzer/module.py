@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import configs, iteration, jaxconfig, origins
+from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins
 from namedcheck.analyzer.budget import CallCut, Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -59,6 +59,7 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
+    why_log: list[tuple[cst.CSTNode, Any]] | None = None  # (expression, cause of its lost value): the editor's
     coverage: CoverageCounter | None = None  # set by `Session.check` for a checked file (analyzer/coverage.py)
     # every name binding's (target name node, value), each analysis of it; set by `namedcheck types`
     # (analyzer/bindings.py)
@@ -375,8 +376,14 @@ class ModuleAnalyzer:
             star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
             for node in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
                 self.bindings.append((node.name, frame.vars.get(node.name.value, UNKNOWN)))
+        if self.coverage is not None:
+            frame.defining = ref.node
+            causes.parameters(frame, ref, standalone, arguments or {})
         if isinstance(ref.node, cst.Lambda):
-            return frame.ev(ref.node.body)
+            out = frame.ev(ref.node.body)
+            if self.coverage is not None:
+                self.coverage.returning(ref.node, ref.node.body, out)
+            return out
         if self.yields_somewhere() and iteration.is_generator(ref.node):  # calling it gives an iterator of its items
             frame.yields = []
             frame.run_block(ref.node.body)
@@ -436,6 +443,7 @@ class ModuleAnalyzer:
         sig = self.signature(ref)
         b = bind(sig.params, pos, kw)
         if b is None:
+            causes.note(caller, node, causes.PYTHON, "arguments that do not bind to the signature")
             return UNKNOWN
         values, extra = b
         from namedcheck.analyzer.scope import label
@@ -485,6 +493,7 @@ class ModuleAnalyzer:
             or running >= MAX_RECURSION
         ):
             self.log.cuts += 1  # what this call would find depends on where it is made from
+            causes.note(caller, node, causes.BUDGET, "call depth, recursion or step budget")
             return UNKNOWN
         else:
             self.checkpoint()
@@ -502,6 +511,10 @@ class ModuleAnalyzer:
                 k: origins.passed(v, node, nodes[names.index(k)] if k in names[: len(nodes)] else None, k)
                 for k, v in values.items()
             }  # the call site, a cause of what the body finds
+            counter = self.coverage
+            saved = counter.caller if counter is not None else None
+            if counter is not None:
+                counter.caller = caller  # the arguments' causes (analyzer/causes.parameters)
             try:
                 out = self.memoised(
                     key,
@@ -525,6 +538,8 @@ class ModuleAnalyzer:
                 self.log.cuts += 1  # the call's result is unknown; the rest of the file is still checked
                 out = UNKNOWN
             finally:
+                if counter is not None:
+                    counter.caller = saved
                 self.depth -= 1
                 self.running[id(ref.node)] = running
                 if key is not None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, origins
+from namedcheck.analyzer import causes, classes, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -259,6 +259,7 @@ def self_param(f: Any, node: cst.Call) -> Any:
     if len(args) < 3 or len(args) != len(node.args):
         for a in node.args:
             f.ev(a.value)
+        causes.note(f, node, causes.UNREAD, "self.param with keyword or star arguments")
         return UNKNOWN
     init = args[1].value
     init_head = init.func if isinstance(init, cst.Call) else init
@@ -267,10 +268,14 @@ def self_param(f: Any, node: cst.Call) -> Any:
     dtype = f.ev(args[3].value) if len(args) > 3 else None
     library = isinstance(head, InitializerRef) or (isinstance(head, QualRef) and _initializer(head.name))
     if not library or not isinstance(shape, Seq):
+        if not library:
+            causes.note(f, node, causes.UNREAD, "self.param initializer not a library one")
         return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
     code = dtype_from_value(dtype) if dtype is not None else "f32"
     made = ArrayType.make(code, dims) if code else UNKNOWN
+    if not code:
+        causes.note(f, node, causes.UNREAD, "self.param dtype")
     name = f.ev(args[0].value)
     c = _collecting(f)
     if c is not None and isinstance(made, ArrayType) and isinstance(name, Const) and isinstance(name.value, str):

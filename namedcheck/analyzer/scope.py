@@ -39,6 +39,7 @@ class Analyzer(Protocol):
     ops: dict[str, Any]
     types: dict[int, tuple[cst.CSTNode, Any]] | None
     value_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, value) of every analysis, for editors
+    why_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, cause of its lost value), for editors
     coverage: Any  # a checked file's `coverage.CoverageCounter` (None: not counted)
     found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]]  # what the analysis reported, by (node id, code)
     bindings: list[tuple[cst.CSTNode, Any]] | None  # (name node, value) of every binding, for `namedcheck types`
@@ -76,6 +77,8 @@ class FrameState:
     an: Analyzer
     parent: Any
     vars: dict[str, Any]
+    lost: dict[str, Any]  # names bound to lost values -> their causes (analyzer/causes.py)
+    defining: Any  # the definition whose body this is (None: a module or class body)
     declared_return: Any
     returns: list[Any]
     lenient: bool

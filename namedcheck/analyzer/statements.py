@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import (
+    causes,
     chex,
     classes,
     configs,
@@ -85,7 +86,9 @@ class Statements(FrameState):
                     self.env = replace(self.env, mesh=v.info, mesh_set=self.env is not before and self.env.mesh_set)
                 loops.extend(mapcalls.serial_loop_axes(self, item.item))
                 if item.asname is not None:
+                    prev = causes.binding(self, item.item, "with ... as", item)
                     self.assign(item.asname.name, v if isinstance(v, (ArrayType, MeshVal)) else UNKNOWN)
+                    causes.restore(self, prev)
             if loops:  # `with serial_loop(name, n):` adds a resource axis for xmaps in the block
                 self.env = replace(self.env, mesh=mapcalls.with_loops(self.env.mesh, loops))
             quiet = self.quiet
@@ -122,7 +125,13 @@ class Statements(FrameState):
                 elem = it.item
             elif isinstance(it, Seq):
                 elem = iteration.common_item(it)
-            self.loop(s, lambda f: f.assign(s.target, elem))
+
+            def bind(f: Statements) -> None:
+                prev = causes.binding(f, s.iter, "for loop target", s.target)
+                f.assign(s.target, elem)
+                causes.restore(f, prev)
+
+            self.loop(s, bind)
         elif isinstance(s, cst.While):
             self.ev(s.test)
             self.loop(s, lambda f: None)
@@ -138,7 +147,9 @@ class Statements(FrameState):
             for h in s.handlers:
                 self.ended = False  # the body raised before its end: the handler runs
                 if h.name is not None:
+                    prev = causes.binding(self, None, "except ... as", h)
                     self.assign(h.name.name, UNKNOWN)
+                    causes.restore(self, prev)
                 self.run_block(h.body)
             self.cond_depth -= 1
             if s.orelse is not None:
@@ -151,11 +162,14 @@ class Statements(FrameState):
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees. Returns, per
         block, whether it always ends (returns or raises)."""
         before = dict(self.vars)
+        lost_before = self.lost
+        lost: dict[str, Any] = {}
         results = []
         ended = []
         self.cond_depth += 1
         for b in blocks:
             self.vars = dict(before)
+            self.lost = dict(lost_before)
             self.ended = False
             if b is None:
                 pass
@@ -167,6 +181,7 @@ class Statements(FrameState):
                 self.run_block(b)
             results.append(self.vars)
             ended.append(self.ended)
+            lost = {**self.lost, **lost}  # (the first branch's cause of a name wins)
         self.cond_depth -= 1
         self.ended = all(ended)
         if not self.ended:  # only the paths that go on reach the code after the branches
@@ -176,6 +191,12 @@ class Statements(FrameState):
             vals = [r.get(k, before.get(k, UNKNOWN)) for r in results]
             merged[k] = join(vals)
         self.vars = merged
+        if self.an.coverage is not None:  # a name the branches give values that do not agree
+            where = next((b for b in blocks if b is not None), None)
+            for k, v in merged.items():
+                if k not in lost and causes.lost(v):
+                    lost[k] = causes.Cause(causes.PYTHON, "branches that disagree", where, k)
+        self.lost = lost
         return ended
 
     def loop(self, s: cst.For | cst.While, bind_target: Any) -> None:
@@ -196,6 +217,10 @@ class Statements(FrameState):
             for k in self.vars:
                 if k not in before:
                     self.vars[k] = UNKNOWN
+        if self.an.coverage is not None:  # a name a loop's iterations give values that do not agree
+            for k in changed | (self.vars.keys() - before.keys() if changed else set()):
+                if k not in self.lost and causes.lost(self.vars[k]):
+                    self.lost[k] = causes.Cause(causes.PYTHON, "loop carry that changes", s, k)
         if s.orelse is not None:
             self.run_block(s.orelse.body)
 
@@ -203,10 +228,12 @@ class Statements(FrameState):
         if isinstance(s, cst.Assign):
             v = self.ev(s.value)
             self.an.reveal(s, v)
+            prev = causes.binding(self, s.value, "tuple unpacking", s)
             for t in s.targets:
                 self.assign(t.target, sizes.unpacked_shape(self, t.target, s.value, v))
                 if isinstance(t.target, cst.Name):
                     configs.bound(self, t.target.value, s.value)
+            causes.restore(self, prev)
         elif isinstance(s, cst.AnnAssign):
             # (a jaxtyping annotation of a local is never checked by jaxtyping: documentation, not a fact)
             declared = stated(self.annotation(s.annotation.annotation), False)
@@ -216,17 +243,25 @@ class Statements(FrameState):
                 self.check_declared(declared, v, s.value, f"`{label(s.target) or 'the target'}`")
             else:
                 v = UNKNOWN
+            prev = causes.binding(self, s.value, "annotation without a value", s)
             self.assign(
                 s.target, declared_value(declared, v, self.env.manual) if isinstance(declared, (ArrayType, Seq)) else v
             )
+            causes.restore(self, prev)
         elif isinstance(s, cst.AugAssign):
             op = OPERATORS.get(type(s.operator).__name__.replace("Assign", ""))
             left, right = self.ev(s.target), self.ev(s.value)
             v = self.apply_op(op, [left, right], [s.target, s.value], s) if op else UNKNOWN
+            counter = self.an.coverage
+            lhs = s.target if counter is not None and counter.cause_of(s.target, self) is not None else s.value
+            prev = causes.binding(self, lhs, f"augmented assignment ({type(s.operator).__name__})", s)
             self.assign(s.target, v)
+            causes.restore(self, prev)
         elif isinstance(s, cst.Return):
             v = self.ev(s.value) if s.value is not None else Const(None)
             self.returns.append(v)
+            if self.an.coverage is not None and self.defining is not None and s.value is not None:
+                self.an.coverage.returning(self.defining, s.value, v)
             if s.value is not None:
                 self.check_declared(self.declared_return, v, s.value, "the return value")
             self.ended = True
@@ -281,6 +316,8 @@ class Statements(FrameState):
             self.vars[target.value] = v
             if self.an.bindings is not None:  # `namedcheck types` (analyzer/bindings.py)
                 self.an.bindings.append((target, v))
+            if self.an.coverage is not None:  # why the value is not known, where it is not (analyzer/causes.py)
+                self.an.coverage.bound(self, target, v)
             if target.value in self.arguments:
                 self.rebound.add(target.value)  # no longer the argument the call gave
         elif isinstance(target, cst.Tuple | cst.List):
@@ -305,7 +342,9 @@ class Statements(FrameState):
                 for e in elems:
                     self.assign(e.value, UNKNOWN)
         elif isinstance(target, cst.StarredElement):
+            prev = causes.binding(self, None, "starred assignment", target)
             self.assign(target.value, UNKNOWN)
+            causes.restore(self, prev)
         elif isinstance(target, cst.Subscript):
             self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
         elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):

@@ -97,13 +97,15 @@ class ResultCache:
         devices: tuple[int, ...] = (),
         limits: object = None,
         roots: tuple[str, ...] = (),
+        why: bool = False,
     ) -> str:
         """`dependencies`: a fingerprint of the project modules the file imports and the config files its flags
         load (their edits re-check it); `devices`: the configured device counts (another count re-checks it);
         `limits`: the budgets (a result cut short by one is cached too, and other budgets re-check it); `roots`:
-        the roots of the file's project (which modules its imports name)."""
+        the roots of the file's project (which modules its imports name); `why`: the coverage's causes are
+        located (`coverage --why`: an entry of its own)."""
         h = hashlib.sha256(self.fingerprint.encode())
-        h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0".encode())
+        h.update(f"devices={','.join(map(str, devices))}\0limits={limits!r}\0{'why' if why else ''}\0".encode())
         if roots:
             h.update(("roots=" + "\0".join(roots) + "\0\0").encode())
         h.update(display.encode())
@@ -148,7 +150,7 @@ class ResultCache:
             body = json.dumps(
                 {
                     "diagnostics": [{**d.as_json(), "hint": d.hint} for d in diags],
-                    "coverage": None if coverage is None else coverage.as_json(),
+                    "coverage": None if coverage is None else coverage.entry(),
                 }
             )
             payload = json.dumps({"key": key, "sha256": hashlib.sha256(body.encode()).hexdigest(), "diagnostics": body})

@@ -29,10 +29,12 @@ def run_check(
     cache_root: Path | None = None,
     stats: RunStats | None = None,
     callers: bool = True,
+    why: bool = False,
 ) -> list[Diagnostic]:
     """Every diagnostic of the files under `paths`, sorted; `stats` (the command's) counts files, holds each
     analysed file's coverage and draws a progress line on a terminal's stderr. `callers=False`: the project
-    modules importing the files are not run (what they cause in them is left out)."""
+    modules importing the files are not run (what they cause in them is left out). `why`: each file's coverage
+    locates its causes (`coverage --why`)."""
     from namedcheck.cli.files import unreadable
     from namedcheck.cli.runner import Job, check_all
 
@@ -44,7 +46,7 @@ def run_check(
     stub_paths = tuple(cfg.stub_paths)
     root = str(cache_root) if cache_root is not None else None
     project_paths = tuple(paths)
-    todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices) for disp, f in files]
+    todo = [Job(disp, str(f), stub_paths, root, cfg.limits, project_paths, cfg.devices, why) for disp, f in files]
     from namedcheck.analyzer.filefacts import FACTS
     from namedcheck.cli.cache import CACHE_DIR_NAME
 
@@ -187,9 +189,9 @@ def _empty_document(args: argparse.Namespace) -> None:
     fmt = getattr(args, "format", None)
     if fmt == "json":
         if getattr(args, "command", None) == "coverage":
-            from namedcheck.cli.coverage import render_json
+            from namedcheck.cli.coverage import render_json, render_why_json
 
-            print(render_json({}))
+            print(render_why_json({}) if getattr(args, "why", False) else render_json({}))
         elif getattr(args, "command", None) == "types":
             from namedcheck.cli.types import render_json as types_json
 
@@ -410,6 +412,17 @@ def _print_results(args: argparse.Namespace, diags: list[Diagnostic], read_line:
             print(stats.summary(diags))
 
 
+def _percent_arg(text: str) -> float:
+    """`--fail-under N`: a number from 0 to 100 (argparse says what is wrong with anything else)."""
+    try:
+        n = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= n <= 100:
+        raise argparse.ArgumentTypeError(f"not a percentage from 0 to 100: {text!r}")
+    return n
+
+
 def _unreadable_status(diags: list[Diagnostic]) -> int:
     """2 when a path could not be read (each is also a diagnostic of the output), after saying which."""
     from namedcheck.cli.files import is_unreadable
@@ -561,9 +574,18 @@ def cmd_coverage(args: argparse.Namespace) -> int:
 
         cache_root = usable_root(cache_root)
     stats = RunStats()
-    diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False)
-    print(coverage.render_json(stats.coverage) if args.format == "json" else coverage.render_text(stats.coverage))
-    return _unreadable_status(diags)
+    diags = run_check(args.paths or ["."], cfg, jobs, cache_root, stats, callers=False, why=args.why)
+    if args.why:
+        out = coverage.render_why_json(stats.coverage) if args.format == "json" else None
+        print(out if out is not None else coverage.render_why_text(stats.coverage, args.top))
+    else:
+        print(coverage.render_json(stats.coverage) if args.format == "json" else coverage.render_text(stats.coverage))
+    status = _unreadable_status(diags)
+    failure = coverage.below(stats.coverage, args.fail_under) if args.fail_under is not None else None
+    if failure is not None:
+        print(f"namedcheck: {failure}", file=sys.stderr)
+        return status or 1
+    return status
 
 
 def cmd_types(args: argparse.Namespace) -> int:
@@ -738,6 +760,18 @@ def build_parser() -> argparse.ArgumentParser:
     cov.add_argument("--format", choices=("text", "json"), default="text")
     cov.add_argument("--jobs", "-j", type=int, default=0, help="worker processes (default: all cores)")
     cov.add_argument("--no-cache", action="store_true", help="do not read or write .namedcheck_cache/")
+    cov.add_argument(
+        "--why",
+        action="store_true",
+        help="rank the causes of the shapes not known (count, kind, label, an example location)",
+    )
+    cov.add_argument("--top", type=int, default=30, help="with --why, text: the causes shown (0: all; default 30)")
+    cov.add_argument(
+        "--fail-under",
+        type=_percent_arg,
+        metavar="N",
+        help="exit 1 when the share of array expressions with a known shape is below N percent",
+    )
     cov.add_argument("--config-root", help=argparse.SUPPRESS)
     cov.set_defaults(func=cmd_coverage)
     ty = sub.add_parser(

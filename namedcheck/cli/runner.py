@@ -26,6 +26,7 @@ class Job:
     limits: Limits
     project_paths: tuple[str, ...] = ()  # the paths the run was given (they help find the file's project)
     devices: tuple[int, ...] = ()  # the device counts the file is checked under ([tool.namedcheck] devices)
+    why: bool = False  # the coverage's causes located (`coverage --why`: a line per cause; costs a pass)
 
 
 def check_file(job: Job) -> list[Diagnostic]:
@@ -60,9 +61,38 @@ def _check_file(job: Job) -> list[Diagnostic]:
     # whether it is judged depends on the modules importing the file, which the key does not name). One cut
     # short by a budget is (a note that says so: the key holds the budgets, the next run says the same)
     unused = any(d.code == NC002 for d in diags)
+    coverage = _located(result, nb) if job.why else result.coverage
     if cache is not None and key is not None and not unused and _inputs_unchanged(job, data, project, deps):
-        cache.put(key, _anywhere(diags, job.display), result.coverage)
-    return FileDiagnostics(diags, job.display, result.coverage)
+        cache.put(key, _anywhere(diags, job.display), coverage)
+    return FileDiagnostics(diags, job.display, coverage)
+
+
+def _located(result: Any, nb: Any) -> Any:
+    """The file's coverage with a line for each cause (in a notebook: its cell and the line in it)."""
+    an = result.analyzer
+    if result.coverage is None or an is None or an.coverage is None:
+        return result.coverage
+    from dataclasses import replace
+
+    from namedcheck.analyzer.session import deep_recursion
+
+    positions = an.positions()
+
+    def line(node: Any) -> int:
+        r = positions.get(node)
+        return r.start.line if r is not None else 0
+
+    try:
+        with deep_recursion():
+            located = an.coverage.result(line)
+    except (MemoryError, RecursionError):
+        return result.coverage
+    if nb is not None:
+        cells = [nb.cell_at(c.line) if c.line else (0, 0) for c in located.causes]
+        located = replace(
+            located, causes=tuple(replace(c, cell=n, line=ln) for c, (n, ln) in zip(located.causes, cells))
+        )
+    return located
 
 
 def cached_result(job: Job) -> list[Diagnostic] | None:
@@ -141,7 +171,7 @@ def _prepared(job: Job) -> list[Diagnostic] | tuple[str, Any, str | None, str, b
         cache = ResultCache(Path(job.cache_root), job.stub_paths)
         deps = project.dependency_fingerprint(path) if project is not None else ""
         found_under = tuple(str(r) for r in project.index.roots) if project is not None else ()
-        key = cache.key(job.display, data, deps, job.devices, job.limits, found_under)
+        key = cache.key(job.display, data, deps, job.devices, job.limits, found_under, job.why)
         hit = cache.get(key)
         if hit is not None:
             cached, coverage = hit

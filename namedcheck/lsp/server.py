@@ -25,6 +25,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from namedcheck import __version__
+from namedcheck.analyzer.causes import lost
 from namedcheck.analyzer.incremental import (
     Analysis,
     DocumentAnalyser,
@@ -32,6 +33,7 @@ from namedcheck.analyzer.incremental import (
     oversized,
     symbols_of,
     values_at,
+    why_at,
 )
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
@@ -364,6 +366,23 @@ def _hover_line(v: Any) -> str:
     return format_value(v, sets=False) + (f"  # {extra}" if extra else "")
 
 
+def _why_text(cause: Any, analysis: Any) -> str:
+    """Why a value is not (fully) known: the first construct that lost it (analyzer/causes.py), and its line."""
+    cause = cause.settled()
+    r = analysis.positions.get(cause.node) if cause.node is not None else None
+    where = f" (line {r.start.line})" if r is not None else ""
+    detail = f" `{cause.detail}`" if cause.detail else ""
+    return f"not known: {cause.kind} `{cause.label}`{detail}{where}"
+
+
+def _why_hover(why: Any, analysis: Any, units: Units) -> lsp.Hover:
+    (line, col, end_line, end_col), cause = why
+    return lsp.Hover(
+        contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, _why_text(cause, analysis)),
+        range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),
+    )
+
+
 def _uri_of(path: str) -> str:
     try:
         return Path(path).resolve().as_uri()
@@ -454,8 +473,9 @@ def build_server() -> NamedcheckServer:
         units = Units(doc)
         line0, col0 = units.inp(params.position)
         found = values_at(got[1], line0 + 1, col0)
+        why = why_at(got[1], line0 + 1, col0)
         if found is None or not found[1]:
-            return None
+            return _why_hover(why, got[1], units) if why is not None else None
         (line, col, end_line, end_col), values = found
         text = "\n".join(_hover_line(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
@@ -465,6 +485,8 @@ def build_server() -> NamedcheckServer:
             more += "\n\nsizes known only when it runs, named after the code that gives them: " + ", ".join(
                 f"`{s}`" for s in syms
             )
+        if why is not None and why[0] == found[0] and all(lost(v) for v in values):
+            more += "\n\n" + _why_text(why[1], got[1])
         return lsp.Hover(
             contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```python\n{text}\n```\n{title}{more}"),
             range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),
