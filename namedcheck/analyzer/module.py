@@ -773,6 +773,9 @@ class ModuleAnalyzer:
         """The loaded project module whose syntax tree holds `node` (None when none does)."""
         found = getattr(self.project, "analyzers", None)
         analyzers = found() if found is not None else []
+        target = getattr(self.project, "target", None)  # the checked file's project may have loaded it (a base's
+        if target is not None and target[0].project is not None and target[0].project is not self.project:
+            analyzers = [*analyzers, *target[0].project.analyzers()]  # module's notes in a script's own module)
         for an in analyzers:
             if an is not self and node in an.positions():
                 return an

@@ -806,7 +806,7 @@ def _root_files(root: Path) -> list[tuple[Path, str]] | None:
     return files
 
 
-_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...], int | None], Project] = {}
+_PROJECTS: dict[tuple[tuple[str, ...], tuple[str, ...], int | None, tuple[str, ...] | None], Project] = {}
 _RUN_PROJECTS: dict[tuple[Any, ...], Project] = {}  # (run, directory, roots, stubs, devices) -> its project
 
 
@@ -831,16 +831,19 @@ def project_for(
         base_index = ProjectIndex.for_paths(list(roots_from)) if roots_from else None
     except (OSError, RuntimeError, ValueError):  # unreadable, a symlink loop, a path pathlib rejects
         return None
-    key = (tuple(str(r) for r in index.roots), stub_paths, devices)
+    shared = (
+        base_index is not None
+        and base_index.roots
+        and base_index.roots != index.roots
+        and index.roots[: len(base_index.roots)] == base_index.roots
+    )
+    base_roots = tuple(str(r) for r in base_index.roots) if shared and base_index is not None else None
+    # the base is part of the key: the project of a set of roots is the same whatever run made it first
+    key = (tuple(str(r) for r in index.roots), stub_paths, devices, base_roots)
     if key not in _PROJECTS:
         base = None
-        if (
-            base_index is not None
-            and base_index.roots
-            and base_index.roots != index.roots
-            and index.roots[: len(base_index.roots)] == base_index.roots
-        ):
-            base_key = (tuple(str(r) for r in base_index.roots), stub_paths, devices)
+        if base_roots is not None and base_index is not None:
+            base_key = (base_roots, stub_paths, devices, None)
             base = _PROJECTS.get(base_key)
             if base is None:
                 base = _PROJECTS[base_key] = Project(base_index, stub_paths=stub_paths, devices=devices)
