@@ -7,7 +7,7 @@ import json
 from dataclasses import dataclass
 
 from namedcheck.analyzer.coverage_figures import Coverage
-from namedcheck.cli.output import shown_path
+from namedcheck.cli.output import printable, shown_path
 
 
 def ordered(files: dict[str, Coverage]) -> list[tuple[str, Coverage]]:
@@ -64,9 +64,9 @@ class RankedCause:
 
     def where(self) -> str:
         if not self.line:
-            return printable(self.path)
+            return shown_path(self.path)
         cell = f"cell {self.cell}:" if self.cell else ""
-        return f"{printable(self.path)}:{cell}{self.line}"
+        return f"{shown_path(self.path)}:{cell}{self.line}"
 
 
 def ranked(files: dict[str, Coverage]) -> list[RankedCause]:
