@@ -567,6 +567,7 @@ class Latency:
     unanswered: int = 0
     errors: int = 0
     latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)  # by request: "hover big.py" -> latencies
     published: bool = False  # the large document's diagnostics came, for its last text
     died: str = ""
 
@@ -633,6 +634,8 @@ def latency(work: Path, lines: int = 1500, every: float = 0.2, answer_s: float =
                     out.unanswered += 1
                 else:
                     out.latencies.append(seconds)
+                    doc = params["textDocument"]["uri"].rsplit("/", 1)[-1]
+                    out.kinds.setdefault(f"{method.split('/')[-1]} {doc}", []).append(seconds)
                     out.errors += "error" in got
             if version == 1:
                 out.analysis_s = time.monotonic() - start

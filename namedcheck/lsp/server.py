@@ -48,7 +48,8 @@ from namedcheck.lsp.hints import inlay_hints
 from namedcheck.lsp.worker import AnalysisWorker
 
 DEBOUNCE_S = 0.15
-ANSWER_WAIT_S = 0.8  # how long a request waits for the analysis of the current text before the last one answers
+ANSWER_WAIT_S = 0.5  # how long a request waits for the analysis of the current text before the last one answers
+SWITCH_INTERVAL_S = 0.001  # the loop thread gets the interpreter from the analysis thread within about this
 MAX_CALLERS = 32  # importers of an open file analysed per edit for what they cause in it, the nearest first
 EDITOR_LISTING_TTL = 30.0  # seconds a listing of the project's files is reused (a new file shows up after it)
 MAX_CONFIGS = 64  # project configurations kept (one per folder of an open file)
@@ -598,6 +599,7 @@ def serve() -> int:
     from namedcheck.analyzer.memo import tune_collector
 
     tune_collector()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     projects.LISTING_TTL = EDITOR_LISTING_TTL
     build_server().start_io()
     return 0

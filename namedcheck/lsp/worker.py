@@ -37,7 +37,7 @@ class AnalysisWorker:
         self.running: Job | None = None
         self.stopped = False
         self.cond = threading.Condition()
-        size = threading.stack_size()
+        size: int | None = threading.stack_size()
         try:
             threading.stack_size(STACK_BYTES)
         except (ValueError, RuntimeError):
