@@ -267,3 +267,21 @@ def test_a_newer_text_replaces_a_queued_analysis() -> None:
         return ran
 
     assert asyncio.run(scenario()) == ["a1", "b1", "state", "a3"]
+
+
+def test_the_time_budget_bounds_an_analysis_on_the_analysis_thread(tmp_path: Path) -> None:
+    """The file's time budget holds on the analysis thread: the large document is cut short with its NC001
+    note, and the real error before the cut is still reported."""
+    (tmp_path / "pyproject.toml").write_text("[tool.namedcheck]\ntime-budget = 1\n")
+    c = Client(tmp_path)
+    try:
+        c.start(tmp_path)
+        big = (tmp_path / "big.py").as_uri()
+        c.open(big, heavy(3, BIG_BUG) + heavy(4 * BIG_LINES))
+        found = codes({"diagnostics": c.diagnostics(big)})
+        assert ("NC201", 6) in found and ("NC001", 0) in found, found
+        assert c.close() == 0
+    finally:
+        if c.proc.poll() is None:
+            c.proc.kill()
+            c.proc.wait()
