@@ -218,7 +218,7 @@ def run_frames(args: argparse.Namespace, work: Path, report: dict) -> bool:
 
 
 def run_latency(args: argparse.Namespace, work: Path, report: dict) -> bool:
-    lines = args.lines or (600 if args.quick else 1500)
+    lines = args.lines or (600 if args.quick else 3000)
     start = time.monotonic()
     got = stress_lsp.latency(work, lines)
     worst = max(got.latencies, default=0.0)
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--modes", help="comma-separated modes: " + ", ".join([*stress_runs.MODES, "lsp"]))
     p.add_argument("--edits", type=int, help="soak edits (default 5000; 200 with --quick)")
     p.add_argument(
-        "--lines", type=int, help="latency: statements of the large document (default 1500; 600 with --quick)"
+        "--lines", type=int, help="latency: statements of the large document (default 3000; 600 with --quick)"
     )
     p.add_argument("--max-slope", type=float, default=10.0, help="soak: MB per 1,000 edits allowed (default 10)")
     p.add_argument(

@@ -578,8 +578,9 @@ class Latency:
         return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
-def latency(work: Path, lines: int = 1500, every: float = 0.2, answer_s: float = ANSWER_S) -> Latency:
-    """Open a `lines`-statement document beside the buggy model, and while it is analysed (then analysed again
+def latency(work: Path, lines: int = 3000, every: float = 0.05, answer_s: float = ANSWER_S) -> Latency:
+    """Open a `lines`-statement document (under the parse-cost refusal of the 5 s budget up to about 3,500) beside
+    the buggy model, and while it is analysed (then analysed again
     after an edit) send a hover, inlay-hint or code-action request every `every` seconds, on either document,
     one at a time: each request's time to its response."""
     root = work / "latency"
