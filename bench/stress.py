@@ -4,7 +4,8 @@
     python bench/stress.py --quick         # every part, small sizes and few modes (about a minute)
     python bench/stress.py hostile --kinds bool_chain,fifo --modes inproc,stdin
     python bench/stress.py soak --edits 5000
-    python bench/stress.py frames | kill | concurrent | plugin | daemon | paths | xmap
+    python bench/stress.py frames | latency | kill | concurrent | plugin | daemon | paths | xmap
+    python bench/stress.py latency --lines 3000
 
 Parts:
 - `hostile`: generated hostile programs (bench/stress_gen.py: deep and long operator chains, 20k-part imports,
@@ -19,6 +20,9 @@ Parts:
 - `soak`: the language server through thousands of unique edits, each followed by a hover, inlay-hint or
   code-action request: resident memory at start and end, its slope per 1,000 edits, latency p50 / p95 / max.
 - `frames`: malformed JSON-RPC frames and bad parameters, each followed by a valid request.
+- `latency`: the language server's requests (hover, inlay hints, code actions, on the large document and on a
+  small one) sent one after another while a large document is analysed, then analysed again after an edit:
+  latency p50 / p95 / max; every request is to be answered within 1 s (`LATENCY_BAR_S`).
 - `kill`: kill -9 of a worker mid-run (every file's result still comes; the warm cache equals --no-cache) and
   of the CLI (no worker left alive).
 - `concurrent`: runs at once sharing one cache, files edited between and during them.
@@ -52,6 +56,7 @@ from stress_gen import KINDS  # noqa: E402
 
 QUICK_KINDS_SKIP = ("big_file",)  # the 6 MB long line stands for the size cap in --quick
 LSP_LIMIT = stress_runs.TIME_BUDGET + stress_runs.TIME_SLACK
+LATENCY_BAR_S = 1.0  # a request's answer while a large document is analysed
 
 
 def _row(cells: list[object], widths: list[int]) -> str:
@@ -219,6 +224,36 @@ def run_frames(args: argparse.Namespace, work: Path, report: dict) -> bool:
     return all(f.ok for f in got)
 
 
+def run_latency(args: argparse.Namespace, work: Path, report: dict) -> bool:
+    lines = args.lines or (600 if args.quick else 3000)
+    start = time.monotonic()
+    got = stress_lsp.latency(work, lines)
+    worst = max(got.latencies, default=0.0)
+    print(
+        f"\nlanguage-server latency while a {lines}-statement document is analysed ({time.monotonic() - start:.0f} s)"
+    )
+    print(f"  its first analysis: {got.analysis_s:.1f} s; then analysed again after an edit")
+    print(f"  requests {got.requests}, unanswered {got.unanswered}, error responses {got.errors}")
+    print(
+        f"  request latency: p50 {1000 * got.percentile(0.5):.0f} ms, p95 {1000 * got.percentile(0.95):.0f} ms, "
+        f"max {1000 * worst:.0f} ms (bar: {LATENCY_BAR_S:g} s)"
+    )
+    for kind, xs in sorted(got.kinds.items()):
+        print(f"    {kind:24} {len(xs):3} requests, max {1000 * max(xs):.0f} ms")
+    if got.died:
+        print(f"  FAIL: {got.died}")
+    report["latency"] = {
+        **{k: v for k, v in vars(got).items() if k != "latencies"},
+        "p50_ms": 1000 * got.percentile(0.5),
+        "p95_ms": 1000 * got.percentile(0.95),
+        "max_ms": 1000 * worst,
+    }
+    ok = not got.died and got.published and not got.unanswered and not got.errors and worst <= LATENCY_BAR_S
+    if worst > LATENCY_BAR_S:
+        print(f"  FAIL: a request waited more than {LATENCY_BAR_S:g} s")
+    return ok
+
+
 def _scenario(sc: stress_runs.Scenario, report: dict, seconds: float) -> bool:
     bad = [p for p in sc.problems if not p.startswith("skip:")]
     state = "skipped" if sc.problems and not bad else ("ok" if not bad else "FAIL")
@@ -275,6 +310,7 @@ PARTS = {
     "hostile": run_hostile,
     "soak": run_soak,
     "frames": run_frames,
+    "latency": run_latency,
     "kill": run_kill,
     "concurrent": run_concurrent,
     "plugin": run_plugin,
@@ -291,6 +327,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", help=f"comma-separated hostile kinds (default all): {', '.join(KINDS)}")
     p.add_argument("--modes", help="comma-separated modes: " + ", ".join([*stress_runs.MODES, "lsp"]))
     p.add_argument("--edits", type=int, help="soak edits (default 5000; 200 with --quick)")
+    p.add_argument(
+        "--lines", type=int, help="latency: statements of the large document (default 3000; 600 with --quick)"
+    )
     p.add_argument("--max-slope", type=float, default=10.0, help="soak: MB per 1,000 edits allowed (default 10)")
     p.add_argument(
         "--hang-after",

@@ -1,7 +1,7 @@
-"""The stress suite's language-server parts (`bench/stress.py soak | frames`, tests/stress/): a JSON-RPC client
-over stdio written from bytes up (so that it can also send malformed frames), a soak of unique edits with
-requests between them, malformed frames and bad parameters each followed by a valid request, and hostile
-buffers opened in the editor.
+"""The stress suite's language-server parts (`bench/stress.py soak | frames | latency`, tests/stress/): a
+JSON-RPC client over stdio written from bytes up (so that it can also send malformed frames), a soak of unique
+edits with requests between them, malformed frames and bad parameters each followed by a valid request, hostile
+buffers opened in the editor, and the latency of requests while a large document is analysed.
 
 The server runs in a session of its own under an address-space limit; it is killed at the end."""
 
@@ -548,3 +548,99 @@ def _peak_mb(pid: int) -> float:
     except OSError:
         pass
     return 0.0
+
+
+# ---- latency while a large document is analysed ----------------------------------------------------------
+
+
+def heavy_text(lines: int, tail: str = "") -> str:
+    """`lines` module-level array statements (the analysis spends milliseconds on each), then `tail`."""
+    body = "".join(f"y{i} = jnp.ones((3, 4)) @ jnp.ones((4, 5)) + x\n" for i in range(lines))
+    return "import jax.numpy as jnp\n\nx = jnp.zeros((3, 5))\n" + body + tail
+
+
+@dataclass
+class Latency:
+    lines: int
+    analysis_s: float = 0.0  # from opening the large document to its diagnostics
+    requests: int = 0  # sent while it was analysed (its first analysis and the one after an edit)
+    unanswered: int = 0
+    errors: int = 0
+    latencies: list[float] = field(default_factory=list)
+    kinds: dict[str, list[float]] = field(default_factory=dict)  # by request: "hover big.py" -> latencies
+    published: bool = False  # the large document's diagnostics came, for its last text
+    died: str = ""
+
+    def percentile(self, q: float) -> float:
+        if not self.latencies:
+            return 0.0
+        xs = sorted(self.latencies)
+        return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def latency(work: Path, lines: int = 3000, every: float = 0.05, answer_s: float = ANSWER_S) -> Latency:
+    """Open a `lines`-statement document (under the parse-cost refusal of the 5 s budget up to about 3,500) beside
+    the buggy model, and while it is analysed (then analysed again
+    after an edit) send a hover, inlay-hint or code-action request every `every` seconds, on either document,
+    one at a time: each request's time to its response."""
+    root = work / "latency"
+    c, uri = _start(root)
+    out = Latency(lines)
+    try:
+        c.open(uri, BUGGY)
+        if c.wait_diagnostics(uri, 120) is None:
+            out.died = "no diagnostics for the model"
+            return out
+        big = (root / "big.py").as_uri()
+        texts = [heavy_text(lines), heavy_text(lines, "z = x + 1\n")]
+        line = BUGGY_LINE - 1
+        requests = [
+            ("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 5, "character": 4}}),
+            ("textDocument/hover", {"textDocument": {"uri": big}, "position": {"line": 10, "character": 1}}),
+            (
+                "textDocument/inlayHint",
+                {
+                    "textDocument": {"uri": uri},
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 14, "character": 0}},
+                },
+            ),
+            (
+                "textDocument/codeAction",
+                {
+                    "textDocument": {"uri": uri},
+                    "range": {"start": {"line": line, "character": 0}, "end": {"line": line, "character": 20}},
+                    "context": {"diagnostics": []},
+                },
+            ),
+            ("textDocument/hover", {"textDocument": {"uri": big}, "position": {"line": lines, "character": 1}}),
+        ]
+        for version, text in enumerate(texts, 1):
+            with c.published:
+                c.diagnostics.pop(big, None)
+            start = time.monotonic()
+            if version == 1:
+                c.open(big, text)
+            else:
+                c.change(big, text, version)
+            i = 0
+            while c.wait_diagnostics(big, every) is None:
+                if not c.alive() or time.monotonic() - start > answer_s * 10:
+                    out.died = f"no diagnostics for the large document: {c.log()[-300:]}"
+                    return out
+                method, params = requests[i % len(requests)]
+                i += 1
+                got, seconds = c.request(method, params, answer_s)
+                out.requests += 1
+                if got is None:
+                    out.unanswered += 1
+                else:
+                    out.latencies.append(seconds)
+                    doc = params["textDocument"]["uri"].rsplit("/", 1)[-1]
+                    out.kinds.setdefault(f"{method.split('/')[-1]} {doc}", []).append(seconds)
+                    out.errors += "error" in got
+            if version == 1:
+                out.analysis_s = time.monotonic() - start
+        out.published = True
+    finally:
+        c.close()
+    return out

@@ -285,6 +285,36 @@ def test_the_timer_stops_work_no_checkpoint_reaches() -> None:
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0 and signal.getsignal(signal.SIGALRM) == before
 
 
+def test_the_timer_stops_work_in_another_thread() -> None:
+    """In a thread other than the main one (the language server's analysis thread) a timer thread raises the
+    budget's exception in it; a block that ends in time leaves nothing pending."""
+    import threading
+
+    got: list[object] = []
+
+    def work() -> None:
+        start = time.monotonic()
+        try:
+            with interrupting(Guard(Limits(time_budget=0.05))):
+                while True:  # no checkpoint here
+                    pass
+        except BudgetExceeded as e:
+            got.append((e.args, time.monotonic() - start))
+        for _ in range(20):  # ended in time: nothing raised later
+            with interrupting(Guard(Limits(time_budget=5.0))):
+                pass
+        time.sleep(0.1)
+        got.append("clean")
+
+    t = threading.Thread(target=work)
+    t.start()
+    t.join(30)
+    assert not t.is_alive()
+    (args, seconds), clean = got
+    assert args == ("time",) and seconds < 0.05 + ALARM_GRACE + 5.0
+    assert clean == "clean"
+
+
 def test_work_bounds() -> None:
     """The unit bounds: a comprehension binds at most MAX_COMPREHENSION_WORK items (Unknown past it), a
     pytree is walked at most MAX_TREE_NODES nodes, a built sequence counts at most MAX_VALUE_NODES, folded

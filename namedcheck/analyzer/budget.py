@@ -104,20 +104,34 @@ class Guard:
 ALARM_GRACE = 0.5  # seconds past the deadline before the timer stops work no checkpoint reached
 
 
+class TimeUp(BudgetExceeded):
+    """`BudgetExceeded("time")` raised in a thread by the timer of `interrupting` (raised from its type alone)."""
+
+    def __init__(self, *args: object) -> None:
+        super().__init__(*(args or ("time",)))
+
+
 @contextmanager
 def interrupting(guard: Guard | None) -> Iterator[None]:
-    """Backstop for the checkpoints: while the block runs (in the main thread, where no one else holds the
-    real-time timer), a timer raises `BudgetExceeded("time")` `ALARM_GRACE` seconds past the guard's
-    deadline, wherever the analysis is (a comparison of two huge shared trees, a fold no checkpoint sees).
-    Elsewhere (a language server's worker thread) the checkpoints alone hold the budget."""
+    """Backstop for the checkpoints: while the block runs, a timer raises `BudgetExceeded("time")`
+    `ALARM_GRACE` seconds past the guard's deadline, wherever the analysis is (a comparison of two huge shared
+    trees, a fold no checkpoint sees). In the main thread it is the real-time timer (SIGALRM) when no one else
+    holds it; in another thread (a language server's analysis thread) a timer thread raises the exception in it
+    (`PyThreadState_SetAsyncExc`). Either is seen between two bytecodes, as a signal handler is: a long call
+    into C (a regex, a parser) ends first."""
+    if guard is None:
+        yield
+        return
+    if threading.current_thread() is not threading.main_thread():
+        with _thread_timer(guard):
+            yield
+        return
     usable = (
-        guard is not None
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
+        hasattr(signal, "setitimer")
         and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
         and signal.getitimer(signal.ITIMER_REAL)[0] == 0
     )
-    if not usable or guard is None:
+    if not usable:
         yield
         return
 
@@ -131,6 +145,35 @@ def interrupting(guard: Guard | None) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+
+
+@contextmanager
+def _thread_timer(guard: Guard) -> Iterator[None]:
+    """`interrupting` in a thread other than the main one: `TimeUp` raised in it past the deadline and the grace
+    while it is inside the block; one raised but not yet seen when the block ends is withdrawn."""
+    import ctypes
+
+    ident = threading.get_ident()
+    lock = threading.Lock()
+    state = {"inside": True, "fired": False}
+
+    def fire() -> None:
+        with lock:
+            if state["inside"]:
+                state["fired"] = True
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(TimeUp))
+
+    timer = threading.Timer(max(guard.deadline - time.monotonic(), 0.0) + ALARM_GRACE, fire)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["inside"] = False
+            if state["fired"]:  # (a no-op when it was raised already)
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), None)
 
 
 QUIET_DEFAULT_BUDGETS = "NAMEDCHECK_QUIET_DEFAULT_BUDGETS"  # set by the test suite (tests/conftest.py)

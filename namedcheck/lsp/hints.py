@@ -35,14 +35,17 @@ class _Sites(cst.CSTVisitor):
             self.functions.append(node)
 
 
-def inlay_hints(source: str, a: Analysis) -> list[tuple[int, int, str]]:
-    """(1-based line, 0-based column, label) of each hint, in file order."""
+def inlay_hints(source: str, a: Analysis, rows: tuple[int, int] | None = None) -> list[tuple[int, int, str]]:
+    """(1-based line, 0-based column, label) of each hint, in file order; `rows`: (first, last), 1-based, of
+    the top-level chunks to read (a request's range: the others are not visited)."""
     by_node: dict[int, list[Any]] = {}
     for node, v in a.values:
         by_node.setdefault(id(node), []).append(v)
     lines = source.splitlines()
     out: list[tuple[int, int, str]] = []
     for offset, chunk in a.chunks:
+        if rows is not None and not (offset < rows[1] and rows[0] <= offset + chunk.line_count):
+            continue
         sites = _Sites()
         chunk.module.visit(sites)
         if not sites.assigns and not sites.functions:

@@ -2,6 +2,12 @@
 hover with inferred types, inlay hints (off unless `inlayHints` is set), code actions (fixes and
 "ignore NCxxx on this line"). One process keeps parsed chunks and analyses (analyzer/incremental.py).
 
+Responsiveness: every analysis runs on one analysis thread (lsp/worker.py), one at a time; the loop thread only
+reads and writes frames and answers requests from the latest finished analysis of a document: from the analysis
+of its current text when that finishes within `ANSWER_WAIT_S`, else from the last one finished, at the lines
+above the first line edited since (null or empty below them). A newer edit replaces the queued analysis of an
+older text.
+
 Hostile clients: frames are read by lsp/framing.py (a malformed frame is skipped and logged, never a deaf
 server); every request is answered (InvalidParams for parameters that do not fit the method, an empty
 result for a document the client has not opened or a position outside it); the server reads no document
@@ -14,6 +20,7 @@ import json
 import sys
 import threading
 from collections import OrderedDict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -41,8 +48,11 @@ from namedcheck.diagnostic import Diagnostic, Fix, selected
 from namedcheck.edits.fixes import attach_fixes, ignore_fix
 from namedcheck.lsp.framing import FrameReader
 from namedcheck.lsp.hints import inlay_hints
+from namedcheck.lsp.worker import AnalysisWorker
 
 DEBOUNCE_S = 0.15
+ANSWER_WAIT_S = 0.5  # how long a request waits for the analysis of the current text before the last one answers
+SWITCH_INTERVAL_S = 0.001  # the loop thread gets the interpreter from the analysis thread within about this
 MAX_CALLERS = 32  # importers of an open file analysed per edit for what they cause in it, the nearest first
 EDITOR_LISTING_TTL = 30.0  # seconds a listing of the project's files is reused (a new file shows up after it)
 MAX_CONFIGS = 64  # project configurations kept (one per folder of an open file)
@@ -66,6 +76,7 @@ class NamedcheckServer(LanguageServer):
         self.frames: FrameReader | None = None
         self.shut_down = False  # a shutdown request was received: later requests are InvalidRequest
         self.exit_code = 0  # the process's status: 1 after `exit` without `shutdown` (as LSP asks)
+        self.analysis: AnalysisWorker | None = None  # the analysis thread (started with the loop)
 
     # ---- transport: frames read robustly, every request answered ---------------------------------
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
@@ -88,6 +99,7 @@ class NamedcheckServer(LanguageServer):
 
     async def _serve_frames(self, frames: FrameReader) -> None:
         loop = asyncio.get_running_loop()
+        self.worker()
         queue: asyncio.Queue[bytes | None] = asyncio.Queue(maxsize=4)
 
         def pump() -> None:  # a daemon thread: a read blocked on stdin never holds the process at exit
@@ -224,18 +236,40 @@ class NamedcheckServer(LanguageServer):
                         return known
         return uri
 
-    def analyse(self, uri: str) -> tuple[str, Analysis, list[Diagnostic]] | None:
-        """The document's analysis in its project (what its own code and its importers cause in it); None
-        for a document the client has not opened."""
-        doc = self.opened(uri)
-        if doc is None:
-            return None
-        uri = doc.uri
-        source = doc.source
+    def worker(self) -> AnalysisWorker:
+        """The analysis thread (started on the running loop the first time)."""
+        if self.analysis is None:
+            self.analysis = AnalysisWorker(asyncio.get_running_loop())
+        return self.analysis
+
+    def on_loop(self, call: Any, *args: Any) -> None:
+        """`call(*args)` on the loop thread (what writes to the client: pygls' writer is not thread-safe)."""
+        if self.analysis is not None:
+            try:
+                self.analysis.loop.call_soon_threadsafe(call, *args)
+            except RuntimeError:  # the loop is closed: exiting
+                pass
+
+    def request_analysis(self, uri: str, source: str) -> asyncio.Future[tuple[str, Analysis, list[Diagnostic]]]:
+        """The analysis of a document's text `source` on the analysis thread (shared with a request for the same
+        text queued or running; it replaces a queued one of an older text)."""
+        future = self.worker().submit(uri, source, lambda: self.analyse(uri, source))
+        future.add_done_callback(self._failed)
+        return future
+
+    def _failed(self, future: asyncio.Future[Any]) -> None:
+        error = None if future.cancelled() else future.exception()
+        if error is not None:
+            self.log_protocol(f"an analysis failed: {type(error).__name__}: {error}")
+
+    def analyse(self, uri: str, source: str) -> tuple[str, Analysis, list[Diagnostic]]:
+        """The analysis of a document's text `source` in its project (what its own code and its importers cause
+        in it). On the analysis thread only."""
         path = to_fs_path(uri) or uri
         cfg = self.config_for(path)
         if isinstance(cfg, str):
-            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, f"namedcheck: {cfg}"))
+            message = lsp.ShowMessageParams(lsp.MessageType.Error, f"namedcheck: {cfg}")
+            self.on_loop(self.window_show_message, message)
             cfg = Config()
         session = self.session_for(cfg)
         # a buffer past the size cap is not analysed, nor read by its importers (they read the disk's text)
@@ -263,27 +297,79 @@ class NamedcheckServer(LanguageServer):
         return source, result, diags
 
     def publish(self, uri: str, ripple: bool = True) -> None:
-        """Publish a document's diagnostics; after an edit, also the other open documents' (an edit of a
-        caller changes what it causes in its callees, an edit of a callee what its callers find)."""
+        """Publish a document's diagnostics once its current text is analysed; after an edit, also the other open
+        documents' (an edit of a caller changes what it causes in its callees, an edit of a callee what its
+        callers find)."""
         uri = self.canonical(uri)
         handle = self.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()  # a save while a change waits: this run covers both
-        if self.opened(uri) is None:
+        doc = self.opened(uri)
+        if doc is None:
             return
-        got = self.analyse(uri)
-        if got is None:
+        source = doc.source
+        self.request_analysis(uri, source).add_done_callback(lambda f: self.analysed(uri, source, f, ripple))
+
+    def analysed(self, uri: str, source: str, future: asyncio.Future[Any], ripple: bool) -> None:
+        """Publish a finished analysis of `source`, unless the document was closed or edited meanwhile (the
+        publish of the newer text follows: an older text's diagnostics never replace a newer one's)."""
+        if future.cancelled() or future.exception() is not None:  # replaced by a newer text; or logged
             return
-        units = Units(self.workspace.get_text_document(uri))
+        doc = self.opened(uri)
+        if doc is None or doc.source != source:
+            return
+        _, _, diags = future.result()
+        units = Units(doc)
         self.text_document_publish_diagnostics(
             lsp.PublishDiagnosticsParams(
-                uri=uri,
-                diagnostics=[to_lsp(uri, d, units) for d in got[2]],
-                version=self.workspace.get_text_document(uri).version,
+                uri=uri, diagnostics=[to_lsp(uri, d, units) for d in diags], version=doc.version
             )
         )
         if ripple:
             self.republish_stale(uri)
+
+    async def latest(self, uri: str) -> View | None:
+        """What a request on an open document is answered from: the analysis of its current text when it is
+        done or finishes within `ANSWER_WAIT_S`, else the last finished one (answering only at the lines
+        above the first line edited since); None before any analysis of it finished."""
+        doc = self.opened(uri)
+        if doc is None:
+            return None
+        uri, source = doc.uri, doc.source
+        cached = self.results.get(uri)
+        if cached is None or cached[0] != source or cached[1] != self.generation:
+            future = self.request_analysis(uri, source)
+            if cached is not None and cached[0] == source and self.worker().behind_others(future):
+                # only another buffer changed since, and another document's analysis runs first: the last one
+                # (of this very text) answers at once
+                return View(doc, source, cached[2], cached[3], None)
+            await asyncio.wait({future}, timeout=ANSWER_WAIT_S)
+            if future.done() and not future.cancelled() and future.exception() is None:
+                _, analysis, diags = future.result()
+                return View(doc, source, analysis, diags, None)
+            cached = self.results.get(uri)
+            if cached is None:
+                return None
+        text, _, analysis, diags = cached
+        return View(doc, text, analysis, diags, None if text == source else _shared_lines(text, source))
+
+    def forget(self, uri: str) -> None:
+        """A closed document: its buffer leaves the sessions (its importers read the disk's text again). On the
+        analysis thread."""
+        analyser = self.analysers.get(uri)
+        if analyser is not None:
+            analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
+            self.generation += 1
+        path = to_fs_path(uri) or uri
+        for session in self.sessions.values():  # a session of an earlier configuration holds no closed buffer
+            if session.overlay:
+                try:
+                    if Path(path).resolve() in session.overlay:
+                        session.set_text(path, None)
+                except (OSError, RuntimeError, ValueError):
+                    pass
+        for table in (self.analysers, self.results):
+            table.pop(uri, None)
 
     def republish_stale(self, skip: str | None = None) -> None:
         """Publish again every open document analysed before the open buffers last changed (whichever
@@ -300,6 +386,35 @@ class NamedcheckServer(LanguageServer):
         if old is not None:
             old.cancel()
         self.pending[uri] = asyncio.get_running_loop().call_later(delay, self.publish, uri)
+        self.worker().drop(uri)  # a queued analysis of the older text is not run
+
+
+@dataclass
+class View:
+    """A finished analysis a request is answered from: of the document's current text (`upto` None), or of an
+    older text sharing the current one's first `upto` lines (positions below them are not answered)."""
+
+    doc: Any
+    source: str  # the text analysed
+    analysis: Analysis
+    diagnostics: list[Diagnostic]
+    upto: int | None
+
+    def covers(self, line0: int, end_line0: int | None = None) -> bool:
+        """Whether 0-based lines `line0` to `end_line0` are the analysed text's own lines."""
+        return self.upto is None or max(line0, line0 if end_line0 is None else end_line0) < self.upto
+
+
+def _shared_lines(old: str, new: str) -> int:
+    """How many whole lines (each with its line break) two texts share at their start."""
+    lo, hi = 0, min(len(old), len(new))  # old[:lo] == new[:lo]; they differ before hi + 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[lo:mid] == new[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return old.count("\n", 0, lo)
 
 
 class Units:
@@ -424,7 +539,7 @@ def build_server() -> NamedcheckServer:
     @server.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def changed_configuration(ls: NamedcheckServer, params: lsp.DidChangeConfigurationParams) -> None:
         ls.apply_settings(params.settings)
-        ls.configs.clear()
+        ls.worker().call(ls.configs.clear)  # (the analysis thread reads them)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: NamedcheckServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -436,46 +551,43 @@ def build_server() -> NamedcheckServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: NamedcheckServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        ls.configs.clear()  # a saved pyproject.toml may have changed the configuration
+        ls.worker().call(ls.configs.clear)  # a saved pyproject.toml may have changed the configuration
         ls.publish(params.text_document.uri)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: NamedcheckServer, params: lsp.DidCloseTextDocumentParams) -> None:
         uri = ls.canonical(params.text_document.uri)
-        analyser = ls.analysers.get(uri)
-        if analyser is not None:
-            analyser.session.set_text(analyser.path, None)  # its importers read the disk's text again
-            ls.generation += 1
-        path = to_fs_path(uri) or uri
-        for session in ls.sessions.values():  # a session of an earlier configuration holds no closed buffer
-            if session.overlay:
-                try:
-                    if Path(path).resolve() in session.overlay:
-                        session.set_text(path, None)
-                except (OSError, RuntimeError, ValueError):
-                    pass
-        for table in (ls.analysers, ls.results):
-            table.pop(uri, None)
-        ls.republish_stale()  # its importers and callees read the disk's text again
         handle = ls.pending.pop(uri, None)
         if handle is not None:
             handle.cancel()
+        ls.worker().drop(uri)
+        # its importers and callees read the disk's text again
+        forgotten = ls.worker().call(lambda: ls.forget(uri))
+        forgotten.add_done_callback(lambda f: None if f.cancelled() or f.exception() else ls.republish_stale())
         ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
+    @server.feature(lsp.SHUTDOWN)
+    def shutdown(ls: NamedcheckServer, params: Any) -> None:
+        ls.worker().stop()  # nothing more is analysed (a running analysis ends on its own thread)
+
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
-    def hover(ls: NamedcheckServer, params: lsp.HoverParams) -> lsp.Hover | None:
+    async def hover(ls: NamedcheckServer, params: lsp.HoverParams) -> lsp.Hover | None:
         doc = ls.opened(params.text_document.uri)
         if doc is None or not _inside(doc, params.position):
             return None
-        got = ls.analyse(params.text_document.uri)
+        got = await ls.latest(params.text_document.uri)
         if got is None:
             return None
-        units = Units(doc)
+        units = Units(got.doc)
         line0, col0 = units.inp(params.position)
-        found = values_at(got[1], line0 + 1, col0)
-        why = why_at(got[1], line0 + 1, col0)
-        if found is None or not found[1]:
-            return _why_hover(why, got[1], units) if why is not None else None
+        if not got.covers(line0):
+            return None
+        found = values_at(got.analysis, line0 + 1, col0)
+        why = why_at(got.analysis, line0 + 1, col0)
+        if why is not None and not got.covers(why[0][0] - 1, why[0][2] - 1):
+            why = None
+        if found is None or not found[1] or not got.covers(found[0][0] - 1, found[0][2] - 1):
+            return _why_hover(why, got.analysis, units) if why is not None else None
         (line, col, end_line, end_col), values = found
         text = "\n".join(_hover_line(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
@@ -486,47 +598,47 @@ def build_server() -> NamedcheckServer:
                 f"`{s}`" for s in syms
             )
         if why is not None and why[0] == found[0] and all(lost(v) for v in values):
-            more += "\n\n" + _why_text(why[1], got[1])
+            more += "\n\n" + _why_text(why[1], got.analysis)
         return lsp.Hover(
             contents=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```python\n{text}\n```\n{title}{more}"),
             range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),
         )
 
     @server.feature(lsp.TEXT_DOCUMENT_INLAY_HINT, lsp.InlayHintOptions(resolve_provider=False))
-    def inlay_hint(ls: NamedcheckServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
+    async def inlay_hint(ls: NamedcheckServer, params: lsp.InlayHintParams) -> list[lsp.InlayHint]:
         if not ls.inlay_hints_enabled:
             return []
-        got = ls.analyse(params.text_document.uri)
+        got = await ls.latest(params.text_document.uri)
         if got is None:
             return []
         r = params.range
-        units = Units(ls.opened(params.text_document.uri))
+        units = Units(got.doc)
         return [
             lsp.InlayHint(units.out(line - 1, col), label, kind=lsp.InlayHintKind.Type, padding_left=False)
-            for line, col, label in inlay_hints(got[0], got[1])
-            if r.start.line <= line - 1 <= r.end.line
+            for line, col, label in inlay_hints(got.source, got.analysis, (r.start.line + 1, r.end.line + 1))
+            if r.start.line <= line - 1 <= r.end.line and got.covers(line - 1)
         ]
 
     @server.feature(
         lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(code_action_kinds=[lsp.CodeActionKind.QuickFix])
     )
-    def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
+    async def code_action(ls: NamedcheckServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction]:
         uri = ls.canonical(params.text_document.uri)
         doc = ls.opened(uri)
         if doc is None or not _inside(doc, params.range.start):
             return []
-        got = ls.analyse(uri)
+        got = await ls.latest(uri)
         if got is None:
             return []
-        source, _, diags = got
-        units = Units(doc)
+        units = Units(got.doc)
         actions: list[lsp.CodeAction] = []
-        for d in diags:
-            if not _overlaps(d, params.range, units):
+        for d in got.diagnostics:
+            if not _overlaps(d, params.range, units) or not got.covers(d.line - 1, d.end_line - 1):
                 continue
-            for i, fix in enumerate(d.fixes):
-                actions.append(to_action(uri, d, fix, i == 0 and fix.applies(False), units))
-            actions.append(to_action(uri, d, ignore_fix(source, d), False, units))
+            for i, fix in enumerate([*d.fixes, ignore_fix(got.source, d)]):
+                preferred = i == 0 and bool(d.fixes) and fix.applies(False)
+                if all(got.covers(e.line - 1, e.end_line - 1) for e in fix.edits):
+                    actions.append(to_action(uri, d, fix, preferred, units))
         return actions
 
     return server
@@ -537,6 +649,7 @@ def serve() -> int:
     from namedcheck.analyzer.memo import tune_collector
 
     tune_collector()
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     projects.LISTING_TTL = EDITOR_LISTING_TTL
     server = build_server()
     server.start_io()

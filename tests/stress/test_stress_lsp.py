@@ -1,7 +1,8 @@
 """The stress suite's language-server parts (bench/stress_lsp.py): a soak of unique edits with requests between
 them (every request answered; in the slow test, resident memory flat), malformed JSON-RPC frames and bad
-parameters (each answered or skipped, the next valid request answered), and hostile buffers opened in the
-editor (the server answers, stays alive and still publishes the other document's diagnostics)."""
+parameters (each answered or skipped, the next valid request answered), hostile buffers opened in the
+editor (the server answers, stays alive and still publishes the other document's diagnostics), and requests
+answered while a large document is analysed."""
 
 from __future__ import annotations
 
@@ -34,6 +35,13 @@ def test_malformed_frames_and_bad_parameters(tmp_path):
     assert len(got) == len(lsp._frames("file:///x.py", "/tmp/fifo"))
     bad = [f"{f.name}: answered={f.answered} then answered={f.after} {f.detail} {f.closed}" for f in got if not f.ok]
     assert bad == []
+
+
+def test_requests_answered_while_a_large_document_is_analysed(tmp_path):
+    got = lsp.latency(tmp_path, 400)
+    assert got.died == "" and got.published, got
+    assert got.requests >= 3 and got.unanswered == 0 and got.errors == 0, got
+    assert max(got.latencies) <= 5.0, got  # (1 s on an idle machine: `bench/stress.py latency`; this one is shared)
 
 
 @pytest.mark.parametrize("kind", ["bool_chain", "nested_lambda", "dotted_import", "comprehension_generators"])
