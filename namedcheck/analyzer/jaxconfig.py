@@ -22,7 +22,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.parsing import child_nodes
-from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, AxisEnv
+from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, X64, AxisEnv
 from namedcheck.engine.values import Const
 
 Flags = tuple[tuple[str, bool | None], ...]
@@ -121,6 +121,9 @@ class _Scan:
                 flag = _flag_of(a.keyword.value) if a.keyword is not None else None
                 if flag is not None and id(node) not in self.scoped:
                     self.found.setdefault(flag, set()).add(None)
+            return
+        if short in ("enable_x64", "disable_x64"):  # `with jax.experimental.enable_x64():`: not followed
+            self.found.setdefault(X64, set()).add(None)
             return
         flag = _flag_of(short) if mod.endswith("config") else None
         if flag is not None and id(node) not in self.scoped:

@@ -31,7 +31,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
+from namedcheck.analyzer.scope import TRACED, TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
 from namedcheck.engine import maps
 from namedcheck.engine.codes import NC204, NC811
 from namedcheck.engine.errors import RuleError
@@ -100,7 +100,7 @@ class Statements(FrameState):
         if isinstance(s, cst.If):
             taken = self.truth(s.test, self.ev(s.test))
             if taken is None:
-                ended = self.branches([s.body, s.orelse])
+                ended = self.branches([s.body, s.orelse], test=s.test)
                 if ended[0] and not ended[1] and s.orelse is None:  # `if x.shape[-1] != d: raise ...`
                     facts.learn(self, s.test, holds=False)
             elif taken:  # the test's value is known: only the branch it takes runs
@@ -145,16 +145,19 @@ class Statements(FrameState):
                 self.run_block(s.finalbody.body)
             self.ended = False  # which paths end inside is not followed through the handlers
 
-    def branches(self, blocks: list[Any]) -> list[bool]:
+    def branches(self, blocks: list[Any], test: cst.BaseExpression | None = None) -> list[bool]:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees. Returns, per
-        block, whether it always ends (returns or raises)."""
+        block, whether it always ends (returns or raises). `test`: an `if`'s, true in the first block and false
+        in the second (a rank it states narrows a value there)."""
         before = dict(self.vars)
         results = []
         ended = []
         self.cond_depth += 1
-        for b in blocks:
+        for i, b in enumerate(blocks):
             self.vars = dict(before)
             self.ended = False
+            if test is not None:
+                facts.narrow(self, test, holds=i == 0)
             if b is None:
                 pass
             elif isinstance(b, cst.If):
@@ -267,7 +270,9 @@ class Statements(FrameState):
 
     def assign(self, target: cst.BaseExpression, v: Any) -> None:
         if isinstance(target, cst.Name):
-            self.vars[target.value] = v
+            # a name a nested function rebinds (`nonlocal n; n += 1`) changes whenever that function runs, or is
+            # traced: a value assigned here holds only until then
+            self.vars[target.value] = UNKNOWN if target.value in self.rebound_elsewhere else v
             if target.value in self.arguments:
                 self.rebound.add(target.value)  # no longer the argument the call gave
         elif isinstance(target, cst.Tuple | cst.List):
@@ -294,7 +299,8 @@ class Statements(FrameState):
         elif isinstance(target, cst.StarredElement):
             self.assign(target.value, UNKNOWN)
         elif isinstance(target, cst.Subscript):
-            self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
+            if not iteration.set_item(self, target, v):  # `d['k'] = v`, `xs[0] = v` of a known one
+                self.forget_if_mutable(target.value)
         elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
         elif isinstance(target, cst.Attribute):
@@ -359,6 +365,8 @@ class Statements(FrameState):
                 continue
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
+                if canonical_name(deco.name) in TRACED:
+                    self.an.traced.add(id(fn))  # its arguments are JAX arrays inside (analyzer/widths.py)
                 continue
             if isinstance(deco, jaxconfig.ConfigFlags):  # `@config.<flag>(value)`: the body runs with it
                 self.an.func_flags[id(fn)] = self.an.func_flags.get(id(fn), ()) + deco.flags
@@ -369,6 +377,8 @@ class Statements(FrameState):
                 and canonical_name(deco.func.name) in TRANSPARENT
                 and not states_shardings(deco.kwargs)
             ):
+                if canonical_name(deco.func.name) in TRACED:
+                    self.an.traced.add(id(fn))
                 continue
             value = (
                 self.call_value(deco, [value], {}, [None], {}, d)
@@ -388,7 +398,50 @@ class Statements(FrameState):
         ):
             info.methods[fn.name.value] = value  # `obj.step(x)` calls the map with `self` as its first argument
         self.vars[fn.name.value] = value
+        self.forget_rebound(fn, scope)
         self.an.analyse_standalone(ref)
+
+    def forget_rebound(self, fn: cst.FunctionDef, scope: Any) -> None:
+        """Names the function declares `nonlocal` (in its scope) or `global` (in the module) are rebound when it
+        runs, which may be never, once per call, or once per trace under `jit`: from here on they are not known."""
+        nonlocals, globals_ = _rebinds(fn)
+        for name in nonlocals:
+            f = scope
+            while f is not None and name not in f.vars:
+                f = f.parent
+            f = f if f is not None else scope
+            f.rebound_elsewhere = f.rebound_elsewhere | {name}
+            f.vars[name] = UNKNOWN
+        root = scope
+        while root.parent is not None:
+            root = root.parent
+        for name in globals_:
+            root.rebound_elsewhere = root.rebound_elsewhere | {name}
+            if name in root.vars:
+                root.vars[name] = UNKNOWN
+
+
+class _Rebinds(cst.CSTVisitor):
+    def __init__(self) -> None:
+        self.nonlocals: set[str] = set()
+        self.globals: set[str] = set()
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocals |= {n.name.value for n in node.names}
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.globals |= {n.name.value for n in node.names}
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False  # a class body's declarations are about the class's scope
+
+
+def _rebinds(fn: cst.FunctionDef) -> tuple[set[str], set[str]]:
+    """The names a function (or a function nested in it) declares `nonlocal` and `global`."""
+    v = _Rebinds()
+    fn.body.visit(v)
+    own = {p.name.value for p in [*fn.params.params, *fn.params.posonly_params, *fn.params.kwonly_params]}
+    return v.nonlocals - own, v.globals
 
 
 _SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
