@@ -52,6 +52,7 @@ from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_n
 from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, literal
 
 
@@ -76,6 +77,7 @@ class Calls(FrameState):
                 spread = configs.mapping_items(self, v, a.value)
                 if spread is None:
                     ok = False
+                    kw[_OPEN] = UNKNOWN  # an unknown mapping: any keyword it may set is not known
                 else:
                     kw.update(spread)
             elif a.keyword is not None:
@@ -100,9 +102,35 @@ class Calls(FrameState):
         if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
             for a in mutation.mutable_args(func, node.args, self.lookup):
                 self.forget_if_mutable(a.value)
+        if not ok and _OPEN in kw and not any(a.star == "*" for a in node.args):
+            opened = self.open_keywords(func, len(pos), kw)  # `Block(dim=64, **cfg)` of a cfg not known
+            ok, kw = opened is not None, opened or kw
         if not ok:
             return UNKNOWN
         return self.call_value(func, pos, kw, nodes, kwl, node)
+
+    def open_keywords(self, func: Any, npos: int, kw: dict[str, Any]) -> dict[str, Any] | None:
+        """The keywords of a call with an unknown `**mapping` (`_OPEN` in `kw`): the ones written, and Unknown for
+        every other parameter of the class or function it may set (its default no longer known); None where the
+        callee's parameters are not known."""
+        names: list[str] | None = None
+        if isinstance(func, ClassInfo):
+            init = func.methods.get("__init__")
+            if init is None and func.kind == "fields":
+                names = [n for n in func.order[npos:]]
+            elif isinstance(init, FuncRef):
+                func, npos = init, npos + 1
+        if isinstance(func, FuncRef):
+            owner = getattr(func.scope, "an", None) or self.an
+            sig = owner.signature(func)  # type: ignore[attr-defined]
+            positional = [p for p in sig.params if p.kind in (POSONLY, NORMAL)]
+            names = [p.name for p in positional[npos:] if p.kind == NORMAL]
+            names += [p.name for p in sig.params if p.kind == KWONLY]
+        if names is None:
+            return None
+        out = {k: v for k, v in kw.items() if k != _OPEN}
+        out.update({n: UNKNOWN for n in names if n not in out})
+        return out
 
     def call_value(
         self,
@@ -487,6 +515,9 @@ def _plain_lax_reshape(pos: list[Any], kw: dict[str, Any]) -> bool:
     """`lax.reshape(x, sizes[, None][, out_sharding=...])`: jnp.reshape's result (no `dimensions` transpose)."""
     dims = pos[2] if len(pos) > 2 else kw.get("dimensions", Const(None))
     return 2 <= len(pos) <= 3 and dims == Const(None) and set(kw) <= {"dimensions", "out_sharding"}
+
+
+_OPEN = "**"  # a keyword `ev_args` gives for an unknown `**mapping`: the call is completed by `open_keywords`
 
 
 def _origin(name: str) -> str:

@@ -113,6 +113,7 @@ class Frame(Statements, Expressions, Calls):
             "isinstance",
             "tuple",
             "list",
+            "dict",
             "zip",
             "map",
             "enumerate",

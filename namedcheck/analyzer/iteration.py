@@ -223,6 +223,8 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return Seq(tuple(Seq((Const(start + i), v)) for i, v in enumerate(items)), "tuple")
     if name in ("builtins.iter", "builtins.next") or name.startswith("itertools."):
         return _iterator(name, pos, kw, node)
+    if name == "builtins.dict" and len(pos) <= 1:
+        return _dict(pos[0] if pos else None, kw)
     if name in ("builtins.list", "builtins.tuple", "builtins.reversed") and len(pos) <= 1 and not kw:
         items = items_of(pos[0]) if pos else ()
         if items is None:
@@ -709,6 +711,30 @@ def unroll(f: Any, s: cst.For, it: Any) -> bool:
     if s.orelse is not None:
         f.run_block(s.orelse.body)
     return True
+
+
+def _dict(source: Any, kw: dict[str, Any]) -> Any:
+    """`dict(zip(names, values))`, `dict(d, k=v)`, `dict(k=v)`: a dict of known keys (Unknown otherwise)."""
+    pairs: list[Seq] = []
+    if isinstance(source, Seq) and source.kind == "dict":
+        pairs = list(source.items)
+    elif source is not None:
+        items = items_of(source)
+        if items is None:
+            return UNKNOWN
+        for p in items:
+            if not (isinstance(p, Seq) and p.kind != "dict" and len(p.items) == 2):
+                return UNKNOWN
+            pairs.append(Seq(p.items))
+    for k, v in kw.items():
+        pairs.append(Seq((Const(k), v)))
+    keys: dict[Any, int] = {}
+    for i, p in enumerate(pairs):
+        key = p.items[0] if isinstance(p, Seq) and len(p.items) == 2 else None
+        if not (isinstance(key, Const) and isinstance(key.value, str | int)):
+            return UNKNOWN
+        keys[key.value] = i  # a repeated key: the last one holds
+    return bounded(Seq(tuple(pairs[i] for i in sorted(set(keys.values()))), "dict"))
 
 
 # ---- lists and dicts this scope builds: `xs.append(v)`, `d[k] = v` ------------------------------------------

@@ -1,7 +1,11 @@
 """Python, generically: starred targets over `jax.random.split`, `for w, b in params`, lists and dicts built in
-loops, `super()` in user class hierarchies; numpy as an array library with its 64-bit defaults (`np.random`'s
+loops, `super()` in user class hierarchies, `self.param(name, init, shape, dtype)` and `Module(**cfg)` (a cfg
+not known costs only the fields it may set); numpy as an array library with its 64-bit defaults (`np.random`'s
 legacy samplers, `RandomState`, `Generator`, ops with a `jnp` twin), and numpy arrays inside `jit` (32-bit)."""
 
+import json
+
+import flax.linen as nn
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -42,6 +46,19 @@ def right_built_in_loops():
         named[name] = jnp.ones((2, 3))
     enc = named["enc"]  # reveal: f32[(2, 3)]
     return last, enc
+
+
+def right_dict_of_zip():
+    d = dict(zip(["enc", "dec"], [jnp.ones((2, 3)), jnp.ones((3, 4))]))
+    dec = d["dec"]  # reveal: f32[(3, 4)]
+    more = dict(d, head=jnp.ones(4))
+    head = more["head"]  # reveal: f32[(4,)]
+    return d["enc"] @ dec @ head
+
+
+def wrong_dict_of_zip():
+    d = dict(zip(["enc", "dec"], [jnp.ones((2, 3)), jnp.ones((3, 4))]))
+    return d["dec"] @ d["enc"]  # expect: NC203
 
 
 def wrong_built_in_loops():
@@ -113,3 +130,35 @@ def right_numpy_into_jit():
     out = double(np.zeros(3))  # reveal: f32[(3,)]
     mapped = jax.vmap(lambda v: v + 1)(np.ones((2, 3)))  # reveal: f32[(2, 3)]
     return out, mapped
+
+
+class Dense(nn.Module):
+    features: int
+    use_bias: bool = True
+    param_dtype: jnp.dtype = jnp.float32
+
+    @nn.compact
+    def __call__(self, x):
+        w = self.param("w", nn.initializers.lecun_normal(), (x.shape[-1], self.features), self.param_dtype)
+        b = self.param("b", nn.initializers.zeros, (self.features,), dtype=self.param_dtype)
+        return x @ w + b
+
+
+def right_linen_params():
+    key = jax.random.key(0)
+    v = Dense(5).init(key, jnp.ones((2, 3)))
+    w = v["params"]["w"]  # reveal: f32[(3, 5)]
+    cfg = {"use_bias": False}
+    y = Dense(7, name="d", **cfg).apply(v | {"params": {"w": jnp.ones((3, 7)), "b": jnp.ones(7)}}, jnp.ones((2, 3)))
+    known = y  # reveal: f32[(2, 7)]
+    m = Dense(features=6, **json.loads('{"use_bias": false}'))
+    v2 = m.init(key, jnp.ones((2, 3)))
+    w2 = v2["params"]["w"]  # reveal: Array[(3, 6)]
+    return w, known, w2
+
+
+def wrong_linen_params():
+    key = jax.random.key(0)
+    m = Dense(features=6, **json.loads('{"use_bias": false}'))
+    v = m.init(key, jnp.ones((2, 3)))
+    return v["params"]["w"] @ jnp.ones((3,))  # expect: NC203
