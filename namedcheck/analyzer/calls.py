@@ -122,7 +122,7 @@ class Calls(FrameState):
                 func, npos = init, npos + 1
         if isinstance(func, FuncRef):
             owner = getattr(func.scope, "an", None) or self.an
-            sig = owner.signature(func)  # type: ignore[attr-defined]
+            sig = owner.signature(func)  # type: ignore[union-attr]
             positional = [p for p in sig.params if p.kind in (POSONLY, NORMAL)]
             names = [p.name for p in positional[npos:] if p.kind == NORMAL]
             names += [p.name for p in sig.params if p.kind == KWONLY]
