@@ -99,7 +99,9 @@ class Calls(FrameState):
             return grown
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
-        if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
+        # a function of ours, an unknown one, or one of a library not known to leave them alone (`random.shuffle`)
+        # may mutate its list and dict arguments
+        if not isinstance(func, QualRef) or not mutation.pure_library(func.name):
             for a in mutation.mutable_args(func, node.args, self.lookup):
                 self.forget_if_mutable(a.value)
         if not ok and _OPEN in kw and not any(a.star == "*" for a in node.args):

@@ -4,6 +4,7 @@ an unknown size the rank and the other sizes; a branch on a shape's truth or a r
 `lax.reshape`'s `out_sharding=`; a trace counter (`nonlocal n; n += 1` in a jitted function)."""
 
 import json
+import random
 
 import jax
 import jax.numpy as jnp
@@ -23,6 +24,13 @@ def right_unknown_callee():
     mystery(parts)
     first = parts[0]  # reveal: f32[(3, 4)]
     return y, same, first
+
+
+def right_shuffled_list():
+    xs = [jnp.ones(2), jnp.ones(3)]
+    random.shuffle(xs)  # a library function that may reorder the list: its items are no longer known
+    first = xs[0]  # reveal: Unknown
+    return first.sum()
 
 
 def wrong_unknown_callee():
