@@ -1,6 +1,7 @@
 """JAX configuration flags that change the rules, read where the program sets them.
 
-`jax_remove_size_one_mesh_axis_from_type` (size-1 mesh axes leave varying sets and shardings) and `jax_auto_pcast`
+`jax_remove_size_one_mesh_axis_from_type` (size-1 mesh axes leave varying sets and shardings), `jax_enable_x64` (64-bit
+defaults, analyzer/widths.py) and `jax_auto_pcast`
 (ops cast invariant operands to varying themselves) reach the engine as part of the axis environment
 (`AxisEnv.flags`, so every rule reads them and call analyses are memoised per setting):
 
