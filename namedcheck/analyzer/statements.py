@@ -421,27 +421,50 @@ class Statements(FrameState):
                 root.vars[name] = UNKNOWN
 
 
-class _Rebinds(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.nonlocals: set[str] = set()
-        self.globals: set[str] = set()
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.nonlocals |= {n.name.value for n in node.names}
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.globals |= {n.name.value for n in node.names}
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False  # a class body's declarations are about the class's scope
+_REBINDS: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
 
 
-def _rebinds(fn: cst.FunctionDef) -> tuple[set[str], set[str]]:
-    """The names a function (or a function nested in it) declares `nonlocal` and `global`."""
-    v = _Rebinds()
-    fn.body.visit(v)
-    own = {p.name.value for p in [*fn.params.params, *fn.params.posonly_params, *fn.params.kwonly_params]}
-    return v.nonlocals - own, v.globals
+def _rebinds(fn: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a function (or a function nested in it) declares `nonlocal` and `global` (statements only are
+    walked: the declarations are statements; a class body's are about the class)."""
+    hit = _REBINDS.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1], hit[2]
+    nonlocals: set[str] = set()
+    globals_: set[str] = set()
+    todo: list[Any] = [fn.body]
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite:
+            todo.extend(node.body)
+        elif t is cst.SimpleStatementLine:
+            for small in node.body:
+                if type(small) is cst.Nonlocal:
+                    nonlocals |= {n.name.value for n in small.names}
+                elif type(small) is cst.Global:
+                    globals_ |= {n.name.value for n in small.names}
+        elif t is cst.FunctionDef or t is cst.With:
+            todo.append(node.body)
+        elif t is cst.For or t is cst.While:
+            todo.append(node.body)
+            if node.orelse is not None:
+                todo.append(node.orelse.body)
+        elif t is cst.If:
+            todo.append(node.body)
+            if node.orelse is not None:
+                todo.append(node.orelse if type(node.orelse) is cst.If else node.orelse.body)
+        elif t is cst.Try or t is cst.TryStar:
+            todo.append(node.body)
+            todo.extend(h.body for h in node.handlers)
+            todo.extend(x.body for x in (node.orelse, node.finalbody) if x is not None)
+    params = fn.params
+    own = {p.name.value for p in [*params.params, *params.posonly_params, *params.kwonly_params]}
+    out = (frozenset(nonlocals - own), frozenset(globals_))
+    if len(_REBINDS) > 50_000:
+        _REBINDS.clear()
+    _REBINDS[id(fn)] = (fn, *out)
+    return out
 
 
 _SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
