@@ -71,6 +71,27 @@ def test_module_wide_setting(text: str, flags: tuple[bool | None, ...]) -> None:
     assert tuple(v for k, v in got.items() if k == REMOVE_SIZE_ONE) == flags
 
 
+@pytest.mark.parametrize(
+    "text, flags",
+    [
+        ("import jax\njax.config.update('jax_enable_x64', True)\n", (True,)),
+        ("import jax\nx = 1\n", ()),
+        ("import jax\nwith jax.experimental.enable_x64():\n    x = 1\n", (None,)),
+        ("import os\nos.environ['JAX_ENABLE_X64'] = '1'\n", (None,)),
+        ("import jax\ndef f():\n    jax.config.update('jax_enable_x64', True)\n", (None,)),
+    ],
+)
+def test_x64_module_setting(text: str, flags: tuple[bool | None, ...]) -> None:
+    """`jax_enable_x64` (64-bit defaults, analyzer/widths.py) is read as the other flags are."""
+    import libcst as cst
+
+    from namedcheck.analyzer.jaxconfig import module_flags
+    from namedcheck.engine.maps import X64
+
+    got = dict(module_flags(cst.parse_module(text), text))
+    assert tuple(v for k, v in got.items() if k == X64) == flags
+
+
 HELPER = """\
 import jax
 

@@ -20,6 +20,7 @@ from namedcheck.analyzer import (
     origins,
     placements,
     reveal,
+    widths,
 )
 from namedcheck.analyzer.configs import ConfigMethod, ParserMethod
 from namedcheck.analyzer.literals import str_method
@@ -53,6 +54,7 @@ from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_n
 from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, literal
 
 
@@ -77,6 +79,7 @@ class Calls(FrameState):
                 spread = configs.mapping_items(self, v, a.value)
                 if spread is None:
                     ok = False
+                    kw[_OPEN] = UNKNOWN  # an unknown mapping: any keyword it may set is not known
                 else:
                     kw.update(spread)
             elif a.keyword is not None:
@@ -96,15 +99,46 @@ class Calls(FrameState):
         param = nn_modules.self_param(self, node)  # `self.param('w', init, shape)` in a linen module
         if param is not NotImplemented:
             return param
+        grown = iteration.grow_list(self, node)  # `xs.append(v)` of a list this scope holds
+        if grown is not NotImplemented:
+            return grown
         func = self.ev(node.func)
         pos, kw, nodes, kwl, ok = self.ev_args(node.args)
-        if not isinstance(func, QualRef):  # a function of ours, or an unknown one, may mutate its arguments
+        # a function of ours, an unknown one, or one of a library not known to leave them alone (`random.shuffle`)
+        # may mutate its list and dict arguments
+        if not isinstance(func, QualRef) or not mutation.pure_library(func.name):
             for a in mutation.mutable_args(func, node.args, self.lookup):
                 self.forget_if_mutable(a.value)
+        if not ok and _OPEN in kw and not any(a.star == "*" for a in node.args):
+            opened = self.open_keywords(func, len(pos), kw)  # `Block(dim=64, **cfg)` of a cfg not known
+            ok, kw = opened is not None, opened or kw
         counter = self.an.coverage
         out = self.call_value(func, pos, kw, nodes, kwl, node) if ok else UNKNOWN
         if counter is not None:  # what was called, for the cause of a lost result (analyzer/causes.py)
             counter.called = (node, func, ok)
+        return out
+
+    def open_keywords(self, func: Any, npos: int, kw: dict[str, Any]) -> dict[str, Any] | None:
+        """The keywords of a call with an unknown `**mapping` (`_OPEN` in `kw`): the ones written, and Unknown for
+        every other parameter of the class or function it may set (its default no longer known); None where the
+        callee's parameters are not known."""
+        names: list[str] | None = None
+        if isinstance(func, ClassInfo):
+            init = func.methods.get("__init__")
+            if init is None and func.kind == "fields":
+                names = [n for n in func.order[npos:]]
+            elif isinstance(init, FuncRef):
+                func, npos = init, npos + 1
+        if isinstance(func, FuncRef):
+            owner = getattr(func.scope, "an", None) or self.an
+            sig = owner.signature(func)  # type: ignore[union-attr]
+            positional = [p for p in sig.params if p.kind in (POSONLY, NORMAL)]
+            names = [p.name for p in positional[npos:] if p.kind == NORMAL]
+            names += [p.name for p in sig.params if p.kind == KWONLY]
+        if names is None:
+            return None
+        out = {k: v for k, v in kw.items() if k != _OPEN}
+        out.update({n: UNKNOWN for n in names if n not in out})
         return out
 
     def call_value(
@@ -136,7 +170,10 @@ class Calls(FrameState):
             special = NotImplemented if host else self.transform(name, pos, kw, node)
             if special is not NotImplemented:
                 return special
-            return self.apply_named(name, pos, kw, nodes, node, kwl)
+            return self.apply_named(name, pos, kw, nodes, node, kwl, origin=_origin(func.name))
+        if isinstance(func, MappedRef | JitRef):  # a traced function: numpy's float64 arrays are float32 inside
+            pos = [widths.traced(v, self.env) for v in pos]
+            kw = {k: widths.traced(v, self.env) for k, v in kw.items()}
         if isinstance(func, MappedRef):
             return mapcalls.call_mapped(self, func, pos, kw, node)
         if isinstance(func, JitRef):
@@ -164,7 +201,7 @@ class Calls(FrameState):
                 and func.name == "reshape"
             ):
                 pos = [Seq((pos[0],))]
-            return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl)
+            return self.apply_named(op, [func.receiver, *pos], kw, [None, *nodes], node, kwl, origin="value")
         if isinstance(func, FuncRef):  # analysed by the analyzer of its own module (another project module's)
             owner = getattr(func.scope, "an", None) or self.an
             out = owner.call_function(func, pos, kw, nodes, node, self, as_map_body)
@@ -264,8 +301,9 @@ class Calls(FrameState):
             shape = pos[0] if pos else kw.get("shape", UNKNOWN)
             dtype = pos[1] if len(pos) > 1 else kw.get("dtype", UNKNOWN)
             return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
-        if name == "jax.lax.reshape" and len(pos) >= 2 and kw.get("dimensions", Const(None)) == Const(None):
-            return self.apply_named("jax.numpy.reshape", pos[:2], {}, [None, None], node)
+        if name == "jax.lax.reshape" and _plain_lax_reshape(pos, kw):  # (operand, new_sizes, dimensions=None)
+            extra = {"out_sharding": kw["out_sharding"]} if "out_sharding" in kw else {}
+            return self.apply_named("jax.numpy.reshape", pos[:2], extra, [None, None], node)
         if name == "dataclasses.replace" and len(pos) == 1:  # a config with some fields changed
             changed = classes.replaced(pos[0], kw)
             if isinstance(changed, InstanceRef):
@@ -314,7 +352,7 @@ class Calls(FrameState):
         if not any(isinstance(v, ArrayType) for v in vals):
             return UNKNOWN
         sides = ("the left operand", "the right operand") if len(vals) == 2 else ("the operand",)
-        return self.apply_named(op, vals, {}, nodes, node, fallback=sides)
+        return self.apply_named(op, vals, {}, nodes, node, fallback=sides, origin="value")
 
     def apply_named(
         self,
@@ -325,7 +363,10 @@ class Calls(FrameState):
         node: cst.CSTNode,
         kwl: dict[str, str] | None = None,
         fallback: tuple[str, ...] = (),
+        origin: str = "jax",
     ) -> Any:
+        """Apply an op by name. `origin`: who computes it, for its result's widths (analyzer/widths.py): "jax",
+        "numpy" (a `numpy.*` function), "value" (an operator or method: the operands decide)."""
         op = self.an.ops.get(name)
         if op is None:
             return engine_ops.unmodelled(name, pos, kw, self.env)
@@ -333,7 +374,7 @@ class Calls(FrameState):
             return map_leaves(
                 pos[0],
                 lambda leaf: (
-                    self.apply_named(name, [leaf, *pos[1:]], kw, nodes, node, kwl)
+                    self.apply_named(name, [leaf, *pos[1:]], kw, nodes, node, kwl, origin=origin)
                     if isinstance(leaf, ArrayType | Const)
                     else UNKNOWN
                 ),
@@ -356,6 +397,7 @@ class Calls(FrameState):
             self.report(_argument_node(op, e, nodes) or node, _related(self, e, pos, kw, labels, kwl, nodes, node))
             causes.note(self, node, causes.REPORTED, f"{e.code} at {short_name(name)}")
             return UNKNOWN
+        out = _widths(op, name, origin, out, pos, kw, labels, kwl, env)
         return (
             origins.op_result(
                 out,
@@ -477,3 +519,40 @@ def _argument_node(op: Any, e: RuleError, nodes: list[Any]) -> cst.CSTNode | Non
         return None
     i = names.index(at)
     return nodes[i] if i < len(nodes) and isinstance(nodes[i], cst.CSTNode) else None
+
+
+def _plain_lax_reshape(pos: list[Any], kw: dict[str, Any]) -> bool:
+    """`lax.reshape(x, sizes[, None][, out_sharding=...])`: jnp.reshape's result (no `dimensions` transpose)."""
+    dims = pos[2] if len(pos) > 2 else kw.get("dimensions", Const(None))
+    return 2 <= len(pos) <= 3 and dims == Const(None) and set(kw) <= {"dimensions", "out_sharding"}
+
+
+_OPEN = "**"  # a keyword `ev_args` gives for an unknown `**mapping`: the call is completed by `open_keywords`
+
+
+def _origin(name: str) -> str:
+    return "numpy" if name.startswith("numpy.") else "jax"
+
+
+def _widths(
+    op: Any,
+    name: str,
+    origin: str,
+    out: Any,
+    pos: list[Any],
+    kw: dict[str, Any],
+    labels: tuple[str | None, ...],
+    kwl: dict[str, str] | None,
+    env: AxisEnv,
+) -> Any:
+    """The result's dtypes with numpy's and x64's widths (analyzer/widths.py)."""
+    if not isinstance(out, ArrayType | Seq):
+        return out
+    names = [p.name for p in op.signature.params]
+    given, text = kw.get("dtype"), (kwl or {}).get("dtype")
+    if given is None and "dtype" in names and names.index("dtype") < len(pos):
+        i = names.index("dtype")
+        given, text = pos[i], labels[i] if i < len(labels) else None
+    explicit = given is not None and given != Const(None)
+    keys = name.startswith("jax.random.")
+    return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)

@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.memo import process_cache
-from namedcheck.analyzer.refs import ClassInfo, InstanceRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, PartialRef, QualRef
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
@@ -61,6 +61,7 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
         else:
             opaque_base = True
     info.bases = tuple(bases)
+    info.parents = (*inherited, None) if opaque_base else tuple(inherited)  # None: a base not known
     body = c.body.body if isinstance(c.body, cst.IndentedBlock) else ()
     order: list[str] = []
     for base in inherited:
@@ -348,3 +349,47 @@ def _block_assigns(node: cst.CSTNode, name: str, found: set[tuple[str, ...]]) ->
             | cst.ExceptStarHandler,
         ):
             _block_assigns(c, name, found)
+
+
+def is_super(node: cst.BaseExpression) -> bool:
+    """`super()` (the zero-argument form)."""
+    return (
+        isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super" and not node.args
+    )
+
+
+def _mro(cls: ClassInfo) -> list[ClassInfo]:
+    """The class and its analysed bases, depth first, left to right, each once (C3 where no base is shared)."""
+    out: list[ClassInfo] = []
+    todo = [cls]
+    while todo:
+        c = todo.pop(0)
+        if c is None:
+            break  # a base not known: what follows in the order is not known
+        if c not in out:
+            out.append(c)
+            todo[:0] = list(c.parents)
+    return out
+
+
+def super_method(f: Any, attr: str) -> Any:
+    """`super().attr` in a method analysed under a call: the method of the next class after the one defining the
+    running method, in the instance's class order, bound to the instance; Unknown where a base is not analysed
+    (a library's) or the method is not found."""
+    code = getattr(f, "code", None)
+    if not isinstance(code, cst.FunctionDef) or not code.params.params:
+        return UNKNOWN
+    me = f.lookup(code.params.params[0].name.value)
+    if not isinstance(me, InstanceRef | BuildingRef):
+        return UNKNOWN
+    order = _mro(me.cls)
+    if any(None in c.parents for c in order):
+        return UNKNOWN  # a base the analysis does not know may define it first
+    owners = [i for i, c in enumerate(order) if any(getattr(m, "node", None) is code for m in c.methods.values())]
+    if not owners:
+        return UNKNOWN
+    for c in order[owners[-1] + 1 :]:
+        own = c.methods.get(attr)
+        if own is not None:
+            return PartialRef(own, (me,))
+    return UNKNOWN

@@ -135,6 +135,8 @@ class Expressions(FrameState):
     def truth(self, node: cst.BaseExpression, value: Any = None) -> bool | None:
         """Whether an evaluated expression (`value`: what `ev` gave) is truthy, where that is known: a constant,
         a known size, or a boolean operation one side decides (`a or len(x.shape) < 2` with x of rank 1)."""
+        if isinstance(value, Seq):  # `if x.shape:`, `if params:`: its length is known
+            return bool(value.items)
         plain = _plain(value)
         return bool(plain) if plain is not _NONE_OF else self.truths.get(id(node))
 
@@ -189,6 +191,8 @@ class Expressions(FrameState):
                     nodes.append(e.value)
             return iteration.bounded(sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list"))
         if type(node) is cst.Attribute:
+            if classes.is_super(node.value):  # `super().__call__`: the next class's method, bound to `self`
+                return classes.super_method(self, node.attr.value)
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
                 method = iteration.container_method(recv, node.attr.value)

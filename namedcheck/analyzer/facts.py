@@ -108,6 +108,8 @@ def _apply(f: FrameState, subst: dict[str, Dim]) -> None:
     if not subst:
         return
     for name, v in list(f.vars.items()):
+        if name in f.rebound_elsewhere:  # a nested function rebinds it (`nonlocal n`): a fact holds only here
+            continue
         if name in subst and (v is UNKNOWN or isinstance(v, DimVal)):
             size = subst[name]
             f.vars[name] = Const(size) if is_int(size) else DimVal(size)
@@ -116,7 +118,7 @@ def _apply(f: FrameState, subst: dict[str, Dim]) -> None:
         if new is not v:
             f.vars[name] = new
     for sym, size in subst.items():  # a name read as a size, not yet bound in this scope (a parameter's)
-        if sym.isidentifier() and sym not in f.vars and f.lookup(sym) is UNKNOWN:
+        if sym.isidentifier() and sym not in f.vars and sym not in f.rebound_elsewhere and f.lookup(sym) is UNKNOWN:
             f.vars[sym] = Const(size) if is_int(size) else DimVal(size)
 
 
@@ -150,3 +152,85 @@ def _refine_array(f: FrameState, node: cst.BaseExpression, dims: list[Dim]) -> N
     elif (x is UNKNOWN or isinstance(x, ArrayType) and x.has_ellipsis and not x.shape[:-1]) and None not in dims:
         t = unknown_array(f, tuple(dims))
         f.vars[name] = t.with_dtype(x.dtype_code) if isinstance(x, ArrayType) else t
+
+
+# ---- a branch's rank: `if x.ndim == 2:`, `if len(x.shape) == 1:`, `if jnp.asarray(i).shape:` ----------------
+_AS_ARRAY = {"asarray", "array", "shape", "ndim", "atleast_1d"}  # `jnp.asarray(x).shape`: x's shape
+
+
+def narrow(f: FrameState, test: cst.BaseExpression, holds: bool) -> None:
+    """In a branch whose test is not known, a value of unknown rank gets the rank the test states there: `x.ndim
+    == k` / `len(x.shape) == k` (and `!=` in the other branch), a shape or rank tested for truth (empty: rank 0)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        narrow(f, test.expression, not holds)
+    elif isinstance(test, cst.BooleanOperation):
+        if isinstance(test.operator, cst.And) == holds:  # both parts hold (`and`), or both fail (`or`)
+            narrow(f, test.left, holds)
+            narrow(f, test.right, holds)
+    elif isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        op = test.comparisons[0].operator
+        if not (isinstance(op, cst.Equal) and holds or isinstance(op, cst.NotEqual) and not holds):
+            return
+        for side, other in ((test.left, test.comparisons[0].comparator), (test.comparisons[0].comparator, test.left)):
+            name = _rank_of(side)
+            k = _quiet_ev(f, other)
+            if name is not None and isinstance(k, Const) and is_int(k.value) and 0 <= k.value <= 32:
+                _set_rank(f, name, k.value, direct=_direct(side))
+    elif not holds:  # `if not x.shape:`, `if x.ndim: ... else:`: rank 0
+        name = _rank_of(test)
+        if name is not None:
+            _set_rank(f, name, 0, direct=_direct(test))
+
+
+def _rank_of(node: cst.BaseExpression) -> str | None:
+    """The name whose rank `node` reads (`x.ndim`, `len(x.shape)`, `x.shape`, `jnp.asarray(x).shape`,
+    `np.ndim(x)`), else None."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "len" and node.args:
+        if len(node.args) == 1 and isinstance(node.args[0].value, cst.Attribute):
+            return _rank_of(node.args[0].value) if node.args[0].value.attr.value == "shape" else None
+        return None
+    if isinstance(node, cst.Attribute) and node.attr.value in ("ndim", "shape"):
+        return _array_name(node.value)
+    if isinstance(node, cst.Call) and _called(node) in ("ndim", "shape"):
+        return _array_name(node)
+    return None
+
+
+def _called(node: cst.Call) -> str | None:
+    func = node.func
+    if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value in ("jnp", "np"):
+        return func.attr.value
+    return None
+
+
+def _array_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Call) and _called(node) in _AS_ARRAY and len(node.args) == 1 and not node.args[0].keyword:
+        inner = node.args[0].value
+        if _called(node) == "atleast_1d":
+            return None
+        return inner.value if isinstance(inner, cst.Name) else None
+    return None
+
+
+def _direct(node: cst.BaseExpression) -> bool:
+    """`x.ndim`, `x.shape`, `len(x.shape)`: x itself has a shape (an array), not only its conversion."""
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+        return _direct(node.args[0].value)
+    return isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+
+
+def _set_rank(f: FrameState, name: str, rank: int, direct: bool) -> None:
+    """A value of the scope of unknown rank (an array of unknown shape; one not known at all that the test reads
+    `.shape` / `.ndim` of) has `rank` here."""
+    x = f.vars.get(name)
+    if (
+        isinstance(x, ArrayType)
+        and x.has_ellipsis
+        and all(d is None for d in x.shape[:-1])
+        and len(x.shape) - 1 <= rank
+    ):
+        f.vars[name] = replace(x, shape=(None,) * rank)
+    elif x is UNKNOWN and direct:
+        f.vars[name] = unknown_array(f, (None,) * rank)

@@ -35,6 +35,8 @@ class Frame(Statements, Expressions, Calls):
     entry = False
     param_tokens: frozenset[int] = frozenset()  # config objects the parameters hold (analyzer/configs.py)
     defining: cst.CSTNode | None = None  # the function whose body this is (its lost return's cause is kept)
+    rebound_elsewhere: frozenset[str] = frozenset()  # rebound by nested functions (`nonlocal`, `global`)
+    code: Any = None  # the function (or lambda) whose body this frame runs, under a call
 
     def __init__(
         self,
@@ -75,7 +77,15 @@ class Frame(Statements, Expressions, Calls):
     # ---- names -------------------------------------------------------------------------------
     def forget_if_mutable(self, node: cst.BaseExpression, any_value: bool = False) -> None:
         """A list or dict held in a variable that something may mutate (a method call such as
-        `.append`, an item assignment, passing it to a function) is no longer known."""
+        `.append`, an item assignment, passing it to a function) is no longer known; one held inside a container
+        (`shapes[key].insert(...)`, `self.layers.append(...)`): the container the name holds is not known."""
+        if isinstance(node, cst.Subscript | cst.Attribute):
+            root: cst.BaseExpression = node
+            while isinstance(root, cst.Subscript | cst.Attribute):
+                root = root.value
+            if isinstance(root, cst.Name) and isinstance(self.lookup(root.value), Seq):
+                self.forget_if_mutable(root, any_value=True)
+            return
         if not isinstance(node, cst.Name):
             return
         f: Frame | None = self
@@ -108,6 +118,7 @@ class Frame(Statements, Expressions, Calls):
             "isinstance",
             "tuple",
             "list",
+            "dict",
             "zip",
             "map",
             "enumerate",

@@ -223,6 +223,8 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
         return Seq(tuple(Seq((Const(start + i), v)) for i, v in enumerate(items)), "tuple")
     if name in ("builtins.iter", "builtins.next") or name.startswith("itertools."):
         return _iterator(name, pos, kw, node)
+    if name == "builtins.dict" and len(pos) <= 1:
+        return _dict(pos[0] if pos else None, kw)
     if name in ("builtins.list", "builtins.tuple", "builtins.reversed") and len(pos) <= 1 and not kw:
         items = items_of(pos[0]) if pos else ()
         if items is None:
@@ -708,4 +710,90 @@ def unroll(f: Any, s: cst.For, it: Any) -> bool:
         f.unroll_weight = weight
     if s.orelse is not None:
         f.run_block(s.orelse.body)
+    return True
+
+
+def _dict(source: Any, kw: dict[str, Any]) -> Any:
+    """`dict(zip(names, values))`, `dict(d, k=v)`, `dict(k=v)`: a dict of known keys (Unknown otherwise)."""
+    pairs: list[Seq] = []
+    if isinstance(source, Seq) and source.kind == "dict":
+        pairs = list(source.items)
+    elif source is not None:
+        items = items_of(source)
+        if items is None:
+            return UNKNOWN
+        for p in items:
+            if not (isinstance(p, Seq) and p.kind != "dict" and len(p.items) == 2):
+                return UNKNOWN
+            pairs.append(Seq(p.items))
+    for k, v in kw.items():
+        pairs.append(Seq((Const(k), v)))
+    keys: dict[Any, int] = {}
+    for i, p in enumerate(pairs):
+        key = p.items[0] if isinstance(p, Seq) and len(p.items) == 2 else None
+        if not (isinstance(key, Const) and isinstance(key.value, str | int)):
+            return UNKNOWN
+        keys[key.value] = i  # a repeated key: the last one holds
+    return bounded(Seq(tuple(pairs[i] for i in sorted(set(keys.values()))), "dict"))
+
+
+# ---- lists and dicts this scope builds: `xs.append(v)`, `d[k] = v` ------------------------------------------
+
+
+def grow_list(f: FrameState, node: cst.Call) -> Any:
+    """`xs.append(v)` / `xs.extend(seq)` on a name the scope holds as a known list: it grows by the item(s)
+    (None, the call's value); NotImplemented for every other call."""
+    func = node.func
+    if not (
+        isinstance(func, cst.Attribute)
+        and func.attr.value in ("append", "extend")
+        and isinstance(func.value, cst.Name)
+        and len(node.args) == 1
+        and node.args[0].keyword is None
+        and not node.args[0].star
+    ):
+        return NotImplemented
+    name = func.value.value
+    xs = f.vars.get(name)
+    if not (isinstance(xs, Seq) and xs.kind == "list"):
+        return NotImplemented
+    v = f.ev(node.args[0].value)
+    if func.attr.value == "append":
+        f.vars[name] = bounded(Seq((*xs.items, v), "list"))
+    else:
+        more = items_of(v)
+        f.vars[name] = bounded(Seq((*xs.items, *more), "list")) if more is not None else UNKNOWN
+    return Const(None)
+
+
+def set_item(f: FrameState, target: cst.Subscript, v: Any) -> bool:
+    """`d[k] = v` (a known key) or `xs[i] = v` (an index in range) on a name the scope holds as a known dict or
+    list: the value with that item; False where not done (the caller forgets the container)."""
+    if not isinstance(target.value, cst.Name) or len(target.slice) != 1:
+        return False
+    index = target.slice[0].slice
+    name = target.value.value
+    xs = f.vars.get(name)
+    if not isinstance(xs, Seq) or xs.kind not in ("list", "dict") or not isinstance(index, cst.Index):
+        return False
+    key = f.ev(index.value)
+    if not isinstance(key, Const) or not isinstance(key.value, str | int) or isinstance(key.value, bool):
+        return False
+    if xs.kind == "list":
+        if not isinstance(key.value, int) or not -len(xs.items) <= key.value < len(xs.items):
+            return False
+        items = list(xs.items)
+        items[key.value] = v
+        f.vars[name] = Seq(tuple(items), "list")
+        return True
+    pairs = list(xs.items)
+    if not all(isinstance(p, Seq) and len(p.items) == 2 and isinstance(p.items[0], Const) for p in pairs):
+        return False
+    for i, p in enumerate(pairs):
+        if p.items[0] == key:
+            pairs[i] = Seq((key, v))
+            break
+    else:
+        pairs.append(Seq((key, v)))
+    f.vars[name] = bounded(Seq(tuple(pairs), "dict"))
     return True

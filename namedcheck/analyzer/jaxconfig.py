@@ -1,6 +1,7 @@
 """JAX configuration flags that change the rules, read where the program sets them.
 
-`jax_remove_size_one_mesh_axis_from_type` (size-1 mesh axes leave varying sets and shardings) and `jax_auto_pcast`
+`jax_remove_size_one_mesh_axis_from_type` (size-1 mesh axes leave varying sets and shardings), `jax_enable_x64` (64-bit
+defaults, analyzer/widths.py) and `jax_auto_pcast`
 (ops cast invariant operands to varying themselves) reach the engine as part of the axis environment
 (`AxisEnv.flags`, so every rule reads them and call analyses are memoised per setting):
 
@@ -22,7 +23,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.parsing import child_nodes
-from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, AxisEnv
+from namedcheck.engine.maps import JAX_FLAG_DEFAULTS, X64, AxisEnv
 from namedcheck.engine.values import Const
 
 Flags = tuple[tuple[str, bool | None], ...]
@@ -121,6 +122,9 @@ class _Scan:
                 flag = _flag_of(a.keyword.value) if a.keyword is not None else None
                 if flag is not None and id(node) not in self.scoped:
                     self.found.setdefault(flag, set()).add(None)
+            return
+        if short in ("enable_x64", "disable_x64"):  # `with jax.experimental.enable_x64():`: not followed
+            self.found.setdefault(X64, set()).add(None)
             return
         flag = _flag_of(short) if mod.endswith("config") else None
         if flag is not None and id(node) not in self.scoped:

@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins
+from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins, widths
 from namedcheck.analyzer.budget import CallCut, Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -118,6 +118,7 @@ class ModuleAnalyzer:
         self.devices_read = False  # the analysis read the device count
         self.func_flags: dict[int, Any] = {}  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
         self.checker_only: set[int] = set()  # functions whose only decorators are run-time checkers (`@jaxtyped`)
+        self.traced: set[int] = set()  # functions `@jax.jit` (and the like) traces: their arguments are JAX arrays
         self.sets_flags: frozenset[str] = frozenset()  # JAX flags the module's functions set (callers lose them)
         self._device_counts: set[int] = set()
         self._enclosing: dict[int, cst.FunctionDef] | None = None
@@ -347,6 +348,7 @@ class ModuleAnalyzer:
         """Analyse a function body with parameters bound to `values`; the joined return value.
         `nc705_owner`: the function analysed on its own that this call is part of (NC705 waits for it)."""
         frame = Frame(self, ref.scope, declared_return, lenient, quiet, env, ref if standalone else None)
+        frame.code = ref.node  # the function running (`super()` finds its class)
         if id(ref.node) in self.func_flags:  # `@config.<flag>(value)` on the function
             frame.env = jaxconfig.applied(frame.env, self.func_flags[id(ref.node)])
         frame.nc705_owner = nc705_owner
@@ -367,6 +369,8 @@ class ModuleAnalyzer:
                 frame.vars[prm.name] = UNKNOWN
             else:
                 v = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
+                if id(ref.node) in self.traced:
+                    v = widths.traced(v, frame.env)
                 if v is UNKNOWN and isinstance(prm.annotation, ArrayType):
                     # unknown at the call: the body's own annotation (which says nothing of varying axes)
                     v = declared_value(prm.annotation, UNKNOWN, frame.env.manual)

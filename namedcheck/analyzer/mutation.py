@@ -15,6 +15,57 @@ from namedcheck.engine.values import UNKNOWN, Seq
 
 # Packages whose functions never mutate a Python container they are given (JAX flattens pytrees).
 _PURE_PACKAGES = {"jax", "numpy", "math", "optax", "chex", "einops", "namedcheck"}
+# ... and, for a library function called (not one of the module's), libraries that store or read them only
+_PURE_LIBRARIES = _PURE_PACKAGES | {
+    "flax",
+    "equinox",
+    "haiku",
+    "functools",
+    "operator",
+    "typing",
+    "dataclasses",
+    "itertools",
+    "collections",
+    "json",
+    "logging",
+    "os",
+    "absl",
+    "ml_collections",
+    "argparse",
+    "jaxtyping",
+    "beartype",
+    "pickle",
+    "copy",
+    "pprint",
+    "time",
+    "sys",
+    "warnings",
+    "re",
+    "inspect",
+    "contextlib",
+    "pathlib",
+    "io",
+    "tree",
+    "optree",
+    "orbax",
+    "msgpack",
+    "tensorflow",
+    "torch",
+    "tqdm",
+    "wandb",
+}
+
+
+def pure_library(name: str) -> bool:
+    """A library function (its canonical or import name) that leaves the lists and dicts it is given as they are."""
+    root, _, rest = name.partition(".")
+    if rest.endswith("shuffle"):  # `np.random.shuffle(xs)`: in place
+        return False
+    if root == "builtins":
+        return rest in _PURE_BUILTINS or rest in ("print", "isinstance", "hasattr", "getattr", "bool", "int", "float")
+    return root in _PURE_LIBRARIES
+
+
 _PURE_BUILTINS = {
     "len",
     "zip",

@@ -255,28 +255,36 @@ def self_param(f: Any, node: cst.Call) -> Any:
     recv = f.ev(func.value)
     if not isinstance(recv, InstanceRef | BuildingRef) or not is_linen(recv.cls):
         return NotImplemented
-    args = [a for a in node.args if a.keyword is None and not a.star]
-    if len(args) < 3 or len(args) != len(node.args):
+    # (name, init_fn, *init_args, unbox=True, **init_kwargs): a library initializer takes (key, shape, dtype)
+    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    if len(args) == 2 and "shape" in keywords:
+        args.append(keywords.pop("shape"))
+    if len(args) == 3 and "dtype" in keywords:
+        args.append(keywords.pop("dtype"))
+    keywords.pop("unbox", None)
+    if len(args) < 3 or len(args) > 4 or keywords or any(a.star for a in node.args):
         for a in node.args:
             f.ev(a.value)
         causes.note(f, node, causes.UNREAD, "self.param with keyword or star arguments")
         return UNKNOWN
-    init = args[1].value
+    init = args[1]
     init_head = init.func if isinstance(init, cst.Call) else init
     head = f.ev(init_head)
-    shape = f.ev(args[2].value)
-    dtype = f.ev(args[3].value) if len(args) > 3 else None
+    shape = f.ev(args[2])
+    dtype = f.ev(args[3]) if len(args) > 3 else None
     library = isinstance(head, InitializerRef) or (isinstance(head, QualRef) and _initializer(head.name))
     if not library or not isinstance(shape, Seq):
         if not library:
             causes.note(f, node, causes.UNREAD, "self.param initializer not a library one")
         return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
-    code = dtype_from_value(dtype) if dtype is not None else "f32"
-    made = ArrayType.make(code, dims) if code else UNKNOWN
+    # a dtype not known (a field set by an unknown `**cfg`) leaves the shape
+    code = dtype_from_value(dtype) if dtype is not None and dtype != Const(None) else "f32"
+    made = ArrayType.make(code, dims)
     if not code:
         causes.note(f, node, causes.UNREAD, "self.param dtype")
-    name = f.ev(args[0].value)
+    name = f.ev(args[0])
     c = _collecting(f)
     if c is not None and isinstance(made, ArrayType) and isinstance(name, Const) and isinstance(name.value, str):
         c.params[(*c.path(), name.value)] = made

@@ -61,6 +61,7 @@ class ClassInfo:
     # decorated by a run-time checker (`@jaxtyped(typechecker=beartype)`): building it checks its fields'
     # annotations, as one call (analyzer/classes.check_fields)
     checked: bool = False
+    parents: tuple[Any, ...] = ()  # the bases defined in the analysed code (ClassInfo), in order (`super()`)
 
     def __repr__(self) -> str:
         return f"<class {self.name}>"

@@ -28,6 +28,8 @@ TRANSPARENT = {
     "beartype.beartype",
     "typeguard.typechecked",
 }
+# transparent decorators under which the body is traced: its array arguments are JAX arrays there
+TRACED = {"jax.jit", "jax.checkpoint", "jax.remat", "jax.ad_checkpoint.checkpoint"}
 # decorator factories whose decorator is transparent: `@jaxtyped(typechecker=beartype)`, `@beartype(conf=...)`
 TRANSPARENT_CALLED = {"jaxtyping.jaxtyped", "beartype.beartype", "typeguard.typechecked"}
 
@@ -50,6 +52,7 @@ class Analyzer(Protocol):
     log: Any  # the project's call log (analyzer/memo.CallLog): what a memo hit replays
     func_flags: dict[int, Any]  # JAX flags a decorator sets on a function's body (analyzer/jaxconfig.py)
     checker_only: set[int]  # functions whose only decorators are run-time checkers (`@jaxtyped`)
+    traced: set[int]  # functions decorated with `jax.jit` (and the like): traced, their arguments JAX arrays
     sets_flags: frozenset[str]  # JAX flags the module's functions set (a caller no longer knows them)
 
     def report(self, node: cst.CSTNode, err: RuleError) -> None: ...
@@ -96,6 +99,7 @@ class FrameState:
     setting_names: dict[str, Any]
     arguments: dict[str, Any]
     rebound: set[str]
+    rebound_elsewhere: frozenset[str]  # names nested functions declare `nonlocal` / `global` here: not known
 
     # implemented by the parts (frame.Frame combines them)
     def ev(self, node: cst.BaseExpression | None) -> Any: ...

@@ -34,7 +34,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
+from namedcheck.analyzer.scope import TRACED, TRANSPARENT, TRANSPARENT_CALLED, FrameState, label, same_value
 from namedcheck.engine import maps
 from namedcheck.engine.codes import NC204, NC811
 from namedcheck.engine.errors import RuleError
@@ -105,7 +105,7 @@ class Statements(FrameState):
         if isinstance(s, cst.If):
             taken = self.truth(s.test, self.ev(s.test))
             if taken is None:
-                ended = self.branches([s.body, s.orelse])
+                ended = self.branches([s.body, s.orelse], test=s.test)
                 if ended[0] and not ended[1] and s.orelse is None:  # `if x.shape[-1] != d: raise ...`
                     facts.learn(self, s.test, holds=False)
             elif taken:  # the test's value is known: only the branch it takes runs
@@ -158,19 +158,22 @@ class Statements(FrameState):
                 self.run_block(s.finalbody.body)
             self.ended = False  # which paths end inside is not followed through the handlers
 
-    def branches(self, blocks: list[Any]) -> list[bool]:
+    def branches(self, blocks: list[Any], test: cst.BaseExpression | None = None) -> list[bool]:
         """Analyse alternatives on copies of the environment; merge, keeping only what agrees. Returns, per
-        block, whether it always ends (returns or raises)."""
+        block, whether it always ends (returns or raises). `test`: an `if`'s, true in the first block and false
+        in the second (a rank it states narrows a value there)."""
         before = dict(self.vars)
         lost_before = self.lost
         lost: dict[str, Any] = {}
         results = []
         ended = []
         self.cond_depth += 1
-        for b in blocks:
+        for i, b in enumerate(blocks):
             self.vars = dict(before)
             self.lost = dict(lost_before)
             self.ended = False
+            if test is not None:
+                facts.narrow(self, test, holds=i == 0)
             if b is None:
                 pass
             elif isinstance(b, cst.If):
@@ -313,9 +316,11 @@ class Statements(FrameState):
 
     def assign(self, target: cst.BaseExpression, v: Any) -> None:
         if isinstance(target, cst.Name):
-            self.vars[target.value] = v
+            # a name a nested function rebinds (`nonlocal n; n += 1`) changes whenever that function runs, or is
+            # traced: a value assigned here holds only until then
+            self.vars[target.value] = UNKNOWN if target.value in self.rebound_elsewhere else v
             if self.an.bindings is not None:  # `namedcheck types` (analyzer/bindings.py)
-                self.an.bindings.append((target, v))
+                self.an.bindings.append((target, self.vars[target.value]))
             if self.an.coverage is not None:  # why the value is not known, where it is not (analyzer/causes.py)
                 self.an.coverage.bound(self, target, v)
             if target.value in self.arguments:
@@ -346,7 +351,8 @@ class Statements(FrameState):
             self.assign(target.value, UNKNOWN)
             causes.restore(self, prev)
         elif isinstance(target, cst.Subscript):
-            self.forget_if_mutable(target.value)  # `xs[0] = ...`, `d['k'] = ...`
+            if not iteration.set_item(self, target, v):  # `d['k'] = v`, `xs[0] = v` of a known one
+                self.forget_if_mutable(target.value)
         elif isinstance(target, cst.Attribute) and target.attr.value in ("shape", "dtype"):
             self.forget_if_mutable(target.value, any_value=True)  # numpy: `a.shape = (2, 3)`
         elif isinstance(target, cst.Attribute):
@@ -415,6 +421,8 @@ class Statements(FrameState):
                 continue
             deco = self.ev(d.decorator)
             if isinstance(deco, QualRef) and canonical_name(deco.name) in TRANSPARENT:
+                if canonical_name(deco.name) in TRACED:
+                    self.an.traced.add(id(fn))  # its arguments are JAX arrays inside (analyzer/widths.py)
                 continue
             if isinstance(deco, jaxconfig.ConfigFlags):  # `@config.<flag>(value)`: the body runs with it
                 self.an.func_flags[id(fn)] = self.an.func_flags.get(id(fn), ()) + deco.flags
@@ -425,6 +433,8 @@ class Statements(FrameState):
                 and canonical_name(deco.func.name) in TRANSPARENT
                 and not states_shardings(deco.kwargs)
             ):
+                if canonical_name(deco.func.name) in TRACED:
+                    self.an.traced.add(id(fn))
                 continue
             value = (
                 self.call_value(deco, [value], {}, [None], {}, d)
@@ -444,7 +454,73 @@ class Statements(FrameState):
         ):
             info.methods[fn.name.value] = value  # `obj.step(x)` calls the map with `self` as its first argument
         self.vars[fn.name.value] = value
+        self.forget_rebound(fn, scope)
         self.an.analyse_standalone(ref)
+
+    def forget_rebound(self, fn: cst.FunctionDef, scope: Any) -> None:
+        """Names the function declares `nonlocal` (in its scope) or `global` (in the module) are rebound when it
+        runs, which may be never, once per call, or once per trace under `jit`: from here on they are not known."""
+        nonlocals, globals_ = _rebinds(fn)
+        for name in nonlocals:
+            f = scope
+            while f is not None and name not in f.vars:
+                f = f.parent
+            f = f if f is not None else scope
+            f.rebound_elsewhere = f.rebound_elsewhere | {name}
+            f.vars[name] = UNKNOWN
+        root = scope
+        while root.parent is not None:
+            root = root.parent
+        for name in globals_:
+            root.rebound_elsewhere = root.rebound_elsewhere | {name}
+            if name in root.vars:
+                root.vars[name] = UNKNOWN
+
+
+_REBINDS: dict[int, tuple[cst.FunctionDef, frozenset[str], frozenset[str]]] = {}
+
+
+def _rebinds(fn: cst.FunctionDef) -> tuple[frozenset[str], frozenset[str]]:
+    """The names a function (or a function nested in it) declares `nonlocal` and `global` (statements only are
+    walked: the declarations are statements; a class body's are about the class)."""
+    hit = _REBINDS.get(id(fn))
+    if hit is not None and hit[0] is fn:
+        return hit[1], hit[2]
+    nonlocals: set[str] = set()
+    globals_: set[str] = set()
+    todo: list[Any] = [fn.body]
+    while todo:
+        node = todo.pop()
+        t = type(node)
+        if t is cst.IndentedBlock or t is cst.SimpleStatementSuite:
+            todo.extend(node.body)
+        elif t is cst.SimpleStatementLine:
+            for small in node.body:
+                if type(small) is cst.Nonlocal:
+                    nonlocals |= {n.name.value for n in small.names}
+                elif type(small) is cst.Global:
+                    globals_ |= {n.name.value for n in small.names}
+        elif t is cst.FunctionDef or t is cst.With:
+            todo.append(node.body)
+        elif t is cst.For or t is cst.While:
+            todo.append(node.body)
+            if node.orelse is not None:
+                todo.append(node.orelse.body)
+        elif t is cst.If:
+            todo.append(node.body)
+            if node.orelse is not None:
+                todo.append(node.orelse if type(node.orelse) is cst.If else node.orelse.body)
+        elif t is cst.Try or t is cst.TryStar:
+            todo.append(node.body)
+            todo.extend(h.body for h in node.handlers)
+            todo.extend(x.body for x in (node.orelse, node.finalbody) if x is not None)
+    params = fn.params
+    own = {p.name.value for p in [*params.params, *params.posonly_params, *params.kwonly_params]}
+    out = (frozenset(nonlocals - own), frozenset(globals_))
+    if len(_REBINDS) > 50_000:
+        _REBINDS.clear()
+    _REBINDS[id(fn)] = (fn, *out)
+    return out
 
 
 _SIZE_COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)

@@ -35,7 +35,8 @@ from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, Seq
 
 REMOVE_SIZE_ONE = "jax_remove_size_one_mesh_axis_from_type"  # size-1 mesh axes leave varying sets and shardings
 AUTO_PCAST = "jax_auto_pcast"  # ops and collectives cast invariant operands to varying themselves
-JAX_FLAG_DEFAULTS: dict[str, bool | None] = {REMOVE_SIZE_ONE: False, AUTO_PCAST: True}
+X64 = "jax_enable_x64"  # 64-bit dtypes (analyzer/widths.py)
+JAX_FLAG_DEFAULTS: dict[str, bool | None] = {REMOVE_SIZE_ONE: False, AUTO_PCAST: True, X64: False}
 
 
 @dataclass(frozen=True, slots=True)

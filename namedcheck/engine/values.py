@@ -319,17 +319,43 @@ def _join2(a: _V, b: _V) -> _V | ArrayType | Seq | _Unknown:
     if joiner is not None:
         return joiner(b)
     if isinstance(a, ArrayType) and isinstance(b, ArrayType):
-        dtype = a.dtype_code if a.dtype_code == b.dtype_code else None
+        dtype = a.dtype_code if a.dtype_code == b.dtype_code and a.weak == b.weak else None
+        if (
+            len(a.shape) == len(b.shape)
+            and not a.has_ellipsis
+            and not b.has_ellipsis
+            and a.named == b.named
+            and not a.named_open
+            and not b.named_open
+            and a.family is None
+            and b.family is None
+        ):  # one rank: the sizes they agree on stay, the others are not known
+            exact = a.vary_exact and b.vary_exact and a.varying == b.varying
+            return ArrayType(
+                dtype,
+                tuple(x if x == y and type(x) is type(y) else None for x, y in zip(a.shape, b.shape)),
+                a.named,
+                a.weak and b.weak and dtype is not None,
+                a.varying & b.varying,
+                vary_exact=exact,
+            )
         return ArrayType.partial(a.varying & b.varying, exact=False, dtype=dtype)
     if (
         isinstance(a, Seq)
         and isinstance(b, Seq)
         and a.kind == b.kind
         and len(a.items) == len(b.items)
-        and a.kind != "dict"
+        and (a.kind != "dict" or all(_same_key(x, y) for x, y in zip(a.items, b.items)))
     ):
         return Seq(tuple(_join2(x, y) for x, y in zip(a.items, b.items)), a.kind)
     return UNKNOWN
+
+
+def _same_key(a: Any, b: Any) -> bool:
+    """Two dict items with one key (a dict joins item by item when its keys, in order, agree)."""
+    return (
+        isinstance(a, Seq) and isinstance(b, Seq) and len(a.items) == len(b.items) == 2 and same(a.items[0], b.items[0])
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -144,13 +144,13 @@ def right_mutated_lists() -> None:
     a = jnp.einsum(*build('i,i->', 2))  # the list grew: not the one-element list it started as
     parts = [jnp.ones(3)]
     parts.append(jnp.ones(3))
-    b = jnp.stack(parts)  # reveal: Unknown
+    b = jnp.stack(parts)  # reveal: f32[(2, 3)]
     more = [jnp.ones(3)]
     fill(more)
     c = jnp.stack(more)  # reveal: Unknown
     d = {'w': jnp.ones(2)}
     d['w'] = jnp.ones(5)
-    e = d  # reveal: Unknown
+    e = d['w']  # reveal: f32[(5,)]
 
 
 def right_numpy_in_place_shape() -> None:

@@ -18,6 +18,9 @@ merged = x.reshape(8, 32)  # expect: NC805
 merged_call = jnp.reshape(x, (8, 32))  # expect: NC805
 merged_flat = jnp.reshape(x, (256,))  # expect: NC805
 merged_ok = jnp.reshape(x, (8, 32), out_sharding=P('data', None))  # reveal: f32[(8@data, 32)]
+lax_ok = jax.lax.reshape(x, (8, 32), out_sharding=P('data', None))  # reveal: f32[(8@data, 32)]
+lax_none = jax.lax.reshape(x, (8, 32), None, out_sharding=P('data', None))  # reveal: f32[(8@data, 32)]
+lax_bad = jax.lax.reshape(x, (8, 32))  # expect: NC805
 
 
 def merge_heads(h):

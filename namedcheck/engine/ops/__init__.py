@@ -72,7 +72,8 @@ def _run(
     lab.update({f"*{i}": text for i, text in enumerate(labels[n_pos:]) if text})  # varargs (`*operands`), by index
     inputs = [*args, *kwargs.values()]
     # outside shard_map nothing varies, whatever the inputs are
-    exact = not env.manual or not any(opaque(v) for v in inputs)
+    # (a creation from sizes is invariant whatever its dtype argument is)
+    exact = not env.manual or op.name in _STATIC_CREATION or not any(opaque(v) for v in inputs)
     call = Call(op.name, values, extra, lab, dict(op.options), env, exact)
     vin = union_varying(inputs)
     if "out_sharding" in call.args:

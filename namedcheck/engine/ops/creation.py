@@ -15,16 +15,18 @@ from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.shaping import shape_arg
 from namedcheck.engine.placement import of
 from namedcheck.engine.signature import as_array
-from namedcheck.engine.values import ArrayType, Const, DimVal, Seq, dim_of, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, dim_of, literal
 
 
-def _dtype(call: Call, default: str | None = "f32") -> str | None:
+def _dtype(call: Call, default: str | None = "f32", shaped: bool = True) -> str | None:
+    """The dtype asked for, else `default`. `shaped`: the shape is the one given whatever the dtype (an
+    unknown dtype leaves it); else (`array(obj, dtype=...)`) object / structured dtypes change what it means."""
     v = call.args.get("dtype")
     if v is None or (isinstance(v, Const) and v.value is None):
         return default
     code = dtype_from_value(v)
-    if code is None:
-        raise Unprovable  # object / structured / unknown dtypes change what the shape means
+    if code is None and not shaped:
+        raise Unprovable
     return code
 
 
@@ -67,6 +69,8 @@ def arange_rule(call: Call) -> Any:
         if first not in (0, 1) or step_v != Const(1):
             raise Unprovable
         return ArrayType.make(_dtype(call, "i32"), (symbolic.arith("-", stop_v.dim, first),))
+    if not all(_is_number(v) for v in (start_v, stop_v, step_v)):
+        return _arange_of_unknown(call, (start_v, stop_v, step_v))
     start, stop, step = literal(start_v), literal(stop_v), literal(step_v)
     nums = [v for v in (start, stop, step)]
     if any(not isinstance(v, (int, float)) or isinstance(v, bool) for v in nums):
@@ -87,6 +91,19 @@ def arange_rule(call: Call) -> Any:
             raise Unprovable
         n = max(0, math.ceil(span))
     return ArrayType.make(_dtype(call, default), (n,))
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, Const) and isinstance(v.value, int | float) and not isinstance(v.value, bool)
+
+
+def _arange_of_unknown(call: Call, args: tuple[Any, ...]) -> ArrayType:
+    """`arange(n)` of bounds not known statically: one dimension of unknown size; its dtype the one given, else
+    an int's where every bound is a size (`x.shape[0]`), else not known (a float bound makes it float)."""
+    if any(not (_is_number(v) or isinstance(v, DimVal) or v is UNKNOWN) for v in args):
+        raise Unprovable  # arrays, sequences: not a bound this rule reads
+    ints = all(isinstance(v, DimVal) or isinstance(v, Const) and isinstance(v.value, int) for v in args)
+    return ArrayType.make(_dtype(call, "i32" if ints else None), (None,))
 
 
 @rule("jax.numpy.eye")
@@ -114,7 +131,7 @@ def array_rule(call: Call) -> Any:
     t = as_array(call.get("object"))
     if not isinstance(t, ArrayType):
         raise Unprovable
-    dt = _dtype(call, dtypes.materialize(t.dtype_code))
+    dt = _dtype(call, dtypes.materialize(t.dtype_code), shaped=False)
     ndmin = literal(call.get("ndmin", Const(0)))
     if not isinstance(ndmin, int):
         raise Unprovable
@@ -162,6 +179,15 @@ def random_float_rule(call: Call) -> Any:
 )
 def numpy_random_float_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call), _numpy_size(call))
+
+
+@rule("numpy.random.rand", "numpy.random.randn")
+def numpy_random_dims_rule(call: Call) -> Any:
+    """`np.random.randn(m, n)` (numpy's legacy samplers, a `RandomState`'s too): the sizes as arguments; none:
+    a Python float (Unknown)."""
+    if not call.extra:
+        raise Unprovable
+    return ArrayType.make("f32", shape_arg(Seq(tuple(call.extra)), unknown_items=True))
 
 
 @rule("numpy.random.randint", "numpy.random.Generator.integers")
