@@ -24,10 +24,16 @@ _PARAMS = {  # chex's parameter names, in order
 }
 
 
+_NAMES = {name.rpartition(".")[2] for name in _PARAMS}
+
+
 def assertion_test(f: FrameState, call: cst.BaseExpression) -> cst.BaseExpression | None:
     """The `assert` test a chex shape assertion stands for (built from the call's own argument nodes), or None
     for any other expression or a form not read."""
-    if not isinstance(call, cst.Call) or not isinstance(call.func, cst.Attribute | cst.Name):
+    if not isinstance(call, cst.Call):
+        return None
+    spelled = call.func.attr.value if isinstance(call.func, cst.Attribute) else getattr(call.func, "value", None)
+    if spelled not in _NAMES:  # read by its spelling first: evaluating `xs.append` forgets the list
         return None
     func = f.ev(call.func)
     name = canonical_name(func.name) if isinstance(func, QualRef) else ""
