@@ -31,7 +31,7 @@ Building the corpus (no network in the `run` step; nothing in this repository is
     # a second pass over the batches the first did not reach, added to what --save kept
     python bench/shape_oracle.py run ... --save DIR --skip 3 --merge
     # the comparison again over what --save kept (after a change to the comparison)
-    python bench/shape_oracle.py compare --saved DIR --corpus CORPUS
+    python bench/shape_oracle.py compare --saved DIR --corpus CORPUS [--reinfer]   # --reinfer: the current checker
 
 Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process, each
 test under `--per-test` seconds where pytest-timeout is installed; examples as scripts, one a process) with
@@ -515,15 +515,21 @@ def _frozen(v: Any) -> Any:
 
 
 def compare_saved(args: argparse.Namespace) -> int:
-    """The comparison again over the records and types a `run --save DIR` kept (no code run, no analysis)."""
+    """The comparison again over the records and types a `run --save DIR` kept (no code run, no analysis); with
+    `--reinfer`, the records against the types the current checker infers (the measure of a checker change)."""
     figures = []
     for cb in read_list(Path(args.list)):
         saved = Path(args.saved) / cb.name
         if args.names and cb.name not in args.names or not (saved / "recorded.json").is_file():
             continue
         recorded = json.loads((saved / "recorded.json").read_text())
-        inferred = json.loads((saved / "types.json").read_text())
-        fig = compare(Path(args.corpus) / cb.name / cb.subdir, recorded, inferred)
+        root = Path(args.corpus) / cb.name / cb.subdir
+        if args.reinfer:
+            files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
+            inferred = infer(args.checker, root, [f for f in files if not held_out(cb, f)], args.types_timeout)
+        else:
+            inferred = json.loads((saved / "types.json").read_text())
+        fig = compare(root, recorded, inferred)
         fig.programs = int(recorded.get("programs", 0))
         fig.note = "" if inferred else "types failed"
         figures.append((cb.name, fig))
@@ -628,6 +634,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--names", nargs="*")
     c.add_argument("--dtype-list", type=int, default=5)
     c.add_argument("--json-out")
+    c.add_argument("--reinfer", action="store_true", help="infer the types again with the current checker")
+    c.add_argument("--checker", default=default_checker())
+    c.add_argument("--types-timeout", type=float, default=300.0)
     c.set_defaults(func=compare_saved)
     args = p.parse_args(argv)
     return int(args.func(args))
