@@ -16,6 +16,7 @@ they cause inside it: the diagnostics a change-only run (pre-commit) and an edit
 from __future__ import annotations
 
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
@@ -414,15 +415,27 @@ def found_before_budget(an: ModuleAnalyzer, path: str, source: str) -> list[Diag
         return []
 
 
+_DEEP = threading.Lock()
+_DEEP_STATE = {"inside": 0, "limit": 0}  # blocks inside, across threads; the limit before the first
+
+
 @contextmanager
 def deep_recursion() -> Iterator[None]:
-    """Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 20_000))
+    """Long operator chains nest deeply; Python-to-Python calls do not grow the C stack on 3.11+. The limit is
+    the process's: threads that overlap (the language server's analysis thread and a check) raise it once and
+    the last to leave puts the first one's back (restoring per block left it raised for good)."""
+    with _DEEP:
+        if _DEEP_STATE["inside"] == 0:
+            _DEEP_STATE["limit"] = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(_DEEP_STATE["limit"], 20_000))
+        _DEEP_STATE["inside"] += 1
     try:
         yield
     finally:
-        sys.setrecursionlimit(limit)
+        with _DEEP:
+            _DEEP_STATE["inside"] -= 1
+            if _DEEP_STATE["inside"] == 0:
+                sys.setrecursionlimit(_DEEP_STATE["limit"])
 
 
 def refusal(path: str, line: int, column: int, message: str) -> Diagnostic:

@@ -77,6 +77,24 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
+MAX_CONFIG_NESTING = 64  # arrays and tables inside each other in pyproject.toml
+
+
+def _nesting(value: object) -> int:
+    """How deeply a parsed TOML document's arrays and tables nest (iterative: any depth)."""
+    deepest, todo = 0, [(value, 0)]
+    while todo:
+        v, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if depth > MAX_CONFIG_NESTING:
+            break
+        if isinstance(v, dict):
+            todo.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            todo.extend((x, depth + 1) for x in v)
+    return deepest
+
+
 def load_config(start: Path) -> Config:
     path = find_pyproject(start)
     if path is None:
@@ -86,6 +104,9 @@ def load_config(start: Path) -> Config:
     except (tomllib.TOMLDecodeError, OSError, UnicodeDecodeError) as e:
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: {e}") from None
     except RecursionError:  # tomllib recurses per nested array or inline table
+        data = None
+    if data is None or _nesting(data) > MAX_CONFIG_NESTING:  # (how deep tomllib gets depends on the process's
+        # recursion limit: the same file is refused whatever it is)
         raise ConfigError(f"{path}: cannot read [tool.namedcheck]: arrays or tables nested too deeply") from None
     section = _section(path, data)
     cfg = Config(root=path.parent)

@@ -27,6 +27,7 @@ import functools
 import hashlib
 import os
 import pickle
+import re
 import select
 import struct
 import subprocess
@@ -372,6 +373,20 @@ class NamedcheckPlugin(Plugin):
         return self._files[path]
 
 
+_NAMEDCHECK_IMPORT = re.compile(r"^\s*(?:from|import)\s+namedcheck\b", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=256)
+def _imports_namedcheck(path: str) -> bool:
+    """Whether a file imports namedcheck: only there does the plugin add to mypy's output beyond errors (in
+    the others mypy's output stays mypy's own)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return _NAMEDCHECK_IMPORT.search(f.read(1 << 20)) is not None
+    except OSError:
+        return False
+
+
 def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
     """Report the file's diagnostics, each with its own code and its hint as a note (past any mute
     mypy has on while it tries an alternative, though the anchor is checked outside those)."""
@@ -383,7 +398,8 @@ def _report_diagnostics(errors: Any, api: Any, diagnostics: list[Any]) -> None:
             ctx.end_line, ctx.end_column = d.end_line, d.end_column - 1
             code = ERROR_CODES.get(d.code, NAMEDCHECK)
             if getattr(d, "severity", "error") == "note":  # NC003 (`reveal_type`): a note, as mypy's own
-                api.note(d.message, ctx, code=code)
+                if _imports_namedcheck(d.path):  # elsewhere mypy's own reveal_type is the whole answer
+                    api.note(d.message, ctx, code=code)
                 continue
             api.fail(d.message, ctx, code=code)
             for r in getattr(d, "related", ()):
