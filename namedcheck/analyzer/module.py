@@ -159,10 +159,15 @@ class ModuleAnalyzer:
         others.append(err)
         return True
 
+    def file_guard(self) -> Guard | None:
+        """The checked file's budget: this analyzer's own, or (a project module analysed for a checked file)
+        its project's, which that file's analysis set."""
+        return self.guard if self.guard is not None else getattr(self.project, "guard", None)
+
     def checkpoint(self) -> None:
         """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
-        guard = self.guard if self.guard is not None else getattr(self.project, "guard", None)
-        if guard is not None:  # a project module analysed for a checked file spends that file's budget
+        guard = self.file_guard()
+        if guard is not None:
             guard.checkpoint()
 
     def reveal(self, stmt: cst.CSTNode, value: Any) -> None:
@@ -486,7 +491,7 @@ class ModuleAnalyzer:
         )
         running = self.running.get(id(ref.node), 0)
         hit = self.memo.get(key) if key is not None else None
-        guard = self.guard if self.guard is not None else getattr(self.project, "guard", None)
+        guard = self.file_guard()  # (nested calls across modules count toward its depth)
         if hit is not None:
             out = origins.forget(self.log.replayed(hit))  # found for another call: its origins are not ours
         elif (
