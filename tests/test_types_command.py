@@ -144,3 +144,55 @@ def test_never_imports_jax(program):
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=program)
     assert proc.returncode == 0, proc.stderr
+
+
+LIBRARY = """import jax.numpy as jnp
+
+
+def dense(x, w):
+    y = x @ w
+    return jnp.tanh(y)
+
+
+class Layer:
+    def __init__(self, din, dout):
+        self.w = jnp.zeros((din, dout))
+
+    def __call__(self, x):
+        out = x @ self.w
+        return out
+"""
+
+CALLER = """import jax.numpy as jnp
+from pkg.lib import Layer, dense
+
+x = jnp.ones((4, 3))
+r = dense(x, jnp.ones((3, 5)))
+o = Layer(3, 7)(x)
+"""
+
+
+def test_a_library_function_is_typed_by_the_calls_other_files_make(tmp_path, monkeypatch, capsys):
+    """Inside `pkg/lib.py`, the names take the types the calls in `main.py` give them, whichever file is
+    listed first (the library's own analysis knows nothing of its parameters)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NAMEDCHECK_NO_CACHE", "1")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "lib.py").write_text(LIBRARY)
+    (tmp_path / "main.py").write_text(CALLER)
+    for order in (["pkg/lib.py", "main.py"], ["main.py", "pkg/lib.py"]):
+        code, out, err = run(capsys, "types", "--format", "json", *order)
+        assert code == 0, err
+        lib = {
+            (b["line"], b["name"]): [t["type"] for t in b["types"]]
+            for b in json.loads(out)["bindings"]
+            if b["file"].endswith("lib.py")
+        }
+        assert lib[(4, "x")] == ["unknown", "f32[Array, Dims(4, 3)]"]
+        assert lib[(5, "y")] == ["unknown", "f32[Array, Dims(4, 5)]"]
+        assert lib[(14, "out")] == ["unknown", "f32[Array, Dims(4, 7)]"]
+    # the library alone: nothing calls it
+    code, out, err = run(capsys, "types", "--format", "json", "pkg/lib.py")
+    lib = {(b["line"], b["name"]): [t["type"] for t in b["types"]] for b in json.loads(out)["bindings"]}
+    assert lib[(5, "y")] == ["unknown"]

@@ -3,8 +3,10 @@
 A binding is an assignment target (`x = ...`, `a, b = ...`, `x += ...`, `x: T = ...`), a `for` / `with ... as` /
 `except ... as` / comprehension target, or a function parameter (`*args` and `**kwargs` too). The file goes
 through `Session.check`, as `check` does, with an analyzer that records each binding's value every time the
-analysis reaches it (a function analysed on its own and at each call: several values). A binding the analysis
-never reached (code after a budget cut it short, a body it did not run) is listed with no value.
+analysis reaches it (a function analysed on its own and at each call: several values). The calls other checked
+files make into a module add their values too: the session's dependency analyzers record their bindings, and
+`merge` adds them to the module's own listing (a library function typed by its callers in the tests). A binding
+the analysis never reached (code after a budget cut it short, a body it did not run) is listed with no value.
 """
 
 from __future__ import annotations
@@ -74,6 +76,37 @@ def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any]], positions
         out.append(Binding(r.start.line, r.start.column + 1, node.value, kind, by_node.get(id(node), [])))
     out.sort(key=lambda b: (b.line, b.column))
     return out
+
+
+def recorded_elsewhere(analyzers: list[Any]) -> dict[Path, list[Binding]]:
+    """The bindings the dependency analyzers of a session recorded (the values the calls other modules make
+    give a module's names), by resolved file."""
+    out: dict[Path, list[Binding]] = {}
+    for an in analyzers:
+        if an.path is None or not an.bindings:
+            continue
+        try:
+            found = sites(an.module, an.bindings, an.positions())
+        except Exception:  # (positions of a text the analyzer could not place: nothing recorded there)
+            continue
+        out.setdefault(Path(an.path).resolve(), []).extend(b for b in found if b.values)
+    return out
+
+
+def merge(own: list[Binding], more: list[Binding]) -> list[Binding]:
+    """A file's own bindings with the distinct values recorded for the same sites elsewhere (`more`) added
+    (a file its own check skipped, having no listing: the sites recorded elsewhere)."""
+    by_site = {(b.line, b.column, b.name): b for b in own}
+    for m in more:
+        b = by_site.get((m.line, m.column, m.name))
+        if b is None:
+            if own and by_site:
+                continue
+            b = by_site[(m.line, m.column, m.name)] = Binding(m.line, m.column, m.name, m.kind)
+        for v in m.values:
+            if not any(_same(v, w) for w in b.values):
+                b.values.append(v)
+    return sorted(by_site.values(), key=lambda b: (b.line, b.column))
 
 
 def _same(a: Any, b: Any) -> bool:

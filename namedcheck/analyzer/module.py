@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins, widths
+from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins, pytest_entry, widths
 from namedcheck.analyzer.budget import CallCut, Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -277,6 +277,8 @@ class ModuleAnalyzer:
                 top.entry = False
             else:
                 top.run_stmt(s)
+        if not top.ended and pytest_entry.is_test_module(self.file):
+            pytest_entry.run_tests(top, self.file)  # pytest calls its tests with their parameters and fixtures
 
     def signature(self, ref: FuncRef) -> Signature:
         cached = self.signatures.get(id(ref.node))

@@ -81,6 +81,9 @@ class Project:
         self._reverse: tuple[Any, dict[Path, list[Path]]] | None = None  # (listing, importers by file)
         self._stamps: dict[Path, tuple[int, int]] = {}  # loaded module files' (mtime, size) when loaded
         self.target: tuple[Any, str] | None = None  # the checked file while its dependencies report (diagnostics)
+        # `namedcheck types`: the dependency analyzers that record their bindings (the values call analyses from
+        # other modules give a module's names; analyzer/bindings.py), shared with the base; None: not recorded
+        self.recording: list[Any] | None = base.recording if base is not None else None
 
     @property
     def program(self) -> Any:
@@ -230,6 +233,9 @@ class Project:
             )
             new.path = path
             new.source = text
+            if self.recording is not None:
+                new.bindings = []
+                self.recording.append(new)
             new.run()
         except Exception as e:
             if is_strict_rule_bug(e):
@@ -242,6 +248,16 @@ class Project:
             self.retired.append(an)
         self.loaded[name] = new
         return new
+
+    def record_bindings(self, sink: list[Any] | None) -> None:
+        """Dependency analyzers loaded from now on record their bindings, and are appended to `sink` (None:
+        they do not; a project outlives a session, and only the session that asks records)."""
+        if sink is not None and sink is not self.recording and self.loaded:
+            self.loaded.clear()  # loaded before: they load again, recording
+            self._partial.clear()
+        self.recording = sink
+        if self.base is not None:
+            self.base.record_bindings(sink)
 
     def share_overlay(self, overlay: dict[Path, str]) -> None:
         """Read open buffers from `overlay` (a session's), here and in the base project that loads the modules

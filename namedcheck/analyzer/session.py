@@ -86,8 +86,11 @@ class Session:
         fixed: Project | None = None,
         editor: bool = False,
         devices: Sequence[int] = (),
+        record_bindings: bool = False,
     ) -> None:
         self.stub_paths = tuple(stub_paths)
+        # `namedcheck types`: the analyzers of dependencies, recording the bindings their call analyses reach
+        self.recorded: list[Any] | None = [] if record_bindings else None
         # the device counts each file is checked under (`[tool.namedcheck] devices`; analyzer/devices.py);
         # empty: not stated (the symbol `ndev`) unless a program states its own
         self.devices = tuple(devices)
@@ -116,6 +119,8 @@ class Session:
             project.share_overlay(self.overlay)
         if project is not None:
             self._handed[id(project)] = project
+            if project.recording is not self.recorded:
+                project.record_bindings(self.recorded)
         return project
 
     def set_text(self, path: str | Path, text: str | None) -> None:

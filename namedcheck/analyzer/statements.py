@@ -19,6 +19,7 @@ from namedcheck.analyzer import (
     mapcalls,
     nn_modules,
     origins,
+    pytest_entry,
     sizes,
 )
 from namedcheck.analyzer.literals import stated
@@ -272,6 +273,8 @@ class Statements(FrameState):
             self.ended = True
         elif isinstance(s, cst.Expr):
             self.ev(s.value)
+            if isinstance(s.value, cst.Call) and pytest_entry.stops(self, s.value):
+                self.ended = True  # `pytest.skip(...)`, `sys.exit()`: nothing after it runs
             test = chex.assertion_test(self, s.value)  # `chex.assert_shape(x, (B, D))`: an assert in other words
             if test is not None:
                 self.run_assertion(test, s, cst.Module([]).code_for_node(s.value), of_arrays=True)

@@ -16,7 +16,7 @@ FORMAT_VERSION = 1
 def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]], int]:
     """(bindings, problems, status) for the files under `paths`, analysed as `check` analyses them; status 2
     when a path is missing or a file cannot be read (said on stderr)."""
-    from namedcheck.analyzer.bindings import describe, file_types
+    from namedcheck.analyzer.bindings import Binding, describe, file_types, merge, recorded_elsewhere
     from namedcheck.analyzer.session import Session
     from namedcheck.analyzer.sources import decode_source
     from namedcheck.cli.discover import discover
@@ -31,9 +31,10 @@ def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict
     for shown, why in unreadable:
         print(f"namedcheck: error: {printable(shown)}: cannot read: {why}", file=sys.stderr)
         status = 2
-    session = Session(cfg.stub_paths, cfg.limits, roots=paths, devices=cfg.devices)
+    session = Session(cfg.stub_paths, cfg.limits, roots=paths, devices=cfg.devices, record_bindings=True)
     bindings: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
+    listed: list[tuple[str, Path, list[Binding]]] = []
     for display, f in files:
         if display.endswith(".ipynb"):
             continue  # (notebook cells would need their own positions)
@@ -46,7 +47,15 @@ def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict
         found = file_types(session, Path(f), source, display)
         for d in found.problems:
             problems.append({"file": display, "line": d.line, "code": d.code, "message": d.message})
-        for b in found.bindings:
+        listed.append((display, Path(f), found.bindings))
+    # what the calls of the other files gave each file's names (their dependency analyses) joins its own
+    elsewhere = recorded_elsewhere(session.recorded or [])
+    for display, f, own in listed:
+        try:
+            more = elsewhere.get(f.resolve(), [])
+        except (OSError, RuntimeError):
+            more = []
+        for b in merge(own, more):
             bindings.append(
                 {
                     "file": display,
