@@ -213,7 +213,9 @@ class Fixtures:
             return self.known[name]
         self.known[name] = None
         project = self.project
-        for mod in self.conftests if project is not None else ():
+        if project is None:
+            return None
+        for mod in self.conftests:
             an = project.load(mod, name)
             if an is None or getattr(an, "top", None) is None:
                 continue
