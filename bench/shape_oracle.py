@@ -12,7 +12,10 @@ by its function and name):
 - unknown: nothing known there (no array type, the rank not known, or the binding not analysed);
 - disagree: an inferred type there has a known size or rank that no run value at that binding has (a checker bug;
   each is printed with its location). A recorded value that matches no inferred type while the inferred ones match
-  other recorded values of the binding (another call's shapes) counts as unknown.
+  other recorded values of the binding (another call's shapes) counts as unknown. `namedcheck types` gives a
+  library's names the types the calls of the tests give them, each with where its outermost call was made
+  (`via`); a type only calls that did not run in the recorded run gave (a test the run's budget never reached:
+  no value was recorded in the function holding the call) is not held against the run.
 
 dtypes are compared separately (where the shape is at least rank-right): a mismatch is an inferred dtype that no
 run value of the binding with a matching shape has; mismatches are listed apart.
@@ -332,6 +335,57 @@ def statement_lines(source: str) -> tuple[dict[int, int], dict[tuple[int, str], 
     return lines, params
 
 
+def function_spans(source: str) -> list[tuple[int, int]]:
+    """(first line, last line) of every function of a file, decorators included."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            out.append((first, node.end_lineno or node.lineno))
+    return out
+
+
+class Executed:
+    """Whether a call site ran in the recorded run, as far as the records tell: the innermost function holding
+    it recorded a value (or a parameter) there; at a module's top level, the file recorded anything."""
+
+    def __init__(self, root: Path, recorded: dict[str, Any]) -> None:
+        self.root = root
+        self.lines: dict[str, list[int]] = {}
+        for f, ln, *_ in recorded.get("values", []):
+            self.lines.setdefault(f, []).append(ln)
+        for f, first, *_ in recorded.get("params", []):
+            self.lines.setdefault(f, []).append(first)
+        self.spans: dict[str, list[tuple[int, int]] | None] = {}
+
+    def ran(self, file: str, line: int) -> bool:
+        f = file[2:] if file.startswith("./") else file
+        seen = self.lines.get(f)
+        if not seen:
+            return False
+        if f not in self.spans:
+            try:
+                self.spans[f] = function_spans((self.root / f).read_text(encoding="utf-8", errors="replace"))
+            except (OSError, SyntaxError, ValueError):
+                self.spans[f] = None
+        spans = self.spans[f]
+        if spans is None:
+            return True
+        holding = [s for s in spans if s[0] <= line <= s[1]]
+        if not holding:
+            return True
+        lo, hi = max(holding, key=lambda s: s[0])
+        return any(lo <= x <= hi for x in seen)
+
+
+def from_the_run(t: dict[str, Any], executed: Executed | None) -> bool:
+    """Whether an inferred type may be held against the run: the file's own analysis gives it, or a call that
+    gave it ran (a type only calls that did not run gave says nothing of this run's values)."""
+    if executed is None or t.get("own", True) or not t.get("via"):
+        return True
+    return any(executed.ran(v["file"], v["line"]) for v in t["via"])
+
+
 def _symbol_ok(shape: Sequence[Any], run: Sequence[Any]) -> bool:
     seen: dict[str, Any] = {}
     for d, r in zip(shape, run):
@@ -372,8 +426,14 @@ class Verdict:
     inferred: str = ""
 
 
-def judge(run: tuple[Any, str], others: Sequence[tuple[Any, str]], types: Sequence[dict[str, Any]]) -> Verdict:
-    """One recorded (shape, dtype) against the inferred types of its binding; `others`: every recorded value there."""
+def judge(
+    run: tuple[Any, str],
+    others: Sequence[tuple[Any, str]],
+    types: Sequence[dict[str, Any]],
+    executed: Executed | None = None,
+) -> Verdict:
+    """One recorded (shape, dtype) against the inferred types of its binding; `others`: every recorded value there;
+    `executed`: what ran (a type only calls that did not run gave is not a disagreement)."""
     shape, dtype = run
     best: tuple[str, dict[str, Any]] | None = None
     conflicting = []
@@ -389,7 +449,7 @@ def judge(run: tuple[Any, str], others: Sequence[tuple[Any, str]], types: Sequen
         mismatch = t.get("dtype") is not None and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
-    wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others)]
+    wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others) and from_the_run(t, executed)]
     if wrong:
         return Verdict("disagree", inferred=" | ".join(t["type"] for t in wrong))
     return Verdict("unknown")
@@ -454,6 +514,7 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
         pl, pc = lay[1].get((first, name), (first, -1)) if lay else (first, -1)
         runs.setdefault((f, "p", pl, pc, name), []).append((tuple(shape), dtype))
     fig.files = len({k[0] for k in runs})
+    executed = Executed(root, recorded)
     for key, values in sorted(runs.items(), key=repr):
         f, _, line, _, name = key
         if f not in analysed:
@@ -461,7 +522,7 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
             continue
         types = sites.get(key, [])
         for v in values:
-            verdict = judge(v, values, types)
+            verdict = judge(v, values, types, executed)
             fig.counts[verdict.category] += 1
             shown = f"{f}:{line}: {name}: recorded {_shape_text(v)}"
             if verdict.category == "disagree":

@@ -84,13 +84,30 @@ def test_json_lists_every_binding_with_its_types(program, capsys):
     ]
     # f is analysed on its own (x unknown) and at the call (x known): both are listed
     xs = sites[(5, "x")]["types"]
-    assert {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None} in xs
-    assert {"type": "f32[Array, Dims(3, 4)]", "array": True, "dtype": "float32", "shape": [3, 4], "rank": 2} in xs
+    # (`own`: the function's own analysis gives it; `via`: the outermost call that gave it, `w = f(x, 2)`)
+    assert {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None, "own": True, "via": []} in xs
+    assert {
+        "type": "f32[Array, Dims(3, 4)]",
+        "array": True,
+        "dtype": "float32",
+        "shape": [3, 4],
+        "rank": 2,
+        "own": False,
+        "via": [{"file": "prog.py", "line": 15}],
+    } in xs
     assert [t["shape"] for t in sites[(6, "y")]["types"] if t["array"]] == [[4]]
     assert [t["shape"] for t in sites[(7, "c")]["types"] if t["array"]] == [[4, 3]]
     assert [t["shape"] for t in sites[(9, "row")]["types"] if t["array"]] == [[4]]
     assert sites[(15, "w")]["types"] == [
-        {"type": "f32[Array, Dims(4)]", "array": True, "dtype": "float32", "shape": [4], "rank": 1}
+        {
+            "type": "f32[Array, Dims(4)]",
+            "array": True,
+            "dtype": "float32",
+            "shape": [4],
+            "rank": 1,
+            "own": True,
+            "via": [],
+        }
     ]
     assert [t["dtype"] for t in sites[(16, "k")]["types"]] == ["int32"]
     assert [t["type"] for t in sites[(5, "n")]["types"]] == ["unknown", "2"]

@@ -25,6 +25,9 @@ from namedcheck.engine import spelling
 from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.values import UNKNOWN, ArrayType
 
+Via = tuple[str, int] | None  # (resolved file, line) of an outermost call; None: the file's own analysis
+MAX_VIAS = 8  # call sites kept per value
+
 
 @dataclass
 class Binding:
@@ -35,6 +38,8 @@ class Binding:
     name: str
     kind: str  # "parameter" or "assignment" (any other binding statement)
     values: list[Any] = field(default_factory=list)
+    # for each value, where the outermost calls that gave it were made (None: the file's own analysis)
+    vias: list[list[Via]] = field(default_factory=list)
 
 
 @dataclass
@@ -61,21 +66,51 @@ def file_types(session: Session, path: str | Path, source: str, display: str | N
     return FileTypes(sites(an.module, an.bindings, an.positions()), problems)
 
 
-def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any]], positions: Any) -> list[Binding]:
-    """Every binding site of `module`, in source order, with the distinct values `recorded` for it."""
+def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any, Any]], positions: Any) -> list[Binding]:
+    """Every binding site of `module`, in source order, with the distinct values `recorded` for it (and, for
+    each, where the outermost calls that gave it were made)."""
     by_node: dict[int, list[Any]] = {}
-    for node, v in recorded:
+    vias: dict[int, list[list[Via]]] = {}
+    for node, v, root in recorded:
         vs = by_node.setdefault(id(node), [])
-        if not any(_same(v, w) for w in vs):
+        ws = vias.setdefault(id(node), [])
+        i = next((i for i, w in enumerate(vs) if _same(v, w)), None)
+        if i is None:
             vs.append(v)
+            ws.append([])
+            i = len(vs) - 1
+        at = via(root)
+        if at not in ws[i] and len(ws[i]) < MAX_VIAS:
+            ws[i].append(at)
     out: list[Binding] = []
     for node, kind in _targets(module):
         r = positions.get(node)
         if r is None:
             continue
-        out.append(Binding(r.start.line, r.start.column + 1, node.value, kind, by_node.get(id(node), [])))
+        b = Binding(r.start.line, r.start.column + 1, node.value, kind, by_node.get(id(node), []))
+        b.vias = vias.get(id(node), [[] for _ in b.values])
+        out.append(b)
     out.sort(key=lambda b: (b.line, b.column))
     return out
+
+
+def via(root: tuple[Any, Any] | None) -> Via:
+    """Where an outermost call was made: (resolved file, line), the line of the first statement of a test or
+    entry function called as a whole (its `def` line runs when the module loads); None: no call (the
+    function's or module's own analysis)."""
+    if root is None:
+        return None
+    an, node = root
+    path = an.path if an.path is not None else an.file
+    if path is None:
+        return None
+    if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) and node.body.body:
+        node = node.body.body[0]
+    try:
+        r = an.positions().get(node)
+        return (str(Path(path).resolve()), r.start.line) if r is not None else None
+    except Exception:
+        return None
 
 
 def recorded_elsewhere(analyzers: list[Any]) -> dict[Path, list[Binding]]:
@@ -103,9 +138,17 @@ def merge(own: list[Binding], more: list[Binding]) -> list[Binding]:
             if own and by_site:
                 continue
             b = by_site[(m.line, m.column, m.name)] = Binding(m.line, m.column, m.name, m.kind)
-        for v in m.values:
-            if not any(_same(v, w) for w in b.values):
+        if len(b.vias) < len(b.values):
+            b.vias.extend([] for _ in range(len(b.values) - len(b.vias)))
+        for v, ws in zip(m.values, m.vias or [[] for _ in m.values]):
+            i = next((i for i, w in enumerate(b.values) if _same(v, w)), None)
+            if i is None:
                 b.values.append(v)
+                b.vias.append([])
+                i = len(b.values) - 1
+            for at in ws:
+                if at not in b.vias[i] and len(b.vias[i]) < MAX_VIAS:
+                    b.vias[i].append(at)
     return sorted(by_site.values(), key=lambda b: (b.line, b.column))
 
 

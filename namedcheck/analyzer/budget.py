@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 MAX_NESTING = 200  # CPython's own limit on nested brackets; real code stays under 50
 MAX_CHAIN = 500  # the pre-scan's depth estimate of one statement (libcst: up to 0.25 s at 500, crashes past 7,000)
@@ -83,6 +83,9 @@ class Guard:
         # counts only its own), and the deadline of the outermost one (`CallCut` past it)
         self.call_depth = 0
         self.call_deadline: float | None = None
+        # the outermost followed call now (its caller's analyzer and the call node): where the values the calls
+        # it makes give other modules' names come from (`namedcheck types`' `via`)
+        self.call_root: tuple[Any, Any] | None = None
 
     def checkpoint(self) -> None:
         now = time.monotonic()

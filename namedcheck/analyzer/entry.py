@@ -55,7 +55,8 @@ def run_tests(f: FrameState, node: cst.CSTNode) -> None:
             if name.startswith("test") and isinstance(method, FuncRef):
                 for args, kwargs in _parameter_sets(f, method):
                     bound = PartialRef(method, (instance, *args), tuple(kwargs.items()))
-                    f.call_value(bound, [], {}, [], {}, node)
+                    # (called from the method itself: where its values come from is the test, not the runner)
+                    f.call_value(bound, [], {}, [], {}, method.node)
 
 
 def _set_up(f: FrameState, cls: ClassInfo, node: cst.CSTNode) -> InstanceRef:

@@ -63,7 +63,7 @@ class ModuleAnalyzer:
     coverage: CoverageCounter | None = None  # set by `Session.check` for a checked file (analyzer/coverage.py)
     # every name binding's (target name node, value), each analysis of it; set by `namedcheck types`
     # (analyzer/bindings.py)
-    bindings: list[tuple[cst.CSTNode, Any]] | None = None
+    bindings: list[tuple[cst.CSTNode, Any, Any]] | None = None
 
     def __init__(
         self,
@@ -163,6 +163,11 @@ class ModuleAnalyzer:
         """The checked file's budget: this analyzer's own, or (a project module analysed for a checked file)
         its project's, which that file's analysis set."""
         return self.guard if self.guard is not None else getattr(self.project, "guard", None)
+
+    def call_root(self) -> tuple[Any, Any] | None:
+        """The outermost call the checked file's analysis follows now (its caller's analyzer and node), if any."""
+        guard = self.file_guard()
+        return guard.call_root if guard is not None else None
 
     def checkpoint(self) -> None:
         """Raise `budget.BudgetExceeded` once the file's time or memory budget is spent."""
@@ -386,7 +391,7 @@ class ModuleAnalyzer:
             p = ref.node.params
             star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
             for node in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
-                self.bindings.append((node.name, frame.vars.get(node.name.value, UNKNOWN)))
+                self.bindings.append((node.name, frame.vars.get(node.name.value, UNKNOWN), self.call_root()))
         if self.coverage is not None:
             frame.defining = ref.node
             causes.parameters(frame, ref, standalone, arguments or {})
@@ -517,6 +522,7 @@ class ModuleAnalyzer:
                 guard.call_depth += 1
                 if outermost:
                     guard.call_deadline = guard.call_share()
+                    guard.call_root = (caller.an, node)
             owner = caller.function if caller.function is not None else caller.nc705_owner
             passed = {
                 k: origins.passed(v, node, nodes[names.index(k)] if k in names[: len(nodes)] else None, k)
@@ -559,6 +565,7 @@ class ModuleAnalyzer:
                     guard.call_depth -= 1
                     if outermost:
                         guard.call_deadline = None
+                        guard.call_root = None
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
         if eager and sig.returns is not None and not (as_map_body or in_map):

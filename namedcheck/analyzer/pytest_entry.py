@@ -24,6 +24,7 @@ MAX_FIXTURE_DEPTH = 4  # fixtures requesting fixtures, followed this deep
 MAX_CONFTEST_LEVELS = 6  # directories above the test module searched for `conftest.py`
 # calls after which the test does not go on (pytest skips or fails it there)
 STOPPING = frozenset({"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit"})
+_STOPPING_NAMES = frozenset(name.rpartition(".")[2] for name in STOPPING)
 _STOPPING_METHODS = frozenset({"skipTest", "fail"})  # `self.skipTest(...)` in a test case
 
 
@@ -40,8 +41,9 @@ def stops(f: Any, call: cst.Call) -> bool:
     func = call.func
     if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
         return func.attr.value in _STOPPING_METHODS
-    if not isinstance(func, cst.Attribute | cst.Name):
-        return False
+    last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    if last not in _STOPPING_NAMES:
+        return False  # (evaluated only then: evaluating `xs.append` again would count as a second use)
     try:
         v = f.ev(func)
     except Exception:

@@ -323,7 +323,7 @@ class Statements(FrameState):
             # traced: a value assigned here holds only until then
             self.vars[target.value] = UNKNOWN if target.value in self.rebound_elsewhere else v
             if self.an.bindings is not None:  # `namedcheck types` (analyzer/bindings.py)
-                self.an.bindings.append((target, self.vars[target.value]))
+                self.an.bindings.append((target, self.vars[target.value], self.an.call_root()))
             if self.an.coverage is not None:  # why the value is not known, where it is not (analyzer/causes.py)
                 self.an.coverage.bound(self, target, v)
             if target.value in self.arguments:

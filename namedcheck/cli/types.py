@@ -49,6 +49,7 @@ def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict
             problems.append({"file": display, "line": d.line, "code": d.code, "message": d.message})
         listed.append((display, Path(f), found.bindings))
     # what the calls of the other files gave each file's names (their dependency analyses) joins its own
+    displays = {str(f.resolve()): display for display, f, _ in listed}
     elsewhere = recorded_elsewhere(session.recorded or [])
     for display, f, own in listed:
         try:
@@ -56,17 +57,31 @@ def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict
         except (OSError, RuntimeError):
             more = []
         for b in merge(own, more):
+            types = []
+            for i, v in enumerate(b.values):
+                t = describe(v)
+                ats = b.vias[i] if i < len(b.vias) else [None]
+                t["own"] = None in ats  # the file's own analysis gives it (whatever calls it)
+                t["via"] = [call_site(at, displays) for at in ats if at is not None]
+                types.append(t)
             bindings.append(
-                {
-                    "file": display,
-                    "line": b.line,
-                    "column": b.column,
-                    "name": b.name,
-                    "kind": b.kind,
-                    "types": [describe(v) for v in b.values],
-                }
+                {"file": display, "line": b.line, "column": b.column, "name": b.name, "kind": b.kind, "types": types}
             )
     return bindings, problems, status
+
+
+def call_site(at: tuple[str, int], displays: dict[str, str]) -> dict[str, Any]:
+    """A call site as JSON: the file as the run names it (a checked file's display, else relative to the
+    working directory where it lies under it) and the line."""
+    path, line = at
+    if path in displays:
+        name = displays[path]
+    else:
+        try:
+            name = str(Path(path).relative_to(Path.cwd()))
+        except ValueError:
+            name = path
+    return {"file": name, "line": line}
 
 
 def render_json(bindings: list[dict[str, Any]], problems: list[dict[str, Any]]) -> str:
