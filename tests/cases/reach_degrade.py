@@ -65,7 +65,10 @@ def right_unknown_dtype():
     dt = jnp.dtype(mystery() and "float32")
     k = jnp.ones((3, 4), dtype=dt)  # reveal: Array[(3, 4)]
     s = k.sum(0)  # reveal: Array[(4,)]
-    return s
+    base = jnp.asarray(3, dtype=dt)  # reveal: Array[()]
+    again = jnp.asarray(k, dtype=dt)  # reveal: Array[(3, 4)]
+    listed = jnp.asarray([[1, 2]], dtype=dt)  # reveal: Unknown
+    return s, base, again, listed
 
 
 def wrong_unknown_dtype():

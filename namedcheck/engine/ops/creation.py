@@ -128,10 +128,13 @@ def linspace_rule(call: Call) -> Any:
 
 @rule("jax.numpy.array", "jax.numpy.asarray")
 def array_rule(call: Call) -> Any:
-    t = as_array(call.get("object"))
+    obj = call.get("object")
+    t = as_array(obj)
     if not isinstance(t, ArrayType):
         raise Unprovable
-    dt = _dtype(call, dtypes.materialize(t.dtype_code), shaped=False)
+    # an array or a number keeps its shape whatever the dtype (an unknown dtype leaves the shape); a list's
+    # shape depends on it (numpy's structured and object dtypes read nested sequences otherwise)
+    dt = _dtype(call, dtypes.materialize(t.dtype_code), shaped=not isinstance(obj, Seq))
     ndmin = literal(call.get("ndmin", Const(0)))
     if not isinstance(ndmin, int):
         raise Unprovable
