@@ -51,3 +51,32 @@ def test_the_checkers_verdicts_are_what_jax_and_chex_do() -> None:
             fn(*args)
         seen += 1
     assert seen == 11
+
+
+def test_variants_fail_where_the_checker_reports() -> None:
+    """tests/cases/lib_chex_variants.py run by absltest: `test_wrong`'s variants raise at the line of its
+    `# expect:` (the lambda `self.variant` runs), `test_right`'s pass."""
+    import subprocess
+    import sys
+
+    case = Path(__file__).parent / "cases" / "lib_chex_variants.py"
+    expected = {ln for ln, code in _expected(case) if code == "NC203"}
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    proc = subprocess.run([sys.executable, str(case)], capture_output=True, text=True, timeout=600, env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "FAIL" in out or "ERROR" in out, out
+    failed = {line.split("(")[0].split()[-1] for line in out.splitlines() if line.startswith(("ERROR:", "FAIL:"))}
+    assert failed and all(name.startswith("test_wrong") for name in failed), out
+    assert any(f'lib_chex_variants.py", line {ln}' in out for ln in expected), out
+
+
+def _expected(case: Path) -> list[tuple[int, str]]:
+    import re
+
+    out = []
+    for i, line in enumerate(case.read_text().splitlines(), 1):
+        m = re.search(r"#\s*expect:\s*([A-Z0-9, ]+)", line)
+        if m:
+            out += [(i, c.strip()) for c in m.group(1).split(",")]
+    return out

@@ -313,6 +313,8 @@ def instance_attribute(recv: InstanceRef | BuildingRef, attr: str) -> Any:
         return recv.cls.fields.get(attr, UNKNOWN)
     if attr in ("apply", "init") and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
         return ModuleMethodRef(recv, attr)
+    if attr == "variant" and attr not in recv.cls.methods and any(b.startswith("chex.") for b in recv.cls.bases):
+        return QualRef("chex.TestCase.variant")  # `self.variant(fn)` in a chex test case: fn, as a variant runs it
     return NotImplemented
 
 

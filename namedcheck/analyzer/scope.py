@@ -22,6 +22,10 @@ TRANSPARENT = {
     "functools.wraps",
     "functools.lru_cache",
     "functools.cache",
+    # chex's test variants (`self.variant(fn)` under `@chex.all_variants`): jitted, on a device, or pmapped with
+    # the device axis added and taken off again: the function's shapes
+    "chex.TestCase.variant",
+    "chex.variants",
     # run-time checkers: the function is called as written (jaxtyping's dimensions are bound per call,
     # as namedcheck's symbols are)
     "jaxtyping.jaxtyped",
