@@ -60,7 +60,9 @@ def test_variants_fail_where_the_checker_reports() -> None:
     import sys
 
     case = Path(__file__).parent / "cases" / "lib_chex_variants.py"
-    expected = {ln for ln, code in _expected(case) if code == "NC203"}
+    from tests.test_cases import expectations
+
+    expected = {ln for ln, code in expectations(case.read_text())[0] if code == "NC203"}
     env = {**os.environ, "JAX_PLATFORMS": "cpu"}
     proc = subprocess.run([sys.executable, str(case)], capture_output=True, text=True, timeout=600, env=env)
     out = proc.stdout + proc.stderr
@@ -69,14 +71,3 @@ def test_variants_fail_where_the_checker_reports() -> None:
     failed = {line.split("(")[0].split()[-1] for line in out.splitlines() if line.startswith(("ERROR:", "FAIL:"))}
     assert failed and all(name.startswith("test_wrong") for name in failed), out
     assert any(f'lib_chex_variants.py", line {ln}' in out for ln in expected), out
-
-
-def _expected(case: Path) -> list[tuple[int, str]]:
-    import re
-
-    out = []
-    for i, line in enumerate(case.read_text().splitlines(), 1):
-        m = re.search(r"#\s*expect:\s*([A-Z0-9, ]+)", line)
-        if m:
-            out += [(i, c.strip()) for c in m.group(1).split(",")]
-    return out

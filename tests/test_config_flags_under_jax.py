@@ -5,7 +5,6 @@ memo key."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
@@ -13,10 +12,10 @@ import pytest
 pytest.importorskip("jax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.test_cases import expectations  # noqa: E402
 from tests.test_sharding_types_under_jax import run_statements  # noqa: E402
 
 CASES = sorted((Path(__file__).parent / "cases").glob("config_*.py"))
-EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
@@ -25,7 +24,7 @@ def test_checker_reports_exactly_where_jax_raises(case: Path) -> None:
     diags, _ = analyse_for_test(source, case.name)
     reported = {d.line for d in diags}
     errors, _ = run_statements(case)
-    expected = {i for i, line in enumerate(source.splitlines(), 1) if EXPECT.search(line)}
+    expected = {line for line, _ in expectations(source)[0]}
     assert set(errors) == expected, f"{case.name}: JAX raised at {errors}"
     assert reported == expected
 

@@ -19,9 +19,9 @@ pytest.importorskip("jax")
 pytest.importorskip("flax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.test_cases import expectations  # noqa: E402
 
 CASES = sorted((Path(__file__).parent / "cases").glob("models_*.py"))
-EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
 # what JAX / flax raise for each code these cases use
 ERRORS = {
@@ -82,7 +82,7 @@ def test_checker_reports_exactly_where_jax_raises(case: Path) -> None:
     assert set(reported) == set(errors), f"{case.name}: checker {reported} vs JAX {errors}"
     for line, code in reported.items():
         assert errors[line].split(":")[0] in ERRORS[code], f"{case.name}:{line}: {code} but JAX: {errors[line]}"
-    expected = {i for i, line in enumerate(source.splitlines(), 1) if EXPECT.search(line)}
+    expected = {line for line, _ in expectations(source)[0]}
     assert {d.line for d in diags} == expected, f"{case.name}: the expect comments are not where the checker reports"
 
 

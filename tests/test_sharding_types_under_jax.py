@@ -16,9 +16,9 @@ import pytest
 jax = pytest.importorskip("jax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.test_cases import expectations  # noqa: E402
 
 CASES = sorted((Path(__file__).parent / "cases").glob("shd_*.py"))
-EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
 UR = re.compile(r"\{[UR]:[^}]*\}")  # unreduced / reduced axes, printed alike: `{U:data}`
 # what JAX raises for the rules NC8xx model: sharding type errors, jit's in_shardings mismatch (ValueError),
@@ -98,7 +98,7 @@ def test_checker_reports_exactly_where_jax_raises(case: Path) -> None:
         f"{case.name}: checker {sorted(reported)} vs JAX {sorted(raised)}: "
         f"{ {k: errors[k] for k in sorted(raised ^ reported) if k in errors} }"
     )
-    expected = {i for i, line in enumerate(source.splitlines(), 1) if EXPECT.search(line)}
+    expected = {line for line, _ in expectations(source)[0]}
     assert raised == expected, f"{case.name}: the expect comments are not where JAX raises"
 
 

@@ -15,7 +15,6 @@ from namedcheck.analyzer.refs import FuncRef, QualRef
 from namedcheck.analyzer.scope import Analyzer, label, same_value
 from namedcheck.analyzer.statements import Statements
 from namedcheck.engine.codes import NC705
-from namedcheck.engine.dtypes import ALIASES  # noqa: F401
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import EMPTY_ENV, AxisEnv
 from namedcheck.engine.values import UNKNOWN, Const, DtypeRef, Seq

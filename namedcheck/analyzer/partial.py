@@ -1,7 +1,7 @@
 """A project module read as a dependency, parsed only as far as what is imported from it needs.
 
 `ModuleOutline` splits a module's text into its top-level statements with CPython's `ast` (fast) and records
-the names each binds and reads. `partial_text(wanted)` is the text with every statement that the wanted
+the names each binds and reads. `partial_module(keep)` is the module with every statement that the wanted
 names do not need (transitively: a statement binding any name another kept statement reads, anywhere in it)
 turned into blank lines, so libcst parses little and every kept node keeps its line and column in the file.
 Imports, compound statements, statements that bind nothing, and assignments that lay out devices or configure JAX
@@ -141,16 +141,6 @@ class ModuleOutline:
         # the file's indentation: a block libcst parsed with no indent of its own renders with it, so a 2-space
         # file's nested nodes keep their columns
         return cst.Module(body=body, default_indent=_indentation(self.lines))
-
-    def partial_text(self, keep: set[int]) -> tuple[str, float]:
-        """The text with the statements not in `keep` blanked (line breaks kept), and the share of lines kept."""
-        kept = [False] * len(self.lines)
-        for i in keep:
-            st = self.stmts[i]
-            for ln in range(st.first - 1, min(st.last, len(self.lines))):
-                kept[ln] = True
-        out = [line if k else ("\n" if line.endswith("\n") else "") for line, k in zip(self.lines, kept)]
-        return "".join(out), (sum(kept) / len(kept) if kept else 1.0)
 
 
 def _indentation(lines: list[str]) -> str:

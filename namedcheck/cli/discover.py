@@ -7,7 +7,7 @@ import fnmatch
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from namedcheck.diagnostic import Diagnostic, Related
 
@@ -288,14 +288,6 @@ def is_excluded(path: Path, exclude: list[str], root: Path | None) -> bool:
     if any(skipped_dir(part) for part in rel.parts[:-1]):
         return True
     return _excluded(path, Excludes(exclude), root)
-
-
-def file_project(path: Path, stub_paths: tuple[str, ...], paths: tuple[str, ...]) -> Any:
-    """The project a checked file belongs to (analyzer/project.py), from the paths the run was given and
-    the file itself; one per process and set of roots, its modules loaded as calls need them."""
-    from namedcheck.analyzer.project import project_for
-
-    return project_for(path, stub_paths, [p for p in paths if p != "-"])
 
 
 def reported(diags: list[Diagnostic], files: list[tuple[str, Path]]) -> list[Diagnostic]:

@@ -716,23 +716,6 @@ def chosen_edits(diags: list[Diagnostic], unsafe: bool, codes: list[str] | None 
 # ---- the command line: check --fix / --unsafe-fixes ------------------------------------------------
 
 
-def fix_file(
-    path: str,
-    recheck: Callable[[str], list[Diagnostic]],
-    unsafe: bool,
-    rounds: int = 5,
-    write: bool = True,
-    codes: list[str] | None = None,
-) -> int:
-    """Apply fixes to one file until none applies (each round re-checks with `recheck`, which gives the
-    diagnostics with their fixes); how many diagnostics were fixed (their codes appended to `codes`).
-    `write=False` (`--diff`): nothing is written; `fixed_text` gives the text the fixes would make."""
-    outcome = fixed_text(path, recheck, unsafe, rounds, write)
-    if codes is not None:
-        codes.extend(outcome[2])
-    return len(outcome[2])
-
-
 def fixed_text(
     path: str, recheck: Callable[[str], list[Diagnostic]], unsafe: bool, rounds: int = 5, write: bool = False
 ) -> tuple[str | None, str | None, list[str]]:

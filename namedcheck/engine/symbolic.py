@@ -41,15 +41,6 @@ def _bounded(p: Poly | None) -> Poly | None:
     return p
 
 
-def is_symbol(d: Any) -> bool:
-    """A plain symbol such as 'N' (not an expression)."""
-    return isinstance(d, str) and d.isidentifier()
-
-
-def is_expression(d: Any) -> bool:
-    return isinstance(d, str) and not d.isidentifier() and parse(d) is not None
-
-
 def normalise(text: str) -> str:
     return "".join(text.split())
 

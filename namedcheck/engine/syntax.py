@@ -169,10 +169,6 @@ def _sharded_dim(d: Any) -> tuple[Any, tuple[str, ...] | None]:
     return (int(size) if size.lstrip("-").isdigit() else size), names
 
 
-def parse_shape(shape: Any) -> tuple[Dim, ...]:
-    return parse_shape_variadic(shape)[0]
-
-
 def parse_sharded_shape(shape: Any) -> tuple[tuple[Dim, ...], str | None, tuple[tuple[str, ...], ...] | None]:
     """The positional dims, the variadic's name, and the sharding the dims state (None when no dimension
     names a mesh axis; then nothing is said about it). A sharding needs the rank: no `...`."""
