@@ -280,3 +280,51 @@ def test_hover_and_hints_show_symbolic_sizes() -> None:
     assert [format_value(v) for v in values] == ["f32[Array, Dims('config.batch_size', '2*n')]"]
     assert symbols_of(values) == ["config.batch_size", "n"]
     assert [label for _, _, label in inlay_hints(src, a)] == [": f32[Array, Dims('config.batch_size', '2*n')]"]
+
+
+CALLEE = """import jax.numpy as jnp
+
+
+def dense(x, w):
+    y = x @ w
+    return jnp.tanh(y)
+"""
+
+CALLER = """import jax.numpy as jnp
+from pkg.lib import dense
+
+out = dense(jnp.ones((4, 3)), jnp.ones((3, 5)))
+"""
+
+
+def test_hover_inside_a_function_shows_what_other_files_call_it_with(tmp_path: Path, monkeypatch) -> None:
+    """An open library file whose own analysis does not know a function's arguments: hover on a name inside
+    shows the values the calls of its importers give it, and from where (importers on disk)."""
+    from lsprotocol import types as lsp_types
+
+    from namedcheck.analyzer.incremental import called_with_at, values_at
+    from namedcheck.analyzer.session import Session as AnalysisSession
+    from namedcheck.lsp.server import Units, _called_hover
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    lib = tmp_path / "pkg" / "lib.py"
+    lib.write_text(CALLEE)
+    (tmp_path / "main.py").write_text(CALLER)
+    session = AnalysisSession(editor=True)
+    session.set_text(lib, CALLEE)  # the open buffer
+    a = DocumentAnalyser(str(lib), (), session=session, max_callers=32).analyse(CALLEE)
+    own = values_at(a, 5, 4)  # `y`: unknown in the function's own analysis
+    assert own is None or all("Dims(4, 5)" not in repr(v) for v in own[1])
+    found = called_with_at(a, 5, 4)
+    assert found is not None
+    span, records = found
+    assert span == (5, 4, 5, 5)
+    assert {(repr(r.value), Path(r.via[0]).name, r.via[1]) for r in records} == {("f32[(4, 5)]", "main.py", 4)}
+    hover = _called_hover(found, "", Units(None))
+    assert isinstance(hover, lsp_types.Hover)
+    assert "f32[Array, Dims(4, 5)]  # from main.py:4" in hover.contents.value
+    # the argument `x` too, at its parameter
+    xs = called_with_at(a, 4, 10)
+    assert xs is not None and [repr(r.value) for r in xs[1]] == ["f32[(4, 3)]"]

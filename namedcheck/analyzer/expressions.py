@@ -154,6 +154,8 @@ class Expressions(FrameState):
             self.an.types[id(node)] = (node, value)
         if self.an.value_log is not None and has_array(value):  # the editor's hover: every analysis
             self.an.value_log.append((node, value))
+        if self.an.call_values is not None and has_array(value):  # an open file run by its importers' calls
+            self.an.call_values.append((node, value, self.an.call_root()))
         if self.an.coverage is not None:  # how much of the checked file's shapes is known (analyzer/coverage.py)
             cause = self.an.coverage.see(node, value, self)
             if self.an.why_log is not None:  # the editor's hover: why it is not known (a name's too)

@@ -70,6 +70,8 @@ class Analysis:
     failed: bool = False  # not analysed (does not parse, or the analyzer failed): nothing more to add
     excluded: set[int] = field(default_factory=set)  # indices of `values` recorded under an excluded call
     whys: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)  # (expression, `causes.Cause`): hover
+    # what the calls of the file's importers gave its expressions (`Session.called_with`): hover inside a function
+    called_with: list[Any] = field(default_factory=list)
 
     @property
     def positions(self) -> ChunkPositions:
@@ -357,6 +359,7 @@ class DocumentAnalyser:
                 result.diagnostics = self.session.with_callers(
                     self.path, result.diagnostics, self.path, self.max_callers
                 )
+                result.called_with = self.session.called_with(self.path, source)
         self.last = (source, result)
         return result
 
@@ -518,6 +521,21 @@ def distinct(values: list[Any]) -> list[Any]:
             continue
         out.append(v)
     return out
+
+
+def called_with_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int, int], list[Any]] | None:
+    """The innermost expression around 1-based `line`, 0-based `column` that the calls of other files gave
+    values: its span and the `Session.called_with` records there."""
+    best: tuple[int, int, int, int] | None = None
+    found: list[Any] = []
+    for rec in a.called_with:
+        span = rec.span
+        if (span[0], span[1]) <= (line, column) <= (span[2], span[3]):
+            if best is None or _smaller(span, best):
+                best, found = span, [rec]
+            elif span == best:
+                found.append(rec)
+    return (best, found) if best is not None else None
 
 
 def values_at(a: Analysis, line: int, column: int) -> tuple[tuple[int, int, int, int], list[Any]] | None:

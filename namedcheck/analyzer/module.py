@@ -59,6 +59,9 @@ def _dotted(node: cst.BaseExpression) -> str | None:
 
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
+    # an editor's open file loaded as a dependency: the values its importers' calls give its expressions, with
+    # their outermost call (hover shows what a function is called with, and from where)
+    call_values: list[tuple[cst.CSTNode, Any, Any]] | None = None
     why_log: list[tuple[cst.CSTNode, Any]] | None = None  # (expression, cause of its lost value): the editor's
     coverage: CoverageCounter | None = None  # set by `Session.check` for a checked file (analyzer/coverage.py)
     # every name binding's (target name node, value), each analysis of it; set by `namedcheck types`

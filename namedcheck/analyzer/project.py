@@ -84,6 +84,8 @@ class Project:
         # `namedcheck types`: the dependency analyzers that record their bindings (the values call analyses from
         # other modules give a module's names; analyzer/bindings.py), shared with the base; None: not recorded
         self.recording: list[Any] | None = base.recording if base is not None else None
+        # an editor's projects: the open files loaded as dependencies record the values calls give them
+        self.record_calls: bool = base.record_calls if base is not None else False
 
     @property
     def program(self) -> Any:
@@ -236,6 +238,11 @@ class Project:
             if self.recording is not None:
                 new.bindings = []
                 self.recording.append(new)
+            if self.record_calls and path.resolve() in self.overlay:
+                # an editor's open file: hover shows what its importers' calls give its expressions and names
+                new.call_values = []
+                if new.bindings is None:
+                    new.bindings = []
             new.run()
         except Exception as e:
             if is_strict_rule_bug(e):

@@ -45,6 +45,9 @@ class Analyzer(Protocol):
     ops: dict[str, Any]
     types: dict[int, tuple[cst.CSTNode, Any]] | None
     value_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, value) of every analysis, for editors
+    call_values: (
+        list[tuple[cst.CSTNode, Any, Any]] | None
+    )  # (expression, value, call root): an open file as a dependency
     why_log: list[tuple[cst.CSTNode, Any]] | None  # (expression, cause of its lost value), for editors
     coverage: Any  # a checked file's `coverage.CoverageCounter` (None: not counted)
     found: dict[tuple[int, str], tuple[cst.CSTNode, RuleError]]  # what the analysis reported, by (node id, code)

@@ -74,6 +74,19 @@ class FileResult:
         return merge_contexts([*self.diagnostics, *self.elsewhere])
 
 
+MAX_CALLED_WITH = 20_000  # values kept per open file for hover (`Session.called_with`)
+
+
+@dataclass(frozen=True)
+class CalledWith:
+    """A value the calls of other files gave an expression: its span (1-based lines, 0-based columns, end
+    exclusive), the value, and (resolved file, line) of the outermost call."""
+
+    span: tuple[int, int, int, int]
+    value: Any
+    via: tuple[str, int]
+
+
 class Session:
     """The analysis of one run (or one editor, or one mypy build): configuration and projects."""
 
@@ -121,6 +134,10 @@ class Session:
             self._handed[id(project)] = project
             if project.recording is not self.recorded:
                 project.record_bindings(self.recorded)
+            if self.editor and not project.record_calls:
+                project.record_calls = True
+                if project.base is not None:
+                    project.base.record_calls = True
         return project
 
     def set_text(self, path: str | Path, text: str | None) -> None:
@@ -329,6 +346,40 @@ class Session:
                 if _same_file(d.path, target):
                     out.add(d if d.path == shown else _moved(d, shown))
         return sorted(out)
+
+    def called_with(self, path: str | Path, text: str) -> list[CalledWith]:
+        """What the calls of a file's importers (analysed for `callers_cause`) gave its expressions: the
+        values recorded by its dependency analyses of this very text, each with where the outermost call was
+        made (an editor's hover inside a function whose own analysis does not know its arguments)."""
+        from namedcheck.analyzer.bindings import via
+
+        try:
+            target = Path(path).resolve()
+        except (OSError, RuntimeError, ValueError):
+            return []
+        out: list[CalledWith] = []
+        seen: set[tuple[Any, ...]] = set()
+        for project in list(self._handed.values()):
+            for an in project.analyzers():
+                if not an.call_values or an.path is None or an.source != text:
+                    continue
+                try:
+                    if Path(an.path).resolve() != target:
+                        continue
+                    positions = an.positions()
+                except (OSError, RuntimeError, ValueError):
+                    continue
+                for node, value, root in [*an.call_values, *(an.bindings or [])]:  # expressions, bound names
+                    r = positions.get(node)
+                    at = via(root)
+                    if r is None or at is None:
+                        continue
+                    span = (r.start.line, r.start.column, r.end.line, r.end.column)
+                    key = (span, repr(value), at)
+                    if key not in seen and len(out) < MAX_CALLED_WITH:
+                        seen.add(key)
+                        out.append(CalledWith(span, value, at))
+        return out
 
     def with_callers(
         self, path: str | Path, own: list[Diagnostic], display: str | None = None, limit: int | None = None

@@ -36,6 +36,7 @@ from namedcheck.analyzer.causes import lost
 from namedcheck.analyzer.incremental import (
     Analysis,
     DocumentAnalyser,
+    called_with_at,
     format_value,
     oversized,
     symbols_of,
@@ -498,6 +499,37 @@ def _why_hover(why: Any, analysis: Any, units: Units) -> lsp.Hover:
     )
 
 
+def _called_hover(called: Any, why: str, units: Units) -> lsp.Hover:
+    """Hover on an expression the file's own analysis does not know, which the calls of other files give
+    values: each value (at most 4) with the call sites it comes from."""
+    (line, col, end_line, end_col), records = called
+    by_value: dict[str, list[str]] = {}
+    for rec in records:
+        sites = by_value.setdefault(_hover_line(rec.value), [])
+        where = f"{_short(rec.via[0])}:{rec.via[1]}"
+        if where not in sites:
+            sites.append(where)
+    shown = list(by_value.items())
+    text = "\n".join(f"{v}  # from {', '.join(sites[:3])}{' ...' if len(sites) > 3 else ''}" for v, sites in shown[:4])
+    more = f"\n(and {len(shown) - 4} more)" if len(shown) > 4 else ""
+    note = f"\n\n{why}" if why else ""
+    return lsp.Hover(
+        contents=lsp.MarkupContent(
+            lsp.MarkupKind.Markdown,
+            f"```python\n{text}\n```\ncalled with (the calls of other files that import it){more}{note}",
+        ),
+        range=lsp.Range(units.out(line - 1, col), units.out(end_line - 1, end_col)),
+    )
+
+
+def _short(path: str) -> str:
+    """A path as hover shows it: relative to the working directory when under it."""
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path
+
+
 def _uri_of(path: str) -> str:
     try:
         return Path(path).resolve().as_uri()
@@ -586,9 +618,16 @@ def build_server() -> NamedcheckServer:
         why = why_at(got.analysis, line0 + 1, col0)
         if why is not None and not got.covers(why[0][0] - 1, why[0][2] - 1):
             why = None
+        called = called_with_at(got.analysis, line0 + 1, col0)
+        if called is not None and not got.covers(called[0][0] - 1, called[0][2] - 1):
+            called = None
         if found is None or not found[1] or not got.covers(found[0][0] - 1, found[0][2] - 1):
+            if called is not None:  # what the calls of other files give it, and from where
+                return _called_hover(called, "", units)
             return _why_hover(why, got.analysis, units) if why is not None else None
         (line, col, end_line, end_col), values = found
+        if called is not None and called[0] == found[0] and all(lost(v) for v in values):
+            return _called_hover(called, _why_text(why[1], got.analysis) if why is not None else "", units)
         text = "\n".join(_hover_line(v) for v in values[:4])
         more = f"\n(and {len(values) - 4} more)" if len(values) > 4 else ""
         title = "inferred type" if len(values) == 1 else "inferred types (one per analysis: call sites, maps)"
