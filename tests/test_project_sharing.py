@@ -157,7 +157,7 @@ def test_past_the_memory_mark_a_process_starts_afresh(tmp_path: Path, monkeypatc
     project = project_for(tmp_path / "pkg/train.py", (), [str(tmp_path / "pkg/train.py")])
     assert project is not None
     assert project.load("pkg.layers") is not None and project.loaded
-    project.begin_target()
+    project.let_go_if_grown()
     assert project.loaded == {} and project.parsed == {}
 
 
@@ -176,9 +176,38 @@ def test_a_release_lets_go_of_the_memos_and_waits_for_growth(tmp_path: Path, mon
     assert project.load("pkg.layers") is not None
     iteration.weight(Seq((1, 2)))
     assert iteration._WEIGHTS
-    project.begin_target()  # this process is past 40 MB: everything goes
+    assert project.let_go_if_grown() >= 0.0  # this process is past 40 MB: everything goes
     assert project.loaded == {} and not iteration._WEIGHTS
     assert project_registry._LEFT_RESIDENT[0] > 0
     assert project.load("pkg.layers") is not None
-    project.begin_target()  # grown by far less than 10 MB since: kept
+    assert project.let_go_if_grown() == 0.0  # grown by far less than 10 MB since: kept
     assert "pkg.layers" in project.loaded
+
+
+def test_letting_go_is_not_the_checked_files_time(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A process past its memory mark lets go of what it kept before the next checked file, and the collection
+    that frees it (tens of seconds in a large process: a test runner that ran mypy in process, an editor) is not
+    charged to the file's time budget: the file is checked whole. (It was: the file's diagnostics were lost, in
+    the parallel test suite `check` of a notebook found nothing, and a whole-project run of a bug project none.)"""
+    import time
+
+    from namedcheck.analyzer.budget import Limits
+    from namedcheck.analyzer.session import Session
+
+    monkeypatch.setattr(project_registry, "RETAIN_MB", 0)
+    monkeypatch.setattr(project_registry, "_LEFT_RESIDENT", [0.0])
+    slow: list[float] = []
+
+    def slow_collect(*_args: object) -> int:  # a collection of a large heap
+        slow.append(time.monotonic())
+        time.sleep(1.5)
+        return 0
+
+    monkeypatch.setattr(project_registry.gc, "collect", slow_collect)
+    write(tmp_path, {"pkg/__init__.py": "", "pkg/layers.py": LAYERS, "pkg/train.py": CALLER.format(k=4)})
+    project_registry._PROJECTS.clear()
+    train = tmp_path / "pkg/train.py"
+    result = Session(limits=Limits(time_budget=1.0), roots=[str(train)]).check(train, train.read_text(), force=True)
+    assert slow  # (the release ran, in the file's check)
+    assert result.complete
+    assert {(Path(d.path).name, d.line, d.code) for d in result.all} == {("layers.py", 6, "NC203")}

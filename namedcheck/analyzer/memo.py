@@ -34,7 +34,7 @@ def tune_collector() -> None:
     language server), as mypy does for its own: an analysis allocates millions of nodes and values that
     live for the whole run, and with CPython's default thresholds the collector walks them again and again
     (a third of a cold run's time on maxtext). Garbage in cycles is still collected, less often; a release
-    of what a process kept collects at once (`Project.begin_target`)."""
+    of what a process kept collects at once (`Project.let_go_if_grown`)."""
     gc.set_threshold(COLLECT_AFTER, 30, 30)
 
 

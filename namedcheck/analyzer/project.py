@@ -413,20 +413,30 @@ class Project:
         return outline.partial_module(keep)  # CPython accepted the whole text: each statement of it too
 
     # ---- one checked file --------------------------------------------------------------------
-    def begin_target(self) -> None:
-        """A new checked file: the diagnostics of the last one are forgotten (each file's result holds what its
-        own calls cause: the result cache stores it with the file), and so are the call analyses a bound cut
-        short; complete ones are kept, with what they found (replayed). Past `RETAIN_MB` of resident memory,
-        everything kept for earlier files (loaded modules, parsed texts, call analyses) is let go."""
+    def let_go_if_grown(self) -> float:
+        """Before a checked file: past `RETAIN_MB` of resident memory, everything kept for earlier files (loaded
+        modules, parsed texts, call analyses) is let go. Returns the seconds it took: a collection of the whole
+        process (tens of seconds in a large one: a test runner, an editor's) that is not the file's time."""
+        if self.base is not None:  # a script's project: its base decides
+            return self.base.let_go_if_grown()
         from namedcheck.analyzer.budget import resident_mb
 
         # what the allocator keeps after a release stays resident: the next release waits until the process
         # has grown by a quarter of the budget again (else every file would release and parse everything anew)
-        rss = resident_mb() if self.base is None else 0.0  # (a script's project: its base decides)
-        if rss > RETAIN_MB and rss >= _LEFT_RESIDENT[0] + RETAIN_MB // 4:
-            self.release()
-            gc.collect()  # analyzers and frames refer to each other: freed by the collector, not by counts
-            _LEFT_RESIDENT[0] = resident_mb()
+        rss = resident_mb()
+        if rss <= RETAIN_MB or rss < _LEFT_RESIDENT[0] + RETAIN_MB // 4:
+            return 0.0
+        start = time.monotonic()
+        self.release()
+        gc.collect()  # analyzers and frames refer to each other: freed by the collector, not by counts
+        _LEFT_RESIDENT[0] = resident_mb()
+        return time.monotonic() - start
+
+    def begin_target(self) -> None:
+        """A new checked file: the diagnostics of the last one are forgotten (each file's result holds what its
+        own calls cause: the result cache stores it with the file), and so are the call analyses a bound cut
+        short; complete ones are kept, with what they found (replayed). (What the process kept is let go
+        before, outside the file's time budget: `let_go_if_grown`.)"""
         self.retired.clear()
         self.log.touched.clear()
         self.log.recording.clear()

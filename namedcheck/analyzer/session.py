@@ -206,6 +206,8 @@ class Session:
                 mine = self.project(file, count)
                 if mine is not None and self.editor:
                     mine.refresh()
+            if mine is not None:  # a process past its memory mark lets go of what it kept: not the file's time
+                deadline += mine.let_go_if_grown()
             # the front end's analyzer runs under the first count (an editor replays definitions analysed
             # under it, and reads its values, on its own syntax tree); the other counts only add their
             # diagnostics, from the file's text parsed as the command line parses it
