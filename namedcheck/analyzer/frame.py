@@ -102,6 +102,8 @@ class Frame(Statements, Expressions, Calls):
         f: Frame | None = self
         while f is not None:
             if name in f.vars:
+                if f.parent is None and f is not self and name in self.an.globals_changed():
+                    return UNKNOWN  # a module-level value a function changes: what it holds when this runs
                 return f.vars[name]
             f = f.parent
         if name in self.an.imports:

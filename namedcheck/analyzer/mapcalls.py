@@ -13,7 +13,7 @@ import libcst as cst
 
 from namedcheck.analyzer import carries, devices, mapargs, origins, placements, shard_map
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
-from namedcheck.analyzer.refs import DevicesVal, FuncRef, MappedRef, MeshVal, QualRef
+from namedcheck.analyzer.refs import DevicesVal, FuncRef, InstanceRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
 from namedcheck.analyzer.scope import label
 from namedcheck.engine import maps, placement
@@ -21,8 +21,8 @@ from namedcheck.engine.codes import NC401, NC402, NC403, NC405, NC602, NC809, NC
 from namedcheck.engine.devices import check_mesh_shape, check_pmap_size
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import MeshInfo, Spec
-from namedcheck.engine.signature import NORMAL, POSONLY
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
+from namedcheck.engine.signature import NORMAL, POSONLY, as_array
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
 
 XMAP = {"jax.experimental.maps.xmap", "namedcheck.xmap", "namedcheck.runtime.xmap.xmap"}
 SHARD_MAP = {"jax.shard_map", "jax.experimental.shard_map.shard_map", "jax._src.shard_map.shard_map"}
@@ -498,20 +498,20 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
                 if length is not None
                 else (first.shape[0] if first is not None and first.shape and not first.has_ellipsis else None)
             )
-            return Seq((init, maps.scan_stack(out.items[1], n)))
+            return Seq((carried(init), maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
             out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), init)  # JAX's index is a weak int32
             if not carries.check(f, short, init, out, arg(2, "body_fun"), node, len(pos)):
                 maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
-            return init
+            return carried(init)
         if name == "jax.lax.while_loop":
             init = arg(2, "init_val")
             carries.check_cond(f, short, body(arg(0, "cond_fun"), init), arg(0, "cond_fun"), node)
             out = body(arg(1, "body_fun"), init)
             if not carries.check(f, short, init, out, arg(1, "body_fun"), node, len(pos)):
                 maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
-            return init
+            return carried(init)
         if name == "jax.lax.cond":
             ops = pos[3:]
             outs = [body(fn, *ops) for fn in (arg(1, "true_fun"), arg(2, "false_fun"))]
@@ -533,6 +533,29 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             _relate_init(e, node, short, arg(*_INIT[short]) if short in _INIT else None)
         f.report(node, shard_map.name_origin(f, e) if e.code == NC602 else e)
     return UNKNOWN
+
+
+def carried(v: Any) -> Any:
+    """What a loop's carry holds once the loop ran (scan, fori_loop, while_loop): the initial value's type, not
+    its value. A Python number (or an int of known size) there is a weak 0-d array afterwards, whose value the
+    iterations changed; arrays keep their types; tuples, lists, dicts and built instances part by part."""
+    if isinstance(v, Const) and isinstance(v.value, bool | int | float | complex):
+        return as_array(v)
+    if isinstance(v, DimVal):
+        return as_array(v)
+    if isinstance(v, Seq):
+        if v.kind == "dict":
+            return Seq(
+                tuple(
+                    Seq((i.items[0], carried(i.items[1])), i.kind) if isinstance(i, Seq) and len(i.items) == 2 else i
+                    for i in v.items
+                ),
+                v.kind,
+            )
+        return Seq(tuple(carried(i) for i in v.items), v.kind)
+    if isinstance(v, InstanceRef) and v.values is not None:
+        return InstanceRef(v.cls, tuple((k, carried(x)) for k, x in v.values))
+    return v
 
 
 def _check_branches(outs: list[Any], short: str) -> None:

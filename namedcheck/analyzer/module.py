@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, configs, iteration, jaxconfig, origins, pytest_entry, widths
+from namedcheck.analyzer import causes, configs, iteration, jaxconfig, mutation, origins, pytest_entry, widths
 from namedcheck.analyzer.budget import CallCut, Guard
 from namedcheck.analyzer.configs import ProgramState
 from namedcheck.analyzer.coverage import CoverageCounter
@@ -87,6 +87,7 @@ class ModuleAnalyzer:
         self.is_package = is_package
         self.dependency = dependency
         self.top: Frame | None = None
+        self._globals_changed: frozenset[str] | None = None
         self.path: Any = None
         self.file: Any = None  # the checked file's path (`path` is set for the project's dependencies)
         self.source: str | None = None  # the file's text, where the front end has it (saves a code generation)
@@ -166,6 +167,12 @@ class ModuleAnalyzer:
         """The checked file's budget: this analyzer's own, or (a project module analysed for a checked file)
         its project's, which that file's analysis set."""
         return self.guard if self.guard is not None else getattr(self.project, "guard", None)
+
+    def globals_changed(self) -> frozenset[str]:
+        """The module-level names a function of the module changes when it runs (computed once)."""
+        if self._globals_changed is None:
+            self._globals_changed = mutation.globals_changed_by_functions(self.module)
+        return self._globals_changed
 
     def call_root(self) -> tuple[Any, Any] | None:
         """The outermost call the checked file's analysis follows now (its caller's analyzer and node), if any."""

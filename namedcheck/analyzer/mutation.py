@@ -307,3 +307,59 @@ def _pure_call(call: cst.Call, arg: cst.Arg, func: FuncRef, active: frozenset[in
         if a.keyword is None:
             index += 1
     return not may_mutate(callee, index, None, active)
+
+
+# methods that change a list, dict or set in place
+_MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "popitem", "add", "discard"}
+)
+
+
+def globals_changed_by_functions(module: cst.Module) -> frozenset[str]:
+    """The module-level names whose value a function of the module changes when it runs (`STACK.append(x)`,
+    `REGISTRY[k] = v`, `del CACHE[k]`, `CONFIG.flag = v`, `global N; N = ...`): read inside a function, their
+    value is whatever ran before the call, not the one the module body gave them (an effect handler's stack,
+    a registry)."""
+    found: set[str] = set()
+
+    def base_name(e: cst.BaseExpression) -> str | None:
+        while isinstance(e, cst.Subscript | cst.Attribute):
+            e = e.value
+        return e.value if isinstance(e, cst.Name) else None
+
+    class Visitor(cst.CSTVisitor):
+        depth = 0
+
+        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.depth += 1
+
+        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
+            self.depth -= 1
+
+        def visit_Call(self, node: cst.Call) -> None:
+            f = node.func
+            if self.depth and isinstance(f, cst.Attribute) and f.attr.value in _MUTATING_METHODS:
+                name = base_name(f.value)
+                if name is not None:
+                    found.add(name)
+
+        def _target(self, t: cst.BaseExpression) -> None:
+            if self.depth and isinstance(t, cst.Subscript | cst.Attribute):
+                name = base_name(t)
+                if name is not None and name != "self":
+                    found.add(name)
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            self._target(node.target)
+
+        def visit_AugAssign(self, node: cst.AugAssign) -> None:
+            self._target(node.target)
+
+        def visit_Del(self, node: cst.Del) -> None:
+            self._target(node.target)
+
+        def visit_Global(self, node: cst.Global) -> None:
+            found.update(n.name.value for n in node.names)
+
+    module.visit(Visitor())
+    return frozenset(found)

@@ -8,6 +8,7 @@ import random
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.sharding import AxisType
 from jax.sharding import PartitionSpec as P
 
@@ -173,3 +174,16 @@ def wrong_trace_counter():
 
     f(jnp.ones(3))
     assert n == 1  # expect: NC204
+
+
+def right_linspace_between_arrays():
+    a = np.linspace(np.zeros(3), np.ones(3), 100)  # reveal: Array[(100, 3)]
+    b = a.reshape((10, 10, 3))
+    d = jnp.linspace(jnp.zeros((2, 1)), jnp.ones(4), 5, axis=-1)  # reveal: Array[(2, 4, 5)]
+    return b, d
+
+
+def wrong_linspace_between_arrays():
+    a = jnp.linspace(jnp.zeros(3), jnp.ones(3), 100)
+    return a @ jnp.ones((100, 3))  # expect: NC203
+

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from namedcheck.engine import dtypes, symbolic
-from namedcheck.engine.algebra import is_int
+from namedcheck.engine.algebra import broadcast_shapes, is_int
 from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Shd, Unprovable, rule, sharding_rule
@@ -122,8 +122,23 @@ def identity_rule(call: Call) -> Any:
 
 @rule("jax.numpy.linspace")
 def linspace_rule(call: Call) -> Any:
+    """`(num,)` between two numbers; between arrays, `num` inserted at `axis` of their broadcast shape (numpy's
+    and JAX's `linspace(np.zeros(3), np.ones(3), 10)` is (10, 3))."""
+    if literal(call.get("retstep", Const(False))) is not False:
+        raise Unprovable  # (samples, step): a tuple
     num = dim_of(call.get("num", Const(50)))
-    return ArrayType.make(_dtype(call), (num,))
+    ends = [as_array(call.get(k)) for k in ("start", "stop")]
+    if not all(isinstance(e, ArrayType) and not e.has_ellipsis for e in ends):
+        raise Unprovable
+    start, stop = ends
+    if not start.shape and not stop.shape:
+        return ArrayType.make(_dtype(call), (num,))
+    axis = literal(call.get("axis", Const(0)))
+    rest = broadcast_shapes(start.shape, stop.shape, "start", "stop")
+    if not isinstance(axis, int) or not -len(rest) - 1 <= axis <= len(rest):
+        raise Unprovable
+    at = axis if axis >= 0 else len(rest) + 1 + axis
+    return ArrayType.make(_dtype(call, None), (*rest[:at], num, *rest[at:]))
 
 
 @rule("jax.numpy.array", "jax.numpy.asarray")
