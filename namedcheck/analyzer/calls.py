@@ -553,6 +553,7 @@ def _widths(
     if given is None and "dtype" in names and names.index("dtype") < len(pos):
         i = names.index("dtype")
         given, text = pos[i], labels[i] if i < len(labels) else None
-    explicit = given is not None and given != Const(None)
+    # PRNG key data is uint32 whatever the widths (`PRNGKey`, `split`, `fold_in` under x64 too): a fixed dtype
+    explicit = (given is not None and given != Const(None)) or name in widths.KEY_DATA
     keys = name.startswith("jax.random.")
     return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)

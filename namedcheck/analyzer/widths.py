@@ -17,6 +17,16 @@ _WIDE = {"i32": "i64", "u32": "u64", "f32": "f64", "c64": "c128"}
 _WEAK_WIDE = {"i*": "i64", "f*": "f64", "c*": "c128"}
 _NARROW = {"i64": "i32", "u64": "u32", "f64": "f32", "c128": "c64"}
 _64 = frozenset(_NARROW)
+# ops whose result is raw PRNG key data: uint32 under x64 too (as an explicit dtype is)
+KEY_DATA = frozenset(
+    {
+        "jax.random.PRNGKey",
+        "jax.random.split",
+        "jax.random.fold_in",
+        "jax.random.key_data",
+        "jax.random.clone",
+    }
+)
 BUILTIN_DTYPES = frozenset({"float", "int", "complex"})  # `dtype=float`: numpy's float64, JAX's default float
 
 

@@ -18,6 +18,9 @@ h = jnp.mean(b)  # reveal: f64[()]
 i = jnp.argmax(a)  # reveal: i64[()]
 k = jnp.asarray(2.0)  # reveal: f64[()]
 m = jnp.eye(2)  # reveal: f64[(2, 2)]
+key = jax.random.PRNGKey(0)  # reveal: u32[(2,)]
+halves = jax.random.split(key)  # reveal: u32[(2, 2)]
+u = jax.random.uniform(halves[0], (3,))  # reveal: f64[(3,)]
 
 
 def wrong_x64_matmul():
