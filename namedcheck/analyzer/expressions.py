@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from typing import Any
 
@@ -47,6 +48,10 @@ from namedcheck.engine.names import AT_METHODS, METHODS, OPERATORS, canonical_na
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, join, literal
 
 _DTYPE_MODULES = {"jax.numpy", "numpy", "jax.dtypes"}
+
+
+# numpy's, JAX's and math's float constants (Python floats in all three)
+_FLOAT_CONSTANTS = {"pi": math.pi, "e": math.e, "inf": math.inf, "nan": math.nan, "tau": math.tau}
 
 
 class _Dyn:
@@ -298,8 +303,10 @@ class Expressions(FrameState):
             mod = canonical_name(recv.name + ".x").rpartition(".")[0]
             if mod in _DTYPE_MODULES and attr in ALIASES and attr not in ("float", "int", "bool", "complex"):
                 return DtypeRef(ALIASES[attr])
-            if mod == "jax.numpy" and attr == "newaxis":
+            if mod in ("jax.numpy", "numpy") and attr == "newaxis":
                 return Const(None)
+            if mod in ("jax.numpy", "numpy", "math") and attr in _FLOAT_CONSTANTS:  # `-jnp.pi`, `np.inf`
+                return Const(_FLOAT_CONSTANTS[attr])
             if recv.name.startswith("jax.sharding") and attr == "PartitionSpec":
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")

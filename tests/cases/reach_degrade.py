@@ -180,7 +180,9 @@ def right_linspace_between_arrays():
     a = np.linspace(np.zeros(3), np.ones(3), 100)  # reveal: Array[(100, 3)]
     b = a.reshape((10, 10, 3))
     d = jnp.linspace(jnp.zeros((2, 1)), jnp.ones(4), 5, axis=-1)  # reveal: Array[(2, 4, 5)]
-    return b, d
+    angles = np.linspace(-np.pi, np.pi, 10)  # reveal: f64[(10,)]
+    grid = jnp.linspace(-jnp.pi, jnp.inf, 7)  # reveal: f32[(7,)]
+    return b, d, angles, grid
 
 
 def wrong_linspace_between_arrays():
