@@ -451,6 +451,15 @@ class Statements(FrameState):
         if (
             info is not None
             and plain_method
+            and kind != "setter"
+            and any(_slices_arguments(self, d) for d in fn.decorators)
+        ):
+            # a library's lifted scan / vmap over the method (`@partial(nn.scan, in_axes=1)` on a linen
+            # `__call__`): its body sees slices of the arguments, which calls through the instance do not model
+            info.methods[fn.name.value] = UNKNOWN
+        if (
+            info is not None
+            and plain_method
             and isinstance(value, MappedRef)
             and value.kind in ("vmap", "pmap")
             and fn.name.value not in ("__init__", "__call__", "setup")
@@ -561,3 +570,27 @@ def _is_size_value(v: Any) -> bool:
     if isinstance(v, DimVal):
         return True
     return isinstance(v, Seq) and all(_is_size_value(i) for i in v.items)
+
+
+_LIFTED_MAPS = ("scan", "vmap", "pmap", "map")  # a library's lifted transforms that map a method over an axis
+
+
+def _slices_arguments(f: Any, d: cst.Decorator) -> bool:
+    """A decorator that is a library's lifted scan / vmap (flax linen or nnx, haiku, equinox), bare, called with
+    its options, or through `functools.partial`: the decorated body sees slices of what it is called with."""
+    found: list[Any] = []
+    try:
+        found.append(f.ev(d.decorator))  # `partial(nn.scan, ...)`: a PartialRef
+        if isinstance(d.decorator, cst.Call):
+            found.append(f.ev(d.decorator.func))  # `nn.scan(...)` used as a decorator factory
+    except Exception:
+        return False
+    for v in found:
+        if isinstance(v, PartialRef):
+            v = v.func
+        if not isinstance(v, QualRef):
+            continue
+        name = canonical_name(v.name)
+        if name.startswith(("flax.", "haiku.", "equinox.")) and name.rpartition(".")[2] in _LIFTED_MAPS:
+            return True
+    return False
