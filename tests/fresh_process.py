@@ -3,7 +3,8 @@ importing JAX: one server process per test process imports JAX (and the modules 
 backend started, and forks a child per program. A child starts from that state alone (nothing an earlier
 program set: a mesh, a config flag, a backend), runs the runner with its `sys.argv[1:]`, and exits; its stdout,
 stderr and exit status come back as a `subprocess.CompletedProcess`. The corpora under JAX
-(`test_sharding_types_under_jax.py`, `test_models_under_jax.py`, `test_reach_python_under_jax.py`) run this way."""
+(`test_sharding_types_under_jax.py`, `test_models_under_jax.py`, `test_reach_python_under_jax.py`), the entry
+points' calls, the test projects and the fixed programs of `test_fix.py` / `test_shd_rules.py` run this way."""
 
 from __future__ import annotations
 
