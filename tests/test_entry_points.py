@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.fresh_process import run_fresh
 from tests.test_cases import expectations
 
 CASES = Path(__file__).parent / "cases"
@@ -118,13 +119,7 @@ def test_script_fails_as_expected(script: str) -> None:
 def test_calls_under_jax(case: str) -> None:
     _needs()
     calls = CALLS[case]
-    out = subprocess.run(
-        [sys.executable, "-c", _CALLER, str(CASES / case), *[c for c, _ in calls]],
-        capture_output=True,
-        text=True,
-        env=ENV,
-        timeout=300,
-    )
+    out = run_fresh(_CALLER, str(CASES / case), *[c for c, _ in calls])  # under ENV's 8 CPU devices
     got = out.stdout.split()
     assert got == [e or "ok" for _, e in calls], out.stderr[-2000:]
 

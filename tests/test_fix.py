@@ -165,8 +165,7 @@ print(json.dumps({"errors": errors, "products": products}))
 def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: bool) -> None:
     """`check --fix` gives each contraction the out sharding of its free dims (in module code; inside a jitted
     function only with --unsafe-fixes): the fixed program runs under JAX and every product equals a @ b."""
-    import subprocess
-    import sys
+    from tests.fresh_process import run_fresh
 
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
@@ -177,9 +176,7 @@ def test_nc802_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     clash = next(i for i, line in enumerate(src.splitlines(), 1) if line.startswith("product_clash"))
     inside = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("    return jnp.matmul(u, v")}
     assert left == ({clash} if unsafe else {clash} | inside), left
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_FIXED, str(f)], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = run_fresh(RUN_FIXED, str(f), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     raised = {line for line, _ in got["errors"]}
     # what still raises: the clash (no fix), and without --unsafe-fixes the calls of the jitted functions
@@ -212,8 +209,7 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
     """`check --fix` reshards each loop body's carry output back (a body two loops share: only with
     --unsafe-fixes) and each annotated value to its annotation's sharding: the fixed program runs under JAX,
     every value equals numpy's, and the annotated values have the stated shardings."""
-    import subprocess
-    import sys
+    from tests.fresh_process import run_fresh
 
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
@@ -223,9 +219,7 @@ def test_nc809_nc811_fixes_run_under_jax_to_the_same_values(tmp_path: Path, unsa
     shared = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("shared_")}
     left = {(d.line, d.code) for d in check_source(src, str(f))}
     assert left == (set() if unsafe else {(i, "NC809") for i in shared}), left
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_CARRY, str(f)], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = run_fresh(RUN_CARRY, str(f), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert {line for line, _ in got["errors"]} == (set() if unsafe else shared), got
     assert got["values"] and all(got["values"].values()), got
@@ -250,8 +244,7 @@ print(json.dumps({"errors": errors, "same": same}))
 def test_nc805_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: bool) -> None:
     """`check --fix` gives each reshape JAX rejects the `out_sharding=` JAX's message asks for (in module code;
     inside a function only with --unsafe-fixes): the fixed program runs under JAX to numpy's reshape."""
-    import subprocess
-    import sys
+    from tests.fresh_process import run_fresh
 
     pytest.importorskip("jax")
     f = tmp_path / "m.py"
@@ -262,9 +255,7 @@ def test_nc805_fix_runs_under_jax_to_the_same_values(tmp_path: Path, unsafe: boo
     inside = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("    return jnp.reshape(h")}
     assert left == (set() if unsafe else inside), left
     assert "x.reshape(8, 32, out_sharding=P('data', None))" in src and "(256,), out_sharding=P(None))" in src
-    out = subprocess.run(
-        [sys.executable, "-c", RUN_RESHAPED, str(f)], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = run_fresh(RUN_RESHAPED, str(f), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     calls = {i for i, line in enumerate(src.splitlines(), 1) if line.startswith("merged_heads")}
     assert {line for line, _ in got["errors"]} == (set() if unsafe else calls), got

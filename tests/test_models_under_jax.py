@@ -9,8 +9,6 @@ import ast
 import functools
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +17,7 @@ pytest.importorskip("jax")
 pytest.importorskip("flax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.fresh_process import run_fresh  # noqa: E402
 from tests.test_cases import expectations  # noqa: E402
 
 CASES = sorted((Path(__file__).parent / "cases").glob("models_*.py"))
@@ -56,9 +55,7 @@ print(json.dumps({"errors": errors, "shapes": shapes}))
 
 @functools.cache
 def run_statements(path: Path) -> tuple[dict[int, str], dict[int, list]]:
-    out = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = run_fresh(RUNNER, str(path), preload=("flax.linen",), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return ({int(k): v for k, v in got["errors"].items()}, {int(k): v for k, v in got["shapes"].items()})
 

@@ -5,9 +5,6 @@ runs under JAX, so the expectations are real."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
@@ -18,6 +15,7 @@ from namedcheck.analyzer.budget import Limits
 from namedcheck.cli.config import Config
 from namedcheck.cli.main import run_check
 from namedcheck.cli.runner import Job, check_file
+from tests.fresh_process import run_fresh
 from tests.test_cases import expectations
 
 PROJECTS = Path(__file__).parent / "projects"
@@ -100,14 +98,7 @@ def test_project_under_jax(name: str) -> None:
         if name.startswith(prefix):
             pytest.importorskip(package, reason=f"{package} is not installed (pip install -e '.[dev]')")
     root, module, entries = UNDER_JAX[name]
-    env = {**os.environ, "XLA_FLAGS": "--xla_force_host_platform_device_count=8", "JAX_PLATFORMS": "cpu"}
-    out = subprocess.run(
-        [sys.executable, "-c", _RUNNER, str(PROJECTS / name / root), module, *entries],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    out = run_fresh(_RUNNER, str(PROJECTS / name / root), module, *entries, preload=("flax.linen",))  # 8 CPU devices
     got = dict(line.split()[:2] for line in out.stdout.splitlines() if line.strip())
     assert got == {k: "ok" if v else "fails" for k, v in entries.items()}, out.stdout + out.stderr
 

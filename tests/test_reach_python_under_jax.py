@@ -22,6 +22,7 @@ import pytest  # noqa: E402
 jax = pytest.importorskip("jax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.fresh_process import run_fresh  # noqa: E402
 
 CASES = Path(__file__).parent / "cases"
 FILES = ["reach_generators.py", "reach_pytrees.py", "reach_degrade.py", "reach_python.py", "reach_later_values.py"]
@@ -189,14 +190,10 @@ def _agrees(ours: Any, run: Any) -> bool:
 @pytest.mark.parametrize("file", FILES + RUN_ALONE)
 def test_revealed_values_are_the_runs(file: str) -> None:
     import json
-    import subprocess
-    import sys
 
     source = (CASES / file).read_text(encoding="utf-8")
     _, revealed = analyse_for_test(source, file)
-    out = subprocess.run(
-        [sys.executable, "-c", REVEAL_RUNNER, str(CASES / file)], capture_output=True, text=True, timeout=300
-    )
+    out = run_fresh(REVEAL_RUNNER, str(CASES / file))
     assert out.returncode == 0, out.stderr[-2000:]
     seen = {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
     reveals = [i for i, line in enumerate(source.splitlines(), 1) if "# reveal:" in line]

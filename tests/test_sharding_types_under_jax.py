@@ -7,8 +7,6 @@ from __future__ import annotations
 import functools
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 jax = pytest.importorskip("jax")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.fresh_process import run_fresh  # noqa: E402
 from tests.test_cases import expectations  # noqa: E402
 
 CASES = sorted((Path(__file__).parent / "cases").glob("shd_*.py"))
@@ -67,9 +66,7 @@ def run_statements(path: Path) -> tuple[dict[int, str], dict[int, str]]:
     """Execute a case program one top-level statement at a time in a fresh process (its `jax.set_mesh`
     stays there): (line -> the error raised there, located at the deepest frame in the program),
     (line of a top-level `name = ...` -> str(jax.typeof(name)))."""
-    out = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path)], capture_output=True, text=True, timeout=300, check=True
-    )
+    out = run_fresh(RUNNER, str(path), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return ({int(k): v for k, v in got["errors"].items()}, {int(k): v for k, v in got["types"].items()})
 

@@ -4,14 +4,13 @@ checked here and run under the installed JAX (8 CPU devices)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from namedcheck.analyzer.check import check_source
 from namedcheck.cli.main import main
+from tests.fresh_process import run_fresh
 
 RUN = r"""
 import ast, json, os, sys
@@ -58,7 +57,7 @@ def test_nc825_fix_runs_under_jax_to_the_same_values(tmp_path: Path) -> None:
     src = f.read_text()
     assert check_source(src, str(f)) == []
     assert "constrained = jax.sharding.reshard(a, NamedSharding(emesh, P('data')))" in src
-    out = subprocess.run([sys.executable, "-c", RUN, str(f)], capture_output=True, text=True, timeout=300, check=True)
+    out = run_fresh(RUN, str(f), check=True)
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["errors"] == [] and all(got["values"].values()), got
     assert got["types"] == {"constrained": "float32[8@data,16]", "filtered": "float32[8,16@model]"}, got
