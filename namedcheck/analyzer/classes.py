@@ -350,7 +350,7 @@ def builders_assign(cls: ClassInfo) -> dict[str, int] | None:
 def _block_assigns(node: cst.CSTNode, name: str, found: list[tuple[str, ...]]) -> None:
     if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
         for small in node.body:
-            targets = (
+            targets: list[cst.BaseExpression] = (
                 [t.target for t in small.targets]
                 if isinstance(small, cst.Assign)
                 else [small.target]

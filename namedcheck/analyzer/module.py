@@ -441,7 +441,7 @@ class ModuleAnalyzer:
         hit = self.memo.get(key)
         if hit is not None:
             out: Any = self.log.replayed(hit)
-            return out  # type: ignore[no-any-return]
+            return out
         if self.depth >= MAX_CALL_DEPTH or self.steps > self.budget:
             self.log.cuts += 1  # what it would find depends on where it is asked from
             return None
