@@ -15,6 +15,7 @@ import libcst as cst
 
 from namedcheck.analyzer import causes, classes, nn_modules
 from namedcheck.analyzer.memo import process_cache
+from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.refs import FuncRef, InitializerRef, InstanceRef, LayerRef, PartialRef, QualRef
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, Seq
 
@@ -37,8 +38,11 @@ def builder_attribute(f: Any, inst: InstanceRef, attr: str, node: cst.CSTNode) -
         return None
     an = getattr(builder.scope, "an", None)
     module = getattr(an, "module", None)
-    if not isinstance(module, cst.Module) or attr in _set_by_subclasses(module).get(cls.name, ()):
-        return None  # a subclass's builder may set it otherwise: `self` may be one of its instances
+    if not isinstance(module, cst.Module):
+        return None
+    by_subclass, outside = _assigned_elsewhere(module)
+    if attr in outside or attr in by_subclass.get(cls.name, ()):
+        return None  # set from outside the class, or otherwise by a subclass (`self` may be one of its instances)
     built = an.built_by(builder, cls) if an is not None else None
     value = dict(built).get(attr) if built is not None else None
     if value is None:
@@ -51,31 +55,52 @@ def builder_attribute(f: Any, inst: InstanceRef, attr: str, node: cst.CSTNode) -
     return out
 
 
-_SUBCLASSES: dict[int, tuple[cst.Module, dict[str, frozenset[str]]]] = process_cache({})
+_ELSEWHERE: dict[int, tuple[cst.Module, dict[str, frozenset[str]], frozenset[str]]] = process_cache({})
 
 
-def _set_by_subclasses(module: cst.Module) -> dict[str, frozenset[str]]:
-    """Class name -> the attributes of `self` the methods of the module's classes deriving from it (by the base's
-    name, at any depth) assign; kept per module."""
-    hit = _SUBCLASSES.get(id(module))
+def _assigned_elsewhere(module: cst.Module) -> tuple[dict[str, frozenset[str]], frozenset[str]]:
+    """What may change an instance's attributes after its builder ran, by the module's text (kept per module):
+    class name -> the attributes of `self` the methods of the module's classes deriving from it (by the base's
+    name, at any depth) assign; and the attribute names assigned through anything but `self` (`model.linear =
+    ...`, `setattr(m, 'w', ...)`, `object.__setattr__`, the path of an `eqx.tree_at(lambda m: m.w, ...)`)."""
+    hit = _ELSEWHERE.get(id(module))
     if hit is not None and hit[0] is module:
-        return hit[1]
+        return hit[1], hit[2]
     children: dict[str, list[str]] = {}
     sets: dict[str, set[str]] = {}
-    for c in _class_defs(module):
-        for b in c.bases:
-            base = (
-                b.value.value
-                if isinstance(b.value, cst.Name)
-                else getattr(getattr(b.value, "attr", None), "value", None)
-            )
-            if isinstance(base, str):
-                children.setdefault(base, []).append(c.name.value)
-        own = sets.setdefault(c.name.value, set())
-        for stmt in c.body.body if isinstance(c.body, cst.IndentedBlock) else ():
-            if isinstance(stmt, cst.FunctionDef) and stmt.params.params:
-                own |= {path[0] for path in classes.paths_assigned(stmt, stmt.params.params[0].name.value)}
-    out: dict[str, frozenset[str]] = {}
+    outside: set[str] = set()
+    for n in walk(module):
+        t = type(n)
+        if t is cst.ClassDef:
+            assert isinstance(n, cst.ClassDef)
+            for b in n.bases:
+                base = (
+                    b.value.value
+                    if isinstance(b.value, cst.Name)
+                    else getattr(getattr(b.value, "attr", None), "value", None)
+                )
+                if isinstance(base, str):
+                    children.setdefault(base, []).append(n.name.value)
+            own = sets.setdefault(n.name.value, set())
+            for stmt in n.body.body if isinstance(n.body, cst.IndentedBlock) else ():
+                if isinstance(stmt, cst.FunctionDef) and stmt.params.params:
+                    own |= {path[0] for path in classes.paths_assigned(stmt, stmt.params.params[0].name.value)}
+        elif t is cst.Assign or t is cst.AugAssign or t is cst.AnnAssign:
+            targets = [a.target for a in n.targets] if isinstance(n, cst.Assign) else [n.target]  # type: ignore[attr-defined]
+            while targets:
+                e = targets.pop()
+                if isinstance(e, cst.Tuple | cst.List):
+                    targets.extend(x.value for x in e.elements)
+                elif not _through_self(e):
+                    outside |= _attributes(e)
+        elif t is cst.Call:
+            assert isinstance(n, cst.Call)
+            func = n.func.attr.value if isinstance(n.func, cst.Attribute) else getattr(n.func, "value", None)
+            if func == "tree_at" and n.args and isinstance(n.args[0].value, cst.Lambda):
+                outside |= _attributes(n.args[0].value.body, every=True)
+            elif func in ("setattr", "__setattr__"):
+                outside |= {a.value.raw_value for a in n.args if isinstance(a.value, cst.SimpleString)}
+    by_subclass: dict[str, frozenset[str]] = {}
     for name in children:
         found: set[str] = set()
         seen = {name}
@@ -87,24 +112,29 @@ def _set_by_subclasses(module: cst.Module) -> dict[str, frozenset[str]]:
             seen.add(sub)
             found |= sets.get(sub, set())
             todo.extend(children.get(sub, ()))
-        out[name] = frozenset(found)
-    if len(_SUBCLASSES) > 256:
-        _SUBCLASSES.clear()
-    _SUBCLASSES[id(module)] = (module, out)
-    return out
+        by_subclass[name] = frozenset(found)
+    if len(_ELSEWHERE) > 256:
+        _ELSEWHERE.clear()
+    _ELSEWHERE[id(module)] = (module, by_subclass, frozenset(outside))
+    return by_subclass, frozenset(outside)
 
 
-def _class_defs(node: cst.CSTNode) -> list[cst.ClassDef]:
-    """The class statements in a module, at any depth (in functions and other classes too)."""
-    out: list[cst.ClassDef] = []
-    todo = [node]
-    while todo:
-        n = todo.pop()
-        for c in n.children:
-            if isinstance(c, cst.ClassDef):
-                out.append(c)
-            if isinstance(c, cst.BaseStatement | cst.BaseSuite | cst.ExceptHandler | cst.Else | cst.Finally):
-                todo.append(c)
+def _through_self(target: cst.BaseExpression) -> bool:
+    """`self.<...> = ...` (what the class's own methods assign is known from them)."""
+    while isinstance(target, cst.Attribute | cst.Subscript):
+        target = target.value
+    return isinstance(target, cst.Name) and target.value == "self"
+
+
+def _attributes(node: cst.BaseExpression, every: bool = False) -> set[str]:
+    """The attribute names along an assignment target's chain (`a.b[0].c`: b, c); `every`: in any expression."""
+    if every:
+        return {x.attr.value for x in walk(node) if isinstance(x, cst.Attribute)}
+    out: set[str] = set()
+    while isinstance(node, cst.Attribute | cst.Subscript):
+        if isinstance(node, cst.Attribute):
+            out.add(node.attr.value)
+        node = node.value
     return out
 
 

@@ -127,6 +127,24 @@ class Derived(Base):
         self.w = jnp.ones((4,))
 
 
+class Lora(nnx.Module):
+    def __init__(self, rngs: nnx.Rngs):
+        self.inner = nnx.Linear(3, 4, rngs=rngs)
+
+    def __call__(self, x: f32[(2, 3)]):
+        return self.inner(x) + jnp.ones((2, 6))  # the program replaces the layer (`m.inner = ...`): silent
+
+
+class Swap(eqx.Module):
+    inner: eqx.nn.Linear
+
+    def __init__(self, key):
+        self.inner = eqx.nn.Linear(3, 4, key=key)
+
+    def __call__(self, x: f32[(3,)]):
+        return self.inner(x) + jnp.ones((6,))  # the program replaces the layer (`eqx.tree_at`): silent
+
+
 # A `make=` default hides which class is built from the checker (defaults are not values in a function
 # analysed on its own): the methods are then known only from their own analysis.
 
@@ -182,3 +200,15 @@ def wrong_head(make=Head):
 
 def wrong_wide(make=Wide):
     return make(nnx.Rngs(0))(jnp.ones((2, 5)))
+
+
+def right_surgery(make=Lora):
+    m = make(nnx.Rngs(0))
+    m.inner = nnx.Linear(3, 6, rngs=nnx.Rngs(1))
+    return m(jnp.ones((2, 3)))
+
+
+def right_tree_at(make=Swap):
+    m = make(jax.random.key(0))
+    m = eqx.tree_at(lambda s: s.inner, m, eqx.nn.Linear(3, 6, key=jax.random.key(1)))
+    return m(jnp.ones((3,)))
