@@ -332,11 +332,13 @@ def builders_assign(cls: ClassInfo) -> dict[str, int] | None:
     """How many assignments the builders (`__init__`, `setup`, `__post_init__`) of the class and its analysed
     bases write to each attribute of `self` (one to a part of it, `self.w.x = ...`, counts as two; `self.w[0] = ...`
     as one more); None where a base is not known."""
+    hit = _BUILDER_COUNTS.get(id(cls))
+    if hit is not None and hit[0] is cls and hit[1] == len(cls.methods):  # (methods added as the class runs)
+        return hit[2]
     order = _mro(cls)
-    if any(None in c.parents for c in order):
-        return None
     counts: dict[str, int] = {}
-    for c in order:
+    known = not any(None in c.parents for c in order)
+    for c in order if known else ():
         for name in ("__init__", "setup", "__post_init__"):
             own = c.methods.get(name)
             fn = getattr(own, "node", None)
@@ -344,7 +346,14 @@ def builders_assign(cls: ClassInfo) -> dict[str, int] | None:
                 continue
             for path in paths_assigned(fn, fn.params.params[0].name.value):
                 counts[path[0]] = counts.get(path[0], 0) + (1 if len(path) == 1 else 2)
-    return counts
+    if len(_BUILDER_COUNTS) > 4096:
+        _BUILDER_COUNTS.clear()
+    out = counts if known else None
+    _BUILDER_COUNTS[id(cls)] = (cls, len(cls.methods), out)
+    return out
+
+
+_BUILDER_COUNTS: dict[int, tuple[ClassInfo, int, dict[str, int] | None]] = process_cache({})
 
 
 def _block_assigns(node: cst.CSTNode, name: str, found: list[tuple[str, ...]]) -> None:

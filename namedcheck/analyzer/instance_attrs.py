@@ -37,12 +37,12 @@ def builder_attribute(f: Any, inst: InstanceRef, attr: str, node: cst.CSTNode) -
     if counts is None or counts.get(attr) != 1:
         return None
     an = getattr(builder.scope, "an", None)
-    module = getattr(an, "module", None)
-    if not isinstance(module, cst.Module):
-        return None
-    by_subclass, outside = _assigned_elsewhere(module)
-    if attr in outside or attr in by_subclass.get(cls.name, ()):
-        return None  # set from outside the class, or otherwise by a subclass (`self` may be one of its instances)
+    for module in {id(m): m for m in (getattr(an, "module", None), getattr(f.an, "module", None))}.values():
+        if not isinstance(module, cst.Module):
+            return None
+        by_subclass, outside = _assigned_elsewhere(module)  # (the class's module, and the reading one)
+        if attr in outside or attr in by_subclass.get(cls.name, ()):
+            return None  # set from outside the class, or otherwise by a subclass (`self` may be one of its instances)
     built = an.built_by(builder, cls) if an is not None else None
     value = dict(built).get(attr) if built is not None else None
     if value is None:
