@@ -143,11 +143,33 @@ class Net:
 """
 
 
-def test_a_method_analysed_before_its_class_was_complete():
-    """A method is analysed on its own as its class statement runs, before the class knows its bases: a linen
-    module's `self.param(...)` is not known there; the cause says so (not the attribute itself)."""
-    found, _ = causes_of(LINEN)
-    assert found == {("analysis order", "method analysed before its class statement was complete"): (1, 8)}
+INIT = """import equinox as eqx
+import jax.numpy as jnp
+from namedcheck import f32
+
+
+class Net(eqx.Module):
+    def __init__(self, n):
+        self.w = jnp.zeros((n, 3))
+        self.b = jnp.zeros((3,))
+
+    def __call__(self, x: f32[(2, 3)]):
+        return jnp.tanh(self.b) + jnp.tanh(self.w)
+"""
+
+
+def test_a_method_is_analysed_once_its_class_is_complete():
+    """A method is analysed on its own once its class statement is complete (its bases known): a linen module's
+    `self.param(...)` is known there."""
+    found, cov = causes_of(LINEN)
+    assert found == {} and cov.arrays == cov.shape_known
+
+
+def test_an_attribute_sized_by_a_builder_parameter():
+    """`self.w` that `__init__` sets from its parameter `n`: its rank is known, the size is the parameter's."""
+    found, _ = causes_of(INIT)
+    # self.w, tanh(self.w) and the sum (in __init__, `jnp.zeros((n, 3))` is ('n', 3): known)
+    assert found == {("parameter", "size from a parameter of __init__() (instance attribute)"): (3, 12)}
 
 
 def test_instance_attributes_by_where_they_are_set():
@@ -158,7 +180,7 @@ def test_instance_attributes_by_where_they_are_set():
     }
 
 
-@pytest.mark.parametrize("source", [LIBRARY, UNMODELLED, KWARGS, LOOP, KNOWN, LINEN, SETUP])
+@pytest.mark.parametrize("source", [LIBRARY, UNMODELLED, KWARGS, LOOP, KNOWN, LINEN, SETUP, INIT])
 def test_every_expression_without_a_known_shape_has_one_cause(source):
     _, cov = causes_of(source)
     assert sum(c.count for c in cov.causes) == cov.arrays - cov.shape_known

@@ -44,7 +44,6 @@ MODULE = "module call"  # a model's call, `init` or `apply` whose result is not 
 FUNCTION = "function"  # a function of another module whose result is not known
 REPORTED = "reported error"  # an op that failed with a diagnostic
 BUDGET = "analysis bound"  # a call not analysed (depth, recursion, the step budget)
-ORDER = "analysis order"  # a method analysed on its own before its class statement was complete
 
 # top-level packages whose functions are the engine's to model (the rest are other libraries)
 _MODELLED_FAMILY = ("jax", "numpy", "flax", "equinox", "builtins", "operator", "math")
@@ -63,16 +62,12 @@ class Cause:
     attr: str = ""
 
     def settled(self) -> Cause:
-        """An instance attribute's cause once the analysis is over (its class complete: a method is analysed
-        on its own as the class statement runs, before the class knows its bases and fields): an array field,
-        or a linen module's `self.param`, known to the complete class was not known then; else what the
-        complete class says of the attribute."""
-        if self.owner is None:
+        """An instance attribute's cause once the analysis is over: what the complete class says of the
+        attribute (a method read it while an analysis of its class's body was still running: its methods and
+        builders may not all have been seen)."""
+        if self.owner is None or self.node is None:
             return self
-        cls = self.owner
-        if self.attr in cls.fields or (self.attr == "param" and _linen(cls)):
-            return Cause(ORDER, "method analysed before its class statement was complete", self.node, self.detail)
-        return _classified(cls, self.attr, self.node) if self.node is not None else self
+        return _classified(self.owner, self.attr, self.node)
 
     def describe(self) -> str:
         return f"{self.kind}: {self.label}" + (f" (`{self.detail}`)" if self.detail else "")
@@ -223,11 +218,6 @@ def _attribute(node: cst.Attribute, frame: Any) -> Cause:
         return Cause(UNMODELLED, f"array.{attr}", node)
     kind = type(value).__name__ if value is not None else "value"
     return Cause(ATTRIBUTE, f"attribute of a {kind}", node, render(node) or f".{attr}")
-
-
-def _linen(cls: ClassInfo) -> bool:
-    """A flax linen module (as `nn_modules.is_linen`, which imports this module)."""
-    return any(b in ("flax.linen.Module", "flax.linen.module.Module") for b in cls.bases)
 
 
 def _instance_attribute(cls: ClassInfo, attr: str, node: cst.CSTNode) -> Cause:

@@ -315,26 +315,65 @@ def _assigned_paths(fn: cst.FunctionDef, name: str) -> frozenset[tuple[str, ...]
         return hit[1]
     if len(_ASSIGNS) > 20000:
         _ASSIGNS.clear()
-    found: set[tuple[str, ...]] = set()
+    found: list[tuple[str, ...]] = []
     _block_assigns(fn.body, name, found)
     _ASSIGNS[(id(fn), name)] = (fn, frozenset(found))
     return frozenset(found)
 
 
-def _block_assigns(node: cst.CSTNode, name: str, found: set[tuple[str, ...]]) -> None:
+def paths_assigned(fn: cst.FunctionDef, name: str) -> list[tuple[str, ...]]:
+    """The paths each assignment statement of `fn` (nested blocks and functions included) writes through `name`."""
+    found: list[tuple[str, ...]] = []
+    _block_assigns(fn.body, name, found)
+    return found
+
+
+def builders_assign(cls: ClassInfo) -> dict[str, int] | None:
+    """How many assignments the builders (`__init__`, `setup`, `__post_init__`) of the class and its analysed
+    bases write to each attribute of `self` (one to a part of it, `self.w.x = ...`, counts as two; `self.w[0] = ...`
+    as one more); None where a base is not known."""
+    hit = _BUILDER_COUNTS.get(id(cls))
+    if hit is not None and hit[0] is cls and hit[1] == len(cls.methods):  # (methods added as the class runs)
+        return hit[2]
+    order = _mro(cls)
+    counts: dict[str, int] = {}
+    known = not any(None in c.parents for c in order)
+    for c in order if known else ():
+        for name in ("__init__", "setup", "__post_init__"):
+            own = c.methods.get(name)
+            fn = getattr(own, "node", None)
+            if getattr(own, "owner", None) is not c or not isinstance(fn, cst.FunctionDef) or not fn.params.params:
+                continue
+            for path in paths_assigned(fn, fn.params.params[0].name.value):
+                counts[path[0]] = counts.get(path[0], 0) + (1 if len(path) == 1 else 2)
+    if len(_BUILDER_COUNTS) > 4096:
+        _BUILDER_COUNTS.clear()
+    out = counts if known else None
+    _BUILDER_COUNTS[id(cls)] = (cls, len(cls.methods), out)
+    return out
+
+
+_BUILDER_COUNTS: dict[int, tuple[ClassInfo, int, dict[str, int] | None]] = process_cache({})
+
+
+def _block_assigns(node: cst.CSTNode, name: str, found: list[tuple[str, ...]]) -> None:
     if isinstance(node, cst.SimpleStatementLine | cst.SimpleStatementSuite):
         for small in node.body:
-            targets = (
+            targets: list[cst.BaseExpression] = (
                 [t.target for t in small.targets]
                 if isinstance(small, cst.Assign)
                 else [small.target]
                 if isinstance(small, cst.AugAssign | cst.AnnAssign)
                 else []
             )
-            for t in targets:
+            while targets:
+                t = targets.pop()
+                if isinstance(t, cst.Tuple | cst.List):  # `self.a, self.b = ...`
+                    targets.extend(e.value for e in t.elements)
+                    continue
                 path = assigned_path(t, name)
                 if path is not None:
-                    found.add(path)
+                    found.append(path)
         return
     for c in node.children:
         if isinstance(

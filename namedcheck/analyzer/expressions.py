@@ -9,7 +9,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, configs, iteration, nn_modules
+from namedcheck.analyzer import causes, classes, configs, instance_attrs, iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -321,8 +321,13 @@ class Expressions(FrameState):
             if built is not None and (built is not UNKNOWN or attr not in recv.cls.fields):
                 configs.note_field(self, recv, attr, node, built)  # `cfg.d_model` is 64, set here
                 return built
-            if attr in recv.cls.fields:
-                return recv.cls.fields[attr]
+            field = recv.cls.fields.get(attr)
+            if field is None or causes.lost(field):  # `self.w` that `__init__` / `setup` set
+                got = instance_attrs.builder_attribute(self, recv, attr, node)
+                if got is not None:
+                    return got
+            if field is not None:
+                return field
             if attr in recv.cls.methods:
                 return PartialRef(recv.cls.methods[attr], (recv,))
             if attr in recv.cls.classmethods or attr in recv.cls.staticmethods:

@@ -36,6 +36,7 @@ class Frame(Statements, Expressions, Calls):
     defining: cst.CSTNode | None = None  # the function whose body this is (its lost return's cause is kept)
     rebound_elsewhere: frozenset[str] = frozenset()  # rebound by nested functions (`nonlocal`, `global`)
     code: Any = None  # the function (or lambda) whose body this frame runs, under a call
+    pending_methods: list[Any] | None = None  # a class body's: methods to analyse once the class is complete
 
     def __init__(
         self,

@@ -18,7 +18,7 @@ from namedcheck.analyzer.literals import stated
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
-from namedcheck.analyzer.refs import FuncRef, InstanceRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, FuncRef, InstanceRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related, merge_contexts
 from namedcheck.engine.codes import CODES, NC002, NC302
@@ -424,11 +424,10 @@ class ModuleAnalyzer:
             self._yields = "yield" in (self.source if self.source is not None else self.module.code)
         return self._yields
 
-    def analyse_standalone(self, ref: FuncRef) -> None:
-        """A function's body under its own annotations (unannotated parameters are Unknown)."""
-        if id(ref.node) in self.analysed or self.dependency:
-            return
-        self.analysed.add(id(ref.node))
+    def _standalone_binding(self, ref: FuncRef, me: Any = None) -> tuple[dict[str, Any], AxisEnv, Signature]:
+        """A function's parameters analysed on its own (annotated ones their types, the rest Unknown; a method's
+        `self` the instance `me`, by default its class's instance with typed fields), the axis environment, and
+        its signature."""
         sig = self.signature(ref)
         values: dict[str, Any] = {p.name: p.annotation for p in sig.params if isinstance(p.annotation, ArrayType)}
         for prm in ref.node.params.params if isinstance(ref.node, cst.FunctionDef) else ():  # a stated sharding
@@ -444,8 +443,49 @@ class ModuleAnalyzer:
             flags=scope_env.flags,
         )
         if ref.owner is not None and sig.params and sig.params[0].annotation is None:
-            values[sig.params[0].name] = InstanceRef(ref.owner)  # `self`: its fields are typed
+            values[sig.params[0].name] = me if me is not None else InstanceRef(ref.owner)  # `self`: fields typed
             env = replace(env, declared=declared | {n for t in ref.owner.fields.values() for n, _ in t.named})
+        return values, env, sig
+
+    def built_by(self, ref: FuncRef, cls: Any) -> tuple[tuple[str, Any], ...] | None:
+        """What a builder of `cls` (`__init__`, a linen module's `setup`, a method of this module) assigns to
+        `self` when it runs as analysed on its own (its parameters Unknown unless annotated): the building
+        instance's values, computed quietly (its own analysis reports) once per class; None past the call bounds
+        or while it is being computed."""
+        key = memo_key(("built by", id(ref.node), ref.scope, cls))
+        if key is None or key in self.active:
+            return None
+        hit = self.memo.get(key)
+        if hit is not None:
+            out: Any = self.log.replayed(hit)
+            return out
+        if self.depth >= MAX_CALL_DEPTH or self.steps > self.budget:
+            self.log.cuts += 1  # what it would find depends on where it is asked from
+            return None
+        building = BuildingRef(cls, {})
+        values, env, sig = self._standalone_binding(ref, building)
+
+        def run() -> tuple[tuple[str, Any], ...]:
+            self.body_values(ref, values, (), sig.returns, lenient=False, quiet=True, env=env, standalone=True)
+            return tuple(building.values.items())
+
+        self.checkpoint()
+        self.steps += CALL_STEPS
+        self.active.add(key)
+        self.depth += 1
+        try:
+            built: tuple[tuple[str, Any], ...] = self.memoised(key, run)
+        finally:
+            self.depth -= 1
+            self.active.discard(key)
+        return built
+
+    def analyse_standalone(self, ref: FuncRef) -> None:
+        """A function's body under its own annotations (unannotated parameters are Unknown)."""
+        if id(ref.node) in self.analysed or self.dependency:
+            return
+        self.analysed.add(id(ref.node))
+        values, env, sig = self._standalone_binding(ref)
         self.depth += 1
         running = self.running.get(id(ref.node), 0)
         self.running[id(ref.node)] = running + 1

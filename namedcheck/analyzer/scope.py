@@ -102,6 +102,7 @@ class FrameState:
     env: AxisEnv
     function: Any
     class_info: Any
+    pending_methods: list[Any] | None  # a class body's methods, analysed when the class statement is complete
     yields: list[Any] | None  # a generator function's body: the values it yields so far
     entry: bool
     param_tokens: frozenset[int]

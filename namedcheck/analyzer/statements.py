@@ -388,9 +388,14 @@ class Statements(FrameState):
                         t = stated(inner.annotation(small.annotation.annotation), info.checked)
                         if isinstance(t, ArrayType):
                             info.fields[small.target.value] = t
+        inner.pending_methods = []
         inner.run_block(c.body)
         classes.describe(inner, c, info)
         self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
+        # its methods are analysed on their own once the class is complete (its bases, fields and methods known),
+        # as they run only after the class statement
+        for ref in inner.pending_methods:
+            self.an.analyse_standalone(ref)
 
     def run_time_checker(self, deco: cst.BaseExpression) -> bool:
         """A decorator that checks annotations when the function runs and leaves it as written: `@beartype`,
@@ -467,7 +472,10 @@ class Statements(FrameState):
             info.methods[fn.name.value] = value  # `obj.step(x)` calls the map with `self` as its first argument
         self.vars[fn.name.value] = value
         self.forget_rebound(fn, scope)
-        self.an.analyse_standalone(ref)
+        if info is not None and self.pending_methods is not None:
+            self.pending_methods.append(ref)  # analysed when the class statement is complete (`define_class`)
+        else:
+            self.an.analyse_standalone(ref)
 
     def forget_rebound(self, fn: cst.FunctionDef, scope: Any) -> None:
         """Names the function declares `nonlocal` (in its scope) or `global` (in the module) are rebound when it

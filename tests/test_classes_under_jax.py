@@ -1,0 +1,130 @@
+"""Methods known from their class's builders (tests/cases/reach_classes.py) under the installed JAX, flax and equinox
+(8 CPU devices), in a fresh process: every `wrong_*` function raises, at a line the checker reports (the innermost
+line of the case file in the traceback, where the error is raised inside a method), and no line a `right_*`
+function runs is reported; every `# reveal:` value the run reaches agrees with the inferred one (its rank, known
+sizes and dtype)."""
+
+from __future__ import annotations
+
+import functools
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("flax")
+pytest.importorskip("equinox")
+
+from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+
+CASE = Path(__file__).parent / "cases" / "reach_classes.py"
+
+RUNNER = r"""
+import ast, json, os, sys, traceback, importlib.util
+os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=8"
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+import numpy as np
+import jax
+assert len(jax.devices()) == 8
+path = sys.argv[1]
+src = open(path, encoding="utf-8").read()
+lines = src.splitlines()
+targets = {}
+for node in ast.walk(ast.parse(src)):
+    if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+        if "# reveal:" in lines[node.lineno - 1]:
+            targets[node.lineno] = node.targets[0].id
+ran, seen, pending = set(), {}, {}
+
+def describe(v):
+    if hasattr(v, "shape") and hasattr(v, "dtype"):
+        return [[int(d) for d in v.shape], str(np.dtype(v.dtype))]
+    return None
+
+def local(frame, event, arg):
+    key = id(frame)
+    if key in pending:
+        line, name = pending.pop(key)
+        if name in frame.f_locals:
+            seen.setdefault(line, []).append(describe(frame.f_locals[name]))
+    if event == "line":
+        ran.add(frame.f_lineno)
+        if frame.f_lineno in targets:
+            pending[key] = (frame.f_lineno, targets[frame.f_lineno])
+    return local
+
+def tracer(frame, event, arg):
+    return local if frame.f_code.co_filename == path else None
+
+spec = importlib.util.spec_from_file_location("reach_classes_case", path)
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+out = {"right": {}, "wrong": {}, "reveals": {}}
+for name in sorted(dir(mod)):
+    if name.startswith("right_"):
+        ran.clear()
+        sys.settrace(tracer)
+        try:
+            jax.block_until_ready(getattr(mod, name)())
+        finally:
+            sys.settrace(None)
+        out["right"][name] = sorted(ran)
+    elif name.startswith("wrong_"):
+        try:
+            jax.block_until_ready(getattr(mod, name)())
+            out["wrong"][name] = None
+        except Exception as e:
+            at = [f.lineno for f in traceback.extract_tb(e.__traceback__) if f.filename == path]
+            out["wrong"][name] = [type(e).__name__, at]
+out["reveals"] = {str(k): v for k, v in seen.items()}
+print(json.dumps(out))
+"""
+
+
+@functools.cache
+def run() -> dict[str, Any]:
+    got = subprocess.run([sys.executable, "-c", RUNNER, str(CASE)], capture_output=True, text=True, timeout=300)
+    assert got.returncode == 0, got.stderr[-2000:]
+    return json.loads(got.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
+
+
+@functools.cache
+def checked() -> tuple[frozenset[int], dict[int, Any]]:
+    diags, revealed = analyse_for_test(CASE.read_text(encoding="utf-8"), CASE.name)
+    return frozenset(d.line for d in diags), revealed
+
+
+def _names(prefix: str) -> list[str]:
+    return [line.split("(")[0][4:] for line in CASE.read_text(encoding="utf-8").splitlines() if line.startswith(prefix)]
+
+
+@pytest.mark.parametrize("name", _names("def wrong_"))
+def test_jax_raises_where_the_checker_reports(name: str) -> None:
+    raised = run()["wrong"][name]
+    assert raised is not None, f"{name}: JAX runs it"
+    kind, at = raised
+    assert kind in ("TypeError", "ValueError"), raised
+    flagged, _ = checked()
+    assert at and at[-1] in flagged, f"{name}: JAX raises at line {at[-1] if at else '?'}, the checker: {flagged}"
+
+
+@pytest.mark.parametrize("name", _names("def right_"))
+def test_lines_jax_runs_are_not_reported(name: str) -> None:
+    flagged, _ = checked()
+    assert not flagged & set(run()["right"][name]), f"{name}: the checker flags a line JAX runs"
+
+
+def test_revealed_values_are_the_runs() -> None:
+    _, revealed = checked()
+    reveals = run()["reveals"]
+    assert reveals, "no reveal line ran"
+    for line, values in reveals.items():
+        ours = revealed[int(line)]
+        for shape, dtype in values:
+            assert len(ours.shape) == len(shape), (line, ours, shape)  # type: ignore[attr-defined]
+            assert all(not isinstance(d, int) or d == r for d, r in zip(ours.shape, shape)), (line, ours, shape)  # type: ignore[attr-defined]
+            assert ours.dtype in (None, dtype), (line, ours, dtype)  # type: ignore[attr-defined]
