@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, configs, iteration, nn_modules
+from namedcheck.analyzer import causes, classes, configs, haiku, iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -192,7 +192,8 @@ class Expressions(FrameState):
             return iteration.bounded(sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list"))
         if type(node) is cst.Attribute:
             if classes.is_super(node.value):  # `super().__call__`: the next class's method, bound to `self`
-                return classes.super_method(self, node.attr.value)
+                named = haiku.super_attribute(self, node.attr.value)  # an hk.Module taking its name
+                return named if named is not NotImplemented else classes.super_method(self, node.attr.value)
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
                 method = iteration.container_method(recv, node.attr.value)
@@ -304,7 +305,9 @@ class Expressions(FrameState):
         if isinstance(recv, InstanceRef | BuildingRef):
             if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
                 return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
-            special = nn_modules.instance_attribute(recv, attr)
+            special = haiku.instance_attribute(recv, attr)  # an hk.Module's method: its own naming scope
+            if special is NotImplemented:
+                special = nn_modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
             assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef
@@ -323,7 +326,9 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
             return classes.class_attribute(recv, attr)
-        special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
+        special = haiku.attribute(recv, attr)  # `hk.transform(f).init`
+        if special is NotImplemented:
+            special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
         if special is not NotImplemented:
             return special
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
