@@ -85,7 +85,8 @@ class Run:
         self.rng = rng
         self.unsure = False
         self.opaque = 0  # inside hk.vmap / hk.scan: a body the analysis may run more than once
-        self.state_set = False
+        self.state_unknown = False  # a state made whose shape is not known: init's state tree is not known
+        self.state_set = False  # `set_state` ran: apply's new state may have other shapes
 
     def take_name(self, f: Any, base: str) -> str | None:
         """haiku's `unique_and_canonical_name`: the full name of a module made now (None: not sure)."""
@@ -144,10 +145,10 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         apply_rng = kw.get("apply_rng", Const(True))
         if not pos or not isinstance(apply_rng, Const):
             return UNKNOWN
-        return HaikuTransformed(pos[0], _TRANSFORMS[name], apply_rng.value is not False)
+        return _pair(HaikuTransformed(pos[0], _TRANSFORMS[name], apply_rng.value is not False))
     if name == "haiku.without_apply_rng":
-        t = pos[0] if len(pos) == 1 else None
-        return HaikuTransformed(t.func, t.state, False) if isinstance(t, HaikuTransformed) else UNKNOWN
+        t = _transformed(pos[0]) if len(pos) == 1 else None
+        return _pair(HaikuTransformed(t.func, t.state, False)) if t is not None else UNKNOWN
     if name == f"{_FUN}transformed":
         return _call_transformed(f, pos[0], pos[1].value, pos[2:], kw, node)
     if name in ("haiku.get_parameter", "haiku.get_state"):
@@ -158,8 +159,14 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         bundle = run.bundle() if run is not None else None
         if run is not None:
             run.state_set = True
-            if bundle is not None and isinstance(key, Const) and isinstance(value, ArrayType):
-                run.state.setdefault((bundle, str(key.value)), value)
+            known = bundle is not None and isinstance(key, Const) and isinstance(key.value, str)
+            if known and (bundle, key.value) not in run.state:  # a state made by its first value
+                if isinstance(value, ArrayType):
+                    run.state[(bundle, key.value)] = value
+                else:
+                    run.state_unknown = True
+            elif not known:
+                run.state_unknown = True
         return Const(None)
     if name == "haiku.next_rng_key":
         return run.rng if run is not None and isinstance(run.rng, ArrayType) and not pos else UNKNOWN
@@ -195,11 +202,24 @@ def _harmless(name: str) -> bool:
     return name.startswith(("haiku.initializers.", "haiku.mixed_precision.", "haiku.data_structures."))
 
 
-def attribute(recv: Any, attr: str) -> Any:
-    """`f.init` / `f.apply` of a transformed pair; NotImplemented for anything else."""
-    if isinstance(recv, HaikuTransformed) and attr in ("init", "apply"):
-        return PartialRef(QualRef(f"{_FUN}transformed"), (recv, Const(attr)))
-    return NotImplemented
+# haiku's `Transformed` / `TransformedWithState`: NamedTuples (init, apply), so `init, apply = hk.transform(f)`,
+# `t.init` and `t[1]` read them as any NamedTuple's fields
+_TRANSFORMED = ClassInfo("Transformed", kind="fields", order=["init", "apply"], copier="_replace", static=frozenset())
+
+
+def _pair(t: HaikuTransformed) -> InstanceRef:
+    return InstanceRef(
+        _TRANSFORMED, tuple((k, PartialRef(QualRef(f"{_FUN}transformed"), (t, Const(k)))) for k in ("init", "apply"))
+    )
+
+
+def _transformed(v: Any) -> HaikuTransformed | None:
+    """The transformed function a pair (or one of its halves) was made from."""
+    if isinstance(v, InstanceRef) and v.cls is _TRANSFORMED and v.values:
+        v = v.values[0][1]
+    if isinstance(v, PartialRef) and v.args and isinstance(v.args[0], HaikuTransformed):
+        return v.args[0]
+    return None
 
 
 def _call_transformed(f: Any, t: Any, which: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -221,7 +241,7 @@ def _call_transformed(f: Any, t: Any, which: str, pos: list[Any], kw: dict[str, 
         params = UNKNOWN if run.unsure else _tree(run.params, node)
         if not t.state:
             return params
-        return Seq((params, UNKNOWN if run.unsure or run.state_set else _tree(run.state, node)))
+        return Seq((params, UNKNOWN if run.unsure or run.state_unknown else _tree(run.state, node)))
     if not run.unsure:
         _check(f, run, pos[0], node)
     if not t.state:
@@ -287,7 +307,7 @@ def _get(f: Any, run: Run | None, state: bool, pos: list[Any], kw: dict[str, Any
     shape, name = bound.get("shape"), bound.get("name")
     if not isinstance(shape, Seq):
         if run is not None and state:
-            run.state_set = True  # a state made from its initializer alone: its shape is not known
+            run.state_unknown = True  # a state made from its initializer alone: its shape is not known
         return UNKNOWN
     dims = []
     for v in shape.items:
@@ -528,4 +548,4 @@ def _in_scope(
         run.scopes.pop()
 
 
-__all__ = ["MODULE", "Run", "attribute", "build_layer", "call_instance", "call_layer", "construct", "is_module"]
+__all__ = ["MODULE", "Run", "build_layer", "call_instance", "call_layer", "construct", "is_module"]
