@@ -59,9 +59,8 @@ top_bias = bp["~"]["bias"]  # reveal: f32[(10,)]
 bo = blocks.apply(bp, None, jnp.ones((2, 3, 10)))  # reveal: f32[(2, 3, 10)]
 bad3 = blocks.apply(bp, None, jnp.ones((4, 12)))  # expect: NC305
 hand_built = {"linear": {"w": jnp.ones((3, 2)), "b": jnp.zeros((2,))}}
-by_hand = hk.without_apply_rng(hk.transform(lambda x: hk.Linear(2)(x))).apply(
-    hand_built, jnp.ones((1, 4))
-)  # expect: NC305
+linear_only = hk.without_apply_rng(hk.transform(lambda x: hk.Linear(2)(x)))
+by_hand = linear_only.apply(hand_built, jnp.ones((1, 4)))  # expect: NC305
 
 
 def noisy(x):
