@@ -303,11 +303,12 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef | BuildingRef):
+            bound = haiku.instance_attribute(self, recv, attr, node)  # an hk.Module's method: its own naming scope
+            if bound is not NotImplemented:
+                return bound
             if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
                 return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
-            special = haiku.instance_attribute(recv, attr)  # an hk.Module's method: its own naming scope
-            if special is NotImplemented:
-                special = nn_modules.instance_attribute(recv, attr)
+            special = nn_modules.instance_attribute(recv, attr)
             if special is not NotImplemented:
                 return special
             assert isinstance(recv, InstanceRef)  # instance_attribute decides every attribute of a BuildingRef

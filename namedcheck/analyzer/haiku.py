@@ -499,13 +499,17 @@ def _path_of(inst: Any) -> str | None:
     return v.value if isinstance(v, Const) and isinstance(v.value, str) else None
 
 
-def instance_attribute(recv: Any, attr: str) -> Any:
-    """A method of an `hk.Module` subclass other than `__call__`, bound: it runs in its own naming scope."""
-    if isinstance(recv, InstanceRef | BuildingRef) and is_module(recv.cls) and attr not in ("__call__", "__init__"):
-        method = recv.cls.methods.get(attr)
-        if isinstance(method, FuncRef) and attr not in recv.cls.properties:
-            return PartialRef(QualRef(f"{_FUN}method"), (recv, Const(attr)))
-    return NotImplemented
+def instance_attribute(f: Any, recv: Any, attr: str, node: cst.CSTNode) -> Any:
+    """A method of an `hk.Module` subclass other than `__call__`, bound: it runs in its own naming scope
+    (`block/~helper/linear`); a property's getter runs there now. NotImplemented for anything else."""
+    if not isinstance(recv, InstanceRef | BuildingRef) or not is_module(recv.cls) or attr in ("__call__", "__init__"):
+        return NotImplemented
+    method = recv.cls.methods.get(attr)
+    if not isinstance(method, FuncRef):
+        return NotImplemented
+    if attr in recv.cls.properties:
+        return _in_scope(f, _run(f), recv, attr, method, [], {}, [], {}, node)
+    return PartialRef(QualRef(f"{_FUN}method"), (recv, Const(attr)))
 
 
 def call_instance(
