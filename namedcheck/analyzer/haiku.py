@@ -149,6 +149,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     if name == "haiku.without_apply_rng":
         t = _transformed(pos[0]) if len(pos) == 1 else None
         return _pair(HaikuTransformed(t.func, t.state, False)) if t is not None else UNKNOWN
+    if name in ("haiku.testing.transform_and_run", f"{_FUN}in_run"):
+        return _transform_and_run(f, name, pos, kw, node)
     if name == f"{_FUN}transformed":
         return _call_transformed(f, pos[0], pos[1].value, pos[2:], kw, node)
     if name in ("haiku.get_parameter", "haiku.get_state"):
@@ -218,6 +220,37 @@ def _transformed(v: Any) -> HaikuTransformed | None:
     if isinstance(v, InstanceRef) and v.cls is _TRANSFORMED and v.values:
         v = v.values[0][1]
     if isinstance(v, PartialRef) and v.args and isinstance(v.args[0], HaikuTransformed):
+        return v.args[0]
+    return None
+
+
+def _transform_and_run(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`@hk.testing.transform_and_run` (or with `seed=` / `run_apply=`): the function runs inside a transform, its
+    key `PRNGKey(seed)` (none for `seed=None`); another `jax_transform` / `map_rng` is not followed."""
+    if name == f"{_FUN}in_run":  # the decorated function called
+        run = Run(pos[1])
+        f.an.log.models.append(run)
+        try:
+            return f.call_value(pos[0], pos[2:], kw, [None] * (len(pos) - 2), {}, node)
+        finally:
+            f.an.log.models.pop()
+    if set(kw) - {"seed", "run_apply"} or len(pos) > 1:
+        return UNKNOWN
+    if not pos:  # `@transform_and_run(seed=None)`: the decorator
+        return PartialRef(QualRef(name), (), tuple(kw.items()))
+    seed = kw.get("seed", Const(42))
+    if seed == Const(None):
+        rng: Any = None
+    elif isinstance(seed, Const) and isinstance(seed.value, int):
+        rng = f.apply_named("jax.random.PRNGKey", [seed], {}, [None], node)
+    else:
+        rng = UNKNOWN
+    return PartialRef(QualRef(f"{_FUN}in_run"), (pos[0], rng))
+
+
+def in_run(v: Any) -> Any:
+    """The function a `transform_and_run` decorator wrapped (None for any other value)."""
+    if isinstance(v, PartialRef) and v.func == QualRef(f"{_FUN}in_run") and v.args:
         return v.args[0]
     return None
 

@@ -38,6 +38,7 @@ _MODULE_ALIASES: dict[str, str] = {
     # dm-haiku's defining modules publish its API as `haiku.*` (haiku's own tests import them directly)
     **{f"haiku._src.{m}": "haiku" for m in _HAIKU_SRC},
     "haiku._src.nets.mlp": "haiku.nets",
+    "haiku._src.test_utils": "haiku.testing",
 }
 # single ops published under several names
 _OP_ALIASES: dict[str, str] = {
