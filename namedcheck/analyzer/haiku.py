@@ -26,6 +26,7 @@ from namedcheck.analyzer.refs import (
     FuncRef,
     HaikuTransformed,
     InstanceRef,
+    IterRef,
     LayerRef,
     PartialRef,
     QualRef,
@@ -172,6 +173,11 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return Const(None)
     if name == "haiku.next_rng_key":
         return run.rng if run is not None and isinstance(run.rng, ArrayType) and not pos else UNKNOWN
+    if name == "haiku.PRNGSequence":  # `next(seq)`: a key like the one given (an int seed: `PRNGKey(seed)`'s)
+        seed = pos[0] if len(pos) == 1 and not kw else None
+        if isinstance(seed, Const) and isinstance(seed.value, int) and not isinstance(seed.value, bool):
+            seed = f.apply_named("jax.random.PRNGKey", [seed], {}, [None], node)
+        return IterRef(seed) if isinstance(seed, ArrayType) else UNKNOWN
     if name == "haiku.dropout":
         x = pos[2] if len(pos) > 2 else kw.get("x")
         return x if isinstance(x, ArrayType) else UNKNOWN

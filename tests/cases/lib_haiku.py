@@ -162,3 +162,7 @@ def maybe_deeper(x, deep):
 md = hk.without_apply_rng(hk.transform(maybe_deeper))
 md_params = md.init(key, jnp.ones((1, 6)), True)
 md_out = md.apply(md_params, jnp.ones((1, 6)), True)
+keys = hk.PRNGSequence(42)
+seq_key = next(keys)  # reveal: u32[(2,)]
+drawn = jax.random.normal(next(keys), (3, 2))
+from_seq = mlp.apply(params, next(keys), drawn)  # expect: NC305
