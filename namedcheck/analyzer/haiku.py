@@ -162,14 +162,14 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         bundle = run.bundle() if run is not None else None
         if run is not None:
             run.state_set = True
-            known = bundle is not None and isinstance(key, Const) and isinstance(key.value, str)
-            if known and (bundle, key.value) not in run.state:  # a state made by its first value
+            label = key.value if isinstance(key, Const) and isinstance(key.value, str) else None
+            if bundle is None or label is None:
+                run.state_unknown = True
+            elif (bundle, label) not in run.state:  # a state made by its first value
                 if isinstance(value, ArrayType):
-                    run.state[(bundle, key.value)] = value
+                    run.state[(bundle, label)] = value
                 else:
                     run.state_unknown = True
-            elif not known:
-                run.state_unknown = True
         return Const(None)
     if name == "haiku.next_rng_key":
         return run.rng if run is not None and isinstance(run.rng, ArrayType) and not pos else UNKNOWN
@@ -359,10 +359,11 @@ def _get(f: Any, run: Run | None, state: bool, pos: list[Any], kw: dict[str, Any
     code = "f32" if dtype is None or dtype == Const(None) else dtype_from_value(dtype)
     made = ArrayType.make(code, tuple(dims))
     bundle = run.bundle() if run is not None else None
-    if run is not None and (bundle is None or not isinstance(name, Const) or not isinstance(name.value, str)):
+    label = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+    if run is not None and (bundle is None or label is None):
         run.unsure = True
-    elif run is not None and bundle is not None and isinstance(made, ArrayType):
-        (run.state if state else run.params).setdefault((bundle, str(name.value)), made)
+    elif run is not None and bundle is not None and label is not None and isinstance(made, ArrayType):
+        (run.state if state else run.params).setdefault((bundle, label), made)
     return made
 
 

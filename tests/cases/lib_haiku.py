@@ -166,3 +166,20 @@ keys = hk.PRNGSequence(42)
 seq_key = next(keys)  # reveal: u32[(2,)]
 drawn = jax.random.normal(next(keys), (3, 2))
 from_seq = mlp.apply(params, next(keys), drawn)  # expect: NC305
+
+
+@hk.testing.transform_and_run
+def drawn_in_transform():
+    k = hk.next_rng_key()
+    return hk.Linear(3)(jax.random.normal(k, (2, 4)))
+
+
+tr_out = drawn_in_transform()  # reveal: f32[(2, 3)]
+
+
+@hk.testing.transform_and_run(run_apply=False)
+def conv_of_wrong_rank(x):
+    return hk.Conv2D(4, 3)(x)  # expect: NC203
+
+
+conv_of_wrong_rank(jnp.ones((2, 1, 8, 8, 3)))
