@@ -19,7 +19,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import classes, mapcalls, nn_modules, origins
+from namedcheck.analyzer import causes, classes, mapcalls, nn_modules, origins
 from namedcheck.analyzer.refs import (
     BuildingRef,
     ClassInfo,
@@ -34,6 +34,7 @@ from namedcheck.analyzer.refs import (
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.names import short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import HAIKU_INPUTS, haiku_params
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
@@ -88,12 +89,18 @@ class Run:
         self.opaque = 0  # inside hk.vmap / hk.scan: a body the analysis may run more than once
         self.state_unknown = False  # a state made whose shape is not known: init's state tree is not known
         self.state_set = False  # `set_state` ran: apply's new state may have other shapes
+        self.why = ""  # the first reason the names are not sure (`coverage --why`)
+
+    def doubt(self, why: str) -> None:
+        """The parameter names (or the tree) may differ from haiku's: `init` gives Unknown, `apply` checks nothing."""
+        if not self.unsure:
+            self.unsure, self.why = True, why
 
     def take_name(self, f: Any, base: str) -> str | None:
         """haiku's `unique_and_canonical_name`: the full name of a module made now (None: not sure)."""
         top = self.scopes[-1]
         if f.cond_depth or f.skip_depth or f.silent or self.opaque or top.path == _PENDING:
-            self.unsure = True
+            self.doubt("a module made under a condition, in a loop or a mapped body")
             return None
         name = base
         if top.path is not None:
@@ -104,7 +111,7 @@ class Run:
         number = top.counters[stem] if n is None else n
         full = f"{stem}_{number}" if n is not None or number else stem
         if full in top.used:  # haiku raises: a name given twice
-            self.unsure = True
+            self.doubt("a module name given twice")
             return None
         top.used.add(full)
         top.counters[stem] = max(top.counters[stem], number + 1)
@@ -133,7 +140,7 @@ def _given_name(run: Run, f: Any, name: Any, default: str) -> str | None:
         return default
     if isinstance(name, Const) and isinstance(name.value, str):
         return name.value
-    run.unsure = True
+    run.doubt("a module name not known")
     return None
 
 
@@ -201,7 +208,7 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return _in_scope(f, run, inst, attr, inst.cls.methods[attr], pos[2:], kw, [None] * (len(pos) - 2), {}, node)
     if name.startswith("haiku.") and run is not None:
         if not (name in _NO_PARAMS or name.startswith("haiku.initializers.") or _harmless(name)):
-            run.unsure = True  # a haiku API not modelled may make parameters or take names
+            run.doubt(f"hk.{name.rpartition('.')[2]} not modelled")  # it may make parameters or take names
     return NotImplemented
 
 
@@ -276,6 +283,8 @@ def _call_transformed(f: Any, t: Any, which: str, pos: list[Any], kw: dict[str, 
         out = f.call_value(t.func, pos[lead:], kw, [None] * (len(pos) - lead), {}, node)
     finally:
         f.an.log.models.pop()
+    if which == "init" and run.unsure:
+        causes.note(f, node, causes.MODULE, f"haiku init: {run.why}")
     if which == "init":
         params = UNKNOWN if run.unsure else _tree(run.params, node)
         if not t.state:
@@ -361,7 +370,7 @@ def _get(f: Any, run: Run | None, state: bool, pos: list[Any], kw: dict[str, Any
     bundle = run.bundle() if run is not None else None
     label = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
     if run is not None and (bundle is None or label is None):
-        run.unsure = True
+        run.doubt("a parameter name not known")
     elif run is not None and bundle is not None and label is not None and isinstance(made, ArrayType):
         (run.state if state else run.params).setdefault((bundle, label), made)
     return made
@@ -395,7 +404,7 @@ def _sequential(f: Any, run: Run | None, pos: list[Any], kw: dict[str, Any], nod
     """`hk.Sequential(layers)(x, *args)`: each layer on the previous one's output (the first gets every argument)."""
     layers, path, args = pos[0], pos[1].value, pos[2:]
     if run is not None and path is None:
-        run.unsure = True
+        run.doubt("hk.Sequential's name not known")
     scope = _Scope(path, "__call__") if run is not None and path is not None else None
     if scope is not None and run is not None:
         run.scopes.append(scope)
@@ -455,7 +464,9 @@ def call_layer(
     path = dict(layer.ctor).get("name")
     made = haiku_params(layer.op, dict(layer.ctor), pos)
     if made is None or not isinstance(path, Const) or not isinstance(path.value, str):
-        run.unsure = True  # parameters not known: the tree would be incomplete
+        run.doubt(
+            f"{short_name(layer.op)}'s parameters not known for these inputs"
+        )  # parameters not known: the tree would be incomplete
         return out
     for sub, ps in made.items():
         for k, v in ps.items():
@@ -469,7 +480,7 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     run = _run(f)
     init = info.methods.get("__init__")
     if run is not None and (f.cond_depth or f.skip_depth or f.silent):
-        run.unsure = True  # a module made under a condition: the names after it may shift
+        run.doubt("a module made under a condition")  # the names after it may shift
     if run is None:
         built = nn_modules.construct(f, info, pos, kw, node)
         return built if built is not NotImplemented else classes.construct(info, pos, kw)
@@ -484,7 +495,7 @@ def construct(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], node:
     finally:
         run.scopes.pop()
     if scope.path == _PENDING:
-        run.unsure = True  # `super().__init__` did not run (or not surely)
+        run.doubt("super().__init__ not run surely")
     return nn_modules.built_instance(building)
 
 
@@ -524,7 +535,7 @@ def _module_init(f: Any, run: Run | None, pos: list[Any], kw: dict[str, Any]) ->
     else:
         path = run.take_name(f, base) if base is not None else None
     if path is None:
-        run.unsure = True
+        run.doubt("a module name not known")
         return Const(None)
     if mine is not None:
         mine.path = path
@@ -584,7 +595,7 @@ def _in_scope(
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
     path = _path_of(inst)
     if path is None:
-        run.unsure = True
+        run.doubt("a module called before its name is known")
     run.scopes.append(_Scope(path if path is not None else _PENDING, method_name))
     try:
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
