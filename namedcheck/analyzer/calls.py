@@ -113,6 +113,7 @@ class Calls(FrameState):
         if not ok and _OPEN in kw and not any(a.star == "*" for a in node.args):
             opened = self.open_keywords(func, len(pos), kw)  # `Block(dim=64, **cfg)` of a cfg not known
             ok, kw = opened is not None, opened or kw
+        haiku.unknown_call(self, func, ok, node)  # inside hk.transform, a callee not known may make modules
         counter = self.an.coverage
         out = self.call_value(func, pos, kw, nodes, kwl, node) if ok else UNKNOWN
         if counter is not None:  # what was called, for the cause of a lost result (analyzer/causes.py)

@@ -34,7 +34,7 @@ from namedcheck.analyzer.refs import (
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.names import short_name
+from namedcheck.engine.names import METHODS, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import HAIKU_INPUTS, haiku_params
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
@@ -278,11 +278,14 @@ def _call_transformed(f: Any, t: Any, which: str, pos: list[Any], kw: dict[str, 
         return UNKNOWN
     rng = pos[0] if which == "init" else (pos[lead - 1] if t.apply_rng else None)
     run = Run(rng)
+    cuts = f.an.log.cuts
     f.an.log.models.append(run)
     try:
         out = f.call_value(t.func, pos[lead:], kw, [None] * (len(pos) - lead), {}, node)
     finally:
         f.an.log.models.pop()
+    if f.an.log.cuts != cuts:
+        run.doubt("a call not followed (an analysis bound)")  # it may have made modules
     if which == "init" and run.unsure:
         causes.note(f, node, causes.MODULE, f"haiku init: {run.why}")
     if which == "init":
@@ -420,11 +423,24 @@ def _sequential(f: Any, run: Run | None, pos: list[Any], kw: dict[str, Any], nod
 
 
 # ---- modules: library layers and hk.Module subclasses ------------------------------------------------------
+def unknown_call(f: Any, func: Any, ok: bool, node: cst.Call) -> None:
+    """A call of a function not known (or with arguments not known) while a transformed function runs: it may
+    make modules, so the names after it are not sure (an array method of a value not known makes none)."""
+    run = _run(f)
+    if run is None or (ok and func is not UNKNOWN):
+        return
+    if ok and isinstance(node.func, cst.Attribute) and node.func.attr.value in METHODS:
+        return
+    run.doubt("a call of a function not known")
+
+
 def build_layer(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`hk.Linear(64)`: the layer (as `nn_modules.build_layer`), its name taken now as haiku does: the name
     passed to the rule is the module's full path."""
     built = nn_modules.build_layer(f, name, pos, kw, node)
     run = _run(f)
+    if run is not None and not isinstance(built, LayerRef):
+        run.doubt(f"{short_name(name)} built with arguments not read")
     if not isinstance(built, LayerRef) or run is None:
         return built
     ctor = dict(built.ctor)

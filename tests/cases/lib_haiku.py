@@ -183,3 +183,13 @@ def conv_of_wrong_rank(x):
 
 
 conv_of_wrong_rank(jnp.ones((2, 1, 8, 8, 3)))
+
+
+def via_unknown(x):
+    act = getattr(jax.nn, "relu")  # a callee not known: it might make modules, the names after it are not sure
+    return hk.Linear(2)(act(hk.Linear(4)(x)))
+
+
+vu = hk.without_apply_rng(hk.transform(via_unknown))
+vu_params = vu.init(key, jnp.ones((1, 3)))
+vu_out = vu.apply(vu_params, jnp.ones((6, 3)))
