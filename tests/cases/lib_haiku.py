@@ -193,3 +193,17 @@ def via_unknown(x):
 vu = hk.without_apply_rng(hk.transform(via_unknown))
 vu_params = vu.init(key, jnp.ones((1, 3)))
 vu_out = vu.apply(vu_params, jnp.ones((6, 3)))
+
+
+def attend(q, kv):
+    h = hk.LayerNorm(axis=-1, create_scale=True, create_offset=False)(q)
+    init = hk.initializers.VarianceScaling(1.0)
+    return hk.MultiHeadAttention(num_heads=4, key_size=8, model_size=16, w_init=init)(query=h, key=kv, value=kv)
+
+
+att = hk.without_apply_rng(hk.transform(attend))
+ap = att.init(key, jnp.ones((2, 5, 16)), jnp.ones((2, 7, 12)))
+ln_scale = ap["layer_norm"]["scale"]  # reveal: f32[(16,)]
+att_key = ap["multi_head_attention/key"]["w"]  # reveal: f32[(12, 32)]
+att_out = att.apply(ap, jnp.ones((3, 5, 16)), jnp.ones((3, 9, 12)))  # reveal: f32[(3, 5, 16)]
+att_bad = att.apply(ap, jnp.ones((2, 5, 16)), jnp.ones((2, 7, 10)))  # expect: NC305
