@@ -6,7 +6,9 @@ first, then the constructor's parameters, so the front end binds `nn.Dense(64)(x
 `LayerNorm(n)`) rejects an input whose feature dimension differs (NC203), as the library does at run
 time. Which layers come first was measured on the installed flax, equinox, maxtext and easydel sources
 (grep counts of constructions): linen Dense / DenseGeneral / Dropout / Conv, nnx Linear / LayerNorm /
-Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm / Conv (Conv1d-3d).
+Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm / Conv (Conv1d-3d). dm-haiku's layers (by calls
+over the oracle corpus: Linear, MLP, Conv2D, Flatten, LayerNorm, MultiHeadAttention, RMSNorm, Embed, Conv1D) take
+their input size from the input, so a mismatch shows at `apply` (analyzer/haiku.py), not here.
 """
 
 from __future__ import annotations
