@@ -473,10 +473,15 @@ def call_layer(
     if layer.op == "haiku.MultiHeadAttention" and len(pos) == 4:
         kw["mask"] = pos.pop()
         nodes.pop()
+    if layer.op == "haiku.BatchNorm" and len(pos) > 1:  # `bn(x, is_training)`
+        kw["is_training"] = pos.pop(1)
+        nodes.pop(1)
     out = nn_modules.call_layer(f, layer, pos, kw, nodes, kwl, node)
     run = _run(f)
     if run is None:
         return out
+    if layer.op == "haiku.BatchNorm":  # its moving averages are state of shapes not followed
+        run.state_unknown = run.state_set = True
     path = dict(layer.ctor).get("name")
     made = haiku_params(layer.op, dict(layer.ctor), pos)
     if made is None or not isinstance(path, Const) or not isinstance(path.value, str):

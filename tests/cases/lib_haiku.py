@@ -207,3 +207,18 @@ ln_scale = ap["layer_norm"]["scale"]  # reveal: f32[(16,)]
 att_key = ap["multi_head_attention/key"]["w"]  # reveal: f32[(12, 32)]
 att_out = att.apply(ap, jnp.ones((3, 5, 16)), jnp.ones((3, 9, 12)))  # reveal: f32[(3, 5, 16)]
 att_bad = att.apply(ap, jnp.ones((2, 5, 16)), jnp.ones((2, 7, 10)))  # expect: NC305
+
+
+def normed(x, is_training):
+    h = hk.Conv2D(6, 3)(x)
+    h = hk.BatchNorm(create_scale=True, create_offset=True, decay_rate=0.9)(h, is_training)
+    return hk.Bias()(h)
+
+
+bn = hk.transform_with_state(normed)
+bn_params, bn_state = bn.init(key, jnp.ones((2, 8, 8, 3)), True)
+bn_scale = bn_params["batch_norm"]["scale"]  # reveal: f32[(1, 1, 1, 6)]
+bias_b = bn_params["bias"]["b"]  # reveal: f32[(8, 8, 6)]
+bn_out, _ = bn.apply(bn_params, bn_state, None, jnp.ones((2, 8, 8, 3)), True)
+bn_y = bn_out  # reveal: f32[(2, 8, 8, 6)]
+bn_bad = bn.apply(bn_params, bn_state, None, jnp.ones((2, 10, 10, 3)), True)  # expect: NC305

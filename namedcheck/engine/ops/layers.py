@@ -390,6 +390,8 @@ HAIKU_INPUTS = {  # each haiku layer's call parameters, in order (keywords given
     "haiku.Embed": ("ids",),
     "haiku.MultiHeadAttention": ("query", "key", "value"),
     "haiku.Flatten": ("inputs",),
+    "haiku.Bias": ("inputs",),
+    "haiku.BatchNorm": ("inputs", "is_training"),
 }
 _HK_CHANNELS_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
 
@@ -462,6 +464,15 @@ def hk_attention(call: Call) -> Any:
     else:
         out = _dim(call, "model_size")
     return ArrayType.make(_hk_dtype(q), (*q.shape[:-1], out))
+
+
+@layer("haiku.Bias", "haiku.BatchNorm")
+def hk_same_shape(call: Call) -> Any:
+    """`hk.Bias()` (a bias over every dim but the batch one) and `hk.BatchNorm(...)`: the input's shape and dtype."""
+    x = _array(call, "inputs")
+    if call.op.endswith("Bias") and len(x.shape) < 2:
+        raise Unprovable
+    return ArrayType.make(_hk_dtype(x), x.shape)
 
 
 @layer("haiku.Flatten")
@@ -561,6 +572,18 @@ def haiku_params(op: str, args: dict[str, Any], inputs: list[Any]) -> dict[str, 
         if scale is None or offset is None:
             return None
         out[""] = {**({"scale": (c,)} if scale else {}), **({"offset": (c,)} if offset else {})}
+    elif op == "haiku.Bias":
+        if any(args.get(k) not in (None, Const(None)) for k in ("output_size", "bias_dims")) or len(x.shape) < 2:
+            return None
+        out[""] = {"b": x.shape[1:]}
+    elif op == "haiku.BatchNorm":
+        scale, offset = _flag(args, "create_scale", False), _flag(args, "create_offset", False)
+        if scale is None or offset is None or args.get("axis") not in (None, Const(None)):
+            return None
+        if args.get("data_format", Const("channels_last")) not in (Const("channels_last"), Const("NHWC")):
+            return None
+        shape = (*(1,) * (len(x.shape) - 1), c)
+        out[""] = {**({"scale": shape} if scale else {}), **({"offset": shape} if offset else {})}
     elif op == "haiku.Embed":
         vocab, dim = _dim_arg(args, "vocab_size"), _dim_arg(args, "embed_dim")
         if vocab is None or dim is None:
