@@ -7,8 +7,9 @@ engine's layer rules (`engine/ops/layers.py`, `layers.haiku_params`), built thro
 `hk.Module` subclasses run `__init__` / `__call__` / other methods with haiku's naming scopes (a name is taken
 when `super().__init__` runs, counted per name in the caller's method call). `hk.get_parameter` / `get_state`
 make arrays of the shape asked; `hk.next_rng_key` is the key given to `init` / `apply`; `hk.dropout` keeps the
-shape; `hk.vmap` / `hk.scan` are `jax.vmap` / `lax.scan` whose modules' names are not followed. A name not sure
-(a module made under a condition, a haiku API not modelled called while the function runs) makes `init`'s tree
+shape; `hk.vmap` / `hk.scan` are `jax.vmap` / `lax.scan` whose modules' names are not followed;
+`@hk.testing.transform_and_run` runs its function inside a transform. A name not sure (a module made under a
+condition, a haiku API not modelled or a function not known called while the function runs) makes `init`'s tree
 Unknown and `apply` silent."""
 
 from __future__ import annotations
@@ -52,9 +53,6 @@ _NO_PARAMS = {
     "haiku.max_pool",
     "haiku.avg_pool",
     "haiku.get_channel_index",
-    "haiku.data_structures.to_haiku_dict",
-    "haiku.data_structures.to_mutable_dict",
-    "haiku.data_structures.to_immutable_dict",
 }
 _CAMEL = re.compile(r"((?<=[a-z0-9])[A-Z]|(?!^)[A-Z](?=[a-z]))")
 _PENDING = "<pending>"  # a module whose `super().__init__` has not run yet

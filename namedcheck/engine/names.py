@@ -16,6 +16,9 @@ _HAIKU_SRC = (
     "embed",
     "attention",
     "reshape",
+    "pool",
+    "bias",
+    "batch_norm",
 )
 # module prefixes that name the same ops
 _MODULE_ALIASES: dict[str, str] = {
@@ -39,6 +42,8 @@ _MODULE_ALIASES: dict[str, str] = {
     **{f"haiku._src.{m}": "haiku" for m in _HAIKU_SRC},
     "haiku._src.nets.mlp": "haiku.nets",
     "haiku._src.test_utils": "haiku.testing",
+    "haiku._src.initializers": "haiku.initializers",
+    "haiku._src.data_structures": "haiku.data_structures",
 }
 # single ops published under several names
 _OP_ALIASES: dict[str, str] = {
