@@ -14,13 +14,13 @@ from namedcheck.analyzer.coverage_figures import CauseCount, Coverage
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.main import main
 
-LIBRARY = """import haiku as hk
+LIBRARY = """import sonnet as snt
 import jax.numpy as jnp
 from namedcheck import f32
 
 
 def f(x: f32[(3, 4)]):
-    h = hk.Linear(8)(x)
+    h = snt.Linear(8)(x)
     k = h * 2
     return jnp.tanh(k)
 """
@@ -90,10 +90,10 @@ def causes_of(source: str) -> tuple[dict[tuple[str, str], tuple[int, int]], Cove
 
 
 def test_a_library_call_is_the_cause_of_what_flows_from_it():
-    """h, h * 2 and tanh(...) are lost at `hk.Linear(8)(x)`: one cause, by the library's name, at line 7."""
+    """h, h * 2 and tanh(...) are lost at `snt.Linear(8)(x)`: one cause, by the library's name, at line 7."""
     found, cov = causes_of(LIBRARY)
     # counted: jnp.tanh(k) (the layer's call is no call into jax, h * 2 no operator on a known array)
-    assert found == {("library", "haiku.Linear"): (1, 7)}
+    assert found == {("library", "sonnet.Linear"): (1, 7)}
 
 
 def test_an_unmodelled_jax_function():
@@ -195,11 +195,11 @@ def test_a_cause_describes_itself():
     assert Cause("parameter", "unannotated parameter of a function", None, "f(x)").describe() == (
         "parameter: unannotated parameter of a function (`f(x)`)"
     )
-    assert Cause("library", "haiku.Linear").describe() == "library: haiku.Linear"
+    assert Cause("library", "sonnet.Linear").describe() == "library: sonnet.Linear"
 
 
 def test_causes_round_trip_through_the_cache_entry():
-    c = Coverage(5, 3, 2, (CauseCount("library", "haiku.Linear", 2, 7), CauseCount("python form", "x", 1, 3, 2)))
+    c = Coverage(5, 3, 2, (CauseCount("library", "sonnet.Linear", 2, 7), CauseCount("python form", "x", 1, 3, 2)))
     back = Coverage.from_json(c.entry())
     assert back == c and back.causes == c.causes
     for bad in ({**c.entry(), "causes": [["k", "l", -1, 0, 0]]}, {**c.entry(), "causes": [["k", "l", 1]]}):
@@ -233,7 +233,7 @@ def test_why_text_ranks_the_causes(tree, capsys):
     assert code == 0
     lines = out.splitlines()
     assert lines[0].split() == ["count", "kind", "label", "example"]
-    assert lines[1].split() == ["2", "library", "haiku.Linear", "pkg/lib.py:7"]  # 1 in each file: the first path
+    assert lines[1].split() == ["2", "library", "sonnet.Linear", "pkg/lib.py:7"]  # 1 in each file: the first path
     assert lines[2].split() == ["2", "unmodelled", "call", "jax.numpy.not_a_function_yet", "pkg/unmodelled.py:6"]
     assert lines[3] == "4 of 6 array expressions without a known shape (33% known), 2 causes, 4 files"
 
@@ -250,7 +250,7 @@ def test_why_json_shape(tree, capsys):
     data = json.loads(out)
     assert data == {
         "causes": [
-            {"count": 2, "kind": "library", "label": "haiku.Linear", "example": {"path": "pkg/lib.py", "line": 7}},
+            {"count": 2, "kind": "library", "label": "sonnet.Linear", "example": {"path": "pkg/lib.py", "line": 7}},
             {
                 "count": 2,
                 "kind": "unmodelled call",
@@ -305,25 +305,25 @@ def test_warm_cache_says_what_a_cold_run_says(tree, capsys, monkeypatch):
 def test_notebook_causes_are_located_by_cell(tmp_path, capsys, monkeypatch):
     monkeypatch.chdir(tmp_path)
     cells = [
-        {"cell_type": "code", "source": ["import haiku as hk\n", "import jax.numpy as jnp\n"]},
+        {"cell_type": "code", "source": ["import sonnet as snt\n", "import jax.numpy as jnp\n"]},
         {"cell_type": "markdown", "source": ["text"]},
-        {"cell_type": "code", "source": ["x = jnp.zeros((2, 3))\n", "y = jnp.tanh(hk.Linear(4)(x))\n"]},
+        {"cell_type": "code", "source": ["x = jnp.zeros((2, 3))\n", "y = jnp.tanh(snt.Linear(4)(x))\n"]},
     ]
     doc = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
     (tmp_path / "nb.ipynb").write_text(json.dumps(doc))
     code, out, _ = run(capsys, "coverage", "--why", "--format", "json", "nb.ipynb", "--no-cache")
     assert code == 0
     (cause,) = json.loads(out)["causes"]
-    assert cause["label"] == "haiku.Linear"
+    assert cause["label"] == "sonnet.Linear"
     assert cause["example"] == {"path": "nb.ipynb", "line": 2, "cell": 3}  # cells counted as the notebook does
 
 
-HOVERED = """import haiku as hk
+HOVERED = """import sonnet as snt
 import jax.numpy as jnp
 
 
 def f(x):
-    h = hk.Linear(8)(x)
+    h = snt.Linear(8)(x)
     return jnp.tanh(h)
 
 
@@ -342,13 +342,13 @@ def test_hover_on_an_unknown_value_says_why():
     doc = DocumentAnalyser("hov.py")
     for text in (HOVERED, HOVERED.replace("return y", "return y + 1")):  # the second: f replayed
         a = doc.analyse(text)
-        for line, col in ((6, 4), (6, 12), (7, 20)):  # `h =`, `hk.Linear(8)(x)`, `tanh(h)`'s h
+        for line, col in ((6, 4), (6, 12), (7, 20)):  # `h =`, `snt.Linear(8)(x)`, `tanh(h)`'s h
             found = why_at(a, line, col)
             assert found is not None, (line, col)
-            assert _why_text(found[1], a) == "not known: library `haiku.Linear` (line 6)"
+            assert _why_text(found[1], a) == "not known: library `sonnet.Linear` (line 6)"
     param = why_at(a, 7, 11)  # `jnp.tanh(h)`: h's cause too
-    assert param is not None and param[1].label == "haiku.Linear"
-    x = why_at(a, 6, 21)  # `x`: a parameter of a function analysed on its own
+    assert param is not None and param[1].label == "sonnet.Linear"
+    x = why_at(a, 6, 22)  # `x`: a parameter of a function analysed on its own
     assert (
         x is not None
         and _why_text(x[1], a) == "not known: parameter `unannotated parameter of a function` `f(x)` (line 5)"
@@ -386,7 +386,7 @@ def test_language_server_hover_says_why(tmp_path):
         await client.stop()
         return out
 
-    assert asyncio.run(asyncio.wait_for(scenario(), 120)) == ["not known: library `haiku.Linear` (line 6)", None]
+    assert asyncio.run(asyncio.wait_for(scenario(), 120)) == ["not known: library `sonnet.Linear` (line 6)", None]
 
 
 def test_a_name_a_project_module_does_not_define(tmp_path, capsys, monkeypatch):

@@ -531,6 +531,43 @@ out = model.apply({"params": params}, jnp.ones((4, 3)))
             )
         ],
     ),
+    "haiku_init_apply": (
+        {
+            "model.py": """\
+import haiku as hk
+
+
+class Head(hk.Module):
+    def __call__(self, x):
+        return hk.Linear(1)(x)
+
+
+def forward(x):
+    return Head()(x)
+""",
+            "train.py": """\
+import haiku as hk
+import jax
+import jax.numpy as jnp
+
+from model import forward
+
+net = hk.without_apply_rng(hk.transform(forward))
+params = net.init(jax.random.key(0), jnp.ones((4, 5)))
+out = net.apply(params, jnp.ones((4, 3)))
+""",
+        },
+        "train.py",
+        "ValueError",
+        [
+            (
+                "train.py",
+                "NC305",
+                9,
+                [("train.py", 8, "the parameters are made here, with 'head/linear/w' of shape (5, 1)")],
+            )
+        ],
+    ),
     "two_modules": (
         {
             "layers.py": """\

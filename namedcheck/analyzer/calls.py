@@ -12,6 +12,7 @@ from namedcheck.analyzer import (
     classes,
     configs,
     entry,
+    haiku,
     iteration,
     jaxconfig,
     mapcalls,
@@ -112,6 +113,7 @@ class Calls(FrameState):
         if not ok and _OPEN in kw and not any(a.star == "*" for a in node.args):
             opened = self.open_keywords(func, len(pos), kw)  # `Block(dim=64, **cfg)` of a cfg not known
             ok, kw = opened is not None, opened or kw
+        haiku.unknown_call(self, func, ok, node)  # inside hk.transform, a callee not known may make modules
         counter = self.an.coverage
         out = self.call_value(func, pos, kw, nodes, kwl, node) if ok else UNKNOWN
         if counter is not None:  # what was called, for the cause of a lost result (analyzer/causes.py)
@@ -234,6 +236,8 @@ class Calls(FrameState):
             if func.with_value:
                 return Seq((Seq((value, aux)) if func.has_aux else value, g))
             return g
+        if isinstance(func, ClassInfo) and haiku.is_module(func):  # an `hk.Module` subclass: haiku's names
+            return haiku.construct(self, func, pos, kw, node)
         if isinstance(func, ClassInfo):  # `Config(d_model=64)`, `MLP(features=32)`, `Model(4, rngs=rngs)`
             built = nn_modules.construct(self, func, pos, kw, node)
             if built is NotImplemented:
@@ -249,8 +253,12 @@ class Calls(FrameState):
             return self.apply_named("jax.numpy.zeros", [shape, dtype], {}, [None, None], node)
         if isinstance(func, ConfigMethod | ParserMethod):  # `config.get('d', 64)`, `parser.parse_args()`
             return configs.call_method(self, func, pos, kw, node)
+        if isinstance(func, LayerRef) and func.op.startswith("haiku."):  # `hk.Linear(64)(x)`
+            return haiku.call_layer(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, LayerRef):  # `nn.Dense(64)(x)`
             return nn_modules.call_layer(self, func, pos, kw, nodes, kwl, node)
+        if isinstance(func, InstanceRef | BuildingRef) and haiku.is_module(func.cls):  # an `hk.Module`'s `__call__`
+            return haiku.call_instance(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, InstanceRef | BuildingRef):  # `model(x)`, `self.block(h)`
             return nn_modules.call_instance(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
@@ -282,11 +290,15 @@ class Calls(FrameState):
             return built
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
+        if is_layer(name) and name.startswith("haiku."):  # `hk.Linear(64)`: its module name taken now
+            return haiku.build_layer(self, name, pos, kw, node)
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
             return nn_modules.build_layer(self, name, pos, kw, node)
         if name in _NUMBER_INFO:  # `jnp.finfo(cfg.dtype).min`: a scalar whatever the dtype's limits are
             return NumberInfo(pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None)
-        wrapped = nn_modules.library_call(self, name, pos, kw, node)
+        wrapped = haiku.library_call(self, name, pos, kw, node)  # hk.transform, hk.get_parameter, ...
+        if wrapped is NotImplemented:
+            wrapped = nn_modules.library_call(self, name, pos, kw, node)
         if wrapped is not NotImplemented:
             return wrapped
         if name in ("numpy.random.default_rng", "numpy.random.RandomState"):  # a generator: its methods are ops

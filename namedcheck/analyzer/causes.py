@@ -18,6 +18,7 @@ from namedcheck.analyzer.refs import (
     BuildingRef,
     ClassInfo,
     FuncRef,
+    HaikuTransformed,
     InstanceRef,
     LayerRef,
     MethodRef,
@@ -287,6 +288,9 @@ _EXPRESSIONS = (cst.Call, cst.Name, cst.Attribute, cst.Subscript, cst.BinaryOper
 
 
 def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -> Cause:
+    inner = func.args[0] if isinstance(func, PartialRef) and func.args else None
+    if isinstance(inner, HaikuTransformed) or (isinstance(inner, FuncRef) and _HAIKU_RUNS == _qual(func)):
+        func = inner.func if isinstance(inner, HaikuTransformed) else inner  # haiku's init / apply: f's return
     while isinstance(func, PartialRef):
         func = func.func
     if isinstance(func, QualRef):
@@ -317,6 +321,13 @@ def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -
             return Cause(c.kind, c.label, node)
         return Cause(CALLEE, _call_label(node), node)
     return Cause(CALLEE, f"{_call_label(node)} ({type(func).__name__})", node)
+
+
+_HAIKU_RUNS = "namedcheck.analyzer.haiku.in_run"  # `@hk.testing.transform_and_run`'s function
+
+
+def _qual(func: PartialRef) -> str:
+    return func.func.name if isinstance(func.func, QualRef) else ""
 
 
 def _library(name: str, frame: Any, node: cst.CSTNode) -> Cause:

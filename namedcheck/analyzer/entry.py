@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import nn_modules
+from namedcheck.analyzer import haiku, nn_modules
 from namedcheck.analyzer.refs import BuildingRef, ClassInfo, FuncRef, InstanceRef, PartialRef, QualRef
 from namedcheck.analyzer.scope import FrameState
 from namedcheck.engine.names import canonical_name
@@ -52,8 +52,9 @@ def run_tests(f: FrameState, node: cst.CSTNode) -> None:
             continue
         instance = _set_up(f, value, node)
         for name, method in value.methods.items():
-            if name.startswith("test") and isinstance(method, FuncRef):
-                for args, kwargs in _parameter_sets(f, method):
+            func = haiku.in_run(method) or method  # `@hk.testing.transform_and_run`: run inside a transform
+            if name.startswith("test") and isinstance(func, FuncRef):
+                for args, kwargs in _parameter_sets(f, func):
                     bound = PartialRef(method, (instance, *args), tuple(kwargs.items()))
                     # (called from the method itself: where its values come from is the test, not the runner)
                     f.call_value(bound, [], {}, [], {}, method.node)

@@ -9,7 +9,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, configs, instance_attrs, iteration, nn_modules
+from namedcheck.analyzer import causes, classes, configs, haiku, instance_attrs, iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -199,7 +199,8 @@ class Expressions(FrameState):
             return iteration.bounded(sized_seq(self, items, nodes, "tuple" if isinstance(node, cst.Tuple) else "list"))
         if type(node) is cst.Attribute:
             if classes.is_super(node.value):  # `super().__call__`: the next class's method, bound to `self`
-                return classes.super_method(self, node.attr.value)
+                named = haiku.super_attribute(self, node.attr.value)  # an hk.Module taking its name
+                return named if named is not NotImplemented else classes.super_method(self, node.attr.value)
             recv = self.ev(node.value)
             if isinstance(recv, Seq) and recv.kind in ("list", "dict"):
                 method = iteration.container_method(recv, node.attr.value)
@@ -311,6 +312,9 @@ class Expressions(FrameState):
                 return QualRef("jax.sharding.PartitionSpec")
             return QualRef(f"{recv.name}.{attr}")
         if isinstance(recv, InstanceRef | BuildingRef):
+            bound = haiku.instance_attribute(self, recv, attr, node)  # an hk.Module's method: its own naming scope
+            if bound is not NotImplemented:
+                return bound
             if attr in recv.cls.properties and attr in recv.cls.methods:  # `state.width`: the getter's value
                 return self.call_value(recv.cls.methods[attr], [recv], {}, [None], {}, node)
             special = nn_modules.instance_attribute(recv, attr)

@@ -135,6 +135,7 @@ _LIBRARIES = {
     "flax",
     "equinox",
     "optax",
+    "haiku",
     "namedcheck",
     "functools",
     "typing",

@@ -96,6 +96,7 @@ _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items",
 # their arguments (`state.replace(params=new)`)
 _COPYING = ("namedcheck.analyzer.iteration.", "dataclasses.replace")
 _NN_MODULES = "namedcheck.analyzer.nn_modules."  # stax's init_fun / apply_fun read their arguments
+_HAIKU = "namedcheck.analyzer.haiku."  # a transformed pair's init / apply, a module's method, hk.Sequential
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
@@ -135,7 +136,7 @@ def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozen
         return False  # the function sees arrays of the flattened arguments (flax: variables), not their containers
     if isinstance(func, PartialRef):
         if isinstance(func.func, QualRef):
-            return not func.func.name.startswith((*_COPYING, "flax.training.train_state.", _NN_MODULES))
+            return not func.func.name.startswith((*_COPYING, "flax.training.train_state.", _NN_MODULES, _HAIKU))
         if index is not None:
             index += len(func.args)
         elif any(k == keyword for k, _ in func.kwargs):

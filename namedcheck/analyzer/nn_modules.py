@@ -492,7 +492,7 @@ class _Collect:
 
 def _collecting(f: Any) -> _Collect | None:
     models = f.an.log.models
-    return models[-1] if models else None
+    return models[-1] if models and isinstance(models[-1], _Collect) else None  # (a haiku run is analyzer/haiku.py's)
 
 
 def _attribute_name(owner: Any, obj: Any) -> str | None:

@@ -254,6 +254,16 @@ class ModuleMethodRef:
 
 
 @dataclass(frozen=True, slots=True)
+class HaikuTransformed:
+    """`hk.transform(f)` / `hk.transform_with_state(f)` (`state`), `hk.without_apply_rng(...)` (`apply_rng` False):
+    its `init` and `apply` (analyzer/haiku.py)."""
+
+    func: Any
+    state: bool = False
+    apply_rng: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class StaxLayer:
     """A `jax.example_libraries.stax` layer (`stax.Dense(10)`, `stax.serial(...)`) as its spec, the argument its
     `init_fun` / `apply_fun` (partials of analyzer/nn_modules.py's names) are bound to."""

@@ -14,6 +14,7 @@ from namedcheck.analyzer import (
     configs,
     entry,
     facts,
+    haiku,
     iteration,
     jaxconfig,
     mapcalls,
@@ -451,6 +452,8 @@ class Statements(FrameState):
             )
             if isinstance(value, MappedRef):
                 self.an.mapped.add(id(fn))
+        if info is not None and plain_method and haiku.in_run(value) is ref:
+            info.methods[fn.name.value] = value  # `@hk.testing.transform_and_run`: the body runs in a transform
         if fn.decorators and checkers == len(fn.decorators):
             self.an.checker_only.add(id(fn))  # it runs as written, eagerly where called so
         if (

@@ -3,6 +3,23 @@ ops by their public name (`jax.numpy.matmul`, `jax.lax.psum`)."""
 
 from __future__ import annotations
 
+_HAIKU_SRC = (
+    "base",
+    "basic",
+    "transform",
+    "multi_transform",
+    "module",
+    "stateful",
+    "conv",
+    "layer_norm",
+    "rms_norm",
+    "embed",
+    "attention",
+    "reshape",
+    "pool",
+    "bias",
+    "batch_norm",
+)
 # module prefixes that name the same ops
 _MODULE_ALIASES: dict[str, str] = {
     "numpy": "jax.numpy",
@@ -21,6 +38,12 @@ _MODULE_ALIASES: dict[str, str] = {
     "namedcheck.numpy": "jax.numpy",
     "namedcheck.nn": "jax.nn",
     "namedcheck.lax": "jax.lax",
+    # dm-haiku's defining modules publish its API as `haiku.*` (haiku's own tests import them directly)
+    **{f"haiku._src.{m}": "haiku" for m in _HAIKU_SRC},
+    "haiku._src.nets.mlp": "haiku.nets",
+    "haiku._src.test_utils": "haiku.testing",
+    "haiku._src.initializers": "haiku.initializers",
+    "haiku._src.data_structures": "haiku.data_structures",
 }
 # single ops published under several names
 _OP_ALIASES: dict[str, str] = {
@@ -158,6 +181,7 @@ def short_name(op: str) -> str:
         ("flax.linen.", "nn."),
         ("flax.nnx.", "nnx."),
         ("equinox.", "eqx."),
+        ("haiku.", "hk."),
     ):
         if op.startswith(long):
             return short + op[len(long) :]

@@ -6,7 +6,9 @@ first, then the constructor's parameters, so the front end binds `nn.Dense(64)(x
 `LayerNorm(n)`) rejects an input whose feature dimension differs (NC203), as the library does at run
 time. Which layers come first was measured on the installed flax, equinox, maxtext and easydel sources
 (grep counts of constructions): linen Dense / DenseGeneral / Dropout / Conv, nnx Linear / LayerNorm /
-Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm / Conv (Conv1d-3d).
+Conv / RMSNorm / Embed, equinox Linear / MLP / Embedding / LayerNorm / Conv (Conv1d-3d). dm-haiku's layers (by calls
+over the oracle corpus: Linear, MLP, Conv2D, Flatten, LayerNorm, MultiHeadAttention, RMSNorm, Embed, Conv1D) take
+their input size from the input, so a mismatch shows at `apply` (analyzer/haiku.py), not here.
 """
 
 from __future__ import annotations
@@ -374,6 +376,266 @@ def _conv_out(size: Any, kernel: int, stride: int, dilation: int, pad: Any) -> A
         return -(-size // stride)
     span = size + pad[0] + pad[1] - dilation * (kernel - 1) - 1
     return span // stride + 1 if span >= 0 else None
+
+
+# ---- dm-haiku (batched: a layer maps the last dimension, whatever the leading ones are) --------------------
+HAIKU_INPUTS = {  # each haiku layer's call parameters, in order (keywords given at the call become positions)
+    "haiku.Linear": ("inputs",),
+    "haiku.nets.MLP": ("inputs",),
+    "haiku.Conv1D": ("inputs",),
+    "haiku.Conv2D": ("inputs",),
+    "haiku.Conv3D": ("inputs",),
+    "haiku.LayerNorm": ("inputs",),
+    "haiku.RMSNorm": ("inputs",),
+    "haiku.Embed": ("ids",),
+    "haiku.MultiHeadAttention": ("query", "key", "value"),
+    "haiku.Flatten": ("inputs",),
+    "haiku.Bias": ("inputs",),
+    "haiku.BatchNorm": ("inputs", "is_training"),
+}
+_HK_CHANNELS_LAST = {1: "NWC", 2: "NHWC", 3: "NDHWC"}
+
+
+def _hk_dtype(x: ArrayType) -> str | None:
+    """haiku's parameters take the input's dtype (`get_parameter(..., inputs.dtype)`): a float input's."""
+    code = x.dtype_code
+    return code if code is not None and code.startswith(("f", "bf")) else None
+
+
+def _hk_sizes(call: Call, name: str) -> tuple[Any, ...]:
+    """A sequence of sizes (`hk.nets.MLP([300, 100, 10])`): ints or symbols."""
+    v = call.get(name)
+    items = v.items if isinstance(v, Seq) else None
+    if not items:
+        raise Unprovable
+    out = tuple(dim_of(i) for i in items)
+    if not all(isinstance(d, str) or (isinstance(d, int) and not isinstance(d, bool) and d > 0) for d in out):
+        raise Unprovable
+    return out
+
+
+@layer("haiku.Linear")
+def hk_linear(call: Call) -> Any:
+    x = _batched(call, "inputs")
+    if not x.shape:
+        raise RuleError(NC203, f"hk.Linear gets {call.label('inputs')}, a scalar", "pass an array of rank >= 1")
+    return ArrayType.make(_hk_dtype(x), (*x.shape[:-1], _dim(call, "output_size")))
+
+
+@layer("haiku.nets.MLP")
+def hk_mlp(call: Call) -> Any:
+    x = _batched(call, "inputs")
+    sizes = _hk_sizes(call, "output_sizes")
+    if not x.shape:
+        raise Unprovable
+    return ArrayType.make(_hk_dtype(x), (*x.shape[:-1], sizes[-1]))
+
+
+@layer("haiku.LayerNorm", "haiku.RMSNorm")
+def hk_norm(call: Call) -> Any:
+    x = _batched(call, "inputs")
+    return ArrayType.make(x.dtype_code, x.shape)
+
+
+@layer("haiku.Embed")
+def hk_embed(call: Call) -> Any:
+    ids = _array(call, "ids")
+    if call.args.get("embedding_matrix") not in (None, Const(None)):
+        raise Unprovable
+    if ids.dtype_code is not None and not ids.dtype_code.startswith(("i", "u")):
+        raise RuleError(
+            NC203,
+            f"hk.Embed looks up integer ids; {call.label('ids')} has dtype {ids.dtype_code} (haiku raises ValueError)",
+            "pass the token ids (an integer array), or cast them with .astype(jnp.int32)",
+        )
+    _dim(call, "vocab_size")
+    return ArrayType.make("f32", (*ids.shape, _dim(call, "embed_dim")))
+
+
+@layer("haiku.MultiHeadAttention")
+def hk_attention(call: Call) -> Any:
+    q = _batched(call, "query")
+    if not q.shape:
+        raise Unprovable
+    heads, key_size = _dim(call, "num_heads"), _dim(call, "key_size")
+    model = call.args.get("model_size")
+    if model is None or model == Const(None):
+        out = heads * key_size if isinstance(heads, int) and isinstance(key_size, int) else None
+    else:
+        out = _dim(call, "model_size")
+    return ArrayType.make(_hk_dtype(q), (*q.shape[:-1], out))
+
+
+@layer("haiku.Bias", "haiku.BatchNorm")
+def hk_same_shape(call: Call) -> Any:
+    """`hk.Bias()` (a bias over every dim but the batch one) and `hk.BatchNorm(...)`: the input's shape and dtype."""
+    x = _array(call, "inputs")
+    if call.op.endswith("Bias") and len(x.shape) < 2:
+        raise Unprovable
+    return ArrayType.make(_hk_dtype(x), x.shape)
+
+
+@layer("haiku.Flatten")
+def hk_flatten(call: Call) -> Any:
+    """`hk.Flatten(preserve_dims=1)`: the first `preserve_dims` dims kept, the rest multiplied into one (an input of
+    rank <= preserve_dims is returned as it is)."""
+    x = _array(call, "inputs")
+    keep = literal(call.get("preserve_dims", Const(1)))
+    if not isinstance(keep, int) or isinstance(keep, bool) or keep < 1:
+        raise Unprovable
+    if len(x.shape) <= keep:
+        return x
+    n: Any = 1
+    for d in x.shape[keep:]:
+        n = n * d if isinstance(n, int) and isinstance(d, int) else None
+    return ArrayType.make(x.dtype_code, (*x.shape[:keep], n))
+
+
+@layer("haiku.Conv1D", "haiku.Conv2D", "haiku.Conv3D")
+def hk_conv(call: Call) -> Any:
+    """Channels last (the default `data_format`), batched (rank N+2) or one example (rank N+1): SAME padding
+    gives ceil(size / stride) per spatial dim, VALID ceil((size - (kernel - 1) * rate) / stride)."""
+    n = int(call.op[-2])
+    x = _array(call, "inputs")
+    if literal(call.get("data_format", Const(_HK_CHANNELS_LAST[n]))) != _HK_CHANNELS_LAST[n]:
+        raise Unprovable
+    if len(x.shape) not in (n + 1, n + 2):
+        raise RuleError(
+            NC203,
+            f"{_short_hk(call.op)} takes inputs of rank {n + 1} (one example) or {n + 2} (a batch); "
+            f"{call.label('inputs')} has shape {fmt_shape(x.shape)} (haiku raises ValueError)",
+            "pass inputs of shape (batch, *spatial, channels)",
+        )
+    groups = literal(call.get("feature_group_count", Const(1)))
+    c = x.shape[-1]
+    if not isinstance(groups, int) or isinstance(groups, bool) or groups < 1:
+        raise Unprovable
+    if isinstance(c, int) and c % groups:
+        raise RuleError(
+            NC203,
+            f"{_short_hk(call.op)}: {c} input channels do not split into {groups} feature groups",
+            "make the input channels a multiple of feature_group_count",
+        )
+    kernel, stride, rate = (_per_dim(call, k, n, d) for k, d in (("kernel_shape", None), ("stride", 1), ("rate", 1)))
+    padding = literal(call.get("padding", Const("SAME")))
+    padding = padding.upper() if isinstance(padding, str) else padding
+    spatial = tuple(
+        _conv_out(x.shape[-n - 1 + i], kernel[i], stride[i], rate[i], "SAME" if padding == "SAME" else (0, 0))
+        if padding in ("SAME", "VALID")
+        else None
+        for i in range(n)
+    )
+    return ArrayType.make(_hk_dtype(x), (*x.shape[: -n - 1], *spatial, _dim(call, "output_channels")))
+
+
+def _short_hk(op: str) -> str:
+    return op.replace("haiku.", "hk.")
+
+
+def haiku_params(op: str, args: dict[str, Any], inputs: list[Any]) -> dict[str, dict[str, ArrayType]] | None:
+    """The parameters haiku's layer `op`, built with `args`, makes for its inputs, as `init` makes them: by the
+    module path under the layer's own (`""`, MLP's `"/~/linear_0"`, attention's `"/query"`), then by name; a dim
+    the inputs do not give is unknown. None when not modelled (its parameters are then not known)."""
+    x = inputs[0] if inputs else None
+    if op == "haiku.Flatten":
+        return {}
+    if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
+        return None
+    dt = "f32" if op == "haiku.Embed" else _hk_dtype(x)
+    c = x.shape[-1]
+    out: dict[str, dict[str, tuple[Any, ...]]] = {}
+
+    def linear(path: str, d_in: Any, d_out: Any, bias: bool | None) -> bool:
+        if d_out is None or bias is None:
+            return False
+        out[path] = {"w": (d_in, d_out), **({"b": (d_out,)} if bias else {})}
+        return True
+
+    if op == "haiku.Linear":
+        if not linear("", c, _dim_arg(args, "output_size"), _flag(args, "with_bias", True)):
+            return None
+    elif op == "haiku.nets.MLP":
+        sizes = args.get("output_sizes")
+        dims = [_dim_arg({"d": i}, "d") for i in sizes.items] if isinstance(sizes, Seq) and sizes.items else None
+        if dims is None or None in dims:
+            return None
+        d_in = c
+        for i, d in enumerate(dims):
+            if not linear(f"/~/linear_{i}", d_in, d, _flag(args, "with_bias", True)):
+                return None
+            d_in = d
+    elif op in ("haiku.LayerNorm", "haiku.RMSNorm"):
+        if args.get("param_axis") not in (None, Const(None), Const(-1)):
+            return None
+        scale = _flag(args, "create_scale", op.endswith("RMSNorm"))
+        offset = _flag(args, "create_offset", False) if op.endswith("LayerNorm") else False
+        if scale is None or offset is None:
+            return None
+        out[""] = {**({"scale": (c,)} if scale else {}), **({"offset": (c,)} if offset else {})}
+    elif op == "haiku.Bias":
+        if any(args.get(k) not in (None, Const(None)) for k in ("output_size", "bias_dims")) or len(x.shape) < 2:
+            return None
+        out[""] = {"b": x.shape[1:]}
+    elif op == "haiku.BatchNorm":
+        scale, offset = _flag(args, "create_scale", False), _flag(args, "create_offset", False)
+        if scale is None or offset is None or args.get("axis") not in (None, Const(None)):
+            return None
+        if args.get("data_format", Const("channels_last")) not in (Const("channels_last"), Const("NHWC")):
+            return None
+        shape = (*(1,) * (len(x.shape) - 1), c)
+        out[""] = {**({"scale": shape} if scale else {}), **({"offset": shape} if offset else {})}
+    elif op == "haiku.Embed":
+        vocab, dim = _dim_arg(args, "vocab_size"), _dim_arg(args, "embed_dim")
+        if vocab is None or dim is None:
+            return None
+        out[""] = {"embeddings": (vocab, dim)}
+    elif op == "haiku.MultiHeadAttention":
+        heads, key_size = _dim_arg(args, "num_heads"), _dim_arg(args, "key_size")
+        bias = _flag(args, "with_bias", True)
+        if not (isinstance(heads, int) and isinstance(key_size, int)) or len(inputs) < 3:
+            return None
+        value_size = _dim_arg(args, "value_size") if args.get("value_size") not in (None, Const(None)) else key_size
+        model = _dim_arg(args, "model_size") if args.get("model_size") not in (None, Const(None)) else heads * key_size
+        if not isinstance(value_size, int) or model is None:
+            return None
+        widths = []
+        for v in inputs[:3]:
+            if not isinstance(v, ArrayType) or v.named or not v.shape or v.shape[-1] is ...:
+                return None
+            widths.append(v.shape[-1])
+        for name, d_in, d_out in (
+            ("query", widths[0], heads * key_size),
+            ("key", widths[1], heads * key_size),
+            ("value", widths[2], heads * value_size),
+            ("linear", heads * value_size, model),
+        ):
+            linear(f"/{name}", d_in, d_out, bias)
+    elif op in ("haiku.Conv1D", "haiku.Conv2D", "haiku.Conv3D"):
+        n = int(op[-2])
+        try:
+            kernel = literal(args.get("kernel_shape"))
+            groups = literal(args.get("feature_group_count", Const(1)))
+            fmt = literal(args.get("data_format", Const(_HK_CHANNELS_LAST[n])))
+        except NotLiteral:
+            return None
+        kernel = (kernel,) * n if isinstance(kernel, int) else kernel
+        if not (isinstance(kernel, tuple) and len(kernel) == n and all(isinstance(k, int) for k in kernel)):
+            return None
+        if (
+            fmt != _HK_CHANNELS_LAST[n]
+            or not isinstance(groups, int)
+            or groups < 1
+            or len(x.shape) not in (n + 1, n + 2)
+        ):
+            return None
+        d_in = c // groups if isinstance(c, int) else (c if groups == 1 else None)
+        out_ch, bias = _dim_arg(args, "output_channels"), _flag(args, "with_bias", True)
+        if out_ch is None or bias is None:
+            return None
+        out[""] = {"w": (*kernel, d_in, out_ch), **({"b": (out_ch,)} if bias else {})}
+    else:
+        return None
+    return {path: {k: ArrayType.make(dt, v) for k, v in ps.items()} for path, ps in out.items()}
 
 
 # ---- parameters a linen layer makes for its input (`model.init` builds the tree, `model.apply` checks it) ----

@@ -1,0 +1,3 @@
+# dm-haiku's networks (namedcheck/engine/ops/layers.py): `hk.nets.MLP([300, 10])(x)` binds as `MLP(x, [300, 10])`.
+@rule
+def MLP(inputs, /, output_sizes, w_init=None, b_init=None, with_bias=True, activation=None, activate_final=False, name=None, *, dropout_rate=None, rng=None, **options): ...
