@@ -99,10 +99,12 @@ class Codebase:
     excludes: list[str] = field(default_factory=list)
     subdir: str = ""  # the part of the repository that is the codebase (`root:SUBDIR`; e.g. jax's examples/)
     paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
+    env: dict[str, str] = field(default_factory=dict)  # environment variables its tests read (`env:NAME=VALUE`)
 
 
 def read_list(path: Path) -> list[Codebase]:
-    """`name owner/repo [root:SUBDIR] [path:GLOB] pytest:GLOB script:GLOB !EXCLUDE ...` per line; `#` comments."""
+    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] pytest:GLOB script:GLOB !EXCLUDE ...` per line;
+    `#` comments."""
     out = []
     for raw in path.read_text().splitlines():
         line = raw.split("#", 1)[0].split()
@@ -114,8 +116,9 @@ def read_list(path: Path) -> list[Codebase]:
         runs = [tuple(t.split(":", 1)) for t in rest if not t.startswith("!")]
         subdir = next((g for m, g in runs if m == "root"), "")
         paths = [g for m, g in runs if m == "path"]
+        env = dict(g.split("=", 1) for m, g in runs if m == "env" and "=" in g)
         runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
-        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths))
+        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths, env))
     return out
 
 
@@ -218,6 +221,8 @@ def run_one(
     work: Path,
     per_test: float = 0,
     paths: Sequence[str] = (),
+    per_file: float = 0,
+    extra_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """One process: a pytest run over `rels`, or one script; what it recorded (within `limit` seconds)."""
     out = work / (hashlib.sha1("\0".join(rels).encode()).hexdigest()[:12] + ".json")
@@ -230,10 +235,12 @@ def run_one(
         PYTHONPATH=os.pathsep.join([*extra, env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         PYTHONDONTWRITEBYTECODE="1",
         TF_CPP_MIN_LOG_LEVEL="3",
+        **(extra_env or {}),
     )
     run_dir = work / "cwd"
     run_dir.mkdir(exist_ok=True)
     cmd = [python, str(HERE / "oracle_trace.py"), "--root", str(root), "--out", str(out), "--per-test", str(per_test)]
+    cmd += ["--per-file", str(per_file)]
     cmd += [mode, *(str(root / r) for r in rels)]
     proc = subprocess.Popen(
         cmd, cwd=run_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -273,18 +280,21 @@ def record(
     chunk: int = 8,
     per_test: float = 10,
     skip: int = 0,
+    per_file: float = 0,
+    skip_files: int = 0,
 ) -> tuple[dict[str, Any], int]:
-    """Every recorded value of the codebase's programs run within the budget, and how many files ran."""
+    """Every recorded value of the codebase's programs run within the budget (less the first `skip` batches and the
+    first `skip_files` files), and how many files ran."""
     values: set[tuple[Any, ...]] = set()
     params: set[tuple[Any, ...]] = set()
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        for mode, rels in batches(programs(cb, root), chunk)[skip:]:
+        for mode, rels in batches(programs(cb, root)[skip_files:], chunk)[skip:]:
             left = budget - (time.monotonic() - start)
             if left < 10:
                 break
-            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths)
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths, per_file, cb.env)
             ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
@@ -488,8 +498,13 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     if not root.is_dir():
         return Figures(note="not in the corpus")
     t0 = time.monotonic()
-    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip)
     kept = Path(args.save) / cb.name / "recorded.json" if args.save else None
+    done = 0  # --resume: the files the saved record's run started come first in the order; they are not run again
+    if args.resume and kept is not None and kept.is_file():
+        args.merge, done = True, int(json.loads(kept.read_text()).get("programs", 0))
+    recorded, ran = record(
+        args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip, args.per_file, done
+    )
     if args.merge and kept is not None and kept.is_file():  # a later pass over other batches adds to the first
         old = json.loads(kept.read_text())
         for k in ("values", "params"):
@@ -623,7 +638,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
     r.add_argument("--json-out")
+    r.add_argument("--per-file", type=float, default=0, help="seconds of tests per test file (0: no limit)")
     r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
+    r.add_argument("--resume", action="store_true", help="--merge, after the files the saved record already ran")
     r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
     r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
     r.set_defaults(func=run)
