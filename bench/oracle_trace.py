@@ -4,7 +4,7 @@ that records, for every local name bound to an array, the shape and dtype it had
     python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] [--per-file SECONDS] pytest TESTFILE...
     python bench/oracle_trace.py --root DIR --out FILE.json script SCRIPT [ARGS...]
 
-Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not; module bodies only of
+Only frames of `.py` files under `--root` are traced (functions, lambdas and comprehensions; module bodies only of
 the files run). At each line event that follows a line whose bytecode stores a local name (`STORE_FAST`,
 `STORE_DEREF`, `STORE_NAME`), each such name now bound to another object than when last seen was bound by that
 line; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
@@ -33,7 +33,6 @@ from types import CodeType, FrameType
 from typing import Any
 
 MAX_PER_SITE = 8
-SKIPPED_CODE = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
 _GENERATORS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME")  # a local name bound (a module or class body: STORE_NAME)
 
@@ -126,7 +125,7 @@ class Recorder:
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
         shown = self.traced(code.co_filename)
-        if shown is None or code.co_name in SKIPPED_CODE:
+        if shown is None:
             return None
         module_level = code.co_name == "<module>"
         if module_level and os.path.realpath(code.co_filename) not in self.programs:
