@@ -100,11 +100,12 @@ class Codebase:
     subdir: str = ""  # the part of the repository that is the codebase (`root:SUBDIR`; e.g. jax's examples/)
     paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
     env: dict[str, str] = field(default_factory=dict)  # environment variables its tests read (`env:NAME=VALUE`)
+    sdist: str = ""  # with --clone: the sources from this PyPI source distribution (`sdist:NAME==VERSION`)
 
 
 def read_list(path: Path) -> list[Codebase]:
-    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] pytest:GLOB script:GLOB !EXCLUDE ...` per line;
-    `#` comments."""
+    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] [sdist:NAME==VERSION] pytest:GLOB script:GLOB
+    !EXCLUDE ...` per line; `#` comments."""
     out = []
     for raw in path.read_text().splitlines():
         line = raw.split("#", 1)[0].split()
@@ -117,8 +118,10 @@ def read_list(path: Path) -> list[Codebase]:
         subdir = next((g for m, g in runs if m == "root"), "")
         paths = [g for m, g in runs if m == "path"]
         env = dict(g.split("=", 1) for m, g in runs if m == "env" and "=" in g)
+        sdist = next((g for m, g in runs if m == "sdist"), "")
         runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
-        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths, env))
+        excludes = [t[1:] for t in rest if t.startswith("!")]
+        out.append(Codebase(name, repo, runs, excludes, subdir, paths, env, sdist))
     return out
 
 
@@ -142,7 +145,9 @@ def prepare(args: argparse.Namespace) -> int:
                 if cand.is_dir():
                     git_dir = cand
         try:
-            if git_dir is not None:
+            if cb.sdist and args.clone:  # (a release's sources where the repository's are not the ones JAX runs)
+                fetch_sdist(cb.sdist, dest)
+            elif git_dir is not None:
                 dest.mkdir()
                 extract(git_dir, dest)
             elif args.clone:
@@ -167,6 +172,17 @@ def prepare(args: argparse.Namespace) -> int:
                 f.unlink()
         print(f"{cb.name}: {dest}")
     return 0
+
+
+def fetch_sdist(spec: str, dest: Path) -> None:
+    """A PyPI source distribution's files (its tests included) under `dest`, over the network."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp, spec]
+        subprocess.run(pip, check=True)
+        (archive,) = Path(tmp).iterdir()
+        shutil.unpack_archive(archive, Path(tmp) / "x")
+        (top,) = (Path(tmp) / "x").iterdir()
+        shutil.copytree(top, dest)
 
 
 def extract(git_dir: Path, dest: Path) -> None:
