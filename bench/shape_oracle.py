@@ -20,24 +20,29 @@ run value of the binding with a matching shape has; mismatches are listed apart.
 Building the corpus (no network in the `run` step; nothing in this repository is changed):
 
     # 1. the sources: a directory with one folder per codebase, named as in bench/oracle_corpus.txt, from
-    #    `git clone` (--clone, over the network) or from existing git directories (--mirror DIR, holding
-    #    DIR/<owner>+<name>/repo or DIR/<owner>+<name>.git)
-    python bench/shape_oracle.py prepare --out CORPUS [--clone | --mirror DIR]
+    #    `git clone` (--clone, over the network; a codebase listed with sdist:NAME==VERSION from that PyPI source
+    #    distribution) or from existing git directories (--mirror DIR, holding DIR/<owner>+<name>/repo or
+    #    DIR/<owner>+<name>.git)
+    python bench/shape_oracle.py prepare --out CORPUS [--clone] [--mirror DIR]
     # 2. an environment that runs them: JAX and the codebases' dependencies, e.g.
     python -m venv ENV && ENV/bin/pip install jax flax equinox optax chex dm-haiku diffrax ... pytest
     # 3. the measure (the namedcheck next to this interpreter, or --checker)
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
-                                     [--budget 120] [--per-run 60] [--chunk 8] [--jobs 2] [--json-out FILE] [--save DIR]
-    # a second pass over the batches the first did not reach, added to what --save kept
-    python bench/shape_oracle.py run ... --save DIR --skip 3 --merge
+                                     [--budget 120] [--per-run 180] [--chunk 24] [--per-file 12] [--per-test 10]
+                                     [--jobs 1] [--json-out FILE] [--save DIR]
+    # a second pass, added to what --save kept: over the files the first did not start (--resume), over every
+    # file again (--merge: values the first pass's time limits cut off), or past the first N batches (--skip N)
+    python bench/shape_oracle.py run ... --save DIR --resume
     # the comparison again over what --save kept (after a change to the comparison)
     python bench/shape_oracle.py compare --saved DIR --corpus CORPUS [--reinfer]   # --reinfer: the current checker
 
-Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process, each
-test under `--per-test` seconds where pytest-timeout is installed; examples as scripts, one a process) with
-JAX_PLATFORMS=cpu and 8 CPU devices (XLA's CPU compiler at optimization level 0), in a temporary directory, each process
-under `--per-run` seconds and all under `--budget` seconds per codebase; then `namedcheck types` analyses the files that
-recorded values. Held-out material (HELD_OUT) is never run or analysed.
+Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process: one
+import of JAX and the library for them all; each test under `--per-test` seconds where pytest-timeout is installed,
+a file's remaining tests skipped once it has run `--per-file` seconds; examples as scripts, one a process) with
+JAX_PLATFORMS=cpu, 8 CPU devices, XLA's CPU compiler at optimization level 0 and the list's `env:` variables, in a
+temporary directory, each process under `--per-run` seconds and all under `--budget` seconds per codebase (a process
+stopped at its limit keeps what it recorded); then `namedcheck types` analyses the files that recorded values.
+Held-out material (HELD_OUT) is never run or analysed.
 """
 
 from __future__ import annotations
@@ -649,14 +654,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--names", nargs="*")
     r.add_argument("--checker", default=default_checker())
     r.add_argument("--budget", type=float, default=120.0, help="seconds of running per codebase")
-    r.add_argument("--per-run", type=float, default=60.0, help="seconds per process (a batch of test files)")
-    r.add_argument("--chunk", type=int, default=8, help="test files per pytest process")
+    r.add_argument("--per-run", type=float, default=180.0, help="seconds per process (a batch of test files)")
+    r.add_argument("--chunk", type=int, default=24, help="test files per pytest process")
     r.add_argument("--per-test", type=float, default=10.0, help="seconds per test (pytest-timeout, where installed)")
     r.add_argument("--types-timeout", type=float, default=300.0)
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
     r.add_argument("--json-out")
-    r.add_argument("--per-file", type=float, default=0, help="seconds of tests per test file (0: no limit)")
+    r.add_argument("--per-file", type=float, default=12.0, help="seconds of tests per test file (0: no limit)")
     r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
     r.add_argument("--resume", action="store_true", help="--merge, after the files the saved record already ran")
     r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
