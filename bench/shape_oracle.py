@@ -38,8 +38,8 @@ Building the corpus (no network in the `run` step; nothing in this repository is
 
 Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process: one
 import of JAX and the library for them all; each test under `--per-test` seconds where pytest-timeout is installed,
-a file's remaining tests skipped once it has run `--per-file` seconds; examples as scripts, one a process) with
-JAX_PLATFORMS=cpu, 8 CPU devices, XLA's CPU compiler at optimization level 0 and the list's `env:` variables, in a
+a file's remaining tests skipped once it has run its share of the time left, at least `--per-file` seconds;
+examples as scripts, one a process) with JAX_PLATFORMS=cpu, 8 CPU devices, XLA's CPU compiler at optimization level 0 and the list's `env:` variables, in a
 temporary directory, each process under `--per-run` seconds and all under `--budget` seconds per codebase (a process
 stopped at its limit keeps what it recorded); then `namedcheck types` analyses the files that recorded values.
 Held-out material (HELD_OUT) is never run or analysed.
@@ -313,11 +313,14 @@ def record(
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        for mode, rels in batches(programs(cb, root)[skip_files:], chunk)[skip:]:
+        todo = batches(programs(cb, root)[skip_files:], chunk)[skip:]
+        for i, (mode, rels) in enumerate(todo):
             left = budget - (time.monotonic() - start)
             if left < 10:
                 break
-            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths, per_file, cb.env)
+            # a file's share of the time left, at least `per_file` (a small codebase's files run longer)
+            share = max(per_file, left / sum(len(r) for _, r in todo[i:])) if per_file > 0 else 0
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths, share, cb.env)
             ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
