@@ -106,11 +106,12 @@ class Codebase:
     paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
     env: dict[str, str] = field(default_factory=dict)  # environment variables its tests read (`env:NAME=VALUE`)
     sdist: str = ""  # with --clone: the sources from this PyPI source distribution (`sdist:NAME==VERSION`)
+    chunk: int = 0  # test files to a pytest process, where not --chunk (`chunk:N`; 1: files that clash in one)
 
 
 def read_list(path: Path) -> list[Codebase]:
-    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] [sdist:NAME==VERSION] pytest:GLOB script:GLOB
-    !EXCLUDE ...` per line; `#` comments."""
+    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] [sdist:NAME==VERSION] [chunk:N] pytest:GLOB
+    script:GLOB !EXCLUDE ...` per line; `#` comments."""
     out = []
     for raw in path.read_text().splitlines():
         line = raw.split("#", 1)[0].split()
@@ -124,9 +125,10 @@ def read_list(path: Path) -> list[Codebase]:
         paths = [g for m, g in runs if m == "path"]
         env = dict(g.split("=", 1) for m, g in runs if m == "env" and "=" in g)
         sdist = next((g for m, g in runs if m == "sdist"), "")
+        chunk = int(next((g for m, g in runs if m == "chunk" and g.isdigit()), "0"))
         runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
         excludes = [t[1:] for t in rest if t.startswith("!")]
-        out.append(Codebase(name, repo, runs, excludes, subdir, paths, env, sdist))
+        out.append(Codebase(name, repo, runs, excludes, subdir, paths, env, sdist, chunk))
     return out
 
 
@@ -313,7 +315,7 @@ def record(
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        todo = batches(programs(cb, root)[skip_files:], chunk)[skip:]
+        todo = batches(programs(cb, root)[skip_files:], cb.chunk or chunk)[skip:]
         for i, (mode, rels) in enumerate(todo):
             left = budget - (time.monotonic() - start)
             if left < 10:
