@@ -228,7 +228,7 @@ def main(argv: list[str]) -> int:
 
     def stop(signum: int, _frame: Any) -> None:
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
         rec.flush()
         os._exit(0)
 
@@ -270,7 +270,7 @@ def main(argv: list[str]) -> int:
         code = 1
     finally:
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
         rec.flush()
     return code
 

@@ -120,7 +120,7 @@ def read_list(path: Path) -> list[Codebase]:
         name, repo, *rest = line
         if repo in HELD_OUT_REPOS:
             continue
-        runs = [tuple(t.split(":", 1)) for t in rest if not t.startswith("!")]
+        runs = [(m, g) for m, _, g in (t.partition(":") for t in rest if not t.startswith("!"))]
         subdir = next((g for m, g in runs if m == "root"), "")
         paths = [g for m, g in runs if m == "path"]
         env = dict(g.split("=", 1) for m, g in runs if m == "env" and "=" in g)
