@@ -30,9 +30,10 @@ Building the corpus (no network in the `run` step; nothing in this repository is
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
                                      [--budget 120] [--per-run 180] [--chunk 24] [--per-file 12] [--per-test 10]
                                      [--jobs 1] [--json-out FILE] [--save DIR]
-    # a second pass, added to what --save kept: over the files the first did not start (--resume), over every
-    # file again (--merge: values the first pass's time limits cut off), or past the first N batches (--skip N)
-    python bench/shape_oracle.py run ... --save DIR --resume
+    # a second pass, added to what --save kept: over the files the first did not start (--resume), the files
+    # that recorded nothing (--fill: cut off before their tests ran), every file again (--merge: values the first
+    # pass's time limits cut off), or past the first N batches (--skip N)
+    python bench/shape_oracle.py run ... --save DIR --fill
     # the comparison again over what --save kept (after a change to the comparison)
     python bench/shape_oracle.py compare --saved DIR --corpus CORPUS [--reinfer]   # --reinfer: the current checker
 
@@ -307,15 +308,17 @@ def record(
     skip: int = 0,
     per_file: float = 0,
     skip_files: int = 0,
+    reached: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], int]:
     """Every recorded value of the codebase's programs run within the budget (less the first `skip` batches and the
-    first `skip_files` files), and how many files ran."""
+    first `skip_files` files and the files in `reached`), and how many files ran."""
     values: set[tuple[Any, ...]] = set()
     params: set[tuple[Any, ...]] = set()
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        todo = batches(programs(cb, root)[skip_files:], cb.chunk or chunk)[skip:]
+        found = [(m, r) for m, r in programs(cb, root)[skip_files:] if r not in reached]
+        todo = batches(found, cb.chunk or chunk)[skip:]
         for i, (mode, rels) in enumerate(todo):
             left = budget - (time.monotonic() - start)
             if left < 10:
@@ -528,10 +531,26 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     t0 = time.monotonic()
     kept = Path(args.save) / cb.name / "recorded.json" if args.save else None
     done = 0  # --resume: the files the saved record's run started come first in the order; they are not run again
-    if args.resume and kept is not None and kept.is_file():
-        args.merge, done = True, int(json.loads(kept.read_text()).get("programs", 0))
+    reached: frozenset[str] = frozenset()  # --fill: the files that recorded values are not run again
+    if (args.resume or args.fill) and kept is not None and kept.is_file():
+        old = json.loads(kept.read_text())
+        args.merge = True
+        if args.resume:
+            done = int(old.get("programs", 0))
+        if args.fill:
+            reached = frozenset(r[0] for r in [*old["values"], *old["params"]])
     recorded, ran = record(
-        args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip, args.per_file, done
+        args.python,
+        cb,
+        root,
+        args.budget,
+        args.per_run,
+        args.chunk,
+        args.per_test,
+        args.skip,
+        args.per_file,
+        done,
+        reached,
     )
     if args.merge and kept is not None and kept.is_file():  # a later pass over other batches adds to the first
         old = json.loads(kept.read_text())
@@ -669,6 +688,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--per-file", type=float, default=12.0, help="seconds of tests per test file (0: no limit)")
     r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
     r.add_argument("--resume", action="store_true", help="--merge, after the files the saved record already ran")
+    r.add_argument("--fill", action="store_true", help="--merge, the files that recorded nothing in the saved record")
     r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
     r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
     r.set_defaults(func=run)
