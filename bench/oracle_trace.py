@@ -1,23 +1,27 @@
 """The recording half of `bench/shape_oracle.py`: runs one program (a pytest run or a script) under a line tracer
 that records, for every local name bound to an array, the shape and dtype it had.
 
-    python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] pytest TESTFILE...
+    python bench/oracle_trace.py --root DIR --out FILE.json [--per-test SECONDS] [--per-file SECONDS] pytest TESTFILE...
     python bench/oracle_trace.py --root DIR --out FILE.json script SCRIPT [ARGS...]
 
-Only frames of `.py` files under `--root` are traced (comprehensions and lambdas are not; module bodies only of
-the files run). At each line event the
-frame's locals are compared with what they were at the previous one: a name now bound to another object was bound
-by the previous line; a function's parameters are recorded when it is called. An array is a numpy `ndarray`, a
+Only frames of `.py` files under `--root` are traced (functions, lambdas and comprehensions; module bodies only of
+the files run). At each line event that follows a line whose bytecode stores a local name (`STORE_FAST`,
+`STORE_DEREF`, `STORE_NAME`), each such name now bound to another object than when last seen was bound by that
+line; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
+a code object that binds nothing is not traced line by line. An array is a numpy `ndarray`, a
 `jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
 of the environment that has JAX and the code's dependencies; this file imports neither namedcheck nor, itself, jax.
 
 The output (`--out`, written at exit, on SIGTERM and every few seconds): `{"values": [[file, line, name, shape,
 dtype], ...], "params": [[file, first_line, name, shape, dtype], ...]}`, each distinct value once (at most 8 per
-site); `first_line` is the code object's first line (a decorated function's first decorator).
+site); `first_line` is the code object's first line (a decorated function's first decorator). With `--per-file N`,
+a test file's remaining tests are skipped once it has run N seconds (the first tests of a file reach most of the
+code it exercises; the time goes to the next file).
 """
 
 from __future__ import annotations
 
+import dis
 import importlib.util
 import json
 import os
@@ -25,12 +29,27 @@ import signal
 import sys
 import threading
 import time
-from types import FrameType
+from types import CodeType, FrameType
 from typing import Any
 
 MAX_PER_SITE = 8
-SKIPPED_CODE = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>", "<lambda>")
 _GENERATORS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+_STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME")  # a local name bound (a module or class body: STORE_NAME)
+
+
+class PerFile:
+    """A pytest plugin: the tests of a file that has already run `limit` seconds are skipped."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.started: dict[str, float] = {}
+
+    def pytest_runtest_setup(self, item: Any) -> None:
+        start = self.started.setdefault(str(item.path), time.monotonic())
+        if time.monotonic() - start > self.limit:
+            import pytest
+
+            pytest.skip(f"oracle: this file has run {self.limit:g} s")
 
 
 class Recorder:
@@ -45,6 +64,7 @@ class Recorder:
         self.events = 0
         self.lock = threading.Lock()
         self.programs: set[str] = set()  # the files run: their module bodies are traced too
+        self.store_lines: dict[CodeType, dict[int, tuple[str, ...]]] = {}
 
     # ---- what is an array ----------------------------------------------------------------------
     def array(self, v: Any) -> tuple[Any, str] | None:
@@ -89,7 +109,12 @@ class Recorder:
         self.files[filename] = shown
         return shown
 
-    def note(self, table: dict[tuple[str, int, str], set[tuple[Any, str]]], key: tuple[str, int, str], v: Any) -> None:
+    def note(
+        self,
+        table: dict[tuple[str, int, str], set[tuple[Any, str]]],
+        key: tuple[str, int, str],
+        v: Any,
+    ) -> None:
         a = self.array(v)
         if a is None:
             return
@@ -100,7 +125,7 @@ class Recorder:
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
         shown = self.traced(code.co_filename)
-        if shown is None or code.co_name in SKIPPED_CODE:
+        if shown is None:
             return None
         module_level = code.co_name == "<module>"
         if module_level and os.path.realpath(code.co_filename) not in self.programs:
@@ -114,26 +139,34 @@ class Recorder:
             n = code.co_argcount + code.co_kwonlyargcount + bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
             for name in code.co_varnames[:n]:
                 if name in local_vars:
-                    self.note(self.params, (shown, code.co_firstlineno, name), local_vars[name])
-        snapshot = {k: id(v) for k, v in local_vars.items()}
-        state = [frame.f_lineno, snapshot]
+                    self.note(
+                        self.params,
+                        (shown, code.co_firstlineno, name),
+                        local_vars[name],
+                    )
+        stores = self.stores(code)
+        if not stores:
+            return None  # nothing is bound in it (its parameters are recorded above)
+        last = {k: id(v) for k, v in local_vars.items()}
+        state = [frame.f_lineno]
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
+                line = state[0]
+                state[0] = frame.f_lineno
+                names = stores.get(line)
+                if names is None:
+                    return local_trace
                 try:
                     now = frame.f_locals
                 except Exception:
                     return local_trace
-                before = state[1]
-                line = state[0]
-                fresh = {}
-                for k, v in now.items():
-                    i = id(v)
-                    fresh[k] = i
-                    if before.get(k) != i:
-                        self.note(self.values, (shown, line, k), v)
-                state[1] = fresh
-                state[0] = frame.f_lineno
+                for k in names:
+                    if k in now:
+                        v = now[k]
+                        if last.get(k) != id(v):
+                            last[k] = id(v)
+                            self.note(self.values, (shown, line, k), v)
                 self.events += 1
                 if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:
                     self.flush()
@@ -141,7 +174,22 @@ class Recorder:
 
         return local_trace
 
+    def stores(self, code: CodeType) -> dict[int, tuple[str, ...]]:
+        """line -> the local names a store instruction on that line binds (a code object's, once)."""
+        hit = self.store_lines.get(code)
+        if hit is None:
+            table: dict[int, list[str]] = {}
+            for ins in dis.get_instructions(code):
+                line = ins.positions.lineno if ins.positions else None
+                if ins.opname in _STORES and line is not None and isinstance(ins.argval, str):
+                    names = table.setdefault(line, [])
+                    if ins.argval not in names:
+                        names.append(ins.argval)
+            hit = self.store_lines[code] = {ln: tuple(ns) for ln, ns in table.items()}
+        return hit
+
     def flush(self) -> None:
+        """Write what is recorded so far (atomically: a killed process leaves the last complete flush)."""
         with self.lock:
             self.last_flush = time.monotonic()
             data = {
@@ -160,7 +208,18 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--root", required=True)
     p.add_argument("--out", required=True)
-    p.add_argument("--per-test", type=float, default=0, help="pytest-timeout's limit per test, where installed")
+    p.add_argument(
+        "--per-test",
+        type=float,
+        default=0,
+        help="pytest-timeout's limit per test, where installed",
+    )
+    p.add_argument(
+        "--per-file",
+        type=float,
+        default=0,
+        help="seconds of tests per test file (0: no limit)",
+    )
     p.add_argument("mode", choices=("pytest", "script"))
     p.add_argument("rest", nargs=argparse.REMAINDER)
     args = p.parse_args(argv)
@@ -169,7 +228,7 @@ def main(argv: list[str]) -> int:
 
     def stop(signum: int, _frame: Any) -> None:
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
         rec.flush()
         os._exit(0)
 
@@ -195,7 +254,9 @@ def main(argv: list[str]) -> int:
                 "addopts=",
                 *limit,
             ]
-            code = int(pytest.main([*flags, *args.rest]))
+            pytest.hookimpl(tryfirst=True)(PerFile.pytest_runtest_setup)  # (before the fixtures are set up)
+            plugins = [PerFile(args.per_file)] if args.per_file > 0 else []
+            code = int(pytest.main([*flags, *args.rest], plugins=plugins))
         else:
             import runpy
 
@@ -209,7 +270,7 @@ def main(argv: list[str]) -> int:
         code = 1
     finally:
         sys.settrace(None)
-        threading.settrace(None)  # type: ignore[arg-type]
+        threading.settrace(None)
         rec.flush()
     return code
 

@@ -23,24 +23,30 @@ run value of the binding with a matching shape has; mismatches are listed apart.
 Building the corpus (no network in the `run` step; nothing in this repository is changed):
 
     # 1. the sources: a directory with one folder per codebase, named as in bench/oracle_corpus.txt, from
-    #    `git clone` (--clone, over the network) or from existing git directories (--mirror DIR, holding
-    #    DIR/<owner>+<name>/repo or DIR/<owner>+<name>.git)
-    python bench/shape_oracle.py prepare --out CORPUS [--clone | --mirror DIR]
+    #    `git clone` (--clone, over the network; a codebase listed with sdist:NAME==VERSION from that PyPI source
+    #    distribution) or from existing git directories (--mirror DIR, holding DIR/<owner>+<name>/repo or
+    #    DIR/<owner>+<name>.git)
+    python bench/shape_oracle.py prepare --out CORPUS [--clone] [--mirror DIR]
     # 2. an environment that runs them: JAX and the codebases' dependencies, e.g.
     python -m venv ENV && ENV/bin/pip install jax flax equinox optax chex dm-haiku diffrax ... pytest
     # 3. the measure (the namedcheck next to this interpreter, or --checker)
     python bench/shape_oracle.py run --corpus CORPUS --python ENV/bin/python [--names flax optax ...]
-                                     [--budget 120] [--per-run 60] [--chunk 8] [--jobs 2] [--json-out FILE] [--save DIR]
-    # a second pass over the batches the first did not reach, added to what --save kept
-    python bench/shape_oracle.py run ... --save DIR --skip 3 --merge
+                                     [--budget 120] [--per-run 180] [--chunk 24] [--per-file 12] [--per-test 10]
+                                     [--jobs 1] [--json-out FILE] [--save DIR]
+    # a second pass, added to what --save kept: over the files the first did not start (--resume), the files
+    # that recorded nothing (--fill: cut off before their tests ran), every file again (--merge: values the first
+    # pass's time limits cut off), or past the first N batches (--skip N)
+    python bench/shape_oracle.py run ... --save DIR --fill
     # the comparison again over what --save kept (after a change to the comparison)
     python bench/shape_oracle.py compare --saved DIR --corpus CORPUS [--reinfer]   # --reinfer: the current checker
 
-Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process, each
-test under `--per-test` seconds where pytest-timeout is installed; examples as scripts, one a process) with
-JAX_PLATFORMS=cpu and XLA_FLAGS=--xla_force_host_platform_device_count=8, in a temporary directory, each process
-under `--per-run` seconds and all under `--budget` seconds per codebase; then `namedcheck types` analyses the files that
-recorded values. Held-out material (HELD_OUT) is never run or analysed.
+Each codebase's files run in a stable order spread over its tree (test files `--chunk` to a pytest process: one
+import of JAX and the library for them all; each test under `--per-test` seconds where pytest-timeout is installed,
+a file's remaining tests skipped once it has run its share of the time left, at least `--per-file` seconds;
+examples as scripts, one a process) with JAX_PLATFORMS=cpu, 8 CPU devices, XLA's CPU compiler at optimization level 0 and the list's `env:` variables, in a
+temporary directory, each process under `--per-run` seconds and all under `--budget` seconds per codebase (a process
+stopped at its limit keeps what it recorded); then `namedcheck types` analyses the files that recorded values.
+Held-out material (HELD_OUT) is never run or analysed.
 """
 
 from __future__ import annotations
@@ -102,10 +108,14 @@ class Codebase:
     excludes: list[str] = field(default_factory=list)
     subdir: str = ""  # the part of the repository that is the codebase (`root:SUBDIR`; e.g. jax's examples/)
     paths: list[str] = field(default_factory=list)  # globs of folders put on sys.path too (`path:GLOB`)
+    env: dict[str, str] = field(default_factory=dict)  # environment variables its tests read (`env:NAME=VALUE`)
+    sdist: str = ""  # with --clone: the sources from this PyPI source distribution (`sdist:NAME==VERSION`)
+    chunk: int = 0  # test files to a pytest process, where not --chunk (`chunk:N`; 1: files that clash in one)
 
 
 def read_list(path: Path) -> list[Codebase]:
-    """`name owner/repo [root:SUBDIR] [path:GLOB] pytest:GLOB script:GLOB !EXCLUDE ...` per line; `#` comments."""
+    """`name owner/repo [root:SUBDIR] [path:GLOB] [env:NAME=VALUE] [sdist:NAME==VERSION] [chunk:N] pytest:GLOB
+    script:GLOB !EXCLUDE ...` per line; `#` comments."""
     out = []
     for raw in path.read_text().splitlines():
         line = raw.split("#", 1)[0].split()
@@ -114,11 +124,15 @@ def read_list(path: Path) -> list[Codebase]:
         name, repo, *rest = line
         if repo in HELD_OUT_REPOS:
             continue
-        runs = [tuple(t.split(":", 1)) for t in rest if not t.startswith("!")]
+        runs = [(m, g) for m, _, g in (t.partition(":") for t in rest if not t.startswith("!"))]
         subdir = next((g for m, g in runs if m == "root"), "")
         paths = [g for m, g in runs if m == "path"]
+        env = dict(g.split("=", 1) for m, g in runs if m == "env" and "=" in g)
+        sdist = next((g for m, g in runs if m == "sdist"), "")
+        chunk = int(next((g for m, g in runs if m == "chunk" and g.isdigit()), "0"))
         runs = [(m, g) for m, g in runs if m in ("pytest", "script")]
-        out.append(Codebase(name, repo, runs, [t[1:] for t in rest if t.startswith("!")], subdir, paths))
+        excludes = [t[1:] for t in rest if t.startswith("!")]
+        out.append(Codebase(name, repo, runs, excludes, subdir, paths, env, sdist, chunk))
     return out
 
 
@@ -142,7 +156,9 @@ def prepare(args: argparse.Namespace) -> int:
                 if cand.is_dir():
                     git_dir = cand
         try:
-            if git_dir is not None:
+            if cb.sdist and args.clone:  # (a release's sources where the repository's are not the ones JAX runs)
+                fetch_sdist(cb.sdist, dest)
+            elif git_dir is not None:
                 dest.mkdir()
                 extract(git_dir, dest)
             elif args.clone:
@@ -167,6 +183,17 @@ def prepare(args: argparse.Namespace) -> int:
                 f.unlink()
         print(f"{cb.name}: {dest}")
     return 0
+
+
+def fetch_sdist(spec: str, dest: Path) -> None:
+    """A PyPI source distribution's files (its tests included) under `dest`, over the network."""
+    with tempfile.TemporaryDirectory() as tmp:
+        pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp, spec]
+        subprocess.run(pip, check=True)
+        (archive,) = Path(tmp).iterdir()
+        shutil.unpack_archive(archive, Path(tmp) / "x")
+        (top,) = (Path(tmp) / "x").iterdir()
+        shutil.copytree(top, dest)
 
 
 def extract(git_dir: Path, dest: Path) -> None:
@@ -221,6 +248,8 @@ def run_one(
     work: Path,
     per_test: float = 0,
     paths: Sequence[str] = (),
+    per_file: float = 0,
+    extra_env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """One process: a pytest run over `rels`, or one script; what it recorded (within `limit` seconds)."""
     out = work / (hashlib.sha1("\0".join(rels).encode()).hexdigest()[:12] + ".json")
@@ -229,14 +258,18 @@ def run_one(
     extra += [str(d) for g in paths for d in sorted(root.glob(g)) if d.is_dir()]
     env.update(
         JAX_PLATFORMS="cpu",
-        XLA_FLAGS="--xla_force_host_platform_device_count=8",
+        # (8 CPU devices; XLA's CPU compiler at its fastest: shapes are what is measured, not speed)
+        XLA_FLAGS="--xla_force_host_platform_device_count=8 --xla_backend_optimization_level=0"
+        " --xla_llvm_disable_expensive_passes=true",
         PYTHONPATH=os.pathsep.join([*extra, env.get("PYTHONPATH", "")]).rstrip(os.pathsep),
         PYTHONDONTWRITEBYTECODE="1",
         TF_CPP_MIN_LOG_LEVEL="3",
+        **(extra_env or {}),
     )
     run_dir = work / "cwd"
     run_dir.mkdir(exist_ok=True)
     cmd = [python, str(HERE / "oracle_trace.py"), "--root", str(root), "--out", str(out), "--per-test", str(per_test)]
+    cmd += ["--per-file", str(per_file)]
     cmd += [mode, *(str(root / r) for r in rels)]
     proc = subprocess.Popen(
         cmd, cwd=run_dir, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
@@ -276,18 +309,26 @@ def record(
     chunk: int = 8,
     per_test: float = 10,
     skip: int = 0,
+    per_file: float = 0,
+    skip_files: int = 0,
+    reached: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, Any], int]:
-    """Every recorded value of the codebase's programs run within the budget, and how many files ran."""
+    """Every recorded value of the codebase's programs run within the budget (less the first `skip` batches and the
+    first `skip_files` files and the files in `reached`), and how many files ran."""
     values: set[tuple[Any, ...]] = set()
     params: set[tuple[Any, ...]] = set()
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
-        for mode, rels in batches(programs(cb, root), chunk)[skip:]:
+        found = [(m, r) for m, r in programs(cb, root)[skip_files:] if r not in reached]
+        todo = batches(found, cb.chunk or chunk)[skip:]
+        for i, (mode, rels) in enumerate(todo):
             left = budget - (time.monotonic() - start)
             if left < 10:
                 break
-            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths)
+            # a file's share of the time left, at least `per_file` (a small codebase's files run longer)
+            share = max(per_file, left / sum(len(r) for _, r in todo[i:])) if per_file > 0 else 0
+            got = run_one(python, root, mode, rels, min(per_run, left), Path(tmp), per_test, cb.paths, share, cb.env)
             ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
@@ -549,8 +590,29 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
     if not root.is_dir():
         return Figures(note="not in the corpus")
     t0 = time.monotonic()
-    recorded, ran = record(args.python, cb, root, args.budget, args.per_run, args.chunk, args.per_test, args.skip)
     kept = Path(args.save) / cb.name / "recorded.json" if args.save else None
+    done = 0  # --resume: the files the saved record's run started come first in the order; they are not run again
+    reached: frozenset[str] = frozenset()  # --fill: the files that recorded values are not run again
+    if (args.resume or args.fill) and kept is not None and kept.is_file():
+        old = json.loads(kept.read_text())
+        args.merge = True
+        if args.resume:
+            done = int(old.get("programs", 0))
+        if args.fill:
+            reached = frozenset(r[0] for r in [*old["values"], *old["params"]])
+    recorded, ran = record(
+        args.python,
+        cb,
+        root,
+        args.budget,
+        args.per_run,
+        args.chunk,
+        args.per_test,
+        args.skip,
+        args.per_file,
+        done,
+        reached,
+    )
     if args.merge and kept is not None and kept.is_file():  # a later pass over other batches adds to the first
         old = json.loads(kept.read_text())
         for k in ("values", "params"):
@@ -677,14 +739,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--names", nargs="*")
     r.add_argument("--checker", default=default_checker())
     r.add_argument("--budget", type=float, default=120.0, help="seconds of running per codebase")
-    r.add_argument("--per-run", type=float, default=60.0, help="seconds per process (a batch of test files)")
-    r.add_argument("--chunk", type=int, default=8, help="test files per pytest process")
+    r.add_argument("--per-run", type=float, default=180.0, help="seconds per process (a batch of test files)")
+    r.add_argument("--chunk", type=int, default=24, help="test files per pytest process")
     r.add_argument("--per-test", type=float, default=10.0, help="seconds per test (pytest-timeout, where installed)")
     r.add_argument("--types-timeout", type=float, default=300.0)
     r.add_argument("--jobs", type=int, default=1, help="codebases measured at once")
     r.add_argument("--dtype-list", type=int, default=5, help="dtype mismatches listed per codebase")
     r.add_argument("--json-out")
+    r.add_argument("--per-file", type=float, default=12.0, help="seconds of tests per test file (0: no limit)")
     r.add_argument("--skip", type=int, default=0, help="leave out the first N batches (a second pass)")
+    r.add_argument("--resume", action="store_true", help="--merge, after the files the saved record already ran")
+    r.add_argument("--fill", action="store_true", help="--merge, the files that recorded nothing in the saved record")
     r.add_argument("--merge", action="store_true", help="add to the records --save holds (a second pass)")
     r.add_argument("--save", help="keep each codebase's records and inferred types here (for `compare`)")
     r.set_defaults(func=run)

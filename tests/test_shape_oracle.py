@@ -120,3 +120,35 @@ def test_tracer_records_numpy_locals(tmp_path):
         ("p.py", 11, "y", (3,), "float64"),
     ]
     assert [r[:3] for r in rec["params"]] == [["p.py", 4, "a"]]
+
+
+def test_tracer_records_comprehensions_lambdas_and_multiline_statements(tmp_path):
+    (tmp_path / "q.py").write_text(
+        "import numpy as np\n\n"
+        "xs = [np.zeros((2,)), np.zeros((3,))]\n"
+        "ys = [x + 1 for x in xs]\n"
+        "f = lambda a: a * 2\n"
+        "z = (\n    f(np.ones((4, 1))))\n"
+        "for i in range(2):\n    w = np.ones((i + 1,))\n"
+    )
+    out = tmp_path / "rec.json"
+    cmd = [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
+    proc = subprocess.run([*cmd, str(tmp_path / "q.py")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(out.read_text())
+    values = sorted((r[1], r[2], tuple(r[3])) for r in rec["values"])
+    assert values == [(4, "x", (2,)), (4, "x", (3,)), (6, "z", (4, 1)), (9, "w", (1,)), (9, "w", (2,))]
+    assert [(r[1], r[2], tuple(r[3])) for r in rec["params"]] == [(5, "a", (4, 1))]
+
+
+def test_read_list_env_and_resume_order(tmp_path):
+    lst = tmp_path / "list.txt"
+    lst.write_text("ein arogozhnikov/einops env:EINOPS_TEST_BACKENDS=numpy,jax pytest:t/*.py\n")
+    (cb,) = so.read_list(lst)
+    assert cb.env == {"EINOPS_TEST_BACKENDS": "numpy,jax"} and cb.runs == [("pytest", "t/*.py")]
+    (tmp_path / "t").mkdir()
+    for i in range(5):
+        (tmp_path / "t" / f"{i}.py").write_text("")
+    order = [r for _, r in so.programs(cb, tmp_path)]
+    assert sorted(order) == [f"t/{i}.py" for i in range(5)] and order == [r for _, r in so.programs(cb, tmp_path)]
+    assert [rels for _, rels in so.batches(so.programs(cb, tmp_path)[2:], 2)] == [order[2:4], order[4:]]
