@@ -351,12 +351,21 @@ def infer(checker: str, root: Path, files: Sequence[str], timeout: float) -> dic
 
 # ---- comparing -------------------------------------------------------------------------------------------------
 def statement_lines(source: str) -> tuple[dict[int, int], dict[tuple[int, str], tuple[int, int]]]:
-    """(line -> the first line of the innermost statement (or compound header) holding it; (a function's first
-    line, as its code object has it, parameter name) -> the parameter's (line, 1-based column))."""
+    """(line -> the first line of the innermost statement (or compound header) holding it; (a function's or a
+    lambda's first line, as its code object has it, parameter name) -> the parameter's (line, 1-based column))."""
     tree = ast.parse(source)
     spans: list[tuple[int, int, int]] = []
     params: dict[tuple[int, str], tuple[int, int]] = {}
+    lambdas: dict[tuple[int, str], int] = {}
     for node in ast.walk(tree):
+        if isinstance(node, ast.Lambda):  # its code object's first line is the lambda's
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg) if x)]:
+                key = (node.lineno, arg.arg)
+                lambdas[key] = lambdas.get(key, 0) + 1
+                # two lambdas of a line with a parameter of one name: which one ran is not known (no site)
+                params[key] = (arg.lineno, arg.col_offset + 1) if lambdas[key] == 1 else (node.lineno, -1)
+            continue
         if not isinstance(node, ast.stmt):
             continue
         end = node.end_lineno or node.lineno

@@ -199,8 +199,13 @@ def _targets(module: cst.Module) -> list[tuple[cst.Name, str]]:
             if node.name is not None:
                 names(node.name.name)
 
+        def visit_Lambda(self, node: cst.Lambda) -> None:
+            self.parameters(node.params)
+
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            p = node.params
+            self.parameters(node.params)
+
+        def parameters(self, p: cst.Parameters) -> None:
             star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
             for prm in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
                 out.append((prm.name, "parameter"))

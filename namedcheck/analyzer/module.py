@@ -397,7 +397,7 @@ class ModuleAnalyzer:
                     # unknown at the call: the body's own annotation (which says nothing of varying axes)
                     v = declared_value(prm.annotation, UNKNOWN, frame.env.manual)
                 frame.vars[prm.name] = v
-        if self.bindings is not None and isinstance(ref.node, cst.FunctionDef):
+        if self.bindings is not None and isinstance(ref.node, cst.FunctionDef | cst.Lambda):
             p = ref.node.params
             star = [a for a in (p.star_arg, p.star_kwarg) if isinstance(a, cst.Param)]
             for node in [*p.posonly_params, *p.params, *p.kwonly_params, *star]:
