@@ -3,8 +3,11 @@ rejects is NC702 at the pattern, sizes it rejects NC203. tests/test_einops_under
 JAX and einops: the ones with an `expect` raise, the others run, and every `reveal` is the value's shape."""
 
 import einops
+import flax.linen as nn
+import jax
 import jax.numpy as jnp
 from einops import pack, parse_shape, rearrange, reduce, repeat, unpack
+from einops.layers.flax import Rearrange, Reduce
 
 
 def split_heads():
@@ -88,6 +91,20 @@ def symbolic(n):
 
 def unknown_input(x):
     return rearrange(x, "b (h d) -> b h d", h=4)
+
+
+def flax_layers():
+    class Heads(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            h = Rearrange("b (h d) -> b h d", sizes={"h": 4})(x)
+            r = Reduce("b h d -> b d", "max")(h)
+            return nn.Dense(3)(r)
+
+    x = jnp.zeros((2, 12))
+    params = Heads().init(jax.random.PRNGKey(0), x)
+    y = Heads().apply(params, x)  # reveal: f32[(2, 3)]
+    return y
 
 
 def one_side_only():
@@ -184,6 +201,15 @@ def pack_rank():
     return pack([jnp.zeros((2, 3, 5)), jnp.zeros((2,))], "b * n")  # expect: NC702
 
 
+def flax_layer_sizes():
+    class Heads(nn.Module):
+        @nn.compact
+        def __call__(self, x):
+            return Rearrange("b (h d) -> b h d", sizes={"h": 5})(x)  # expect: NC203
+
+    return Heads().init(jax.random.PRNGKey(0), jnp.zeros((2, 12)))
+
+
 def unpack_sizes():
     x = jnp.zeros((2, 9, 5))
     return unpack(x, [(3,), (2, 2)], "b * n")  # expect: NC203
@@ -198,3 +224,4 @@ repeats()
 einsums()
 packs()
 sizes_from_parse_shape()
+flax_layers()

@@ -16,6 +16,7 @@ from namedcheck.engine.codes import NC203, NC702
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.einsum import einsum_type
+from namedcheck.engine.ops.layers import layer
 from namedcheck.engine.ops.reductions import reduced_dtype
 from namedcheck.engine.signature import as_array
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, NotLiteral, Seq, dim_of
@@ -352,6 +353,32 @@ def reduce_rule(call: Call) -> Any:
         mode = "unknown"  # numpy's and JAX's integer sums differ in width
     dtype = x.dtype_code if mode == "same" else None if mode == "unknown" else reduced_dtype(x.dtype_code, mode)
     return ArrayType.make(dtype, shape)
+
+
+def _layer_call(call: Call, params: tuple[str, ...]) -> Call:
+    """A flax layer's call (`Rearrange(pattern, sizes={...})(x)`) as the function's (`rearrange(x, pattern, ...)`)."""
+    sizes = call.get("sizes", Seq((), "dict"))
+    if isinstance(sizes, Const) and sizes.value is None:
+        sizes = Seq((), "dict")
+    if not isinstance(sizes, Seq) or sizes.kind != "dict":
+        raise Unprovable
+    args = {"tensor": call.get("input"), **{p: call.get(p) for p in params}}
+    for pair in sizes.items:
+        key = pair.items[0] if isinstance(pair, Seq) and len(pair.items) == 2 else None
+        if not (isinstance(key, Const) and isinstance(key.value, str)) or key.value in args:
+            raise Unprovable
+        args[key.value] = pair.items[1]
+    return Call(call.op, args, (), call.labels, call.options, call.env, call.exact)
+
+
+@layer("einops.layers.flax.Rearrange")
+def rearrange_layer_rule(call: Call) -> Any:
+    return rearrange_rule(_layer_call(call, ("pattern",)))
+
+
+@layer("einops.layers.flax.Reduce")
+def reduce_layer_rule(call: Call) -> Any:
+    return reduce_rule(_layer_call(call, ("pattern", "reduction")))
 
 
 _EINSUM_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
