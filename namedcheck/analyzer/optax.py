@@ -177,13 +177,14 @@ def _applied(p: Any, u: Any, path: str) -> Any:
         if p.kind != u.kind or len(p.items) != len(u.items):
             return p
         if p.kind == "dict":
-            keys = [k.items[0] if isinstance(k, Seq) and k.items else None for k in p.items]
-            ukeys = [k.items[0] if isinstance(k, Seq) and k.items else None for k in u.items]
+            keys = [k.items[0] if isinstance(k, Seq) and len(k.items) == 2 else None for k in p.items]
+            ukeys = [k.items[0] if isinstance(k, Seq) and len(k.items) == 2 else None for k in u.items]
             if keys != ukeys or not all(isinstance(k, Const) for k in keys):
                 return p
             items = tuple(
-                Seq((pair.items[0], _applied(pair.items[1], upair.items[1], f"{path}[{key.value!r}]")), pair.kind)
+                Seq((key, _applied(pair.items[1], upair.items[1], f"{path}[{key.value!r}]")), pair.kind)
                 for pair, upair, key in zip(p.items, u.items, keys)
+                if isinstance(key, Const)
             )
             return Seq(items, "dict")
         return Seq(tuple(_applied(a, b, f"{path}[{i}]") for i, (a, b) in enumerate(zip(p.items, u.items))), p.kind)

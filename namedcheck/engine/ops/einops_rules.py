@@ -553,7 +553,7 @@ def parse_shape_rule(call: Call) -> Any:
         raise Unprovable
     if len(names) != len(x.shape):
         raise _bad(call.op, pattern, f"the pattern has {len(names)} axes but the tensor has shape {fmt_shape(x.shape)}")
-    items = []
+    items: list[tuple[str, Dim]] = []
     for n, d in zip(names, x.shape):
         if n == "_":
             continue
