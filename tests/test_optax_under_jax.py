@@ -21,3 +21,29 @@ CASE = Path(__file__).parent / "cases" / "lib_optax.py"
 
 def test_the_checkers_verdicts_are_what_jax_and_optax_do() -> None:
     assert check_case_under_jax(CASE, {}) >= 8
+
+
+def test_the_modelled_names_are_optaxs() -> None:
+    """Every name the checker models is one of the installed optax's, the same object wherever it is reached, and
+    the builders are annotated to return a GradientTransformation."""
+    import importlib
+    import inspect
+
+    import optax
+
+    from namedcheck.analyzer import optax as modelled
+
+    names = modelled.BUILDERS | set(modelled.WRAPPERS) | modelled.SCHEDULES
+    names |= {"apply_updates", "chain", "named_chain", "inject_hyperparams", "constant_schedule"}
+    for name in names:
+        assert hasattr(optax, name), name
+    for name in modelled.BUILDERS:
+        assert "GradientTransformation" in str(inspect.signature(getattr(optax, name)).return_annotation), name
+    for module in modelled._MODULES:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue  # a module of another optax version
+        for name in names:
+            if hasattr(mod, name):
+                assert getattr(mod, name) is getattr(optax, name), (module, name)

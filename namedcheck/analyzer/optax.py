@@ -45,7 +45,15 @@ SCHEDULES = frozenset(
     linear_schedule piecewise_constant_schedule piecewise_interpolate_schedule polynomial_schedule sgdr_schedule
     warmup_constant_schedule warmup_cosine_decay_schedule warmup_exponential_decay_schedule""".split()
 )
-_MODULES = ("optax", "optax.schedules", "optax.transforms")
+# where optax's public names are defined and re-exported (optax's own code and tests call them there)
+_MODULES = frozenset(
+    """optax optax.schedules optax.transforms optax._src.alias optax._src.base optax._src.linesearch
+    optax._src.transform optax._src.update optax._src.combine optax._src.wrappers optax._src.clipping
+    optax._src.constrain optax._src.schedule optax.schedules._inject optax.schedules._join optax.schedules._schedule
+    optax.transforms._accumulation optax.transforms._adding optax.transforms._clipping optax.transforms._combining
+    optax.transforms._conditionality optax.transforms._constraining optax.transforms._freezing
+    optax.transforms._layouts optax.transforms._masking""".split()
+)
 _METHOD = "optax.GradientTransformation."
 _SCHEDULE_VALUE = "optax.schedules.value"
 _CONSTANT_VALUE = "optax.schedules.constant_value"
