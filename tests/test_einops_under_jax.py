@@ -224,3 +224,61 @@ def test_random_patterns_agree_with_einops() -> None:
             assert tuple(out.shape) == got.shape, (op, pattern, sizes, shape)
             shaped += 1
     assert reported > 500 and shaped > 100, (reported, shaped)
+
+
+def test_random_einsums_and_packs_agree_with_einops() -> None:
+    """einops.einsum, pack and unpack on random patterns and shapes: where the rules report, einops (or JAX)
+    raises; where they give a shape, einops gives it."""
+    import einops
+    import jax.numpy as jnp
+    import numpy as np
+
+    from namedcheck.engine.errors import RuleError
+    from namedcheck.engine.ops import run
+    from namedcheck.engine.stubs import op_table
+    from namedcheck.engine.values import Const
+
+    ops = op_table()
+    rng = np.random.default_rng(1)
+    reported = shaped = 0
+    for _ in range(400):
+        n = int(rng.integers(1, 3))
+        terms = [[str(a) for a in rng.permutation(["bb", "i", "j", "k"])[: rng.integers(0, 4)]] for _ in range(n)]
+        shapes = [tuple(int(rng.choice([2, 3])) for _ in t) for t in terms]
+        if rng.random() < 0.2:  # a rank the pattern does not have
+            shapes[0] = shapes[0] + (2,)
+        seen = sorted({a for t in terms for a in t})
+        out = [str(a) for a in rng.permutation(seen + (["z"] if rng.random() < 0.2 else []))[: rng.integers(0, 4)]]
+        pattern = ", ".join(" ".join(t) for t in terms) + " -> " + " ".join(out)
+        xs = [jnp.zeros(s) for s in shapes]
+        args = [ArrayType.make("f32", s) for s in shapes] + [Const(pattern)]
+        try:
+            got = run(ops["einops.einsum"], args, {})
+        except RuleError:
+            reported += 1
+            with pytest.raises(Exception):  # noqa: B017 - einops' error or JAX's
+                einops.einsum(*xs, pattern)
+            continue
+        if isinstance(got, ArrayType):
+            assert tuple(einops.einsum(*xs, pattern).shape) == got.shape, (pattern, shapes)
+            shaped += 1
+    for _ in range(300):
+        pattern = str(rng.choice(["b * n", "* n", "b *", "b * n n", "b n"]))
+        shapes = [tuple(int(d) for d in rng.integers(1, 4, size=rng.integers(0, 4))) for _ in range(rng.integers(1, 3))]
+        xs = [jnp.zeros(s) for s in shapes]
+        try:
+            got = run(
+                ops["einops.pack"], [Seq(tuple(ArrayType.make("f32", s) for s in shapes), "list"), Const(pattern)], {}
+            )
+        except RuleError:
+            reported += 1
+            with pytest.raises(Exception):  # noqa: B017
+                einops.pack(xs, pattern)
+            continue
+        packed, sizes = einops.pack(xs, pattern)
+        assert isinstance(got, Seq) and isinstance(got.items[0], ArrayType), pattern
+        assert tuple(packed.shape) == got.items[0].shape, (pattern, shapes)
+        back = run(ops["einops.unpack"], [got.items[0], got.items[1], Const(pattern)], {})
+        assert [tuple(a.shape) for a in einops.unpack(packed, sizes, pattern)] == [b.shape for b in back.items]
+        shaped += 1
+    assert reported > 100 and shaped > 100, (reported, shaped)
