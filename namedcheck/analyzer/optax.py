@@ -20,7 +20,7 @@ from namedcheck.engine.algebra import broadcast_shapes
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import X64
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, join
 
 # optax's builders of a GradientTransformation from sizes and rates alone: each keeps the updates' shapes
 # (listed from optax 0.2.8; the monitoring ones that return something else, `measure_with_ema` and
@@ -68,6 +68,10 @@ class Optimizer:
     def __repr__(self) -> str:
         return f"<optax {self.name}>"
 
+    def join_with(self, other: Any) -> Any:
+        """Two optimizers (`adam` on one branch, `sgd` on the other) both keep the updates' shapes."""
+        return Optimizer("one of several") if isinstance(other, Optimizer) else UNKNOWN
+
 
 @dataclass(frozen=True, slots=True)
 class OptState:
@@ -77,6 +81,9 @@ class OptState:
 
     def __repr__(self) -> str:
         return "<optax state>"
+
+    def join_with(self, other: Any) -> Any:
+        return OptState(join([self.params, other.params])) if isinstance(other, OptState) else UNKNOWN
 
 
 def _short(name: str) -> str | None:

@@ -72,6 +72,15 @@ def low_precision():
     return u, w
 
 
+def either(flag):
+    params = {"w": jnp.zeros((2, 3))}
+    tx = optax.adam(1e-3) if flag else optax.sgd(0.1)
+    state = tx.init(params)
+    updates, state = tx.update(params, state)
+    u = updates["w"]  # reveal: f32[(2, 3)]
+    return u
+
+
 def constant():
     c = optax.constant_schedule(0.5)(3)  # reveal: Const(value=0.5)
     return c
