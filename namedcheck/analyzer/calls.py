@@ -543,6 +543,8 @@ _OPEN = "**"  # a keyword `ev_args` gives for an unknown `**mapping`: the call i
 
 
 def _origin(name: str) -> str:
+    if name.startswith("einops."):
+        return "value"  # einops computes with its input's library: a numpy array in, a numpy array out
     return "numpy" if name.startswith("numpy.") else "jax"
 
 

@@ -6,7 +6,7 @@ Definitions (docs/cli.md, "namedcheck coverage"):
 
 - An expression counts as **array-valued** when the analysis gave it an `ArrayType`, or when its value is
   Unknown but it is an expression the checker should have seen as an array: a call into jax, jax.numpy,
-  jax.lax, flax, equinox or numpy (any of their submodules; `ARRAY_API`) other than a class (a capitalised
+  jax.lax, flax, equinox, einops or numpy (any of their submodules; `ARRAY_API`) other than a class (a capitalised
   name) or an API known not to return one array (`NOT_ARRAYS`: transforms, control flow, pytree and
   device utilities); a method call on an array-valued receiver; or an arithmetic operator (binary, or
   unary other than `not`) with an array-valued operand. A receiver or an operand is array-valued when its
@@ -36,7 +36,7 @@ from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN, ArrayType, Seq
 
 # top-level packages whose calls return arrays, unless named below
-ARRAY_API = ("jax", "numpy", "flax", "equinox")
+ARRAY_API = ("jax", "numpy", "flax", "equinox", "einops")
 # calls into ARRAY_API that return something other than one array (names and `prefix.` prefixes)
 NOT_ARRAYS = frozenset(
     {
@@ -112,6 +112,9 @@ NOT_ARRAYS = frozenset(
         "equinox.partition",
         "equinox.combine",
         "equinox.tree_at",
+        "einops.pack",
+        "einops.unpack",
+        "einops.parse_shape",
     }
 )
 _NOT_ARRAY_PREFIXES = tuple(n for n in NOT_ARRAYS if n.endswith("."))

@@ -136,7 +136,9 @@ def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozen
         return False  # the function sees arrays of the flattened arguments (flax: variables), not their containers
     if isinstance(func, PartialRef):
         if isinstance(func.func, QualRef):
-            return not func.func.name.startswith((*_COPYING, "flax.training.train_state.", _NN_MODULES, _HAIKU))
+            return not func.func.name.startswith(
+                (*_COPYING, "flax.training.train_state.", _NN_MODULES, _HAIKU, "optax.")
+            )
         if index is not None:
             index += len(func.args)
         elif any(k == keyword for k, _ in func.kwargs):

@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, origins
+from namedcheck.analyzer import causes, classes, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -202,7 +202,7 @@ def _made_kernel(params: Any, shape: tuple[Any, ...]) -> Any:
 def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
     """`nnx.Param(jax.random.normal(key, (4, 8)))`: the wrapped array (Unknown when not an array). Parameter trees
     through training: `TrainState.create(apply_fn=, params=, tx=)` and its `apply_gradients` / `replace`, and
-    `optax.apply_updates(params, updates)` (the parameters' tree and shapes). stax layers and their functions.
+    optax's optimizers, states, updates and schedules (analyzer/optax.py). stax layers and their functions.
     NotImplemented for any other name."""
     if name.startswith((_STAX, _STAX_FUN)):
         return _stax(f, name, pos, node)
@@ -219,8 +219,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
     if name in _FROZEN:  # `flax.core.unfreeze(variables)`: the same tree
         return pos[0] if len(pos) == 1 and isinstance(pos[0], Seq) and pos[0].kind == "dict" else UNKNOWN
-    if name == "optax.apply_updates":
-        return pos[0] if len(pos) == 2 and isinstance(pos[0], Seq | ArrayType) else UNKNOWN
+    if name.startswith("optax."):  # optimizers, their states and updates, schedules (analyzer/optax.py)
+        return optax.call(f, name, pos, kw, node)
     return NotImplemented
 
 
@@ -237,6 +237,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
         if attr in ("apply_gradients", "replace"):
             return PartialRef(QualRef(f"{_TRAIN_STATE}.{attr}"), (recv,))
         return UNKNOWN
+    if (method := optax.attribute(recv, attr)) is not NotImplemented:  # `tx.init`, `tx.update`
+        return method
     if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
         return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented

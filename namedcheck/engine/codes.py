@@ -167,7 +167,8 @@ _CODES: list[Code] = [
         "NC203",
         "op shape rule violated",
         "An op's own shape rule: contraction sizes of dot / matmul / tensordot / einsum, element counts "
-        "of reshape, matching sizes for concatenate / stack, indices within bounds. Also what an op's "
+        "of reshape, matching sizes for concatenate / stack, indices within bounds, an einops composite axis "
+        "`(h d)` that its dimension's size must equal or divide. Also what an op's "
         "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
         "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
         "both usually mean two swapped arguments.",
@@ -445,7 +446,9 @@ _CODES: list[Code] = [
         "einsum spec error",
         "A named einsum spec (`'n{b,k},{k,m}->n{b,m}'`) is malformed, its letters do not match the "
         "operands' ranks, or it mentions a named axis for one operand that has it while skipping it for "
-        "another operand that also has it.",
+        "another operand that also has it. Also an einops pattern (`rearrange`, `reduce`, `repeat`, `einsum`, "
+        "`pack`, `unpack`) einops rejects whatever the sizes are: an axis on one side only, an axis twice, a new "
+        "axis without its size, a rank the pattern does not have.",
         "x: f32[Array, Dims(5, b=2, k=7)]\ny: f32[Array, Dims(k=7)]\njnp.einsum('n{k},{}->n', x, y)",
         "x: f32[Array, Dims(5, b=2, k=7)]\ny: f32[Array, Dims(k=7)]\njnp.einsum('n{k},{k}->n', x, y)",
         hint="match the spec's letters to the operands' ranks and mention a named axis for every operand that has it",

@@ -34,6 +34,9 @@ _MODULE_ALIASES: dict[str, str] = {
     "jax._src.nn.functions": "jax.nn",
     "jax._src.random": "jax.random",
     "numpy.random": "numpy.random",
+    # einops' functions where they are defined
+    "einops.einops": "einops",
+    "einops.packing": "einops",
     # the runtime's named-axis modules publish the same ops
     "namedcheck.numpy": "jax.numpy",
     "namedcheck.nn": "jax.nn",

@@ -354,6 +354,7 @@ def _load_rules() -> None:
         comparisons,
         conv,
         creation,
+        einops_rules,
         einsum,
         elementwise,
         indexing,

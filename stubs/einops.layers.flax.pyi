@@ -1,0 +1,6 @@
+# einops' flax layers (namedcheck/engine/ops/einops_rules.py). As for flax.linen's layers, positional-only
+# parameters are the layer call's inputs, the others the constructor's: `Rearrange(p, sizes=s)(x)`.
+@rule
+def Rearrange(input, /, pattern, sizes=None, **options): ...
+@rule
+def Reduce(input, /, pattern, reduction, sizes=None, **options): ...

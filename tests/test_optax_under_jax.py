@@ -1,0 +1,49 @@
+"""optax's optimizers against the installed JAX and optax: every function of tests/cases/lib_optax.py with an
+`expect` raises when run, every function the checker is silent on runs, and every `reveal` is the value bound
+there (the harness of tests/test_einops_under_jax.py)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
+pytest.importorskip("jax")
+pytest.importorskip("optax")
+pytest.importorskip("einops")
+
+from tests.test_einops_under_jax import check_case_under_jax  # noqa: E402
+
+CASE = Path(__file__).parent / "cases" / "lib_optax.py"
+
+
+def test_the_checkers_verdicts_are_what_jax_and_optax_do() -> None:
+    assert check_case_under_jax(CASE, {"either": (True,)}) >= 8
+
+
+def test_the_modelled_names_are_optaxs() -> None:
+    """Every name the checker models is one of the installed optax's, the same object wherever it is reached, and
+    the builders are annotated to return a GradientTransformation."""
+    import importlib
+    import inspect
+
+    import optax
+
+    from namedcheck.analyzer import optax as modelled
+
+    names = modelled.BUILDERS | set(modelled.WRAPPERS) | modelled.SCHEDULES
+    names |= {"apply_updates", "chain", "named_chain", "inject_hyperparams", "constant_schedule"}
+    for name in names:
+        assert hasattr(optax, name), name
+    for name in modelled.BUILDERS:
+        assert "GradientTransformation" in str(inspect.signature(getattr(optax, name)).return_annotation), name
+    for module in modelled._MODULES:
+        try:
+            mod = importlib.import_module(module)
+        except ImportError:
+            continue  # a module of another optax version
+        for name in names:
+            if hasattr(mod, name):
+                assert getattr(mod, name) is getattr(optax, name), (module, name)
