@@ -18,14 +18,13 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import reveal
-from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.module import ModuleAnalyzer, Via, via
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine import spelling
 from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.values import UNKNOWN, ArrayType
 
-Via = tuple[str, int] | None  # (resolved file, line) of an outermost call; None: the file's own analysis
 MAX_VIAS = 8  # call sites kept per value
 
 
@@ -92,25 +91,6 @@ def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any, Any]], posi
         out.append(b)
     out.sort(key=lambda b: (b.line, b.column))
     return out
-
-
-def via(root: tuple[Any, Any] | None) -> Via:
-    """Where an outermost call was made: (resolved file, line), the line of the first statement of a test or
-    entry function called as a whole (its `def` line runs when the module loads); None: no call (the
-    function's or module's own analysis)."""
-    if root is None:
-        return None
-    an, node = root
-    path = an.path if an.path is not None else an.file
-    if path is None:
-        return None
-    if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) and node.body.body:
-        node = node.body.body[0]
-    try:
-        r = an.positions().get(node)
-        return (str(Path(path).resolve()), r.start.line) if r is not None else None
-    except Exception:
-        return None
 
 
 def recorded_elsewhere(analyzers: list[Any]) -> dict[Path, list[Binding]]:

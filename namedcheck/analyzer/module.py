@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -968,3 +969,25 @@ def _functions(module: cst.Module) -> list[cst.CSTNode]:
 def _same_finding(a: RuleError, b: RuleError) -> bool:
     """Two findings of a code at one node that say the same (message, and notes' texts at the same anchors)."""
     return a.message == b.message and [(id(x), m) for x, m in a.related] == [(id(x), m) for x, m in b.related]
+
+
+Via = tuple[str, int] | None  # (resolved file, line) of an outermost call; None: the file's own analysis
+
+
+def via(root: tuple[Any, Any] | None) -> Via:
+    """Where an outermost call was made: (resolved file, line), the line of the first statement of a test or
+    entry function called as a whole (its `def` line runs when the module loads); None: no call (the
+    function's or module's own analysis)."""
+    if root is None:
+        return None
+    an, node = root
+    path = an.path if an.path is not None else an.file
+    if path is None:
+        return None
+    if isinstance(node, cst.FunctionDef) and isinstance(node.body, cst.IndentedBlock) and node.body.body:
+        node = node.body.body[0]
+    try:
+        r = an.positions().get(node)
+        return (str(Path(path).resolve()), r.start.line) if r is not None else None
+    except Exception:
+        return None

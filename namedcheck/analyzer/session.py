@@ -40,7 +40,7 @@ from namedcheck.analyzer.budget import (
 )
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.memo import RUN
-from namedcheck.analyzer.module import ModuleAnalyzer
+from namedcheck.analyzer.module import ModuleAnalyzer, via
 from namedcheck.analyzer.parsing import Unparsable, decode_source, parse_guarded, parse_module
 from namedcheck.analyzer.project import Project, project_for
 from namedcheck.analyzer.relevance import is_relevant
@@ -353,8 +353,6 @@ class Session:
         """What the calls of a file's importers (analysed for `callers_cause`) gave its expressions: the
         values recorded by its dependency analyses of this very text, each with where the outermost call was
         made (an editor's hover inside a function whose own analysis does not know its arguments)."""
-        from namedcheck.analyzer.bindings import via
-
         try:
             target = Path(path).resolve()
         except (OSError, RuntimeError, ValueError):
