@@ -59,6 +59,9 @@ class FunctionRecord:
     returns: Any
 
 
+_IMPORTS_HAIKU = re.compile(r"^[ \t]*(?:import|from)[ \t]+haiku\b", re.M)
+
+
 @dataclass
 class Analysis:
     """One buffer's analysis."""
@@ -401,7 +404,9 @@ class DocumentAnalyser:
 
     def _analyse_chunks(self, source: str, chunks: list[tuple[int, Chunk]]) -> Analysis:
         module = cst.Module(body=[s for _, c in chunks for s in c.module.body])
-        previous = self.replays
+        # a dm-haiku program's init / apply pair collects what its modules make across definitions (a `Run` on the
+        # call log) that a replayed definition does not make again: such a file is analysed whole
+        previous = {} if _IMPORTS_HAIKU.search(source) else self.replays
 
         excluded = self.excluded_lines(source) if self.excluded_lines is not None else []
 
