@@ -487,7 +487,7 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             except RuleError as e:
                 raise origins.relate_placements(e, [(None, maps.tree_leaves(xs)[e.data.get("leaf", 0)])]) from None
             x = Const(None) if isinstance(xs, Const) and xs.value is None else maps.scan_slice(xs)
-            out = body(arg(0, "f"), init, x)
+            out = body(arg(0, "f"), carried(init), x)  # (the body sees a traced carry, not the Python number)
             if not (isinstance(out, Seq) and len(out.items) == 2):
                 return UNKNOWN
             if not carries.check(f, short, init, out.items[0], arg(0, "f"), node, len(pos)):
@@ -501,14 +501,14 @@ def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: 
             return Seq((carried(init), maps.scan_stack(out.items[1], n)))
         if name == "jax.lax.fori_loop":
             init = arg(3, "init_val")
-            out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), init)  # JAX's index is a weak int32
+            out = body(arg(2, "body_fun"), ArrayType.make("i*", ()), carried(init))  # the index: a weak int32
             if not carries.check(f, short, init, out, arg(2, "body_fun"), node, len(pos)):
                 maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
             return carried(init)
         if name == "jax.lax.while_loop":
             init = arg(2, "init_val")
-            carries.check_cond(f, short, body(arg(0, "cond_fun"), init), arg(0, "cond_fun"), node)
-            out = body(arg(1, "body_fun"), init)
+            carries.check_cond(f, short, body(arg(0, "cond_fun"), carried(init)), arg(0, "cond_fun"), node)
+            out = body(arg(1, "body_fun"), carried(init))
             if not carries.check(f, short, init, out, arg(1, "body_fun"), node, len(pos)):
                 maps.check_carry(maps.drop_varying(init, ign), maps.drop_varying(out, ign), short)
             return carried(init)

@@ -15,6 +15,9 @@ def right_loop_carries_are_types_not_values():
     ts = jnp.arange(5.0)
     idx = _first_above(2.5, ts, 0)
     assert idx == 3
+    # the body and cond see a traced carry: `ts[5]` is a traced index there (JAX clamps it), not a static one
+    last = jax.lax.while_loop(lambda i: (i < 5) & (ts[i] <= 2.5), lambda i: i + 1, 5)
+    assert last == 5
     n = jax.lax.fori_loop(0, 3, lambda k, c: c + 1, 0)
     assert n == 3
     total, _ = jax.lax.scan(lambda c, x: (c + 1.0, x), 0.0, ts)
