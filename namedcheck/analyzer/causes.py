@@ -323,7 +323,7 @@ def _called(node: cst.Call, func: Any, frame: Any, returned: dict[int, Cause]) -
     return Cause(CALLEE, f"{_call_label(node)} ({type(func).__name__})", node)
 
 
-_HAIKU_RUNS = "namedcheck.analyzer.haiku.in_run"  # `@hk.testing.transform_and_run`'s function
+_HAIKU_RUNS = "<haiku>.in_run"  # `@hk.testing.transform_and_run`'s function
 
 
 def _qual(func: PartialRef) -> str:

@@ -41,7 +41,7 @@ from namedcheck.engine.ops.layers import HAIKU_INPUTS, haiku_params
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
 
 MODULE = "haiku.Module"
-_FUN = "namedcheck.analyzer.haiku."
+_FUN = "<haiku>."  # (not a module path: code that imports namedcheck.analyzer.haiku is not one of these)
 _TRANSFORMS = {"haiku.transform": False, "haiku.transform_with_state": True}
 # haiku APIs that neither make parameters nor take module names: calling them while `f` runs keeps the names sure
 _NO_PARAMS = {

@@ -96,7 +96,7 @@ _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items",
 # their arguments (`state.replace(params=new)`)
 _COPYING = ("namedcheck.analyzer.iteration.", "dataclasses.replace")
 _NN_MODULES = "namedcheck.analyzer.nn_modules."  # stax's init_fun / apply_fun read their arguments
-_HAIKU = "namedcheck.analyzer.haiku."  # a transformed pair's init / apply, a module's method, hk.Sequential
+_HAIKU = "<haiku>."  # a transformed pair's init / apply, a module's method, hk.Sequential
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
