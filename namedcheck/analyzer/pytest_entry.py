@@ -15,11 +15,11 @@ from typing import Any
 
 import libcst as cst
 
+from namedcheck.analyzer.entry import MAX_PARAMETER_SETS  # (the first sets, as for absl tests)
 from namedcheck.analyzer.refs import ClassInfo, FuncRef, InstanceRef, IterRef, PartialRef, QualRef
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN, Const, Seq
 
-MAX_PARAMETER_SETS = 8  # parameter sets of one test analysed (the first ones)
 MAX_FIXTURE_DEPTH = 4  # fixtures requesting fixtures, followed this deep
 MAX_CONFTEST_LEVELS = 6  # directories above the test module searched for `conftest.py`
 # calls after which the test does not go on (pytest skips or fails it there)
