@@ -534,7 +534,14 @@ class ModuleAnalyzer:
         # a body run eagerly is analysed even under a return annotation: what JAX checks only outside a trace
         # (eager gathers, committed arguments) is found nowhere else
         eager = self._runs_eagerly(ref, node, caller)
-        if sig.returns is not None and not (as_map_body or in_map or eager):
+        # a return annotation with parameters left open is not the whole contract: what the body does with the
+        # arguments this call passes is checked as for an unannotated function (the annotation is still the result)
+        open_params = sig.returns is not None and any(
+            p.annotation is None and p.kind in (POSONLY, NORMAL, KWONLY) and p.name not in ("self", "cls")
+            for p in sig.params
+        )
+        whole_body = eager or open_params
+        if sig.returns is not None and not (as_map_body or in_map or whole_body):
             try:
                 check_cooccurrence(result, caller.env)
             except RuleError as e:
@@ -619,8 +626,8 @@ class ModuleAnalyzer:
                         guard.call_root = None
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
-        if eager and sig.returns is not None and not (as_map_body or in_map):
-            return result  # the annotation states what the call gives, as without the eager analysis
+        if whole_body and sig.returns is not None and not (as_map_body or in_map):
+            return result  # the annotation states what the call gives, as without the body's analysis
         return origins.returned(out, node)
 
     def _runs_eagerly(self, ref: FuncRef, node: cst.CSTNode, caller: Frame) -> bool:
