@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, optax, origins
+from namedcheck.analyzer import causes, classes, equinox, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -51,6 +51,9 @@ _SIZE_PARAMS = {
     "out_size",
     "embedding_size",
     "width_size",
+    "input_size",
+    "hidden_size",
+    "query_size",
 }
 
 
@@ -206,6 +209,10 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     NotImplemented for any other name."""
     if name.startswith((_STAX, _STAX_FUN)):
         return _stax(f, name, pos, node)
+    if name.startswith(("equinox.", "<equinox>.")):  # filter_vmap, tree_at, partition, ... (analyzer/equinox.py)
+        done = equinox.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
     if name == f"{_TRAIN_STATE}.create":

@@ -1,0 +1,416 @@
+"""equinox as a JAX user meets it: `eqx.filter_vmap` (in_axes / out_axes of ints, None, tuples and
+`eqx.if_array(k)`: arrays mapped, every other leaf broadcast), `eqx.filter_jit` / `filter_grad` /
+`filter_value_and_grad` as the jax transforms they wrap (engine/names.py aliases), `eqx.tree_at` with a
+`lambda m: m.a.b` path (or a tuple of them), `eqx.partition` / `filter` / `combine` with `is_array` /
+`is_inexact_array` / `is_array_like`, and `eqx.apply_updates` leaf by leaf (`p + u`, NC201 where a pair does not
+broadcast). Modules are the instances `classes.py` builds (declared fields set by `__init__` or the generated
+`__init__`); `eqx.nn.*` layers are the engine's layer rules (`engine/ops/layers.py`), `eqx.nn.Sequential` /
+`Lambda` composed here. A tree this module cannot follow leaf by leaf (a layer's own arrays, an object not known)
+gives Unknown."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer import classes
+from namedcheck.analyzer.refs import FuncRef, InstanceRef, LayerRef, PartialRef, QualRef
+from namedcheck.engine import dtypes, maps
+from namedcheck.engine.errors import RuleError
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+
+_FUN = "<equinox>."  # the analyzer's own functions (not a module path)
+_FILTERS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like"}
+# the names this module follows (bench/library_calls.py counts the calls into them as modelled)
+MODELLED = frozenset(
+    {
+        "equinox.filter_vmap",
+        "equinox.if_array",
+        "equinox.tree_at",
+        "equinox.partition",
+        "equinox.filter",
+        "equinox.combine",
+        "equinox.apply_updates",
+        "equinox.is_array",
+        "equinox.is_inexact_array",
+        "equinox.is_array_like",
+        "equinox.nn.Sequential",
+        "equinox.nn.Lambda",
+        "equinox.nn.Identity",
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class IfArray:
+    """`eqx.if_array(k)`: axis `k` for an array leaf, None (broadcast) for any other."""
+
+    axis: int
+
+
+def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A call into equinox this module follows; NotImplemented for any other name."""
+    if name == "equinox.if_array":
+        axis = pos[0] if len(pos) == 1 and not kw else None
+        if isinstance(axis, Const) and isinstance(axis.value, int) and not isinstance(axis.value, bool):
+            return IfArray(axis.value)
+        return UNKNOWN
+    if name == "equinox.filter_vmap":
+        if not pos:  # `@eqx.filter_vmap(in_axes=...)`: a decorator factory
+            return PartialRef(QualRef(name), (), tuple(kw.items())) if set(kw) <= _VMAP_OPTIONS else UNKNOWN
+        if len(pos) != 1 or not set(kw) <= _VMAP_OPTIONS:
+            return UNKNOWN
+        opts = (kw.get("in_axes", IfArray(0)), kw.get("out_axes", IfArray(0)), kw.get("axis_size", Const(None)))
+        return PartialRef(QualRef(f"{_FUN}vmapped"), (pos[0], *opts))
+    if name == f"{_FUN}vmapped":
+        return _call_vmap(f, pos[0], pos[1], pos[2], pos[3], pos[4:], kw, node)
+    if name == "equinox.tree_at":
+        return _tree_at(f, pos, kw, node)
+    if name in ("equinox.partition", "equinox.filter"):
+        spec = pos[1] if len(pos) > 1 else kw.get("filter_spec")
+        if len(pos) < 1 or spec is None or set(kw) - {"filter_spec", "inverse"}:
+            return UNKNOWN
+        split = _partition(pos[0], spec)
+        if split is None:
+            return UNKNOWN if name == "equinox.filter" else Seq((UNKNOWN, UNKNOWN))
+        if name == "equinox.partition":
+            return Seq(split)
+        inverse = kw.get("inverse", Const(False))
+        return split[1] if inverse == Const(True) else split[0] if inverse == Const(False) else UNKNOWN
+    if name == "equinox.combine":
+        return _combine(pos) if pos and not kw else UNKNOWN
+    if name == "equinox.apply_updates":
+        return _apply_updates(f, pos[0], pos[1], node) if len(pos) == 2 and not kw else UNKNOWN
+    if name in _FILTERS:
+        leaf = _kind(pos[0], name) if len(pos) == 1 and not kw else None
+        return Const(leaf) if leaf is not None else UNKNOWN
+    if name == "equinox.nn.Sequential":
+        layers = pos[0] if len(pos) == 1 and not kw else None
+        if not isinstance(layers, Seq) or layers.kind not in ("list", "tuple"):
+            return UNKNOWN
+        return PartialRef(QualRef(f"{_FUN}sequential"), (layers,))
+    if name == f"{_FUN}sequential":
+        h = pos[1] if len(pos) == 2 else UNKNOWN  # `seq(x)`; `key=` goes to each layer that takes it
+        for layer in pos[0].items:
+            if h is UNKNOWN:
+                return UNKNOWN
+            h = f.call_value(layer, [h], {}, [None], {}, node)
+        return h
+    if name == "equinox.nn.Lambda":  # `Lambda(jax.nn.relu)(x, key=None)`: the function on the input
+        return PartialRef(QualRef(f"{_FUN}lambda"), (pos[0],)) if len(pos) == 1 and not kw else UNKNOWN
+    if name == f"{_FUN}lambda":
+        return f.call_value(pos[0], [pos[1]], {}, [None], {}, node) if len(pos) == 2 else UNKNOWN
+    if name == "equinox.nn.Identity":
+        return QualRef(f"{_FUN}identity")
+    if name == f"{_FUN}identity":
+        return pos[0] if len(pos) == 1 else UNKNOWN
+    return NotImplemented
+
+
+_VMAP_OPTIONS = {"in_axes", "out_axes", "axis_size"}
+
+
+# ---- filter_vmap -------------------------------------------------------------------------------------
+def _call_vmap(
+    f: Any, fun: Any, in_axes: Any, out_axes: Any, axis_size: Any, args: list[Any], kw: dict[str, Any], node: Any
+) -> Any:
+    """`eqx.filter_vmap(fun, in_axes=, out_axes=)(*args)`: each argument's leaves under their in_axes entry (an
+    array by its axis, any other leaf as it is under `if_array`, a Python number under an int is JAX's error), the
+    body on one instance, each array of the result with the mapped size inserted at its out_axes entry."""
+    if kw:
+        return UNKNOWN
+    spec = _spec(in_axes)
+    if isinstance(spec, tuple):
+        if len(spec) != len(args):
+            return UNKNOWN
+        per_arg = list(spec)
+    elif spec is UNKNOWN or isinstance(spec, dict):
+        return UNKNOWN
+    else:
+        per_arg = [spec] * len(args)
+    sizes: list[tuple[Any, str]] = []
+    try:
+        inner = [_map_in(v, s, f"argument {i}", sizes) for i, (v, s) in enumerate(zip(args, per_arg))]
+    except RuleError as e:
+        f.report(node, e)
+        return UNKNOWN
+    size = next((s for s, _ in sizes if s is not None), None)
+    if size is None and isinstance(axis_size, Const) and isinstance(axis_size.value, int):
+        size = axis_size.value
+    if not sizes and size is None:
+        return UNKNOWN  # nothing mapped and no axis_size: equinox raises
+    result = f.call_value(fun, inner, {}, [None] * len(inner), {}, node)
+    out = _spec(out_axes)
+    if out is UNKNOWN or isinstance(out, dict):
+        return UNKNOWN
+    return _map_out(result, out, size)
+
+
+def _spec(v: Any) -> Any:
+    """An in_axes / out_axes value as Python: int, None, IfArray, tuples and dicts of them; UNKNOWN otherwise."""
+    if isinstance(v, IfArray):
+        return v
+    if isinstance(v, Const) and (v.value is None or (isinstance(v.value, int) and not isinstance(v.value, bool))):
+        return v.value
+    if isinstance(v, Seq) and v.kind in ("tuple", "list"):
+        items = tuple(_spec(i) for i in v.items)
+        return UNKNOWN if any(i is UNKNOWN for i in items) else items
+    if isinstance(v, Seq) and v.kind == "dict":
+        return {}
+    return UNKNOWN
+
+
+def _map_in(v: Any, spec: Any, what: str, sizes: list[tuple[Any, str]]) -> Any:
+    if spec is None:
+        return v
+    if isinstance(spec, int):
+        return maps.vmap_in_tree(v, spec, what, sizes)
+    if isinstance(spec, tuple):
+        if not isinstance(v, Seq) or v.kind == "dict" or len(v.items) != len(spec):
+            return UNKNOWN
+        return Seq(tuple(_map_in(x, s, f"{what}[{i}]", sizes) for i, (x, s) in enumerate(zip(v.items, spec))), v.kind)
+    if not isinstance(spec, IfArray):
+        return UNKNOWN
+    return _leafwise(v, lambda leaf: _if_array_in(leaf, spec.axis, what, sizes))
+
+
+def _if_array_in(leaf: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
+    if isinstance(leaf, ArrayType):
+        return maps.vmap_in(leaf, axis, what, sizes) if not leaf.has_ellipsis else UNKNOWN
+    return leaf if _kind(leaf, "equinox.is_array") is False else UNKNOWN
+
+
+def _map_out(v: Any, spec: Any, size: Any) -> Any:
+    if spec is None:
+        return v
+    if isinstance(spec, tuple):
+        if not isinstance(v, Seq) or v.kind == "dict" or len(v.items) != len(spec):
+            return UNKNOWN
+        return Seq(tuple(_map_out(x, s, size) for x, s in zip(v.items, spec)), v.kind)
+    if isinstance(spec, int):
+        return _leafwise(v, lambda leaf: _out_leaf(leaf, spec, size, False))
+    if isinstance(spec, IfArray):
+        return _leafwise(v, lambda leaf: _out_leaf(leaf, spec.axis, size, True))
+    return UNKNOWN
+
+
+def _out_leaf(leaf: Any, axis: int, size: Any, only_arrays: bool) -> Any:
+    if isinstance(leaf, ArrayType) and not leaf.has_ellipsis:
+        try:
+            return maps.vmap_out(leaf, axis, size)
+        except RuleError:
+            return UNKNOWN
+    if only_arrays and _kind(leaf, "equinox.is_array") is False:
+        return leaf
+    return UNKNOWN
+
+
+# ---- trees -------------------------------------------------------------------------------------------
+def _leafwise(v: Any, fn: Any) -> Any:
+    """`fn` over the leaves of a tree: tuples, lists, dicts, None, and built pytree instances (an equinox module
+    set up field by field); a layer (its arrays not modelled) or an object not known is Unknown."""
+    if isinstance(v, Seq) and v.kind == "dict":
+        return Seq(tuple(Seq((p.items[0], _leafwise(p.items[1], fn))) for p in v.items), "dict")
+    if isinstance(v, Seq):
+        return Seq(tuple(_leafwise(x, fn) for x in v.items), v.kind)
+    if isinstance(v, Const) and v.value is None:
+        return v
+    if isinstance(v, InstanceRef):
+        children = classes.pytree_children(v)
+        if children is None:
+            return UNKNOWN
+        return classes.with_children(v, {k: _leafwise(x, fn) for k, x in children})
+    if isinstance(v, LayerRef):
+        return UNKNOWN
+    return fn(v)
+
+
+def _kind(leaf: Any, which: str) -> bool | None:
+    """Whether `leaf` passes equinox's filter `which` (None: not known)."""
+    if isinstance(leaf, ArrayType):
+        if which != "equinox.is_inexact_array":
+            return True
+        kind = dtypes.kind(leaf.dtype_code)
+        return None if kind is None else kind in ("f", "c")
+    if isinstance(leaf, Const | DimVal):
+        value = leaf.value if isinstance(leaf, Const) else 0
+        if which == "equinox.is_array_like":
+            return isinstance(value, bool | int | float | complex)
+        return False
+    if isinstance(leaf, FuncRef | QualRef | PartialRef | IfArray):
+        return False
+    return None
+
+
+def _partition(tree: Any, spec: Any) -> tuple[Any, Any] | None:
+    """`eqx.partition(tree, filter)`: (the leaves that pass, None elsewhere; the others, None elsewhere)."""
+    if isinstance(spec, Const) and isinstance(spec.value, bool):
+        return (
+            (tree, _leafwise(tree, lambda _: Const(None)))
+            if spec.value
+            else (
+                _leafwise(tree, lambda _: Const(None)),
+                tree,
+            )
+        )
+    if not isinstance(spec, QualRef) or spec.name not in _FILTERS:
+        return None
+    left = _leafwise(tree, lambda leaf: _pick(leaf, spec.name, True))
+    right = _leafwise(tree, lambda leaf: _pick(leaf, spec.name, False))
+    return left, right
+
+
+def _pick(leaf: Any, which: str, passing: bool) -> Any:
+    ok = _kind(leaf, which)
+    if ok is None:
+        return UNKNOWN
+    return leaf if ok is passing else Const(None)
+
+
+def _combine(trees: list[Any]) -> Any:
+    """`eqx.combine(*trees)`: at each leaf, the first tree's that is not None."""
+    first = trees[0]
+    if len(trees) == 1:
+        return first
+    if isinstance(first, Const) and first.value is None:
+        return _combine(trees[1:])
+    if isinstance(first, Seq):
+        rest = trees[1:]
+        if first.kind == "dict" or not all(
+            isinstance(t, Seq) and t.kind == first.kind and len(t.items) == len(first.items) for t in rest
+        ):
+            return UNKNOWN
+        return Seq(
+            tuple(_combine([first.items[i], *(t.items[i] for t in rest)]) for i in range(len(first.items))), first.kind
+        )
+    if isinstance(first, InstanceRef):
+        children = classes.pytree_children(first)
+        others = [
+            classes.pytree_children(t) if isinstance(t, InstanceRef) and t.cls is first.cls else None for t in trees[1:]
+        ]
+        if children is None or any(o is None for o in others):
+            return UNKNOWN
+        merged = {k: _combine([v, *(dict(o or ())[k] for o in others)]) for k, v in children}
+        return classes.with_children(first, merged)
+    if first is UNKNOWN or isinstance(first, LayerRef):
+        return UNKNOWN
+    return first  # a leaf: the first tree's
+
+
+def _apply_updates(f: Any, model: Any, updates: Any, node: Any) -> Any:
+    """`eqx.apply_updates(model, updates)`: `p + u` where the update is not None, else `p`."""
+    if isinstance(updates, Const) and updates.value is None:
+        return model
+    if isinstance(model, Seq) and isinstance(updates, Seq):
+        if model.kind == "dict" or updates.kind == "dict" or len(model.items) != len(updates.items):
+            return UNKNOWN
+        return Seq(tuple(_apply_updates(f, p, u, node) for p, u in zip(model.items, updates.items)), model.kind)
+    if isinstance(model, InstanceRef) and isinstance(updates, InstanceRef) and model.cls is updates.cls:
+        mine, theirs = classes.pytree_children(model), classes.pytree_children(updates)
+        if mine is None or theirs is None:
+            return UNKNOWN
+        other = dict(theirs)
+        return classes.with_children(model, {k: _apply_updates(f, p, other[k], node) for k, p in mine})
+    if isinstance(model, ArrayType) and isinstance(updates, ArrayType):
+        return f.apply_named("jax.numpy.add", [model, updates], {}, [None, None], node)
+    if isinstance(model, Const) and model.value is None:
+        return updates
+    return UNKNOWN
+
+
+# ---- tree_at -----------------------------------------------------------------------------------------
+def _tree_at(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`eqx.tree_at(lambda m: m.linear.weight, model, new)` (or `replace_fn=`): the instance with that field
+    replaced; a tuple of paths takes a tuple of values. Unknown for any other `where`."""
+    where = pos[0] if pos else kw.get("where")
+    tree = pos[1] if len(pos) > 1 else kw.get("pytree")
+    replace = pos[2] if len(pos) > 2 else kw.get("replace")
+    replace_fn = pos[3] if len(pos) > 3 else kw.get("replace_fn")
+    if tree is None or (replace is None) == (replace_fn is None) or "is_leaf" in kw:
+        return UNKNOWN
+    paths = _paths(where)
+    if paths is None:
+        return UNKNOWN
+    if len(paths) > 1 or _returns_tuple(where):
+        values = replace.items if isinstance(replace, Seq) and len(replace.items) == len(paths) else None
+        if replace is not None and values is None:
+            return UNKNOWN
+    else:
+        values = (replace,) if replace is not None else None
+    for i, path in enumerate(paths):
+        if values is not None:
+            new = values[i]
+        else:
+            old = _get(tree, path)
+            new = f.call_value(replace_fn, [old], {}, [None], {}, node) if old is not UNKNOWN else UNKNOWN
+        tree = _set(tree, path, new)
+    return tree
+
+
+def _returns_tuple(where: Any) -> bool:
+    return isinstance(where, FuncRef) and isinstance(where.node, cst.Lambda) and isinstance(where.node.body, cst.Tuple)
+
+
+def _paths(where: Any) -> list[tuple[Any, ...]] | None:
+    """The attribute / index paths `lambda m: m.a.b[0]` (or a tuple of them) reads from its parameter."""
+    if not isinstance(where, FuncRef) or not isinstance(where.node, cst.Lambda):
+        return None
+    params = where.node.params.params
+    if len(params) != 1:
+        return None
+    root = params[0].name.value
+    body = where.node.body
+    exprs = [e.value for e in body.elements] if isinstance(body, cst.Tuple) else [body]
+    out = []
+    for e in exprs:
+        path: list[Any] = []
+        while True:
+            if isinstance(e, cst.Attribute):
+                path.append(e.attr.value)
+                e = e.value
+            elif (
+                isinstance(e, cst.Subscript)
+                and len(e.slice) == 1
+                and isinstance(e.slice[0].slice, cst.Index)
+                and isinstance(e.slice[0].slice.value, cst.Integer)
+            ):
+                path.append(int(e.slice[0].slice.value.value))
+                e = e.value
+            else:
+                break
+        if not (isinstance(e, cst.Name) and e.value == root) or not path:
+            return None
+        out.append(tuple(reversed(path)))
+    return out
+
+
+def _get(tree: Any, path: tuple[Any, ...]) -> Any:
+    for part in path:
+        if isinstance(part, int):
+            tree = (
+                tree.items[part]
+                if isinstance(tree, Seq) and tree.kind != "dict" and -len(tree.items) <= part < len(tree.items)
+                else UNKNOWN
+            )
+        elif isinstance(tree, InstanceRef) and tree.values is not None:
+            tree = dict(tree.values).get(part, UNKNOWN)
+        else:
+            return UNKNOWN
+    return tree
+
+
+def _set(tree: Any, path: tuple[Any, ...], new: Any) -> Any:
+    if not path:
+        return new
+    part, rest = path[0], path[1:]
+    if isinstance(part, int):
+        if not (isinstance(tree, Seq) and tree.kind != "dict" and -len(tree.items) <= part < len(tree.items)):
+            return UNKNOWN
+        items = list(tree.items)
+        items[part] = _set(items[part], rest, new)
+        return Seq(tuple(items), tree.kind)
+    if not isinstance(tree, InstanceRef) or tree.values is None or part not in dict(tree.values):
+        return UNKNOWN
+    return InstanceRef(tree.cls, tuple((k, _set(v, rest, new) if k == part else v) for k, v in tree.values))
