@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, equinox, optax, origins
+from namedcheck.analyzer import causes, classes, diffrax, equinox, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -213,6 +213,10 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         done = equinox.call(f, name, pos, kw, node)
         if done is not NotImplemented:
             return done
+    if name.startswith("diffrax."):  # terms, SaveAt, diffeqsolve (analyzer/diffrax.py)
+        done = diffrax.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
     if name == f"{_TRAIN_STATE}.create":
@@ -246,6 +250,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return UNKNOWN
     if (method := optax.attribute(recv, attr)) is not NotImplemented:  # `tx.init`, `tx.update`
         return method
+    if (got := diffrax.attribute(recv, attr)) is not NotImplemented:  # `sol.ys`, `sol.ts`
+        return got
     if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
         return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented

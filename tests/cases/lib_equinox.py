@@ -1,0 +1,63 @@
+"""equinox as a program uses it: an ensemble built and applied with filter_vmap, the model split into its arrays
+and the rest, a field replaced with tree_at, a gradient step with apply_updates, layers composed in Sequential."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+
+class Readout(eqx.Module):
+    weight: jax.Array
+    bias: jax.Array
+    temperature: float
+
+    def __call__(self, x):
+        return (self.weight @ x + self.bias) / self.temperature  # expect: NC201
+
+
+def make_readout(key):
+    return Readout(jax.random.normal(key, (3, 4)), jnp.zeros(3), 2.0)
+
+
+keys = jax.random.split(jax.random.key(0), 5)
+ensemble = eqx.filter_vmap(make_readout)(keys)
+stacked = ensemble.weight  # reveal: f32[(5, 3, 4)]
+votes = eqx.filter_vmap(lambda m, x: m(x), in_axes=(eqx.if_array(0), None))(ensemble, jnp.ones(4))  # reveal: f32[(5, 3)]
+readout = make_readout(keys[0])
+scores = eqx.filter_vmap(readout)(jnp.ones((7, 4)))  # reveal: f32[(7, 3)]
+ragged = eqx.filter_vmap(lambda a, b: a * b)(jnp.ones((3, 2)), jnp.ones((4, 2)))  # expect: NC403
+scalar = eqx.filter_vmap(lambda a: a + 1)(jnp.float32(1.0))  # expect: NC402
+
+arrays, rest = eqx.partition(readout, eqx.is_array)
+kept = arrays.bias  # reveal: f32[(3,)]
+whole = eqx.combine(arrays, rest)
+again = whole(jnp.ones(4))  # reveal: f32[(3,)]
+only_arrays = eqx.filter(readout, eqx.is_array)
+grads = eqx.filter_grad(lambda m, x: jnp.sum(m(x)))(readout, jnp.ones(4))
+stepped = eqx.apply_updates(readout, readout)
+step_weight = stepped.weight  # reveal: f32[(3, 4)]
+
+shifted = eqx.tree_at(lambda m: m.bias, readout, jnp.ones(3))
+shifted_out = shifted(jnp.ones(4))  # reveal: f32[(3,)]
+widened = eqx.tree_at(lambda m: m.weight, readout, jnp.ones((5, 4)))
+widened_out = widened(jnp.ones(4))  # JAX raises in __call__ (reported there, "called here")
+rescaled = eqx.tree_at(lambda m: (m.weight, m.bias), readout, replace_fn=lambda a: 2 * a)
+rescaled_out = rescaled(jnp.ones(4))  # reveal: f32[(3,)]
+
+
+@eqx.filter_vmap(in_axes=(None, 0))
+def score_batch(model, x):
+    return model(x)
+
+
+batch_scores = score_batch(readout, jnp.ones((6, 4)))  # reveal: f32[(6, 3)]
+
+mlp = eqx.nn.Sequential(
+    [
+        eqx.nn.Linear(4, 8, key=keys[1]),
+        eqx.nn.Lambda(jax.nn.relu),
+        eqx.nn.Linear(8, 2, key=keys[2]),
+    ]
+)
+hidden = mlp(jnp.ones(4))  # reveal: f32[(2,)]
+too_wide = mlp(jnp.ones(6))  # expect: NC203
