@@ -377,13 +377,16 @@ def eqx_conv_transpose(call: Call) -> Any:
     if len(extra) != n or not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in extra):
         raise Unprovable
     padding = literal(call.get("padding", Const(0)))
-    spatial = []
+    spatial: list[int | None] = []
     for i in range(n):
-        size, pad = x.shape[1 + i], padding if isinstance(padding, int) and not isinstance(padding, bool) else None
+        size = x.shape[1 + i]
+        pad = padding if isinstance(padding, int) and not isinstance(padding, bool) else None
         if isinstance(padding, tuple) and len(padding) == n and isinstance(padding[i], int):
             pad = padding[i]
-        ok = isinstance(size, int) and pad is not None
-        spatial.append((size - 1) * stride[i] - 2 * pad + dilation[i] * (kernel[i] - 1) + extra[i] + 1 if ok else None)
+        if not isinstance(size, int) or pad is None:
+            spatial.append(None)
+            continue
+        spatial.append((size - 1) * stride[i] - 2 * pad + dilation[i] * (kernel[i] - 1) + extra[i] + 1)
     return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (c_out, *spatial))
 
 
