@@ -16,10 +16,11 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import classes
-from namedcheck.analyzer.refs import FuncRef, InstanceRef, LayerRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, LayerRef, PartialRef, QualRef
 from namedcheck.engine import dtypes, maps
 from namedcheck.engine.errors import RuleError
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq
+from namedcheck.engine.ops.elementwise import dtype_from_value
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of, literal
 
 _FUN = "<equinox>."  # the analyzer's own functions (not a module path)
 _FILTERS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_like"}
@@ -27,6 +28,8 @@ _FILTERS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_li
 MODELLED = frozenset(
     {
         "equinox.filter_vmap",
+        "equinox.filter_grad",
+        "equinox.filter_value_and_grad",
         "equinox.if_array",
         "equinox.tree_at",
         "equinox.partition",
@@ -66,6 +69,13 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
         return PartialRef(QualRef(f"{_FUN}vmapped"), (pos[0], *opts))
     if name == f"{_FUN}vmapped":
         return _call_vmap(f, pos[0], pos[1], pos[2], pos[3], pos[4:], kw, node)
+    if name in ("equinox.filter_grad", "equinox.filter_value_and_grad"):
+        if not pos:  # `@eqx.filter_value_and_grad(has_aux=True)`: a decorator factory
+            return PartialRef(QualRef(name), (), tuple(kw.items())) if set(kw) <= {"has_aux"} else UNKNOWN
+        aux = kw.get("has_aux", Const(False))
+        if len(pos) != 1 or set(kw) - {"has_aux"} or not (isinstance(aux, Const) and isinstance(aux.value, bool)):
+            return UNKNOWN
+        return GradRef(pos[0], Const(0), name.endswith("value_and_grad"), aux.value, filtered=True)
     if name == "equinox.tree_at":
         return _tree_at(f, pos, kw, node)
     if name in ("equinox.partition", "equinox.filter"):
@@ -173,7 +183,7 @@ def _map_in(v: Any, spec: Any, what: str, sizes: list[tuple[Any, str]]) -> Any:
         return Seq(tuple(_map_in(x, s, f"{what}[{i}]", sizes) for i, (x, s) in enumerate(zip(v.items, spec))), v.kind)
     if not isinstance(spec, IfArray):
         return UNKNOWN
-    return _leafwise(v, lambda leaf: _if_array_in(leaf, spec.axis, what, sizes))
+    return leafwise(v, lambda leaf: _if_array_in(leaf, spec.axis, what, sizes))
 
 
 def _if_array_in(leaf: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
@@ -190,9 +200,9 @@ def _map_out(v: Any, spec: Any, size: Any) -> Any:
             return UNKNOWN
         return Seq(tuple(_map_out(x, s, size) for x, s in zip(v.items, spec)), v.kind)
     if isinstance(spec, int):
-        return _leafwise(v, lambda leaf: _out_leaf(leaf, spec, size, False))
+        return leafwise(v, lambda leaf: _out_leaf(leaf, spec, size, False))
     if isinstance(spec, IfArray):
-        return _leafwise(v, lambda leaf: _out_leaf(leaf, spec.axis, size, True))
+        return leafwise(v, lambda leaf: _out_leaf(leaf, spec.axis, size, True))
     return UNKNOWN
 
 
@@ -208,20 +218,20 @@ def _out_leaf(leaf: Any, axis: int, size: Any, only_arrays: bool) -> Any:
 
 
 # ---- trees -------------------------------------------------------------------------------------------
-def _leafwise(v: Any, fn: Any) -> Any:
+def leafwise(v: Any, fn: Any) -> Any:
     """`fn` over the leaves of a tree: tuples, lists, dicts, None, and built pytree instances (an equinox module
     set up field by field); a layer (its arrays not modelled) or an object not known is Unknown."""
     if isinstance(v, Seq) and v.kind == "dict":
-        return Seq(tuple(Seq((p.items[0], _leafwise(p.items[1], fn))) for p in v.items), "dict")
+        return Seq(tuple(Seq((p.items[0], leafwise(p.items[1], fn))) for p in v.items), "dict")
     if isinstance(v, Seq):
-        return Seq(tuple(_leafwise(x, fn) for x in v.items), v.kind)
+        return Seq(tuple(leafwise(x, fn) for x in v.items), v.kind)
     if isinstance(v, Const) and v.value is None:
         return v
     if isinstance(v, InstanceRef):
         children = classes.pytree_children(v)
         if children is None:
             return UNKNOWN
-        return classes.with_children(v, {k: _leafwise(x, fn) for k, x in children})
+        return classes.with_children(v, {k: leafwise(x, fn) for k, x in children})
     if isinstance(v, LayerRef):
         return UNKNOWN
     return fn(v)
@@ -248,17 +258,17 @@ def _partition(tree: Any, spec: Any) -> tuple[Any, Any] | None:
     """`eqx.partition(tree, filter)`: (the leaves that pass, None elsewhere; the others, None elsewhere)."""
     if isinstance(spec, Const) and isinstance(spec.value, bool):
         return (
-            (tree, _leafwise(tree, lambda _: Const(None)))
+            (tree, leafwise(tree, lambda _: Const(None)))
             if spec.value
             else (
-                _leafwise(tree, lambda _: Const(None)),
+                leafwise(tree, lambda _: Const(None)),
                 tree,
             )
         )
     if not isinstance(spec, QualRef) or spec.name not in _FILTERS:
         return None
-    left = _leafwise(tree, lambda leaf: _pick(leaf, spec.name, True))
-    right = _leafwise(tree, lambda leaf: _pick(leaf, spec.name, False))
+    left = leafwise(tree, lambda leaf: _pick(leaf, spec.name, True))
+    right = leafwise(tree, lambda leaf: _pick(leaf, spec.name, False))
     return left, right
 
 
@@ -414,3 +424,128 @@ def _set(tree: Any, path: tuple[Any, ...], new: Any) -> Any:
     if not isinstance(tree, InstanceRef) or tree.values is None or part not in dict(tree.values):
         return UNKNOWN
     return InstanceRef(tree.cls, tuple((k, _set(v, rest, new) if k == part else v) for k, v in tree.values))
+
+
+# ---- gradients ---------------------------------------------------------------------------------------
+def gradient(pos: list[Any], argnums: Any, filtered: bool) -> Any:
+    """The gradient of a function at `pos` w.r.t. argument `argnums` where that argument holds a built pytree
+    instance (a module), or of equinox's filtered gradient: the same tree with each floating array's cotangent
+    (its shape and dtype) and, under `filter_grad`, None at every other leaf. NotImplemented otherwise (the
+    engine's `grad_type`)."""
+    if not isinstance(argnums, int) or isinstance(argnums, bool) or not -len(pos) <= argnums < len(pos):
+        return NotImplemented
+    arg = pos[argnums]
+    if not filtered and not _holds_instance(arg):
+        return NotImplemented
+    return leafwise(arg, lambda leaf: _cotangent(leaf, filtered))
+
+
+def _holds_instance(v: Any) -> bool:
+    if isinstance(v, InstanceRef):
+        return True
+    return isinstance(v, Seq) and any(_holds_instance(x.items[1] if v.kind == "dict" else x) for x in v.items)
+
+
+def _cotangent(leaf: Any, filtered: bool) -> Any:
+    if isinstance(leaf, ArrayType) and not leaf.named and not leaf.has_ellipsis:
+        kind = dtypes.kind(leaf.dtype_code)
+        if kind in ("f", "c"):
+            return ArrayType.make(leaf.dtype_code, leaf.shape)
+        return Const(None) if filtered and kind is not None else UNKNOWN
+    if filtered and _kind(leaf, "equinox.is_array") is False:
+        return Const(None)  # a Python number, a function: not differentiated
+    return UNKNOWN
+
+
+# ---- a layer's own fields ----------------------------------------------------------------------------
+def layer_attribute(layer: LayerRef, attr: str, known_f32: bool = False) -> Any:
+    """`linear.weight`, `conv.bias`, `mlp.layers`, `linear.out_features` of an `eqx.nn` layer: its parameters'
+    shapes from its constructor's sizes (the dtype `dtype=` gives; the default float32 where jax_enable_x64 is
+    known to be off: `known_f32`),
+    its constructor's arguments as given; Unknown for anything else."""
+    ctor = dict(layer.ctor)
+    short = layer.op.removeprefix("equinox.nn.")
+    if attr in ctor and attr not in ("key", "dtype"):
+        return ctor[attr]
+    given = ctor.get("dtype")
+    dt = dtype_from_value(given) if given is not None and given != Const(None) else "f32" if known_f32 else None
+    if short == "MLP" and attr == "layers":
+        return _mlp_layers(layer, ctor)
+    params = _layer_params(short, ctor)
+    if params is None or attr not in params:
+        return UNKNOWN
+    shape = params[attr]
+    return ArrayType.make(dt, shape) if shape is not None else Const(None)
+
+
+def _size(v: Any, scalar_as: Any = None) -> Any:
+    """A constructor size: an int, a symbol, 'scalar' (as `scalar_as`); None when not known."""
+    if isinstance(v, Const) and v.value == "scalar":
+        return scalar_as
+    try:
+        d = dim_of(v)
+    except NotLiteral:
+        return None
+    return d if isinstance(d, str) or (isinstance(d, int) and not isinstance(d, bool) and d >= 0) else None
+
+
+def _flag(ctor: dict[str, Any], name: str, default: bool) -> bool | None:
+    v = ctor.get(name, Const(default))
+    return v.value if isinstance(v, Const) and isinstance(v.value, bool) else None
+
+
+def _layer_params(short: str, ctor: dict[str, Any]) -> dict[str, tuple[Any, ...] | None] | None:
+    """A layer's parameters by field name: a shape, or None where the field holds None (no bias)."""
+    if short == "Linear":
+        n_in, n_out = _size(ctor.get("in_features"), 1), _size(ctor.get("out_features"), 1)
+        bias = _flag(ctor, "use_bias", True)
+        if n_in is None or n_out is None or bias is None:
+            return None
+        return {"weight": (n_out, n_in), "bias": (n_out,) if bias else None}
+    if short == "Embedding":
+        n, d = _size(ctor.get("num_embeddings")), _size(ctor.get("embedding_size"))
+        return {"weight": (n, d)} if n is not None and d is not None and "weight" not in ctor else None
+    if short in ("Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        n = int(short[-2])
+        c_in, c_out = _size(ctor.get("in_channels")), _size(ctor.get("out_channels"))
+        groups, bias = ctor.get("groups", Const(1)), _flag(ctor, "use_bias", True)
+        try:
+            kernel = literal(ctor.get("kernel_size"))
+        except NotLiteral:
+            return None
+        kernel = (kernel,) * n if isinstance(kernel, int) else kernel
+        if not (isinstance(kernel, tuple) and len(kernel) == n and all(isinstance(k, int) for k in kernel)):
+            return None
+        if not isinstance(c_in, int) or c_out is None or bias is None or groups != Const(1):
+            return None
+        return {"weight": (c_out, c_in, *kernel), "bias": (c_out, *(1,) * n) if bias else None}
+    if short in ("LayerNorm", "RMSNorm"):
+        try:
+            shape = literal(ctor.get("shape"))
+        except NotLiteral:
+            return None
+        shape = (shape,) if isinstance(shape, int) else shape
+        w, b = _flag(ctor, "use_weight", True), _flag(ctor, "use_bias", True)
+        if not (isinstance(shape, tuple) and all(isinstance(s, int) for s in shape)) or w is None or b is None:
+            return None
+        return {"weight": shape if w else None, "bias": shape if b else None}
+    return None
+
+
+def _mlp_layers(layer: LayerRef, ctor: dict[str, Any]) -> Any:
+    """`mlp.layers`: the tuple of its Linear layers (in -> width, width -> width ..., width -> out)."""
+    n_in, n_out, width = ctor.get("in_size"), ctor.get("out_size"), ctor.get("width_size")
+    depth = ctor.get("depth")
+    if not (isinstance(depth, Const) and isinstance(depth.value, int)) or depth.value < 0 or depth.value > 64:
+        return UNKNOWN
+    if n_in is None or n_out is None or width is None:
+        return UNKNOWN
+    sizes = [n_in, *[width] * depth.value, n_out]
+    bias, final = ctor.get("use_bias", Const(True)), ctor.get("use_final_bias", Const(True))
+    extra = tuple((k, v) for k, v in ctor.items() if k == "dtype")
+    linears = []
+    for i, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        use = final if i == len(sizes) - 2 else bias
+        args = (("in_features", a), ("out_features", b), ("use_bias", use), *extra)
+        linears.append(LayerRef("equinox.nn.Linear", tuple(sorted(args)), layer.node))
+    return Seq(tuple(linears), "tuple")

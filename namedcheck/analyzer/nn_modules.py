@@ -29,6 +29,7 @@ from namedcheck.analyzer.sizes import size_arguments
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import X64
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
@@ -235,11 +236,13 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     return NotImplemented
 
 
-def other_attribute(recv: Any, attr: str) -> Any:
+def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
     """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
     `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
         return ModuleMethodRef(recv, attr)
+    if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
+        return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
     if isinstance(recv, TrainStateRef):
         if attr == "params":
             return recv.params

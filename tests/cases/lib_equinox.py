@@ -34,7 +34,10 @@ whole = eqx.combine(arrays, rest)
 again = whole(jnp.ones(4))  # reveal: f32[(3,)]
 only_arrays = eqx.filter(readout, eqx.is_array)
 grads = eqx.filter_grad(lambda m, x: jnp.sum(m(x)))(readout, jnp.ones(4))
-stepped = eqx.apply_updates(readout, readout)
+weight_grad = grads.weight  # reveal: f32[(3, 4)]
+loss, more_grads = eqx.filter_value_and_grad(lambda m, x: jnp.sum(m(x)))(readout, jnp.ones(4))
+bias_grad = more_grads.bias  # reveal: f32[(3,)]
+stepped = eqx.apply_updates(readout, grads)
 step_weight = stepped.weight  # reveal: f32[(3, 4)]
 
 shifted = eqx.tree_at(lambda m: m.bias, readout, jnp.ones(3))
@@ -61,3 +64,10 @@ mlp = eqx.nn.Sequential(
 )
 hidden = mlp(jnp.ones(4))  # reveal: f32[(2,)]
 too_wide = mlp(jnp.ones(6))  # expect: NC203
+
+projection = eqx.nn.Linear(4, 8, key=keys[3])
+kernel = projection.weight  # reveal: f32[(8, 4)]
+head = eqx.nn.MLP(4, "scalar", 16, 2, key=keys[4])
+first_kernel = head.layers[0].weight  # reveal: f32[(16, 4)]
+last_bias = head.layers[-1].bias  # reveal: f32[(1,)]
+filters = eqx.nn.Conv2d(3, 8, 3, key=keys[0]).weight  # reveal: f32[(8, 3, 3, 3)]
