@@ -20,13 +20,15 @@ from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
-# solvers, step-size controllers and adjoints: values that do not change the solution's shapes
+# solvers, step-size controllers, adjoints, terms other than ODETerm, Brownian motions and events: values that do
+# not change the solution's shapes
 _OPAQUE = frozenset(
     """Euler Heun Midpoint Ralston Bosh3 Tsit5 Dopri5 Dopri8 ImplicitEuler Kvaerno3 Kvaerno4 Kvaerno5 KenCarp3
     KenCarp4 KenCarp5 Sil3 ReversibleHeun LeapfrogMidpoint SemiImplicitEuler EulerHeun ItoMilstein
     StratonovichMilstein SEA SRA1 ShARK GeneralShARK SlowRK SPaRK PIDController ConstantStepSize StepTo
     ClipStepSizeController RecursiveCheckpointAdjoint DirectAdjoint BacksolveAdjoint ImplicitAdjoint
-    ForwardMode""".split()
+    ForwardMode MultiTerm ControlTerm WeaklyDiagonalControlTerm VirtualBrownianTree UnsafeBrownianPath Event
+    SteadyStateEvent""".split()
 )
 MODELLED = frozenset({"diffrax.ODETerm", "diffrax.SaveAt", "diffrax.diffeqsolve"} | {f"diffrax.{n}" for n in _OPAQUE})
 _MAX_STEPS = 4096  # diffeqsolve's default max_steps

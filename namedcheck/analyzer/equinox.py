@@ -28,6 +28,15 @@ _FILTERS = {"equinox.is_array", "equinox.is_inexact_array", "equinox.is_array_li
 MODELLED = frozenset(
     {
         "equinox.filter_vmap",
+        "equinox.filter_eval_shape",
+        "equinox.filter_jvp",
+        "equinox.filter_shard",  # analyzer/placements.py
+        "equinox.nn.make_with_state",
+        "equinox.error_if",
+        "equinox.branched_error_if",
+        "equinox.nn.inference_mode",
+        "equinox.internal.nondifferentiable",
+        "equinox.internal.nondifferentiable_backward",
         "equinox.filter_grad",
         "equinox.filter_value_and_grad",
         "equinox.if_array",
@@ -76,6 +85,17 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
         if len(pos) != 1 or set(kw) - {"has_aux"} or not (isinstance(aux, Const) and isinstance(aux.value, bool)):
             return UNKNOWN
         return GradRef(pos[0], Const(0), name.endswith("value_and_grad"), aux.value, filtered=True)
+    if name in _RETURNS_FIRST:  # `eqx.error_if(x, pred, msg)`, `eqx.nn.inference_mode(model)`: the value given
+        return pos[0] if pos else UNKNOWN
+    if name == "equinox.filter_eval_shape" and pos:  # the function's value, abstractly
+        return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
+    if name == "equinox.filter_jvp":
+        return _jvp(f, pos, kw, node)
+    if name == "equinox.nn.make_with_state":  # `make_with_state(Model)(*args)`: (the model, its state)
+        return PartialRef(QualRef(f"{_FUN}make_with_state"), (pos[0],)) if len(pos) == 1 and not kw else UNKNOWN
+    if name == f"{_FUN}make_with_state":
+        model = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
+        return Seq((model, UNKNOWN)) if model is not UNKNOWN else UNKNOWN
     if name == "equinox.tree_at":
         return _tree_at(f, pos, kw, node)
     if name in ("equinox.partition", "equinox.filter"):
@@ -120,6 +140,22 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
 
 
 _VMAP_OPTIONS = {"in_axes", "out_axes", "axis_size"}
+_RETURNS_FIRST = {
+    "equinox.error_if",
+    "equinox.branched_error_if",
+    "equinox.nn.inference_mode",
+    "equinox.internal.nondifferentiable",
+    "equinox.internal.nondifferentiable_backward",
+}
+
+
+def _jvp(f: Any, pos: list[Any], kw: dict[str, Any], node: Any) -> Any:
+    """`eqx.filter_jvp(fn, primals, tangents)`: (fn(*primals), its tangent: each floating array's shape)."""
+    if len(pos) != 3 or kw or not isinstance(pos[1], Seq) or pos[1].kind == "dict":
+        return UNKNOWN
+    args = list(pos[1].items)
+    out = f.call_value(pos[0], args, {}, [None] * len(args), {}, node)
+    return Seq((out, leafwise(out, lambda leaf: _cotangent(leaf, False))))
 
 
 # ---- filter_vmap -------------------------------------------------------------------------------------

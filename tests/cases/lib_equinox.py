@@ -71,3 +71,26 @@ head = eqx.nn.MLP(4, "scalar", 16, 2, key=keys[4])
 first_kernel = head.layers[0].weight  # reveal: f32[(16, 4)]
 last_bias = head.layers[-1].bias  # reveal: f32[(1,)]
 filters = eqx.nn.Conv2d(3, 8, 3, key=keys[0]).weight  # reveal: f32[(8, 3, 3, 3)]
+
+
+class NormedBlock(eqx.Module):
+    linear: eqx.nn.Linear
+    norm: eqx.nn.BatchNorm
+
+    def __init__(self, key):
+        self.linear = eqx.nn.Linear(4, 6, key=key)
+        self.norm = eqx.nn.BatchNorm(6, "batch")
+
+    def __call__(self, x, state):
+        h, state = self.norm(self.linear(x), state)
+        return h, state
+
+
+block, block_state = eqx.nn.make_with_state(NormedBlock)(keys[0])
+normed, block_state = jax.vmap(block, axis_name="batch", in_axes=(0, None), out_axes=(0, None))(
+    jnp.ones((8, 4)), block_state
+)
+checked = eqx.error_if(normed, jnp.isnan(normed).any(), "the block produced NaNs")  # reveal: f32[(8, 6)]
+doubled, tangent = eqx.filter_jvp(lambda x: 2 * x, (jnp.ones(3),), (jnp.ones(3),))
+tangent_out = tangent  # reveal: f32[(3,)]
+gram = eqx.filter_eval_shape(lambda x: x @ x.T, jnp.ones((3, 4)))

@@ -21,7 +21,7 @@ from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.values import ArrayType, Const, NotLiteral, Seq, dim_of, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 LAYERS: set[str] = set()  # op names that are layers: calling the name builds a layer, calling that applies it
 
@@ -454,6 +454,16 @@ def eqx_attention(call: Call) -> Any:
             "pass keys and values of one sequence",
         )
     return ArrayType.make(dtypes.materialize(dtypes.promote(q.dtype_code, "f32")), (q.shape[0], sizes["output_size"]))
+
+
+@layer("equinox.nn.BatchNorm")
+def eqx_batch_norm(call: Call) -> Any:
+    """`bn(x, state)` under a vmap naming `axis_name`: (the normalised x, the next state); the state's entries are
+    not modelled."""
+    x = _array(call, "x")
+    if not x.shape:
+        raise Unprovable
+    return Seq((ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), x.shape), UNKNOWN), "tuple")
 
 
 @layer("equinox.nn.GRUCell", "equinox.nn.LSTMCell")
