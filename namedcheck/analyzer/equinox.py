@@ -31,6 +31,7 @@ MODELLED = frozenset(
         "equinox.filter_eval_shape",
         "equinox.filter_jvp",
         "equinox.filter_shard",  # analyzer/placements.py
+        "equinox.field",  # static fields of a module (analyzer/classes.py)
         "equinox.nn.make_with_state",
         "equinox.error_if",
         "equinox.branched_error_if",
