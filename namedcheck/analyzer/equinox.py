@@ -362,8 +362,6 @@ def _apply_updates(f: Any, model: Any, updates: Any, node: Any) -> Any:
         return classes.with_children(model, {k: _apply_updates(f, p, other[k], node) for k, p in mine})
     if isinstance(model, ArrayType) and isinstance(updates, ArrayType):
         return f.apply_named("jax.numpy.add", [model, updates], {}, [None, None], node)
-    if isinstance(model, Const) and model.value is None:
-        return updates
     return UNKNOWN
 
 
@@ -442,7 +440,8 @@ def _get(tree: Any, path: tuple[Any, ...]) -> Any:
                 else UNKNOWN
             )
         elif isinstance(tree, InstanceRef) and tree.values is not None:
-            tree = dict(tree.values).get(part, UNKNOWN)
+            got = tree.field_value(part)  # None: not a field, or assigned somewhere after it was built
+            tree = UNKNOWN if got is None else got
         else:
             return UNKNOWN
     return tree
