@@ -390,7 +390,7 @@ def _tree_at(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> A
         else:
             old = _get(tree, path)
             new = f.call_value(replace_fn, [old], {}, [None], {}, node) if old is not UNKNOWN else UNKNOWN
-        tree = _set(tree, path, new)
+        tree = _set_layer(f, tree, path, new) if isinstance(tree, LayerRef) else _set(tree, path, new)
     return tree
 
 
@@ -445,6 +445,36 @@ def _get(tree: Any, path: tuple[Any, ...]) -> Any:
         else:
             return UNKNOWN
     return tree
+
+
+def _set_layer(f: Any, layer: LayerRef, path: tuple[Any, ...], new: Any) -> Any:
+    """An `eqx.nn` layer with one field replaced: a parameter by an array of its shape and dtype leaves the layer as
+    it is; a constructor setting (`dropout.inference`) by a constant rebuilds it with that setting; Unknown
+    otherwise (a parameter of another shape makes a layer the rule does not describe)."""
+    if not layer.op.startswith("equinox.nn.") or len(path) != 1 or not isinstance(path[0], str):
+        return UNKNOWN
+    attr, ctor = path[0], dict(layer.ctor)
+    params = _layer_params(layer.op.removeprefix("equinox.nn."), ctor)
+    if params is not None and attr in params:
+        want = params[attr]
+        given = ctor.get("dtype")
+        dt = dtype_from_value(given) if given is not None and given != Const(None) else "f32"
+        if want is None or not isinstance(new, ArrayType) or new.has_ellipsis or new.named:
+            return UNKNOWN
+        return layer if new.shape == want and new.dtype_code == dt else UNKNOWN
+    op = f.an.ops.get(layer.op)
+    names = {p.name for p in op.signature.params} if op is not None else set()
+    if attr in names and attr not in _SHAPE_SETTINGS and isinstance(new, Const):
+        ctor[attr] = new
+        return LayerRef(layer.op, tuple(sorted(ctor.items())), layer.node)
+    return UNKNOWN
+
+
+# constructor arguments that are sizes: replacing the field does not change the parameters made from them
+_SHAPE_SETTINGS = {"in_features", "out_features", "in_size", "out_size", "width_size", "depth", "in_channels"}
+_SHAPE_SETTINGS |= {"out_channels", "kernel_size", "num_embeddings", "embedding_size", "shape", "use_bias", "groups"}
+_SHAPE_SETTINGS |= {"query_size", "key_size", "value_size", "output_size", "num_heads", "input_size", "hidden_size"}
+_SHAPE_SETTINGS |= {"channels", "stride", "padding", "dilation", "output_padding", "num_spatial_dims", "dtype"}
 
 
 def _set(tree: Any, path: tuple[Any, ...], new: Any) -> Any:

@@ -94,3 +94,10 @@ checked = eqx.error_if(normed, jnp.isnan(normed).any(), "the block produced NaNs
 doubled, tangent = eqx.filter_jvp(lambda x: 2 * x, (jnp.ones(3),), (jnp.ones(3),))
 tangent_out = tangent  # reveal: f32[(3,)]
 gram = eqx.filter_eval_shape(lambda x: x @ x.T, jnp.ones((3, 4)))
+
+smoother = eqx.nn.Conv1d(1, 3, kernel_size=3, padding=1, key=keys[0])
+box_kernel = jnp.full((3, 1, 3), 1.0 / 3.0)
+smoother = eqx.tree_at(lambda c: (c.weight, c.bias), smoother, (box_kernel, jnp.zeros((3, 1))))
+smoothed = smoother(jnp.ones((1, 6)))  # reveal: f32[(3, 6)]
+noisy = eqx.tree_at(lambda d: d.inference, eqx.nn.Dropout(0.2, inference=True), replace=False)
+dropped = noisy(jnp.ones(3), key=keys[1])  # reveal: f32[(3,)]
