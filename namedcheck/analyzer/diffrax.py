@@ -13,11 +13,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer.refs import FuncRef
+from namedcheck.analyzer.refs import FuncRef, PartialRef, QualRef
 from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import fmt_shape
 from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import X64
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq
 
 # solvers, step-size controllers, adjoints, terms other than ODETerm, Brownian motions and events: values that do
@@ -27,10 +28,13 @@ _OPAQUE = frozenset(
     KenCarp4 KenCarp5 Sil3 ReversibleHeun LeapfrogMidpoint SemiImplicitEuler EulerHeun ItoMilstein
     StratonovichMilstein SEA SRA1 ShARK GeneralShARK SlowRK SPaRK PIDController ConstantStepSize StepTo
     ClipStepSizeController RecursiveCheckpointAdjoint DirectAdjoint BacksolveAdjoint ImplicitAdjoint
-    ForwardMode MultiTerm ControlTerm WeaklyDiagonalControlTerm VirtualBrownianTree UnsafeBrownianPath Event
-    SteadyStateEvent""".split()
+    ForwardMode MultiTerm ControlTerm WeaklyDiagonalControlTerm Event SteadyStateEvent""".split()
 )
-MODELLED = frozenset({"diffrax.ODETerm", "diffrax.SaveAt", "diffrax.diffeqsolve"} | {f"diffrax.{n}" for n in _OPAQUE})
+_BROWNIAN = {"VirtualBrownianTree": ("t0", "t1", "tol", "shape", "key"), "UnsafeBrownianPath": ("shape", "key")}
+MODELLED = frozenset(
+    {"diffrax.ODETerm", "diffrax.SaveAt", "diffrax.diffeqsolve"} | {f"diffrax.{n}" for n in (*_OPAQUE, *_BROWNIAN)}
+)
+_FUN = "<diffrax>."  # the analyzer's own functions (not a module path)
 _MAX_STEPS = 4096  # diffeqsolve's default max_steps
 
 
@@ -58,6 +62,13 @@ class Solution:
 
 
 @dataclass(frozen=True, slots=True)
+class Brownian:
+    """A Brownian motion of one `shape` (a tuple of sizes): `bm.evaluate(t0, t1)` is an increment of that shape."""
+
+    shape: tuple[Any, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Opaque:
     """A solver, controller or adjoint: nothing about shapes."""
 
@@ -69,6 +80,22 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
     short = name.removeprefix("diffrax.")
     if short in _OPAQUE:
         return Opaque(short)
+    if short in _BROWNIAN:
+        params = dict(zip(_BROWNIAN[short], pos))
+        shape = params.get("shape", kw.get("shape"))
+        if len(pos) > len(_BROWNIAN[short]) or "levy_area" in kw or not isinstance(shape, Seq) or shape.kind == "dict":
+            return Opaque(short)
+        sizes = tuple(i.value if isinstance(i, Const) else None for i in shape.items)
+        if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
+            return Opaque(short)
+        return Brownian(sizes)
+    if name == f"{_FUN}evaluate":  # `bm.evaluate(t0, t1=None, left=True, use_levy=False)`
+        bm, args = pos[0], pos[1:]
+        if not isinstance(bm, Brownian) or not 1 <= len(args) <= 3 or set(kw) - {"t1", "left", "use_levy"}:
+            return UNKNOWN
+        if kw.get("use_levy", Const(False)) != Const(False):
+            return UNKNOWN
+        return ArrayType.make("f32" if f.env.flag(X64) is False else None, bm.shape)
     if name == "diffrax.ODETerm":
         vf = pos[0] if len(pos) == 1 and not kw else kw.get("vector_field") if not pos and len(kw) == 1 else None
         return Term(vf) if vf is not None else UNKNOWN
@@ -83,14 +110,19 @@ def attribute(recv: Any, attr: str) -> Any:
     """`sol.ys` / `sol.ts` of a solution; NotImplemented for anything else."""
     if isinstance(recv, Solution):
         return recv.ys if attr == "ys" else recv.ts if attr == "ts" else UNKNOWN
+    if isinstance(recv, Brownian):
+        return PartialRef(QualRef(f"{_FUN}evaluate"), (recv,)) if attr == "evaluate" else UNKNOWN
     if isinstance(recv, Term | SaveAt | Opaque):
         return UNKNOWN
     return NotImplemented
 
 
 def _flag(kw: dict[str, Any], name: str) -> bool | None:
+    """A boolean setting (`steps=1` is every step, as `steps=True`; another count is not modelled)."""
     v = kw.get(name, Const(False))
-    return v.value if isinstance(v, Const) and isinstance(v.value, bool) else None
+    if isinstance(v, Const) and v.value in (0, 1) and isinstance(v.value, int):
+        return bool(v.value)
+    return None
 
 
 def _saveat(pos: list[Any], kw: dict[str, Any]) -> Any:
@@ -144,7 +176,7 @@ def _diffeqsolve(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) 
     if count is None:
         return Solution(UNKNOWN, UNKNOWN)
     ys = _leaves(y0, lambda leaf: _saved(leaf, count))
-    return Solution(ys, ArrayType.make(None, (count,)))
+    return Solution(ys, ArrayType.make("f32" if f.env.flag(X64) is False else None, (count,)))
 
 
 def _leaves(tree: Any, fn: Any) -> Any:

@@ -214,7 +214,7 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         done = equinox.call(f, name, pos, kw, node)
         if done is not NotImplemented:
             return done
-    if name.startswith("diffrax."):  # terms, SaveAt, diffeqsolve (analyzer/diffrax.py)
+    if name.startswith(("diffrax.", "<diffrax>.")):  # terms, SaveAt, diffeqsolve (analyzer/diffrax.py)
         done = diffrax.call(f, name, pos, kw, node)
         if done is not NotImplemented:
             return done

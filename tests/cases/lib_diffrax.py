@@ -51,3 +51,9 @@ def solve_from(start):
 
 batch = jax.vmap(solve_from)(jnp.ones((7, 3)))  # reveal: f32[(7, 11, 3)]
 forced = diffrax.diffeqsolve(diffrax.ODETerm(forcing_only), solver, 0.0, 1.0, 0.1, y0)  # expect: NC203
+
+motion = diffrax.VirtualBrownianTree(0.0, 2.0, 1e-3, (3,), jax.random.key(0))
+kick = motion.evaluate(0.5, 1.0)  # reveal: f32[(3,)]
+every_step = diffrax.diffeqsolve(diffrax.ODETerm(decay), solver, 0.0, 2.0, 0.1, y0, args=0.5, saveat=diffrax.SaveAt(steps=True), max_steps=64)
+step_times = every_step.ts  # reveal: f32[(64,)]
+step_states = every_step.ys  # reveal: f32[(64, 3)]
