@@ -106,3 +106,11 @@ def test_the_modelled_names_are_the_librarys() -> None:
     for name in sorted(equinox.MODELLED | diffrax.MODELLED):
         module, _, attr = name.rpartition(".")
         assert hasattr(importlib.import_module(module), attr), name
+
+
+def test_a_program_that_imports_only_diffrax_or_equinox_is_checked() -> None:
+    from namedcheck.analyzer.relevance import is_relevant
+
+    assert is_relevant("import diffrax\nsol = diffrax.diffeqsolve(term, solver, 0, 1, 0.1, y0)\n")
+    assert is_relevant("import equinox as eqx\n")
+    assert not is_relevant("import numpy as np\n")

@@ -194,7 +194,9 @@ def _state(leaf: Any) -> Any:
     if not isinstance(leaf, ArrayType) or leaf.has_ellipsis or leaf.named:
         return UNKNOWN
     kind = dtypes.kind(leaf.dtype_code)
-    return leaf if kind in ("f", "c") else ArrayType.make(None, leaf.shape)
+    if kind in ("f", "c") and leaf.dtype_code not in ("f64", "c128"):
+        return leaf
+    return ArrayType.make(None, leaf.shape)  # an integer one becomes floating; numpy's float64 may become float32
 
 
 def _saved(leaf: Any, count: Any) -> Any:
