@@ -57,6 +57,15 @@ MODELLED = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
+class Stacked:
+    """An `eqx.nn` layer made or mapped under `filter_vmap`: `size` copies of `layer` with their arrays stacked on
+    a leading axis (an ensemble); a `filter_vmap` mapping it over axis 0 gives each body one `layer`."""
+
+    layer: LayerRef
+    size: Any
+
+
+@dataclass(frozen=True, slots=True)
 class IfArray:
     """`eqx.if_array(k)`: axis `k` for an array leaf, None (broadcast) for any other."""
 
@@ -224,6 +233,9 @@ def _map_in(v: Any, spec: Any, what: str, sizes: list[tuple[Any, str]]) -> Any:
 
 
 def _if_array_in(leaf: Any, axis: int, what: str, sizes: list[tuple[Any, str]]) -> Any:
+    if isinstance(leaf, Stacked) and axis == 0:  # an ensemble mapped over its copies: one layer each
+        maps.vmap_in(ArrayType.make(None, (leaf.size,)), 0, what, sizes)
+        return leaf.layer
     if isinstance(leaf, ArrayType):
         return maps.vmap_in(leaf, axis, what, sizes) if not leaf.has_ellipsis else UNKNOWN
     return leaf if _kind(leaf, "equinox.is_array") is False else UNKNOWN
@@ -249,15 +261,30 @@ def _out_leaf(leaf: Any, axis: int, size: Any, only_arrays: bool) -> Any:
             return maps.vmap_out(leaf, axis, size)
         except RuleError:
             return UNKNOWN
+    if isinstance(leaf, LayerRef) and leaf.op.startswith("equinox.nn.") and axis == 0 and size is not None:
+        return Stacked(leaf, size)  # its arrays stacked: an ensemble
     if only_arrays and _kind(leaf, "equinox.is_array") is False:
         return leaf
     return UNKNOWN
 
 
+def stacked_attribute(stacked: Stacked, attr: str, known_f32: bool) -> Any:
+    """`ensemble.weight`: the layer's field with the copies' axis in front (settings as they are)."""
+
+    def lift(v: Any) -> Any:
+        if isinstance(v, ArrayType):
+            return v.with_shape((stacked.size, *v.shape))
+        if isinstance(v, LayerRef):
+            return Stacked(v, stacked.size)
+        return v if isinstance(v, Const) else UNKNOWN
+
+    return leafwise(layer_attribute(stacked.layer, attr, known_f32), lift)
+
+
 # ---- trees -------------------------------------------------------------------------------------------
 def leafwise(v: Any, fn: Any) -> Any:
     """`fn` over the leaves of a tree: tuples, lists, dicts, None, and built pytree instances (an equinox module
-    set up field by field); a layer (its arrays not modelled) or an object not known is Unknown."""
+    set up field by field); a layer (its arrays not modelled as leaves) is passed to `fn` whole."""
     if isinstance(v, Seq) and v.kind == "dict":
         return Seq(tuple(Seq((p.items[0], leafwise(p.items[1], fn))) for p in v.items), "dict")
     if isinstance(v, Seq):
@@ -269,9 +296,7 @@ def leafwise(v: Any, fn: Any) -> Any:
         if children is None:
             return UNKNOWN
         return classes.with_children(v, {k: leafwise(x, fn) for k, x in children})
-    if isinstance(v, LayerRef):
-        return UNKNOWN
-    return fn(v)
+    return fn(v)  # a leaf, or a layer (each `fn` gives Unknown for one it does not follow)
 
 
 def _kind(leaf: Any, which: str) -> bool | None:

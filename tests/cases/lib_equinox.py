@@ -101,3 +101,17 @@ smoother = eqx.tree_at(lambda c: (c.weight, c.bias), smoother, (box_kernel, jnp.
 smoothed = smoother(jnp.ones((1, 6)))  # reveal: f32[(3, 6)]
 noisy = eqx.tree_at(lambda d: d.inference, eqx.nn.Dropout(0.2, inference=True), replace=False)
 dropped = noisy(jnp.ones(3), key=keys[1])  # reveal: f32[(3,)]
+
+
+@eqx.filter_vmap
+def make_committee(key):
+    return eqx.nn.MLP(2, 3, 16, 2, key=key)
+
+
+committee = make_committee(jax.random.split(keys[2], 8))
+first_layers = committee.layers[0].weight  # reveal: f32[(8, 16, 2)]
+opinions = eqx.filter_vmap(lambda m, x: m(x), in_axes=(eqx.if_array(0), None))(committee, jnp.ones(2))  # reveal: f32[(8, 3)]
+off_size = eqx.filter_vmap(lambda m, x: m(x), in_axes=(eqx.if_array(0), None))(committee, jnp.ones(5))  # expect: NC203
+probes = eqx.filter_vmap(lambda k: eqx.nn.Linear(4, 2, key=k))(jax.random.split(keys[3], 3))
+probe_out = eqx.filter_vmap(lambda m, x: m(x))(probes, jnp.ones((3, 4)))  # reveal: f32[(3, 2)]
+uneven = eqx.filter_vmap(lambda m, x: m(x))(probes, jnp.ones((5, 4)))  # expect: NC403
