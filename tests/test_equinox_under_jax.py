@@ -27,7 +27,7 @@ CASES = sorted(
 )
 EXPECT = re.compile(r"#\s*expect:\s*([A-Z0-9_,\s]+?)\s*(?:#|$)")
 REVEAL = re.compile(r"#\s*reveal:\s*(.+?)\s*$")
-ERRORS = {c: ("ValueError", "TypeError") for c in ("NC201", "NC203", "NC402", "NC403")}
+ERRORS = {c: ("ValueError", "TypeError") for c in ("NC201", "NC203", "NC402", "NC403", "NC408")}
 
 RUNNER = r"""
 import ast, json, os, sys

@@ -30,6 +30,7 @@ MODELLED = frozenset(
         "equinox.filter_vmap",
         "equinox.filter_eval_shape",
         "equinox.filter_jvp",
+        "equinox.internal.while_loop",
         "equinox.filter_shard",  # analyzer/placements.py
         "equinox.field",  # static fields of a module (analyzer/classes.py)
         "equinox.nn.make_with_state",
@@ -99,6 +100,10 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
         return pos[0] if pos else UNKNOWN
     if name == "equinox.filter_eval_shape" and pos:  # the function's value, abstractly
         return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
+    if name == "equinox.internal.while_loop":  # lax.while_loop's carry (a bound on steps changes no shape)
+        if len(pos) != 3 or set(kw) - {"max_steps", "kind", "checkpoints", "base"}:
+            return UNKNOWN  # `buffers=`: written through `.at[...]` its own way
+        return f.call_value(QualRef("jax.lax.while_loop"), pos, {}, [None] * 3, {}, node)
     if name == "equinox.filter_jvp":
         return _jvp(f, pos, kw, node)
     if name == "equinox.nn.make_with_state":  # `make_with_state(Model)(*args)`: (the model, its state)

@@ -115,3 +115,9 @@ off_size = eqx.filter_vmap(lambda m, x: m(x), in_axes=(eqx.if_array(0), None))(c
 probes = eqx.filter_vmap(lambda k: eqx.nn.Linear(4, 2, key=k))(jax.random.split(keys[3], 3))
 probe_out = eqx.filter_vmap(lambda m, x: m(x))(probes, jnp.ones((3, 4)))  # reveal: f32[(3, 2)]
 uneven = eqx.filter_vmap(lambda m, x: m(x))(probes, jnp.ones((5, 4)))  # expect: NC403
+
+import equinox.internal as eqxi  # noqa: E402
+
+doubled_until = eqxi.while_loop(lambda c: c[0] < 5, lambda c: (c[0] + 1, 2 * c[1]), (0, jnp.ones(3)), max_steps=8, kind="checkpointed")
+state_out = doubled_until[1]  # reveal: f32[(3,)]
+shrinking = eqxi.while_loop(lambda c: c.sum() < 5, lambda c: c[:2], jnp.ones(3), max_steps=8, kind="lax")  # expect: NC408
