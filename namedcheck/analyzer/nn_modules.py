@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, optax, origins
+from namedcheck.analyzer import causes, classes, diffrax, equinox, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -29,6 +29,7 @@ from namedcheck.analyzer.sizes import size_arguments
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import X64
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
@@ -51,6 +52,9 @@ _SIZE_PARAMS = {
     "out_size",
     "embedding_size",
     "width_size",
+    "input_size",
+    "hidden_size",
+    "query_size",
 }
 
 
@@ -206,6 +210,14 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     NotImplemented for any other name."""
     if name.startswith((_STAX, _STAX_FUN)):
         return _stax(f, name, pos, node)
+    if name.startswith(("equinox.", "<equinox>.")):  # filter_vmap, tree_at, partition, ... (analyzer/equinox.py)
+        done = equinox.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
+    if name.startswith(("diffrax.", "<diffrax>.")):  # terms, SaveAt, diffeqsolve (analyzer/diffrax.py)
+        done = diffrax.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
     if name in _PARAM_WRAPPERS:
         return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
     if name == f"{_TRAIN_STATE}.create":
@@ -224,11 +236,15 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     return NotImplemented
 
 
-def other_attribute(recv: Any, attr: str) -> Any:
+def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
     """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
     `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
         return ModuleMethodRef(recv, attr)
+    if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
+        return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
+    if isinstance(recv, equinox.Stacked):  # an ensemble's `weight`: the copies' axis in front
+        return equinox.stacked_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
     if isinstance(recv, TrainStateRef):
         if attr == "params":
             return recv.params
@@ -239,6 +255,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return UNKNOWN
     if (method := optax.attribute(recv, attr)) is not NotImplemented:  # `tx.init`, `tx.update`
         return method
+    if (got := diffrax.attribute(recv, attr)) is not NotImplemented:  # `sol.ys`, `sol.ts`
+        return got
     if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
         return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented

@@ -14,8 +14,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins
-from namedcheck.analyzer.refs import PartialRef, QualRef
+from namedcheck.analyzer import equinox, origins
+from namedcheck.analyzer.refs import InstanceRef, PartialRef, QualRef
 from namedcheck.engine.algebra import broadcast_shapes
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import X64
@@ -164,7 +164,7 @@ def _method(f: Any, method: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         return UNKNOWN
     grads = _arg(args, kw, "updates")
     state = args[1] if len(args) > 1 else kw.get("state", UNKNOWN)
-    if not isinstance(grads, Seq | ArrayType):
+    if not isinstance(grads, Seq | ArrayType | InstanceRef):
         return UNKNOWN
     known_f32 = f.env.flag(X64) is False  # without 64-bit types, float32 updates stay float32
     manual = bool(f.env.manual)  # inside shard_map the state's moments may vary over more axes than `grads`
@@ -176,7 +176,8 @@ def _method(f: Any, method: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         made = ArrayType.make(dtype, leaf.shape, leaf.named_shape)
         return made.with_varying(leaf.varying, exact=leaf.vary_exact and not manual)
 
-    updates = map_leaves(grads, like)
+    # an equinox module's gradients (a built pytree instance): the same module, leaf by leaf
+    updates = equinox.leafwise(grads, like) if isinstance(grads, InstanceRef) else map_leaves(grads, like)
     return Seq((updates, state if isinstance(state, OptState) else UNKNOWN), "tuple")
 
 
