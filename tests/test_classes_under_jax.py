@@ -137,5 +137,13 @@ def test_metaclass_members_are_what_the_program_runs_with() -> None:
     got = subprocess.run([sys.executable, str(case)], capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
     diags, revealed = analyse_for_test(case.read_text(encoding="utf-8"), case.name)
-    assert diags == []
+    wrong = case.read_text(encoding="utf-8").splitlines().index("def wrong_width():") + 2
+    assert [(d.line, d.code) for d in diags] == [(wrong, "NC203")]  # the one line JAX raises at (below)
     assert any(getattr(v, "shape", None) == (2,) for v in revealed.values())
+    raised = subprocess.run(
+        [sys.executable, "-c", f"import runpy; runpy.run_path({str(case)!r})['wrong_width']()"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert raised.returncode != 0 and "TypeError" in raised.stderr, raised.stderr[-2000:]

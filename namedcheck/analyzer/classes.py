@@ -47,9 +47,43 @@ _FIELD_SPECIFIERS = {"flax.struct.field": ("pytree_node", False), "equinox.field
 CUSTOM_METACLASS = "<metaclass>"
 
 
+# what a metaclass defines to make a class's attributes other than its body's values
+_ATTRIBUTE_MAKERS = frozenset({"__new__", "__prepare__", "__getattribute__", "__getattr__"})
+
+
 def _custom_metaclass(frame: Any, expr: cst.BaseExpression) -> bool:
+    """A metaclass that may change what a class's attributes are: a library's (other than abc's and `type`), or the
+    program's own one defining `__new__` / `__init__` / `__prepare__` / `__getattr(ibute)__` (one defining only
+    `__call__`, as numpyro's distributions have, leaves the class body's values as they are)."""
     v = frame.parent.ev(expr) if frame.parent is not None else UNKNOWN
+    if isinstance(v, ClassInfo):
+        defined = set(v.methods) | set(v.staticmethods) | set(v.classmethods)
+        init = v.methods.get("__init__")
+        return bool(_ATTRIBUTE_MAKERS & defined) or (init is not None and _sets_attributes(getattr(init, "node", None)))
     return not (isinstance(v, QualRef) and canonical_name(v.name) in ("abc.ABCMeta", "type"))
+
+
+def _sets_attributes(fn: cst.CSTNode | None) -> bool:
+    """Whether a metaclass's `__init__` may set the class's attributes: a `setattr` call, or an assignment to an
+    attribute that is not a dunder (`cls.__signature__ = ...` leaves the body's names alone)."""
+    if not isinstance(fn, cst.FunctionDef):
+        return True
+    found = False
+
+    class Visitor(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            nonlocal found
+            found |= isinstance(node.func, cst.Name) and node.func.value == "setattr"
+
+        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+            nonlocal found
+            t = node.target
+            found |= isinstance(t, cst.Attribute) and not (
+                t.attr.value.startswith("__") and t.attr.value.endswith("__")
+            )
+
+    fn.visit(Visitor())
+    return found
 
 
 def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
@@ -264,9 +298,14 @@ def class_attribute(info: ClassInfo, attr: str) -> Any:
         return info.staticmethods[attr]
     if attr in info.methods:
         return info.methods[attr]
-    if info.bases:  # an Enum's members are not their values; a library base may define the attribute
-        return UNKNOWN
+    if info.bases or _unseen_ancestor(info):  # an Enum's members are not their values; a library base (or one the
+        return UNKNOWN  # analysis does not know) may define the attribute, or its metaclass make it something else
     return info.defaults.get(attr, UNKNOWN)
+
+
+def _unseen_ancestor(info: ClassInfo, depth: int = 0) -> bool:
+    """Whether a class derives, at any depth, from a base whose value the analysis does not know."""
+    return depth > 20 or any(p is None or _unseen_ancestor(p, depth + 1) for p in info.parents)
 
 
 def replaced(inst: Any, kw: dict[str, Any]) -> Any:

@@ -48,3 +48,39 @@ def pick(mode):
 
 
 chosen = pick(Mode.train)  # reveal: f32[(2,)]
+
+
+class _Signed(type):
+    """A metaclass that only records the signature of its classes' constructors (numpyro's distributions)."""
+
+    def __init__(cls, *args, **kwargs):
+        cls.__signature__ = None
+        super().__init__(*args, **kwargs)
+
+
+class Distribution(metaclass=_Signed):
+    support_size = 3
+
+
+class Categorical(Distribution):
+    pass
+
+
+probs = jnp.ones((Categorical.support_size,))  # reveal: f32[(3,)]
+
+
+try:
+    from a_plugin_not_installed import Registered  # a base the analysis cannot see (it may have a metaclass)
+except ImportError:
+    Registered = Choice
+
+
+class Phase(Registered):
+    warmup = "warmup"
+
+
+assert Phase.warmup.is_default() is False  # a member here: nothing is claimed of it
+
+
+def wrong_width():
+    return jnp.ones((Widths.hidden,)) @ jnp.ones((3,))  # expect: NC203
