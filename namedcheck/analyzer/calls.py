@@ -338,6 +338,8 @@ class Calls(FrameState):
         handled = iteration.builtin(self, name, pos, kw, node)
         if handled is not NotImplemented:
             return handled
+        if name == "builtins.isinstance" and len(pos) == 2 and not kw and isinstance(node, cst.Call):
+            return python_isinstance(self, pos[0], node.args[1].value if len(node.args) == 2 else None)
         if name == "builtins.len":
             if len(pos) == 1 and isinstance(pos[0], DevicesVal):
                 return length(ArrayType(None, pos[0].shape))
@@ -571,3 +573,46 @@ def _widths(
     explicit = (given is not None and given != Const(None)) or name in widths.KEY_DATA
     keys = name.startswith("jax.random.")
     return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)
+
+
+_BUILTIN_TYPES: dict[str, type] = {
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+}
+_CONTAINERS = (list, tuple, dict, str)  # what an array never is (an int / float may be a numpy scalar)
+
+
+def python_isinstance(f: Any, value: Any, types: cst.BaseExpression | None) -> Any:
+    """`isinstance(v, list)`, `isinstance(v, (int, float))` where the answer is known: `v` a Python constant or
+    a tuple / list / dict of known kind, or an array asked about containers; the types builtin names not
+    rebound in the program. Unknown otherwise (both branches of an `if` on it run)."""
+    wanted = _named_types(f, types)
+    if wanted is None:
+        return UNKNOWN
+    if isinstance(value, Const) and type(value.value) in (type(None), bool, int, float, str):
+        return Const(isinstance(value.value, wanted))
+    if isinstance(value, Seq) and value.kind in ("list", "tuple", "dict"):
+        return Const(issubclass(_BUILTIN_TYPES[value.kind], wanted))
+    if isinstance(value, ArrayType) and all(t in _CONTAINERS for t in wanted):
+        return Const(False)
+    return UNKNOWN
+
+
+def _named_types(f: Any, node: cst.BaseExpression | None) -> tuple[type, ...] | None:
+    names = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node] if node is not None else []
+    out: list[type] = []
+    for n in names:
+        if not (isinstance(n, cst.Name) and n.value in _BUILTIN_TYPES) or n.value in f.an.imports:
+            return None
+        g = f
+        while g is not None:
+            if n.value in g.vars:
+                return None  # (a program's own `list`)
+            g = g.parent
+        out.append(_BUILTIN_TYPES[n.value])
+    return tuple(out) or None

@@ -9,7 +9,7 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.memo import process_cache
-from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, ClassInfo, FuncRef, InstanceRef, MappedRef, PartialRef, QualRef
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
@@ -115,6 +115,30 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
         info.copier = "replace"
     else:
         info.copier = next((base.copier for base in inherited if base.copier), "")
+
+
+def rebound_methods(frame: Any, info: ClassInfo) -> None:
+    """A method whose name a later class-body statement rebinds (`__call__ = filter_pmap(__call__)`, under an
+    `if` too): calls through an instance reach what the name holds when the class is complete. A vmap / pmap
+    of it is called with the instance first, as a decorated method is; any other value leaves the method
+    unknown."""
+    defined = frame.defined_methods or {}
+    for name, value in defined.items():
+        if name not in info.methods:
+            continue  # (a setter, a static or class method)
+        now = frame.vars.get(name, UNKNOWN)
+        if now is value:
+            continue
+        if (
+            isinstance(now, MappedRef)
+            and now.kind in ("vmap", "pmap")
+            and name not in ("__init__", "__call__", "setup")
+        ):
+            info.methods[name] = now
+        elif isinstance(now, FuncRef) and now.owner is info:
+            info.methods[name] = now  # `forward = __call__`
+        else:
+            info.methods[name] = UNKNOWN
 
 
 def _static_fields(frame: Any, body: Any, inherited: list[ClassInfo]) -> frozenset[str] | None:
