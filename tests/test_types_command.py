@@ -84,7 +84,8 @@ def test_json_lists_every_binding_with_its_types(program, capsys):
     ]
     # f is analysed on its own (x unknown) and at the call (x known): both are listed
     xs = sites[(5, "x")]["types"]
-    # (`own`: the function's own analysis gives it; `via`: the outermost call that gave it, `w = f(x, 2)`)
+    # (`own`: the function's own analysis gives it; `via`: the outermost call that gave it, `w = f(x, 2)`, and
+    # the path of calls from it)
     assert {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None, "own": True, "via": []} in xs
     assert {
         "type": "f32[Array, Dims(3, 4)]",
@@ -93,7 +94,7 @@ def test_json_lists_every_binding_with_its_types(program, capsys):
         "shape": [3, 4],
         "rank": 2,
         "own": False,
-        "via": [{"file": "prog.py", "line": 15}],
+        "via": [{"file": "prog.py", "line": 15, "path": [{"file": "prog.py", "line": 15}]}],
     } in xs
     assert [t["shape"] for t in sites[(6, "y")]["types"] if t["array"]] == [[4]]
     assert [t["shape"] for t in sites[(7, "c")]["types"] if t["array"]] == [[4, 3]]

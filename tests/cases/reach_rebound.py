@@ -1,0 +1,77 @@
+"""Bindings the checker once inferred wrong against a real run (bench/shape_oracle.py): a method its class body
+rebinds to a vmap of itself (under an `if` too: what the name holds once the class is complete is what calls
+reach), and a branch on `isinstance` of a value the call passes (only the branch it takes runs)."""
+
+import equinox as eqx
+import jax
+import jax.numpy as jnp
+
+BATCHED = True
+
+
+class Similarity(eqx.Module):
+    proj: jax.Array
+
+    def __init__(self, d, k):
+        self.proj = jnp.ones((d, k))
+
+    def score(self, row):
+        h = row @ self.proj
+        return jnp.dot(h, h)
+
+    score = jax.vmap(score, in_axes=(None, 0))
+
+
+class Gate(eqx.Module):
+    w: jax.Array
+
+    def __init__(self, d):
+        self.w = jnp.ones((d,))
+
+    def gate(self, row):
+        return jnp.dot(row, self.w) * row
+
+    if BATCHED:
+        gate = jax.vmap(gate, in_axes=(None, 0))
+
+
+class Mismatch(eqx.Module):
+    w: jax.Array
+
+    def __init__(self):
+        self.w = jnp.ones((5,))
+
+    def score(self, row):
+        return jnp.dot(row, self.w)  # expect: NC203
+
+    score = jax.vmap(score, in_axes=(None, 0))
+
+
+def init_mass(z, dense):
+    if isinstance(dense, list):
+        return [init_mass(z, True) for _ in dense]
+    if dense:
+        inverse = jnp.eye(z.shape[0])
+    else:
+        inverse = jnp.ones(z.shape[0])
+    return inverse
+
+
+def right_rebound_method():
+    s = Similarity(3, 4).score(jnp.ones((6, 3)))  # reveal: f32[(6,)]
+    return s
+
+
+def right_rebound_under_if():
+    g = Gate(3).gate(jnp.ones((2, 3)))  # reveal: f32[(2, 3)]
+    return g
+
+
+def wrong_rebound_method():
+    return Mismatch().score(jnp.ones((4, 3)))
+
+
+def right_isinstance():
+    m = init_mass(jnp.zeros(3), False)  # reveal: f32[(3,)]
+    d = init_mass(jnp.zeros(3), True)  # reveal: f32[(3, 3)]
+    return m, d
