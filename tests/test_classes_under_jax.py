@@ -1,5 +1,6 @@
 """Methods known from their class's builders (tests/cases/reach_classes.py) and methods a class body rebinds
-(tests/cases/reach_rebound.py) under the installed JAX, flax and equinox (8 CPU devices), in a fresh process: every `wrong_*` function raises, at a line the checker reports (the innermost
+(tests/cases/reach_rebound.py), and keys under a switched PRNG (tests/cases/precision_prng_context.py) under the
+installed JAX, flax and equinox (8 CPU devices), in a fresh process: every `wrong_*` function raises, at a line the checker reports (the innermost
 line of the case file in the traceback, where the error is raised inside a method), and no line a `right_*`
 function runs is reported; every `# reveal:` value the run reaches agrees with the inferred one (its rank, known
 sizes and dtype)."""
@@ -21,7 +22,10 @@ pytest.importorskip("equinox")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
 
-CASES = [Path(__file__).parent / "cases" / name for name in ("reach_classes.py", "reach_rebound.py")]
+CASES = [
+    Path(__file__).parent / "cases" / name
+    for name in ("reach_classes.py", "reach_rebound.py", "precision_prng_context.py")
+]
 
 RUNNER = r"""
 import ast, json, os, sys, traceback, importlib.util
@@ -42,7 +46,11 @@ ran, seen, pending = set(), {}, {}
 
 def describe(v):
     if hasattr(v, "shape") and hasattr(v, "dtype"):
-        return [[int(d) for d in v.shape], str(np.dtype(v.dtype))]
+        try:
+            dtype = str(np.dtype(v.dtype))
+        except TypeError:  # a typed PRNG key's dtype (`key<fry>`)
+            dtype = str(v.dtype)
+        return [[int(d) for d in v.shape], dtype]
     return None
 
 def local(frame, event, arg):

@@ -46,7 +46,8 @@ STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
 MAX_CONTEXTS = 8  # other analysis contexts of one finding kept for its notes
 MAX_RECURSION = 2  # calls of one function active at once (recursion with growing arguments is not followed)
-_PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
+# (`jax.default_prng_impl("rbg")` and `jax.enable_custom_prng()` are context managers setting the same flags)
+_PRNG_CONFIG = re.compile(r"enable_custom_prng|default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
