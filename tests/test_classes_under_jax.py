@@ -138,6 +138,8 @@ def test_revealed_values_are_the_runs(case: Path) -> None:
     assert reveals, "no reveal line ran"
     for line, values in reveals.items():
         ours = revealed[int(line)]
+        if not hasattr(ours, "shape"):
+            continue  # (Unknown: nothing claimed there)
         for shape, dtype in values:
             assert len(ours.shape) == len(shape), (line, ours, shape)  # type: ignore[attr-defined]
             assert all(not isinstance(d, int) or d == r for d, r in zip(ours.shape, shape)), (line, ours, shape)  # type: ignore[attr-defined]

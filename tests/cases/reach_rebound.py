@@ -75,3 +75,22 @@ def right_isinstance():
     m = init_mass(jnp.zeros(3), False)  # reveal: f32[(3,)]
     d = init_mass(jnp.zeros(3), True)  # reveal: f32[(3, 3)]
     return m, d
+
+
+class NumpyBackend:
+    """An array library behind an interface of its own (as einops' backends are): `reshape(x, shape)`."""
+
+    def reshape(self, x, shape):
+        return x.reshape(shape)
+
+
+def apply_recipe(backend, tensor, init_shapes):
+    # `backend` is any object with a `reshape` method; its arguments are an array and a shape, not sizes
+    tensor = backend.reshape(tensor, init_shapes)  # reveal: Unknown
+    flat = tensor.reshape(6)  # reveal: Array[(6,)]
+    return flat
+
+
+def right_backend_reshape():
+    out = apply_recipe(NumpyBackend(), jnp.ones((2, 3)), (3, 2))  # reveal: Array[(6,)]
+    return out
