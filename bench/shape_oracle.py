@@ -426,6 +426,23 @@ def main_guarded(source: str) -> list[tuple[int, int]]:
     return out
 
 
+_RAISING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch")
+
+
+def expecting_raise(source: str) -> list[tuple[int, int]]:
+    """The line spans of the `with pytest.raises(...)` / `with self.assertRaises(...)` blocks of a file: a call
+    there is expected to raise, somewhere the record does not tell."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                f = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if name in _RAISING:
+                    out.append((node.lineno, node.end_lineno or node.lineno))
+    return out
+
+
 class Executed:
     """Whether a call site ran in the recorded run, as far as the records tell. A record that kept what ran
     (`calls` and `lines`, oracle_trace.py): the code object holding the site was entered and, where it ran line
@@ -444,13 +461,13 @@ class Executed:
         self.calls: dict[tuple[str, int], bool] = {(f, first): bool(t) for f, first, t in recorded.get("calls", [])}
         self.ran_lines: dict[str, set[int]] = {f: set(ls) for f, ls in recorded.get("lines", {}).items()}
         self.scripts = set(recorded.get("scripts", []))
-        self.spans: dict[str, tuple[list[tuple[int, int]], list[tuple[int, int]]] | None] = {}
+        self.spans: dict[str, tuple[list[tuple[int, int]], ...] | None] = {}
 
-    def _layout(self, f: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]] | None:
+    def _layout(self, f: str) -> tuple[list[tuple[int, int]], ...] | None:
         if f not in self.spans:
             try:
                 src = (self.root / f).read_text(encoding="utf-8", errors="replace")
-                self.spans[f] = (function_spans(src), main_guarded(src))
+                self.spans[f] = (function_spans(src), main_guarded(src), expecting_raise(src))
             except (OSError, SyntaxError, ValueError):
                 self.spans[f] = None
         return self.spans[f]
@@ -481,10 +498,16 @@ class Executed:
         """A line of a `__main__` block of a file the run did not run as a script."""
         return lay is not None and f not in self.scripts and any(lo <= line <= hi for lo, hi in lay[1])
 
+    def raising(self, file: str, line: int) -> bool:
+        """A call in a block the test expects to raise (`with pytest.raises(...)`): it stopped somewhere inside."""
+        lay = self._layout(file[2:] if file.startswith("./") else file)
+        return lay is not None and any(lo <= line <= hi for lo, hi in lay[2])
+
     def ran_path(self, via: dict[str, Any]) -> bool:
-        """Whether every call of a `via` (its `path`, else its outermost call) ran."""
+        """Whether every call of a `via` (its `path`, else its outermost call) ran, and ran through (a call the
+        test expects to raise may have stopped before the binding)."""
         hops = via.get("path") or [via]
-        return all(self.ran(h["file"], h["line"]) for h in hops)
+        return all(self.ran(h["file"], h["line"]) and not self.raising(h["file"], h["line"]) for h in hops)
 
 
 def from_the_run(t: dict[str, Any], executed: Executed | None) -> bool:

@@ -254,3 +254,14 @@ def test_tracer_records_what_ran_and_the_sites_it_capped(tmp_path):
     calls = {(f, first): traced for f, first, traced in rec["calls"]}
     assert calls == {("r.py", 0): True, ("r.py", 4): False, ("r.py", 10): False}  # f and g bind nothing
     assert {5, 7}.isdisjoint(rec["lines"]["r.py"]) and {14, 15, 16} <= set(rec["lines"]["r.py"])
+
+
+def test_a_call_the_test_expects_to_raise_is_not_held(tmp_path):
+    (tmp_path / "test_r.py").write_text(
+        "import pytest\n\n\ndef test_r(self):\n    with pytest.raises(AssertionError):\n        f(1)\n"
+        "    with self.assertRaisesRegex(ValueError, 'x'):\n        f(2)\n    f(3)\n"
+    )
+    ex = so.Executed(tmp_path, {"values": [["test_r.py", 9, "a", [1], "f"]], "params": []})
+    assert [ex.raising("test_r.py", ln) for ln in (6, 8, 9)] == [True, True, False]
+    hop = lambda ln: {"file": "test_r.py", "line": ln, "path": [{"file": "test_r.py", "line": ln}]}  # noqa: E731
+    assert not ex.ran_path(hop(6)) and ex.ran_path(hop(9))

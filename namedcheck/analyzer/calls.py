@@ -592,9 +592,12 @@ _CONTAINERS = (list, tuple, dict, str)  # what an array never is (an int / float
 
 
 def python_isinstance(f: Any, value: Any, types: cst.BaseExpression | None) -> Any:
-    """`isinstance(v, list)`, `isinstance(v, (int, float))` where the answer is known: `v` a Python constant or
-    a tuple / list / dict of known kind, or an array asked about containers; the types builtin names not
-    rebound in the program. Unknown otherwise (both branches of an `if` on it run)."""
+    """`isinstance(v, list)`, `isinstance(v, (int, float))`, `isinstance(cost_fn, SqEuclidean)` where the answer is
+    known: `v` a Python constant or a tuple / list / dict of known kind, or an array asked about containers (the
+    types builtin names not rebound in the program), or an instance of a class of the program asked about
+    classes of the program (classes.instance_of). Unknown otherwise (both branches of an `if` on it run)."""
+    if isinstance(value, InstanceRef) and types is not None:
+        return classes.instance_of(value, f.ev(types))
     wanted = _named_types(f, types)
     if wanted is None:
         return UNKNOWN

@@ -13,7 +13,7 @@ from namedcheck.analyzer.refs import BuildingRef, ClassInfo, FuncRef, InstanceRe
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
-from namedcheck.engine.values import UNKNOWN, Const
+from namedcheck.engine.values import UNKNOWN, Const, Seq
 
 # bases whose subclasses take their fields as constructor arguments (unless they define `__init__`)
 FIELD_BASES = (
@@ -412,6 +412,20 @@ def _block_assigns(node: cst.CSTNode, name: str, found: list[tuple[str, ...]]) -
             | cst.ExceptStarHandler,
         ):
             _block_assigns(c, name, found)
+
+
+def instance_of(inst: InstanceRef, types: Any) -> Any:
+    """`isinstance(inst, C)` for classes of the program (a tuple of them too): True when one is in the instance's
+    class hierarchy; False when none is and the instance was built from a known class (not `self`, which may be
+    a subclass's) whose bases are all known. Unknown otherwise."""
+    wanted = types.items if isinstance(types, Seq) and types.kind == "tuple" else (types,)
+    if not wanted or not all(isinstance(c, ClassInfo) for c in wanted):
+        return UNKNOWN
+    mro = _mro(inst.cls)
+    if any(c in mro for c in wanted):
+        return Const(True)
+    exact = inst.values is not None and all(None not in c.parents for c in mro if isinstance(c, ClassInfo))
+    return Const(False) if exact else UNKNOWN
 
 
 def is_super(node: cst.BaseExpression) -> bool:

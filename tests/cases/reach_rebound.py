@@ -1,6 +1,7 @@
 """Bindings the checker once inferred wrong against a real run (bench/shape_oracle.py): a method its class body
 rebinds to a vmap of itself (under an `if` too: what the name holds once the class is complete is what calls
-reach), and a branch on `isinstance` of a value the call passes (only the branch it takes runs)."""
+reach), a branch on `isinstance` of a value the call passes or of an instance of the program's classes (only
+the branch it takes runs), and an object's own `reshape(tensor, shape)` method."""
 
 import equinox as eqx
 import jax
@@ -94,3 +95,35 @@ def apply_recipe(backend, tensor, init_shapes):
 def right_backend_reshape():
     out = apply_recipe(NumpyBackend(), jnp.ones((2, 3)), (3, 2))  # reveal: Array[(6,)]
     return out
+
+
+class CostFn:
+    def __init__(self, scale=1.0):
+        self.scale = scale
+
+
+class SqEuclidean(CostFn):
+    pass
+
+
+class Cosine(CostFn):
+    pass
+
+
+class PointCloud:
+    def __init__(self, x, cost_fn):
+        self.x = x
+        self.cost_fn = cost_fn
+
+    def apply_cost(self, vec):
+        if isinstance(self.cost_fn, SqEuclidean):
+            norms = (self.x**2).sum(-1)
+            return norms[:, None] * vec
+        cost = self.x @ self.x.T
+        return cost @ vec
+
+
+def right_cost_by_class():
+    out = PointCloud(jnp.ones((5, 3)), Cosine()).apply_cost(jnp.ones(5))  # reveal: f32[(5,)]
+    sq = PointCloud(jnp.ones((5, 3)), SqEuclidean(2.0)).apply_cost(jnp.ones(5))  # reveal: f32[(5, 5)]
+    return out, sq
