@@ -47,7 +47,7 @@ from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
 from namedcheck.analyzer.sizes import SIZE_PARAMS, size_arguments, sized_seq
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
-from namedcheck.engine.attributes import length, size_value
+from namedcheck.engine.attributes import array_attribute, length, size_value
 from namedcheck.engine.codes import NC603
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, map_leaves
@@ -342,6 +342,10 @@ class Calls(FrameState):
         handled = iteration.builtin(self, name, pos, kw, node)
         if handled is not NotImplemented:
             return handled
+        if name in _SHAPE_FUNCTIONS and len(pos) == 1 and not kw:  # `jnp.shape(x)`, `np.ndim(x)`: x's attribute
+            return shape_function(_SHAPE_FUNCTIONS[name], pos[0])
+        if name in _BROADCAST_SHAPES and not kw:
+            return broadcast_shapes_value(pos)
         if name == "builtins.isinstance" and len(pos) == 2 and not kw and isinstance(node, cst.Call):
             return python_isinstance(self, pos[0], node.args[1].value if len(node.args) == 2 else None)
         if name == "builtins.len":
@@ -623,3 +627,38 @@ def _named_types(f: Any, node: cst.BaseExpression | None) -> tuple[type, ...] | 
             g = g.parent
         out.append(_BUILTIN_TYPES[n.value])
     return tuple(out) or None
+
+
+_SHAPE_FUNCTIONS = {f"{m}.{a}": a for m in ("jax.numpy", "numpy") for a in ("shape", "ndim", "size")}
+_BROADCAST_SHAPES = {"jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "numpy.broadcast_shapes"}
+
+
+def shape_function(attr: str, v: Any) -> Any:
+    """`jnp.shape(x)`, `jnp.ndim(x)`, `jnp.size(x)`: the array's attribute (a Python number's: `()`, 0, 1)."""
+    if isinstance(v, ArrayType):
+        out = array_attribute(v, attr)
+        return UNKNOWN if out is NotImplemented else out
+    if isinstance(v, Const) and type(v.value) in (bool, int, float, complex):
+        return {"shape": Seq(()), "ndim": Const(0), "size": Const(1)}[attr]
+    return UNKNOWN
+
+
+def broadcast_shapes_value(shapes: list[Any]) -> Any:
+    """`lax.broadcast_shapes((3,), (2, 1))`: the broadcast shape of shapes of known int sizes (Unknown otherwise,
+    and where they do not broadcast: the call raises)."""
+    known: list[tuple[int, ...]] = []
+    for sh in shapes:
+        if not (isinstance(sh, Seq) and sh.kind in ("tuple", "list")):
+            return UNKNOWN
+        sizes = [i.value for i in sh.items if isinstance(i, Const) and type(i.value) is int]
+        if len(sizes) != len(sh.items):
+            return UNKNOWN
+        known.append(tuple(sizes))
+    rank = max((len(k) for k in known), default=0)
+    out: list[int] = []
+    for i in range(rank):
+        dims = {k[len(k) - rank + i] for k in known if len(k) - rank + i >= 0} - {1}
+        if len(dims) > 1:
+            return UNKNOWN
+        out.append(dims.pop() if dims else 1)
+    return Seq(tuple(Const(d) for d in out))

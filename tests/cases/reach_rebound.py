@@ -1,11 +1,13 @@
 """Bindings the checker once inferred wrong against a real run (bench/shape_oracle.py): a method its class body
 rebinds to a vmap of itself (under an `if` too: what the name holds once the class is complete is what calls
 reach), a branch on `isinstance` of a value the call passes or of an instance of the program's classes (only
-the branch it takes runs), and an object's own `reshape(tensor, shape)` method."""
+the branch it takes runs), an object's own `reshape(tensor, shape)` method, and shapes computed with
+`jnp.shape` / `jnp.ndim` / `lax.broadcast_shapes` (a condition on them is known)."""
 
 import equinox as eqx
 import jax
 import jax.numpy as jnp
+from jax import lax
 
 BATCHED = True
 
@@ -127,3 +129,21 @@ def right_cost_by_class():
     out = PointCloud(jnp.ones((5, 3)), Cosine()).apply_cost(jnp.ones(5))  # reveal: f32[(5,)]
     sq = PointCloud(jnp.ones((5, 3)), SqEuclidean(2.0)).apply_cost(jnp.ones(5))  # reveal: f32[(5, 5)]
     return out, sq
+
+
+def expand(x, shape):
+    return jnp.reshape(x, shape)
+
+
+def promote_shapes(*args):
+    shapes = [jnp.shape(arg) for arg in args]
+    num_dims = len(lax.broadcast_shapes(*shapes))
+    shapes = [(1,) * (num_dims - len(s)) + s for s in shapes]
+    return [expand(arg, s) if jnp.ndim(arg) < len(s) else arg for arg, s in zip(args, shapes)]
+
+
+def right_promote():
+    loc, scale = promote_shapes(jnp.zeros(3), 1.0)
+    both = promote_shapes(jnp.zeros(3), jnp.ones((2, 3)))
+    low = both[0]  # reveal: f32[(1, 3)]
+    return loc, scale, low
