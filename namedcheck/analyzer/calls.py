@@ -193,9 +193,10 @@ class Calls(FrameState):
                 AT_OPS + func.name, [at.array, at.index, *pos], kw, [at.node, None, *nodes], node, kwl
             )
         if isinstance(func, MethodRef):
-            if func.receiver is UNKNOWN and any(v is UNKNOWN for v in pos):
-                # `backend.reshape(tensor, shape)`: a receiver not known to be an array, called with arguments not
-                # known to be sizes, may be any object with such a method (an einops backend, a wrapper)
+            if func.receiver is UNKNOWN and any(v is UNKNOWN and isinstance(n, cst.Name) for v, n in zip(pos, nodes)):
+                # `backend.reshape(tensor, shape)`: a receiver not known to be an array, given local names not known
+                # to be sizes, may be any object with such a method (an einops backend, a wrapper); sizes written
+                # as attributes or arithmetic (`x.reshape(self.n, cfg.d)`) are read as the array method's
                 return UNKNOWN
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
