@@ -13,8 +13,12 @@ a code object that binds nothing is not traced line by line. An array is a numpy
 of the environment that has JAX and the code's dependencies; this file imports neither namedcheck nor, itself, jax.
 
 The output (`--out`, written at exit, on SIGTERM and every few seconds): `{"values": [[file, line, name, shape,
-dtype], ...], "params": [[file, first_line, name, shape, dtype], ...]}`, each distinct value once (at most 8 per
-site); `first_line` is the code object's first line (a decorated function's first decorator). With `--per-file N`,
+dtype], ...], "params": [[file, first_line, name, shape, dtype], ...], "calls": [[file, first_line, traced], ...],
+"lines": {file: [line, ...]}, "full": [["values" | "params", file, line, name], ...]}`, each distinct value once
+(at most 8 per site; `full` lists the sites that had more, whose other values were dropped); `first_line` is the
+code object's first line (a decorated function's first decorator; 0 for a module body). `calls` are the code
+objects entered, `traced` when they bind names and so ran line by line: `lines` are the lines run in those (what
+the comparison needs to tell a call that ran from one that did not). With `--per-file N`,
 a test file's remaining tests are skipped once it has run N seconds (the first tests of a file reach most of the
 code it exercises; the time goes to the next file).
 """
@@ -65,6 +69,12 @@ class Recorder:
         self.lock = threading.Lock()
         self.programs: set[str] = set()  # the files run: their module bodies are traced too
         self.store_lines: dict[CodeType, dict[int, tuple[str, ...]]] = {}
+        # what ran, for the comparison to tell a call that ran from one that did not: the code objects entered
+        # ((file, first line, traced line by line); a module body: first line 0), the lines run in the code
+        # traced line by line, and the sites whose values past MAX_PER_SITE were dropped
+        self.calls: set[tuple[str, int, bool]] = set()
+        self.lines: dict[str, set[int]] = {}
+        self.full: set[tuple[str, str, int, str]] = set()
 
     # ---- what is an array ----------------------------------------------------------------------
     def array(self, v: Any) -> tuple[Any, str] | None:
@@ -121,6 +131,8 @@ class Recorder:
         seen = table.setdefault(key, set())
         if len(seen) < MAX_PER_SITE:
             seen.add(a)
+        elif a not in seen:
+            self.full.add(("params" if table is self.params else "values", *key))
 
     def global_trace(self, frame: FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
@@ -145,15 +157,19 @@ class Recorder:
                         local_vars[name],
                     )
         stores = self.stores(code)
+        self.calls.add((shown, 0 if module_level else code.co_firstlineno, bool(stores)))
         if not stores:
             return None  # nothing is bound in it (its parameters are recorded above)
         last = {k: id(v) for k, v in local_vars.items()}
         state = [frame.f_lineno]
+        ran = self.lines.setdefault(shown, set())
+        ran.add(frame.f_lineno)
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
                 line = state[0]
                 state[0] = frame.f_lineno
+                ran.add(state[0])
                 names = stores.get(line)
                 if names is None:
                     return local_trace
@@ -195,6 +211,9 @@ class Recorder:
             data = {
                 "values": [[*k, list(s), d] for k, vs in self.values.items() for s, d in sorted(vs, key=repr)],
                 "params": [[*k, list(s), d] for k, vs in self.params.items() for s, d in sorted(vs, key=repr)],
+                "calls": sorted(self.calls),
+                "lines": {f: sorted(ls) for f, ls in self.lines.items()},
+                "full": sorted(self.full),
             }
             tmp = self.out + ".tmp"
             with open(tmp, "w") as f:

@@ -97,6 +97,7 @@ HELD_OUT_REPOS = {
     "jax-ml/scaling-book",
 }
 CATEGORIES = ("exact", "symbolic", "rank-only", "unknown", "disagree")
+MAX_PER_SITE = 8  # distinct values the tracer keeps per site and process (oracle_trace.MAX_PER_SITE)
 
 
 # ---- the corpus list -------------------------------------------------------------------------------------------
@@ -317,6 +318,7 @@ def record(
     first `skip_files` files and the files in `reached`), and how many files ran."""
     values: set[tuple[Any, ...]] = set()
     params: set[tuple[Any, ...]] = set()
+    ran_what: dict[str, Any] = {}  # calls, lines, full: what ran (oracle_trace.py)
     start = time.monotonic()
     ran = 0
     with tempfile.TemporaryDirectory(prefix=f"oracle-{cb.name}-") as tmp:
@@ -332,8 +334,27 @@ def record(
             ran += len(rels)
             values.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("values", []))
             params.update((f, ln, n, tuple(s), d) for f, ln, n, s, d in got.get("params", []))
+            ran_what = merged_runs(ran_what, got)
+        scripts = sorted(r for m, rs in todo for r in rs if m == "script")
     kept = lambda rows: [r for r in rows if not held_out(cb, r[0])]  # noqa: E731
-    return {"values": sorted(kept(values), key=repr), "params": sorted(kept(params), key=repr)}, ran
+    out = {"values": sorted(kept(values), key=repr), "params": sorted(kept(params), key=repr), **ran_what}
+    return {**out, "scripts": scripts}, ran
+
+
+def merged_runs(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Two records' `calls`, `lines` and `full` (what ran) together; a key neither has stays absent (a record
+    made before the tracer kept them: the comparison then falls back on what the values tell)."""
+    out: dict[str, Any] = {}
+    for k in ("calls", "full", "scripts"):
+        if k in a or k in b:
+            out[k] = sorted({tuple(r) if isinstance(r, list) else r for r in [*a.get(k, []), *b.get(k, [])]})
+    if "lines" in a or "lines" in b:
+        lines: dict[str, set[int]] = {}
+        for src in (a.get("lines", {}), b.get("lines", {})):
+            for f, ls in src.items():
+                lines.setdefault(f, set()).update(ls)
+        out["lines"] = {f: sorted(ls) for f, ls in sorted(lines.items())}
+    return out
 
 
 def infer(checker: str, root: Path, files: Sequence[str], timeout: float) -> dict[str, Any]:
@@ -386,54 +407,115 @@ def statement_lines(source: str) -> tuple[dict[int, int], dict[tuple[int, str], 
 
 
 def function_spans(source: str) -> list[tuple[int, int]]:
-    """(first line, last line) of every function of a file, decorators included."""
+    """(first line, last line) of every function and class body of a file, decorators included (each a code
+    object of its own; its first line is the code object's)."""
     out = []
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
             out.append((first, node.end_lineno or node.lineno))
     return out
 
 
+def main_guarded(source: str) -> list[tuple[int, int]]:
+    """The line spans of a module's `if __name__ == "__main__":` blocks (they run only when it runs as a script)."""
+    out = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test) and "__main__" in ast.unparse(node.test):
+            out.append((node.lineno, node.end_lineno or node.lineno))
+    return out
+
+
+_RAISING = ("raises", "assertRaises", "assertRaisesRegex", "assertRaisesRegexp", "assertRaisesWithLiteralMatch")
+
+
+def expecting_raise(source: str) -> list[tuple[int, int]]:
+    """The line spans of the `with pytest.raises(...)` / `with self.assertRaises(...)` blocks of a file: a call
+    there is expected to raise, somewhere the record does not tell."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.With | ast.AsyncWith):
+            for item in node.items:
+                f = item.context_expr.func if isinstance(item.context_expr, ast.Call) else None
+                name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+                if name in _RAISING:
+                    out.append((node.lineno, node.end_lineno or node.lineno))
+    return out
+
+
 class Executed:
-    """Whether a call site ran in the recorded run, as far as the records tell: the innermost function holding
-    it recorded a value (or a parameter) there; at a module's top level, the file recorded anything."""
+    """Whether a call site ran in the recorded run, as far as the records tell. A record that kept what ran
+    (`calls` and `lines`, oracle_trace.py): the code object holding the site was entered and, where it ran line
+    by line, the site's line ran. An older record: the innermost function holding it recorded a value (or a
+    parameter) there; at a module's top level, the file recorded anything, outside a `__main__` block of a file
+    the run did not run as a script."""
 
     def __init__(self, root: Path, recorded: dict[str, Any]) -> None:
         self.root = root
+        self.exact = "calls" in recorded and "lines" in recorded
         self.lines: dict[str, list[int]] = {}
         for f, ln, *_ in recorded.get("values", []):
             self.lines.setdefault(f, []).append(ln)
         for f, first, *_ in recorded.get("params", []):
             self.lines.setdefault(f, []).append(first)
-        self.spans: dict[str, list[tuple[int, int]] | None] = {}
+        self.calls: dict[tuple[str, int], bool] = {(f, first): bool(t) for f, first, t in recorded.get("calls", [])}
+        self.ran_lines: dict[str, set[int]] = {f: set(ls) for f, ls in recorded.get("lines", {}).items()}
+        self.scripts = set(recorded.get("scripts", []))
+        self.spans: dict[str, tuple[list[tuple[int, int]], ...] | None] = {}
+
+    def _layout(self, f: str) -> tuple[list[tuple[int, int]], ...] | None:
+        if f not in self.spans:
+            try:
+                src = (self.root / f).read_text(encoding="utf-8", errors="replace")
+                self.spans[f] = (function_spans(src), main_guarded(src), expecting_raise(src))
+            except (OSError, SyntaxError, ValueError):
+                self.spans[f] = None
+        return self.spans[f]
 
     def ran(self, file: str, line: int) -> bool:
         f = file[2:] if file.startswith("./") else file
+        lay = self._layout(f)
+        holding = [sp for sp in lay[0] if sp[0] <= line <= sp[1]] if lay is not None else []
+        span = max(holding, key=lambda sp: sp[0]) if holding else None
+        if self.exact:
+            first = span[0] if span is not None else 0
+            entered = self.calls.get((f, first))
+            if entered is None:
+                # a library module's body is not traced: it ran when the module was imported
+                return span is None and any(k[0] == f for k in self.calls) and not self._main_only(f, line, lay)
+            return not entered or line in self.ran_lines.get(f, set())
         seen = self.lines.get(f)
         if not seen:
             return False
-        if f not in self.spans:
-            try:
-                self.spans[f] = function_spans((self.root / f).read_text(encoding="utf-8", errors="replace"))
-            except (OSError, SyntaxError, ValueError):
-                self.spans[f] = None
-        spans = self.spans[f]
-        if spans is None:
+        if lay is None:
             return True
-        holding = [s for s in spans if s[0] <= line <= s[1]]
-        if not holding:
-            return True
-        lo, hi = max(holding, key=lambda s: s[0])
+        if span is None:
+            return not self._main_only(f, line, lay)
+        lo, hi = span
         return any(lo <= x <= hi for x in seen)
+
+    def _main_only(self, f: str, line: int, lay: Any) -> bool:
+        """A line of a `__main__` block of a file the run did not run as a script."""
+        return lay is not None and f not in self.scripts and any(lo <= line <= hi for lo, hi in lay[1])
+
+    def raising(self, file: str, line: int) -> bool:
+        """A call in a block the test expects to raise (`with pytest.raises(...)`): it stopped somewhere inside."""
+        lay = self._layout(file[2:] if file.startswith("./") else file)
+        return lay is not None and any(lo <= line <= hi for lo, hi in lay[2])
+
+    def ran_path(self, via: dict[str, Any]) -> bool:
+        """Whether every call of a `via` (its `path`, else its outermost call) ran, and ran through (a call the
+        test expects to raise may have stopped before the binding)."""
+        hops = via.get("path") or [via]
+        return all(self.ran(h["file"], h["line"]) and not self.raising(h["file"], h["line"]) for h in hops)
 
 
 def from_the_run(t: dict[str, Any], executed: Executed | None) -> bool:
-    """Whether an inferred type may be held against the run: the file's own analysis gives it, or a call that
-    gave it ran (a type only calls that did not run gave says nothing of this run's values)."""
+    """Whether an inferred type may be held against the run: the file's own analysis gives it, or a path of
+    calls that gave it ran (a type only calls that did not run gave says nothing of this run's values)."""
     if executed is None or t.get("own", True) or not t.get("via"):
         return True
-    return any(executed.ran(v["file"], v["line"]) for v in t["via"])
+    return any(executed.ran_path(v) for v in t["via"])
 
 
 def _symbol_ok(shape: Sequence[Any], run: Sequence[Any]) -> bool:
@@ -474,6 +556,7 @@ class Verdict:
     category: str
     dtype_mismatch: bool = False
     inferred: str = ""
+    capped: bool = False  # a disagreement not held: the run dropped values at the site (MAX_PER_SITE)
 
 
 def judge(
@@ -481,9 +564,11 @@ def judge(
     others: Sequence[tuple[Any, str]],
     types: Sequence[dict[str, Any]],
     executed: Executed | None = None,
+    capped: bool = False,
 ) -> Verdict:
     """One recorded (shape, dtype) against the inferred types of its binding; `others`: every recorded value there;
-    `executed`: what ran (a type only calls that did not run gave is not a disagreement)."""
+    `executed`: what ran (a type only calls that did not run gave is not a disagreement); `capped`: the run kept
+    only some of the site's values (a type calls gave may be one it dropped: not held; the file's own are)."""
     shape, dtype = run
     best: tuple[str, dict[str, Any]] | None = None
     conflicting = []
@@ -500,8 +585,11 @@ def judge(
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
     wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others) and from_the_run(t, executed)]
+    held = [t for t in wrong if not capped or t.get("own", True)]
+    if held:
+        return Verdict("disagree", inferred=" | ".join(t["type"] for t in held))
     if wrong:
-        return Verdict("disagree", inferred=" | ".join(t["type"] for t in wrong))
+        return Verdict("unknown", inferred=" | ".join(t["type"] for t in wrong), capped=True)
     return Verdict("unknown")
 
 
@@ -511,6 +599,7 @@ class Figures:
     dtype_mismatches: int = 0
     disagreements: list[str] = field(default_factory=list)
     dtype_list: list[str] = field(default_factory=list)
+    capped: list[str] = field(default_factory=list)  # disagreements not held: the run dropped values there
     programs: int = 0
     files: int = 0
     note: str = ""
@@ -523,6 +612,7 @@ class Figures:
         for k, v in other.counts.items():
             self.counts[k] += v
         self.dtype_mismatches += other.dtype_mismatches
+        self.capped += other.capped
         self.programs += other.programs
         self.files += other.files
 
@@ -556,13 +646,20 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
                 key = (f, "a", lay[0].get(b["line"], b["line"]), 0, b["name"])
             sites.setdefault(key, []).extend(b["types"])
     runs: dict[tuple[str, str, int, Any, str], list[tuple[Any, str]]] = {}
+    full = full_sites(recorded)
+    capped: set[tuple[str, str, int, Any, str]] = set()
     for f, ln, name, shape, dtype in recorded.get("values", []):
         lay = layout(f)  # (a file that does not parse: its values are counted, as unknown)
-        runs.setdefault((f, "a", lay[0].get(ln, ln) if lay else ln, 0, name), []).append((tuple(shape), dtype))
+        key = (f, "a", lay[0].get(ln, ln) if lay else ln, 0, name)
+        runs.setdefault(key, []).append((tuple(shape), dtype))
+        if ("values", f, ln, name) in full:
+            capped.add(key)
     for f, first, name, shape, dtype in recorded.get("params", []):
         lay = layout(f)
         pl, pc = lay[1].get((first, name), (first, -1)) if lay else (first, -1)
         runs.setdefault((f, "p", pl, pc, name), []).append((tuple(shape), dtype))
+        if ("params", f, first, name) in full:
+            capped.add((f, "p", pl, pc, name))
     fig.files = len({k[0] for k in runs})
     executed = Executed(root, recorded)
     for key, values in sorted(runs.items(), key=repr):
@@ -572,15 +669,30 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
             continue
         types = sites.get(key, [])
         for v in values:
-            verdict = judge(v, values, types, executed)
+            verdict = judge(v, values, types, executed, key in capped)
             fig.counts[verdict.category] += 1
             shown = f"{f}:{line}: {name}: recorded {_shape_text(v)}"
             if verdict.category == "disagree":
                 fig.disagreements.append(f"{shown}, inferred {verdict.inferred}")
+            elif verdict.capped:
+                fig.capped.append(f"{shown}, inferred {verdict.inferred}")
             if verdict.dtype_mismatch:
                 fig.dtype_mismatches += 1
                 fig.dtype_list.append(f"{shown}, inferred {verdict.inferred}")
     return fig
+
+
+def full_sites(recorded: dict[str, Any]) -> set[tuple[str, str, int, str]]:
+    """("values" | "params", file, line, name) of the sites where the run dropped values past MAX_PER_SITE: those
+    the tracer listed (`full`), or, in a record made before it did, every site holding MAX_PER_SITE values or more
+    (the only ones that can have dropped any: each process keeps the first MAX_PER_SITE)."""
+    if "full" in recorded:
+        return {tuple(r) for r in recorded["full"]}  # type: ignore[misc]
+    count: dict[tuple[str, str, int, str], int] = {}
+    for kind in ("values", "params"):
+        for f, ln, name, *_ in recorded.get(kind, []):
+            count[(kind, f, ln, name)] = count.get((kind, f, ln, name), 0) + 1
+    return {k for k, n in count.items() if n >= MAX_PER_SITE}
 
 
 def _shape_text(v: tuple[Any, str]) -> str:
@@ -626,6 +738,9 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
         old = json.loads(kept.read_text())
         for k in ("values", "params"):
             recorded[k] = sorted({tuple(map(_frozen, r)) for r in [*old[k], *recorded[k]]}, key=repr)
+        if "calls" in old or "calls" in recorded:  # (both passes must tell what ran, or neither is taken)
+            both = merged_runs(old, recorded) if "calls" in old and "calls" in recorded else {}
+            recorded = {**{k: v for k, v in recorded.items() if k not in ("calls", "lines", "full")}, **both}
         ran += int(old.get("programs", 0))
     files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
     files = [f for f in files if not held_out(cb, f)]
@@ -656,6 +771,8 @@ def compare_saved(args: argparse.Namespace) -> int:
             continue
         recorded = json.loads((saved / "recorded.json").read_text())
         root = Path(args.corpus) / cb.name / cb.subdir
+        if "scripts" not in recorded:  # (a record made before it said which files ran as scripts)
+            recorded["scripts"] = [r for m, r in programs(cb, root) if m == "script"]
         if args.reinfer:
             files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
             inferred = infer(args.checker, root, [f for f in files if not held_out(cb, f)], args.types_timeout)
@@ -711,6 +828,10 @@ def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None
     for name, fig in figures:
         for d in fig.disagreements:
             print(f"  {name}/{d}")
+    print("\nNot held against the run (calls gave them; the run dropped values at the site past its cap):")
+    for name, fig in figures:
+        for d in fig.capped:
+            print(f"  {name}/{d}")
     print("\ndtype mismatches (shape at least rank-right):")
     for name, fig in figures:
         for d in fig.dtype_list[: args.dtype_list]:
@@ -725,6 +846,7 @@ def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None
                 "files": fig.files,
                 "dtype_mismatches": fig.dtype_list,
                 "disagreements": fig.disagreements,
+                "capped": fig.capped,
                 "note": fig.note,
             }
             for name, fig in figures

@@ -152,3 +152,116 @@ def test_read_list_env_and_resume_order(tmp_path):
     order = [r for _, r in so.programs(cb, tmp_path)]
     assert sorted(order) == [f"t/{i}.py" for i in range(5)] and order == [r for _, r in so.programs(cb, tmp_path)]
     assert [rels for _, rels in so.batches(so.programs(cb, tmp_path)[2:], 2)] == [order[2:4], order[4:]]
+
+
+def called(shape, *paths, own=False):
+    """An inferred type a call gave, with the paths of calls (each a list of (file, line)) that gave it."""
+    vias = [{"file": p[0][0], "line": p[0][1], "path": [{"file": f, "line": ln} for f, ln in p]} for p in paths]
+    return {**t(shape), "own": own, "via": vias}
+
+
+def test_a_site_whose_values_were_capped_holds_only_the_files_own_types():
+    run = ((3,), "float32")
+    other = called([5], [("t.py", 3)])
+    v = so.judge(run, [run], [other], None, capped=True)
+    assert v.category == "unknown" and v.capped and v.inferred == "T"  # the run may have dropped [5]
+    assert so.judge(run, [run], [other], None, capped=False).category == "disagree"
+    assert so.judge(run, [run], [{**t([5]), "own": True, "via": []}], None, capped=True).category == "disagree"
+
+
+def test_full_sites_from_the_tracer_or_from_the_count():
+    rows = [["m.py", 4, "x", [i], "float32"] for i in range(so.MAX_PER_SITE)]
+    assert so.full_sites({"values": rows, "params": []}) == {("values", "m.py", 4, "x")}
+    assert so.full_sites({"values": rows[:-1], "params": []}) == set()  # fewer than the cap: nothing dropped
+    assert so.full_sites({"values": rows, "params": [], "full": [["params", "m.py", 1, "y"]]}) == {
+        ("params", "m.py", 1, "y")
+    }
+
+
+LIB = "def lib(x, deep=False):\n    if deep:\n        return inner(x)\n    y = x + 1\n    return y\n\n\ndef inner(x):\n    return x\n"
+TEST = (
+    "from lib import lib\n\n\n"
+    "def test_a(n):\n"
+    "    a = lib(n)\n"  # 5
+    "    if n:\n"
+    "        b = lib(n)\n"  # 7: did not run
+    "    return a\n\n\n"
+    "if __name__ == '__main__':\n"
+    "    lib(3)\n"  # 12
+)
+
+
+def test_a_call_counts_where_every_call_of_its_path_ran(tmp_path):
+    (tmp_path / "lib.py").write_text(LIB)
+    (tmp_path / "test_m.py").write_text(TEST)
+    recorded = {
+        "values": [["lib.py", 4, "y", [3], "float32"]],
+        "params": [["lib.py", 1, "x", [3], "float32"]],
+        "calls": [["lib.py", 1, True], ["test_m.py", 4, True], ["test_m.py", 0, True]],
+        "lines": {"lib.py": [2, 4, 5], "test_m.py": [1, 4, 5, 6, 8, 11]},
+    }
+    ex = so.Executed(tmp_path, recorded)
+    assert ex.ran("test_m.py", 5) and not ex.ran("test_m.py", 7) and not ex.ran("test_m.py", 12)
+    assert ex.ran_path({"file": "test_m.py", "line": 5, "path": [{"file": "test_m.py", "line": 5}]})
+    # the test's call ran, but not the call inside `lib` its analysis followed to the binding
+    not_run = {
+        "file": "test_m.py",
+        "line": 5,
+        "path": [{"file": "test_m.py", "line": 5}, {"file": "lib.py", "line": 3}],
+    }
+    assert not ex.ran_path(not_run) and not ex.ran("lib.py", 9)
+    types = [called([7], [("test_m.py", 7)]), called([3], [("test_m.py", 5)])]
+    inferred = {
+        "bindings": [{"file": "lib.py", "line": 4, "column": 5, "name": "y", "kind": "assignment", "types": types}]
+    }
+    fig = so.compare(tmp_path, recorded, inferred)
+    assert fig.counts["exact"] == 1 and fig.counts["disagree"] == 0
+    types[1] = called([9], [("test_m.py", 5)])  # a call that ran gave another shape: held
+    fig = so.compare(tmp_path, recorded, inferred)
+    assert fig.counts["disagree"] == 1
+
+
+def test_an_older_record_tells_functions_and_main_blocks(tmp_path):
+    (tmp_path / "lib.py").write_text(LIB)
+    (tmp_path / "test_m.py").write_text(TEST)
+    recorded = {"values": [["test_m.py", 5, "a", [3], "float32"]], "params": []}
+    ex = so.Executed(tmp_path, recorded)
+    assert ex.ran("test_m.py", 7)  # (the function recorded a value: an older record tells no more)
+    assert not ex.ran("test_m.py", 12)  # a `__main__` block: the file ran under pytest
+    assert so.Executed(tmp_path, {**recorded, "scripts": ["test_m.py"]}).ran("test_m.py", 12)
+
+
+def test_tracer_records_what_ran_and_the_sites_it_capped(tmp_path):
+    (tmp_path / "r.py").write_text(
+        "import numpy as np\n\n\n"
+        "def f(n):\n"
+        "    if n > 100:\n"
+        "        return None\n"  # 6: never runs
+        "    return np.zeros((n,))\n\n\n"
+        "def g():\n"
+        "    return 1\n\n\n"
+        "for i in range(1, 11):\n"
+        "    z = f(i)\n"
+        "g()\n"
+    )
+    out = tmp_path / "rec.json"
+    cmd = [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
+    proc = subprocess.run([*cmd, str(tmp_path / "r.py")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rec = json.loads(out.read_text())
+    assert ["values", "r.py", 15, "z"] in rec["full"]  # ten shapes, eight kept
+    assert len([r for r in rec["values"] if r[1] == 15]) == 8
+    calls = {(f, first): traced for f, first, traced in rec["calls"]}
+    assert calls == {("r.py", 0): True, ("r.py", 4): False, ("r.py", 10): False}  # f and g bind nothing
+    assert {5, 7}.isdisjoint(rec["lines"]["r.py"]) and {14, 15, 16} <= set(rec["lines"]["r.py"])
+
+
+def test_a_call_the_test_expects_to_raise_is_not_held(tmp_path):
+    (tmp_path / "test_r.py").write_text(
+        "import pytest\n\n\ndef test_r(self):\n    with pytest.raises(AssertionError):\n        f(1)\n"
+        "    with self.assertRaisesRegex(ValueError, 'x'):\n        f(2)\n    f(3)\n"
+    )
+    ex = so.Executed(tmp_path, {"values": [["test_r.py", 9, "a", [1], "f"]], "params": []})
+    assert [ex.raising("test_r.py", ln) for ln in (6, 8, 9)] == [True, True, False]
+    hop = lambda ln: {"file": "test_r.py", "line": ln, "path": [{"file": "test_r.py", "line": ln}]}  # noqa: E731
+    assert not ex.ran_path(hop(6)) and ex.ran_path(hop(9))

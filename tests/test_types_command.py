@@ -84,7 +84,8 @@ def test_json_lists_every_binding_with_its_types(program, capsys):
     ]
     # f is analysed on its own (x unknown) and at the call (x known): both are listed
     xs = sites[(5, "x")]["types"]
-    # (`own`: the function's own analysis gives it; `via`: the outermost call that gave it, `w = f(x, 2)`)
+    # (`own`: the function's own analysis gives it; `via`: the outermost call that gave it, `w = f(x, 2)`, and
+    # the path of calls from it)
     assert {"type": "unknown", "array": False, "dtype": None, "shape": None, "rank": None, "own": True, "via": []} in xs
     assert {
         "type": "f32[Array, Dims(3, 4)]",
@@ -93,7 +94,7 @@ def test_json_lists_every_binding_with_its_types(program, capsys):
         "shape": [3, 4],
         "rank": 2,
         "own": False,
-        "via": [{"file": "prog.py", "line": 15}],
+        "via": [{"file": "prog.py", "line": 15, "path": [{"file": "prog.py", "line": 15}]}],
     } in xs
     assert [t["shape"] for t in sites[(6, "y")]["types"] if t["array"]] == [[4]]
     assert [t["shape"] for t in sites[(7, "c")]["types"] if t["array"]] == [[4, 3]]
@@ -213,3 +214,37 @@ def test_a_library_function_is_typed_by_the_calls_other_files_make(tmp_path, mon
     code, out, err = run(capsys, "types", "--format", "json", "pkg/lib.py")
     lib = {(b["line"], b["name"]): [t["type"] for t in b["types"]] for b in json.loads(out)["bindings"]}
     assert lib[(5, "y")] == ["unknown"]
+
+
+def test_via_paths_name_every_call_and_set_up_is_its_own(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NAMEDCHECK_NO_CACHE", "1")
+    (tmp_path / "lib.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef inner(x):\n    y = x * 2\n    return y\n\n\n"
+        "def outer(x):\n    return inner(x)\n"
+    )
+    (tmp_path / "lib_test.py").write_text(
+        "import jax.numpy as jnp\nfrom absl.testing import absltest\n\nimport lib\n\n\n"
+        "class LibTest(absltest.TestCase):\n"
+        "    def setUp(self):\n"
+        "        super().setUp()\n"  # 9
+        "        self.y = lib.inner(jnp.zeros((3, 2)))\n\n"
+        "    def test_outer(self):\n"
+        "        z = lib.outer(jnp.ones((4,)))\n"  # 13
+        "        return z\n\n\n"
+        "if __name__ == '__main__':\n"
+        "    absltest.main()\n"
+    )
+    code, out, err = run(capsys, "types", "--format", "json", "lib.py", "lib_test.py")
+    assert code == 0, err
+    ys = by_site(json.loads(out))[(5, "y")]["types"]
+    paths = {t["type"]: [[(h["file"], h["line"]) for h in v["path"]] for v in t["via"]] for t in ys if t["array"]}
+    # from the test run as a whole: its first line (13), the call there, the call inside `outer`; from the
+    # test's own analysis: the call there, the call inside `outer`
+    assert paths["f32[Array, Dims(4)]"] == [
+        [("lib_test.py", 13), ("lib.py", 10)],
+        [("lib_test.py", 13), ("lib_test.py", 13), ("lib.py", 10)],
+    ]
+    # from `setUp` run before the test: where `setUp` begins (9, not the `absltest.main()` line), then its call
+    assert [("lib_test.py", 9), ("lib_test.py", 10)] in paths["f32[Array, Dims(3, 2)]"]
+    assert all(("lib_test.py", 18) not in p for p in paths["f32[Array, Dims(3, 2)]"])

@@ -18,14 +18,15 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer import reveal
-from namedcheck.analyzer.module import ModuleAnalyzer, Via, via
+from namedcheck.analyzer.module import ModuleAnalyzer, via_path
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic
 from namedcheck.engine import spelling
 from namedcheck.engine.dtypes import DTYPES
 from namedcheck.engine.values import UNKNOWN, ArrayType
 
-MAX_VIAS = 8  # call sites kept per value
+MAX_VIAS = 16  # call paths kept per value
+CallSites = tuple[tuple[str, int], ...] | None  # the sites of a path of calls, the outermost first; None: no call
 
 
 @dataclass
@@ -37,8 +38,9 @@ class Binding:
     name: str
     kind: str  # "parameter" or "assignment" (any other binding statement)
     values: list[Any] = field(default_factory=list)
-    # for each value, where the outermost calls that gave it were made (None: the file's own analysis)
-    vias: list[list[Via]] = field(default_factory=list)
+    # for each value, the paths of calls that gave it: where each call was made, the outermost first (None: the
+    # file's own analysis)
+    vias: list[list[CallSites]] = field(default_factory=list)
 
 
 @dataclass
@@ -67,9 +69,9 @@ def file_types(session: Session, path: str | Path, source: str, display: str | N
 
 def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any, Any]], positions: Any) -> list[Binding]:
     """Every binding site of `module`, in source order, with the distinct values `recorded` for it (and, for
-    each, where the outermost calls that gave it were made)."""
+    each, the paths of calls that gave it)."""
     by_node: dict[int, list[Any]] = {}
-    vias: dict[int, list[list[Via]]] = {}
+    vias: dict[int, list[list[CallSites]]] = {}
     for node, v, root in recorded:
         vs = by_node.setdefault(id(node), [])
         ws = vias.setdefault(id(node), [])
@@ -78,7 +80,7 @@ def sites(module: cst.Module, recorded: list[tuple[cst.CSTNode, Any, Any]], posi
             vs.append(v)
             ws.append([])
             i = len(vs) - 1
-        at = via(root)
+        at = via_path(root)
         if at not in ws[i] and len(ws[i]) < MAX_VIAS:
             ws[i].append(at)
     out: list[Binding] = []

@@ -83,9 +83,9 @@ class Guard:
         # counts only its own), and the deadline of the outermost one (`CallCut` past it)
         self.call_depth = 0
         self.call_deadline: float | None = None
-        # the outermost followed call now (its caller's analyzer and the call node): where the values the calls
-        # it makes give other modules' names come from (`namedcheck types`' `via`)
-        self.call_root: tuple[Any, Any] | None = None
+        # the followed calls now, the outermost first (each its caller's analyzer and the call node): where the
+        # values the calls give other modules' names come from (`namedcheck types`' `via` and its `path`)
+        self.call_root: tuple[tuple[Any, Any], ...] | None = None
 
     def checkpoint(self) -> None:
         now = time.monotonic()

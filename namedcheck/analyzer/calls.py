@@ -48,7 +48,7 @@ from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
 from namedcheck.analyzer.sizes import SIZE_PARAMS, size_arguments, sized_seq
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
-from namedcheck.engine.attributes import length, size_value
+from namedcheck.engine.attributes import array_attribute, length, size_value
 from namedcheck.engine.codes import NC603
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import AxisEnv, map_leaves
@@ -194,6 +194,11 @@ class Calls(FrameState):
                 AT_OPS + func.name, [at.array, at.index, *pos], kw, [at.node, None, *nodes], node, kwl
             )
         if isinstance(func, MethodRef):
+            if func.receiver is UNKNOWN and any(v is UNKNOWN and isinstance(n, cst.Name) for v, n in zip(pos, nodes)):
+                # `backend.reshape(tensor, shape)`: a receiver not known to be an array, given local names not known
+                # to be sizes, may be any object with such a method (an einops backend, a wrapper); sizes written
+                # as attributes or arithmetic (`x.reshape(self.n, cfg.d)`) are read as the array method's
+                return UNKNOWN
             op = METHODS[func.name]
             if func.name in VARARG_METHODS and len(pos) > 1:
                 pos, nodes = [sized_seq(self, pos, nodes)], [None]
@@ -341,6 +346,12 @@ class Calls(FrameState):
         handled = iteration.builtin(self, name, pos, kw, node)
         if handled is not NotImplemented:
             return handled
+        if name in _SHAPE_FUNCTIONS and len(pos) == 1 and not kw:  # `jnp.shape(x)`, `np.ndim(x)`: x's attribute
+            return shape_function(_SHAPE_FUNCTIONS[name], pos[0])
+        if name in _BROADCAST_SHAPES and not kw:
+            return broadcast_shapes_value(pos)
+        if name == "builtins.isinstance" and len(pos) == 2 and not kw and isinstance(node, cst.Call):
+            return python_isinstance(self, pos[0], node.args[1].value if len(node.args) == 2 else None)
         if name == "builtins.len":
             if len(pos) == 1 and isinstance(pos[0], DevicesVal):
                 return length(ArrayType(None, pos[0].shape))
@@ -574,3 +585,84 @@ def _widths(
     explicit = (given is not None and given != Const(None)) or name in widths.KEY_DATA
     keys = name.startswith("jax.random.")
     return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)
+
+
+_BUILTIN_TYPES: dict[str, type] = {
+    "list": list,
+    "tuple": tuple,
+    "dict": dict,
+    "str": str,
+    "int": int,
+    "float": float,
+    "bool": bool,
+}
+_CONTAINERS = (list, tuple, dict, str)  # what an array never is (an int / float may be a numpy scalar)
+
+
+def python_isinstance(f: Any, value: Any, types: cst.BaseExpression | None) -> Any:
+    """`isinstance(v, list)`, `isinstance(v, (int, float))`, `isinstance(cost_fn, SqEuclidean)` where the answer is
+    known: `v` a Python constant or a tuple / list / dict of known kind, or an array asked about containers (the
+    types builtin names not rebound in the program), or an instance of a class of the program asked about
+    classes of the program (classes.instance_of). Unknown otherwise (both branches of an `if` on it run)."""
+    if isinstance(value, InstanceRef) and types is not None:
+        return classes.instance_of(value, f.ev(types))
+    wanted = _named_types(f, types)
+    if wanted is None:
+        return UNKNOWN
+    if isinstance(value, Const) and type(value.value) in (type(None), bool, int, float, str):
+        return Const(isinstance(value.value, wanted))
+    if isinstance(value, Seq) and value.kind in ("list", "tuple", "dict"):
+        return Const(issubclass(_BUILTIN_TYPES[value.kind], wanted))
+    if isinstance(value, ArrayType) and all(t in _CONTAINERS for t in wanted):
+        return Const(False)
+    return UNKNOWN
+
+
+def _named_types(f: Any, node: cst.BaseExpression | None) -> tuple[type, ...] | None:
+    names = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node] if node is not None else []
+    out: list[type] = []
+    for n in names:
+        if not (isinstance(n, cst.Name) and n.value in _BUILTIN_TYPES) or n.value in f.an.imports:
+            return None
+        g = f
+        while g is not None:
+            if n.value in g.vars:
+                return None  # (a program's own `list`)
+            g = g.parent
+        out.append(_BUILTIN_TYPES[n.value])
+    return tuple(out) or None
+
+
+_SHAPE_FUNCTIONS = {f"{m}.{a}": a for m in ("jax.numpy", "numpy") for a in ("shape", "ndim", "size")}
+_BROADCAST_SHAPES = {"jax.numpy.broadcast_shapes", "jax.lax.broadcast_shapes", "numpy.broadcast_shapes"}
+
+
+def shape_function(attr: str, v: Any) -> Any:
+    """`jnp.shape(x)`, `jnp.ndim(x)`, `jnp.size(x)`: the array's attribute (a Python number's: `()`, 0, 1)."""
+    if isinstance(v, ArrayType):
+        out = array_attribute(v, attr)
+        return UNKNOWN if out is NotImplemented else out
+    if isinstance(v, Const) and type(v.value) in (bool, int, float, complex):
+        return {"shape": Seq(()), "ndim": Const(0), "size": Const(1)}[attr]
+    return UNKNOWN
+
+
+def broadcast_shapes_value(shapes: list[Any]) -> Any:
+    """`lax.broadcast_shapes((3,), (2, 1))`: the broadcast shape of shapes of known int sizes (Unknown otherwise,
+    and where they do not broadcast: the call raises)."""
+    known: list[tuple[int, ...]] = []
+    for sh in shapes:
+        if not (isinstance(sh, Seq) and sh.kind in ("tuple", "list")):
+            return UNKNOWN
+        sizes = [i.value for i in sh.items if isinstance(i, Const) and type(i.value) is int]
+        if len(sizes) != len(sh.items):
+            return UNKNOWN
+        known.append(tuple(sizes))
+    rank = max((len(k) for k in known), default=0)
+    out: list[int] = []
+    for i in range(rank):
+        dims = {k[len(k) - rank + i] for k in known if len(k) - rank + i >= 0} - {1}
+        if len(dims) > 1:
+            return UNKNOWN
+        out.append(dims.pop() if dims else 1)
+    return Seq(tuple(Const(d) for d in out))

@@ -9,11 +9,11 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.memo import process_cache
-from namedcheck.analyzer.refs import BuildingRef, ClassInfo, InstanceRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, ClassInfo, FuncRef, InstanceRef, MappedRef, PartialRef, QualRef
 from namedcheck.engine.codes import NC302
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.names import canonical_name
-from namedcheck.engine.values import UNKNOWN, Const
+from namedcheck.engine.values import UNKNOWN, Const, Seq
 
 # bases whose subclasses take their fields as constructor arguments (unless they define `__init__`)
 FIELD_BASES = (
@@ -163,6 +163,30 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
         info.copier = "replace"
     else:
         info.copier = next((base.copier for base in inherited if base.copier), "")
+
+
+def rebound_methods(frame: Any, info: ClassInfo) -> None:
+    """A method whose name a later class-body statement rebinds (`__call__ = filter_pmap(__call__)`, under an
+    `if` too): calls through an instance reach what the name holds when the class is complete. A vmap / pmap
+    of it is called with the instance first, as a decorated method is; any other value leaves the method
+    unknown."""
+    defined = frame.defined_methods or {}
+    for name, value in defined.items():
+        if name not in info.methods:
+            continue  # (a setter, a static or class method)
+        now = frame.vars.get(name, UNKNOWN)
+        if now is value:
+            continue
+        if (
+            isinstance(now, MappedRef)
+            and now.kind in ("vmap", "pmap")
+            and name not in ("__init__", "__call__", "setup")
+        ):
+            info.methods[name] = now
+        elif isinstance(now, FuncRef) and now.owner is info:
+            info.methods[name] = now  # `forward = __call__`
+        else:
+            info.methods[name] = UNKNOWN
 
 
 def _static_fields(frame: Any, body: Any, inherited: list[ClassInfo]) -> frozenset[str] | None:
@@ -441,6 +465,20 @@ def _block_assigns(node: cst.CSTNode, name: str, found: list[tuple[str, ...]]) -
             | cst.ExceptStarHandler,
         ):
             _block_assigns(c, name, found)
+
+
+def instance_of(inst: InstanceRef, types: Any) -> Any:
+    """`isinstance(inst, C)` for classes of the program (a tuple of them too): True when one is in the instance's
+    class hierarchy; False when none is and the instance was built from a known class (not `self`, which may be
+    a subclass's) whose bases are all known. Unknown otherwise."""
+    wanted = types.items if isinstance(types, Seq) and types.kind == "tuple" else (types,)
+    if not wanted or not all(isinstance(c, ClassInfo) for c in wanted):
+        return UNKNOWN
+    mro = _mro(inst.cls)
+    if any(c in mro for c in wanted):
+        return Const(True)
+    exact = inst.values is not None and all(None not in c.parents for c in mro if isinstance(c, ClassInfo))
+    return Const(False) if exact else UNKNOWN
 
 
 def is_super(node: cst.BaseExpression) -> bool:

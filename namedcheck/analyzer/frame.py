@@ -37,6 +37,7 @@ class Frame(Statements, Expressions, Calls):
     rebound_elsewhere: frozenset[str] = frozenset()  # rebound by nested functions (`nonlocal`, `global`)
     code: Any = None  # the function (or lambda) whose body this frame runs, under a call
     pending_methods: list[Any] | None = None  # a class body's: methods to analyse once the class is complete
+    defined_methods: dict[str, Any] | None = None  # a class body's: what each `def` bound its name to
 
     def __init__(
         self,

@@ -46,7 +46,8 @@ STEP_BUDGET_PER_STMT = 20
 CALL_STEPS = 5  # a followed call counts as this many statements
 MAX_CONTEXTS = 8  # other analysis contexts of one finding kept for its notes
 MAX_RECURSION = 2  # calls of one function active at once (recursion with growing arguments is not followed)
-_PRNG_CONFIG = re.compile(r"jax_enable_custom_prng|jax_default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
+# (`jax.default_prng_impl("rbg")` and `jax.enable_custom_prng()` are context managers setting the same flags)
+_PRNG_CONFIG = re.compile(r"enable_custom_prng|default_prng_impl|JAX_ENABLE_CUSTOM_PRNG|JAX_DEFAULT_PRNG_IMPL")
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -175,8 +176,9 @@ class ModuleAnalyzer:
             self._globals_changed = mutation.globals_changed_by_functions(self.module)
         return self._globals_changed
 
-    def call_root(self) -> tuple[Any, Any] | None:
-        """The outermost call the checked file's analysis follows now (its caller's analyzer and node), if any."""
+    def call_root(self) -> CallPath | None:
+        """The calls the checked file's analysis follows now, the outermost first (each its caller's analyzer and
+        node), if any."""
         guard = self.file_guard()
         return guard.call_root if guard is not None else None
 
@@ -576,11 +578,13 @@ class ModuleAnalyzer:
             self.depth += 1
             self.running[id(ref.node)] = running + 1
             outermost = guard is not None and guard.call_deadline is None
+            outer_path = guard.call_root if guard is not None else None
             if guard is not None:
                 guard.call_depth += 1
                 if outermost:
                     guard.call_deadline = guard.call_share()
-                    guard.call_root = (caller.an, node)
+                # the calls followed now, from the outermost in: where the values they give come from
+                guard.call_root = (*(() if outermost or outer_path is None else outer_path), (caller.an, node))
             owner = caller.function if caller.function is not None else caller.nc705_owner
             passed = {
                 k: origins.passed(v, node, nodes[names.index(k)] if k in names[: len(nodes)] else None, k)
@@ -621,9 +625,9 @@ class ModuleAnalyzer:
                     self.active.discard(key)
                 if guard is not None:
                     guard.call_depth -= 1
+                    guard.call_root = None if outermost else outer_path
                     if outermost:
                         guard.call_deadline = None
-                        guard.call_root = None
         if out is UNKNOWN and sig.returns is not None:
             return declared_value(result, UNKNOWN, caller.env.manual)
         if whole_body and sig.returns is not None and not (as_map_body or in_map):
@@ -979,15 +983,26 @@ def _same_finding(a: RuleError, b: RuleError) -> bool:
 
 
 Via = tuple[str, int] | None  # (resolved file, line) of an outermost call; None: the file's own analysis
+CallPath = tuple[tuple[Any, Any], ...]  # the calls followed, the outermost first: (caller's analyzer, call node)
 
 
-def via(root: tuple[Any, Any] | None) -> Via:
+def via(root: CallPath | None) -> Via:
     """Where an outermost call was made: (resolved file, line), the line of the first statement of a test or
     entry function called as a whole (its `def` line runs when the module loads); None: no call (the
     function's or module's own analysis)."""
-    if root is None:
+    return _site(root[0]) if root else None
+
+
+def via_path(root: CallPath | None) -> tuple[tuple[str, int], ...] | None:
+    """Where each call of a path was made, the outermost first (None: no call, or a site not placed)."""
+    if not root:
         return None
-    an, node = root
+    sites = [_site(hop) for hop in root]
+    return tuple(s for s in sites if s is not None) or None
+
+
+def _site(hop: tuple[Any, Any]) -> Via:
+    an, node = hop
     path = an.path if an.path is not None else an.file
     if path is None:
         return None

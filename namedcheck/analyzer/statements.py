@@ -390,7 +390,9 @@ class Statements(FrameState):
                         if isinstance(t, ArrayType):
                             info.fields[small.target.value] = t
         inner.pending_methods = []
+        inner.defined_methods = {}
         inner.run_block(c.body)
+        classes.rebound_methods(inner, info)
         classes.describe(inner, c, info)
         self.vars[c.name.value] = info  # calling it builds an instance (analyzer/classes.py)
         # its methods are analysed on their own once the class is complete (its bases, fields and methods known),
@@ -477,6 +479,8 @@ class Statements(FrameState):
         self.forget_rebound(fn, scope)
         if info is not None and self.pending_methods is not None:
             self.pending_methods.append(ref)  # analysed when the class statement is complete (`define_class`)
+            if self.defined_methods is not None:  # (a later class-body statement may rebind the name)
+                self.defined_methods[fn.name.value] = value
         else:
             self.an.analyse_standalone(ref)
 

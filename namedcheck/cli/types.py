@@ -62,12 +62,19 @@ def collect(paths: list[str], cfg: Any) -> tuple[list[dict[str, Any]], list[dict
                 t = describe(v)
                 ats = b.vias[i] if i < len(b.vias) else [None]
                 t["own"] = None in ats  # the file's own analysis gives it (whatever calls it)
-                t["via"] = [call_site(at, displays) for at in ats if at is not None]
+                t["via"] = [call_path(at, displays) for at in ats if at is not None]
                 types.append(t)
             bindings.append(
                 {"file": display, "line": b.line, "column": b.column, "name": b.name, "kind": b.kind, "types": types}
             )
     return bindings, problems, status
+
+
+def call_path(at: tuple[tuple[str, int], ...], displays: dict[str, str]) -> dict[str, Any]:
+    """A path of calls as JSON: where the outermost was made (`file`, `line`) and where each was, the outermost
+    first (`path`: the call in the test, then the calls it led to)."""
+    sites = [call_site(hop, displays) for hop in at]
+    return {**sites[0], "path": sites}
 
 
 def call_site(at: tuple[str, int], displays: dict[str, str]) -> dict[str, Any]:
