@@ -288,6 +288,8 @@ class Calls(FrameState):
             built = entry.construct(self, name, pos, kw, node)  # `app.run(main)`, `absltest.main()`
         if built is not NotImplemented:
             return built
+        if name == "functools.wraps":  # `wraps(fun)` is a decorator that returns what it decorates, not `fun`
+            return PartialRef(QualRef(name), (), ())
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name) and name.startswith("haiku."):  # `hk.Linear(64)`: its module name taken now
