@@ -172,7 +172,9 @@ class ModuleAnalyzer:
     def globals_changed(self) -> frozenset[str]:
         """The module-level names a function of the module changes when it runs (computed once)."""
         if self._globals_changed is None:
-            self._globals_changed = mutation.globals_changed_by_functions(self.module)
+            self._globals_changed = mutation.globals_changed_by_functions(
+                self.source if self.source is not None else self.module.code
+            )
         return self._globals_changed
 
     def call_root(self) -> tuple[Any, Any] | None:
