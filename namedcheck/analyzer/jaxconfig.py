@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import libcst as cst
@@ -141,13 +142,22 @@ def module_flags(module: cst.Module, text: str) -> Flags:
     return scan(module, text)[0]
 
 
-def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
+def scan(module: cst.Module, text: str, path: Any = None) -> tuple[Flags, frozenset[str]]:
     """The flags the module sets for all of its code (JAX's defaults left out; None: not known), and the flags
-    its functions set (a caller of any of them no longer knows those)."""
-    if not _MAY_SET.search(text) and not any(
-        f.removeprefix("jax_") in text or f.upper() in text for f in JAX_FLAG_DEFAULTS
-    ):
-        return (), frozenset()  # (most modules: the visit below is as costly as the module's parse)
+    its functions set (a caller of any of them no longer knows those). `path`: the module's file, whose
+    `conftest.py` files pytest runs before it (`conftest_flags`)."""
+    values, in_functions = _values(module, text)
+    if path is not None:
+        before = conftest_flags(path)
+        for flag, value in before.items():  # the module's own setting runs after a conftest's literal one
+            values[flag] = None if value is None else values.get(flag, value)
+    return tuple(sorted((k, v) for k, v in values.items() if v != JAX_FLAG_DEFAULTS[k])), in_functions
+
+
+def _values(module: cst.Module, text: str) -> tuple[dict[str, bool | None], frozenset[str]]:
+    """`scan`'s flags, JAX's defaults included where the module states them."""
+    if not _may_set(text):
+        return {}, frozenset()  # (most modules: the visit below is as costly as the module's parse)
     scan = _Scan()
     todo: list[tuple[cst.CSTNode, int]] = [(module, 0)]  # the visitor's pre-order, read from the fields (cheap)
     while todo:
@@ -169,11 +179,95 @@ def scan(module: cst.Module, text: str) -> tuple[Flags, frozenset[str]]:
     for flag in JAX_FLAG_DEFAULTS:
         if flag.upper() in text:  # `os.environ['JAX_AUTO_PCAST'] = ...`: set outside what the checker follows
             out[flag] = None
-    return tuple(sorted((k, v) for k, v in out.items() if v != JAX_FLAG_DEFAULTS[k])), frozenset(scan.in_functions)
+    return out, frozenset(scan.in_functions)
+
+
+def _may_set(text: str) -> bool:
+    return bool(_MAY_SET.search(text)) or any(
+        f.removeprefix("jax_") in text or f.upper() in text for f in JAX_FLAG_DEFAULTS
+    )
+
+
+# ---- what pytest runs before a test module ------------------------------------------------------------------
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", ".git")
+_PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+_CONFTEST_MAX_BYTES = 1 << 20
+_CONFTESTS: dict[tuple[str, int, int], dict[str, bool | None]] = {}  # by file, modification time, size
+
+
+def conftest_flags(path: Any) -> dict[str, bool | None]:
+    """The flags the `conftest.py` files pytest loads before the module at `path` set (those in its folder and
+    the folders above it, up to the project's root): a literal `jax.config.update(...)` at a conftest's module
+    level gives its value; a setting in one of its functions (a fixture, a hook), a context manager or the
+    flag's environment variable named there or in the root's pytest configuration (pytest-env's `env`) make
+    the flag not known, and so do values that differ between conftests. A module that is not a test module
+    under a conftest at the project's root (the library's own code: it runs under pytest and without it) does
+    not know the flag either."""
+    try:
+        here = Path(str(path)).resolve().parent
+    except (OSError, RuntimeError, ValueError):
+        return {}
+    test_module = Path(str(path)).name.startswith("test_") or Path(str(path)).name.endswith("_test.py")
+    out: dict[str, bool | None] = {}
+    for folder in (here, *here.parents):
+        root = any((folder / m).exists() for m in _PROJECT_MARKERS)
+        for flag, value in _memo(folder / "conftest.py", _conftest_values).items():
+            if root and not test_module:
+                value = None
+            out[flag] = value if out.get(flag, value) == value else None
+        if root:
+            for name in _PYTEST_CONFIGS:
+                for flag in _memo(folder / name, _environment_named):
+                    out[flag] = None
+            break
+    return out
+
+
+def _read(path: Path) -> str | None:
+    from namedcheck.engine.readfile import read_text
+
+    try:
+        return read_text(path, _CONFTEST_MAX_BYTES, errors="replace")
+    except (OSError, ValueError):
+        return None
+
+
+def _memo(path: Path, read: Any) -> Any:
+    """`read(path)` of a file, kept while the file is unchanged (no file: nothing)."""
+    try:
+        st = path.stat()
+    except (OSError, ValueError):
+        return {}
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _CONFTESTS:
+        _CONFTESTS[key] = read(path)
+    return _CONFTESTS[key]
+
+
+def _environment_named(path: Path) -> dict[str, bool | None]:
+    """A pytest configuration naming a flag's environment variable (pytest-env's `env = JAX_ENABLE_X64=1`)."""
+    text = _read(path) or ""
+    return {flag: None for flag in JAX_FLAG_DEFAULTS if flag.upper() in text}
+
+
+def _conftest_values(path: Path) -> dict[str, bool | None]:
+    from namedcheck.analyzer.parsing import Unparsable, parse_checked
+
+    text = _read(path)
+    if text is None or not _may_set(text):
+        return {}
+    try:
+        module = parse_checked(text)
+    except (Unparsable, cst.ParserSyntaxError, RecursionError, MemoryError):
+        return dict.fromkeys(JAX_FLAG_DEFAULTS)  # unreadable: whatever it sets is not known
+    values, in_functions = _values(module, text)
+    for flag in in_functions:  # a fixture or a hook sets it: for some tests, at some time
+        values[flag] = None
+    return values
 
 
 def unknown(flags: frozenset[str]) -> Flags:
     return tuple((f, None) for f in sorted(flags))
 
 
-__all__ = ["ConfigFlags", "construct", "applied", "module_flags", "scan", "unknown"]
+__all__ = ["ConfigFlags", "construct", "applied", "conftest_flags", "module_flags", "scan", "unknown"]

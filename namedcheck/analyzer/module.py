@@ -274,7 +274,7 @@ class ModuleAnalyzer:
     def run(self) -> None:
         # module code runs outside any map: a name no map or mesh around a collective binds is unbound (NC705)
         text = self.source if self.source is not None else self.module.code
-        flags, self.sets_flags = jaxconfig.scan(self.module, text)
+        flags, self.sets_flags = jaxconfig.scan(self.module, text, self.file if self.file is not None else self.path)
         top = Frame(self, None, env=AxisEnv(definitive=True, flags=flags))
         self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.

@@ -6,7 +6,6 @@ closure over it) may mutate it, and the caller forgets the value."""
 from __future__ import annotations
 
 import ast
-
 import dataclasses
 from typing import Any
 
