@@ -545,6 +545,7 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
         return shapes_cache[f]
 
     sites: dict[tuple[str, str, int, Any, str], list[dict[str, Any]]] = {}
+    last: dict[tuple[str, str, int, Any, str], tuple[int, int]] = {}  # a statement's last binding of a name
     for f, bs in by_file.items():
         lay = layout(f)
         if lay is None:
@@ -554,6 +555,13 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
                 key = (f, "p", b["line"], b["column"], b["name"])
             else:
                 key = (f, "a", lay[0].get(b["line"], b["line"]), 0, b["name"])
+                # `y, _, z, _ = carry`: the run sees the name's last value in the statement, not the first
+                at = (b["line"], b.get("column", 0))
+                if key in last and at != last[key]:
+                    if at < last[key]:
+                        continue
+                    sites[key] = []
+                last[key] = at
             sites.setdefault(key, []).extend(b["types"])
     runs: dict[tuple[str, str, int, Any, str], list[tuple[Any, str]]] = {}
     for f, ln, name, shape, dtype in recorded.get("values", []):

@@ -198,3 +198,31 @@ def test_a_conftest_sets_x64_for_the_tests_below_it(
         timeout=300,
     )
     assert ran.returncode == 0, ran.stdout[-2000:]
+
+
+def test_a_library_function_knows_the_width_its_caller_runs_under(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """The library's own code runs under the tests' x64 and under its users' default: analysed on its own it does
+    not know the width (unknown, not float32); analysed at a test's call it has the test's (float64)."""
+    import json
+
+    from namedcheck.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NAMEDCHECK_NO_CACHE", "1")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "lib.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef grid(n):\n    ts = jnp.linspace(0.0, 1.0, n)\n    return ts\n"
+    )
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "conftest.py").write_text(_X64_CONFTESTS[0][0])
+    (tmp_path / "tests" / "test_lib.py").write_text(
+        "from pkg.lib import grid\n\n\ndef test_grid():\n    assert grid(3).dtype.name == 'float64'\n"
+    )
+    main(["types", "--format", "json", "tests/test_lib.py", "pkg/lib.py"])
+    doc = json.loads(capsys.readouterr().out)
+    got = {(b["file"], b["name"]): {t["type"] for t in b["types"]} for b in doc["bindings"]}
+    assert got[("pkg/lib.py", "ts")] == {"Shaped[Array, Dims('n')]", "f64[Array, Dims(3)]"}

@@ -201,8 +201,8 @@ def conftest_flags(path: Any) -> dict[str, bool | None]:
     level gives its value; a setting in one of its functions (a fixture, a hook), a context manager or the
     flag's environment variable named there or in the root's pytest configuration (pytest-env's `env`) make
     the flag not known, and so do values that differ between conftests. A module that is not a test module
-    under a conftest at the project's root (the library's own code: it runs under pytest and without it) does
-    not know the flag either."""
+    does not know a flag a conftest of its project sets, other than one in a folder above it below the root
+    (the library's own code runs under the tests' settings and under its users' own)."""
     try:
         here = Path(str(path)).resolve().parent
     except (OSError, RuntimeError, ValueError):
@@ -212,15 +212,35 @@ def conftest_flags(path: Any) -> dict[str, bool | None]:
     for folder in (here, *here.parents):
         root = any((folder / m).exists() for m in _PROJECT_MARKERS)
         for flag, value in _memo(folder / "conftest.py", _conftest_values).items():
-            if root and not test_module:
-                value = None
             out[flag] = value if out.get(flag, value) == value else None
         if root:
             for name in _PYTEST_CONFIGS:
                 for flag in _memo(folder / name, _environment_named):
                     out[flag] = None
+            if not test_module:
+                for conftest in _project_conftests(folder):
+                    for flag in _memo(conftest, _conftest_values):
+                        if conftest.parent not in (here, *here.parents) or conftest.parent == folder:
+                            out[flag] = None
             break
     return out
+
+
+_PROJECT_CONFTESTS: dict[Path, tuple[Path, ...]] = {}
+_CONFTEST_DEPTH = 3  # folders below a project's root searched for its conftests (`tests/`, `src/pkg/tests/`)
+
+
+def _project_conftests(root: Path) -> tuple[Path, ...]:
+    """The `conftest.py` files of the project at `root`, to `_CONFTEST_DEPTH` folders down (kept per process)."""
+    if root not in _PROJECT_CONFTESTS:
+        found = [root / "conftest.py"]
+        for depth in range(1, _CONFTEST_DEPTH + 1):
+            try:
+                found += sorted(root.glob("/".join(["*"] * depth) + "/conftest.py"))[:100]
+            except (OSError, ValueError):
+                break
+        _PROJECT_CONFTESTS[root] = tuple(f for f in found if f.is_file())
+    return _PROJECT_CONFTESTS[root]
 
 
 def _read(path: Path) -> str | None:
