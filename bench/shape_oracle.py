@@ -495,8 +495,13 @@ def judge(
             best = (lv, t)
     if best is not None and best[0] != "unknown":
         t = best[1]
-        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has)
-        mismatch = t.get("dtype") is not None and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
+        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has; nor is a
+        # dtype only calls that did not run gave)
+        mismatch = (
+            t.get("dtype") is not None
+            and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
+            and from_the_run(t, executed)
+        )
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
     wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others) and from_the_run(t, executed)]

@@ -226,3 +226,45 @@ def test_a_library_function_knows_the_width_its_caller_runs_under(
     doc = json.loads(capsys.readouterr().out)
     got = {(b["file"], b["name"]): {t["type"] for t in b["types"]} for b in doc["bindings"]}
     assert got[("pkg/lib.py", "ts")] == {"Shaped[Array, Dims('n')]", "f64[Array, Dims(3)]"}
+
+
+def test_a_test_module_setting_x64_at_its_top_sets_it_for_the_whole_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """JAX's configuration is global and pytest imports every collected module before the first test: a module
+    that sets x64 at its top level (jax_cosmo's `test_spline.py`) widens the other modules' arrays when both are
+    collected, not when one runs alone. Their width is not known; the setting module's own is."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from namedcheck.cli.main import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("NAMEDCHECK_NO_CACHE", "1")
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_a_sets.py").write_text(
+        "import jax\nimport jax.numpy as jnp\n\njax.config.update('jax_enable_x64', True)\n\n\n"
+        "def test_a():\n    a = jnp.zeros(2)\n    assert a.dtype.name == 'float64'\n"
+    )
+    (tmp_path / "tests" / "test_b_reads.py").write_text(
+        "import os\n\nimport jax.numpy as jnp\n\n\ndef test_b():\n    b = jnp.zeros(2)\n"
+        "    assert b.dtype.name == os.environ['EXPECTED']\n"
+    )
+    main(["types", "--format", "json", "tests"])
+    doc = json.loads(capsys.readouterr().out)
+    got = {b["name"]: {t["type"] for t in b["types"]} for b in doc["bindings"]}
+    assert got["a"] == {"f64[Array, Dims(2)]"} and got["b"] == {"Shaped[Array, Dims(2)]"}
+    env = {k: v for k, v in os.environ.items() if k != "JAX_ENABLE_X64"}
+    for target, expected in (("tests", "float64"), ("tests/test_b_reads.py", "float32")):
+        ran = subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target],
+            cwd=tmp_path,
+            env={**env, "JAX_PLATFORMS": "cpu", "EXPECTED": expected},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert ran.returncode == 0, ran.stdout[-2000:]

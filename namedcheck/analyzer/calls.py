@@ -173,7 +173,7 @@ class Calls(FrameState):
             if special is not NotImplemented:
                 return special
             return self.apply_named(name, pos, kw, nodes, node, kwl, origin=_origin(func.name))
-        if isinstance(func, MappedRef | JitRef):  # a traced function: numpy's float64 arrays are float32 inside
+        if isinstance(func, MappedRef | JitRef | GradRef):  # traced: numpy's float64 arrays are float32 inside
             pos = [widths.traced(v, self.env) for v in pos]
             kw = {k: widths.traced(v, self.env) for k, v in kw.items()}
         if isinstance(func, MappedRef):
@@ -572,4 +572,5 @@ def _widths(
     # PRNG key data is uint32 whatever the widths (`PRNGKey`, `split`, `fold_in` under x64 too): a fixed dtype
     explicit = (given is not None and given != Const(None)) or name in widths.KEY_DATA
     keys = name.startswith("jax.random.")
-    return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)
+    inputs = pos[:1] if name == "operator.getitem" else [*pos, *kw.values()]  # (an index's dtype is not the item's)
+    return widths.result(out, origin, inputs, explicit, text in widths.BUILTIN_DTYPES, env, keys)

@@ -484,7 +484,8 @@ class Expressions(FrameState):
                 return UNKNOWN
             return UNKNOWN
         if isinstance(recv, ArrayType):
-            return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node)
+            # (a numpy array's item is a numpy array of its dtype: the operands decide the width, as for operators)
+            return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node, origin="value")
         if isinstance(recv, AtRef) and recv.index is None:
             return AtRef(recv.array, idx, recv.node)
         return UNKNOWN

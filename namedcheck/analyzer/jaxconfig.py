@@ -16,6 +16,8 @@ defaults, analyzer/widths.py) and `jax_auto_pcast`
 
 from __future__ import annotations
 
+import ast
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,6 +153,9 @@ def scan(module: cst.Module, text: str, path: Any = None) -> tuple[Flags, frozen
         before = conftest_flags(path)
         for flag, value in before.items():  # the module's own setting runs after a conftest's literal one
             values[flag] = None if value is None else values.get(flag, value)
+        for flag, others in other_tests_flags(path).items():  # set for the session when pytest collects them
+            if any(v != values.get(flag, JAX_FLAG_DEFAULTS[flag]) for v in others):
+                values[flag] = None
     return tuple(sorted((k, v) for k, v in values.items() if v != JAX_FLAG_DEFAULTS[k])), in_functions
 
 
@@ -192,7 +197,7 @@ def _may_set(text: str) -> bool:
 _PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", "pytest.ini", "tox.ini", ".git")
 _PYTEST_CONFIGS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 _CONFTEST_MAX_BYTES = 1 << 20
-_CONFTESTS: dict[tuple[str, int, int], dict[str, bool | None]] = {}  # by file, modification time, size
+_CONFTESTS: dict[tuple[str, str, int, int], Any] = {}  # by reader, file, modification time, size
 
 
 def conftest_flags(path: Any) -> dict[str, bool | None]:
@@ -223,6 +228,82 @@ def conftest_flags(path: Any) -> dict[str, bool | None]:
                         if conftest.parent not in (here, *here.parents) or conftest.parent == folder:
                             out[flag] = None
             break
+    return out
+
+
+def other_tests_flags(path: Any) -> dict[str, set[bool | None]]:
+    """The values the project's other test modules give a flag at their module level (`jax.config.update(...)`
+    as pytest imports them, for the whole session: jax_cosmo's `test_spline.py` makes `test_sparse.py`'s arrays
+    64-bit when both are collected; None: set there in a way the checker does not read). Settings inside a test
+    module's functions and context managers are left out (scoped or restored, as a rule)."""
+    try:
+        me = Path(str(path)).resolve()
+    except (OSError, RuntimeError, ValueError):
+        return {}
+    root = next((f for f in me.parents if any((f / m).exists() for m in _PROJECT_MARKERS)), None)
+    out: dict[str, set[bool | None]] = {}
+    if root is None:
+        return out
+    for test in _project_tests(root):
+        if test != me:
+            for flag, value in _memo(test, _test_module_values).items():
+                out.setdefault(flag, set()).add(value)
+    return out
+
+
+_PROJECT_TESTS: dict[Path, tuple[Path, ...]] = {}
+_TESTS_MAX = 5000  # test modules of a project read for their settings
+_TESTS_DEPTH = 6
+_SKIPPED_FOLDERS = frozenset({"node_modules", "site-packages", "__pycache__", "build", "dist", "venv", "env"})
+
+
+def _project_tests(root: Path) -> tuple[Path, ...]:
+    """The project's test modules (pytest's default names), to `_TESTS_DEPTH` folders down, skipping hidden and
+    environment folders (kept per process)."""
+    if root not in _PROJECT_TESTS:
+        found: list[Path] = []
+        base = len(root.parts)
+        for folder, dirs, files in os.walk(root):
+            here = Path(folder)
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if not d.startswith(".") and d not in _SKIPPED_FOLDERS and len(here.parts) - base < _TESTS_DEPTH
+            )
+            found += (here / f for f in sorted(files) if f.endswith(".py") and _test_name(f))
+            if len(found) >= _TESTS_MAX:
+                break
+        _PROJECT_TESTS[root] = tuple(found[:_TESTS_MAX])
+    return _PROJECT_TESTS[root]
+
+
+def _test_name(name: str) -> bool:
+    return name.startswith("test_") or name.endswith("_test.py")
+
+
+_MODULE_UPDATE = re.compile(r"^[\w.]*config\.update\(", re.M)  # a statement at a module's top level
+
+
+def _test_module_values(path: Path) -> dict[str, bool | None]:
+    """A test module's module-level `jax.config.update(<flag>, <literal>)` settings (read with CPython's parser)."""
+    from namedcheck.analyzer.parsing import parse_ast
+
+    text = _read(path)
+    if text is None or not _MODULE_UPDATE.search(text):
+        return {}
+    tree = parse_ast(text)
+    out: dict[str, bool | None] = {}
+    for stmt in tree.body if tree is not None else []:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "update"):
+            continue
+        if not ast.unparse(call.func.value).endswith("config") or len(call.args) != 2:
+            continue
+        key, value = call.args
+        flag = _flag_of(key.value) if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if flag is not None:
+            lit = value.value if isinstance(value, ast.Constant) and isinstance(value.value, bool) else None
+            out[flag] = lit if out.get(flag, lit) == lit else None
     return out
 
 
@@ -258,7 +339,7 @@ def _memo(path: Path, read: Any) -> Any:
         st = path.stat()
     except (OSError, ValueError):
         return {}
-    key = (str(path), st.st_mtime_ns, st.st_size)
+    key = (read.__name__, str(path), st.st_mtime_ns, st.st_size)
     if key not in _CONFTESTS:
         _CONFTESTS[key] = read(path)
     return _CONFTESTS[key]
@@ -290,4 +371,13 @@ def unknown(flags: frozenset[str]) -> Flags:
     return tuple((f, None) for f in sorted(flags))
 
 
-__all__ = ["ConfigFlags", "construct", "applied", "conftest_flags", "module_flags", "scan", "unknown"]
+__all__ = [
+    "ConfigFlags",
+    "construct",
+    "applied",
+    "conftest_flags",
+    "module_flags",
+    "other_tests_flags",
+    "scan",
+    "unknown",
+]

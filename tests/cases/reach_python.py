@@ -120,6 +120,20 @@ def right_numpy_defaults():
     return r, f, s, halves, on_device, cat
 
 
+def _loss(a, b):
+    return jnp.sum(a * b)
+
+
+def right_numpy_items_and_grads():
+    obs = np.array([[5, 6, 7], [7, 8, 9]])  # reveal: i64[(2, 3)]
+    col = obs[:, 2]  # reveal: i64[(2,)]
+    rho = np.ones((2, 3))
+    ls_ = np.concatenate((rho[:, 1:], [[1.0], [1.0]]), axis=1)  # reveal: f64[(2, 3)]
+    picked = jnp.ones((5, 2))[np.array([0, 1])]  # reveal: f32[(2, 2)]
+    grad = jax.grad(_loss)(rho, rho)  # reveal: f32[(2, 3)]
+    return col, ls_, picked, grad
+
+
 @jax.jit
 def double(x):
     y = x * 2  # reveal: f32[(3,)]
