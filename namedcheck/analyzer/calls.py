@@ -172,7 +172,10 @@ class Calls(FrameState):
             special = NotImplemented if host else self.transform(name, pos, kw, node)
             if special is not NotImplemented:
                 return special
-            return self.apply_named(name, pos, kw, nodes, node, kwl, origin=_origin(func.name))
+            origin = _origin(func.name)
+            if name == "jax.numpy.reshape" and "out_sharding" not in kw:
+                origin = "value"  # JAX forwards to the array's own method: numpy's reshape for a numpy array
+            return self.apply_named(name, pos, kw, nodes, node, kwl, origin=origin)
         if isinstance(func, MappedRef | JitRef | GradRef):  # traced: numpy's float64 arrays are float32 inside
             pos = [widths.traced(v, self.env) for v in pos]
             kw = {k: widths.traced(v, self.env) for k, v in kw.items()}

@@ -131,7 +131,22 @@ def right_numpy_items_and_grads():
     ls_ = np.concatenate((rho[:, 1:], [[1.0], [1.0]]), axis=1)  # reveal: f64[(2, 3)]
     picked = jnp.ones((5, 2))[np.array([0, 1])]  # reveal: f32[(2, 2)]
     grad = jax.grad(_loss)(rho, rho)  # reveal: f32[(2, 3)]
-    return col, ls_, picked, grad
+    flat = jnp.reshape(obs, [-1])  # reveal: i64[(6,)]
+    flat32 = jnp.reshape(jnp.asarray(obs), [-1])  # reveal: i32[(6,)]
+    doubled = jax.lax.cond(True, lambda a: a * 2, lambda a: a, rho)  # reveal: f32[(2, 3)]
+    return col, ls_, picked, grad, flat, flat32, doubled
+
+
+def _step(acc, xs):
+    r, d = xs
+    acc = r + d * acc  # reveal: f32[()]
+    return acc, acc
+
+
+def right_numpy_into_scan():
+    scanned = jax.lax.scan(_step, jnp.float32(0.0), (np.ones(3), np.zeros(3)))
+    outs = scanned[1]  # reveal: f32[(3,)]
+    return outs
 
 
 @jax.jit
