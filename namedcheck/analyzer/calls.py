@@ -300,7 +300,8 @@ class Calls(FrameState):
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
             return nn_modules.build_layer(self, name, pos, kw, node)
         if name in _NUMBER_INFO:  # `jnp.finfo(cfg.dtype).min`: a scalar whatever the dtype's limits are
-            return NumberInfo(pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None)
+            code = pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None
+            return NumberInfo(code, name.endswith("iinfo"))
         wrapped = haiku.library_call(self, name, pos, kw, node)  # hk.transform, hk.get_parameter, ...
         if wrapped is NotImplemented:
             wrapped = nn_modules.library_call(self, name, pos, kw, node)

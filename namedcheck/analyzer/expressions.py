@@ -362,6 +362,8 @@ class Expressions(FrameState):
         special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
         if special is not NotImplemented:
             return special
+        if isinstance(recv, NumberInfo) and recv.integer:  # `np.iinfo(np.int32).max`: a Python int
+            return _int_limit(recv.code, attr)
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, Const) and isinstance(recv.value, str) and attr in STR_METHODS:  # `'2,4'.split(',')`
@@ -554,6 +556,16 @@ def _plain(v: Any) -> Any:
 _NONE_OF = object()
 _ABSENT = object()  # a name not bound before an IfExp arm
 _NUMBER_LIMITS = {"min", "max", "eps", "tiny", "smallest_normal", "epsneg", "resolution"}
+
+
+def _int_limit(code: str | None, attr: str) -> Any:
+    """`iinfo(<code>).min` / `.max` (Python ints), else Unknown."""
+    if code is None or code[:1] not in ("i", "u") or not code[1:].isdigit() or attr not in ("min", "max"):
+        return UNKNOWN
+    bits, signed = int(code[1:]), code[0] == "i"
+    if attr == "min":
+        return Const(-(2 ** (bits - 1)) if signed else 0)
+    return Const(2 ** (bits - 1) - 1 if signed else 2**bits - 1)
 
 
 def _compare_known(op: str, left: Any, right: Any) -> bool | None:

@@ -137,6 +137,10 @@ def right_numpy_items_and_grads():
     return col, ls_, picked, grad, flat, flat32, doubled
 
 
+NOT_CONNECTED = np.iinfo(np.int32).max  # reveal: Const(value=2147483647)
+WEIGHTS = np.array([[NOT_CONNECTED, 9], [3, NOT_CONNECTED]])  # reveal: i64[(2, 2)]
+
+
 def _step(acc, xs):
     r, d = xs
     acc = r + d * acc  # reveal: f32[()]
