@@ -137,6 +137,16 @@ def right_numpy_items_and_grads():
     return col, ls_, picked, grad, flat, flat32, doubled
 
 
+def right_complex_parts():
+    z = jnp.ones(3, dtype=jnp.complex64)
+    norm = jnp.vdot(z, z).real  # reveal: f32[()]
+    re = jnp.real(z)  # reveal: f32[(3,)]
+    mag = jnp.abs(z)  # reveal: f32[(3,)]
+    im = z.imag  # reveal: f32[(3,)]
+    ints = jnp.abs(jnp.arange(3))  # reveal: i32[(3,)]
+    return norm, re, mag, im, ints
+
+
 NOT_CONNECTED = np.iinfo(np.int32).max  # reveal: Const(value=2147483647)
 WEIGHTS = np.array([[NOT_CONNECTED, 9], [3, NOT_CONNECTED]])  # reveal: i64[(2, 2)]
 
