@@ -58,6 +58,7 @@ class Limits:
 
 
 _CPU_CLOCK = hasattr(time, "pthread_getcpuclockid") and hasattr(time, "clock_gettime")
+WALL_FACTOR = 3.0  # a file's analysis stops past this many times its budget in real time, CPU time left or not
 
 
 def clock() -> float:
@@ -97,6 +98,8 @@ class Guard:
         self.limits = limits  # (a dependency's parse is bounded by them too: Project.parse)
         # `deadline`: one file's analyses share it (a file checked under several device counts)
         self.deadline = clock() + limits.time_budget if deadline is None else deadline  # on `clock`
+        # and in real time, a bound however loaded the machine is (`WALL_FACTOR` times the budget)
+        self.wall_deadline = time.monotonic() + WALL_FACTOR * limits.time_budget
         # the memory one file's analysis may add to the process (a process that already holds jax, an editor's
         # or a test runner's state, is not charged to the file)
         self.memory_pages = resident_pages() + limits.memory_budget * 1024 * 1024 // _PAGE
@@ -111,7 +114,7 @@ class Guard:
 
     def checkpoint(self) -> None:
         now = clock()
-        if now > self.deadline:
+        if now > self.deadline or time.monotonic() > self.wall_deadline:
             raise BudgetExceeded("time")
         if self.call_deadline is not None and now > self.call_deadline:
             raise CallCut
@@ -127,6 +130,12 @@ class Guard:
 
 
 ALARM_GRACE = 0.5  # seconds past the deadline before the timer stops work no checkpoint reached
+
+
+def _left(guard: Guard, cpu: Any) -> float:
+    """Seconds until the timer of `interrupting` stops the work: the CPU time left to the budget and its grace,
+    or the real time left to the wall bound, whichever ends first (`cpu`: the analysing thread's `clock`)."""
+    return min(guard.deadline + ALARM_GRACE - cpu(), guard.wall_deadline + ALARM_GRACE - time.monotonic())
 
 
 class TimeUp(BudgetExceeded):
@@ -161,7 +170,7 @@ def interrupting(guard: Guard | None) -> Iterator[None]:
         return
 
     def left() -> float:
-        return guard.deadline + ALARM_GRACE - clock()
+        return _left(guard, clock)
 
     def stop(signum: int, frame: object) -> None:
         rest = left()
@@ -193,8 +202,8 @@ def _thread_timer(guard: Guard) -> Iterator[None]:
 
     def watch() -> None:
         # the thread's CPU clock runs slower than real time: wait for what is left of it, read it, again
-        while not done.wait(max(guard.deadline + ALARM_GRACE - now(), 0.001)):
-            if guard.deadline + ALARM_GRACE - now() <= 0:
+        while not done.wait(max(_left(guard, now), 0.001)):
+            if _left(guard, now) <= 0:
                 break
         with lock:
             if state["inside"] and not done.is_set():
