@@ -580,8 +580,13 @@ def judge(
             best = (lv, t)
     if best is not None and best[0] != "unknown":
         t = best[1]
-        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has)
-        mismatch = t.get("dtype") is not None and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
+        # (another call's dtype is not a mismatch: the inferred dtype is one no run value there has; nor is a
+        # dtype only calls that did not run gave)
+        mismatch = (
+            t.get("dtype") is not None
+            and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
+            and from_the_run(t, executed)
+        )
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
     wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others) and from_the_run(t, executed)]
@@ -635,6 +640,7 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
         return shapes_cache[f]
 
     sites: dict[tuple[str, str, int, Any, str], list[dict[str, Any]]] = {}
+    last: dict[tuple[str, str, int, Any, str], tuple[int, int]] = {}  # a statement's last binding of a name
     for f, bs in by_file.items():
         lay = layout(f)
         if lay is None:
@@ -644,6 +650,13 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
                 key = (f, "p", b["line"], b["column"], b["name"])
             else:
                 key = (f, "a", lay[0].get(b["line"], b["line"]), 0, b["name"])
+                # `y, _, z, _ = carry`: the run sees the name's last value in the statement, not the first
+                at = (b["line"], b.get("column", 0))
+                if key in last and at != last[key]:
+                    if at < last[key]:
+                        continue
+                    sites[key] = []
+                last[key] = at
             sites.setdefault(key, []).extend(b["types"])
     runs: dict[tuple[str, str, int, Any, str], list[tuple[Any, str]]] = {}
     full = full_sites(recorded)

@@ -5,13 +5,12 @@ tests assert results and structure, never a duration."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
 
 from namedcheck.analyzer import entry, module, suppressions
-from namedcheck.analyzer.budget import CallCut, Guard, Limits
+from namedcheck.analyzer.budget import CallCut, Guard, Limits, clock
 from namedcheck.analyzer.check import check_source
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import MAX_DEVICE_COUNTS, ConfigError, load_config
@@ -140,10 +139,10 @@ def test_a_call_past_its_share_of_the_budget_is_unknown_and_the_file_goes_on(
 
 def test_an_outermost_call_gets_a_share_of_the_time_left() -> None:
     guard = Guard(Limits(time_budget=10.0))
-    share = guard.call_share() - time.monotonic()
+    share = guard.call_share() - clock()
     assert 4.0 < share <= 5.0
-    late = Guard(Limits(time_budget=10.0), deadline=time.monotonic() - 1)
-    assert late.call_share() <= time.monotonic()
+    late = Guard(Limits(time_budget=10.0), deadline=clock() - 1)
+    assert late.call_share() <= clock()
 
 
 def test_the_counts_of_a_devices_list_share_one_budget(monkeypatch: pytest.MonkeyPatch) -> None:

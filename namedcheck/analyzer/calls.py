@@ -173,8 +173,11 @@ class Calls(FrameState):
             special = NotImplemented if host else self.transform(name, pos, kw, node)
             if special is not NotImplemented:
                 return special
-            return self.apply_named(name, pos, kw, nodes, node, kwl, origin=_origin(func.name))
-        if isinstance(func, MappedRef | JitRef):  # a traced function: numpy's float64 arrays are float32 inside
+            origin = _origin(func.name)
+            if name == "jax.numpy.reshape" and "out_sharding" not in kw:
+                origin = "value"  # JAX forwards to the array's own method: numpy's reshape for a numpy array
+            return self.apply_named(name, pos, kw, nodes, node, kwl, origin=origin)
+        if isinstance(func, MappedRef | JitRef | GradRef):  # traced: numpy's float64 arrays are float32 inside
             pos = [widths.traced(v, self.env) for v in pos]
             kw = {k: widths.traced(v, self.env) for k, v in kw.items()}
         if isinstance(func, MappedRef):
@@ -296,6 +299,8 @@ class Calls(FrameState):
             built = entry.construct(self, name, pos, kw, node)  # `app.run(main)`, `absltest.main()`
         if built is not NotImplemented:
             return built
+        if name == "functools.wraps":  # `wraps(fun)` is a decorator that returns what it decorates, not `fun`
+            return PartialRef(QualRef(name), (), ())
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name) and name.startswith("haiku."):  # `hk.Linear(64)`: its module name taken now
@@ -303,7 +308,8 @@ class Calls(FrameState):
         if is_layer(name):  # `nn.Dense(64)`: a layer, applied later by the engine's layer rule
             return nn_modules.build_layer(self, name, pos, kw, node)
         if name in _NUMBER_INFO:  # `jnp.finfo(cfg.dtype).min`: a scalar whatever the dtype's limits are
-            return NumberInfo(pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None)
+            code = pos[0].code if len(pos) == 1 and isinstance(pos[0], DtypeRef) else None
+            return NumberInfo(code, name.endswith("iinfo"))
         wrapped = haiku.library_call(self, name, pos, kw, node)  # hk.transform, hk.get_parameter, ...
         if wrapped is NotImplemented:
             wrapped = nn_modules.library_call(self, name, pos, kw, node)
@@ -584,7 +590,8 @@ def _widths(
     # PRNG key data is uint32 whatever the widths (`PRNGKey`, `split`, `fold_in` under x64 too): a fixed dtype
     explicit = (given is not None and given != Const(None)) or name in widths.KEY_DATA
     keys = name.startswith("jax.random.")
-    return widths.result(out, origin, [*pos, *kw.values()], explicit, text in widths.BUILTIN_DTYPES, env, keys)
+    inputs = pos[:1] if name == "operator.getitem" else [*pos, *kw.values()]  # (an index's dtype is not the item's)
+    return widths.result(out, origin, inputs, explicit, text in widths.BUILTIN_DTYPES, env, keys)
 
 
 _BUILTIN_TYPES: dict[str, type] = {

@@ -9,7 +9,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, configs, haiku, instance_attrs, iteration, nn_modules
+from namedcheck.analyzer import causes, classes, configs, facts, haiku, instance_attrs, iteration, nn_modules
 from namedcheck.analyzer.literals import (
     ANNOTATION_HEADS,
     ARRAY_HEADS,
@@ -259,8 +259,10 @@ class Expressions(FrameState):
             taken = self.truth(node.test, self.ev(node.test))
             if taken is not None:  # `nn.remat(Block) if cfg.remat else Block` with the config known
                 return self.ev(node.body if taken else node.orelse)
-            self.skip_depth += 1
-            a, b = self.ev(node.body), self.ev(node.orelse)
+            self.skip_depth += 1  # each arm runs only for some values of the test: a branch, as in `if`
+            self.cond_depth += 1
+            a, b = (self.arm(node.test, arm, holds) for arm, holds in ((node.body, True), (node.orelse, False)))
+            self.cond_depth -= 1
             self.skip_depth -= 1
             return join([a, b])
         if type(node) is cst.Lambda:
@@ -289,6 +291,22 @@ class Expressions(FrameState):
                 pairs.append(Seq((self.ev(de.key), self.ev(de.value))))
             return iteration.bounded(Seq(tuple(pairs), "dict"))
         return UNKNOWN
+
+    def arm(self, test: cst.BaseExpression, arm: cst.BaseExpression, holds: bool) -> Any:
+        """One arm of `a if test else b` whose test is not known: evaluated with the test narrowed as an `if`'s
+        branch (facts.narrow); the narrowing ends with the arm (a name the arm binds keeps its value)."""
+        before = dict(self.vars)
+        facts.narrow(self, test, holds)
+        narrowed = {k: v for k, v in self.vars.items() if before.get(k, _ABSENT) is not v}
+        try:
+            return self.ev(arm)
+        finally:
+            for k, v in narrowed.items():
+                if self.vars.get(k, _ABSENT) is v:
+                    if k in before:
+                        self.vars[k] = before[k]
+                    else:
+                        self.vars.pop(k, None)
 
     def attribute(self, recv: Any, attr: str, node: cst.CSTNode) -> Any:
         config_attr = configs.attribute(self, recv, attr, node)  # `config.d_model`, `FLAGS.batch_size`
@@ -344,6 +362,8 @@ class Expressions(FrameState):
         special = nn_modules.other_attribute(recv, attr, self)  # `nn.Dense(3).init`, `state.params`
         if special is not NotImplemented:
             return special
+        if isinstance(recv, NumberInfo) and recv.integer:  # `np.iinfo(np.int32).max`: a Python int
+            return _int_limit(recv.code, attr)
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype
             return ArrayType(recv.code, ()) if attr in _NUMBER_LIMITS else UNKNOWN
         if isinstance(recv, Const) and isinstance(recv.value, str) and attr in STR_METHODS:  # `'2,4'.split(',')`
@@ -466,7 +486,8 @@ class Expressions(FrameState):
                 return UNKNOWN
             return UNKNOWN
         if isinstance(recv, ArrayType):
-            return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node)
+            # (a numpy array's item is a numpy array of its dtype: the operands decide the width, as for operators)
+            return self.apply_named("operator.getitem", [recv, idx], {}, [node.value, None], node, origin="value")
         if isinstance(recv, AtRef) and recv.index is None:
             return AtRef(recv.array, idx, recv.node)
         return UNKNOWN
@@ -533,7 +554,18 @@ def _plain(v: Any) -> Any:
 
 
 _NONE_OF = object()
+_ABSENT = object()  # a name not bound before an IfExp arm
 _NUMBER_LIMITS = {"min", "max", "eps", "tiny", "smallest_normal", "epsneg", "resolution"}
+
+
+def _int_limit(code: str | None, attr: str) -> Any:
+    """`iinfo(<code>).min` / `.max` (Python ints), else Unknown."""
+    if code is None or code[:1] not in ("i", "u") or not code[1:].isdigit() or attr not in ("min", "max"):
+        return UNKNOWN
+    bits, signed = int(code[1:]), code[0] == "i"
+    if attr == "min":
+        return Const(-(2 ** (bits - 1)) if signed else 0)
+    return Const(2 ** (bits - 1) - 1 if signed else 2**bits - 1)
 
 
 def _compare_known(op: str, left: Any, right: Any) -> bool | None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import carries, devices, mapargs, origins, placements, shard_map
+from namedcheck.analyzer import carries, devices, mapargs, origins, placements, shard_map, widths
 from namedcheck.analyzer.mapargs import POSITIONAL_PARAMS, Fail, at, lit, param_node, rebuild, required_positional
 from namedcheck.analyzer.refs import DevicesVal, FuncRef, InstanceRef, MappedRef, MeshVal, QualRef
 from namedcheck.analyzer.scope import FrameState as Frame
@@ -470,6 +470,10 @@ def _named_views(
 
 
 def control_flow(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    # traced: numpy's float64 arrays are float32 inside and out (without x64)
+    pos = [widths.traced(v, f.env) for v in pos]
+    kw = {k: widths.traced(v, f.env) for k, v in kw.items()}
+
     def arg(i: int, key: str, default: Any = UNKNOWN) -> Any:
         return pos[i] if len(pos) > i else kw.get(key, default)
 

@@ -173,7 +173,9 @@ class ModuleAnalyzer:
     def globals_changed(self) -> frozenset[str]:
         """The module-level names a function of the module changes when it runs (computed once)."""
         if self._globals_changed is None:
-            self._globals_changed = mutation.globals_changed_by_functions(self.module)
+            self._globals_changed = mutation.globals_changed_by_functions(
+                self.source if self.source is not None else self.module.code
+            )
         return self._globals_changed
 
     def call_root(self) -> CallPath | None:
@@ -274,7 +276,7 @@ class ModuleAnalyzer:
     def run(self) -> None:
         # module code runs outside any map: a name no map or mesh around a collective binds is unbound (NC705)
         text = self.source if self.source is not None else self.module.code
-        flags, self.sets_flags = jaxconfig.scan(self.module, text)
+        flags, self.sets_flags = jaxconfig.scan(self.module, text, self.file if self.file is not None else self.path)
         top = Frame(self, None, env=AxisEnv(definitive=True, flags=flags))
         self.top = top
         # Module-level functions are visible from every body, whatever their order in the file.

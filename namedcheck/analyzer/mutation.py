@@ -5,6 +5,7 @@ closure over it) may mutate it, and the caller forgets the value."""
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from typing import Any
 
@@ -328,51 +329,48 @@ _MUTATING_METHODS = frozenset(
 )
 
 
-def globals_changed_by_functions(module: cst.Module) -> frozenset[str]:
+def globals_changed_by_functions(text: str) -> frozenset[str]:
     """The module-level names whose value a function of the module changes when it runs (`STACK.append(x)`,
     `REGISTRY[k] = v`, `del CACHE[k]`, `CONFIG.flag = v`, `global N; N = ...`): read inside a function, their
     value is whatever ran before the call, not the one the module body gave them (an effect handler's stack,
-    a registry)."""
+    a registry). Read from the module's text with CPython's parser (a libcst visit of a large module took
+    seconds, once per module and checked file)."""
+    from namedcheck.analyzer.budget import accepted_tree
+    from namedcheck.analyzer.parsing import parse_ast
+
+    tree = accepted_tree(text) or parse_ast(text)  # (the guard's tree when it has just seen this text)
+    if tree is None:
+        return frozenset()
     found: set[str] = set()
 
-    def base_name(e: cst.BaseExpression) -> str | None:
-        while isinstance(e, cst.Subscript | cst.Attribute):
+    def base_name(e: ast.expr) -> str | None:
+        while isinstance(e, ast.Subscript | ast.Attribute):
             e = e.value
-        return e.value if isinstance(e, cst.Name) else None
+        return e.id if isinstance(e, ast.Name) else None
 
-    class Visitor(cst.CSTVisitor):
-        depth = 0
+    def target(t: ast.expr) -> None:
+        if isinstance(t, ast.Subscript | ast.Attribute):
+            name = base_name(t)
+            if name is not None and name != "self":
+                found.add(name)
 
-        def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.depth += 1
-
-        def leave_FunctionDef(self, node: cst.FunctionDef) -> None:
-            self.depth -= 1
-
-        def visit_Call(self, node: cst.Call) -> None:
+    todo: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while todo:
+        node, inside = todo.pop()
+        if isinstance(node, ast.Global):
+            found.update(node.names)
+        elif inside and isinstance(node, ast.Call):
             f = node.func
-            if self.depth and isinstance(f, cst.Attribute) and f.attr.value in _MUTATING_METHODS:
+            if isinstance(f, ast.Attribute) and f.attr in _MUTATING_METHODS:
                 name = base_name(f.value)
                 if name is not None:
                     found.add(name)
-
-        def _target(self, t: cst.BaseExpression) -> None:
-            if self.depth and isinstance(t, cst.Subscript | cst.Attribute):
-                name = base_name(t)
-                if name is not None and name != "self":
-                    found.add(name)
-
-        def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-            self._target(node.target)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target)
-
-        def visit_Del(self, node: cst.Del) -> None:
-            self._target(node.target)
-
-        def visit_Global(self, node: cst.Global) -> None:
-            found.update(n.name.value for n in node.names)
-
-    module.visit(Visitor())
+        elif inside and isinstance(node, ast.Assign):
+            for t in node.targets:
+                target(t)
+        elif inside and isinstance(node, ast.AugAssign | ast.Delete):
+            for t in node.targets if isinstance(node, ast.Delete) else [node.target]:
+                target(t)
+        inner = inside or isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        todo.extend((child, inner) for child in ast.iter_child_nodes(node))
     return frozenset(found)

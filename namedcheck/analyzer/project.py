@@ -419,18 +419,18 @@ class Project:
         process (tens of seconds in a large one: a test runner, an editor's) that is not the file's time."""
         if self.base is not None:  # a script's project: its base decides
             return self.base.let_go_if_grown()
-        from namedcheck.analyzer.budget import resident_mb
+        from namedcheck.analyzer.budget import clock, resident_mb
 
         # what the allocator keeps after a release stays resident: the next release waits until the process
         # has grown by a quarter of the budget again (else every file would release and parse everything anew)
         rss = resident_mb()
         if rss <= RETAIN_MB or rss < _LEFT_RESIDENT[0] + RETAIN_MB // 4:
             return 0.0
-        start = time.monotonic()
+        start = clock()  # (the budgets' clock)
         self.release()
         gc.collect()  # analyzers and frames refer to each other: freed by the collector, not by counts
         _LEFT_RESIDENT[0] = resident_mb()
-        return time.monotonic() - start
+        return clock() - start
 
     def begin_target(self) -> None:
         """A new checked file: the diagnostics of the last one are forgotten (each file's result holds what its

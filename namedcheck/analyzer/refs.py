@@ -129,6 +129,7 @@ class NumberInfo:
     (`code`: the short dtype name, None when not known)."""
 
     code: str | None
+    integer: bool = False  # `iinfo`: its limits are Python ints
 
 
 @dataclass(frozen=True, slots=True)

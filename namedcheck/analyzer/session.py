@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +37,7 @@ from namedcheck.analyzer.budget import (
     python_rejects,
     stopped_note,
 )
+from namedcheck.analyzer.budget import clock as budget_clock
 from namedcheck.analyzer.coverage import Coverage, CoverageCounter
 from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.module import ModuleAnalyzer, via
@@ -195,11 +195,11 @@ class Session:
             own = getattr(within, "devices", None)
             counts = (own if own is not None or not self.devices else self.devices[0],)
         results: list[tuple[int | None, FileResult]] = []
-        deadline = time.monotonic() + self.limits.time_budget  # one budget for the file, whatever the counts
+        deadline = budget_clock() + self.limits.time_budget  # one budget for the file, whatever the counts
         for count in counts:
             if results and not self._reads_devices(results[0][1], source):
                 break  # the analysis does not depend on the count: one serves them all
-            if results and (time.monotonic() > deadline or not results[-1][1].complete):
+            if results and (budget_clock() > deadline or not results[-1][1].complete):
                 break  # the budget is spent: the counts analysed so far answer
             mine = project
             if within is None and self.projects and self.fixed is None and getattr(project, "devices", None) != count:

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from namedcheck.engine.algebra import is_number, product
+from namedcheck.engine.dtypes import REAL_PART
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Dim, DimVal, DtypeRef, Seq
 
 
@@ -24,8 +26,9 @@ def array_attribute(t: ArrayType, attr: str) -> Any:
         return UNKNOWN if t.has_ellipsis else size_value(product(t.shape))
     if attr == "dtype":
         return DtypeRef(t.dtype_code)
-    if attr in ("real", "imag"):
-        return t
+    if attr in ("real", "imag"):  # a complex array's parts are real
+        code = t.dtype_code
+        return t if code not in REAL_PART else replace(t, dtype_code=REAL_PART[code])
     return NotImplemented
 
 

@@ -167,14 +167,15 @@ _CODES: list[Code] = [
         "NC203",
         "op shape rule violated",
         "An op's own shape rule: contraction sizes of dot / matmul / tensordot / einsum, element counts "
-        "of reshape, matching sizes for concatenate / stack, indices within bounds, an einops composite axis "
+        "of reshape, matching sizes for concatenate / stack, no more indices than dimensions (an index past "
+        "the end is clamped by JAX, not raised: not reported), an einops composite axis "
         "`(h d)` that its dimension's size must equal or divide. Also what an op's "
         "arguments must be: an array cannot be indexed by a string (a dict of parameters was meant), and "
         "a `jax.random` sampler or `split` takes a key, not a Python number, a dict or non-uint32 data; "
         "both usually mean two swapped arguments.",
         "x: f32[Array, Dims(3, 4)]\ny: f32[Array, Dims(5, 6)]\njnp.dot(x, y)",
         "x: f32[Array, Dims(3, 4)]\ny: f32[Array, Dims(4, 6)]\njnp.dot(x, y)",
-        hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, indices in bounds)",
+        hint="make the sizes fit the op's shape rule (contracted sizes equal, element counts equal, no more indices than dimensions)",
     ),
     Code(
         "NC204",

@@ -141,6 +141,9 @@ def kind(code: str | None) -> str | None:
     return {"i*": "i", "f*": "f", "c*": "c", "bf16": "f"}.get(code, code[0])
 
 
+REAL_PART = {"c64": "f32", "c128": "f64", "c*": "f*"}  # a complex dtype's real and imaginary parts
+
+
 def to_inexact(code: str | None) -> str | None:
     """The dtype a float-valued function (exp, mean, ...) returns for this input dtype."""
     k = kind(code)

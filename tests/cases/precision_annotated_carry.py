@@ -10,12 +10,12 @@ from jax.sharding import PartitionSpec as P
 
 from namedcheck import f32
 
-mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def running_total(x):
-    total0: f32[()] = lax.pcast(jnp.zeros(()), 'data', to='varying')  # reveal: f32[()]{V:data}
+    total0: f32[()] = lax.pcast(jnp.zeros(()), "data", to="varying")  # reveal: f32[()]{V:data}
 
     def add_row(i, acc):
         return acc + x[i]
@@ -28,27 +28,27 @@ def prefix_step(c, r):
     return c + r, c
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def prefix_sums(x):
-    init: f32[(3,)] = lax.pcast(jnp.zeros((3,)), 'data', to='varying')
+    init: f32[(3,)] = lax.pcast(jnp.zeros((3,)), "data", to="varying")
     last, ys = lax.scan(prefix_step, init, x)
     return ys
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def scaled(x):
     y: f32[(2, 3)] = x * 2.0  # reveal: f32[(2, 3)]{V:data}
     return y
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def from_helper(x):
     start: f32[(3,)] = jax.tree.map(lambda v: v[0], x)  # not inferred: its varying set is not known either
     last, ys = lax.scan(prefix_step, start, x)
     return ys
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def nested_loops(x):
     def outer(i, acc: f32[(3,)]) -> f32[(3,)]:  # acc arrives not inferred: the annotation says nothing of 'data'
         return lax.fori_loop(0, 2, lambda j, a: a + x[j], acc)
@@ -57,7 +57,7 @@ def nested_loops(x):
 
 
 # --- wrong: the annotated carry really is invariant, the body makes it vary
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P('data'))
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P("data"))
 def bad_total(x):
     total0: f32[()] = jnp.zeros(())
 
@@ -69,7 +69,7 @@ def bad_total(x):
 
 
 # --- wrong: an annotated varying value returned under out_specs that promise replication
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs=P())  # expect: NC601
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs=P())  # expect: NC601
 def bad_scaled(x):
     y: f32[(2, 3)] = x * 2.0
     return y

@@ -7,10 +7,10 @@ import jax
 import jax.numpy as jnp
 from jax.sharding import PartitionSpec as P
 
-mesh = jax.make_mesh((4, 2), ('data', 'model'))
-other = jax.make_mesh((8,), ('x',))
+mesh = jax.make_mesh((4, 2), ("data", "model"))
+other = jax.make_mesh((8,), ("x",))
 jax.set_mesh(mesh)
-x = jax.device_put(jnp.ones((8, 4)), P('data'))
+x = jax.device_put(jnp.ones((8, 4)), P("data"))
 if len(sys.argv) > 5:
     jax.set_mesh(other)
 maybe = x * 2

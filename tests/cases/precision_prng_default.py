@@ -3,7 +3,7 @@ import jax
 
 key = jax.random.PRNGKey(0)  # reveal: u32[(2,)]
 pair = key.reshape(1, 2)  # reveal: u32[(1, 2)]
-rbg_key = jax.random.PRNGKey(0, impl='rbg')  # reveal: u32[(4,)]
+rbg_key = jax.random.PRNGKey(0, impl="rbg")  # reveal: u32[(4,)]
 rbg_square = rbg_key.reshape(2, 2)  # reveal: u32[(2, 2)]
 typed = jax.random.key(0).reshape(1)  # reveal: Array[(1,)]
 

@@ -10,7 +10,7 @@ from jax.sharding import PartitionSpec as P
 
 from namedcheck import xmap
 
-mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ('data', 'model'))
+mesh = Mesh(np.array(jax.devices()).reshape(4, 2), ("data", "model"))
 
 
 def rollout_stats(obs):
@@ -40,13 +40,13 @@ def moments(x):
     return {"mean": x.mean(), "sq": (x * x).mean()}
 
 
-stats = xmap(moments, in_axes=['rows', ...], out_axes=['rows', ...])(jnp.ones((8, 3)))
+stats = xmap(moments, in_axes=["rows", ...], out_axes=["rows", ...])(jnp.ones((8, 3)))
 mean_per_row = stats["mean"]  # reveal: f32[(8,)]
 
 
-@partial(jax.shard_map, mesh=mesh, in_specs=P('data'), out_specs={"total": P(), "local": P('data')})
+@partial(jax.shard_map, mesh=mesh, in_specs=P("data"), out_specs={"total": P(), "local": P("data")})
 def summarize(x):
-    return {"total": lax.psum(x.sum(), 'data'), "local": x * 2.0}
+    return {"total": lax.psum(x.sum(), "data"), "local": x * 2.0}
 
 
 summary = summarize(jnp.ones((8, 2)))
@@ -61,8 +61,9 @@ squares = per_step["sq"]  # reveal: f32[(5, 3)]
 
 
 # --- dict prefixes of pytree arguments, dict carries and branch outputs
-by_key = xmap(lambda d: ({"a": d["x"]}, (d["x"],)), in_axes=({"x": ['i', ...]},),
-              out_axes=(['i', ...], (['i', ...],)))({"x": jnp.ones((8, 2))})
+by_key = xmap(lambda d: ({"a": d["x"]}, (d["x"],)), in_axes=({"x": ["i", ...]},), out_axes=(["i", ...], (["i", ...],)))(
+    {"x": jnp.ones((8, 2))}
+)
 params = {"w": jnp.ones((3, 4)), "b": jnp.zeros((4,))}
 doubled = lax.cond(True, lambda p: {"w": p["w"] * 2}, lambda p: {"w": p["w"]}, params)["w"]
 stepped = lax.fori_loop(0, 3, lambda i, p: {"w": p["w"] + 1, "b": p["b"]}, params)["w"]

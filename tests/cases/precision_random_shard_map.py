@@ -8,7 +8,7 @@ from jax import lax
 from jax.sharding import Mesh
 from jax.sharding import PartitionSpec as P
 
-mesh = Mesh(np.array(jax.devices()), ('i',))
+mesh = Mesh(np.array(jax.devices()), ("i",))
 
 
 def noise_like(key, x):
@@ -16,46 +16,52 @@ def noise_like(key, x):
 
 
 def right_invariant_key_sharded_shape():
-    return jax.shard_map(noise_like, mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i'))(jax.random.key(0), jnp.ones(8))
+    return jax.shard_map(noise_like, mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))(
+        jax.random.key(0), jnp.ones(8)
+    )
 
 
 def right_invariant_key_replicated_result():
-    f = jax.shard_map(lambda k, x: jax.random.normal(k, x.shape), mesh=mesh, in_specs=(P(), P('i')), out_specs=P())
+    f = jax.shard_map(lambda k, x: jax.random.normal(k, x.shape), mesh=mesh, in_specs=(P(), P("i")), out_specs=P())
     return f(jax.random.key(0), jnp.ones(8))
 
 
 def per_shard_noise(key, x):
-    key = jax.random.fold_in(key, lax.axis_index('i'))
+    key = jax.random.fold_in(key, lax.axis_index("i"))
     return jax.random.normal(key, x.shape)
 
 
 def right_fold_in_axis_index():
-    return jax.shard_map(per_shard_noise, mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i'))(jax.random.key(0), jnp.ones(8))
+    return jax.shard_map(per_shard_noise, mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))(
+        jax.random.key(0), jnp.ones(8)
+    )
 
 
 def right_uniform_varying_bounds():
     f = jax.shard_map(
         lambda k, x: jax.random.uniform(k, x.shape, minval=x, maxval=x + 1.0),
-        mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i'),
+        mesh=mesh,
+        in_specs=(P(), P("i")),
+        out_specs=P("i"),
     )
     return f(jax.random.key(0), jnp.ones(8))
 
 
 def right_bernoulli_varying_probability():
-    f = jax.shard_map(lambda k, p: jax.random.bernoulli(k, p), mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i'))
+    f = jax.shard_map(lambda k, p: jax.random.bernoulli(k, p), mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))
     return f(jax.random.key(0), jnp.full(8, 0.5))
 
 
 def right_categorical_varying_logits():
     f = jax.shard_map(
-        lambda k, logits: jax.random.categorical(k, logits), mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i')
+        lambda k, logits: jax.random.categorical(k, logits), mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i")
     )
     return f(jax.random.key(0), jnp.ones((8, 5)))
 
 
 def right_varying_keys():
     f = jax.shard_map(
-        lambda ks, x: jax.random.normal(ks[0], x.shape), mesh=mesh, in_specs=(P('i'), P('i')), out_specs=P('i')
+        lambda ks, x: jax.random.normal(ks[0], x.shape), mesh=mesh, in_specs=(P("i"), P("i")), out_specs=P("i")
     )
     return f(jax.random.split(jax.random.key(0), 8), jnp.ones(8))
 
@@ -65,4 +71,4 @@ def right_split_invariant_key():
         k1, k2 = jax.random.split(k)
         return x * jax.random.uniform(k1, x.shape) + jax.random.normal(k2, x.shape)
 
-    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P('i')), out_specs=P('i'))(jax.random.key(0), jnp.ones(8))
+    return jax.shard_map(body, mesh=mesh, in_specs=(P(), P("i")), out_specs=P("i"))(jax.random.key(0), jnp.ones(8))

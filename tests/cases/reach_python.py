@@ -120,6 +120,49 @@ def right_numpy_defaults():
     return r, f, s, halves, on_device, cat
 
 
+def _loss(a, b):
+    return jnp.sum(a * b)
+
+
+def right_numpy_items_and_grads():
+    obs = np.array([[5, 6, 7], [7, 8, 9]])  # reveal: i64[(2, 3)]
+    col = obs[:, 2]  # reveal: i64[(2,)]
+    rho = np.ones((2, 3))
+    ls_ = np.concatenate((rho[:, 1:], [[1.0], [1.0]]), axis=1)  # reveal: f64[(2, 3)]
+    picked = jnp.ones((5, 2))[np.array([0, 1])]  # reveal: f32[(2, 2)]
+    grad = jax.grad(_loss)(rho, rho)  # reveal: f32[(2, 3)]
+    flat = jnp.reshape(obs, [-1])  # reveal: i64[(6,)]
+    flat32 = jnp.reshape(jnp.asarray(obs), [-1])  # reveal: i32[(6,)]
+    doubled = jax.lax.cond(True, lambda a: a * 2, lambda a: a, rho)  # reveal: f32[(2, 3)]
+    return col, ls_, picked, grad, flat, flat32, doubled
+
+
+def right_complex_parts():
+    z = jnp.ones(3, dtype=jnp.complex64)
+    norm = jnp.vdot(z, z).real  # reveal: f32[()]
+    re = jnp.real(z)  # reveal: f32[(3,)]
+    mag = jnp.abs(z)  # reveal: f32[(3,)]
+    im = z.imag  # reveal: f32[(3,)]
+    ints = jnp.abs(jnp.arange(3))  # reveal: i32[(3,)]
+    return norm, re, mag, im, ints
+
+
+NOT_CONNECTED = np.iinfo(np.int32).max  # reveal: Const(value=2147483647)
+WEIGHTS = np.array([[NOT_CONNECTED, 9], [3, NOT_CONNECTED]])  # reveal: i64[(2, 2)]
+
+
+def _step(acc, xs):
+    r, d = xs
+    acc = r + d * acc  # reveal: f32[()]
+    return acc, acc
+
+
+def right_numpy_into_scan():
+    scanned = jax.lax.scan(_step, jnp.float32(0.0), (np.ones(3), np.zeros(3)))
+    outs = scanned[1]  # reveal: f32[(3,)]
+    return outs
+
+
 @jax.jit
 def double(x):
     y = x * 2  # reveal: f32[(3,)]

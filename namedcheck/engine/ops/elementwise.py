@@ -25,6 +25,8 @@ def _result_dtype(types: list[ArrayType], mode: str) -> str | None:
         dt = dtypes.to_inexact(dt)
     if mode == "int":
         return "i32"
+    if mode == "real":  # `abs`, `real`, `imag`: a complex array's parts are real
+        dt = dtypes.REAL_PART.get(dt, dt) if dt is not None else None
     if any(not dtypes.is_weak(t.dtype_code) for t in types):
         dt = dtypes.materialize(dt)
     return dt
@@ -39,7 +41,7 @@ def broadcast_values(call: Call, names: list[str], mode: str = "promote") -> Arr
 
 @family("elementwise")
 def elementwise(call: Call) -> Any:
-    """Every array argument broadcasts; options: dtype='bool'|'float'|'int'|'same', static=(names...)."""
+    """Every array argument broadcasts; options: dtype='bool'|'float'|'int'|'real'|'same', static=(names...)."""
     skip = {"dtype", "out", "where", "order", *call.options.get("static", ())}
     names = [n for n in call.args if n not in skip]
     if not names:
