@@ -133,11 +133,13 @@ def linen_embed(call: Call) -> Any:
     return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
-@layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout")
+@layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout", "flax.linen.BatchNorm")
 def linen_same_shape(call: Call) -> Any:
     x = _batched(call, "x" if "x" in call.args else "inputs")
     if call.op.endswith("Dropout"):
         return x
+    if call.op.endswith("BatchNorm") and literal(call.get("axis", Const(-1))) != -1:
+        raise Unprovable
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
 
@@ -203,6 +205,16 @@ def nnx_embed(call: Call) -> Any:
 @layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
 def nnx_norm(call: Call) -> Any:
     x = _batched(call, "x")
+    _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
+    return ArrayType.make(_out_dtype(call, x), x.shape)
+
+
+@layer("flax.nnx.BatchNorm")
+def nnx_batch_norm(call: Call) -> Any:
+    """Normalised over the batch, per feature of `axis` (the last one modelled): the input's shape."""
+    x = _batched(call, "x")
+    if literal(call.get("axis", Const(-1))) != -1:
+        raise Unprovable
     _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
@@ -660,7 +672,7 @@ def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] 
     """The parameters (name -> array) flax's linen layer `op`, built with `args`, makes for the input `x`, as
     flax's `init` makes them (a dim the input does not give is unknown); None when not modelled. Dense: kernel
     (in, features) and bias; Conv: kernel (*kernel_size, in // groups, features) and bias; Embed: embedding;
-    LayerNorm / RMSNorm: scale (and bias) over the last dimension; Dropout: none."""
+    LayerNorm / RMSNorm / BatchNorm: scale (and bias) over the last dimension; Dropout: none."""
     if op == "flax.linen.Dropout":
         return {}
     if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
@@ -699,19 +711,29 @@ def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] 
         if n is None or feats is None:
             return None
         out["embedding"] = (n, feats)
-    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm"):
-        if any(k in args for k in ("reduction_axes", "feature_axes")):
+    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.BatchNorm"):
+        if any(k in args for k in ("reduction_axes", "feature_axes")) or args.get("axis", Const(-1)) != Const(-1):
             return None
-        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", op.endswith("LayerNorm"))
+        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", not op.endswith("RMSNorm"))
         if use_scale is None or use_bias is None:
             return None
         if use_scale:
             out["scale"] = (c,)
-        if use_bias and op.endswith("LayerNorm"):
+        if use_bias and not op.endswith("RMSNorm"):
             out["bias"] = (c,)
     else:
         return None
     return {k: ArrayType.make(dt, v) for k, v in out.items()}
+
+
+def layer_stats(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] | None:
+    """The `batch_stats` a linen layer keeps for the input `x` (BatchNorm: mean and var over the last dimension,
+    float32); None for a layer that keeps none or is not modelled."""
+    if op != "flax.linen.BatchNorm" or args.get("axis", Const(-1)) != Const(-1):
+        return None
+    if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
+        return None
+    return {k: ArrayType.make("f32", (x.shape[-1],)) for k in ("mean", "var")}
 
 
 def is_layer(name: str) -> bool:

@@ -1,0 +1,120 @@
+"""flax linen's functional and lifted APIs and flax's device helpers, around the modules `analyzer/nn_modules.py`
+builds: `nn.apply(fn, module)` / `nn.init(fn, module)` (`fn` called with the module inside an `apply` / `init`),
+`module.bind(variables)` (calling it is `apply` with those variables), `nn.remat` / `nn.checkpoint` / `nn.jit` of
+a module class (a class of the same shapes, named as flax names it: `CheckpointBlock`, `JitBlock`) or of a method
+(the method), `flax.jax_utils.replicate` (a leading axis of the local device count on every leaf) /
+`unreplicate` (the first entry of every leaf but scalars), `flax.training.common_utils.shard` (the leading axis
+split into devices). NotImplemented for any other name."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import libcst as cst
+
+from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer.refs import (
+    ClassInfo,
+    FuncRef,
+    InstanceRef,
+    ModuleMethodRef,
+    PartialRef,
+    QualRef,
+    TrainStateRef,
+)
+from namedcheck.engine.trees import map_leaves
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, dim_of
+
+_LIFTED_CLASS = {
+    "flax.linen.remat": "Checkpoint",
+    "flax.linen.checkpoint": "Checkpoint",
+    "flax.linen.jit": "Jit",
+}
+_REPLICATE = ("flax.jax_utils.replicate", "flax.jax_utils.unreplicate", "flax.training.common_utils.shard")
+MODELLED = frozenset({*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init"})
+
+
+def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    if name in _LIFTED_CLASS:
+        target = pos[0] if len(pos) == 1 else None
+        if isinstance(target, ClassInfo):
+            return replace(target, name=_LIFTED_CLASS[name] + target.name)
+        if isinstance(target, FuncRef):  # `@nn.remat` / `@nn.jit` on a method: the method's shapes
+            return target
+        return UNKNOWN
+    if name in ("flax.linen.apply", "flax.linen.init"):
+        if len(pos) != 2 or not isinstance(pos[1], InstanceRef) or any(k != "mutable" for k in kw):
+            return UNKNOWN
+        method = ModuleMethodRef(pos[1], name.rpartition(".")[2], pos[0])
+        return PartialRef(method, (), tuple(kw.items()))
+    if name in _REPLICATE:
+        tree = pos[0] if len(pos) == 1 and not kw else None
+        if tree is None:
+            return UNKNOWN
+        if isinstance(tree, TrainStateRef):
+            return TrainStateRef(_leafwise(f, name, tree.params), tree.apply_fn)
+        return _leafwise(f, name, tree)
+    return NotImplemented
+
+
+def bind(inst: Any, pos: list[Any], kw: dict[str, Any]) -> Any:
+    """`model.bind(variables)`: a module whose call is `model.apply(variables, ...)`."""
+    if len(pos) != 1 or kw:
+        return UNKNOWN
+    return PartialRef(ModuleMethodRef(inst, "apply"), (pos[0],))
+
+
+def _leafwise(f: Any, name: str, tree: Any) -> Any:
+    if name.endswith(".unreplicate"):
+        return map_leaves(tree, _first)
+    try:
+        n = dim_of(mapcalls.device_count(f))
+    except NotLiteral:
+        return UNKNOWN
+    if n is None:
+        return UNKNOWN
+    if name.endswith(".replicate"):
+        return map_leaves(tree, lambda a: _stacked(a, n))
+    return map_leaves(tree, lambda a: _split(a, n))
+
+
+def _dtype(a: ArrayType) -> str | None:
+    return None if a.dtype_code in ("f64", "i64", "u64", "c128") else a.dtype_code  # numpy's, on a device
+
+
+def _plain(a: Any) -> bool:
+    return isinstance(a, ArrayType) and not a.has_ellipsis and not a.named
+
+
+def _stacked(a: Any, n: Any) -> Any:
+    if isinstance(a, Const) and isinstance(a.value, int | float) and not isinstance(a.value, bool):
+        return ArrayType(None, (n,))
+    return ArrayType.make(_dtype(a), (n, *a.shape)) if _plain(a) else UNKNOWN
+
+
+def _first(a: Any) -> Any:
+    if not _plain(a):
+        return UNKNOWN
+    return a if not a.shape else ArrayType.make(a.dtype_code, a.shape[1:])
+
+
+def _split(a: Any, n: Any) -> Any:
+    """`shard`: (n, d0 / n, ...), each device's part of the leading axis."""
+    if not _plain(a) or not a.shape or not isinstance(n, int) or not isinstance(a.shape[0], int) or a.shape[0] % n:
+        return UNKNOWN
+    return ArrayType.make(_dtype(a), (n, a.shape[0] // n, *a.shape[1:]))
+
+
+def method_of(ref: ModuleMethodRef, kw: dict[str, Any]) -> tuple[Any, bool]:
+    """The function `apply` / `init` runs with the module (`method=`, `nn.apply`'s `fn`): (fn, known); fn None for
+    `__call__`."""
+    fn = ref.fn if ref.fn is not None else kw.get("method")
+    if fn is None or fn == Const(None):
+        return None, True
+    inst = ref.instance
+    if isinstance(fn, Const) and isinstance(fn.value, str) and isinstance(inst, InstanceRef):
+        fn = inst.cls.methods.get(fn.value)  # `method="encode"`
+    if isinstance(fn, PartialRef) and fn.args and fn.args[0] == inst:  # `method=model.encode`
+        fn = PartialRef(fn.func, fn.args[1:], fn.kwargs)
+    return (fn, True) if isinstance(fn, FuncRef | PartialRef | QualRef) else (None, False)
