@@ -85,3 +85,6 @@ tokens = jnp.zeros((2, 9), jnp.int32)
 hidden = stack(tokens)  # reveal: f32[(2, 9, 8)]
 table = nnx.state(stack, nnx.Param)["embed"]["embedding"][...]  # reveal: f32[(100, 8)]
 norm_bias = nnx.state(stack)["out"]["bias"][...]  # reveal: f32[(8,)]
+norm8 = nnx.BatchNorm(8, rngs=rngs)
+normalised = norm8(jnp.ones((4, 8)))  # reveal: f32[(4, 8)]
+wrong_features = norm8(jnp.ones((4, 6)))  # expect: NC203
