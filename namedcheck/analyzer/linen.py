@@ -18,13 +18,15 @@ from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
     InstanceRef,
+    LayerRef,
     ModuleMethodRef,
     PartialRef,
     QualRef,
     TrainStateRef,
 )
+from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
 
 _LIFTED_CLASS = {
     "flax.linen.remat": "Checkpoint",
@@ -48,6 +50,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return UNKNOWN
         method = ModuleMethodRef(pos[1], name.rpartition(".")[2], pos[0])
         return PartialRef(method, (), tuple(kw.items()))
+    if name == "<linen>.initialize_carry":
+        return _initial_carry(pos, kw)
     if name in _REPLICATE:
         tree = pos[0] if len(pos) == 1 and not kw else None
         if tree is None:
@@ -56,6 +60,32 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return TrainStateRef(_leafwise(f, name, tree.params), tree.apply_fn)
         return _leafwise(f, name, tree)
     return NotImplemented
+
+
+def _initial_carry(pos: list[Any], kw: dict[str, Any]) -> Any:
+    """An LSTM cell's `initialize_carry(rng, input_shape)` (nnx: `(input_shape, rngs)`): (c, h), each
+    (*input_shape[:-1], hidden size) in the parameters' dtype."""
+    cell = pos[0]
+    assert isinstance(cell, LayerRef)
+    nnx = cell.op.startswith("flax.nnx.")
+    args = pos[1:]
+    shape = (
+        (args[0] if args else kw.get("input_shape")) if nnx else (args[1] if len(args) > 1 else kw.get("input_shape"))
+    )
+    ctor = dict(cell.ctor)
+    if nnx and len(args) < 2 and "rngs" not in kw:
+        return UNKNOWN  # flax 0.12's cell keeps no stream for its carry: it raises without `rngs`
+    try:
+        hidden = dim_of(ctor.get("hidden_features" if nnx else "features"))
+        dims = tuple(dim_of(d) for d in shape.items) if isinstance(shape, Seq) else None
+    except NotLiteral:
+        return UNKNOWN
+    pd = ctor.get("param_dtype")
+    dt = "f32" if pd is None or pd == Const(None) else dtype_from_value(pd)
+    if dims is None or not dims or hidden is None or None in dims or not dt or "carry_init" in kw:
+        return UNKNOWN
+    one = ArrayType.make(dt, (*dims[:-1], hidden))
+    return Seq((one, one))
 
 
 def bind(inst: Any, pos: list[Any], kw: dict[str, Any]) -> Any:

@@ -225,7 +225,7 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return _stax(f, name, pos, node)
     if name == f"{_LINEN_FUN}bind":
         return linen.bind(pos[0], pos[1:], kw)
-    if name.startswith(("flax.linen.", "flax.jax_utils.", "flax.training.common_utils.")):
+    if name.startswith(("flax.linen.", "flax.jax_utils.", "flax.training.common_utils.", _LINEN_FUN)):
         got = linen.library_call(f, name, pos, kw, node)
         if got is not NotImplemented:
             return got
@@ -255,6 +255,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
     `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
     if (got := nnx.attribute(recv, attr)) is not NotImplemented:  # `rngs.params`
         return got
+    if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
+        return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, TrainStateRef):

@@ -354,7 +354,7 @@ def layer_variables(layer: LayerRef) -> dict[str, tuple[str, ArrayType]] | None:
         if n is None or d is None:
             return None
         shapes["embedding"] = ("Param", (n, d))
-    elif op in ("flax.nnx.LayerNorm", "flax.nnx.RMSNorm", "flax.nnx.BatchNorm"):
+    elif op in ("flax.nnx.LayerNorm", "flax.nnx.RMSNorm", "flax.nnx.BatchNorm", "flax.nnx.GroupNorm"):
         n = _size(args, "num_features")
         scale = _flag(args, "use_scale", True)
         bias = _flag(args, "use_bias", not op.endswith("RMSNorm"))

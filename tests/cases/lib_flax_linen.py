@@ -85,3 +85,27 @@ after_step = state.params["Dense_0"]["kernel"]  # reveal: f32[(10, 24)]
 stats = variables["batch_stats"]
 served = state.apply_fn({"params": state.params, "batch_stats": stats, "stats": variables["stats"]}, jnp.ones((2, 10)))  # reveal: f32[(2, 4)]
 served_bad = state.apply_fn({"params": state.params, "batch_stats": stats}, jnp.ones((2, 5)))  # expect: NC305
+
+
+class Tagger(nn.Module):
+    hidden: int
+
+    @nn.compact
+    def __call__(self, carry, x):
+        return nn.LSTMCell(self.hidden)(carry, x)
+
+
+cell = nn.LSTMCell(features=12)
+carry0 = cell.initialize_carry(key, (5, 3))
+c0 = carry0[0]  # reveal: f32[(5, 12)]
+tagger = Tagger(hidden=12)
+tagger_vars = tagger.init(key, carry0, jnp.ones((5, 3)))
+(c1, h1), y1 = tagger.apply(tagger_vars, carry0, jnp.ones((5, 3)))
+step_out = y1  # reveal: f32[(5, 12)]
+tokens = jnp.ones((2, 7), jnp.int32)
+causal = nn.make_causal_mask(tokens)  # reveal: f32[(2, 1, 7, 7)]
+padding = nn.make_attention_mask(tokens > 0, jnp.ones((2, 4)) > 0)  # reveal: f32[(2, 1, 7, 4)]
+group_norm = nn.GroupNorm(num_groups=4)
+group_vars = group_norm.init(key, jnp.ones((2, 6, 8)))
+group_scale = group_vars["params"]["scale"]  # reveal: f32[(8,)]
+grouped = group_norm.apply(group_vars, jnp.ones((3, 5, 8)))  # reveal: f32[(3, 5, 8)]

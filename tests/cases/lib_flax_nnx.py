@@ -88,3 +88,10 @@ norm_bias = nnx.state(stack)["out"]["bias"][...]  # reveal: f32[(8,)]
 norm8 = nnx.BatchNorm(8, rngs=rngs)
 normalised = norm8(jnp.ones((4, 8)))  # reveal: f32[(4, 8)]
 wrong_features = norm8(jnp.ones((4, 6)))  # expect: NC203
+lstm = nnx.LSTMCell(3, 10, rngs=rngs)
+state0 = lstm.initialize_carry((4, 3), rngs)
+h0 = state0[1]  # reveal: f32[(4, 10)]
+(c_next, h_next), lstm_out = lstm(state0, jnp.ones((4, 3)))
+lstm_y = lstm_out  # reveal: f32[(4, 10)]
+lstm_bad = lstm(state0, jnp.ones((4, 5)))  # expect: NC203
+causal_nnx = nnx.make_causal_mask(jnp.ones((3, 6)))  # reveal: f32[(3, 1, 6, 6)]

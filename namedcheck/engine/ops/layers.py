@@ -133,7 +133,9 @@ def linen_embed(call: Call) -> Any:
     return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
-@layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout", "flax.linen.BatchNorm")
+@layer(
+    "flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout", "flax.linen.BatchNorm", "flax.linen.GroupNorm"
+)
 def linen_same_shape(call: Call) -> Any:
     x = _batched(call, "x" if "x" in call.args else "inputs")
     if call.op.endswith("Dropout"):
@@ -185,6 +187,68 @@ def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> A
     return ArrayType.make(_out_dtype(call, x), (*x.shape[: -n - 1], *spatial, features))
 
 
+@rule("flax.linen.make_attention_mask", "flax.nnx.make_attention_mask")
+def attention_mask(call: Call) -> Any:
+    """(..., q) and (..., k) -> (..., 1, q, k), with `extra_batch_dims` leading ones (float32 unless `dtype=`)."""
+    q, k = _array(call, "query_input"), _array(call, "key_input")
+    if not q.shape or not k.shape or len(q.shape) != len(k.shape):
+        raise Unprovable
+    if any(differ(a, b) or a is None for a, b in zip(q.shape[:-1], k.shape[:-1])):
+        raise Unprovable  # batch dimensions that broadcast (or fail to): not modelled
+    return _mask(call, (*q.shape[:-1], 1, q.shape[-1], k.shape[-1]))
+
+
+@rule("flax.linen.make_causal_mask", "flax.nnx.make_causal_mask")
+def causal_mask(call: Call) -> Any:
+    """(..., n) -> (..., 1, n, n)."""
+    x = _array(call, "x")
+    if not x.shape:
+        raise Unprovable
+    return _mask(call, (*x.shape[:-1], 1, x.shape[-1], x.shape[-1]))
+
+
+def _mask(call: Call, shape: tuple[Any, ...]) -> ArrayType:
+    extra = literal(call.get("extra_batch_dims", Const(0)))
+    if not isinstance(extra, int) or isinstance(extra, bool) or extra < 0:
+        raise Unprovable
+    given = call.args.get("dtype")
+    dt = "f32" if given is None else dtype_from_value(given)
+    if not dt:
+        raise Unprovable
+    return ArrayType.make(dt, (*(1,) * extra, *shape))
+
+
+@layer("flax.linen.LSTMCell", "flax.nnx.LSTMCell")
+def lstm_cell(call: Call) -> Any:
+    """`cell((c, h), x)` -> ((c', h'), h'), each (*batch, hidden): linen's hidden size is h's last dimension; nnx's
+    cell states its sizes (NC203 where `x` or `h` has another last dimension, as its Linear layers raise)."""
+    carry = call.get("carry")
+    x = _array(call, "inputs")
+    parts = carry.items if isinstance(carry, Seq) and len(carry.items) == 2 else ()
+    if not x.shape or not all(
+        isinstance(p, ArrayType) and p.shape and not p.has_ellipsis and not p.named for p in parts
+    ):
+        raise Unprovable
+    c, h = parts
+    if call.op.startswith("flax.nnx."):
+        _features_in(call, x, _dim(call, "in_features"), "in_features")
+        hidden = _dim(call, "hidden_features")
+        _features_in(call, h, hidden, "hidden_features", "carry")
+    else:
+        hidden = h.shape[-1]
+    batch = x.shape[:-1]
+    if (
+        len(c.shape) != len(x.shape)
+        or len(h.shape) != len(x.shape)
+        or any(differ(a, b) or a is None for a, b in zip(c.shape, (*batch, hidden)))
+        or any(differ(a, b) or a is None for a, b in zip(h.shape[:-1], batch))
+    ):
+        raise Unprovable  # broadcasting batches, a cell state of another size: not modelled
+    dt = _out_dtype(call, x) if x.dtype_code == c.dtype_code == h.dtype_code else None
+    out = ArrayType.make(dt, (*batch, hidden))
+    return Seq((Seq((out, out)), out))
+
+
 # ---- flax nnx -----------------------------------------------------------------------------------------
 @layer("flax.nnx.Linear")
 def nnx_linear(call: Call) -> Any:
@@ -202,7 +266,7 @@ def nnx_embed(call: Call) -> Any:
     return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
-@layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
+@layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm", "flax.nnx.GroupNorm")
 def nnx_norm(call: Call) -> Any:
     x = _batched(call, "x")
     _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
@@ -711,7 +775,7 @@ def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] 
         if n is None or feats is None:
             return None
         out["embedding"] = (n, feats)
-    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.BatchNorm"):
+    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.BatchNorm", "flax.linen.GroupNorm"):
         if any(k in args for k in ("reduction_axes", "feature_axes")) or args.get("axis", Const(-1)) != Const(-1):
             return None
         use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", not op.endswith("RMSNorm"))
