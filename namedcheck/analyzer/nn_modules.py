@@ -129,7 +129,12 @@ MODELLED = frozenset(
         *(f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")),
     }
 )
-_LINEN_FUN = "<linen>."  # bound helpers (not a module path)
+_LINEN_FUN = "<linen>."
+_METHODS = (
+    "init",
+    "apply",
+    "init_with_output",
+)  # a linen module's: run `__call__` (or `method=`) collecting  # bound helpers (not a module path)
 _FROZEN = {f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")}
 _STAX = "jax.example_libraries.stax."
 _STAX_FUN = "namedcheck.analyzer.nn_modules.stax_"
@@ -257,7 +262,7 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return got
     if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
         return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
-    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
+    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, TrainStateRef):
         if attr == "params":
@@ -406,7 +411,7 @@ def instance_attribute(recv: InstanceRef | BuildingRef, attr: str) -> Any:
         if attr in recv.cls.methods:
             return PartialRef(recv.cls.methods[attr], (recv,))
         return recv.cls.fields.get(attr, UNKNOWN)
-    if attr in ("apply", "init") and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
+    if attr in _METHODS and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
         return ModuleMethodRef(recv, attr)
     if attr == "bind" and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
         return PartialRef(QualRef(f"{_LINEN_FUN}bind"), (recv,))
@@ -529,7 +534,7 @@ def call_module_method(
     if not pos or not known:
         return UNKNOWN
     call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable", "method")}
-    c = _Collect(initializing=ref.name == "init", given=pos[0] if ref.name == "apply" else None)
+    c = _Collect(initializing=ref.name != "apply", given=pos[0] if ref.name == "apply" else None)
     f.an.log.models.append(c)
     try:
         if isinstance(ref.instance, LayerRef):
@@ -546,6 +551,8 @@ def call_module_method(
         c.unsure = True
     if ref.name == "init":
         return _variables(c, node)
+    if ref.name == "init_with_output":  # (the output, the variables)
+        return Seq((out, _variables(c, node)))
     given = _params_in(pos[0])
     if given is not None and not c.unsure:
         _check_params(f, c, given, node)

@@ -133,13 +133,21 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
 
 
 def attribute(recv: Any, attr: str) -> Any:
-    """`rngs.params` (a stream: calling it gives a key); NotImplemented for another receiver."""
+    """`rngs.params` (a stream: calling it gives a key); an nnx layer's variables (`kernel`) and constructor
+    arguments (`out_features`); NotImplemented for another receiver."""
     if isinstance(recv, RngsRef):
         if attr in recv.streams or (recv.default and not attr.startswith("_") and attr not in _RNGS_METHODS):
             return PartialRef(QualRef(f"{_FUN}key"))
         return UNKNOWN
     if isinstance(recv, GraphDefRef):
         return UNKNOWN
+    if isinstance(recv, LayerRef) and recv.op.startswith(NNX):  # `model.linear.kernel[...]`, `.out_features`
+        made = layer_variables(recv)
+        if made is not None and attr in made:
+            return made[attr][1]
+        ctor = dict(recv.ctor)
+        if attr in ctor and attr != "rngs":
+            return ctor[attr]
     return NotImplemented
 
 

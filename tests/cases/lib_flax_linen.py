@@ -109,3 +109,20 @@ group_norm = nn.GroupNorm(num_groups=4)
 group_vars = group_norm.init(key, jnp.ones((2, 6, 8)))
 group_scale = group_vars["params"]["scale"]  # reveal: f32[(8,)]
 grouped = group_norm.apply(group_vars, jnp.ones((3, 5, 8)))  # reveal: f32[(3, 5, 8)]
+
+
+class Stem(nn.Module):
+    @nn.compact
+    def __call__(self, x):
+        x = nn.Conv(16, (7, 7), (2, 2), padding=[(3, 3), (3, 3)])(x)
+        x = nn.Conv(16, (3, 3), strides=2)(x)
+        x = nn.max_pool(x, (3, 3), strides=(2, 2), padding="SAME")
+        y = nn.Conv(8, (3, 3), padding="VALID")(x)
+        return nn.avg_pool(y, (2, 2), strides=(2, 2))
+
+
+stem = Stem()
+stem_vars = stem.init(key, jnp.ones((1, 32, 32, 3)))
+stem_out = stem.apply(stem_vars, jnp.ones((2, 32, 32, 3)))  # reveal: f32[(2, 1, 1, 8)]
+strided = nn.Conv(4, (3, 3), strides=(2, 2)).init_with_output(key, jnp.ones((1, 9, 9, 2)))[0]  # reveal: f32[(1, 5, 5, 4)]
+pooled = nn.max_pool(jnp.ones((4, 10, 10, 3)), (2, 2), strides=(2, 2))  # reveal: f32[(4, 5, 5, 3)]

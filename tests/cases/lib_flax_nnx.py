@@ -95,3 +95,7 @@ h0 = state0[1]  # reveal: f32[(4, 10)]
 lstm_y = lstm_out  # reveal: f32[(4, 10)]
 lstm_bad = lstm(state0, jnp.ones((4, 5)))  # expect: NC203
 causal_nnx = nnx.make_causal_mask(jnp.ones((3, 6)))  # reveal: f32[(3, 1, 6, 6)]
+dense = nnx.Linear(3, 7, rngs=rngs)
+dense_kernel = dense.kernel[...]  # reveal: f32[(3, 7)]
+dense_bias = model.proj.bias.value  # reveal: f32[(32,)]
+widened = jnp.zeros((2, dense.out_features))  # reveal: f32[(2, 7)]

@@ -172,19 +172,91 @@ def linen_conv(call: Call) -> Any:
 
 
 def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> ArrayType:
-    """Same-padded, unit-stride convolutions keep the spatial dims; others leave them unknown."""
+    """Spatial sizes from the window, strides and padding (`window_out`); a size they do not decide is unknown."""
     kernel = literal(call.get("kernel_size"))
     kernel = kernel if isinstance(kernel, tuple) else (kernel,)
     if not all(isinstance(k, int) for k in kernel) or len(x.shape) < len(kernel) + 1:
         raise Unprovable
     if in_features is not None:
         _features_in(call, x, in_features, "in_features")
-    padding = literal(call.get("padding", Const("SAME")))
-    strides = literal(call.get("strides", Const(1)))
-    same = padding == "SAME" and strides in (1, None, (1,) * len(kernel))
     n = len(kernel)
-    spatial = x.shape[-n - 1 : -1] if same else (None,) * n
+    padding = _pads(_literal_or_none(call.args.get("padding", Const("SAME"))), n)
+    strides = _per_axis(call.args.get("strides", Const(1)), n)
+    dilation = _per_axis(call.args.get("kernel_dilation", Const(1)), n)
+    plain = _per_axis(call.args.get("input_dilation", Const(1)), n) == (1,) * n
+    spatial = tuple(
+        window_out(d, (k - 1) * r + 1, s, p) if plain and s and r else None
+        for d, k, s, r, p in zip(x.shape[-n - 1 : -1], kernel, strides or (None,) * n, dilation or (None,) * n, padding)
+    )
     return ArrayType.make(_out_dtype(call, x), (*x.shape[: -n - 1], *spatial, features))
+
+
+def _literal_or_none(v: Any) -> Any:
+    try:
+        return literal(v) if v is not None else None
+    except NotLiteral:
+        return None
+
+
+def _pads(padding: Any, n: int) -> tuple[Any, ...]:
+    """Per spatial axis: 'SAME', 'VALID' or a (low, high) pair (an int: both sides); None where not known."""
+    if isinstance(padding, str):
+        return (padding,) * n
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return ((padding, padding),) * n
+    if isinstance(padding, tuple) and len(padding) == n:
+        pairs = tuple((p, p) if isinstance(p, int) else p for p in padding)
+        if all(isinstance(p, tuple) and len(p) == 2 and all(isinstance(i, int) for i in p) for p in pairs):
+            return pairs
+    return (None,) * n
+
+
+def _per_axis(v: Any, n: int) -> tuple[int, ...] | None:
+    """An int or n ints (None: one for each axis) -> n positive ints; None when not known."""
+    got = _literal_or_none(v)
+    got = (1,) * n if got is None and isinstance(v, Const) else got
+    got = (got,) * n if isinstance(got, int) and not isinstance(got, bool) else got
+    if not isinstance(got, tuple) or len(got) != n or not all(isinstance(i, int) and i > 0 for i in got):
+        return None
+    return got
+
+
+def window_out(d: Any, window: int, stride: int, padding: Any) -> Any:
+    """The output size of a window slid over a dimension of size `d`: `SAME` ceil(d / stride), `VALID`
+    (d - window) // stride + 1, a (low, high) pair (d + low + high - window) // stride + 1; None where not known (a
+    symbol that does not stay)."""
+    if padding == "SAME":
+        if stride == 1:
+            return d
+        return -(-d // stride) if isinstance(d, int) else None
+    if padding == "VALID":
+        if window == 1 and stride == 1:
+            return d
+        if isinstance(d, int) and d >= window:
+            return (d - window) // stride + 1
+    if isinstance(padding, tuple) and isinstance(d, int) and d + sum(padding) >= window:
+        return (d + sum(padding) - window) // stride + 1
+    return None
+
+
+@rule("flax.linen.max_pool", "flax.linen.avg_pool", "flax.linen.min_pool")
+def linen_pool(call: Call) -> Any:
+    """(*batch, *spatial, features) pooled over `window_shape`: the spatial sizes by `window_out`."""
+    x = _array(call, "inputs")
+    window = _literal_or_none(call.get("window_shape"))
+    if not isinstance(window, tuple) or not all(isinstance(w, int) and w > 0 for w in window):
+        raise Unprovable
+    n = len(window)
+    if len(x.shape) < n + 1:
+        raise Unprovable
+    strides = _per_axis(call.args.get("strides", Const(None)), n)
+    padding = _literal_or_none(call.args.get("padding", Const("VALID")))
+    if strides is None or padding not in ("SAME", "VALID"):
+        raise Unprovable
+    spatial = tuple(window_out(d, w, s, padding) for d, w, s in zip(x.shape[-n - 1 : -1], window, strides))
+    if padding == "VALID" and any(isinstance(d, int) and d < w for d, w in zip(x.shape[-n - 1 : -1], window)):
+        raise Unprovable  # a window larger than the input: not modelled
+    return ArrayType.make(x.dtype_code, (*x.shape[: -n - 1], *spatial, x.shape[-1]))
 
 
 @rule("flax.linen.make_attention_mask", "flax.nnx.make_attention_mask")
@@ -224,12 +296,11 @@ def lstm_cell(call: Call) -> Any:
     cell states its sizes (NC203 where `x` or `h` has another last dimension, as its Linear layers raise)."""
     carry = call.get("carry")
     x = _array(call, "inputs")
-    parts = carry.items if isinstance(carry, Seq) and len(carry.items) == 2 else ()
-    if not x.shape or not all(
-        isinstance(p, ArrayType) and p.shape and not p.has_ellipsis and not p.named for p in parts
-    ):
+    if not (isinstance(carry, Seq) and len(carry.items) == 2) or not x.shape:
         raise Unprovable
-    c, h = parts
+    c, h = carry.items
+    if not all(isinstance(p, ArrayType) and p.shape and not p.has_ellipsis and not p.named for p in (c, h)):
+        raise Unprovable
     if call.op.startswith("flax.nnx."):
         _features_in(call, x, _dim(call, "in_features"), "in_features")
         hidden = _dim(call, "hidden_features")
