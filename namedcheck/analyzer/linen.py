@@ -4,7 +4,8 @@ builds: `nn.apply(fn, module)` / `nn.init(fn, module)` (`fn` called with the mod
 a module class (a class of the same shapes, named as flax names it: `CheckpointBlock`, `JitBlock`) or of a method
 (the method), `flax.jax_utils.replicate` (a leading axis of the local device count on every leaf) /
 `unreplicate` (the first entry of every leaf but scalars), `flax.training.common_utils.shard` (the leading axis
-split into devices). NotImplemented for any other name."""
+split into devices), `nn.Sequential` (its output; the parameter names under it are not followed), an LSTM cell's
+`initialize_carry`. NotImplemented for any other name."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import mapcalls
+from namedcheck.analyzer import mapcalls, nnx
 from namedcheck.analyzer.refs import (
     ClassInfo,
     FuncRef,
@@ -34,7 +35,7 @@ _LIFTED_CLASS = {
     "flax.linen.jit": "Jit",
 }
 _REPLICATE = ("flax.jax_utils.replicate", "flax.jax_utils.unreplicate", "flax.training.common_utils.shard")
-MODELLED = frozenset({*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init"})
+MODELLED = frozenset({*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init", "flax.linen.Sequential"})
 
 
 def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -50,6 +51,15 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return UNKNOWN
         method = ModuleMethodRef(pos[1], name.rpartition(".")[2], pos[0])
         return PartialRef(method, (), tuple(kw.items()))
+    if name == "flax.linen.Sequential":
+        layers = pos[0] if len(pos) == 1 else kw.get("layers")
+        if not isinstance(layers, Seq) or layers.kind not in ("list", "tuple") or not layers.items:
+            return UNKNOWN
+        return PartialRef(QualRef("<linen>.sequential"), (layers,))
+    if name == "<linen>.sequential":
+        for run in f.an.log.models[-1:]:  # inside init / apply: flax names the layers under the Sequential's
+            run.unsure = True
+        return nnx.sequential(f, pos, kw, node)
     if name == "<linen>.initialize_carry":
         return _initial_carry(pos, kw)
     if name in _REPLICATE:

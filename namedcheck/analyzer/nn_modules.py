@@ -262,6 +262,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return got
     if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
         return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
+    if isinstance(recv, PartialRef) and recv.func == QualRef(f"{_LINEN_FUN}sequential") and attr in _METHODS:
+        return ModuleMethodRef(recv, attr)  # `nn.Sequential([...]).apply(variables, x)`
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, TrainStateRef):
@@ -539,6 +541,8 @@ def call_module_method(
     try:
         if isinstance(ref.instance, LayerRef):
             out = call_layer(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node) if fn is None else UNKNOWN
+        elif isinstance(ref.instance, PartialRef):  # nn.Sequential: its output (the names under it not followed)
+            out = f.call_value(ref.instance, pos[1:], call_kw, nodes[1:], kwl, node) if fn is None else UNKNOWN
         elif fn is None:
             out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
         else:  # `method=Model.encode`, `nn.apply(fn, model)`: called with the (set-up) module, in its scope

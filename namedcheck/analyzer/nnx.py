@@ -54,6 +54,7 @@ MODELLED = frozenset(
         "flax.nnx.List",
         "flax.nnx.Dict",
         "flax.nnx.data",
+        "flax.nnx.eval_shape",
     }
 )
 
@@ -103,7 +104,7 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return UNKNOWN
         return PartialRef(QualRef(f"{_FUN}sequential"), (Seq(tuple(pos)),))
     if name == f"{_FUN}sequential":
-        return _sequential(f, pos, kw, node)
+        return sequential(f, pos, kw, node)
     if name in ("flax.nnx.split", "flax.nnx.state"):
         if not pos or kw:
             return UNKNOWN
@@ -119,6 +120,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return GraphDefRef(pos[0]) if len(pos) == 1 and isinstance(pos[0], InstanceRef) else UNKNOWN
     if name == "flax.nnx.merge":
         return _merge(pos, kw)
+    if name == "flax.nnx.eval_shape" and pos:  # `nnx.eval_shape(lambda: Model(rngs=nnx.Rngs(0)))`: its shapes
+        return f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
     if name == "flax.nnx.update":
         return Const(None)
     if name == "flax.nnx.vmap":
@@ -136,6 +139,8 @@ def attribute(recv: Any, attr: str) -> Any:
     """`rngs.params` (a stream: calling it gives a key); an nnx layer's variables (`kernel`) and constructor
     arguments (`out_features`); NotImplemented for another receiver."""
     if isinstance(recv, RngsRef):
+        if attr in _SAMPLERS:  # `rngs.normal((2, 3))`: jax.random's with the next key
+            return PartialRef(QualRef(f"jax.random.{attr}"), (ArrayType(None, ()),))
         if attr in recv.streams or (recv.default and not attr.startswith("_") and attr not in _RNGS_METHODS):
             return PartialRef(QualRef(f"{_FUN}key"))
         return UNKNOWN
@@ -151,6 +156,9 @@ def attribute(recv: Any, attr: str) -> Any:
     return NotImplemented
 
 
+# jax.random's samplers an Rngs carries as methods (called with its next key)
+_SAMPLERS = {"bits", "uniform", "randint", "permutation", "choice", "normal", "truncated_normal", "bernoulli"}
+_SAMPLERS |= {"beta", "cauchy", "exponential", "gamma", "laplace", "logistic", "gumbel", "categorical", "rademacher"}
 _RNGS_METHODS = {"fork", "split", "items", "keys", "values", "replace", "key", "count", "with_keys", "reseed"}
 
 
@@ -161,8 +169,9 @@ def call(f: Any, func: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
     return NotImplemented
 
 
-def _sequential(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
-    """nnx.Sequential's call: the first layer gets the arguments, each next one the output (a tuple spread)."""
+def sequential(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """nnx's (and linen's) Sequential called: the first layer gets the arguments, each next one the output (a tuple
+    spread)."""
     layers = pos[0].items
     args, kwargs = list(pos[1:]), kw
     out: Any = UNKNOWN

@@ -126,3 +126,7 @@ stem_vars = stem.init(key, jnp.ones((1, 32, 32, 3)))
 stem_out = stem.apply(stem_vars, jnp.ones((2, 32, 32, 3)))  # reveal: f32[(2, 1, 1, 8)]
 strided = nn.Conv(4, (3, 3), strides=(2, 2)).init_with_output(key, jnp.ones((1, 9, 9, 2)))[0]  # reveal: f32[(1, 5, 5, 4)]
 pooled = nn.max_pool(jnp.ones((4, 10, 10, 3)), (2, 2), strides=(2, 2))  # reveal: f32[(4, 5, 5, 3)]
+
+head_net = nn.Sequential([nn.Dense(16), nn.relu, nn.Dense(3)])
+head_vars = head_net.init(key, jnp.ones((2, 5)))
+head_out = head_net.apply(head_vars, jnp.ones((4, 5)))  # reveal: f32[(4, 3)]

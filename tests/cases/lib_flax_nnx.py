@@ -99,3 +99,7 @@ dense = nnx.Linear(3, 7, rngs=rngs)
 dense_kernel = dense.kernel[...]  # reveal: f32[(3, 7)]
 dense_bias = model.proj.bias.value  # reveal: f32[(32,)]
 widened = jnp.zeros((2, dense.out_features))  # reveal: f32[(2, 7)]
+sampled = rngs.normal((2, 5))  # reveal: f32[(2, 5)]
+abstract = nnx.eval_shape(lambda: Classifier(12, 32, 5, rngs=nnx.Rngs(0)))
+abstract_kernel = nnx.state(abstract, nnx.Param)["proj"]["kernel"].value  # (a ShapeDtypeStruct: no reveal here)
+abstract_out = jax.eval_shape(lambda m, x: m(x), abstract, jnp.ones((3, 12)))
