@@ -13,7 +13,7 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import optax  # noqa: E402
 from flax import jax_utils  # noqa: E402
-from flax.training import train_state  # noqa: E402
+from flax.training import common_utils, train_state  # noqa: E402
 
 
 class Tower(nn.Module):
@@ -130,3 +130,7 @@ pooled = nn.max_pool(jnp.ones((4, 10, 10, 3)), (2, 2), strides=(2, 2))  # reveal
 head_net = nn.Sequential([nn.Dense(16), nn.relu, nn.Dense(3)])
 head_vars = head_net.init(key, jnp.ones((2, 5)))
 head_out = head_net.apply(head_vars, jnp.ones((4, 5)))  # reveal: f32[(4, 3)]
+jitted_tower = nn.jit(Tower)(width=24)
+jit_out = jitted_tower.apply(variables, jnp.ones((3, 10)))  # reveal: f32[(3, 4)]
+jit_bad = jitted_tower.apply(variables, jnp.ones((3, 12)))  # expect: NC305
+batch_shards = common_utils.shard(jnp.ones((16, 10)))  # reveal: f32[(8, 2, 10)]

@@ -103,3 +103,6 @@ sampled = rngs.normal((2, 5))  # reveal: f32[(2, 5)]
 abstract = nnx.eval_shape(lambda: Classifier(12, 32, 5, rngs=nnx.Rngs(0)))
 abstract_kernel = nnx.state(abstract, nnx.Param)["proj"]["kernel"].value  # (a ShapeDtypeStruct: no reveal here)
 abstract_out = jax.eval_shape(lambda m, x: m(x), abstract, jnp.ones((3, 12)))
+group = nnx.GroupNorm(8, num_groups=4, rngs=rngs)
+grouped = group(jnp.ones((2, 5, 8)))  # reveal: f32[(2, 5, 8)]
+group_scale = nnx.state(group)["scale"][...]  # reveal: f32[(8,)]
