@@ -1,15 +1,15 @@
-"""Which calls into a library real code makes most, and whether namedcheck models each.
+"""Which calls of a library real code makes most, and which of them namedcheck models.
 
-    python bench/library_calls.py --prefix flax. --codebase flax PATH... [--exclude GLOB ...] [--top 60] [--format text|json]
+    python bench/library_calls.py --prefix equinox --prefix diffrax TREE [TREE ...] [--top 40] [--json]
 
-Every `.py` file under the paths is parsed (never run); each call whose callee resolves through the file's imports
-to a name under a prefix (`nn.Dense(...)` with `import flax.linen as nn` -> `flax.linen.Dense`; a decorator without
-a call, `@nnx.jit`, counts as a call) is counted by that name. `--method NAME` also counts `x.NAME(...)` on any
-receiver, as `.NAME` (`self.param`, `state.apply_gradients`: methods a library's objects carry). A name is modelled
-when the checker's op table has a rule for it (`stubs/*.pyi`) or an analyzer module lists it (`MODELLED` of
-`analyzer/nn_modules.py`, `nnx.py`, `linen.py`, `haiku.py`, `optax.py`, `mapcalls.py`; initializers). The shape oracle's
-held-out files of each `--codebase` (`shape_oracle.HELD_OUT`, matched from any directory of a path down) are left
-out.
+Every `.py` file and notebook (`.ipynb`: its code cells, magics dropped) under the trees is parsed with `ast`
+(a file that does not parse is skipped and counted); imports are followed within the file (`import equinox as
+eqx`, `from equinox import nn`, `from diffrax import ODETerm`), and each call (and each decorator written without
+a call, `@eqx.filter_jit`, which is called on the function) whose callee resolves to a name under one of the
+prefixes is counted under that qualified name (`equinox.nn.Linear`). A name counts as modelled when namedcheck's
+op table has a rule for it (`engine/ops`: layers, ops and their aliases) or the analyzer handles it by name
+(`MODELLED` below and the library modules of `namedcheck/analyzer/`). Prints the table, most-called first, with
+the running share of the calls, and the share of calls modelled. Reusable for any library: pass its prefix.
 """
 
 from __future__ import annotations
@@ -17,66 +17,108 @@ from __future__ import annotations
 import argparse
 import ast
 import fnmatch
+import importlib
 import json
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from namedcheck.engine.names import canonical_name
+from namedcheck.engine.ops.registry import OPS
 
-from bench.shape_oracle import HELD_OUT  # noqa: E402
+# names the analyzer handles itself (transforms, trees, pytrees), beside the op table's rules
+_ANALYZER = frozenset(
+    """jax.jit jax.vmap jax.pmap jax.grad jax.value_and_grad jax.checkpoint jax.remat jax.eval_shape
+    jax.lax.scan jax.lax.cond jax.lax.switch jax.lax.fori_loop jax.lax.while_loop jax.lax.map
+    jax.tree.map jax.tree_util.tree_map jax.tree.leaves jax.tree_util.tree_leaves""".split()
+)
 
 
-def _dotted(node: ast.expr) -> list[str] | None:
-    parts: list[str] = []
+def analyzer_models(name: str) -> bool:
+    """Whether namedcheck follows a call of `name` (a qualified name as imported)."""
+    canon = canonical_name(name)
+    if canon in OPS or canon in _ANALYZER or ".initializers." in name:  # (initializers: InitializerRef)
+        return True
+    from namedcheck.analyzer import optax
+
+    if name.startswith("optax."):
+        short = name.rpartition(".")[2]
+        return short in optax.BUILDERS | optax.SCHEDULES | set(optax.WRAPPERS) | {"apply_updates", "chain"}
+    for module in _LIBRARY_MODULES:  # the analyzer's library modules that list the names they handle
+        try:
+            handled = importlib.import_module(f"namedcheck.analyzer.{module}").MODELLED
+        except (ImportError, AttributeError):
+            continue
+        if name in handled:
+            return True
+    return False
+
+
+_LIBRARY_MODULES = ("equinox", "diffrax", "nn_modules", "nnx", "linen")
+
+
+def sources(trees: list[Path]) -> Iterator[tuple[Path, str]]:
+    for tree in trees:
+        files = [tree] if tree.is_file() else sorted(tree.rglob("*"))
+        for p in files:
+            if p.suffix == ".py":
+                yield p, p.read_text(encoding="utf-8", errors="replace")
+            elif p.suffix == ".ipynb":
+                try:
+                    cells = json.loads(p.read_text(encoding="utf-8", errors="replace")).get("cells", [])
+                except (json.JSONDecodeError, AttributeError):
+                    continue
+                code = []
+                for c in cells:
+                    if c.get("cell_type") == "code":
+                        src = c.get("source", "")
+                        src = "".join(src) if isinstance(src, list) else str(src)
+                        code.extend(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!")))
+                yield p, "\n".join(code)
+
+
+def _dotted(node: ast.expr) -> str | None:
+    parts = []
     while isinstance(node, ast.Attribute):
         parts.append(node.attr)
         node = node.value
     if not isinstance(node, ast.Name):
         return None
     parts.append(node.id)
-    return parts[::-1]
+    return ".".join(reversed(parts))
 
 
-def _aliases(tree: ast.Module) -> dict[str, str]:
-    """Local name -> qualified name, from every import in the file (at any depth)."""
-    out: dict[str, str] = {}
+def calls_in(text: str, prefixes: tuple[str, ...]) -> Counter[str] | None:
+    """The library calls of one file by qualified name (None: the file does not parse)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    aliases: dict[str, str] = {}
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
-                    out[a.asname] = a.name
+                    aliases[a.asname] = a.name
                 else:
-                    out[a.name.split(".")[0]] = a.name.split(".")[0]
+                    top = a.name.split(".")[0]
+                    aliases[top] = top
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for a in node.names:
-                out[a.asname or a.name] = f"{node.module}.{a.name}"
-    return out
-
-
-def calls_in(text: str, prefixes: tuple[str, ...], methods: frozenset[str]) -> Counter[str]:
-    """The calls of one file's text under the prefixes (and of the methods), by name."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return Counter()
-    aliases = _aliases(tree)
-    got: Counter[str] = Counter()
+                aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+    counts: Counter[str] = Counter()
 
     def count(func: ast.expr) -> None:
-        parts = _dotted(func)
-        if parts is None:
-            if isinstance(func, ast.Attribute) and func.attr in methods:
-                got[f".{func.attr}"] += 1
+        dotted = _dotted(func)
+        if dotted is None:
             return
-        head = aliases.get(parts[0])
-        if head is not None:
-            name = ".".join([head, *parts[1:]])
-            if name.startswith(prefixes):
-                got[name] += 1
-                return
-        if len(parts) > 1 and parts[-1] in methods:
-            got[f".{parts[-1]}"] += 1
+        head, _, rest = dotted.partition(".")
+        if head not in aliases:
+            return
+        full = aliases[head] + (f".{rest}" if rest else "")
+        if full.split(".")[0] in prefixes:
+            counts[full] += 1
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
@@ -85,84 +127,51 @@ def calls_in(text: str, prefixes: tuple[str, ...], methods: frozenset[str]) -> C
             for d in node.decorator_list:
                 if not isinstance(d, ast.Call):
                     count(d)
-    return got
-
-
-def _held_out(path: str, codebases: set[str]) -> bool:
-    """Whether a held-out pattern of the codebases matches the path from some directory of it down."""
-    parts = path.split("/")
-    tails = ["/".join(parts[i:]) for i in range(len(parts))]
-    return any(fnmatch.fnmatch(t, pattern) for name, pattern in HELD_OUT if name in codebases for t in tails)
-
-
-def files(paths: list[Path], excludes: list[str], codebases: set[str]) -> list[Path]:
-    out: list[Path] = []
-    for root in paths:
-        found = [root] if root.is_file() else sorted(root.rglob("*.py"))
-        for p in found:
-            whole = p.as_posix()
-            if _held_out(whole, codebases):
-                continue
-            if any(fnmatch.fnmatch(whole, g) for g in excludes):
-                continue
-            out.append(p)
-    return out
-
-
-def modelled_names() -> set[str]:
-    """The names the checker models: its op table and the analyzer modules' `MODELLED` lists."""
-    from namedcheck.analyzer import haiku, linen, mapcalls, nn_modules, nnx, optax
-    from namedcheck.engine.stubs import op_table
-
-    names = set(op_table())
-    for mod in (nn_modules, nnx, linen, haiku, optax, mapcalls):
-        names |= set(getattr(mod, "MODELLED", ()))
-    return names
-
-
-def is_modelled(name: str, modelled: set[str]) -> bool:
-    from namedcheck.engine.names import canonical_name
-
-    if ".initializers." in name:  # initializers: called as `init(key, shape, dtype)`
-        return True
-    return name in modelled or canonical_name(name) in modelled
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="+", type=Path)
-    ap.add_argument("--prefix", action="append", required=True, help="qualified-name prefix, e.g. flax.")
-    ap.add_argument("--method", action="append", default=[], help="also count x.NAME(...) on any receiver")
-    ap.add_argument("--exclude", action="append", default=[], help="a glob over the file paths to leave out")
-    ap.add_argument("--codebase", action="append", default=[], help="whose held-out files to leave out, e.g. flax")
-    ap.add_argument("--top", type=int, default=60)
-    ap.add_argument("--format", choices=("text", "json"), default="text")
-    a = ap.parse_args(argv)
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("trees", nargs="+", type=Path)
+    ap.add_argument("--prefix", action="append", required=True, help="a library's top module (repeatable)")
+    ap.add_argument("--top", type=int, default=40)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--exclude", action="append", default=[], help="a glob over the paths to leave out (held out)")
+    args = ap.parse_args(argv)
+    prefixes = tuple(args.prefix)
     total: Counter[str] = Counter()
-    found = files(a.paths, a.exclude, set(a.codebase))
-    for p in found:
-        try:
-            text = p.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+    files = unparsed = 0
+    for path, text in sources(args.trees):
+        if any(fnmatch.fnmatch(path.as_posix(), g) for g in args.exclude):
             continue
-        total += calls_in(text, tuple(a.prefix), frozenset(a.method))
-    modelled = modelled_names()
-    rows = [(n, c, is_modelled(n, modelled)) for n, c in total.most_common()]
+        got = calls_in(text, prefixes)
+        if got is None:
+            unparsed += 1
+            continue
+        files += 1
+        total.update(got)
+    rows = [(name, n, analyzer_models(name)) for name, n in total.most_common()]
     calls = sum(total.values())
-    covered = sum(c for _, c, m in rows if m)
-    if a.format == "json":
-        doc = {"files": len(found), "calls": calls, "modelled": covered, "rows": rows}
-        print(json.dumps(doc, indent=1))
+    modelled = sum(n for _, n, m in rows if m)
+    if args.json:
+        print(json.dumps({"files": files, "unparsed": unparsed, "calls": calls, "modelled": modelled, "rows": rows}))
         return 0
+    print(f"{files} files ({unparsed} not parsed), {calls} calls into {', '.join(prefixes)}, {len(rows)} names")
+    print(f"{'name':<48} {'calls':>6} {'cum%':>6}  modelled")
+    run = 0
+    for name, n, m in rows[: args.top]:
+        run += n
+        print(f"{name:<48} {n:>6} {100 * run / max(calls, 1):>5.1f}%  {'yes' if m else '-'}")
+    share = 100 * modelled / max(calls, 1)
+    top = rows[: args.top]
+    top_calls = sum(n for _, n, _ in top)
+    top_mod = sum(n for _, n, m in top if m)
     print(
-        f"{len(found)} files, {calls} calls, {len(total)} names; modelled: {covered} calls "
-        f"({100 * covered / max(calls, 1):.1f}%)"
+        f"modelled: {modelled} of {calls} calls ({share:.1f}%); of the top {len(top)} names' calls: "
+        f"{100 * top_mod / max(top_calls, 1):.1f}%"
     )
-    print(f"{'calls':>6}  {'modelled':8}  name")
-    for n, c, m in rows[: a.top]:
-        print(f"{c:>6}  {'yes' if m else '-':8}  {n}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    sys.exit(main())

@@ -379,3 +379,49 @@ def test_prose_that_looks_like_an_import_is_no_module(tmp_path) -> None:
     (tmp_path / "model.py").write_text("import jax.numpy as jnp\n\nx = jnp.ones(3) + jnp.ones(4)\n")
     project_registry._PROJECTS.clear()
     assert [d.code for d in run_check([str(tmp_path / "model.py")], Config(), jobs=1)] == ["NC201"]
+
+
+def test_a_modelled_library_is_its_own_source_only_in_its_repository(tmp_path: Path) -> None:
+    """optax's package beside its pyproject.toml is the project's code (its tests reach its functions); a `jax` or
+    `optax` folder elsewhere (a tests folder's) is still the library the checker models."""
+    write(
+        tmp_path,
+        {
+            "repo/pyproject.toml": "[project]\nname = 'optax'\n",
+            "repo/optax/__init__.py": "",
+            "repo/jax/__init__.py": "",
+            "loose/optax/__init__.py": "",
+        },
+    )
+    repo = ProjectIndex([tmp_path / "repo"])
+    assert repo.has_top("optax.transform")
+    assert not repo.has_top("jax.numpy")  # jax is always the model
+    assert not ProjectIndex([tmp_path / "loose"]).has_top("optax")
+
+
+def test_a_library_test_reaches_the_library_source(tmp_path: Path) -> None:
+    """In a library's own repository a test's call reaches its function: a wrong shape there is reported in the
+    library's file, where the same program against the installed library meets the model."""
+    write(
+        tmp_path,
+        {
+            "setup.py": "",
+            "optax/__init__.py": "from optax.numerics import outer\n",
+            "optax/numerics.py": """
+                import jax.numpy as jnp
+
+
+                def outer(a, b):
+                    return jnp.dot(a, b)
+            """,
+            "tests/numerics_test.py": """
+                import jax.numpy as jnp
+                import optax
+
+
+                def test_outer():
+                    optax.outer(jnp.ones((3, 4)), jnp.ones((5, 2)))
+            """,
+        },
+    )
+    assert ("optax/numerics.py", 6, "NC203") in codes(tmp_path)

@@ -12,6 +12,7 @@ from namedcheck.analyzer import (
     classes,
     configs,
     entry,
+    equinox,
     haiku,
     iteration,
     jaxconfig,
@@ -227,7 +228,9 @@ class Calls(FrameState):
         if isinstance(func, GradRef):
             value = self.call_value(func.func, pos, kw, nodes, kwl, node)
             try:
-                g = grad_type(pos, literal(func.argnums))
+                g = equinox.gradient(pos, literal(func.argnums), func.filtered)  # modules: analyzer/equinox.py
+                if g is NotImplemented:
+                    g = grad_type(pos, literal(func.argnums))
             except NotLiteral:
                 g = UNKNOWN
             if func.has_aux:

@@ -43,12 +43,26 @@ _COPYING_DECORATORS = ("flax.struct.dataclass", "chex.dataclass", "chex.dataclas
 _FIELD_SPECIFIERS = {"flax.struct.field": ("pytree_node", False), "equinox.field": ("static", True)}
 
 
+# a base standing for a metaclass other than abc's: what reading the class's attributes gives is not its body's values
+CUSTOM_METACLASS = "<metaclass>"
+
+
+def _custom_metaclass(frame: Any, expr: cst.BaseExpression) -> bool:
+    v = frame.parent.ev(expr) if frame.parent is not None else UNKNOWN
+    return not (isinstance(v, QualRef) and canonical_name(v.name) in ("abc.ABCMeta", "type"))
+
+
 def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     """Fill `info` from the class statement: bases, whether calling it binds fields, field order and
     class-body defaults (evaluated in `frame`, the class body's scope, after it ran)."""
     bases: list[str] = []
     inherited: list[ClassInfo] = []
     opaque_base = False
+    if any(
+        k.keyword is not None and k.keyword.value == "metaclass" and _custom_metaclass(frame, k.value)
+        for k in c.keywords
+    ):
+        bases.append(CUSTOM_METACLASS)  # it may make the class body's names anything (an enumeration)
     for b in c.bases:
         if b.keyword is not None:
             continue

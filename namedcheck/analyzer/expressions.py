@@ -341,7 +341,7 @@ class Expressions(FrameState):
             return UNKNOWN
         if isinstance(recv, ClassInfo):  # `Layer.abstract(cfg)`, `cls.init(key, cfg)`, `Config.VOCAB`
             return classes.class_attribute(recv, attr)
-        special = nn_modules.other_attribute(recv, attr)  # `nn.Dense(3).init`, `state.params`
+        special = nn_modules.other_attribute(recv, attr, self)  # `nn.Dense(3).init`, `state.params`
         if special is not NotImplemented:
             return special
         if isinstance(recv, NumberInfo):  # `jnp.finfo(dtype).min`: a scalar of that dtype

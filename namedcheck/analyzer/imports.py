@@ -48,7 +48,7 @@ class ProjectIndex:
         hit = self._tops.get(top)
         if hit is None:
             hit = any((r / f"{top}.py").is_file() or (r / top).is_dir() for r in self.roots) and not _shadows_library(
-                top
+                top, self.roots
             )
             self._tops[top] = hit
         return hit
@@ -150,9 +150,23 @@ _LIBRARIES = {
 }
 
 
-def _shadows_library(top: str) -> bool:
-    """A project directory named like a library it uses is not taken for it (`jax` under a tests dir)."""
-    return top in _LIBRARIES
+# libraries the checker knows by models (analyzer/optax.py, haiku.py, the equinox layers) whose own source is analysed
+# as the project's code when the checked tree is that library: its tests then reach into its functions
+_OWN_SOURCE = {"equinox", "optax", "haiku"}
+_PROJECT_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
+
+
+def _shadows_library(top: str, roots: list[Path]) -> bool:
+    """A project directory named like a library it uses is not taken for it (`jax` under a tests dir), unless it is
+    that library's own source: a package of one of `_OWN_SOURCE` at the root of a project (beside its
+    pyproject.toml or setup.py)."""
+    if top not in _LIBRARIES:
+        return False
+    if top in _OWN_SOURCE:
+        return not any(
+            _is_file(r / top / "__init__.py") and any(_is_file(r / m) for m in _PROJECT_FILES) for r in roots
+        )
+    return True
 
 
 def absolute_import(module: str | None, level: int, current: str, is_package: bool) -> str | None:

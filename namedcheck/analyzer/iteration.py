@@ -248,9 +248,10 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
     if name == "builtins.sum" and 1 <= len(pos) <= 2 and not kw:
         return _sum(f, pos, node)
     if name in _TREE_MAP:
-        if len(pos) < 2 or set(kw) - {"is_leaf"} or kw.get("is_leaf", Const(None)) != Const(None):
+        if len(pos) < 2 or set(kw) - {"is_leaf"}:
             return UNKNOWN
-        return tree_map(f, pos[0], pos[1], pos[2:], node)
+        is_leaf = kw.get("is_leaf", Const(None))
+        return tree_map(f, pos[0], pos[1], pos[2:], node, is_leaf=None if is_leaf == Const(None) else is_leaf)
     if name in _TREE_LEAVES | _TREE_FLATTEN and len(pos) == 1 and not kw:
         leaves = tree_leaves(pos[0])
         out = Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
@@ -494,20 +495,37 @@ def _is_leaf(v: Any) -> bool:
 
 
 def tree_map(
-    f: FrameState, fn: Any, first: Any, rest: list[Any], node: cst.CSTNode, work: list[int] | None = None
+    f: FrameState,
+    fn: Any,
+    first: Any,
+    rest: list[Any],
+    node: cst.CSTNode,
+    work: list[int] | None = None,
+    is_leaf: Any = None,
 ) -> Any:
-    """`jax.tree.map(fn, first, *rest)` over known trees: `fn` called leaf by leaf (Unknown past
-    `MAX_TREE_NODES` nodes: a tree built by doubling shares its subtrees, 2**40 leaves in 40 lines)."""
+    """`jax.tree.map(fn, first, *rest, is_leaf=is_leaf)` over known trees: `fn` called leaf by leaf (Unknown past
+    `MAX_TREE_NODES` nodes: a tree built by doubling shares its subtrees, 2**40 leaves in 40 lines). `is_leaf` is
+    asked of every node that is not an array or a number: a node it says is a leaf is given to `fn` whole, and one
+    it gives no known answer for makes the result Unknown."""
     work = [0] if work is None else work
     work[0] += 1
     if work[0] > MAX_TREE_NODES:
         return UNKNOWN
     f.an.checkpoint()
+    if is_leaf is not None and not _is_leaf(first):
+        verdict = f.call_value(is_leaf, [first], {}, [None], {}, node)
+        if not (isinstance(verdict, Const) and isinstance(verdict.value, bool)):
+            return UNKNOWN
+        if verdict.value:
+            return f.call_value(fn, [first, *rest], {}, [None] * (1 + len(rest)), {}, node)
     if isinstance(first, Seq) and first.kind != "dict":
         if not all(isinstance(t, Seq) and t.kind != "dict" and len(t.items) == len(first.items) for t in rest):
             return UNKNOWN
         return Seq(
-            tuple(tree_map(f, fn, item, [t.items[i] for t in rest], node, work) for i, item in enumerate(first.items)),
+            tuple(
+                tree_map(f, fn, item, [t.items[i] for t in rest], node, work, is_leaf)
+                for i, item in enumerate(first.items)
+            ),
             first.kind,
         )
     if isinstance(first, Seq):  # a dict: matched by key
@@ -519,7 +537,7 @@ def tree_map(
                 isinstance(t, Seq) and t.kind == "dict" and len(t.items) == len(first.items) for t in rest
             ):
                 return UNKNOWN
-            out.append(Seq((key, tree_map(f, fn, value, others, node, work))))
+            out.append(Seq((key, tree_map(f, fn, value, others, node, work, is_leaf))))
         return Seq(tuple(out), "dict")
     if isinstance(first, Const) and first.value is None:
         return first  # None is an empty subtree
@@ -531,7 +549,8 @@ def tree_map(
         if children is None or any(o is None for o in others):
             return UNKNOWN
         mapped = {
-            name: tree_map(f, fn, value, [dict(o or ())[name] for o in others], node, work) for name, value in children
+            name: tree_map(f, fn, value, [dict(o or ())[name] for o in others], node, work, is_leaf)
+            for name, value in children
         }
         return classes.with_children(first, mapped)
     if not _is_leaf(first):

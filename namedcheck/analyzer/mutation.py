@@ -203,6 +203,8 @@ def _unsafe_names(body: cst.CSTNode, names: set[str], func: FuncRef, active: fro
     while stack and unsafe != names:
         node, ancestors, nested = stack.pop()
         if isinstance(node, cst.Name) and node.value in names and node.value not in unsafe:
+            if _not_a_reference(node, ancestors):
+                continue  # `jax.tree.map` names no parameter `tree`; nor does a keyword `f(tree=...)`
             if nested or not _safe_use(node, ancestors, func, active):
                 unsafe.add(node.value)  # a closure over it, or a use that may mutate it
             continue
@@ -210,6 +212,14 @@ def _unsafe_names(body: cst.CSTNode, names: set[str], func: FuncRef, active: fro
         for child in _children(node):
             stack.append((child, (*ancestors, node), inner))
     return frozenset(unsafe)
+
+
+def _not_a_reference(node: cst.Name, ancestors: tuple[cst.CSTNode, ...]) -> bool:
+    """A name that reads no variable: an attribute's name (`x.tree`), a call's keyword (`f(tree=...)`)."""
+    parent = ancestors[-1] if ancestors else None
+    return (isinstance(parent, cst.Attribute) and parent.attr is node) or (
+        isinstance(parent, cst.Arg) and parent.keyword is node
+    )
 
 
 def _param_name(func: FuncRef, index: int | None, keyword: str | None) -> str | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, linen, nnx, optax, origins
+from namedcheck.analyzer import causes, classes, diffrax, equinox, linen, nnx, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
@@ -30,6 +30,7 @@ from namedcheck.analyzer.sizes import size_arguments
 from namedcheck.engine.algebra import differ, fmt_shape
 from namedcheck.engine.codes import NC305
 from namedcheck.engine.errors import RuleError
+from namedcheck.engine.maps import X64
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, layer_stats, stax_apply, stax_init
@@ -51,6 +52,9 @@ _SIZE_PARAMS = {
     "out_size",
     "embedding_size",
     "width_size",
+    "input_size",
+    "hidden_size",
+    "query_size",
 }
 
 
@@ -239,6 +243,14 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         and (got := nnx.library_call(f, name, pos, kw, node)) is not NotImplemented
     ):
         return got
+    if name.startswith(("equinox.", "<equinox>.")):  # filter_vmap, tree_at, partition, ... (analyzer/equinox.py)
+        done = equinox.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
+    if name.startswith(("diffrax.", "<diffrax>.")):  # terms, SaveAt, diffeqsolve (analyzer/diffrax.py)
+        done = diffrax.call(f, name, pos, kw, node)
+        if done is not NotImplemented:
+            return done
     if name == f"{_TRAIN_STATE}.create":
         return TrainStateRef(kw["params"], kw.get("apply_fn", UNKNOWN)) if "params" in kw and not pos else UNKNOWN
     if name in (f"{_TRAIN_STATE}.apply_gradients", f"{_TRAIN_STATE}.replace"):
@@ -255,7 +267,7 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     return NotImplemented
 
 
-def other_attribute(recv: Any, attr: str) -> Any:
+def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
     """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
     `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
     if (got := nnx.attribute(recv, attr)) is not NotImplemented:  # `rngs.params`
@@ -266,6 +278,10 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return ModuleMethodRef(recv, attr)  # `nn.Sequential([...]).apply(variables, x)`
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
+    if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
+        return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
+    if isinstance(recv, equinox.Stacked):  # an ensemble's `weight`: the copies' axis in front
+        return equinox.stacked_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
     if isinstance(recv, TrainStateRef):
         if attr == "params":
             return recv.params
@@ -276,6 +292,8 @@ def other_attribute(recv: Any, attr: str) -> Any:
         return UNKNOWN
     if (method := optax.attribute(recv, attr)) is not NotImplemented:  # `tx.init`, `tx.update`
         return method
+    if (got := diffrax.attribute(recv, attr)) is not NotImplemented:  # `sol.ys`, `sol.ts`
+        return got
     if isinstance(recv, ClassInfo) and attr == "create" and _TRAIN_STATE in recv.bases:
         return QualRef(f"{_TRAIN_STATE}.create")
     return NotImplemented

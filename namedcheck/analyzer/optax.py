@@ -2,7 +2,7 @@
 `optax.inject_hyperparams(optax.adamw)(...)`) is a value whose `init(params)` is a state mirroring the parameters
 and whose `update(grads, state, params)` gives updates shaped like `grads` (optax's transformations keep every
 leaf's shape) and the next state; `optax.apply_updates(params, updates)` adds them leaf by leaf, as
-`p + u` cast to `p`'s dtype (NC201 where a pair does not broadcast); a schedule called with a step is a scalar
+`p + u` cast to `p`'s dtype (NC201 where a pair does not broadcast); a schedule called with a step has the step's shape
 (`constant_schedule(v)` is `v`). The state's own structure (moments, counters, `hyperparams`) is not modelled:
 reading it is Unknown. A transformation written by the program (`optax.GradientTransformation(init, update)`,
 `optax.stateless(f)`, `multi_transform`) is not modelled either."""
@@ -14,8 +14,8 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins
-from namedcheck.analyzer.refs import PartialRef, QualRef
+from namedcheck.analyzer import equinox, origins
+from namedcheck.analyzer.refs import InstanceRef, PartialRef, QualRef
 from namedcheck.engine.algebra import broadcast_shapes
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import X64
@@ -100,8 +100,8 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
     """An optax call's value; NotImplemented for a name this module does not model."""
     if name.startswith(_METHOD):
         return _method(f, name[len(_METHOD) :], pos, kw)
-    if name == _SCHEDULE_VALUE:  # a schedule's value at a step: a scalar (its dtype follows the step's)
-        return ArrayType(None, ())
+    if name == _SCHEDULE_VALUE:  # a schedule's value at a step: the step's shape (a scalar for a count, a vector
+        return _schedule_value(_arg(pos, kw, "count"))  # for an array of steps); its dtype is not modelled
     if name == _CONSTANT_VALUE:
         return pos[0] if pos else UNKNOWN
     short = _short(name)
@@ -130,6 +130,15 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
     return NotImplemented
 
 
+def _schedule_value(step: Any) -> Any:
+    """A schedule at `step`: optax's schedules are elementwise in the step, so the value has the step's shape."""
+    if isinstance(step, Const) and isinstance(step.value, int):
+        return ArrayType(None, ())
+    if isinstance(step, ArrayType) and not step.has_ellipsis:
+        return ArrayType(None, step.shape)
+    return UNKNOWN
+
+
 def attribute(recv: Any, attr: str) -> Any:
     """`tx.init`, `tx.update`, `ms.gradient_transformation` of an optimizer; any attribute of a state is Unknown.
     NotImplemented for anything else."""
@@ -155,7 +164,7 @@ def _method(f: Any, method: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         return UNKNOWN
     grads = _arg(args, kw, "updates")
     state = args[1] if len(args) > 1 else kw.get("state", UNKNOWN)
-    if not isinstance(grads, Seq | ArrayType):
+    if not isinstance(grads, Seq | ArrayType | InstanceRef):
         return UNKNOWN
     known_f32 = f.env.flag(X64) is False  # without 64-bit types, float32 updates stay float32
     manual = bool(f.env.manual)  # inside shard_map the state's moments may vary over more axes than `grads`
@@ -167,7 +176,8 @@ def _method(f: Any, method: str, pos: list[Any], kw: dict[str, Any]) -> Any:
         made = ArrayType.make(dtype, leaf.shape, leaf.named_shape)
         return made.with_varying(leaf.varying, exact=leaf.vary_exact and not manual)
 
-    updates = map_leaves(grads, like)
+    # an equinox module's gradients (a built pytree instance): the same module, leaf by leaf
+    updates = equinox.leafwise(grads, like) if isinstance(grads, InstanceRef) else map_leaves(grads, like)
     return Seq((updates, state if isinstance(state, OptState) else UNKNOWN), "tuple")
 
 

@@ -152,12 +152,14 @@ class PartialRef:
 
 @dataclass(frozen=True, slots=True)
 class GradRef:
-    """`jax.grad(f, argnums)` or `jax.value_and_grad(f, argnums)`."""
+    """`jax.grad(f, argnums)` or `jax.value_and_grad(f, argnums)`; `filtered`: equinox's `filter_grad` /
+    `filter_value_and_grad` (the first argument's floating arrays differentiated, None at every other leaf)."""
 
     func: Any
     argnums: Any = 0
     with_value: bool = False
     has_aux: bool = False
+    filtered: bool = False
 
 
 @dataclass(frozen=True, slots=True)

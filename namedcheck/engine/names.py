@@ -107,8 +107,6 @@ _OP_ALIASES.update(
         "flax.nnx.grad": "jax.grad",
         "flax.nnx.jit": "jax.jit",
         "equinox.filter_jit": "jax.jit",
-        "equinox.filter_value_and_grad": "jax.value_and_grad",
-        "equinox.filter_grad": "jax.grad",
     }
 )
 

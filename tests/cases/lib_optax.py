@@ -114,3 +114,13 @@ injected()
 low_precision()
 constant()
 broadcast_update()
+
+
+def schedule_over_steps():
+    """optax's schedules are elementwise in the step: an array of steps gives an array of values."""
+    schedule = optax.cosine_decay_schedule(0.1, decay_steps=100)
+    values = schedule(jnp.array([0, 10, 50, 75]))  # reveal: Array[(4,)]
+    return values
+
+
+schedule_over_steps()

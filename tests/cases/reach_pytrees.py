@@ -196,3 +196,34 @@ def wrong_named_tuple_replace():
     batch = Batch(jnp.ones((8, 4)), jnp.zeros((8,), jnp.int32))
     batch = batch._replace(image=batch.image[:, :2])
     return batch.image @ jnp.ones((4, 5))  # expect: NC203
+
+
+def moments(updates, previous, decay):
+    """An optimizer's moment update, mapped with `is_leaf` so that a `None` update (a frozen parameter) stays None."""
+    return jax.tree.map(
+        lambda g, m: None if g is None else (1 - decay) * g + decay * m,
+        updates,
+        previous,
+        is_leaf=lambda x: x is None,
+    )
+
+
+def zeros_of(tree):
+    """Reads its argument through `jax.tree.map` (an attribute named like it, `jax.tree`, is no use of it)."""
+    return jax.tree.map(jnp.zeros_like, tree)
+
+
+def right_tree_map_is_leaf():
+    grads = {"w": jnp.ones((4, 3)), "frozen": None}
+    mu = moments(grads, {"w": jnp.zeros((4, 3)), "frozen": None}, 0.9)
+    w = mu["w"]  # reveal: f32[(4, 3)]
+    zeros = zeros_of(grads)
+    still = grads["w"]  # reveal: f32[(4, 3)]
+    return w, zeros, still
+
+
+def wrong_tree_map_is_leaf():
+    grads = {"w": jnp.ones((4, 3)), "frozen": None}
+    zeros_of(grads)
+    mu = moments(grads, {"w": jnp.zeros((4, 3)), "frozen": None}, 0.9)
+    return mu["w"] @ grads["w"]  # expect: NC203

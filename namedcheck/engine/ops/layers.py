@@ -21,7 +21,7 @@ from namedcheck.engine.codes import NC203
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.core import Call, Unprovable, rule
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.values import ArrayType, Const, NotLiteral, Seq, dim_of, literal
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 LAYERS: set[str] = set()  # op names that are layers: calling the name builds a layer, calling that applies it
 
@@ -392,7 +392,7 @@ def _eqx_size(call: Call, name: str) -> int | str:
     return _dim(call, name)
 
 
-def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
+def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str, arg: str = "x") -> None:
     want: tuple[Any, ...] = () if n == "scalar" else (n,)
     if len(x.shape) != len(want) or any(differ(a, b) for a, b in zip(x.shape, want)):
         hint = (
@@ -403,7 +403,7 @@ def _eqx_features(call: Call, x: ArrayType, n: int | str, what: str) -> None:
         raise RuleError(
             NC203,
             f"{_short(call.op)} built for {what}={n!r} takes one example of shape "
-            f"{fmt_shape(want)}; {call.label('x')} has shape {fmt_shape(x.shape)}",
+            f"{fmt_shape(want)}; {call.label(arg)} has shape {fmt_shape(x.shape)}",
             hint,
         )
 
@@ -441,7 +441,7 @@ def eqx_embedding(call: Call) -> Any:
     return ArrayType.make("f32", (_size(call, "embedding_size"),))
 
 
-@layer("equinox.nn.LayerNorm")
+@layer("equinox.nn.LayerNorm", "equinox.nn.RMSNorm")
 def eqx_layer_norm(call: Call) -> Any:
     x = _array(call, "x")
     shape = literal(call.get("shape"))
@@ -451,7 +451,7 @@ def eqx_layer_norm(call: Call) -> Any:
     if len(x.shape) != len(shape) or any(differ(a, b) for a, b in zip(x.shape, shape)):
         raise RuleError(
             NC203,
-            f"eqx.nn.LayerNorm built for shape {fmt_shape(shape)} gets {call.label('x')} of shape {fmt_shape(x.shape)}",
+            f"{_short(call.op)} built for shape {fmt_shape(shape)} gets {call.label('x')} of shape {fmt_shape(x.shape)}",
             "equinox layers are unbatched: map them with jax.vmap",
         )
     return x
@@ -489,6 +489,139 @@ def eqx_conv(call: Call) -> Any:
     padding = literal(call.get("padding", Const(0)))
     spatial = tuple(_conv_out(x.shape[1 + i], kernel[i], stride[i], dilation[i], _pad(padding, i, n)) for i in range(n))
     return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (c_out, *spatial))
+
+
+@layer(
+    "equinox.nn.ConvTranspose", "equinox.nn.ConvTranspose1d", "equinox.nn.ConvTranspose2d", "equinox.nn.ConvTranspose3d"
+)
+def eqx_conv_transpose(call: Call) -> Any:
+    """One example (in_channels, *spatial) -> (out_channels, *spatial'): with int padding, each spatial size is
+    (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1."""
+    x = _array(call, "x")
+    n = int(call.op[-2]) if call.op[-1] == "d" else _size(call, "num_spatial_dims")
+    c_in, c_out = _size(call, "in_channels"), _size(call, "out_channels")
+    if len(x.shape) != n + 1:
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} with {n} spatial dimension{'s' if n != 1 else ''} takes one example of rank {n + 1}; "
+            f"{call.label('x')} has shape {fmt_shape(x.shape)}",
+            "equinox layers are unbatched: map them over the batch with jax.vmap"
+            if len(x.shape) == n + 2
+            else "pass one example of shape (channels, *spatial)",
+        )
+    if literal(call.get("groups", Const(1))) == 1 and differ(x.shape[0], c_in):
+        raise RuleError(
+            NC203,
+            f"{_short(call.op)} built for in_channels={c_in} gets {call.label('x')} with {x.shape[0]} channels "
+            f"(shape {fmt_shape(x.shape)}; channels come first)",
+            f"build the layer with in_channels={x.shape[0]}, or check which array is passed",
+        )
+    kernel, stride, dilation = (
+        _per_dim(call, k, n, d) for k, d in (("kernel_size", None), ("stride", 1), ("dilation", 1))
+    )
+    extra = literal(call.get("output_padding", Const(0)))
+    extra = extra if isinstance(extra, tuple) else (extra,) * n
+    if len(extra) != n or not all(isinstance(e, int) and not isinstance(e, bool) and e >= 0 for e in extra):
+        raise Unprovable
+    padding = literal(call.get("padding", Const(0)))
+    spatial: list[int | None] = []
+    for i in range(n):
+        size = x.shape[1 + i]
+        pad = padding if isinstance(padding, int) and not isinstance(padding, bool) else None
+        if isinstance(padding, tuple) and len(padding) == n and isinstance(padding[i], int):
+            pad = padding[i]
+        if not isinstance(size, int) or pad is None:
+            spatial.append(None)
+            continue
+        spatial.append((size - 1) * stride[i] - 2 * pad + dilation[i] * (kernel[i] - 1) + extra[i] + 1)
+    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), (c_out, *spatial))
+
+
+@layer("equinox.nn.Dropout", "equinox.nn.PReLU")
+def eqx_same_shape(call: Call) -> Any:
+    """Elementwise layers: the input's shape (PReLU promotes to its float parameter's dtype)."""
+    x = _array(call, "x")
+    if call.op.endswith("Dropout"):
+        return x
+    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), x.shape)
+
+
+@layer("equinox.nn.GroupNorm")
+def eqx_group_norm(call: Call) -> Any:
+    """(channels, *spatial) -> the same shape; a channel count other than the one built for fails (equinox
+    broadcasts its per-channel weight against the input)."""
+    x = _array(call, "x")
+    if not x.shape:
+        raise Unprovable
+    channels = _optional_size(call, "channels")
+    affine = literal(call.get("channelwise_affine", Const(True)))
+    if channels is not None and affine is True and differ(x.shape[0], channels):
+        raise RuleError(
+            NC203,
+            f"eqx.nn.GroupNorm built for channels={channels} gets {call.label('x')} with {x.shape[0]} channels "
+            f"(shape {fmt_shape(x.shape)}; channels come first)",
+            "equinox layers are unbatched: map them with jax.vmap, or build the layer for these channels",
+        )
+    if call.args.get("state") is not None:
+        raise Unprovable  # `norm(x, state)`: (output, state)
+    return ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), x.shape)
+
+
+@layer("equinox.nn.MultiheadAttention")
+def eqx_attention(call: Call) -> Any:
+    """query (q_len, query_size), key (kv_len, key_size), value (kv_len, value_size) -> (q_len, output_size):
+    each input's last dimension is the size the layer was built for, key and value one length."""
+    q, k, v = _array(call, "query"), _array(call, "key_"), _array(call, "value")
+    q_size = _size(call, "query_size")
+    sizes = {"query": q_size}
+    for name, default in (("key_size", q_size), ("value_size", q_size), ("output_size", q_size)):
+        got = _optional_size(call, name)
+        sizes[name] = default if got is None else got
+    for arr, what, label in ((q, "query_size", "query"), (k, "key_size", "key_"), (v, "value_size", "value")):
+        want = sizes["query" if what == "query_size" else what]
+        if len(arr.shape) != 2:
+            raise RuleError(
+                NC203,
+                f"eqx.nn.MultiheadAttention takes one sequence of shape (length, {what}); {call.label(label)} has "
+                f"shape {fmt_shape(arr.shape)}",
+                "equinox layers are unbatched: map them over the batch with jax.vmap",
+            )
+        if differ(arr.shape[1], want):
+            raise RuleError(
+                NC203,
+                f"eqx.nn.MultiheadAttention built for {what}={want} gets {call.label(label)} with last dimension "
+                f"{arr.shape[1]} (shape {fmt_shape(arr.shape)})",
+                f"build the layer with {what}={arr.shape[1]}, or check which array is passed",
+            )
+    if differ(k.shape[0], v.shape[0]):
+        raise RuleError(
+            NC203,
+            f"eqx.nn.MultiheadAttention: {call.label('key_')} has length {k.shape[0]} but {call.label('value')} "
+            f"length {v.shape[0]} (equinox raises ValueError)",
+            "pass keys and values of one sequence",
+        )
+    return ArrayType.make(dtypes.materialize(dtypes.promote(q.dtype_code, "f32")), (q.shape[0], sizes["output_size"]))
+
+
+@layer("equinox.nn.BatchNorm")
+def eqx_batch_norm(call: Call) -> Any:
+    """`bn(x, state)` under a vmap naming `axis_name`: (the normalised x, the next state); the state's entries are
+    not modelled."""
+    x = _array(call, "x")
+    if not x.shape:
+        raise Unprovable
+    return Seq((ArrayType.make(dtypes.materialize(dtypes.promote(x.dtype_code, "f32")), x.shape), UNKNOWN), "tuple")
+
+
+@layer("equinox.nn.GRUCell", "equinox.nn.LSTMCell")
+def eqx_rnn_cell(call: Call) -> Any:
+    """`cell(input (input_size,), hidden)`: GRU's hidden (hidden_size,) in and out, LSTM's (h, c) pair."""
+    x = _array(call, "input")
+    n_in, n_hidden = _dim(call, "input_size"), _dim(call, "hidden_size")
+    _eqx_features(call, x, n_in, "input_size", "input")
+    dt = dtypes.materialize(dtypes.promote(x.dtype_code, "f32"))
+    out = ArrayType.make(dt, (n_hidden,))
+    return out if call.op.endswith("GRUCell") else Seq((out, out), "tuple")
 
 
 def _per_dim(call: Call, name: str, n: int, default: int | None) -> tuple[Any, ...]:
