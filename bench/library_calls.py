@@ -38,8 +38,8 @@ _ANALYZER = frozenset(
 def analyzer_models(name: str) -> bool:
     """Whether namedcheck follows a call of `name` (a qualified name as imported)."""
     canon = canonical_name(name)
-    if canon in OPS or canon in _ANALYZER or ".initializers." in name:  # (initializers: InitializerRef)
-        return True
+    if canon in OPS or canon in _stub_ops() or canon in _ANALYZER or ".initializers." in name:
+        return True  # (an op rule or stub, a name the analyzer resolves, an initializer)
     from namedcheck.analyzer import optax
 
     if name.startswith("optax."):
@@ -55,6 +55,17 @@ def analyzer_models(name: str) -> bool:
     return False
 
 
+def _stub_ops() -> frozenset[str]:
+    """The ops `stubs/*.pyi` declare (`nn.relu` is `jax.nn.relu`'s stub): the op table the analyzer loads."""
+    global _STUBS
+    if _STUBS is None:
+        from namedcheck.engine.stubs import op_table
+
+        _STUBS = frozenset(op_table())
+    return _STUBS
+
+
+_STUBS: frozenset[str] | None = None
 _LIBRARY_MODULES = ("equinox", "diffrax", "nn_modules", "nnx", "linen")
 
 
