@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import fnmatch
 import importlib
 import json
 import sys
@@ -37,8 +38,8 @@ _ANALYZER = frozenset(
 def analyzer_models(name: str) -> bool:
     """Whether namedcheck follows a call of `name` (a qualified name as imported)."""
     canon = canonical_name(name)
-    if canon in OPS or canon in _ANALYZER:
-        return True
+    if canon in OPS or canon in _stub_ops() or canon in _ANALYZER or ".initializers." in name:
+        return True  # (an op rule or stub, a name the analyzer resolves, an initializer)
     from namedcheck.analyzer import optax
 
     if name.startswith("optax."):
@@ -54,7 +55,18 @@ def analyzer_models(name: str) -> bool:
     return False
 
 
-_LIBRARY_MODULES = ("equinox", "diffrax")
+def _stub_ops() -> frozenset[str]:
+    """The ops `stubs/*.pyi` declare (`nn.relu` is `jax.nn.relu`'s stub): the op table the analyzer loads."""
+    global _STUBS
+    if _STUBS is None:
+        from namedcheck.engine.stubs import op_table
+
+        _STUBS = frozenset(op_table())
+    return _STUBS
+
+
+_STUBS: frozenset[str] | None = None
+_LIBRARY_MODULES = ("equinox", "diffrax", "nn_modules", "nnx", "linen")
 
 
 def sources(trees: list[Path]) -> Iterator[tuple[Path, str]]:
@@ -135,11 +147,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--prefix", action="append", required=True, help="a library's top module (repeatable)")
     ap.add_argument("--top", type=int, default=40)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--exclude", action="append", default=[], help="a glob over the paths to leave out (held out)")
     args = ap.parse_args(argv)
     prefixes = tuple(args.prefix)
     total: Counter[str] = Counter()
     files = unparsed = 0
-    for _, text in sources(args.trees):
+    for path, text in sources(args.trees):
+        if any(fnmatch.fnmatch(path.as_posix(), g) for g in args.exclude):
+            continue
         got = calls_in(text, prefixes)
         if got is None:
             unparsed += 1

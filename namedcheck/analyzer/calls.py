@@ -19,6 +19,7 @@ from namedcheck.analyzer import (
     mapcalls,
     mutation,
     nn_modules,
+    nnx,
     origins,
     placements,
     reveal,
@@ -274,6 +275,8 @@ class Calls(FrameState):
             return nn_modules.call_instance(self, func, pos, kw, nodes, kwl, node)
         if isinstance(func, ModuleMethodRef):  # `model.apply(params, x)`
             return nn_modules.call_module_method(self, func, pos, kw, nodes, kwl, node)
+        if (called := nnx.call(self, func, pos, kw, node)) is not NotImplemented:  # `rngs()`
+            return called
         if isinstance(func, DtypeRef) and len(pos) == 1 and isinstance(pos[0], Const) and not kw:
             if _is_array_scalar(node, pos[0].value, func.code):  # `jnp.float32(1.0)`: a 0-d array
                 return ArrayType.make(func.code, ())

@@ -98,6 +98,7 @@ _READ_ATTRS = {"shape", "dtype", "ndim", "size", "T", "keys", "values", "items",
 _COPYING = ("namedcheck.analyzer.iteration.", "dataclasses.replace")
 _NN_MODULES = "namedcheck.analyzer.nn_modules."  # stax's init_fun / apply_fun read their arguments
 _HAIKU = "<haiku>."  # a transformed pair's init / apply, a module's method, hk.Sequential
+_FLAX = ("<linen>.", "<nnx>.")  # a bound linen module, nnx.Sequential, an rng stream, nnx.vmap's traced function
 
 
 def mutable_args(func: Any, args: Any, lookup: Any) -> list[cst.Arg]:
@@ -138,7 +139,7 @@ def may_mutate(func: Any, index: int | None, keyword: str | None, active: frozen
     if isinstance(func, PartialRef):
         if isinstance(func.func, QualRef):
             return not func.func.name.startswith(
-                (*_COPYING, "flax.training.train_state.", _NN_MODULES, _HAIKU, "optax.")
+                (*_COPYING, "flax.training.train_state.", _NN_MODULES, _HAIKU, *_FLAX, "optax.")
             )
         if index is not None:
             index += len(func.args)

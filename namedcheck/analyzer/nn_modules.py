@@ -10,11 +10,12 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import causes, classes, diffrax, equinox, optax, origins
+from namedcheck.analyzer import causes, classes, diffrax, equinox, linen, nnx, optax, origins
 from namedcheck.analyzer.memo import memo_key
 from namedcheck.analyzer.refs import (
     BuildingRef,
     ClassInfo,
+    FuncRef,
     InitializerRef,
     InstanceRef,
     LayerRef,
@@ -32,13 +33,12 @@ from namedcheck.engine.errors import RuleError
 from namedcheck.engine.maps import X64
 from namedcheck.engine.names import canonical_name, short_name
 from namedcheck.engine.ops.elementwise import dtype_from_value
-from namedcheck.engine.ops.layers import STAX_SAME, layer_params, stax_apply, stax_init
+from namedcheck.engine.ops.layers import STAX_SAME, layer_params, layer_stats, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
 from namedcheck.engine.trees import map_leaves
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
-_PARAM_WRAPPERS = ("flax.nnx.Param", "flax.nnx.Variable", "flax.nnx.BatchStat", "flax.nnx.variablelib.Param")
 
 
 # Constructor parameters that are one size each: a value not known there is a symbol named after its source
@@ -107,9 +107,12 @@ def call_layer(
     c = _collecting(f)
     if c is not None and layer.op.startswith("flax.linen."):
         made = layer_params(layer.op, ctor, pos[0] if pos else UNKNOWN)
+        stats = layer_stats(layer.op, ctor, pos[0] if pos else UNKNOWN)
         with c.child(f, layer, layer.op.rpartition(".")[2], ctor.get("name")) as path:
             for k, v in (made or {}).items():  # a layer not modelled is left out of the tree (its name is counted)
                 c.params[(*path, k)] = v
+            for k, v in (stats or {}).items():
+                c.other.setdefault("batch_stats", {})[(*path, k)] = v
     same = bool(pos) and isinstance(pos[0], ArrayType) and isinstance(out, ArrayType) and pos[0].shape == out.shape
     if isinstance(out, ArrayType) and layer.node is not None and layer.node is not node and not same:
         out = origins.made_at(out, layer.node, short_name(layer.op))  # not a layer keeping the shape (dropout)
@@ -117,6 +120,25 @@ def call_layer(
 
 
 _TRAIN_STATE = "flax.training.train_state.TrainState"
+# the flax names this module interprets (bench/library_calls.py's "modelled"; layers are the op table's)
+MODELLED = frozenset(
+    {
+        "flax.linen.compact",
+        "flax.linen.Module",
+        f"{_TRAIN_STATE}.create",
+        ".param",
+        ".variable",
+        ".apply_gradients",
+        ".bind",
+        *(f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")),
+    }
+)
+_LINEN_FUN = "<linen>."
+_METHODS = (
+    "init",
+    "apply",
+    "init_with_output",
+)  # a linen module's: run `__call__` (or `method=`) collecting  # bound helpers (not a module path)
 _FROZEN = {f"flax.core.{m}{f}" for m in ("", "frozen_dict.") for f in ("freeze", "unfreeze", "FrozenDict")}
 _STAX = "jax.example_libraries.stax."
 _STAX_FUN = "namedcheck.analyzer.nn_modules.stax_"
@@ -210,6 +232,17 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
     NotImplemented for any other name."""
     if name.startswith((_STAX, _STAX_FUN)):
         return _stax(f, name, pos, node)
+    if name == f"{_LINEN_FUN}bind":
+        return linen.bind(pos[0], pos[1:], kw)
+    if name.startswith(("flax.linen.", "flax.jax_utils.", "flax.training.common_utils.", _LINEN_FUN)):
+        got = linen.library_call(f, name, pos, kw, node)
+        if got is not NotImplemented:
+            return got
+    if (
+        name.startswith(("flax.nnx.", "<nnx>."))
+        and (got := nnx.library_call(f, name, pos, kw, node)) is not NotImplemented
+    ):
+        return got
     if name.startswith(("equinox.", "<equinox>.")):  # filter_vmap, tree_at, partition, ... (analyzer/equinox.py)
         done = equinox.call(f, name, pos, kw, node)
         if done is not NotImplemented:
@@ -218,8 +251,6 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         done = diffrax.call(f, name, pos, kw, node)
         if done is not NotImplemented:
             return done
-    if name in _PARAM_WRAPPERS:
-        return pos[0] if pos and isinstance(pos[0], ArrayType) else UNKNOWN
     if name == f"{_TRAIN_STATE}.create":
         return TrainStateRef(kw["params"], kw.get("apply_fn", UNKNOWN)) if "params" in kw and not pos else UNKNOWN
     if name in (f"{_TRAIN_STATE}.apply_gradients", f"{_TRAIN_STATE}.replace"):
@@ -239,7 +270,13 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
 def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
     """`nn.Dense(3).init` / `.apply` of a linen layer; a TrainState's `params`, `apply_fn`, `apply_gradients`,
     `replace`; `create` of a TrainState subclass. NotImplemented for anything else."""
-    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in ("init", "apply"):
+    if (got := nnx.attribute(recv, attr)) is not NotImplemented:  # `rngs.params`
+        return got
+    if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
+        return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
+    if isinstance(recv, PartialRef) and recv.func == QualRef(f"{_LINEN_FUN}sequential") and attr in _METHODS:
+        return ModuleMethodRef(recv, attr)  # `nn.Sequential([...]).apply(variables, x)`
+    if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
         return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
@@ -268,35 +305,46 @@ def is_linen(cls: ClassInfo) -> bool:
 
 def self_param(f: Any, node: cst.Call) -> Any:
     """`self.param('w', init, shape[, dtype])` in a linen module: an array of that shape when `init` is a
-    library initializer (called as `init(key, shape, dtype)`); NotImplemented when not such a call."""
+    library initializer (called as `init(key, shape, dtype)`); another function is called as flax calls it,
+    `init(key, *init_args, **init_kwargs)`. `self.variable(...)`: `_self_variable`. NotImplemented when not such a
+    call."""
     func = node.func
-    if not (isinstance(func, cst.Attribute) and func.attr.value == "param"):
+    if not (isinstance(func, cst.Attribute) and func.attr.value in ("param", "variable")):
         return NotImplemented
     recv = f.ev(func.value)
     if not isinstance(recv, InstanceRef | BuildingRef) or not is_linen(recv.cls):
         return NotImplemented
+    if any(a.star for a in node.args):
+        for a in node.args:
+            f.ev(a.value)
+        causes.note(f, node, causes.UNREAD, f"self.{func.attr.value} with star arguments")
+        return UNKNOWN
+    if func.attr.value == "variable":
+        return _self_variable(f, node)
     # (name, init_fn, *init_args, unbox=True, **init_kwargs): a library initializer takes (key, shape, dtype)
-    args = [a.value for a in node.args if a.keyword is None and not a.star]
+    args = [a.value for a in node.args if a.keyword is None]
     keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    for i, k in enumerate(("name", "init_fn")):
+        if len(args) == i and k in keywords:
+            args.append(keywords.pop(k))
     if len(args) == 2 and "shape" in keywords:
         args.append(keywords.pop("shape"))
     if len(args) == 3 and "dtype" in keywords:
         args.append(keywords.pop("dtype"))
     keywords.pop("unbox", None)
-    if len(args) < 3 or len(args) > 4 or keywords or any(a.star for a in node.args):
+    if len(args) < 2:
         for a in node.args:
             f.ev(a.value)
-        causes.note(f, node, causes.UNREAD, "self.param with keyword or star arguments")
         return UNKNOWN
     init = args[1]
     init_head = init.func if isinstance(init, cst.Call) else init
-    head = f.ev(init_head)
+    head = f.ev(init_head) if isinstance(init_head, cst.Name | cst.Attribute) else None
+    library = isinstance(head, InitializerRef) or (isinstance(head, QualRef) and _initializer(head.name))
+    if not library or len(args) < 3 or len(args) > 4 or keywords:
+        return _called_init(f, node, args, keywords)
     shape = f.ev(args[2])
     dtype = f.ev(args[3]) if len(args) > 3 else None
-    library = isinstance(head, InitializerRef) or (isinstance(head, QualRef) and _initializer(head.name))
-    if not library or not isinstance(shape, Seq):
-        if not library:
-            causes.note(f, node, causes.UNREAD, "self.param initializer not a library one")
+    if not isinstance(shape, Seq):
         return UNKNOWN  # a parameter whose shape is not known: left out of the tree
     dims = tuple(_dim(v) for v in shape.items)
     # a dtype not known (a field set by an unknown `**cfg`) leaves the shape
@@ -304,11 +352,63 @@ def self_param(f: Any, node: cst.Call) -> Any:
     made = ArrayType.make(code, dims)
     if not code:
         causes.note(f, node, causes.UNREAD, "self.param dtype")
-    name = f.ev(args[0])
+    return _made_param(f, f.ev(args[0]), made)
+
+
+def _made_param(f: Any, name: Any, made: Any) -> Any:
     c = _collecting(f)
     if c is not None and isinstance(made, ArrayType) and isinstance(name, Const) and isinstance(name.value, str):
         c.params[(*c.path(), name.value)] = made
         c.unsure = c.unsure or bool(f.cond_depth or f.skip_depth)
+    return made if isinstance(made, ArrayType) else UNKNOWN
+
+
+def _called_init(f: Any, node: cst.Call, args: list[Any], keywords: dict[str, Any]) -> Any:
+    """`self.param('w', lambda key, shape: ..., (3, 4))`, `self.param('b', init, d, dtype=...)`: the initializer
+    called with a key (not known) and the other arguments, as flax calls it (flax checks the shape at `apply`)."""
+    name = f.ev(args[0])
+    init = f.ev(args[1])
+    rest = [f.ev(a) for a in args[2:]]
+    kw = {k: f.ev(v) for k, v in keywords.items()}
+    if not isinstance(init, FuncRef | PartialRef | InitializerRef):
+        causes.note(f, node, causes.UNREAD, "self.param initializer not known")
+        return UNKNOWN
+    made = f.call_value(init, [UNKNOWN, *rest], kw, [None, *args[2:]], {}, node)
+    return _made_param(f, name, made)
+
+
+def _self_variable(f: Any, node: cst.Call) -> Any:
+    """`self.variable('batch_stats', 'mean', init_fn, *init_args)`: while `init` runs, `init_fn(*init_args)` (kept
+    in that collection of the tree `init` returns); while `apply` runs, the array the given variables hold there;
+    Unknown elsewhere (a method analysed on its own: the variables given are not known). Its `.value` is the
+    array."""
+    args = [a.value for a in node.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+    for i, k in enumerate(("col", "name", "init_fn")):
+        if len(args) == i and k in keywords:
+            args.append(keywords.pop(k))
+    keywords.pop("unbox", None)
+    vals = [f.ev(a) for a in args]
+    kw = {k: f.ev(v) for k, v in keywords.items()}
+    c = _collecting(f)
+    if len(vals) < 3 or c is None or not all(isinstance(v, Const) and isinstance(v.value, str) for v in vals[:2]):
+        return UNKNOWN
+    col, name = vals[0].value, vals[1].value
+    path = (*c.path(), name)
+    if not c.initializing:
+        have = _lookup(c.given, col)
+        for part in path:
+            have = _lookup(have, part)
+        return have if isinstance(have, ArrayType) else UNKNOWN
+    made = f.call_value(vals[2], vals[3:], kw, [None, *args[3:]], {}, node)
+    if not isinstance(made, ArrayType):
+        c.unsure = True  # a variable not known: the collection's tree is not known
+        return UNKNOWN
+    if col == "params":
+        c.params[path] = made
+    else:
+        c.other.setdefault(col, {})[path] = made
+    c.unsure = c.unsure or bool(f.cond_depth or f.skip_depth)
     return made
 
 
@@ -331,8 +431,10 @@ def instance_attribute(recv: InstanceRef | BuildingRef, attr: str) -> Any:
         if attr in recv.cls.methods:
             return PartialRef(recv.cls.methods[attr], (recv,))
         return recv.cls.fields.get(attr, UNKNOWN)
-    if attr in ("apply", "init") and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
+    if attr in _METHODS and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
         return ModuleMethodRef(recv, attr)
+    if attr == "bind" and is_linen(recv.cls) and recv.values is not None and ("",) not in recv.cls.mutated:
+        return PartialRef(QualRef(f"{_LINEN_FUN}bind"), (recv,))
     if attr == "variant" and attr not in recv.cls.methods and any(b.startswith("chex.") for b in recv.cls.bases):
         return QualRef("chex.TestCase.variant")  # `self.variant(fn)` in a chex test case: fn, as a variant runs it
     return NotImplemented
@@ -446,23 +548,33 @@ def call_module_method(
     made here (a layer or parameter not modelled is left out); Unknown where a name may differ from flax's (a
     module made under a condition or in a loop not unrolled, one built and not called, a `name=` not known). `model.apply(variables,
     x)`: `__call__` on the inputs; a parameter the given tree holds with a shape other than the one this call makes
-    is NC305. `method=`: Unknown; `mutable=`: the output is Unknown (a pair)."""
-    if not pos or "method" in kw:
+    is NC305. `method=` (a method, its name, a function of the module) runs in place of `__call__`; `mutable=`: the
+    output is Unknown (a pair)."""
+    fn, known = linen.method_of(ref, kw)
+    if not pos or not known:
         return UNKNOWN
-    call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable")}
-    c = _Collect()
+    call_kw = {k: v for k, v in kw.items() if k not in ("rngs", "mutable", "method")}
+    c = _Collect(initializing=ref.name != "apply", given=pos[0] if ref.name == "apply" else None)
     f.an.log.models.append(c)
     try:
         if isinstance(ref.instance, LayerRef):
-            out = call_layer(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
-        else:
+            out = call_layer(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node) if fn is None else UNKNOWN
+        elif isinstance(ref.instance, PartialRef):  # nn.Sequential: its output (the names under it not followed)
+            out = f.call_value(ref.instance, pos[1:], call_kw, nodes[1:], kwl, node) if fn is None else UNKNOWN
+        elif fn is None:
             out = call_instance(f, ref.instance, pos[1:], call_kw, nodes[1:], kwl, node)
+        else:  # `method=Model.encode`, `nn.apply(fn, model)`: called with the (set-up) module, in its scope
+            inst = with_setup(f, ref.instance, node)
+            with c.child(f, ref.instance, inst.cls.name, dict(inst.values or ()).get("name"), inst):
+                out = f.call_value(fn, [inst, *pos[1:]], call_kw, [None, *nodes[1:]], kwl, node)
     finally:
         f.an.log.models.pop()
     if set(c.built) - c.applied:
         c.unsure = True
     if ref.name == "init":
         return _variables(c, node)
+    if ref.name == "init_with_output":  # (the output, the variables)
+        return Seq((out, _variables(c, node)))
     given = _params_in(pos[0])
     if given is not None and not c.unsure:
         _check_params(f, c, given, node)
@@ -470,12 +582,16 @@ def call_module_method(
 
 
 class _Collect:
-    """The parameters one `init` / `apply` makes, by path (those of layers not modelled are left out); the module
+    """The parameters (and other collections' variables) one `init` / `apply` makes, by path (those of layers not
+    modelled are left out); the module
     scopes being called (path, the names each has handed out per class, the submodules named so far); `unsure`
     when a name may be wrong."""
 
-    def __init__(self, unsure: bool = False) -> None:
+    def __init__(self, unsure: bool = False, initializing: bool = False, given: Any = None) -> None:
         self.params: dict[tuple[str, ...], ArrayType] = {}
+        self.other: dict[str, dict[tuple[str, ...], ArrayType]] = {}  # the other collections (`batch_stats`)
+        self.initializing = initializing
+        self.given = given  # the variables `apply` was given
         self.built: dict[int, Any] = {}  # submodules built during the run (kept alive), by id
         self.applied: set[int] = set()
         self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
@@ -531,23 +647,27 @@ def _attribute_name(owner: Any, obj: Any) -> str | None:
 
 
 def _variables(c: _Collect, node: cst.CSTNode) -> Any:
-    """`{'params': {...}}` from the collected parameters, each made at `node` (Unknown when unsure or empty)."""
+    """`{'params': {...}, 'batch_stats': {...}}` from the collected variables, each made at `node` (Unknown when
+    unsure or empty)."""
     if c.unsure or not c.params:
         return UNKNOWN
-    tree: dict[str, Any] = {}
-    for path, v in c.params.items():
-        at = tree
-        for part in path[:-1]:
-            nxt = at.setdefault(part, {})
-            if not isinstance(nxt, dict):
-                return UNKNOWN
-            at = nxt
-        at[path[-1]] = origins.made_at(v, node, "init")
+    collections = []
+    for col, made in (("params", c.params), *sorted(c.other.items())):
+        tree: dict[str, Any] = {}
+        for path, v in made.items():
+            at = tree
+            for part in path[:-1]:
+                nxt = at.setdefault(part, {})
+                if not isinstance(nxt, dict):
+                    return UNKNOWN
+                at = nxt
+            at[path[-1]] = origins.made_at(v, node, "init")
+        collections.append(Seq((Const(col), _seq(tree))))
+    return Seq(tuple(collections), "dict")
 
-    def seq(d: dict[str, Any]) -> Seq:
-        return Seq(tuple(Seq((Const(k), seq(v) if isinstance(v, dict) else v)) for k, v in d.items()), "dict")
 
-    return Seq((Seq((Const("params"), seq(tree))),), "dict")
+def _seq(d: dict[str, Any]) -> Seq:
+    return Seq(tuple(Seq((Const(k), _seq(v) if isinstance(v, dict) else v)) for k, v in d.items()), "dict")
 
 
 def _lookup(tree: Any, key: str) -> Any:

@@ -250,10 +250,12 @@ class BuildingRef:
 
 @dataclass(frozen=True, slots=True)
 class ModuleMethodRef:
-    """`model.apply` / `model.init` of a flax linen module instance (or of a library layer, `nn.Dense(3).init`)."""
+    """`model.apply` / `model.init` of a flax linen module instance (or of a library layer, `nn.Dense(3).init`);
+    `fn`: the function `nn.apply(fn, model)` / `nn.init(fn, model)` runs with the module in place of `__call__`."""
 
-    instance: InstanceRef | LayerRef
+    instance: InstanceRef | LayerRef | PartialRef
     name: str
+    fn: Any = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -96,6 +96,10 @@ for _lib in ("flax.linen", "flax.nnx"):
     ):
         _OP_ALIASES[f"{_lib}.{_fn}"] = _OP_ALIASES.get(f"jax.nn.{_fn}", f"jax.nn.{_fn}")
     _OP_ALIASES[f"{_lib}.tanh"] = "jax.numpy.tanh"
+# flax's pooling functions, where they are defined and as nnx publishes them
+for _fn in ("max_pool", "avg_pool", "min_pool"):
+    _OP_ALIASES[f"flax.linen.pooling.{_fn}"] = f"flax.linen.{_fn}"
+    _OP_ALIASES[f"flax.nnx.{_fn}"] = f"flax.linen.{_fn}"
 # the libraries' filtered transforms act as jax's on the arrays of their arguments
 _OP_ALIASES.update(
     {

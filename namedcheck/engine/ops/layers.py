@@ -133,11 +133,15 @@ def linen_embed(call: Call) -> Any:
     return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
-@layer("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout")
+@layer(
+    "flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.Dropout", "flax.linen.BatchNorm", "flax.linen.GroupNorm"
+)
 def linen_same_shape(call: Call) -> Any:
     x = _batched(call, "x" if "x" in call.args else "inputs")
     if call.op.endswith("Dropout"):
         return x
+    if call.op.endswith("BatchNorm") and literal(call.get("axis", Const(-1))) != -1:
+        raise Unprovable
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
 
@@ -168,19 +172,152 @@ def linen_conv(call: Call) -> Any:
 
 
 def _conv(call: Call, x: ArrayType, features: int, in_features: int | None) -> ArrayType:
-    """Same-padded, unit-stride convolutions keep the spatial dims; others leave them unknown."""
+    """Spatial sizes from the window, strides and padding (`window_out`); a size they do not decide is unknown."""
     kernel = literal(call.get("kernel_size"))
     kernel = kernel if isinstance(kernel, tuple) else (kernel,)
     if not all(isinstance(k, int) for k in kernel) or len(x.shape) < len(kernel) + 1:
         raise Unprovable
     if in_features is not None:
         _features_in(call, x, in_features, "in_features")
-    padding = literal(call.get("padding", Const("SAME")))
-    strides = literal(call.get("strides", Const(1)))
-    same = padding == "SAME" and strides in (1, None, (1,) * len(kernel))
     n = len(kernel)
-    spatial = x.shape[-n - 1 : -1] if same else (None,) * n
+    padding = _pads(_literal_or_none(call.args.get("padding", Const("SAME"))), n)
+    strides = _per_axis(call.args.get("strides", Const(1)), n)
+    dilation = _per_axis(call.args.get("kernel_dilation", Const(1)), n)
+    plain = _per_axis(call.args.get("input_dilation", Const(1)), n) == (1,) * n
+    spatial = tuple(
+        window_out(d, (k - 1) * r + 1, s, p) if plain and s and r else None
+        for d, k, s, r, p in zip(x.shape[-n - 1 : -1], kernel, strides or (None,) * n, dilation or (None,) * n, padding)
+    )
     return ArrayType.make(_out_dtype(call, x), (*x.shape[: -n - 1], *spatial, features))
+
+
+def _literal_or_none(v: Any) -> Any:
+    try:
+        return literal(v) if v is not None else None
+    except NotLiteral:
+        return None
+
+
+def _pads(padding: Any, n: int) -> tuple[Any, ...]:
+    """Per spatial axis: 'SAME', 'VALID' or a (low, high) pair (an int: both sides); None where not known."""
+    if isinstance(padding, str):
+        return (padding,) * n
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        return ((padding, padding),) * n
+    if isinstance(padding, tuple) and len(padding) == n:
+        pairs = tuple((p, p) if isinstance(p, int) else p for p in padding)
+        if all(isinstance(p, tuple) and len(p) == 2 and all(isinstance(i, int) for i in p) for p in pairs):
+            return pairs
+    return (None,) * n
+
+
+def _per_axis(v: Any, n: int) -> tuple[int, ...] | None:
+    """An int or n ints (None: one for each axis) -> n positive ints; None when not known."""
+    got = _literal_or_none(v)
+    got = (1,) * n if got is None and isinstance(v, Const) else got
+    got = (got,) * n if isinstance(got, int) and not isinstance(got, bool) else got
+    if not isinstance(got, tuple) or len(got) != n or not all(isinstance(i, int) and i > 0 for i in got):
+        return None
+    return got
+
+
+def window_out(d: Any, window: int, stride: int, padding: Any) -> Any:
+    """The output size of a window slid over a dimension of size `d`: `SAME` ceil(d / stride), `VALID`
+    (d - window) // stride + 1, a (low, high) pair (d + low + high - window) // stride + 1; None where not known (a
+    symbol that does not stay)."""
+    if padding == "SAME":
+        if stride == 1:
+            return d
+        return -(-d // stride) if isinstance(d, int) else None
+    if padding == "VALID":
+        if window == 1 and stride == 1:
+            return d
+        if isinstance(d, int) and d >= window:
+            return (d - window) // stride + 1
+    if isinstance(padding, tuple) and isinstance(d, int) and d + sum(padding) >= window:
+        return (d + sum(padding) - window) // stride + 1
+    return None
+
+
+@rule("flax.linen.max_pool", "flax.linen.avg_pool", "flax.linen.min_pool")
+def linen_pool(call: Call) -> Any:
+    """(*batch, *spatial, features) pooled over `window_shape`: the spatial sizes by `window_out`."""
+    x = _array(call, "inputs")
+    window = _literal_or_none(call.get("window_shape"))
+    if not isinstance(window, tuple) or not all(isinstance(w, int) and w > 0 for w in window):
+        raise Unprovable
+    n = len(window)
+    if len(x.shape) < n + 1:
+        raise Unprovable
+    strides = _per_axis(call.args.get("strides", Const(None)), n)
+    padding = _literal_or_none(call.args.get("padding", Const("VALID")))
+    if strides is None or padding not in ("SAME", "VALID"):
+        raise Unprovable
+    spatial = tuple(window_out(d, w, s, padding) for d, w, s in zip(x.shape[-n - 1 : -1], window, strides))
+    if padding == "VALID" and any(isinstance(d, int) and d < w for d, w in zip(x.shape[-n - 1 : -1], window)):
+        raise Unprovable  # a window larger than the input: not modelled
+    return ArrayType.make(x.dtype_code, (*x.shape[: -n - 1], *spatial, x.shape[-1]))
+
+
+@rule("flax.linen.make_attention_mask", "flax.nnx.make_attention_mask")
+def attention_mask(call: Call) -> Any:
+    """(..., q) and (..., k) -> (..., 1, q, k), with `extra_batch_dims` leading ones (float32 unless `dtype=`)."""
+    q, k = _array(call, "query_input"), _array(call, "key_input")
+    if not q.shape or not k.shape or len(q.shape) != len(k.shape):
+        raise Unprovable
+    if any(differ(a, b) or a is None for a, b in zip(q.shape[:-1], k.shape[:-1])):
+        raise Unprovable  # batch dimensions that broadcast (or fail to): not modelled
+    return _mask(call, (*q.shape[:-1], 1, q.shape[-1], k.shape[-1]))
+
+
+@rule("flax.linen.make_causal_mask", "flax.nnx.make_causal_mask")
+def causal_mask(call: Call) -> Any:
+    """(..., n) -> (..., 1, n, n)."""
+    x = _array(call, "x")
+    if not x.shape:
+        raise Unprovable
+    return _mask(call, (*x.shape[:-1], 1, x.shape[-1], x.shape[-1]))
+
+
+def _mask(call: Call, shape: tuple[Any, ...]) -> ArrayType:
+    extra = literal(call.get("extra_batch_dims", Const(0)))
+    if not isinstance(extra, int) or isinstance(extra, bool) or extra < 0:
+        raise Unprovable
+    given = call.args.get("dtype")
+    dt = "f32" if given is None else dtype_from_value(given)
+    if not dt:
+        raise Unprovable
+    return ArrayType.make(dt, (*(1,) * extra, *shape))
+
+
+@layer("flax.linen.LSTMCell", "flax.nnx.LSTMCell")
+def lstm_cell(call: Call) -> Any:
+    """`cell((c, h), x)` -> ((c', h'), h'), each (*batch, hidden): linen's hidden size is h's last dimension; nnx's
+    cell states its sizes (NC203 where `x` or `h` has another last dimension, as its Linear layers raise)."""
+    carry = call.get("carry")
+    x = _array(call, "inputs")
+    if not (isinstance(carry, Seq) and len(carry.items) == 2) or not x.shape:
+        raise Unprovable
+    c, h = carry.items
+    if not all(isinstance(p, ArrayType) and p.shape and not p.has_ellipsis and not p.named for p in (c, h)):
+        raise Unprovable
+    if call.op.startswith("flax.nnx."):
+        _features_in(call, x, _dim(call, "in_features"), "in_features")
+        hidden = _dim(call, "hidden_features")
+        _features_in(call, h, hidden, "hidden_features", "carry")
+    else:
+        hidden = h.shape[-1]
+    batch = x.shape[:-1]
+    if (
+        len(c.shape) != len(x.shape)
+        or len(h.shape) != len(x.shape)
+        or any(differ(a, b) or a is None for a, b in zip(c.shape, (*batch, hidden)))
+        or any(differ(a, b) or a is None for a, b in zip(h.shape[:-1], batch))
+    ):
+        raise Unprovable  # broadcasting batches, a cell state of another size: not modelled
+    dt = _out_dtype(call, x) if x.dtype_code == c.dtype_code == h.dtype_code else None
+    out = ArrayType.make(dt, (*batch, hidden))
+    return Seq((Seq((out, out)), out))
 
 
 # ---- flax nnx -----------------------------------------------------------------------------------------
@@ -200,9 +337,19 @@ def nnx_embed(call: Call) -> Any:
     return ArrayType.make(_out_dtype(call, ArrayType.make("f32", ())), (*x.shape, _dim(call, "features")))
 
 
-@layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm")
+@layer("flax.nnx.LayerNorm", "flax.nnx.RMSNorm", "flax.nnx.GroupNorm")
 def nnx_norm(call: Call) -> Any:
     x = _batched(call, "x")
+    _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
+    return ArrayType.make(_out_dtype(call, x), x.shape)
+
+
+@layer("flax.nnx.BatchNorm")
+def nnx_batch_norm(call: Call) -> Any:
+    """Normalised over the batch, per feature of `axis` (the last one modelled): the input's shape."""
+    x = _batched(call, "x")
+    if literal(call.get("axis", Const(-1))) != -1:
+        raise Unprovable
     _features_in(call, x, _dim(call, "num_features"), "num_features", "x")
     return ArrayType.make(_out_dtype(call, x), x.shape)
 
@@ -793,7 +940,7 @@ def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] 
     """The parameters (name -> array) flax's linen layer `op`, built with `args`, makes for the input `x`, as
     flax's `init` makes them (a dim the input does not give is unknown); None when not modelled. Dense: kernel
     (in, features) and bias; Conv: kernel (*kernel_size, in // groups, features) and bias; Embed: embedding;
-    LayerNorm / RMSNorm: scale (and bias) over the last dimension; Dropout: none."""
+    LayerNorm / RMSNorm / BatchNorm: scale (and bias) over the last dimension; Dropout: none."""
     if op == "flax.linen.Dropout":
         return {}
     if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
@@ -832,19 +979,29 @@ def layer_params(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] 
         if n is None or feats is None:
             return None
         out["embedding"] = (n, feats)
-    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm"):
-        if any(k in args for k in ("reduction_axes", "feature_axes")):
+    elif op in ("flax.linen.LayerNorm", "flax.linen.RMSNorm", "flax.linen.BatchNorm", "flax.linen.GroupNorm"):
+        if any(k in args for k in ("reduction_axes", "feature_axes")) or args.get("axis", Const(-1)) != Const(-1):
             return None
-        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", op.endswith("LayerNorm"))
+        use_scale, use_bias = _flag(args, "use_scale", True), _flag(args, "use_bias", not op.endswith("RMSNorm"))
         if use_scale is None or use_bias is None:
             return None
         if use_scale:
             out["scale"] = (c,)
-        if use_bias and op.endswith("LayerNorm"):
+        if use_bias and not op.endswith("RMSNorm"):
             out["bias"] = (c,)
     else:
         return None
     return {k: ArrayType.make(dt, v) for k, v in out.items()}
+
+
+def layer_stats(op: str, args: dict[str, Any], x: Any) -> dict[str, ArrayType] | None:
+    """The `batch_stats` a linen layer keeps for the input `x` (BatchNorm: mean and var over the last dimension,
+    float32); None for a layer that keeps none or is not modelled."""
+    if op != "flax.linen.BatchNorm" or args.get("axis", Const(-1)) != Const(-1):
+        return None
+    if not isinstance(x, ArrayType) or x.named or not x.shape or x.shape[-1] is ...:
+        return None
+    return {k: ArrayType.make("f32", (x.shape[-1],)) for k in ("mean", "var")}
 
 
 def is_layer(name: str) -> bool:
