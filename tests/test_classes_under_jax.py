@@ -149,7 +149,7 @@ def test_revealed_values_are_the_runs(case: Path) -> None:
 def test_metaclass_members_are_what_the_program_runs_with() -> None:
     """tests/cases/reach_metaclass.py runs under JAX (its asserts hold: a class attribute read through the program's
     own metaclass is a member, not the body's string) and the checker reports nothing in it."""
-    case = CASE.parent / "reach_metaclass.py"
+    case = Path(__file__).parent / "cases" / "reach_metaclass.py"
     got = subprocess.run([sys.executable, str(case)], capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stderr[-2000:]
     diags, revealed = analyse_for_test(case.read_text(encoding="utf-8"), case.name)
