@@ -125,6 +125,8 @@ MODELLED = frozenset(
     {
         "flax.linen.compact",
         "flax.linen.Module",
+        "flax.struct.dataclass",  # (pytree classes: analyzer/classes.py)
+        "flax.struct.PyTreeNode",
         f"{_TRAIN_STATE}.create",
         ".param",
         ".variable",
