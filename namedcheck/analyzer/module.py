@@ -880,6 +880,7 @@ class ModuleAnalyzer:
             r = positions.get(node)
             if r is None:
                 continue
+            v = _engine_value(v)  # (the plugin's worker pickles them: no analyzer references)
             out[(r.start.line, r.start.column, r.end.line, r.end.column)] = v
             k = len(getattr(node, "lpar", ()))
             if k and len(getattr(node, "rpar", ())) == k:
@@ -896,6 +897,14 @@ class ModuleAnalyzer:
             if v is not UNKNOWN or line not in out:
                 out[line] = v
         return out
+
+
+def _engine_value(v: Any) -> Any:
+    """A recorded value with the analyzer's own references (functions, classes, instances) inside a tuple, list or
+    dict made Unknown: what leaves the analysis (the mypy plugin's worker pickles it) holds engine values only."""
+    if isinstance(v, Seq):
+        return replace(v, items=tuple(_engine_value(i) for i in v.items))
+    return v if isinstance(v, ArrayType | Const) or v is UNKNOWN else UNKNOWN
 
 
 class _Nesting(cst.CSTVisitor):
