@@ -235,3 +235,47 @@ def test_an_analysing_process_collects_cycles_less_often(tmp_path, capsys) -> No
         assert gc.get_threshold() == (COLLECT_AFTER, 30, 30)
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_tests_result_follows_its_conftests(tmp_path, monkeypatch, capsys) -> None:
+    """A test's fixtures come from its `conftest.py` (not an import) and its JAX flags from the conftests and the
+    project's other test modules: an edit there re-checks it, where a cached result used to stay stale."""
+    (tmp_path / "pyproject.toml").write_text("")
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    fixture = "import jax.numpy as jnp\nimport pytest\n\n\n@pytest.fixture\ndef x():\n    return jnp.zeros((3, {}))\n"
+    (tests / "conftest.py").write_text(fixture.format(4))
+    (tests / "test_a.py").write_text(
+        "import jax.numpy as jnp\n\n\ndef test_a(x):\n    y = x + jnp.ones((5,))\n    assert y.shape == (3, 5)\n"
+    )
+    for f in tmp_path.rglob("*.py"):
+        _old(f)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "_in_pool", lambda todo, jobs, record: [runner.check_file(j) for j in todo])
+    assert main(["check", "--format", "json", "."]) == 1
+    assert [(d["path"], d["line"], d["code"]) for d in json.loads(capsys.readouterr().out)] == [
+        ("./tests/test_a.py", 5, "NC201")
+    ]
+    (tests / "conftest.py").write_text(fixture.format(5))
+    _new_process()
+    assert main(["check", "--format", "json", "."]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+def test_a_flag_set_by_a_conftest_is_in_the_fingerprint(tmp_path) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    (tmp_path / "tests").mkdir()
+    test = tmp_path / "tests" / "test_b.py"
+    test.write_text("import jax.numpy as jnp\n\nX = jnp.arange(3)\n")
+    other = tmp_path / "tests" / "test_c.py"
+    other.write_text("X = 1\n")
+    project = Session().project(test)
+    assert project is not None
+    plain = project.dependency_fingerprint(test)
+    (tmp_path / "conftest.py").write_text('import jax\n\njax.config.update("jax_enable_x64", True)\n')
+    x64_conftest = project.dependency_fingerprint(test)
+    (tmp_path / "conftest.py").unlink()
+    other.write_text('import jax\n\njax.config.update("jax_enable_x64", True)\nX = 1\n')
+    _old(other)
+    x64_other = project.dependency_fingerprint(test)
+    assert len({plain, x64_conftest, x64_other}) == 3

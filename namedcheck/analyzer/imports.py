@@ -221,3 +221,24 @@ def _is_dir(p: Path) -> bool:
         return p.is_dir()
     except OSError:
         return False
+
+
+MAX_CONFTEST_LEVELS = 6  # folders from a test module's up searched for `conftest.py`
+
+
+def conftest_files(path: Path | str) -> list[Path]:
+    """The `conftest.py` files pytest loads before the module at `path`, nearest first: those in its folder and
+    the folders above it, up to its project's root (a folder with `pyproject.toml` or `setup.py`)."""
+    out: list[Path] = []
+    try:
+        here = Path(str(path)).resolve().parent
+    except (OSError, RuntimeError, ValueError):
+        return out
+    for _ in range(MAX_CONFTEST_LEVELS):
+        conftest = here / "conftest.py"
+        if conftest.is_file():
+            out.append(conftest)
+        if here.parent == here or (here / "pyproject.toml").is_file() or (here / "setup.py").is_file():
+            break
+        here = here.parent
+    return out

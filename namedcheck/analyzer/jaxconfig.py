@@ -231,6 +231,15 @@ def conftest_flags(path: Any) -> dict[str, bool | None]:
     return out
 
 
+def settings_from_outside(path: Any) -> str:
+    """What `scan` reads about the module at `path` from other files (the flags its `conftest.py` files and the
+    project's other test modules set), as a stable text: a module's result depends on it as on an import (the
+    result cache's key holds it)."""
+    before = sorted(conftest_flags(path).items())
+    others = sorted((flag, sorted(values, key=repr)) for flag, values in other_tests_flags(path).items())
+    return repr((before, others)) if before or others else ""
+
+
 def other_tests_flags(path: Any) -> dict[str, set[bool | None]]:
     """The values the project's other test modules give a flag at their module level (`jax.config.update(...)`
     as pytest imports them, for the whole session: jax_cosmo's `test_spline.py` makes `test_sparse.py`'s arrays
@@ -378,6 +387,7 @@ __all__ = [
     "conftest_flags",
     "module_flags",
     "other_tests_flags",
+    "settings_from_outside",
     "scan",
     "unknown",
 ]

@@ -25,6 +25,7 @@ from namedcheck.analyzer.imports import (
     absolute_import,
     config_file,
     config_file_defaults,
+    conftest_files,
 )
 from namedcheck.analyzer.imports import stamp as _stamp
 from namedcheck.analyzer.memo import RUN, CallLog, forget_process_caches
@@ -557,15 +558,29 @@ class Project:
         named = self.index.module_name(path)
         facts = FACTS.fresh(key) if fresh else FACTS.facts(key)
         direct = self._reads(key, facts, named[0] if named else "", bool(named and named[1]))
+        direct = (*direct, *self._conftest_modules(key))
         closure: set[str] = set()
         done: dict[str, frozenset[str]] = {} if memo is None else memo
         for m in direct:
             closure |= self._closure(m, done, fresh)
         digests = sorted(m.encode() + b"\0" + self._module_facts(m, fresh)[1] for m in closure)  # type: ignore[operator]
+        settings = _settings_from_outside(key)
+        if settings:
+            digests.append(b"settings\0" + settings.encode())
         out = hashlib.sha256(b"\n".join(digests)).hexdigest() if digests else ""
         if memo is not None:
             self._fingerprints[key] = out
         return out
+
+    def _conftest_modules(self, path: Path) -> tuple[str, ...]:
+        """The project modules of the `conftest.py` files pytest loads before `path` (a test's fixtures come
+        from them: its result depends on them as on an import)."""
+        out = []
+        for conftest in conftest_files(path):
+            named = self.index.module_name(conftest)
+            if named is not None:
+                out.append(named[0])
+        return tuple(out)
 
     def _closure_memo(self) -> dict[str, frozenset[str]] | None:
         """The run's closures by module (None outside a run: nothing is kept, each file is stat'ed again)."""
@@ -887,3 +902,11 @@ def project_for(
             _RUN_PROJECTS.clear()
         _RUN_PROJECTS[run_key] = _PROJECTS[key]
     return _PROJECTS[key]
+
+
+def _settings_from_outside(path: Path) -> str:
+    """The JAX flags other files set for the module at `path` (its conftests', the project's other test
+    modules': `jaxconfig.settings_from_outside`)."""
+    from namedcheck.analyzer.jaxconfig import settings_from_outside
+
+    return settings_from_outside(path)

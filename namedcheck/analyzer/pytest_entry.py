@@ -16,12 +16,12 @@ from typing import Any
 import libcst as cst
 
 from namedcheck.analyzer.entry import MAX_PARAMETER_SETS  # (the first sets, as for absl tests)
+from namedcheck.analyzer.imports import conftest_files
 from namedcheck.analyzer.refs import ClassInfo, FuncRef, InstanceRef, IterRef, PartialRef, QualRef
 from namedcheck.engine.names import canonical_name
 from namedcheck.engine.values import UNKNOWN, Const, Seq
 
 MAX_FIXTURE_DEPTH = 4  # fixtures requesting fixtures, followed this deep
-MAX_CONFTEST_LEVELS = 6  # directories above the test module searched for `conftest.py`
 # calls after which the test does not go on (pytest skips or fails it there)
 STOPPING = frozenset({"pytest.skip", "pytest.xfail", "pytest.fail", "pytest.exit", "sys.exit", "os._exit"})
 _STOPPING_NAMES = frozenset(name.rpartition(".")[2] for name in STOPPING)
@@ -198,16 +198,10 @@ class Fixtures:
         self.project = project
         if project is None or path is None:
             return
-        here = Path(str(path)).resolve().parent
-        for _ in range(MAX_CONFTEST_LEVELS):
-            conftest = here / "conftest.py"
-            if conftest.is_file():
-                named = project.index.module_name(conftest)
-                if named is not None:
-                    self.conftests.append(named[0])
-            if here.parent == here or (here / "pyproject.toml").is_file() or (here / "setup.py").is_file():
-                break
-            here = here.parent
+        for conftest in conftest_files(path):
+            named = project.index.module_name(conftest)
+            if named is not None:
+                self.conftests.append(named[0])
 
     def get(self, name: str) -> FuncRef | None:
         """The fixture function named `name` (None: no fixture of that name is known)."""

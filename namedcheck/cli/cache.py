@@ -1,8 +1,9 @@
 """A content-addressed result cache, as ruff and mypy keep one: a file whose bytes, stubs and
 namedcheck build are unchanged is not parsed again.
 
-Per-file results depend on the file's own text, the contents of the project modules it imports and of the
-config files its flags load (transitively: calls into them are analysed), the roots its project's modules
+Per-file results depend on the file's own text, the contents of the project modules it imports, of the
+`conftest.py` files pytest loads before it and of the config files its flags load (transitively: calls into
+them are analysed), the JAX flags its conftests and the project's other test modules set, the roots its project's modules
 are found under, the configured device counts, the budgets, the stubs and the analyzer's code, so the key
 hashes exactly those. Nothing else: no file's result depends on which other files a run checks, nor in
 which order (`analyzer/memo.RUN`). Entries are written atomically; a damaged or
