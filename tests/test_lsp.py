@@ -231,6 +231,8 @@ async def _project_scenario(tmp: Path) -> None:
     await c.initialize_async(lsp.InitializeParams(capabilities=lsp.ClientCapabilities(), root_uri=tmp.as_uri()))
     c.initialized(lsp.InitializedParams())
     c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(layers, "python", 1, LAYERS)))
+    # its own diagnostics first (none), published before its importer is analysed; then what train.py causes
+    assert await s.next_diagnostics(layers) == []
     diags = await s.next_diagnostics(layers)
     assert [(d.range.start.line, d.code) for d in diags] == [(4, "NC203")]
     c.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(train, "python", 1, TRAIN)))
@@ -328,3 +330,32 @@ def test_hover_inside_a_function_shows_what_other_files_call_it_with(tmp_path: P
     # the argument `x` too, at its parameter
     xs = called_with_at(a, 4, 10)
     assert xs is not None and [repr(r.value) for r in xs[1]] == ["f32[(4, 3)]"]
+
+
+def test_own_diagnostics_come_first_and_an_edit_stops_the_importers_part(tmp_path: Path, monkeypatch) -> None:
+    """An editor is handed a file's own diagnostics before its importers are analysed; a newer text stops the
+    importers' part, and that partial analysis is not kept as the text's."""
+    from namedcheck.analyzer.session import Session as AnalysisSession
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "layers.py").write_text(LAYERS)
+    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
+    session = AnalysisSession(editor=True)
+    path = str(tmp_path / "pkg" / "layers.py")
+    session.set_text(path, LAYERS)
+    early: list[list[str]] = []
+    analyser = DocumentAnalyser(path, (), session=session, max_callers=32)
+    stopped = analyser.analyse(LAYERS, lambda own: early.append([d.code for d in own.diagnostics]), lambda: True)
+    assert early == [[]] and stopped.superseded and stopped.diagnostics == [] and analyser.last is None
+    early.clear()
+    whole = analyser.analyse(LAYERS, lambda own: early.append([d.code for d in own.diagnostics]), lambda: False)
+    assert early == [[]] and not whole.superseded
+    assert [(d.line, d.code) for d in whole.diagnostics] == [(5, "NC203")] and whole.own == []
+    # a file no module imports: nothing is handed early (its one publish is the whole analysis)
+    alone = tmp_path / "alone.py"
+    alone.write_text(LAYERS)
+    early.clear()
+    DocumentAnalyser(str(alone), (), session=session, max_callers=32).analyse(LAYERS, early.append, lambda: False)
+    assert early == []

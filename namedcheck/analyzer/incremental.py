@@ -26,7 +26,7 @@ from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
 from namedcheck.analyzer.refs import ClassInfo, FuncRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
-from namedcheck.diagnostic import Diagnostic
+from namedcheck.diagnostic import Diagnostic, merge_contexts
 from namedcheck.engine.codes import NC001
 from namedcheck.engine.errors import RuleError
 from namedcheck.engine.values import UNKNOWN
@@ -75,6 +75,8 @@ class Analysis:
     whys: list[tuple[cst.CSTNode, Any]] = field(default_factory=list)  # (expression, `causes.Cause`): hover
     # what the calls of the file's importers gave its expressions (`Session.called_with`): hover inside a function
     called_with: list[Any] = field(default_factory=list)
+    own: list[Diagnostic] | None = None  # the file's own diagnostics, before its importers' were added
+    superseded: bool = False  # the importers' part was stopped (a newer text came): not the whole analysis
 
     @property
     def positions(self) -> ChunkPositions:
@@ -338,7 +340,16 @@ class DocumentAnalyser:
         self.context: Any = None  # what the replays assumed of the imported project modules
         self.last: tuple[str, Analysis] | None = None
 
-    def analyse(self, source: str) -> Analysis:
+    def analyse(
+        self,
+        source: str,
+        own_first: Callable[[Analysis], None] | None = None,
+        superseded: Callable[[], bool] | None = None,
+    ) -> Analysis:
+        """The buffer's analysis: its own code's, then (with `callers`) what its importers cause in it.
+        `own_first` is handed the own part before the importers are analysed, when there are any (an editor
+        shows it at once); `superseded` is asked between importers whether a newer text came (the importers'
+        part then stops, and the result says so: it is not kept)."""
         if self.last is not None and self.last[0] == source:
             return self.last[1]
         too_large = oversized(source, self.session.limits.max_file_size, self.path)
@@ -358,10 +369,15 @@ class DocumentAnalyser:
             self.context = context
         with _program_scope(self.session, self.path):
             result = self._analyse(source)
+            result.own = list(result.diagnostics)
             if self.callers and not result.failed:
-                result.diagnostics = self.session.with_callers(
-                    self.path, result.diagnostics, self.path, self.max_callers
-                )
+                if own_first is not None and self.session.importers_within(self.path, self.max_callers):
+                    own_first(result)
+                caused = self.session.callers_cause(self.path, self.path, self.max_callers, superseded)
+                if caused is None:
+                    result.superseded = True
+                    return result
+                result.diagnostics = merge_contexts([*result.diagnostics, *caused])
                 result.called_with = self.session.called_with(self.path, source)
         self.last = (source, result)
         return result

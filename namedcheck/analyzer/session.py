@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 import libcst as cst
 
@@ -319,21 +319,50 @@ class Session:
 
         return importers_of_files(paths, self.project)
 
-    def callers_cause(self, path: str | Path, display: str | None = None, limit: int | None = None) -> list[Diagnostic]:
-        """The diagnostics that the project modules importing `path` cause inside it (each importer
-        analysed as a checked file of `path`'s project, its text from the overlay or the disk), reported
-        as `display`; `limit`: at most that many importers, the nearest first."""
+    def importers_within(self, path: str | Path, limit: int | None = None) -> list[Path]:
+        """The project modules importing `path` that `callers_cause` analyses: at most `limit`, the nearest
+        first."""
         target = Path(path).resolve()
-        shown = display if display is not None else str(path)
         project = self.project(path)
         if project is None:
             return []
         importers = project.importers_of([target])
         if limit is not None:
             importers = sorted(importers, key=lambda f: _distance(f, target))[:limit]
+        return importers
+
+    @overload
+    def callers_cause(
+        self, path: str | Path, display: str | None = None, limit: int | None = None, superseded: None = None
+    ) -> list[Diagnostic]: ...
+
+    @overload
+    def callers_cause(
+        self, path: str | Path, display: str | None, limit: int | None, superseded: Callable[[], bool]
+    ) -> list[Diagnostic] | None: ...
+
+    def callers_cause(
+        self,
+        path: str | Path,
+        display: str | None = None,
+        limit: int | None = None,
+        superseded: Callable[[], bool] | None = None,
+    ) -> list[Diagnostic] | None:
+        """The diagnostics that the project modules importing `path` cause inside it (each importer
+        analysed as a checked file of `path`'s project, its text from the overlay or the disk), reported
+        as `display`; `limit`: at most that many importers, the nearest first. `superseded` is asked before
+        each importer: once it says yes, None (the work is not wanted any more)."""
+        target = Path(path).resolve()
+        shown = display if display is not None else str(path)
+        project = self.project(path)
+        if project is None:
+            return []
+        importers = self.importers_within(path, limit)
         out: set[Diagnostic] = set()
         overlay = hash(frozenset(self.overlay.items()))
         for importer in importers:
+            if superseded is not None and superseded():
+                return None
             text = self.read(importer)
             if text is None:
                 continue

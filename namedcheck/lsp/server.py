@@ -45,7 +45,7 @@ from namedcheck.analyzer.incremental import (
 )
 from namedcheck.analyzer.session import Session
 from namedcheck.cli.config import Config, ConfigError, load_config, stub_problem
-from namedcheck.diagnostic import Diagnostic, Fix, selected
+from namedcheck.diagnostic import Diagnostic, Fix, merge_contexts, selected
 from namedcheck.edits.fixes import attach_fixes, ignore_fix
 from namedcheck.lsp.framing import FrameReader
 from namedcheck.lsp.hints import inlay_hints
@@ -292,10 +292,50 @@ class NamedcheckServer(LanguageServer):
                 path, tuple(cfg.stub_paths), session=session, fixer=attach_fixes, max_callers=MAX_CALLERS
             )
         analyser.last = None  # the callers' part depends on the other buffers too
-        result = analyser.analyse(source)
-        diags = cfg.per_file(selected(result.diagnostics, cfg.select, cfg.ignore))  # per-file-ignores too
-        self.results[uri] = (source, self.generation, result, diags)
+
+        config: Config = cfg
+
+        def shown(found: list[Diagnostic]) -> list[Diagnostic]:
+            return config.per_file(selected(found, config.select, config.ignore))  # per-file-ignores too
+
+        def own_first(own: Analysis) -> None:  # published before the importers are analysed
+            cached = self.results.get(uri)
+            if cached is not None and cached[0] == source:
+                return  # only another buffer changed: what is shown is this text's already
+            early = merge_contexts([*own.diagnostics, *self._callers_kept(uri, source)])
+            self.on_loop(self.publish_early, uri, source, shown(early))
+
+        def superseded() -> bool:  # an edit came: what the importers cause in this text is not wanted
+            doc = self.opened(uri)
+            return doc is None or doc.source != source
+
+        result = analyser.analyse(source, own_first, superseded)
+        diags = shown(result.diagnostics)
+        if not result.superseded:
+            self.results[uri] = (source, self.generation, result, diags)
         return source, result, diags
+
+    def _callers_kept(self, uri: str, source: str) -> list[Diagnostic]:
+        """What the importers caused in the last analysed text of `uri`, on the lines it shares with `source`
+        (shown with the new text's own diagnostics until its importers are analysed again)."""
+        cached = self.results.get(uri)
+        if cached is None or cached[2].own is None:
+            return []
+        own = set(cached[2].own)
+        shared = _shared_lines(cached[0], source)
+        return [d for d in cached[2].diagnostics if d not in own and d.end_line <= shared]
+
+    def publish_early(self, uri: str, source: str, diags: list[Diagnostic]) -> None:
+        """Publish a document's own diagnostics while its importers are analysed (unless it changed since)."""
+        doc = self.opened(uri)
+        if doc is None or doc.source != source:
+            return
+        units = Units(doc)
+        self.text_document_publish_diagnostics(
+            lsp.PublishDiagnosticsParams(
+                uri=uri, diagnostics=[to_lsp(uri, d, units) for d in diags], version=doc.version
+            )
+        )
 
     def publish(self, uri: str, ripple: bool = True) -> None:
         """Publish a document's diagnostics once its current text is analysed; after an edit, also the other open
