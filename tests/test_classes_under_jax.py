@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +19,8 @@ pytest.importorskip("flax")
 pytest.importorskip("equinox")
 
 from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
+from tests.fresh_process import run_fresh  # noqa: E402
+from tests.jaxrun import PRELOAD  # noqa: E402
 
 CASES = [
     Path(__file__).parent / "cases" / name
@@ -93,9 +93,12 @@ print(json.dumps(out))
 """
 
 
+AS_MAIN = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
+
+
 @functools.cache
 def run(case: Path) -> dict[str, Any]:
-    got = subprocess.run([sys.executable, "-c", RUNNER, str(case)], capture_output=True, text=True, timeout=300)
+    got = run_fresh(RUNNER, str(case), preload=PRELOAD)  # a fresh process forked from one that imported JAX
     assert got.returncode == 0, got.stderr[-2000:]
     return json.loads(got.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
 
@@ -150,16 +153,11 @@ def test_metaclass_members_are_what_the_program_runs_with() -> None:
     """tests/cases/reach_metaclass.py runs under JAX (its asserts hold: a class attribute read through the program's
     own metaclass is a member, not the body's string) and the checker reports nothing in it."""
     case = Path(__file__).parent / "cases" / "reach_metaclass.py"
-    got = subprocess.run([sys.executable, str(case)], capture_output=True, text=True, timeout=300)
+    got = run_fresh(AS_MAIN, str(case), preload=PRELOAD)  # `python reach_metaclass.py`, in a fresh process
     assert got.returncode == 0, got.stderr[-2000:]
     diags, revealed = analyse_for_test(case.read_text(encoding="utf-8"), case.name)
     wrong = case.read_text(encoding="utf-8").splitlines().index("def wrong_width():") + 2
     assert [(d.line, d.code) for d in diags] == [(wrong, "NC203")]  # the one line JAX raises at (below)
     assert any(getattr(v, "shape", None) == (2,) for v in revealed.values())
-    raised = subprocess.run(
-        [sys.executable, "-c", f"import runpy; runpy.run_path({str(case)!r})['wrong_width']()"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    raised = run_fresh("import runpy, sys; runpy.run_path(sys.argv[1])['wrong_width']()", str(case), preload=PRELOAD)
     assert raised.returncode != 0 and "TypeError" in raised.stderr, raised.stderr[-2000:]

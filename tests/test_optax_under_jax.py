@@ -19,10 +19,10 @@ CASE = Path(__file__).parent / "cases" / "lib_optax.py"
 
 
 def test_the_checkers_verdicts_are_what_jax_and_optax_do() -> None:
-    """In a process of its own, under a time limit (a recording run of `jax.grad` under `sys.settrace` once did
-    not return in a loaded parallel run: a stuck test must fail, not hold the suite)."""
-    import subprocess
-    import sys
+    """In a process of its own (forked from one that imported JAX: tests/fresh_process.py), under a time limit (a
+    recording run of `jax.grad` under `sys.settrace` once did not return in a loaded parallel run: a stuck test must
+    fail, not hold the suite)."""
+    from tests.fresh_process import run_fresh
 
     root = Path(__file__).resolve().parent.parent
     code = (
@@ -30,15 +30,8 @@ def test_the_checkers_verdicts_are_what_jax_and_optax_do() -> None:
         "from tests.test_einops_under_jax import check_case_under_jax;"
         "n = check_case_under_jax(Path(sys.argv[2]), {'either': (True,)}); assert n >= 8, n"
     )
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "NAMEDCHECK_STRICT": "1", "NAMEDCHECK_QUIET_DEFAULT_BUDGETS": "1"}
-    proc = subprocess.run(
-        [sys.executable, "-c", code, str(root), str(CASE)],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    # (the environment is this process's: NAMEDCHECK_STRICT, the quiet default budgets, JAX on the CPU)
+    proc = run_fresh(code, str(root), str(CASE), timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
