@@ -259,8 +259,16 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         state = pos[0] if len(pos) == 1 else None
         if not isinstance(state, TrainStateRef):
             return UNKNOWN
-        if name.endswith("apply_gradients"):
-            return state  # the updated parameters keep their shapes
+        if name.endswith("apply_gradients"):  # `params + updates` leaf by leaf (NC201), as optax.apply_updates
+            grads = kw.get("grads")
+            if grads is None or not isinstance(state.params, Seq | ArrayType):
+                return state
+            try:
+                return TrainStateRef(optax.applied(state.params, grads, ""), state.apply_fn)
+            except RuleError as e:
+                err = RuleError(e.code, f"TrainState.apply_gradients: {e.message}", e.hint)
+                f.report(node, origins.relate_calls(err, [grads]))
+                return UNKNOWN
         return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
     if name in _FROZEN:  # `flax.core.unfreeze(variables)`: the same tree
         return pos[0] if len(pos) == 1 and isinstance(pos[0], Seq) and pos[0].kind == "dict" else UNKNOWN
