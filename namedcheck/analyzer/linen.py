@@ -5,11 +5,13 @@ a module class (a class of the same shapes, named as flax names it: `CheckpointB
 (the method), `flax.jax_utils.replicate` (a leading axis of the local device count on every leaf) /
 `unreplicate` (the first entry of every leaf but scalars), `flax.training.common_utils.shard` (the leading axis
 split into devices), `nn.Sequential` (its output; the parameter names under it are not followed), an LSTM cell's
-`initialize_carry`. NotImplemented for any other name."""
+`initialize_carry`, `nn.vmap` of a module class (`Lifted`: built, it is a `LiftedModule` named `Vmap<Class>` whose
+call is `jax.vmap` of the inner module's, its parameters given the mapped axis where `variable_axes` maps them;
+`nn_modules.call_lifted`). NotImplemented for any other name."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
@@ -27,7 +29,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 _LIFTED_CLASS = {
     "flax.linen.remat": "Checkpoint",
@@ -35,7 +37,43 @@ _LIFTED_CLASS = {
     "flax.linen.jit": "Jit",
 }
 _REPLICATE = ("flax.jax_utils.replicate", "flax.jax_utils.unreplicate", "flax.training.common_utils.shard")
-MODELLED = frozenset({*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init", "flax.linen.Sequential"})
+MODELLED = frozenset(
+    {*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init", "flax.linen.Sequential", "flax.linen.vmap"}
+)
+# `nn.vmap`'s options the model reads (others, `methods=` and `metadata_params=` among them, leave it Unknown)
+_VMAP_OPTIONS = frozenset({"variable_axes", "split_rngs", "in_axes", "out_axes", "axis_size", "axis_name"})
+_VMAP_OPTIONS |= {"spmd_axis_name"}
+# the collections whose variables a lifted vmap may map or broadcast (`variable_axes`)
+_MAPPED_COLLECTIONS = frozenset({"params", "batch_stats"})
+
+
+@dataclass(frozen=True, slots=True)
+class Lifted:
+    """`nn.vmap(Target, variable_axes=..., in_axes=..., ...)`: the target (a linen class, or a library layer by
+    name), flax's name prefix for it, and the options."""
+
+    target: Any
+    prefix: str
+    options: tuple[tuple[str, Any], ...]
+
+    def class_name(self) -> str:
+        t = self.target
+        return self.prefix + (t.name if isinstance(t, ClassInfo) else t.name.rpartition(".")[2])
+
+    def axes(self) -> dict[str, int | None]:
+        """The axis each collection's variables get (`variable_axes`), validated at construction."""
+        got = literal(dict(self.options)["variable_axes"])
+        assert isinstance(got, dict)
+        return got
+
+
+@dataclass(frozen=True, slots=True)
+class LiftedModule:
+    """A lifted class built with its constructor's arguments: the inner module they build, and `name=`."""
+
+    lifted: Lifted
+    inner: Any
+    name: Any
 
 
 def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -46,6 +84,18 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         if isinstance(target, FuncRef):  # `@nn.remat` / `@nn.jit` on a method: the method's shapes
             return target
         return UNKNOWN
+    if name == "flax.linen.vmap":
+        return _lifted_vmap(pos, kw)
+    if name == "<linen>.lifted_build":
+        lifted = pos[0]
+        assert isinstance(lifted, Lifted)
+        ctor = {k: v for k, v in kw.items() if k not in ("name", "parent")}
+        if "parent" in kw:
+            return UNKNOWN
+        inner = f.call_value(lifted.target, list(pos[1:]), ctor, [None] * (len(pos) - 1), {}, node)
+        if not isinstance(inner, LayerRef | InstanceRef):
+            return UNKNOWN
+        return PartialRef(QualRef("<linen>.lifted_call"), (LiftedModule(lifted, inner, kw.get("name")),))
     if name in ("flax.linen.apply", "flax.linen.init"):
         if len(pos) != 2 or not isinstance(pos[1], InstanceRef) or any(k != "mutable" for k in kw):
             return UNKNOWN
@@ -70,6 +120,31 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return TrainStateRef(_leafwise(f, name, tree.params), tree.apply_fn)
         return _leafwise(f, name, tree)
     return NotImplemented
+
+
+def _lifted_vmap(pos: list[Any], kw: dict[str, Any]) -> Any:
+    """`nn.vmap(Cls, ...)` of a linen class or a library layer: a class to build (Unknown for a function, or
+    options not modelled: `variable_axes` must say where `params` go, literally)."""
+    target = pos[0] if len(pos) == 1 else None
+    layer = isinstance(target, QualRef) and target.name.startswith("flax.linen.") and target.name[11:12].isupper()
+    if not (isinstance(target, ClassInfo) or layer) or any(k not in _VMAP_OPTIONS for k in kw):
+        return UNKNOWN
+    try:
+        axes = literal(kw.get("variable_axes", Const(None)))
+        literal(kw.get("in_axes", Const(0)))
+        literal(kw.get("out_axes", Const(0)))
+    except NotLiteral:
+        return UNKNOWN
+    if not isinstance(axes, dict) or "params" not in axes or any(k not in _MAPPED_COLLECTIONS for k in axes):
+        return UNKNOWN
+    if any(v is not None and (not isinstance(v, int) or isinstance(v, bool)) for v in axes.values()):
+        return UNKNOWN
+    options = {"variable_axes": kw["variable_axes"], **{k: v for k, v in kw.items() if k != "variable_axes"}}
+    try:
+        hash(tuple(options.items()))
+    except TypeError:
+        return UNKNOWN
+    return PartialRef(QualRef("<linen>.lifted_build"), (Lifted(target, "Vmap", tuple(options.items())),))
 
 
 def _initial_carry(pos: list[Any], kw: dict[str, Any]) -> Any:

@@ -36,7 +36,7 @@ from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, layer_stats, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of, literal
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 
@@ -236,6 +236,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return _stax(f, name, pos, node)
     if name == f"{_LINEN_FUN}bind":
         return linen.bind(pos[0], pos[1:], kw)
+    if name in (f"{_LINEN_FUN}lifted_call", f"{_LINEN_FUN}lifted_body"):
+        return call_lifted(f, name.endswith("body"), pos, kw, node)
     if name.startswith(("flax.linen.", "flax.jax_utils.", "flax.training.common_utils.", _LINEN_FUN)):
         got = linen.library_call(f, name, pos, kw, node)
         if got is not NotImplemented:
@@ -284,7 +286,8 @@ def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
         return got
     if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
         return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
-    if isinstance(recv, PartialRef) and recv.func == QualRef(f"{_LINEN_FUN}sequential") and attr in _METHODS:
+    lifted = QualRef(f"{_LINEN_FUN}lifted_call")
+    if isinstance(recv, PartialRef) and recv.func in (QualRef(f"{_LINEN_FUN}sequential"), lifted) and attr in _METHODS:
         return ModuleMethodRef(recv, attr)  # `nn.Sequential([...]).apply(variables, x)`
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
@@ -544,6 +547,76 @@ def call_instance(
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
+def call_lifted(f: Any, body: bool, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A lifted module called (`nn.vmap(Block, ...)(4)(x)`): in its own scope (flax's `VmapBlock_0`), `jax.vmap`
+    of the inner module's call with the lift's `in_axes` / `out_axes` / `axis_size`; the variables the inner call
+    makes get the mapped axis where `variable_axes` puts one (None: shared by every slice). `body`: the mapped
+    function, the inner module called in the lifted module's scope."""
+    lm, args = pos[0], list(pos[1:])
+    assert isinstance(lm, linen.LiftedModule)
+    c = _collecting(f)
+    if body:
+        if c is not None:
+            c.inline = True  # the inner module is the lifted one: its variables go in this scope
+        try:
+            return f.call_value(lm.inner, args, kw, [None] * len(args), {}, node)
+        finally:
+            if c is not None:
+                c.inline = False
+    options = dict(lm.lifted.options)
+    n = _mapped_size(options, args)
+    if kw or n is None:
+        if c is not None:
+            c.unsure = True
+        return UNKNOWN
+    vmap_kw = {k: v for k, v in options.items() if k in ("in_axes", "out_axes", "axis_size", "axis_name")}
+    mapped = f.transform("jax.vmap", [PartialRef(QualRef(f"{_LINEN_FUN}lifted_body"), (lm,))], vmap_kw, node)
+    if c is None:
+        return f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+    before = {col: set(made) for col, made in (("params", c.params), *c.other.items())}
+    with c.child(f, lm, lm.lifted.class_name(), lm.name):
+        out = f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+    for col, axis in lm.lifted.axes().items():
+        made = c.params if col == "params" else c.other.get(col, {})
+        for key in set(made) - before.get(col, set()):
+            if axis is not None:
+                v = made[key]
+                if not (0 <= axis <= len(v.shape)):
+                    c.unsure = True
+                    continue
+                made[key] = ArrayType.make(v.dtype_code, (*v.shape[:axis], n, *v.shape[axis:]))
+    for col, made in c.other.items():  # a collection `variable_axes` does not name: flax would not lift it
+        if col not in lm.lifted.axes() and set(made) - before.get(col, set()):
+            c.unsure = True
+    return out
+
+
+def _mapped_size(options: dict[str, Any], args: list[Any]) -> Any:
+    """The size of a lifted vmap's axis: `axis_size`, else the first mapped argument's (None: not known)."""
+    try:
+        given = dim_of(options["axis_size"]) if "axis_size" in options else None
+        in_axes = literal(options.get("in_axes", Const(0)))
+    except NotLiteral:
+        return None
+    if given is not None:
+        return given
+    per = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    if len(per) != len(args):
+        return None
+    for a, ax in zip(args, per):
+        if ax is None:
+            continue
+        if (
+            not isinstance(ax, int)
+            or not isinstance(a, ArrayType)
+            or a.has_ellipsis
+            or not -len(a.shape) <= ax < len(a.shape)
+        ):
+            return None
+        return a.shape[ax]
+    return None
+
+
 def call_module_method(
     f: Any,
     ref: ModuleMethodRef,
@@ -606,6 +679,7 @@ class _Collect:
         self.applied: set[int] = set()
         self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
         self.unsure = unsure
+        self.inline = False  # the next module called is a lifted module's inner one: it takes that scope
 
     def path(self) -> tuple[str, ...]:
         return self.scopes[-1][0] if self.scopes else ()
@@ -616,8 +690,11 @@ class _Collect:
         if f.cond_depth or f.skip_depth:
             self.unsure = True  # flax counts the modules a run makes: a conditional one may shift the names
         self.applied.add(id(obj))
-        if not self.scopes:
-            path: tuple[str, ...] = ()
+        if self.inline:
+            self.inline = False
+            path: tuple[str, ...] = self.path()
+        elif not self.scopes:
+            path = ()
         else:
             parent, counters, named, owner = self.scopes[-1]
             given = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
@@ -647,7 +724,7 @@ def _attribute_name(owner: Any, obj: Any) -> str | None:
     if not isinstance(owner, InstanceRef) or owner.values is None:
         return None
     for attr, v in owner.values:
-        if v is obj:
+        if v is obj or (isinstance(v, PartialRef) and v.args and v.args[0] is obj):  # (a lifted module's)
             return attr
         if isinstance(v, Seq) and v.kind in ("list", "tuple"):
             for i, item in enumerate(v.items):
