@@ -564,18 +564,29 @@ def call_lifted(f: Any, body: bool, pos: list[Any], kw: dict[str, Any], node: cs
             if c is not None:
                 c.inline = False
     options = dict(lm.lifted.options)
-    n = _mapped_size(options, args)
+    scan = lm.lifted.prefix == "Scan"
+    n = _scan_length(options, args) if scan else _mapped_size(options, args)
     if kw or n is None:
         if c is not None:
             c.unsure = True
         return UNKNOWN
-    vmap_kw = {k: v for k, v in options.items() if k in ("in_axes", "out_axes", "axis_size", "axis_name")}
-    mapped = f.transform("jax.vmap", [PartialRef(QualRef(f"{_LINEN_FUN}lifted_body"), (lm,))], vmap_kw, node)
+    if scan:
+
+        def run() -> Any:
+            return _scan(f, lm, options, args, n, node)
+
+    else:
+        vmap_kw = {k: v for k, v in options.items() if k in ("in_axes", "out_axes", "axis_size", "axis_name")}
+        mapped = f.transform("jax.vmap", [PartialRef(QualRef(f"{_LINEN_FUN}lifted_body"), (lm,))], vmap_kw, node)
+
+        def run() -> Any:
+            return f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+
     if c is None:
-        return f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+        return run()
     before = {col: set(made) for col, made in (("params", c.params), *c.other.items())}
     with c.child(f, lm, lm.lifted.class_name(), lm.name):
-        out = f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+        out = run()
     for col, axis in lm.lifted.axes().items():
         made = c.params if col == "params" else c.other.get(col, {})
         for key in set(made) - before.get(col, set()):
@@ -589,6 +600,68 @@ def call_lifted(f: Any, body: bool, pos: list[Any], kw: dict[str, Any], node: cs
         if col not in lm.lifted.axes() and set(made) - before.get(col, set()):
             c.unsure = True
     return out
+
+
+def _scan_axes(options: dict[str, Any], xs: list[Any]) -> list[Any] | None:
+    axes = literal(options.get("in_axes", Const(0)))
+    per = list(axes) if isinstance(axes, tuple) else [axes] * len(xs)
+    return per if len(per) == len(xs) and all(isinstance(a, int) and not isinstance(a, bool) for a in per) else None
+
+
+def _scan_length(options: dict[str, Any], args: list[Any]) -> Any:
+    """The length of a lifted scan: `length`, else the first scanned input's axis (None: not known)."""
+    try:
+        if "length" in options:
+            return dim_of(options["length"])
+        per = _scan_axes(options, args[1:])
+    except NotLiteral:
+        return None
+    if per is None or not per:
+        return None
+    x, ax = args[1], per[0]
+    if not isinstance(x, ArrayType) or x.has_ellipsis or not -len(x.shape) <= ax < len(x.shape):
+        return None
+    return x.shape[ax]
+
+
+def _moved(a: Any, drop: int | None, insert: int | None, n: Any) -> Any:
+    """An array with axis `drop` removed (one scanned slice) or a new axis of size n at `insert` (stacked)."""
+    if not isinstance(a, ArrayType) or a.has_ellipsis or a.named:
+        return UNKNOWN
+    shape = list(a.shape)
+    if drop is not None:
+        if not -len(shape) <= drop < len(shape):
+            return UNKNOWN
+        del shape[drop]
+    if insert is not None:
+        if not -len(shape) - 1 <= insert <= len(shape):
+            return UNKNOWN
+        shape.insert(insert if insert >= 0 else len(shape) + 1 + insert, n)
+    return ArrayType.make(a.dtype_code, tuple(shape))
+
+
+def _scan(f: Any, lm: Any, options: dict[str, Any], args: list[Any], n: Any, node: cst.CSTNode) -> Any:
+    """A lifted scan's call `(carry, *xs)`: the inner module on the carry and one slice of each input (the
+    axis `in_axes` names), its `(carry, y)` with y stacked along `out_axes`."""
+    if not args:
+        return UNKNOWN
+    per = _scan_axes(options, args[1:])
+    out_axis = literal(options.get("out_axes", Const(0)))
+    if per is None:
+        return UNKNOWN
+    sliced = [map_leaves(x, lambda a, ax=ax: _moved(a, ax, None, n)) for x, ax in zip(args[1:], per)]
+    c = _collecting(f)
+    if c is not None:
+        c.inline = True
+    try:
+        res = f.call_value(lm.inner, [args[0], *sliced], {}, [None] * len(args), {}, node)
+    finally:
+        if c is not None:
+            c.inline = False
+    if not isinstance(res, Seq) or len(res.items) != 2:
+        return UNKNOWN
+    carry, y = res.items
+    return Seq((carry, map_leaves(y, lambda a: _moved(a, None, out_axis, n))), "tuple")
 
 
 def _mapped_size(options: dict[str, Any], args: list[Any]) -> Any:
