@@ -293,6 +293,8 @@ def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
         return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
+    if (got := equinox.state_attribute(recv, attr)) is not NotImplemented:  # `state.get(self.index)`
+        return got
     if isinstance(recv, equinox.Stacked):  # an ensemble's `weight`: the copies' axis in front
         return equinox.stacked_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
     if isinstance(recv, TrainStateRef):
