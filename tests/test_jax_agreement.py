@@ -129,6 +129,8 @@ AGREE = [
     ("a.astype(jnp.int32)", [("f32", (2, 3))]),
     ("jnp.linalg.inv(a)", [("f32", (5, 3, 3))]),
     ("jnp.linalg.det(a)", [("f32", (5, 3, 3))]),
+    ("jax.image.resize(a, (2, 16, 16, 3), 'bilinear')", [("f32", (2, 8, 8, 3))]),
+    ("jax.image.resize(a, (2, 4, 4, 3), 'nearest')", [("i32", (2, 8, 8, 3))]),
     ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (3,))]),
     ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (3, 4))]),
     ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (1, 3, 4))]),
@@ -236,6 +238,7 @@ DISAGREE = [
     ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (2, 3))]),  # (a batch of vectors before JAX 0.5)
     ("jnp.linalg.solve(a, b)", [("f32", (3, 3)), ("f32", (4,))]),
     ("jnp.linalg.eigh(a)", [("f32", (2, 3, 4))]),
+    ("jax.image.resize(a, (16, 16, 3), 'bilinear')", [("f32", (2, 8, 8, 3))]),
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
     ("a['w'] @ b", [("f32", (3, 4)), ("f32", (4, 2))]),  # a swapped argument: an array where a dict was meant
     ("a[0, 'w']", [("i32", (3, 4))]),
