@@ -50,7 +50,7 @@ def analyzer_models(name: str) -> bool:
             handled = importlib.import_module(f"namedcheck.analyzer.{module}").MODELLED
         except (ImportError, AttributeError):
             continue
-        if name in handled:
+        if name in handled or canon in handled:  # (`haiku._src.transform.transform` is `haiku.transform`)
             return True
     return False
 
@@ -66,7 +66,7 @@ def _stub_ops() -> frozenset[str]:
 
 
 _STUBS: frozenset[str] | None = None
-_LIBRARY_MODULES = ("equinox", "diffrax", "nn_modules", "nnx", "linen")
+_LIBRARY_MODULES = ("equinox", "diffrax", "nn_modules", "nnx", "linen", "haiku")
 
 
 def sources(trees: list[Path]) -> Iterator[tuple[Path, str]]:

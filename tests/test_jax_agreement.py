@@ -129,6 +129,23 @@ AGREE = [
     ("a.astype(jnp.int32)", [("f32", (2, 3))]),
     ("jnp.linalg.inv(a)", [("f32", (5, 3, 3))]),
     ("jnp.linalg.det(a)", [("f32", (5, 3, 3))]),
+    ("jax.image.resize(a, (2, 16, 16, 3), 'bilinear')", [("f32", (2, 8, 8, 3))]),
+    ("jax.image.resize(a, (2, 4, 4, 3), 'nearest')", [("i32", (2, 8, 8, 3))]),
+    ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (3,))]),
+    ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (3, 4))]),
+    ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (1, 3, 4))]),
+    ("jnp.linalg.eigh(a)[0]", [("f32", (2, 3, 3))]),
+    ("jnp.linalg.eigh(a)[1]", [("f32", (2, 3, 3))]),
+    ("jnp.linalg.eigvalsh(a)", [("f32", (2, 3, 3))]),
+    ("jnp.linalg.slogdet(a)[1]", [("f32", (2, 3, 3))]),
+    ("jnp.linalg.svd(a)[0]", [("f32", (2, 3, 5))]),
+    ("jnp.linalg.svd(a)[2]", [("f32", (2, 3, 5))]),
+    ("jnp.linalg.svd(a, full_matrices=False)[2]", [("f32", (2, 3, 5))]),
+    ("jnp.linalg.svd(a, compute_uv=False)", [("f32", (2, 3, 5))]),
+    ("jnp.linalg.qr(a)[0]", [("f32", (2, 5, 3))]),
+    ("jnp.linalg.qr(a)[1]", [("f32", (2, 5, 3))]),
+    ("jnp.linalg.qr(a, mode='complete')[0]", [("f32", (2, 5, 3))]),
+    ("jnp.linalg.qr(a, mode='r')", [("f32", (2, 5, 3))]),
     ("jnp.round(a)", [("f32", (2,))]),
     ("jnp.isclose(a, b)", [("f32", (2, 3)), ("f32", (3,))]),
     ("jnp.allclose(a, b)", [("f32", (3, 1)), ("f32", (3, 4))]),
@@ -218,6 +235,10 @@ AGREE += [  # convolutions (engine/ops/conv.py)
 ]
 
 DISAGREE = [
+    ("jnp.linalg.solve(a, b)", [("f32", (2, 3, 3)), ("f32", (2, 3))]),  # (a batch of vectors before JAX 0.5)
+    ("jnp.linalg.solve(a, b)", [("f32", (3, 3)), ("f32", (4,))]),
+    ("jnp.linalg.eigh(a)", [("f32", (2, 3, 4))]),
+    ("jax.image.resize(a, (16, 16, 3), 'bilinear')", [("f32", (2, 8, 8, 3))]),
     ("a + b", [("f32", (3, 4)), ("f32", (5,))]),
     ("a['w'] @ b", [("f32", (3, 4)), ("f32", (4, 2))]),  # a swapped argument: an array where a dict was meant
     ("a[0, 'w']", [("i32", (3, 4))]),

@@ -49,6 +49,10 @@ def test_modelled_names() -> None:
     assert bench.analyzer_models("diffrax.diffeqsolve")  # analyzer/diffrax.py
     assert bench.analyzer_models("optax.adam")
     assert not bench.analyzer_models("equinox.tree_equal")
+    assert bench.analyzer_models("haiku.transform")  # analyzer/haiku.py
+    assert bench.analyzer_models("haiku._src.transform.transform_with_state")  # where haiku defines it
+    assert bench.analyzer_models("flax.nnx.Optimizer") and bench.analyzer_models("flax.linen.scan")
+    assert not bench.analyzer_models("haiku.to_module")
 
 
 def test_the_table_over_a_tree_with_a_notebook(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]

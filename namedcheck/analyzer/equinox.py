@@ -5,7 +5,8 @@
 `is_inexact_array` / `is_array_like`, and `eqx.apply_updates` leaf by leaf (`p + u`, NC201 where a pair does not
 broadcast). Modules are the instances `classes.py` builds (declared fields set by `__init__` or the generated
 `__init__`); `eqx.nn.*` layers are the engine's layer rules (`engine/ops/layers.py`), `eqx.nn.Sequential` /
-`Lambda` composed here. A tree this module cannot follow leaf by leaf (a layer's own arrays, an object not known)
+`Lambda` composed here; `eqx.nn.StateIndex(init)` and the state `make_with_state` gives: `state.get(index)` is the
+index's initial value (equinox's `set` keeps its shape and dtype), `state.set(index, v)` the state. A tree this module cannot follow leaf by leaf (a layer's own arrays, an object not known)
 gives Unknown."""
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ MODELLED = frozenset(
         "equinox.filter_shard",  # analyzer/placements.py
         "equinox.field",  # static fields of a module (analyzer/classes.py)
         "equinox.nn.make_with_state",
+        "equinox.nn.StateIndex",
         "equinox.error_if",
         "equinox.branched_error_if",
         "equinox.nn.inference_mode",
@@ -55,6 +57,21 @@ MODELLED = frozenset(
         "equinox.nn.Identity",
     }
 )
+
+
+@dataclass(frozen=True, slots=True)
+class StateIndex:
+    """`eqx.nn.StateIndex(init)`: where a stateful layer's value lives in the state; `init` its initial value."""
+
+    init: Any
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """The state `make_with_state` gives (a value equinox's `get` reads by `StateIndex`)."""
+
+    def __repr__(self) -> str:
+        return "<equinox state>"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +127,17 @@ def call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNod
         return PartialRef(QualRef(f"{_FUN}make_with_state"), (pos[0],)) if len(pos) == 1 and not kw else UNKNOWN
     if name == f"{_FUN}make_with_state":
         model = f.call_value(pos[0], pos[1:], kw, [None] * (len(pos) - 1), {}, node)
-        return Seq((model, UNKNOWN)) if model is not UNKNOWN else UNKNOWN
+        return Seq((model, State())) if model is not UNKNOWN else UNKNOWN
+    if name == "equinox.nn.StateIndex":
+        init = pos[0] if len(pos) == 1 and not kw else None
+        return StateIndex(init) if isinstance(init, ArrayType) else UNKNOWN
+    if name in (f"{_FUN}state_get", f"{_FUN}state_set"):
+        index = pos[1] if len(pos) > 1 else None
+        if not isinstance(index, StateIndex) or kw:
+            return UNKNOWN
+        if name.endswith("get"):
+            return index.init if len(pos) == 2 else UNKNOWN
+        return State() if len(pos) == 3 else UNKNOWN
     if name == "equinox.tree_at":
         return _tree_at(f, pos, kw, node)
     if name in ("equinox.partition", "equinox.filter"):
@@ -551,6 +578,13 @@ def _cotangent(leaf: Any, filtered: bool) -> Any:
     if filtered and _kind(leaf, "equinox.is_array") is False:
         return Const(None)  # a Python number, a function: not differentiated
     return UNKNOWN
+
+
+def state_attribute(recv: Any, attr: str) -> Any:
+    """`state.get` / `state.set` of an equinox state; NotImplemented for another receiver."""
+    if not isinstance(recv, State):
+        return NotImplemented
+    return PartialRef(QualRef(f"{_FUN}state_{attr}"), (recv,)) if attr in ("get", "set") else UNKNOWN
 
 
 # ---- a layer's own fields ----------------------------------------------------------------------------

@@ -43,6 +43,24 @@ from namedcheck.engine.values import UNKNOWN, ArrayType, Const, Seq, dim_of
 MODULE = "haiku.Module"
 _FUN = "<haiku>."  # (not a module path: code that imports namedcheck.analyzer.haiku is not one of these)
 _TRANSFORMS = {"haiku.transform": False, "haiku.transform_with_state": True}
+# the names this module follows (bench/library_calls.py counts the calls into them as modelled; layers are the op
+# table's)
+MODELLED = frozenset(
+    {
+        *_TRANSFORMS,
+        "haiku.without_apply_rng",
+        "haiku.testing.transform_and_run",
+        "haiku.get_parameter",
+        "haiku.get_state",
+        "haiku.set_state",
+        "haiku.next_rng_key",
+        "haiku.PRNGSequence",
+        "haiku.dropout",
+        "haiku.vmap",
+        "haiku.scan",
+        "haiku.Sequential",
+    }
+)
 # haiku APIs that neither make parameters nor take module names: calling them while `f` runs keeps the names sure
 _NO_PARAMS = {
     "haiku.PRNGSequence",

@@ -5,11 +5,14 @@ a module class (a class of the same shapes, named as flax names it: `CheckpointB
 (the method), `flax.jax_utils.replicate` (a leading axis of the local device count on every leaf) /
 `unreplicate` (the first entry of every leaf but scalars), `flax.training.common_utils.shard` (the leading axis
 split into devices), `nn.Sequential` (its output; the parameter names under it are not followed), an LSTM cell's
-`initialize_carry`. NotImplemented for any other name."""
+`initialize_carry`, `nn.vmap` / `nn.scan` of a module class (`Lifted`: built, it is a `LiftedModule` named
+`Vmap<Class>` / `Scan<Class>` whose call is `jax.vmap` of the inner module's, or its call on one slice of the
+scanned inputs with the outputs stacked; its parameters are given the mapped axis where `variable_axes` maps them;
+`nn_modules.call_lifted`). NotImplemented for any other name."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import libcst as cst
@@ -27,7 +30,7 @@ from namedcheck.analyzer.refs import (
 )
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
 _LIFTED_CLASS = {
     "flax.linen.remat": "Checkpoint",
@@ -35,7 +38,49 @@ _LIFTED_CLASS = {
     "flax.linen.jit": "Jit",
 }
 _REPLICATE = ("flax.jax_utils.replicate", "flax.jax_utils.unreplicate", "flax.training.common_utils.shard")
-MODELLED = frozenset({*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init", "flax.linen.Sequential"})
+MODELLED = frozenset(
+    {*_LIFTED_CLASS, *_REPLICATE, "flax.linen.apply", "flax.linen.init", "flax.linen.Sequential"}
+    | {"flax.linen.vmap", "flax.linen.scan"}
+)
+# `nn.vmap` / `nn.scan`'s options the model reads (others, `methods=` and `metadata_params=` among them, leave it
+# Unknown)
+_OPTIONS = {
+    "vmap": frozenset(
+        {"variable_axes", "split_rngs", "in_axes", "out_axes", "axis_size", "axis_name", "spmd_axis_name"}
+    ),
+    "scan": frozenset({"variable_axes", "variable_broadcast", "split_rngs", "in_axes", "out_axes", "length"})
+    | {"reverse", "unroll"},
+}
+# the collections whose variables a lifted vmap may map or broadcast (`variable_axes`)
+_MAPPED_COLLECTIONS = frozenset({"params", "batch_stats"})
+
+
+@dataclass(frozen=True, slots=True)
+class Lifted:
+    """`nn.vmap(Target, variable_axes=..., in_axes=..., ...)`: the target (a linen class, or a library layer by
+    name), flax's name prefix for it, and the options."""
+
+    target: Any
+    prefix: str
+    options: tuple[tuple[str, Any], ...]
+
+    def class_name(self) -> str:
+        t = self.target
+        return self.prefix + (t.name if isinstance(t, ClassInfo) else t.name.rpartition(".")[2])
+
+    def axes(self) -> dict[str, int | None]:
+        """The axis each collection's variables get (`variable_axes`; None: broadcast, `variable_broadcast`),
+        validated at construction."""
+        return _axes(dict(self.options))
+
+
+@dataclass(frozen=True, slots=True)
+class LiftedModule:
+    """A lifted class built with its constructor's arguments: the inner module they build, and `name=`."""
+
+    lifted: Lifted
+    inner: Any
+    name: Any
 
 
 def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
@@ -46,6 +91,18 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         if isinstance(target, FuncRef):  # `@nn.remat` / `@nn.jit` on a method: the method's shapes
             return target
         return UNKNOWN
+    if name in ("flax.linen.vmap", "flax.linen.scan"):
+        return _lifted(name.rpartition(".")[2], pos, kw)
+    if name == "<linen>.lifted_build":
+        lifted = pos[0]
+        assert isinstance(lifted, Lifted)
+        ctor = {k: v for k, v in kw.items() if k not in ("name", "parent")}
+        if "parent" in kw:
+            return UNKNOWN
+        inner = f.call_value(lifted.target, list(pos[1:]), ctor, [None] * (len(pos) - 1), {}, node)
+        if not isinstance(inner, LayerRef | InstanceRef):
+            return UNKNOWN
+        return PartialRef(QualRef("<linen>.lifted_call"), (LiftedModule(lifted, inner, kw.get("name")),))
     if name in ("flax.linen.apply", "flax.linen.init"):
         if len(pos) != 2 or not isinstance(pos[1], InstanceRef) or any(k != "mutable" for k in kw):
             return UNKNOWN
@@ -70,6 +127,47 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
             return TrainStateRef(_leafwise(f, name, tree.params), tree.apply_fn)
         return _leafwise(f, name, tree)
     return NotImplemented
+
+
+def _axes(options: dict[str, Any]) -> dict[str, Any]:
+    """Each lifted collection's axis: `variable_axes`' literal dict, None for `variable_broadcast`'s; raises
+    NotLiteral where not literal."""
+    axes = literal(options.get("variable_axes", Seq((), "dict")))
+    if not isinstance(axes, dict):
+        raise NotLiteral
+    cast = literal(options.get("variable_broadcast", Const(False)))
+    broadcast = [cast] if isinstance(cast, str) else list(cast) if isinstance(cast, tuple | list) else None
+    if cast is not False and (broadcast is None or not all(isinstance(c, str) for c in broadcast)):
+        raise NotLiteral
+    return {**axes, **{c: None for c in broadcast or ()}}
+
+
+def _lifted(kind: str, pos: list[Any], kw: dict[str, Any]) -> Any:
+    """`nn.vmap(Cls, ...)` / `nn.scan(Cls, ...)` of a linen class or a library layer: a class to build (Unknown
+    for a function, or options not modelled: where `params` go must be said literally, `variable_axes` or
+    `variable_broadcast`)."""
+    target = pos[0] if len(pos) == 1 else None
+    layer = isinstance(target, QualRef) and target.name.startswith("flax.linen.") and target.name[11:12].isupper()
+    if not (isinstance(target, ClassInfo) or layer) or any(k not in _OPTIONS[kind] for k in kw):
+        return UNKNOWN
+    try:
+        axes = _axes(kw)
+        for k in ("in_axes", "out_axes"):
+            got = literal(kw.get(k, Const(0)))
+            if kind == "scan" and not (isinstance(got, int) or isinstance(got, tuple) and k == "in_axes"):
+                return UNKNOWN  # (`nn.broadcast` inputs are not modelled)
+    except NotLiteral:
+        return UNKNOWN
+    if "params" not in axes or any(k not in _MAPPED_COLLECTIONS for k in axes):
+        return UNKNOWN
+    if any(v is not None and (not isinstance(v, int) or isinstance(v, bool)) for v in axes.values()):
+        return UNKNOWN
+    try:
+        hash(tuple(kw.items()))
+    except TypeError:
+        return UNKNOWN
+    prefix = "Vmap" if kind == "vmap" else "Scan"
+    return PartialRef(QualRef("<linen>.lifted_build"), (Lifted(target, prefix, tuple(kw.items())),))
 
 
 def _initial_carry(pos: list[Any], kw: dict[str, Any]) -> Any:

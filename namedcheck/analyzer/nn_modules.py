@@ -36,7 +36,7 @@ from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.ops.layers import STAX_SAME, layer_params, layer_stats, stax_apply, stax_init
 from namedcheck.engine.signature import POSONLY, VARKW
 from namedcheck.engine.trees import map_leaves
-from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of
+from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, NotLiteral, Seq, dim_of, literal
 
 LINEN = ("flax.linen.Module", "flax.linen.module.Module")
 
@@ -236,6 +236,8 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return _stax(f, name, pos, node)
     if name == f"{_LINEN_FUN}bind":
         return linen.bind(pos[0], pos[1:], kw)
+    if name in (f"{_LINEN_FUN}lifted_call", f"{_LINEN_FUN}lifted_body"):
+        return call_lifted(f, name.endswith("body"), pos, kw, node)
     if name.startswith(("flax.linen.", "flax.jax_utils.", "flax.training.common_utils.", _LINEN_FUN)):
         got = linen.library_call(f, name, pos, kw, node)
         if got is not NotImplemented:
@@ -259,8 +261,16 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         state = pos[0] if len(pos) == 1 else None
         if not isinstance(state, TrainStateRef):
             return UNKNOWN
-        if name.endswith("apply_gradients"):
-            return state  # the updated parameters keep their shapes
+        if name.endswith("apply_gradients"):  # `params + updates` leaf by leaf (NC201), as optax.apply_updates
+            grads = kw.get("grads")
+            if grads is None or not isinstance(state.params, Seq | ArrayType):
+                return state
+            try:
+                return TrainStateRef(optax.applied(state.params, grads, ""), state.apply_fn)
+            except RuleError as e:
+                err = RuleError(e.code, f"TrainState.apply_gradients: {e.message}", e.hint)
+                f.report(node, origins.relate_calls(err, [grads]))
+                return UNKNOWN
         return TrainStateRef(kw.get("params", state.params), kw.get("apply_fn", state.apply_fn))
     if name in _FROZEN:  # `flax.core.unfreeze(variables)`: the same tree
         return pos[0] if len(pos) == 1 and isinstance(pos[0], Seq) and pos[0].kind == "dict" else UNKNOWN
@@ -276,12 +286,15 @@ def other_attribute(recv: Any, attr: str, f: Any = None) -> Any:
         return got
     if isinstance(recv, LayerRef) and recv.op.endswith(".LSTMCell") and attr == "initialize_carry":
         return PartialRef(QualRef(f"{_LINEN_FUN}initialize_carry"), (recv,))
-    if isinstance(recv, PartialRef) and recv.func == QualRef(f"{_LINEN_FUN}sequential") and attr in _METHODS:
+    lifted = QualRef(f"{_LINEN_FUN}lifted_call")
+    if isinstance(recv, PartialRef) and recv.func in (QualRef(f"{_LINEN_FUN}sequential"), lifted) and attr in _METHODS:
         return ModuleMethodRef(recv, attr)  # `nn.Sequential([...]).apply(variables, x)`
     if isinstance(recv, LayerRef) and recv.op.startswith("flax.linen.") and attr in _METHODS:
         return ModuleMethodRef(recv, attr)
     if isinstance(recv, LayerRef) and recv.op.startswith("equinox.nn."):  # `linear.weight`, `mlp.layers`
         return equinox.layer_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
+    if (got := equinox.state_attribute(recv, attr)) is not NotImplemented:  # `state.get(self.index)`
+        return got
     if isinstance(recv, equinox.Stacked):  # an ensemble's `weight`: the copies' axis in front
         return equinox.stacked_attribute(recv, attr, f is not None and f.env.flag(X64) is False)
     if isinstance(recv, TrainStateRef):
@@ -536,6 +549,149 @@ def call_instance(
         return f.call_value(method, [inst, *pos], kw, [None, *nodes], kwl, node)
 
 
+def call_lifted(f: Any, body: bool, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """A lifted module called (`nn.vmap(Block, ...)(4)(x)`): in its own scope (flax's `VmapBlock_0`), `jax.vmap`
+    of the inner module's call with the lift's `in_axes` / `out_axes` / `axis_size`; the variables the inner call
+    makes get the mapped axis where `variable_axes` puts one (None: shared by every slice). `body`: the mapped
+    function, the inner module called in the lifted module's scope."""
+    lm, args = pos[0], list(pos[1:])
+    assert isinstance(lm, linen.LiftedModule)
+    c = _collecting(f)
+    if body:
+        if c is not None:
+            c.inline = True  # the inner module is the lifted one: its variables go in this scope
+        try:
+            return f.call_value(lm.inner, args, kw, [None] * len(args), {}, node)
+        finally:
+            if c is not None:
+                c.inline = False
+    options = dict(lm.lifted.options)
+    scan = lm.lifted.prefix == "Scan"
+    n = _scan_length(options, args) if scan else _mapped_size(options, args)
+    if kw or n is None:
+        if c is not None:
+            c.unsure = True
+        return UNKNOWN
+    if scan:
+
+        def run() -> Any:
+            return _scan(f, lm, options, args, n, node)
+
+    else:
+        vmap_kw = {k: v for k, v in options.items() if k in ("in_axes", "out_axes", "axis_size", "axis_name")}
+        mapped = f.transform("jax.vmap", [PartialRef(QualRef(f"{_LINEN_FUN}lifted_body"), (lm,))], vmap_kw, node)
+
+        def run() -> Any:
+            return f.call_value(mapped, args, {}, [None] * len(args), {}, node)
+
+    if c is None:
+        return run()
+    before = {col: set(made) for col, made in (("params", c.params), *c.other.items())}
+    with c.child(f, lm, lm.lifted.class_name(), lm.name):
+        out = run()
+    for col, axis in lm.lifted.axes().items():
+        made = c.params if col == "params" else c.other.get(col, {})
+        for key in set(made) - before.get(col, set()):
+            if axis is not None:
+                v = made[key]
+                if not (0 <= axis <= len(v.shape)):
+                    c.unsure = True
+                    continue
+                made[key] = ArrayType.make(v.dtype_code, (*v.shape[:axis], n, *v.shape[axis:]))
+    for col, made in c.other.items():  # a collection `variable_axes` does not name: flax would not lift it
+        if col not in lm.lifted.axes() and set(made) - before.get(col, set()):
+            c.unsure = True
+    return out
+
+
+def _scan_axes(options: dict[str, Any], xs: list[Any]) -> list[Any] | None:
+    axes = literal(options.get("in_axes", Const(0)))
+    per = list(axes) if isinstance(axes, tuple) else [axes] * len(xs)
+    return per if len(per) == len(xs) and all(isinstance(a, int) and not isinstance(a, bool) for a in per) else None
+
+
+def _scan_length(options: dict[str, Any], args: list[Any]) -> Any:
+    """The length of a lifted scan: `length`, else the first scanned input's axis (None: not known)."""
+    try:
+        if "length" in options:
+            return dim_of(options["length"])
+        per = _scan_axes(options, args[1:])
+    except NotLiteral:
+        return None
+    if per is None or not per:
+        return None
+    x, ax = args[1], per[0]
+    if not isinstance(x, ArrayType) or x.has_ellipsis or not -len(x.shape) <= ax < len(x.shape):
+        return None
+    return x.shape[ax]
+
+
+def _moved(a: Any, drop: int | None, insert: int | None, n: Any) -> Any:
+    """An array with axis `drop` removed (one scanned slice) or a new axis of size n at `insert` (stacked)."""
+    if not isinstance(a, ArrayType) or a.has_ellipsis or a.named:
+        return UNKNOWN
+    shape = list(a.shape)
+    if drop is not None:
+        if not -len(shape) <= drop < len(shape):
+            return UNKNOWN
+        del shape[drop]
+    if insert is not None:
+        if not -len(shape) - 1 <= insert <= len(shape):
+            return UNKNOWN
+        shape.insert(insert if insert >= 0 else len(shape) + 1 + insert, n)
+    return ArrayType.make(a.dtype_code, tuple(shape))
+
+
+def _scan(f: Any, lm: Any, options: dict[str, Any], args: list[Any], n: Any, node: cst.CSTNode) -> Any:
+    """A lifted scan's call `(carry, *xs)`: the inner module on the carry and one slice of each input (the
+    axis `in_axes` names), its `(carry, y)` with y stacked along `out_axes`."""
+    if not args:
+        return UNKNOWN
+    per = _scan_axes(options, args[1:])
+    out_axis = literal(options.get("out_axes", Const(0)))
+    if per is None:
+        return UNKNOWN
+    sliced = [map_leaves(x, lambda a, ax=ax: _moved(a, ax, None, n)) for x, ax in zip(args[1:], per)]
+    c = _collecting(f)
+    if c is not None:
+        c.inline = True
+    try:
+        res = f.call_value(lm.inner, [args[0], *sliced], {}, [None] * len(args), {}, node)
+    finally:
+        if c is not None:
+            c.inline = False
+    if not isinstance(res, Seq) or len(res.items) != 2:
+        return UNKNOWN
+    carry, y = res.items
+    return Seq((carry, map_leaves(y, lambda a: _moved(a, None, out_axis, n))), "tuple")
+
+
+def _mapped_size(options: dict[str, Any], args: list[Any]) -> Any:
+    """The size of a lifted vmap's axis: `axis_size`, else the first mapped argument's (None: not known)."""
+    try:
+        given = dim_of(options["axis_size"]) if "axis_size" in options else None
+        in_axes = literal(options.get("in_axes", Const(0)))
+    except NotLiteral:
+        return None
+    if given is not None:
+        return given
+    per = in_axes if isinstance(in_axes, tuple) else (in_axes,) * len(args)
+    if len(per) != len(args):
+        return None
+    for a, ax in zip(args, per):
+        if ax is None:
+            continue
+        if (
+            not isinstance(ax, int)
+            or not isinstance(a, ArrayType)
+            or a.has_ellipsis
+            or not -len(a.shape) <= ax < len(a.shape)
+        ):
+            return None
+        return a.shape[ax]
+    return None
+
+
 def call_module_method(
     f: Any,
     ref: ModuleMethodRef,
@@ -598,6 +754,7 @@ class _Collect:
         self.applied: set[int] = set()
         self.scopes: list[tuple[tuple[str, ...], dict[str, int], dict[int, tuple[Any, str]], Any]] = []
         self.unsure = unsure
+        self.inline = False  # the next module called is a lifted module's inner one: it takes that scope
 
     def path(self) -> tuple[str, ...]:
         return self.scopes[-1][0] if self.scopes else ()
@@ -608,8 +765,11 @@ class _Collect:
         if f.cond_depth or f.skip_depth:
             self.unsure = True  # flax counts the modules a run makes: a conditional one may shift the names
         self.applied.add(id(obj))
-        if not self.scopes:
-            path: tuple[str, ...] = ()
+        if self.inline:
+            self.inline = False
+            path: tuple[str, ...] = self.path()
+        elif not self.scopes:
+            path = ()
         else:
             parent, counters, named, owner = self.scopes[-1]
             given = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
@@ -639,7 +799,7 @@ def _attribute_name(owner: Any, obj: Any) -> str | None:
     if not isinstance(owner, InstanceRef) or owner.values is None:
         return None
     for attr, v in owner.values:
-        if v is obj:
+        if v is obj or (isinstance(v, PartialRef) and v.args and v.args[0] is obj):  # (a lifted module's)
             return attr
         if isinstance(v, Seq) and v.kind in ("list", "tuple"):
             for i, item in enumerate(v.items):

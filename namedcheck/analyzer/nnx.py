@@ -4,7 +4,10 @@
 give the variables by attribute path as flax sorts them (a library layer's by its parameter names: `kernel`,
 `bias`, `embedding`, `scale`, `mean`, `var`), `nnx.merge` gives back the module when the state has its shapes,
 `nnx.update` keeps it; `nnx.vmap` as `jax.vmap` where every module argument is broadcast (`in_axes` None),
-`nnx.remat` as the function. A state with a part not known (an attribute not known, a layer whose variables are not
+`nnx.remat` as the function; `nnx.grad` / `value_and_grad` of a module argument: its `nnx.Param` state's cotangents
+(a State by path, as flax gives); `nnx.Optimizer` / `ModelAndOptimizer(model, tx, wrt=...)`: `update(model, grads)`
+adds the optimizer's updates to the parameters leaf by leaf (NC201 where a gradient does not broadcast to its
+parameter), `step` (a uint32 scalar), `opt_state` (optax's state of the parameters), `model`. A state with a part not known (an attribute not known, a layer whose variables are not
 modelled) is Unknown; a filter other than `nnx.Param` / `BatchStat` / `Variable` / `...` too."""
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ from typing import Any
 
 import libcst as cst
 
-from namedcheck.analyzer import origins
-from namedcheck.analyzer.refs import InstanceRef, LayerRef, PartialRef, QualRef
+from namedcheck.analyzer import optax, origins
+from namedcheck.analyzer.refs import GradRef, InstanceRef, LayerRef, PartialRef, QualRef
+from namedcheck.engine import dtypes
 from namedcheck.engine.algebra import differ
+from namedcheck.engine.errors import RuleError
 from namedcheck.engine.ops.elementwise import dtype_from_value
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, NotLiteral, Seq, dim_of, literal
 
@@ -55,8 +60,12 @@ MODELLED = frozenset(
         "flax.nnx.Dict",
         "flax.nnx.data",
         "flax.nnx.eval_shape",
+        "flax.nnx.Optimizer",
+        "flax.nnx.ModelAndOptimizer",
     }
 )
+_OPTIMIZERS = ("flax.nnx.Optimizer", "flax.nnx.ModelAndOptimizer", "flax.nnx.training.optimizer.Optimizer")
+_GRAD_OPTIONS = ("argnums", "has_aux")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +82,16 @@ class GraphDefRef:
     """The graph definition `nnx.split(model)` gives: merged with a state of the same shapes, the module."""
 
     instance: Any
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizerRef:
+    """`nnx.Optimizer(model, tx, wrt=nnx.Param)` (`with_model`: `ModelAndOptimizer`, which keeps `model`)."""
+
+    model: Any
+    tx: Any
+    wrt: Any
+    with_model: bool = False
 
 
 def is_module(bases: tuple[str, ...]) -> bool:
@@ -130,6 +149,20 @@ def library_call(f: Any, name: str, pos: list[Any], kw: dict[str, Any], node: cs
         return PartialRef(QualRef(f"{_FUN}vmap"), (pos[0],), tuple(kw.items()))
     if name == f"{_FUN}vmap":
         return _vmap(f, pos, kw, node)
+    if name in ("flax.nnx.grad", "flax.nnx.value_and_grad"):
+        if not pos:  # `@nnx.grad(has_aux=True)`
+            return PartialRef(QualRef(name), (), tuple(kw.items()))
+        return PartialRef(QualRef(f"{_FUN}grad"), (pos[0], Const(name.endswith("value_and_grad"))), tuple(kw.items()))
+    if name == f"{_FUN}grad":
+        return _grad(f, pos, kw, node)
+    if name in _OPTIMIZERS:
+        model = pos[0] if pos else kw.get("model", UNKNOWN)
+        tx = pos[1] if len(pos) > 1 else kw.get("tx", UNKNOWN)
+        if len(pos) > 2 or any(k not in ("model", "tx", "wrt") for k in kw):
+            return UNKNOWN
+        return OptimizerRef(model, tx, kw.get("wrt", UNKNOWN), name.endswith("ModelAndOptimizer"))
+    if name == f"{_FUN}optimizer_update":
+        return _optimizer_update(f, pos, kw, node)
     if name in ("flax.nnx.remat", "flax.nnx.checkpoint"):
         return pos[0] if len(pos) == 1 else PartialRef(QualRef(name), (), tuple(kw.items())) if not pos else UNKNOWN
     return NotImplemented
@@ -146,6 +179,8 @@ def attribute(recv: Any, attr: str) -> Any:
         return UNKNOWN
     if isinstance(recv, GraphDefRef):
         return UNKNOWN
+    if isinstance(recv, OptimizerRef):
+        return _optimizer_attribute(recv, attr)
     if isinstance(recv, LayerRef) and recv.op.startswith(NNX):  # `model.linear.kernel[...]`, `.out_features`
         made = layer_variables(recv)
         if made is not None and attr in made:
@@ -208,9 +243,95 @@ def _vmap(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
 
 
 def _stateful(v: Any) -> bool:
-    return isinstance(v, InstanceRef | LayerRef | RngsRef | GraphDefRef) or (
+    return isinstance(v, InstanceRef | LayerRef | RngsRef | GraphDefRef | OptimizerRef) or (
         isinstance(v, PartialRef) and isinstance(v.func, QualRef) and v.func.name == f"{_FUN}sequential"
     )
+
+
+# ---- gradients and optimizers ----------------------------------------------------------------------------
+def _grad(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`nnx.grad(fn, argnums=0, has_aux=False)(*args)`: jax.grad's value; where the differentiated argument is an
+    nnx module, the gradient is its `nnx.Param` state with each floating parameter's cotangent (flax's default
+    `wrt`), not the module."""
+    fn, with_value, args = pos[0], pos[1] == Const(True), pos[2:]
+    options = {k: v for k, v in kw.items() if k in _GRAD_OPTIONS}
+    caller = {k: v for k, v in kw.items() if k not in options}
+    argnums = options.get("argnums", Const(0))
+    has_aux = options.get("has_aux", Const(False))
+    if not isinstance(has_aux, Const) or not isinstance(has_aux.value, bool):
+        return UNKNOWN
+    ref = GradRef(fn, argnums, with_value, has_aux.value)
+    out = f.call_value(ref, list(args), caller, [None] * len(args), {}, node)
+    n = argnums.value if isinstance(argnums, Const) else None
+    if not isinstance(n, int) or isinstance(n, bool) or not -len(args) <= n < len(args):
+        return UNKNOWN if any(_stateful(a) for a in args) else out  # (a module's gradient would be its state)
+    module = args[n]
+    if not _stateful(module):
+        return out
+    states = _states(module, [QualRef("flax.nnx.Param")], False)
+    grads = _tree_map(states[0], _cotangent) if states is not None else UNKNOWN
+    if not isinstance(out, Seq) or len(out.items) != 2:
+        return grads if not with_value and not has_aux.value else UNKNOWN
+    if with_value:
+        return Seq((out.items[0], grads), out.kind)
+    if has_aux.value:
+        return Seq((grads, out.items[1]), out.kind)
+    return grads
+
+
+def _cotangent(leaf: Any) -> Any:
+    if isinstance(leaf, ArrayType) and not leaf.named and not leaf.has_ellipsis:
+        if dtypes.kind(leaf.dtype_code) in ("f", "c"):
+            return ArrayType.make(leaf.dtype_code, leaf.shape)
+    return UNKNOWN
+
+
+def _tree_map(tree: Any, fn: Any) -> Any:
+    if isinstance(tree, Seq) and tree.kind == "dict":
+        return Seq(tuple(Seq((p.items[0], _tree_map(p.items[1], fn))) for p in tree.items), "dict")
+    return fn(tree)
+
+
+def _params(opt: OptimizerRef) -> Any:
+    """The state the optimizer updates: the model's variables its `wrt` filter takes (None: not known)."""
+    if opt.wrt is UNKNOWN:
+        return None
+    states = _states(opt.model, [opt.wrt], False)
+    return states[0] if states is not None else None
+
+
+def _optimizer_attribute(opt: OptimizerRef, attr: str) -> Any:
+    if attr == "update":
+        return PartialRef(QualRef(f"{_FUN}optimizer_update"), (opt,))
+    if attr == "step":  # an `OptState` variable holding a uint32 count
+        return ArrayType("u32", ())
+    if attr == "model" and opt.with_model:
+        return opt.model
+    if attr == "tx":
+        return opt.tx
+    if attr == "opt_state":
+        params = _params(opt)
+        return optax.OptState(params) if params is not None and isinstance(opt.tx, optax.Optimizer) else UNKNOWN
+    return UNKNOWN
+
+
+def _optimizer_update(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode) -> Any:
+    """`optimizer.update(model, grads)`: optax's updates (shaped like the gradients) added to the parameters
+    leaf by leaf, as `optax.apply_updates` does (NC201 where a gradient does not broadcast to its parameter)."""
+    opt, args = pos[0], pos[1:]
+    grads = args[1] if len(args) == 2 else kw.get("grads") if len(args) == 1 else None
+    if not isinstance(opt, OptimizerRef) or not isinstance(opt.tx, optax.Optimizer) or grads is None:
+        return UNKNOWN
+    params = _params(opt)
+    if params is None or not isinstance(grads, Seq):
+        return UNKNOWN
+    try:
+        optax.applied(params, grads, "")
+    except RuleError as e:
+        err = RuleError(e.code, f"nnx.Optimizer.update: {e.message}", e.hint)
+        origins.relate_calls(err, [grads])
+        f.report(node, err)
+    return UNKNOWN
 
 
 # ---- a module's state ------------------------------------------------------------------------------------

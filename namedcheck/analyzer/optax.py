@@ -189,7 +189,7 @@ def apply_updates(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode)
     if not isinstance(params, Seq | ArrayType):
         return UNKNOWN
     try:
-        return _applied(params, updates, "")
+        return applied(params, updates, "")
     except RuleError as e:
         err = RuleError(e.code, f"optax.apply_updates: {e.message}", e.hint)
         origins.relate_calls(err, [params, updates])
@@ -197,7 +197,7 @@ def apply_updates(f: Any, pos: list[Any], kw: dict[str, Any], node: cst.CSTNode)
         return UNKNOWN
 
 
-def _applied(p: Any, u: Any, path: str) -> Any:
+def applied(p: Any, u: Any, path: str) -> Any:
     if isinstance(p, Seq) and isinstance(u, Seq):
         if p.kind != u.kind or len(p.items) != len(u.items):
             return p
@@ -207,12 +207,12 @@ def _applied(p: Any, u: Any, path: str) -> Any:
             if keys != ukeys or not all(isinstance(k, Const) for k in keys):
                 return p
             items = tuple(
-                Seq((key, _applied(pair.items[1], upair.items[1], f"{path}[{key.value!r}]")), pair.kind)
+                Seq((key, applied(pair.items[1], upair.items[1], f"{path}[{key.value!r}]")), pair.kind)
                 for pair, upair, key in zip(p.items, u.items, keys)
                 if isinstance(key, Const)
             )
             return Seq(items, "dict")
-        return Seq(tuple(_applied(a, b, f"{path}[{i}]") for i, (a, b) in enumerate(zip(p.items, u.items))), p.kind)
+        return Seq(tuple(applied(a, b, f"{path}[{i}]") for i, (a, b) in enumerate(zip(p.items, u.items))), p.kind)
     if not (isinstance(p, ArrayType) and isinstance(u, ArrayType)):
         return p
     if p.shape == u.shape:
@@ -222,4 +222,4 @@ def _applied(p: Any, u: Any, path: str) -> Any:
     return ArrayType.make(p.dtype_code, shape, p.named_shape)
 
 
-__all__ = ["Optimizer", "OptState", "call", "attribute", "apply_updates"]
+__all__ = ["Optimizer", "OptState", "call", "attribute", "apply_updates", "applied"]

@@ -103,8 +103,6 @@ for _fn in ("max_pool", "avg_pool", "min_pool"):
 # the libraries' filtered transforms act as jax's on the arrays of their arguments
 _OP_ALIASES.update(
     {
-        "flax.nnx.value_and_grad": "jax.value_and_grad",
-        "flax.nnx.grad": "jax.grad",
         "flax.nnx.jit": "jax.jit",
         "equinox.filter_jit": "jax.jit",
     }

@@ -19,7 +19,7 @@ from namedcheck.engine.ops.sharding_common import (
     out_sharding,
 )
 from namedcheck.engine.placement import fmt_type, of, spec_json
-from namedcheck.engine.values import ArrayType, Const, literal, one_or_many
+from namedcheck.engine.values import ArrayType, Const, Seq, literal, one_or_many
 
 
 def _operands(call: Call, a: str = "a", b: str = "b") -> tuple[ArrayType, ArrayType, str | None, dict[str, Any]]:
@@ -394,3 +394,115 @@ def linalg_sharding(call: Call, result: ArrayType) -> Shd | None:
     if len(result.shape) == len(batch):  # det: the batch dimensions
         return batch
     return batch + ((), ()) if len(result.shape) == len(s) else None
+
+
+# ---- jnp.linalg's solvers and decompositions (their batch rules as of JAX 0.5) --------------------------------
+def _square(call: Call, name: str = "a") -> tuple[ArrayType, Any]:
+    """A stack of square matrices (..., n, n): the operand and n (NC203 where the two sizes differ)."""
+    a = call.array(name)
+    if a.has_ellipsis or a.named or len(a.shape) < 2:
+        raise Unprovable
+    if differ(a.shape[-1], a.shape[-2]):
+        raise RuleError(NC203, f"{call.short}: the last two dimensions of {fmt_shape(a.shape)} must be square")
+    return a, a.shape[-1]
+
+
+def _inexact(a: ArrayType) -> str | None:
+    return a.dtype_code if dtypes.kind(a.dtype_code) == "f" else None
+
+
+@rule("jax.numpy.linalg.solve")
+def solve_rule(call: Call) -> Any:
+    """`solve(a, b)`: a is (..., n, n); b is one vector (n,) only when it has one dimension, otherwise a stack
+    of matrices (..., n, m) whose batch broadcasts with a's (since JAX 0.5 a (..., n) b is no batch of vectors)."""
+    a, n = _square(call)
+    b = call.array("b")
+    if b.has_ellipsis or b.named or not b.shape:
+        raise Unprovable
+    dt = _inexact(a) if a.dtype_code == b.dtype_code else None
+    if len(b.shape) == 1:
+        if differ(b.shape[0], n):
+            raise RuleError(
+                NC203, f"{call.short}: b of shape {fmt_shape(b.shape)} against a of shape {fmt_shape(a.shape)}"
+            )
+        return ArrayType.make(dt, (*a.shape[:-1],))
+    if differ(b.shape[-2], n):
+        hint = (
+            "since JAX 0.5, a b with two or more dimensions is a stack of (n, m) matrices; for a batch of vectors "
+            "write solve(a, b[..., None])[..., 0]"
+        )
+        raise RuleError(
+            NC203,
+            f"{call.short}: b of shape {fmt_shape(b.shape)} is a stack of matrices whose dimension -2 must be "
+            f"{n}, the size of a's {fmt_shape(a.shape)} matrices",
+            hint,
+        )
+    batch = broadcast_shapes(a.shape[:-2], b.shape[:-2], "a's batch", "b's batch")
+    return ArrayType.make(dt, (*batch, n, b.shape[-1]))
+
+
+@rule("jax.numpy.linalg.eigh")
+def eigh_rule(call: Call) -> Any:
+    """(eigenvalues (..., n), eigenvectors (..., n, n))."""
+    a, n = _square(call)
+    return Seq((ArrayType.make(_inexact(a), (*a.shape[:-1],)), ArrayType.make(_inexact(a), a.shape)))
+
+
+@rule("jax.numpy.linalg.eigvalsh")
+def eigvalsh_rule(call: Call) -> Any:
+    a, n = _square(call)
+    return ArrayType.make(_inexact(a), (*a.shape[:-1],))
+
+
+@rule("jax.numpy.linalg.slogdet")
+def slogdet_rule(call: Call) -> Any:
+    """(sign, logabsdet), each of a's batch shape."""
+    a, _ = _square(call)
+    one = ArrayType.make(_inexact(a), a.shape[:-2])
+    return Seq((one, one))
+
+
+def _min(m: Any, n: Any) -> Any:
+    if is_int(m) and is_int(n):
+        return min(m, n)
+    if not differ(m, n) and m == n:
+        return m
+    raise Unprovable
+
+
+@rule("jax.numpy.linalg.svd")
+def svd_rule(call: Call) -> Any:
+    """(U, S, Vh) of a (..., m, n) with k = min(m, n): U (..., m, m | k), S (..., k), Vh (..., n | k, n); S alone
+    with `compute_uv=False`."""
+    a = call.array("a")
+    full, uv = literal(call.get("full_matrices", Const(True))), literal(call.get("compute_uv", Const(True)))
+    if a.has_ellipsis or a.named or len(a.shape) < 2 or not isinstance(full, bool) or not isinstance(uv, bool):
+        raise Unprovable
+    if call.get("hermitian", Const(False)) != Const(False):
+        raise Unprovable
+    *batch, m, n = a.shape
+    k = _min(m, n)
+    dt = _inexact(a)
+    s = ArrayType.make(dt, (*batch, k))
+    if not uv:
+        return s
+    u = ArrayType.make(dt, (*batch, m, m if full else k))
+    vh = ArrayType.make(dt, (*batch, n if full else k, n))
+    return Seq((u, s, vh))
+
+
+@rule("jax.numpy.linalg.qr")
+def qr_rule(call: Call) -> Any:
+    """(Q, R) of a (..., m, n), k = min(m, n): reduced Q (..., m, k), R (..., k, n); complete Q (..., m, m),
+    R (..., m, n); `mode="r"` R alone."""
+    a = call.array("a")
+    mode = literal(call.get("mode", Const("reduced")))
+    if a.has_ellipsis or a.named or len(a.shape) < 2 or mode not in ("reduced", "complete", "r"):
+        raise Unprovable
+    *batch, m, n = a.shape
+    dt = _inexact(a)
+    if mode == "complete":
+        return Seq((ArrayType.make(dt, (*batch, m, m)), ArrayType.make(dt, (*batch, m, n))))
+    k = _min(m, n)
+    r = ArrayType.make(dt, (*batch, k, n))
+    return r if mode == "r" else Seq((ArrayType.make(dt, (*batch, m, k)), r))

@@ -856,3 +856,21 @@ sharding_rule("jax.numpy.ravel")(reshape_sharding)  # a reshape to one dim
 
 
 sharding_rule("jax.numpy.tril", "jax.numpy.triu")(keep_sharding)  # masks keep the operand's sharding
+
+
+@rule("jax.image.resize")
+def image_resize_rule(call: Call) -> Any:
+    """`jax.image.resize(image, shape, method)`: an array of `shape` in the image's dtype; `shape` has one size
+    per dimension of the image (NC203 otherwise, as JAX raises)."""
+    x = call.array("image")
+    shape = shape_arg(call.get("shape"), unknown_items=True)
+    if x.has_ellipsis or x.named:
+        raise Unprovable
+    if len(shape) != len(x.shape):
+        raise RuleError(
+            NC203,
+            f"{call.short}: shape {fmt_shape(shape)} has {len(shape)} sizes for an image of {len(x.shape)} "
+            f"dimensions {fmt_shape(x.shape)}",
+            "give one output size per dimension of the image, the batch and channel sizes too",
+        )
+    return ArrayType.make(x.dtype_code, shape)
