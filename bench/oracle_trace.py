@@ -37,6 +37,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 MAX_PER_SITE = 8
+MAX_CHAIN = 12  # the calls kept of a frame's path (the innermost ones)
 _GENERATORS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME")  # a local name bound (a module or class body: STORE_NAME)
 
@@ -54,6 +55,36 @@ class PerFile:
             import pytest
 
             pytest.skip(f"oracle: this file has run {self.limit:g} s")
+
+
+class Items:
+    """A pytest plugin: the test items collected and those whose call ran (a parametrized test's sets the run
+    did not reach are told apart from those it did), keyed by the test function's code (file, first line)."""
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+
+    def key(self, item: Any) -> tuple[str, int] | None:
+        import inspect
+
+        fn = getattr(item, "function", None)
+        try:
+            code = inspect.unwrap(fn).__code__ if fn is not None else None
+        except Exception:
+            return None
+        shown = self.rec.traced(code.co_filename) if code is not None else None
+        return (shown, code.co_firstlineno) if shown is not None and code is not None else None
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        for item in session.items:  # (those selected)
+            k = self.key(item)
+            if k is not None:
+                self.rec.tests.setdefault((*k, item.nodeid), False)
+
+    def pytest_runtest_call(self, item: Any) -> None:
+        k = self.key(item)
+        if k is not None:
+            self.rec.tests[(*k, item.nodeid)] = True
 
 
 class Recorder:
@@ -75,6 +106,11 @@ class Recorder:
         self.calls: set[tuple[str, int, bool]] = set()
         self.lines: dict[str, set[int]] = {}
         self.full: set[tuple[str, str, int, str]] = set()
+        # the lines run under each path of calls: (file, first line, the calls that led there, each (file, line)
+        # of the nearest frames under root, the outermost first, at most MAX_CHAIN) -> the lines run in frames of
+        # that code entered along that path (a call whose branch did not bind a name here is told apart)
+        self.reach: dict[tuple[str, int, tuple[tuple[str, int], ...]], set[int]] = {}
+        self.tests: dict[tuple[str, int, str], bool] = {}  # (file, first line, node id) -> its call ran
 
     # ---- what is an array ----------------------------------------------------------------------
     def array(self, v: Any) -> tuple[Any, str] | None:
@@ -157,19 +193,23 @@ class Recorder:
                         local_vars[name],
                     )
         stores = self.stores(code)
-        self.calls.add((shown, 0 if module_level else code.co_firstlineno, bool(stores)))
+        first = 0 if module_level else code.co_firstlineno
+        self.calls.add((shown, first, bool(stores)))
+        under = self.reach.setdefault((shown, first, self.chain(frame)), set())
         if not stores:
             return None  # nothing is bound in it (its parameters are recorded above)
         last = {k: id(v) for k, v in local_vars.items()}
         state = [frame.f_lineno]
         ran = self.lines.setdefault(shown, set())
         ran.add(frame.f_lineno)
+        under.add(frame.f_lineno)
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
                 line = state[0]
                 state[0] = frame.f_lineno
                 ran.add(state[0])
+                under.add(state[0])
                 names = stores.get(line)
                 if names is None:
                     return local_trace
@@ -189,6 +229,18 @@ class Recorder:
             return local_trace
 
         return local_trace
+
+    def chain(self, frame: FrameType) -> tuple[tuple[str, int], ...]:
+        """The calls that led to a frame: (file, line) of each enclosing frame under root, the outermost first
+        (the innermost MAX_CHAIN)."""
+        out = []
+        f = frame.f_back
+        while f is not None and len(out) < MAX_CHAIN:
+            shown = self.traced(f.f_code.co_filename)
+            if shown is not None:
+                out.append((shown, f.f_lineno))
+            f = f.f_back
+        return tuple(reversed(out))
 
     def stores(self, code: CodeType) -> dict[int, tuple[str, ...]]:
         """line -> the local names a store instruction on that line binds (a code object's, once)."""
@@ -214,6 +266,8 @@ class Recorder:
                 "calls": sorted(self.calls),
                 "lines": {f: sorted(ls) for f, ls in self.lines.items()},
                 "full": sorted(self.full),
+                "reach": [[f, first, [list(c) for c in ch], sorted(ls)] for (f, first, ch), ls in self.reach.items()],
+                "tests": [[*k, ran] for k, ran in sorted(self.tests.items())],
             }
             tmp = self.out + ".tmp"
             with open(tmp, "w") as f:
@@ -274,7 +328,8 @@ def main(argv: list[str]) -> int:
                 *limit,
             ]
             pytest.hookimpl(tryfirst=True)(PerFile.pytest_runtest_setup)  # (before the fixtures are set up)
-            plugins = [PerFile(args.per_file)] if args.per_file > 0 else []
+            plugins: list[Any] = [Items(rec)]
+            plugins += [PerFile(args.per_file)] if args.per_file > 0 else []
             code = int(pytest.main([*flags, *args.rest], plugins=plugins))
         else:
             import runpy
