@@ -6,19 +6,26 @@ that records, for every local name bound to an array, the shape and dtype it had
 
 Only frames of `.py` files under `--root` are traced (functions, lambdas and comprehensions; module bodies only of
 the files run). At each line event that follows a line whose bytecode stores a local name (`STORE_FAST`,
-`STORE_DEREF`, `STORE_NAME`), each such name now bound to another object than when last seen was bound by that
-line; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
+`STORE_DEREF`, `STORE_NAME`), each such name whose store instruction lies between the instruction that began
+that visit of the line and the one beginning this line (`f_lasti`; a jump back: from the first to the line's end)
+was bound there, even to the object it held (`x = identity(x)`); a store a multi-line statement's later line
+interrupted, or an exception skipped, is not taken; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
 a code object that binds nothing is not traced line by line. An array is a numpy `ndarray`, a
 `jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
 of the environment that has JAX and the code's dependencies; this file imports neither namedcheck nor, itself, jax.
 
 The output (`--out`, written at exit, on SIGTERM and every few seconds): `{"values": [[file, line, name, shape,
 dtype], ...], "params": [[file, first_line, name, shape, dtype], ...], "calls": [[file, first_line, traced], ...],
-"lines": {file: [line, ...]}, "full": [["values" | "params", file, line, name], ...]}`, each distinct value once
+"lines": {file: [line, ...]}, "full": [["values" | "params", file, line, name], ...], "reach": [[file, first_line,
+[[caller_file, caller_line], ...], [line, ...]], ...], "tests": [[file, first_line, node_id, ran], ...]}`, each
+distinct value once
 (at most 8 per site; `full` lists the sites that had more, whose other values were dropped); `first_line` is the
 code object's first line (a decorated function's first decorator; 0 for a module body). `calls` are the code
 objects entered, `traced` when they bind names and so ran line by line: `lines` are the lines run in those (what
-the comparison needs to tell a call that ran from one that did not). With `--per-file N`,
+the comparison needs to tell a call that ran from one that did not); `reach` the lines run in a code object entered
+along one path of calls (the enclosing frames under root, the outermost first, the innermost 12: a branch a call
+did not take is told apart from one another call took); `tests` the pytest items collected, by test function, and
+whether each one's call ran (a parametrized test's sets the run did not reach). With `--per-file N`,
 a test file's remaining tests are skipped once it has run N seconds (the first tests of a file reach most of the
 code it exercises; the time goes to the next file).
 """
@@ -99,7 +106,7 @@ class Recorder:
         self.events = 0
         self.lock = threading.Lock()
         self.programs: set[str] = set()  # the files run: their module bodies are traced too
-        self.store_lines: dict[CodeType, dict[int, tuple[str, ...]]] = {}
+        self.store_lines: dict[CodeType, dict[int, tuple[tuple[int, str], ...]]] = {}
         # what ran, for the comparison to tell a call that ran from one that did not: the code objects entered
         # ((file, first line, traced line by line); a module body: first line 0), the lines run in the code
         # traced line by line, and the sites whose values past MAX_PER_SITE were dropped
@@ -198,16 +205,16 @@ class Recorder:
         under = self.reach.setdefault((shown, first, self.chain(frame)), set())
         if not stores:
             return None  # nothing is bound in it (its parameters are recorded above)
-        last = {k: id(v) for k, v in local_vars.items()}
-        state = [frame.f_lineno]
+        state = [frame.f_lineno, frame.f_lasti]
         ran = self.lines.setdefault(shown, set())
         ran.add(frame.f_lineno)
         under.add(frame.f_lineno)
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
-                line = state[0]
-                state[0] = frame.f_lineno
+                line, start = state
+                at = frame.f_lasti
+                state[0], state[1] = frame.f_lineno, at
                 ran.add(state[0])
                 under.add(state[0])
                 names = stores.get(line)
@@ -217,12 +224,11 @@ class Recorder:
                     now = frame.f_locals
                 except Exception:
                     return local_trace
-                for k in names:
-                    if k in now:
-                        v = now[k]
-                        if last.get(k) != id(v):
-                            last[k] = id(v)
-                            self.note(self.values, (shown, line, k), v)
+                for offset, k in names:
+                    # the store ran in this visit of the line: between the instruction that began it and the one
+                    # that began the next line (a jump back: from the first to the line's end)
+                    if (start <= offset < at if at > start else offset >= start) and k in now:
+                        self.note(self.values, (shown, line, k), now[k])
                 self.events += 1
                 if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:
                     self.flush()
@@ -242,17 +248,15 @@ class Recorder:
             f = f.f_back
         return tuple(reversed(out))
 
-    def stores(self, code: CodeType) -> dict[int, tuple[str, ...]]:
-        """line -> the local names a store instruction on that line binds (a code object's, once)."""
+    def stores(self, code: CodeType) -> dict[int, tuple[tuple[int, str], ...]]:
+        """line -> (offset, local name) of each store instruction on that line (a code object's, once)."""
         hit = self.store_lines.get(code)
         if hit is None:
-            table: dict[int, list[str]] = {}
+            table: dict[int, list[tuple[int, str]]] = {}
             for ins in dis.get_instructions(code):
                 line = ins.positions.lineno if ins.positions else None
                 if ins.opname in _STORES and line is not None and isinstance(ins.argval, str):
-                    names = table.setdefault(line, [])
-                    if ins.argval not in names:
-                        names.append(ins.argval)
+                    table.setdefault(line, []).append((ins.offset, ins.argval))
             hit = self.store_lines[code] = {ln: tuple(ns) for ln, ns in table.items()}
         return hit
 
