@@ -7,8 +7,8 @@ that records, for every local name bound to an array, the shape and dtype it had
 Only frames of `.py` files under `--root` are traced (functions, lambdas and comprehensions; module bodies only of
 the files run). At each line event that follows a line whose bytecode stores a local name (`STORE_FAST`,
 `STORE_DEREF`, `STORE_NAME`), each such name whose store instruction lies between the instruction that began
-that visit of the line and the one beginning this line (`f_lasti`; a jump back: from the first to the line's end)
-was bound there, even to the object it held (`x = identity(x)`); a store a multi-line statement's later line
+that visit of the line and the one beginning this line (`f_lasti`; a jump back, or to the same line: from the
+first to the line's end) was bound there, even to the object it held (`x = identity(x)`); a store a multi-line statement's later line
 interrupted, or an exception skipped, is not taken; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
 a code object that binds nothing is not traced line by line. An array is a numpy `ndarray`, a
 `jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
@@ -224,10 +224,12 @@ class Recorder:
                     now = frame.f_locals
                 except Exception:
                     return local_trace
+                # a store ran in this visit of the line: between the instruction that began it and the one that
+                # began the next line; where it jumped back (to an earlier offset, or to the same line: a loop on
+                # one line, a comprehension), from the first to the line's end
+                back = at <= start or frame.f_lineno == line
                 for offset, k in names:
-                    # the store ran in this visit of the line: between the instruction that began it and the one
-                    # that began the next line (a jump back: from the first to the line's end)
-                    if (start <= offset < at if at > start else offset >= start) and k in now:
+                    if (offset >= start if back else start <= offset < at) and k in now:
                         self.note(self.values, (shown, line, k), now[k])
                 self.events += 1
                 if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:

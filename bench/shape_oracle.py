@@ -479,7 +479,7 @@ class Executed:
             self.reach = {}
             for f, first, chain, ls in recorded["reach"]:
                 self.reach.setdefault(f, []).append((first, tuple((cf, cl) for cf, cl in chain), set(ls)))
-        self.normal: dict[str, tuple[dict[int, int], set[int]] | None] = {}
+        self.normal: dict[str, tuple[dict[int, int], dict[int, set[int]]] | None] = {}
         self.tests: dict[tuple[str, int], list[bool]] = {}  # a test function's code -> whether each item ran
         for f, first, _node, ran in recorded.get("tests", []):
             self.tests.setdefault((f, first), []).append(bool(ran))
@@ -515,18 +515,19 @@ class Executed:
         lo, hi = span
         return any(lo <= x <= hi for x in seen)
 
-    def _statements(self, f: str) -> tuple[dict[int, int], set[int]] | None:
-        """(line -> the first line of its statement; the lines where a function is entered: its decorators, its
-        header and its first statement, where the checker places the call it makes of a function itself)."""
+    def _statements(self, f: str) -> tuple[dict[int, int], dict[int, set[int]]] | None:
+        """(line -> the first line of its statement; line -> the functions (first lines) entered there: their
+        decorators, header and first statement, where the checker places the call it makes of a function itself)."""
         if f not in self.normal:
             try:
                 src = (self.root / f).read_text(encoding="utf-8", errors="replace")
                 stmts = statement_lines(src)[0]
-                entries: set[int] = set()
+                entries: dict[int, set[int]] = {}
                 for node in ast.walk(ast.parse(src)):
                     if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                         first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                        entries.update(range(first, node.body[0].lineno + 1))
+                        for ln in range(first, node.body[0].lineno + 1):
+                            entries.setdefault(ln, set()).add(first)
                 self.normal[f] = (stmts, entries)
             except (OSError, SyntaxError, ValueError):
                 self.normal[f] = None
@@ -547,15 +548,22 @@ class Executed:
         for h in via.get("path") or [via]:
             hf = h["file"][2:] if h["file"].startswith("./") else h["file"]
             st = self._statements(hf)
-            hops.append((self._site(hf, h["line"]), st is not None and h["line"] in st[1]))
+            entered = frozenset((hf, x) for x in st[1].get(h["line"], ())) if st is not None else frozenset()
+            hops.append((self._site(hf, h["line"]), entered))
         for code_first, chain, ls in self.reach.get(f, []):
             if kind == "p" and code_first != first:
                 continue
             if kind == "a" and not any(self._site(f, x)[1] == line for x in ls):
                 continue
-            if _on_path(hops, [self._site(cf, cl) for cf, cl in chain]):
+            if _on_path(hops, [self._site(cf, cl) for cf, cl in chain], (f, line), self.function_of):
                 return True
         return False
+
+    def function_of(self, site: tuple[str, int]) -> tuple[str, int] | None:
+        """The innermost function (or class) holding a line: (file, first line); None at a module's top level."""
+        lay = self._layout(site[0])
+        holding = [sp for sp in lay[0] if sp[0] <= site[1] <= sp[1]] if lay is not None else []
+        return (site[0], max(holding)[0]) if holding else None
 
     def partial(self, via: dict[str, Any]) -> bool:
         """Whether a call of the path is in a test function only some of whose items (parameter sets) ran: which
@@ -584,19 +592,27 @@ class Executed:
         return all(self.ran(h["file"], h["line"]) and not self.raising(h["file"], h["line"]) for h in hops)
 
 
-def _on_path(hops: Sequence[tuple[tuple[str, int], bool]], chain: Sequence[tuple[str, int]]) -> bool:
-    """Whether a checker's path of calls (each hop (site, optional)) is the run's path of enclosing frames
-    (`chain`, the outermost first, the innermost MAX_CHAIN): each hop found in order, the innermost first (frames
-    between them allowed: a wrapper the checker sees through); an optional hop may be absent; a hop past a chain
-    cut at its length may be beyond it."""
+def _on_path(
+    hops: Sequence[tuple[tuple[str, int], frozenset[tuple[str, int]]]],
+    chain: Sequence[tuple[str, int]],
+    binding: tuple[str, int],
+    function_of: Any,
+) -> bool:
+    """Whether a checker's path of calls (each hop (site, the functions it is an entry of)) is the run's path of
+    enclosing frames (`chain`, the outermost first, the innermost MAX_CHAIN) leading to `binding`: each hop found
+    in order, the innermost first (frames between them allowed: a wrapper the checker sees through); a hop where
+    the checker enters a function itself (its decorators, header or first line) may be absent where the step
+    inward from it (the next call found, or the binding) is made inside that function; a hop past a chain cut at
+    its length may be beyond it."""
     i = len(chain) - 1
-    for site, optional in reversed(hops):
+    inner = binding
+    for site, entered in reversed(hops):
         j = i
         while j >= 0 and chain[j] != site:
             j -= 1
         if j >= 0:
-            i = j - 1
-        elif not optional:
+            i, inner = j - 1, chain[j]
+        elif function_of(inner) not in entered:
             return len(chain) >= MAX_CHAIN
     return True
 
