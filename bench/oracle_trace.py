@@ -22,9 +22,9 @@ distinct value once
 (at most 8 per site; `full` lists the sites that had more, whose other values were dropped); `first_line` is the
 code object's first line (a decorated function's first decorator; 0 for a module body). `calls` are the code
 objects entered, `traced` when they bind names and so ran line by line: `lines` are the lines run in those (what
-the comparison needs to tell a call that ran from one that did not); `reach` the lines run in a code object entered
-along one path of calls (the enclosing frames under root, the outermost first, the innermost 12: a branch a call
-did not take is told apart from one another call took); `tests` the pytest items collected, by test function, and
+the comparison needs to tell a call that ran from one that did not); `reach` the lines whose stores ran in a code
+object entered along one path of calls (the enclosing frames under root, the outermost first, the innermost 12:
+a branch a call did not take, or a raise cut short, is told apart from one another call took); `tests` the pytest items collected, by test function, and
 whether each one's call ran (a parametrized test's sets the run did not reach). With `--per-file N`,
 a test file's remaining tests are skipped once it has run N seconds (the first tests of a file reach most of the
 code it exercises; the time goes to the next file).
@@ -113,9 +113,9 @@ class Recorder:
         self.calls: set[tuple[str, int, bool]] = set()
         self.lines: dict[str, set[int]] = {}
         self.full: set[tuple[str, str, int, str]] = set()
-        # the lines run under each path of calls: (file, first line, the calls that led there, each (file, line)
-        # of the nearest frames under root, the outermost first, at most MAX_CHAIN) -> the lines run in frames of
-        # that code entered along that path (a call whose branch did not bind a name here is told apart)
+        # the bindings run under each path of calls: (file, first line, the calls that led there, each (file, line)
+        # of the nearest frames under root, the outermost first, at most MAX_CHAIN) -> the lines whose store ran in
+        # frames of that code entered along that path (a call whose branch did not bind a name here is told apart)
         self.reach: dict[tuple[str, int, tuple[tuple[str, int], ...]], set[int]] = {}
         self.tests: dict[tuple[str, int, str], bool] = {}  # (file, first line, node id) -> its call ran
 
@@ -208,7 +208,6 @@ class Recorder:
         state = [frame.f_lineno, frame.f_lasti]
         ran = self.lines.setdefault(shown, set())
         ran.add(frame.f_lineno)
-        under.add(frame.f_lineno)
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
@@ -216,7 +215,6 @@ class Recorder:
                 at = frame.f_lasti
                 state[0], state[1] = frame.f_lineno, at
                 ran.add(state[0])
-                under.add(state[0])
                 names = stores.get(line)
                 if names is None:
                     return local_trace
@@ -229,8 +227,10 @@ class Recorder:
                 # one line, a comprehension), from the first to the line's end
                 back = at <= start or frame.f_lineno == line
                 for offset, k in names:
-                    if (offset >= start if back else start <= offset < at) and k in now:
-                        self.note(self.values, (shown, line, k), now[k])
+                    if offset >= start if back else start <= offset < at:
+                        under.add(line)  # (a binding that ran under this path: not one a raise cut short)
+                        if k in now:
+                            self.note(self.values, (shown, line, k), now[k])
                 self.events += 1
                 if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:
                     self.flush()
