@@ -6,19 +6,26 @@ that records, for every local name bound to an array, the shape and dtype it had
 
 Only frames of `.py` files under `--root` are traced (functions, lambdas and comprehensions; module bodies only of
 the files run). At each line event that follows a line whose bytecode stores a local name (`STORE_FAST`,
-`STORE_DEREF`, `STORE_NAME`), each such name now bound to another object than when last seen was bound by that
-line; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
+`STORE_DEREF`, `STORE_NAME`), each such name whose store instruction lies between the instruction that began
+that visit of the line and the one beginning this line (`f_lasti`; a jump back, or to the same line: from the
+first to the line's end) was bound there, even to the object it held (`x = identity(x)`); a store a multi-line statement's later line
+interrupted, or an exception skipped, is not taken; a function's parameters are recorded when it is called. Lines that bind nothing cost one dict lookup, and
 a code object that binds nothing is not traced line by line. An array is a numpy `ndarray`, a
 `jax.Array` or a JAX tracer (inside `jit` / `vmap` / `scan` / `grad`: its abstract shape). Run with the interpreter
 of the environment that has JAX and the code's dependencies; this file imports neither namedcheck nor, itself, jax.
 
 The output (`--out`, written at exit, on SIGTERM and every few seconds): `{"values": [[file, line, name, shape,
 dtype], ...], "params": [[file, first_line, name, shape, dtype], ...], "calls": [[file, first_line, traced], ...],
-"lines": {file: [line, ...]}, "full": [["values" | "params", file, line, name], ...]}`, each distinct value once
+"lines": {file: [line, ...]}, "full": [["values" | "params", file, line, name], ...], "reach": [[file, first_line,
+[[caller_file, caller_line], ...], [line, ...]], ...], "tests": [[file, first_line, node_id, ran], ...]}`, each
+distinct value once
 (at most 8 per site; `full` lists the sites that had more, whose other values were dropped); `first_line` is the
 code object's first line (a decorated function's first decorator; 0 for a module body). `calls` are the code
 objects entered, `traced` when they bind names and so ran line by line: `lines` are the lines run in those (what
-the comparison needs to tell a call that ran from one that did not). With `--per-file N`,
+the comparison needs to tell a call that ran from one that did not); `reach` the lines whose stores ran in a code
+object entered along one path of calls (the enclosing frames under root, the outermost first, the innermost 12:
+a branch a call did not take, or a raise cut short, is told apart from one another call took); `tests` the pytest items collected, by test function, and
+whether each one's call ran (a parametrized test's sets the run did not reach). With `--per-file N`,
 a test file's remaining tests are skipped once it has run N seconds (the first tests of a file reach most of the
 code it exercises; the time goes to the next file).
 """
@@ -37,6 +44,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 MAX_PER_SITE = 8
+MAX_CHAIN = 12  # the calls kept of a frame's path (the innermost ones)
 _GENERATORS = 0x20 | 0x80 | 0x200  # CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 _STORES = ("STORE_FAST", "STORE_DEREF", "STORE_NAME")  # a local name bound (a module or class body: STORE_NAME)
 
@@ -56,6 +64,36 @@ class PerFile:
             pytest.skip(f"oracle: this file has run {self.limit:g} s")
 
 
+class Items:
+    """A pytest plugin: the test items collected and those whose call ran (a parametrized test's sets the run
+    did not reach are told apart from those it did), keyed by the test function's code (file, first line)."""
+
+    def __init__(self, rec: Recorder) -> None:
+        self.rec = rec
+
+    def key(self, item: Any) -> tuple[str, int] | None:
+        import inspect
+
+        fn = getattr(item, "function", None)
+        try:
+            code = inspect.unwrap(fn).__code__ if fn is not None else None
+        except Exception:
+            return None
+        shown = self.rec.traced(code.co_filename) if code is not None else None
+        return (shown, code.co_firstlineno) if shown is not None and code is not None else None
+
+    def pytest_collection_finish(self, session: Any) -> None:
+        for item in session.items:  # (those selected)
+            k = self.key(item)
+            if k is not None:
+                self.rec.tests.setdefault((*k, item.nodeid), False)
+
+    def pytest_runtest_call(self, item: Any) -> None:
+        k = self.key(item)
+        if k is not None:
+            self.rec.tests[(*k, item.nodeid)] = True
+
+
 class Recorder:
     def __init__(self, root: str, out: str) -> None:
         self.root = os.path.realpath(root) + os.sep
@@ -68,13 +106,18 @@ class Recorder:
         self.events = 0
         self.lock = threading.Lock()
         self.programs: set[str] = set()  # the files run: their module bodies are traced too
-        self.store_lines: dict[CodeType, dict[int, tuple[str, ...]]] = {}
+        self.store_lines: dict[CodeType, dict[int, tuple[tuple[int, str], ...]]] = {}
         # what ran, for the comparison to tell a call that ran from one that did not: the code objects entered
         # ((file, first line, traced line by line); a module body: first line 0), the lines run in the code
         # traced line by line, and the sites whose values past MAX_PER_SITE were dropped
         self.calls: set[tuple[str, int, bool]] = set()
         self.lines: dict[str, set[int]] = {}
         self.full: set[tuple[str, str, int, str]] = set()
+        # the bindings run under each path of calls: (file, first line, the calls that led there, each (file, line)
+        # of the nearest frames under root, the outermost first, at most MAX_CHAIN) -> the lines whose store ran in
+        # frames of that code entered along that path (a call whose branch did not bind a name here is told apart)
+        self.reach: dict[tuple[str, int, tuple[tuple[str, int], ...]], set[int]] = {}
+        self.tests: dict[tuple[str, int, str], bool] = {}  # (file, first line, node id) -> its call ran
 
     # ---- what is an array ----------------------------------------------------------------------
     def array(self, v: Any) -> tuple[Any, str] | None:
@@ -157,18 +200,20 @@ class Recorder:
                         local_vars[name],
                     )
         stores = self.stores(code)
-        self.calls.add((shown, 0 if module_level else code.co_firstlineno, bool(stores)))
+        first = 0 if module_level else code.co_firstlineno
+        self.calls.add((shown, first, bool(stores)))
+        under = self.reach.setdefault((shown, first, self.chain(frame)), set())
         if not stores:
             return None  # nothing is bound in it (its parameters are recorded above)
-        last = {k: id(v) for k, v in local_vars.items()}
-        state = [frame.f_lineno]
+        state = [frame.f_lineno, frame.f_lasti]
         ran = self.lines.setdefault(shown, set())
         ran.add(frame.f_lineno)
 
         def local_trace(frame: FrameType, event: str, arg: Any) -> Any:
             if event == "line" or event == "return":
-                line = state[0]
-                state[0] = frame.f_lineno
+                line, start = state
+                at = frame.f_lasti
+                state[0], state[1] = frame.f_lineno, at
                 ran.add(state[0])
                 names = stores.get(line)
                 if names is None:
@@ -177,12 +222,15 @@ class Recorder:
                     now = frame.f_locals
                 except Exception:
                     return local_trace
-                for k in names:
-                    if k in now:
-                        v = now[k]
-                        if last.get(k) != id(v):
-                            last[k] = id(v)
-                            self.note(self.values, (shown, line, k), v)
+                # a store ran in this visit of the line: between the instruction that began it and the one that
+                # began the next line; where it jumped back (to an earlier offset, or to the same line: a loop on
+                # one line, a comprehension), from the first to the line's end
+                back = at <= start or frame.f_lineno == line
+                for offset, k in names:
+                    if offset >= start if back else start <= offset < at:
+                        under.add(line)  # (a binding that ran under this path: not one a raise cut short)
+                        if k in now:
+                            self.note(self.values, (shown, line, k), now[k])
                 self.events += 1
                 if self.events % 2000 == 0 and time.monotonic() - self.last_flush > 5:
                     self.flush()
@@ -190,17 +238,27 @@ class Recorder:
 
         return local_trace
 
-    def stores(self, code: CodeType) -> dict[int, tuple[str, ...]]:
-        """line -> the local names a store instruction on that line binds (a code object's, once)."""
+    def chain(self, frame: FrameType) -> tuple[tuple[str, int], ...]:
+        """The calls that led to a frame: (file, line) of each enclosing frame under root, the outermost first
+        (the innermost MAX_CHAIN)."""
+        out = []
+        f = frame.f_back
+        while f is not None and len(out) < MAX_CHAIN:
+            shown = self.traced(f.f_code.co_filename)
+            if shown is not None:
+                out.append((shown, f.f_lineno))
+            f = f.f_back
+        return tuple(reversed(out))
+
+    def stores(self, code: CodeType) -> dict[int, tuple[tuple[int, str], ...]]:
+        """line -> (offset, local name) of each store instruction on that line (a code object's, once)."""
         hit = self.store_lines.get(code)
         if hit is None:
-            table: dict[int, list[str]] = {}
+            table: dict[int, list[tuple[int, str]]] = {}
             for ins in dis.get_instructions(code):
                 line = ins.positions.lineno if ins.positions else None
                 if ins.opname in _STORES and line is not None and isinstance(ins.argval, str):
-                    names = table.setdefault(line, [])
-                    if ins.argval not in names:
-                        names.append(ins.argval)
+                    table.setdefault(line, []).append((ins.offset, ins.argval))
             hit = self.store_lines[code] = {ln: tuple(ns) for ln, ns in table.items()}
         return hit
 
@@ -214,6 +272,8 @@ class Recorder:
                 "calls": sorted(self.calls),
                 "lines": {f: sorted(ls) for f, ls in self.lines.items()},
                 "full": sorted(self.full),
+                "reach": [[f, first, [list(c) for c in ch], sorted(ls)] for (f, first, ch), ls in self.reach.items()],
+                "tests": [[*k, ran] for k, ran in sorted(self.tests.items())],
             }
             tmp = self.out + ".tmp"
             with open(tmp, "w") as f:
@@ -274,7 +334,8 @@ def main(argv: list[str]) -> int:
                 *limit,
             ]
             pytest.hookimpl(tryfirst=True)(PerFile.pytest_runtest_setup)  # (before the fixtures are set up)
-            plugins = [PerFile(args.per_file)] if args.per_file > 0 else []
+            plugins: list[Any] = [Items(rec)]
+            plugins += [PerFile(args.per_file)] if args.per_file > 0 else []
             code = int(pytest.main([*flags, *args.rest], plugins=plugins))
         else:
             import runpy

@@ -98,6 +98,7 @@ HELD_OUT_REPOS = {
 }
 CATEGORIES = ("exact", "symbolic", "rank-only", "unknown", "disagree")
 MAX_PER_SITE = 8  # distinct values the tracer keeps per site and process (oracle_trace.MAX_PER_SITE)
+MAX_CHAIN = 12  # the enclosing calls the tracer keeps of a frame (oracle_trace.MAX_CHAIN)
 
 
 # ---- the corpus list -------------------------------------------------------------------------------------------
@@ -348,6 +349,16 @@ def merged_runs(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     for k in ("calls", "full", "scripts"):
         if k in a or k in b:
             out[k] = sorted({tuple(r) if isinstance(r, list) else r for r in [*a.get(k, []), *b.get(k, [])]})
+    if "reach" in a or "reach" in b:
+        reach: dict[tuple[Any, ...], set[int]] = {}
+        for f, first, chain, ls in [*a.get("reach", []), *b.get("reach", [])]:
+            reach.setdefault((f, first, tuple(tuple(c) for c in chain)), set()).update(ls)
+        out["reach"] = [[f, first, [list(c) for c in ch], sorted(ls)] for (f, first, ch), ls in sorted(reach.items())]
+    if "tests" in a or "tests" in b:
+        tests: dict[tuple[Any, ...], bool] = {}
+        for f, first, node, ran in [*a.get("tests", []), *b.get("tests", [])]:
+            tests[(f, first, node)] = tests.get((f, first, node), False) or bool(ran)
+        out["tests"] = [[*k, ran] for k, ran in sorted(tests.items())]
     if "lines" in a or "lines" in b:
         lines: dict[str, set[int]] = {}
         for src in (a.get("lines", {}), b.get("lines", {})):
@@ -462,6 +473,16 @@ class Executed:
         self.ran_lines: dict[str, set[int]] = {f: set(ls) for f, ls in recorded.get("lines", {}).items()}
         self.scripts = set(recorded.get("scripts", []))
         self.spans: dict[str, tuple[list[tuple[int, int]], ...] | None] = {}
+        # what ran under which calls (a record that kept it): file -> (code's first line, the calls, lines run)
+        self.reach: dict[str, list[tuple[int, tuple[tuple[str, int], ...], set[int]]]] | None = None
+        if "reach" in recorded:
+            self.reach = {}
+            for f, first, chain, ls in recorded["reach"]:
+                self.reach.setdefault(f, []).append((first, tuple((cf, cl) for cf, cl in chain), set(ls)))
+        self.normal: dict[str, tuple[dict[int, int], dict[int, set[int]]] | None] = {}
+        self.tests: dict[tuple[str, int], list[bool]] = {}  # a test function's code -> whether each item ran
+        for f, first, _node, ran in recorded.get("tests", []):
+            self.tests.setdefault((f, first), []).append(bool(ran))
 
     def _layout(self, f: str) -> tuple[list[tuple[int, int]], ...] | None:
         if f not in self.spans:
@@ -494,6 +515,67 @@ class Executed:
         lo, hi = span
         return any(lo <= x <= hi for x in seen)
 
+    def _statements(self, f: str) -> tuple[dict[int, int], dict[int, set[int]]] | None:
+        """(line -> the first line of its statement; line -> the functions (first lines) entered there: their
+        decorators, header and first statement, where the checker places the call it makes of a function itself)."""
+        if f not in self.normal:
+            try:
+                src = (self.root / f).read_text(encoding="utf-8", errors="replace")
+                stmts = statement_lines(src)[0]
+                entries: dict[int, set[int]] = {}
+                for node in ast.walk(ast.parse(src)):
+                    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                        for ln in range(first, node.body[0].lineno + 1):
+                            entries.setdefault(ln, set()).add(first)
+                self.normal[f] = (stmts, entries)
+            except (OSError, SyntaxError, ValueError):
+                self.normal[f] = None
+        return self.normal[f]
+
+    def _site(self, f: str, line: int) -> tuple[str, int]:
+        st = self._statements(f)
+        return (f, st[0].get(line, line) if st is not None else line)
+
+    def reached(self, via: dict[str, Any], site: tuple[str, str, int, int]) -> bool | None:
+        """Whether the binding ran under a `via`'s path of calls: the run entered the binding's code along those
+        calls (each hop a call on the path of enclosing frames, in order; a hop where the checker enters a function
+        itself may be absent), and, for an assignment, ran its statement there. None: the record does not tell."""
+        if self.reach is None:
+            return None
+        f, kind, line, first = site
+        hops = []
+        for h in via.get("path") or [via]:
+            hf = h["file"][2:] if h["file"].startswith("./") else h["file"]
+            st = self._statements(hf)
+            entered = frozenset((hf, x) for x in st[1].get(h["line"], ())) if st is not None else frozenset()
+            hops.append((self._site(hf, h["line"]), entered))
+        for code_first, chain, ls in self.reach.get(f, []):
+            if kind == "p" and code_first != first:
+                continue
+            if kind == "a" and not any(self._site(f, x)[1] == line for x in ls):
+                continue
+            if _on_path(hops, [self._site(cf, cl) for cf, cl in chain], (f, line), self.function_of):
+                return True
+        return False
+
+    def function_of(self, site: tuple[str, int]) -> tuple[str, int] | None:
+        """The innermost function (or class) holding a line: (file, first line); None at a module's top level."""
+        lay = self._layout(site[0])
+        holding = [sp for sp in lay[0] if sp[0] <= site[1] <= sp[1]] if lay is not None else []
+        return (site[0], max(holding)[0]) if holding else None
+
+    def partial(self, via: dict[str, Any]) -> bool:
+        """Whether a call of the path is in a test function only some of whose items (parameter sets) ran: which
+        set gave the type is not known."""
+        for h in via.get("path") or [via]:
+            f = h["file"][2:] if h["file"].startswith("./") else h["file"]
+            lay = self._layout(f)
+            holding = [sp for sp in lay[0] if sp[0] <= h["line"] <= sp[1]] if lay is not None else []
+            if any(not all(self.tests.get((f, sp[0]), [True])) for sp in holding):
+                return True
+        return False
+
     def _main_only(self, f: str, line: int, lay: Any) -> bool:
         """A line of a `__main__` block of a file the run did not run as a script."""
         return lay is not None and f not in self.scripts and any(lo <= line <= hi for lo, hi in lay[1])
@@ -510,12 +592,58 @@ class Executed:
         return all(self.ran(h["file"], h["line"]) and not self.raising(h["file"], h["line"]) for h in hops)
 
 
-def from_the_run(t: dict[str, Any], executed: Executed | None) -> bool:
-    """Whether an inferred type may be held against the run: the file's own analysis gives it, or a path of
-    calls that gave it ran (a type only calls that did not run gave says nothing of this run's values)."""
+def _on_path(
+    hops: Sequence[tuple[tuple[str, int], frozenset[tuple[str, int]]]],
+    chain: Sequence[tuple[str, int]],
+    binding: tuple[str, int],
+    function_of: Any,
+) -> bool:
+    """Whether a checker's path of calls (each hop (site, the functions it is an entry of)) is the run's path of
+    enclosing frames (`chain`, the outermost first, the innermost MAX_CHAIN) leading to `binding`: each hop found
+    in order, the innermost first (frames between them allowed: a wrapper the checker sees through); a hop where
+    the checker enters a function itself (its decorators, header or first line) may be absent where the step
+    inward from it (the next call found, or the binding) is made inside that function; a hop past a chain cut at
+    its length may be beyond it."""
+    i = len(chain) - 1
+    inner = binding
+    for site, entered in reversed(hops):
+        j = i
+        while j >= 0 and chain[j] != site:
+            j -= 1
+        if j >= 0:
+            i, inner = j - 1, chain[j]
+        elif function_of(inner) not in entered:
+            return len(chain) >= MAX_CHAIN
+    return True
+
+
+HELD, NOT_RUN, NOT_REACHED, PARTIAL = "held", "not run", "not reached", "partial"
+
+
+def standing(t: dict[str, Any], executed: Executed | None, site: tuple[str, str, int, int] | None = None) -> str:
+    """Whether an inferred type may be held against the run: HELD where the file's own analysis gives it, or a
+    path of calls that gave it ran and the binding ran under it. Else NOT_RUN (no such path ran: it says nothing of
+    this run's values), NOT_REACHED (the calls ran, but the binding did not run under them: a branch those calls
+    did not take, a test stopped before it), PARTIAL (the calls are in a test only some of whose parameter sets
+    ran, the record does not tell which)."""
     if executed is None or t.get("own", True) or not t.get("via"):
-        return True
-    return any(executed.ran_path(v) for v in t["via"])
+        return HELD
+    out = NOT_RUN
+    for v in t["via"]:
+        if not executed.ran_path(v):
+            continue
+        if site is not None and executed.reached(v, site) is False:
+            out = NOT_REACHED if out == NOT_RUN else out
+        elif executed.partial(v):
+            out = PARTIAL
+        else:
+            return HELD
+    return out
+
+
+def from_the_run(t: dict[str, Any], executed: Executed | None, site: tuple[str, str, int, int] | None = None) -> bool:
+    """Whether an inferred type may be held against the run (`standing`)."""
+    return standing(t, executed, site) == HELD
 
 
 def _symbol_ok(shape: Sequence[Any], run: Sequence[Any]) -> bool:
@@ -557,6 +685,7 @@ class Verdict:
     dtype_mismatch: bool = False
     inferred: str = ""
     capped: bool = False  # a disagreement not held: the run dropped values at the site (MAX_PER_SITE)
+    apart: str = ""  # a disagreement not held: NOT_REACHED or PARTIAL (`standing`)
 
 
 def judge(
@@ -565,6 +694,7 @@ def judge(
     types: Sequence[dict[str, Any]],
     executed: Executed | None = None,
     capped: bool = False,
+    site: tuple[str, str, int, int] | None = None,
 ) -> Verdict:
     """One recorded (shape, dtype) against the inferred types of its binding; `others`: every recorded value there;
     `executed`: what ran (a type only calls that did not run gave is not a disagreement); `capped`: the run kept
@@ -585,16 +715,21 @@ def judge(
         mismatch = (
             t.get("dtype") is not None
             and all(t["dtype"] != d for x, d in others if level(t, x) is not None)
-            and from_the_run(t, executed)
+            and from_the_run(t, executed, site)
         )
         return Verdict(best[0], mismatch, t["type"])
     # a type claimed there that no run value has
-    wrong = [t for t in conflicting if all(level(t, s) is None for s, _ in others) and from_the_run(t, executed)]
+    claimed = [(t, standing(t, executed, site)) for t in conflicting if all(level(t, s) is None for s, _ in others)]
+    wrong = [t for t, st in claimed if st == HELD]
     held = [t for t in wrong if not capped or t.get("own", True)]
     if held:
         return Verdict("disagree", inferred=" | ".join(t["type"] for t in held))
     if wrong:
         return Verdict("unknown", inferred=" | ".join(t["type"] for t in wrong), capped=True)
+    for why in (NOT_REACHED, PARTIAL):
+        apart = [t for t, st in claimed if st == why]
+        if apart:
+            return Verdict("unknown", inferred=" | ".join(t["type"] for t in apart), apart=why)
     return Verdict("unknown")
 
 
@@ -605,6 +740,7 @@ class Figures:
     disagreements: list[str] = field(default_factory=list)
     dtype_list: list[str] = field(default_factory=list)
     capped: list[str] = field(default_factory=list)  # disagreements not held: the run dropped values there
+    apart: list[str] = field(default_factory=list)  # not held: the binding did not run under the calls (`standing`)
     programs: int = 0
     files: int = 0
     note: str = ""
@@ -618,6 +754,7 @@ class Figures:
             self.counts[k] += v
         self.dtype_mismatches += other.dtype_mismatches
         self.capped += other.capped
+        self.apart += other.apart
         self.programs += other.programs
         self.files += other.files
 
@@ -667,10 +804,12 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
         runs.setdefault(key, []).append((tuple(shape), dtype))
         if ("values", f, ln, name) in full:
             capped.add(key)
+    firsts: dict[tuple[str, str, int, Any, str], int] = {}  # a parameter's site -> its code's first line
     for f, first, name, shape, dtype in recorded.get("params", []):
         lay = layout(f)
         pl, pc = lay[1].get((first, name), (first, -1)) if lay else (first, -1)
         runs.setdefault((f, "p", pl, pc, name), []).append((tuple(shape), dtype))
+        firsts[(f, "p", pl, pc, name)] = first
         if ("params", f, first, name) in full:
             capped.add((f, "p", pl, pc, name))
     fig.files = len({k[0] for k in runs})
@@ -682,13 +821,16 @@ def compare(root: Path, recorded: dict[str, Any], inferred: dict[str, Any]) -> F
             continue
         types = sites.get(key, [])
         for v in values:
-            verdict = judge(v, values, types, executed, key in capped)
+            site = (f, key[1], line, firsts.get(key, 0))
+            verdict = judge(v, values, types, executed, key in capped, site)
             fig.counts[verdict.category] += 1
             shown = f"{f}:{line}: {name}: recorded {_shape_text(v)}"
             if verdict.category == "disagree":
                 fig.disagreements.append(f"{shown}, inferred {verdict.inferred}")
             elif verdict.capped:
                 fig.capped.append(f"{shown}, inferred {verdict.inferred}")
+            elif verdict.apart:
+                fig.apart.append(f"{shown}, inferred {verdict.inferred} ({verdict.apart})")
             if verdict.dtype_mismatch:
                 fig.dtype_mismatches += 1
                 fig.dtype_list.append(f"{shown}, inferred {verdict.inferred}")
@@ -753,7 +895,11 @@ def measure(args: argparse.Namespace, cb: Codebase) -> Figures:
             recorded[k] = sorted({tuple(map(_frozen, r)) for r in [*old[k], *recorded[k]]}, key=repr)
         if "calls" in old or "calls" in recorded:  # (both passes must tell what ran, or neither is taken)
             both = merged_runs(old, recorded) if "calls" in old and "calls" in recorded else {}
-            recorded = {**{k: v for k, v in recorded.items() if k not in ("calls", "lines", "full")}, **both}
+            for k in ("reach", "tests"):  # (what ran under which calls: only where both passes kept it)
+                if k not in old or k not in recorded:
+                    both.pop(k, None)
+            dropped = ("calls", "lines", "full", "reach", "tests")
+            recorded = {**{k: v for k, v in recorded.items() if k not in dropped}, **both}
         ran += int(old.get("programs", 0))
     files = sorted({r[0] for r in recorded["values"]} | {r[0] for r in recorded["params"]})
     files = [f for f in files if not held_out(cb, f)]
@@ -845,6 +991,13 @@ def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None
     for name, fig in figures:
         for d in fig.capped:
             print(f"  {name}/{d}")
+    print(
+        "\nNot held against the run (the calls that gave them ran, but the binding did not run under them: 'not"
+        " reached'; or they ran in a test only some of whose parameter sets ran: 'partial'):"
+    )
+    for name, fig in figures:
+        for d in fig.apart:
+            print(f"  {name}/{d}")
     print("\ndtype mismatches (shape at least rank-right):")
     for name, fig in figures:
         for d in fig.dtype_list[: args.dtype_list]:
@@ -860,6 +1013,7 @@ def report(figures: list[tuple[str, Figures]], args: argparse.Namespace) -> None
                 "dtype_mismatches": fig.dtype_list,
                 "disagreements": fig.disagreements,
                 "capped": fig.capped,
+                "apart": fig.apart,
                 "note": fig.note,
             }
             for name, fig in figures

@@ -24,7 +24,7 @@ from tests.jaxrun import PRELOAD  # noqa: E402
 
 CASES = [
     Path(__file__).parent / "cases" / name
-    for name in ("reach_classes.py", "reach_rebound.py", "precision_prng_context.py")
+    for name in ("reach_classes.py", "reach_rebound.py", "precision_prng_context.py", "precision_plain_instances.py")
 ]
 
 RUNNER = r"""

@@ -265,3 +265,104 @@ def test_a_call_the_test_expects_to_raise_is_not_held(tmp_path):
     assert [ex.raising("test_r.py", ln) for ln in (6, 8, 9)] == [True, True, False]
     hop = lambda ln: {"file": "test_r.py", "line": ln, "path": [{"file": "test_r.py", "line": ln}]}  # noqa: E731
     assert not ex.ran_path(hop(6)) and ex.ran_path(hop(9))
+
+
+def _trace(tmp_path: Path, name: str, source: str) -> dict:
+    (tmp_path / name).write_text(source)
+    out = tmp_path / "rec.json"
+    cmd = [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
+    proc = subprocess.run([*cmd, str(tmp_path / name)], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return dict(json.loads(out.read_text()))
+
+
+def test_tracer_records_a_name_rebound_to_the_object_it_held(tmp_path):
+    rec = _trace(
+        tmp_path,
+        "s.py",
+        "import numpy as np\n\n\n"
+        "def ident(x, *a):\n    return x\n\n\n"
+        "def f(x):\n"
+        "    y = ident(x)\n"  # 9: the same object, rebound
+        "    z = ident(\n        y, 1)\n"  # 10: a multi-line statement
+        "    try:\n        bad = ident(y, np.zeros(3)[5])\n"  # 13: raises before the store
+        "    except IndexError:\n        pass\n"
+        "    return z\n\n\n"
+        "for n in (3, 4):\n    f(np.ones(n))\n",
+    )
+    values = sorted((r[1], r[2], tuple(r[3])) for r in rec["values"])
+    assert values == [(9, "y", (3,)), (9, "y", (4,)), (10, "z", (3,)), (10, "z", (4,))]
+
+
+def test_tracer_keeps_the_lines_run_under_each_path_of_calls(tmp_path):
+    rec = _trace(
+        tmp_path,
+        "b.py",
+        "import numpy as np\n\n\n"
+        "def f(x, init):\n"
+        "    if init:\n"
+        "        y = x[0]\n"  # 6: only under the call at line 13
+        "    return x\n\n\n"
+        "def g(x):\n"
+        "    return f(x, False)\n\n\n"  # 11
+        "f(np.ones((2, 3)), True)\n"  # 14
+        "g(np.ones((4, 5)))\n",
+    )
+    reach = {(f, first, tuple(map(tuple, chain))): set(ls) for f, first, chain, ls in rec["reach"]}
+    assert 6 in reach[("b.py", 4, (("b.py", 14),))]
+    assert 6 not in reach[("b.py", 4, (("b.py", 15), ("b.py", 11)))]
+
+
+def test_a_type_whose_calls_ran_but_not_through_the_binding_is_listed_apart(tmp_path):
+    (tmp_path / "lib.py").write_text("def f(x, init):\n    if init:\n        y = x[0]\n    return x\n")
+    (tmp_path / "test_m.py").write_text("def test_a():\n    f(a(), True)\n\n\ndef test_b():\n    f(b(), False)\n")
+    recorded = {
+        "values": [["lib.py", 3, "y", [3], "float32"]],
+        "params": [],
+        "calls": [["lib.py", 1, True], ["test_m.py", 1, True], ["test_m.py", 5, True]],
+        "lines": {"lib.py": [2, 3, 4], "test_m.py": [2, 6]},
+        "reach": [
+            ["lib.py", 1, [["test_m.py", 2]], [2, 3, 4]],
+            ["lib.py", 1, [["test_m.py", 6]], [2, 4]],
+            ["test_m.py", 1, [], [2]],
+            ["test_m.py", 5, [], [6]],
+        ],
+    }
+    via_b = {"file": "test_m.py", "line": 6, "path": [{"file": "test_m.py", "line": 6}]}
+    via_a = {"file": "test_m.py", "line": 2, "path": [{"file": "test_m.py", "line": 2}]}
+    t = {"type": "f32[(9,)]", "array": True, "rank": 1, "shape": [9], "dtype": "f32", "own": False, "via": [via_b]}
+    inferred = {
+        "bindings": [{"file": "lib.py", "line": 3, "column": 9, "name": "y", "kind": "assignment", "types": [t]}]
+    }
+    fig = so.compare(tmp_path, recorded, inferred)
+    assert fig.counts["disagree"] == 0 and len(fig.apart) == 1 and "(not reached)" in fig.apart[0]
+    t["via"] = [via_a]  # the call under which the line ran: held
+    assert so.compare(tmp_path, recorded, inferred).counts["disagree"] == 1
+    # a record without `reach` tells only that the calls ran: held
+    old = {k: v for k, v in recorded.items() if k != "reach"}
+    t["via"] = [via_b]
+    assert so.compare(tmp_path, old, inferred).counts["disagree"] == 1
+    # a test only some of whose items ran (parameter sets): which set gave the type is not known
+    partial = {
+        **recorded,
+        "tests": [["test_m.py", 1, "test_m.py::test_a0", True], ["test_m.py", 1, "x::test_a1", False]],
+    }
+    t["via"] = [via_a]
+    fig = so.compare(tmp_path, partial, inferred)
+    assert fig.counts["disagree"] == 0 and "(partial)" in fig.apart[0]
+
+
+def test_on_path_matches_calls_in_order_and_skips_the_checkers_own_entries():
+    chain = [("t.py", 2), ("w.py", 9), ("lib.py", 5)]
+    where = {("t.py", 2): ("t.py", 1), ("t.py", 3): ("t.py", 3), ("lib.py", 7): ("lib.py", 6)}.get
+    at, none = ("lib.py", 7), frozenset()
+    assert so._on_path([(("t.py", 2), none), (("lib.py", 5), none)], chain, at, where)  # a wrapper between
+    assert not so._on_path([(("lib.py", 5), none), (("t.py", 2), none)], chain, at, where)  # out of order
+    # the checker's entry of a test (its header): the call found next is made inside that test
+    test = frozenset({("t.py", 1)})
+    assert so._on_path([(("t.py", 1), test), (("t.py", 2), none), (("lib.py", 5), none)], chain, at, where)
+    other = frozenset({("t.py", 3)})
+    assert not so._on_path([(("t.py", 3), other), (("t.py", 2), none)], chain, at, where)  # another function's
+    assert not so._on_path([(("t.py", 3), none)], chain, at, where)
+    cut = [("a.py", i) for i in range(so.MAX_CHAIN)]
+    assert so._on_path([(("x.py", 1), none)], cut, at, where)  # beyond a cut chain

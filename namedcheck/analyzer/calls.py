@@ -45,7 +45,7 @@ from namedcheck.analyzer.refs import (
     PartialRef,
     QualRef,
 )
-from namedcheck.analyzer.scope import TRANSPARENT, FrameState, label
+from namedcheck.analyzer.scope import TRACED, TRANSPARENT, FrameState, label
 from namedcheck.analyzer.sizes import SIZE_PARAMS, size_arguments, sized_seq
 from namedcheck.engine import ops as engine_ops
 from namedcheck.engine.algebra import dim_arith, is_number
@@ -304,6 +304,9 @@ class Calls(FrameState):
             return built
         if name == "functools.wraps":  # `wraps(fun)` is a decorator that returns what it decorates, not `fun`
             return PartialRef(QualRef(name), (), ())
+        if name in TRACED and pos and isinstance(pos[0], FuncRef) and not pos[0].traced:
+            f = pos[0]  # `jax.jit(f)`: f, whose numpy arguments are JAX arrays inside (f itself is not changed)
+            return FuncRef(f.node, f.scope, f.name, f.owner, traced=True)
         if name in TRANSPARENT:
             return pos[0] if pos else PartialRef(QualRef(name), (), tuple(kw.items()))
         if is_layer(name) and name.startswith("haiku."):  # `hk.Linear(64)`: its module name taken now

@@ -244,6 +244,8 @@ def _decorated_dataclass(frame: Any, c: cst.ClassDef, names: tuple[str, ...] = _
 def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     """Calling a class: an instance with its fields bound (Unknown where the class is not field-built
     or the call does not match its fields)."""
+    if info.kind != "fields" and not pos and not kw and _object_init(info):
+        return InstanceRef(info, ())  # `Cosine()` of a class defining no `__init__`: object's, binding nothing
     if info.kind != "fields" or len(pos) > len(info.order) or any(k not in info.order for k in kw):
         return InstanceRef(info, None) if info.kind == "fields" else UNKNOWN
     values: dict[str, Any] = {}
@@ -261,6 +263,20 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     except TypeError:
         return UNKNOWN
     return InstanceRef(info, tuple(values.items()))
+
+
+# library bases whose construction is `object.__init__`'s: it binds nothing (abc's metaclass neither)
+_OBJECT_INIT_BASES = frozenset({"abc.ABC", "object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+
+
+def _object_init(info: ClassInfo) -> bool:
+    """Whether calling the class runs `object.__init__`: neither it nor a base defines `__init__` or `__new__`,
+    every base is the program's own class or one of _OBJECT_INIT_BASES (no custom metaclass)."""
+    return (
+        not {"__init__", "__new__"} & (set(info.methods) | set(info.staticmethods) | set(info.classmethods))
+        and None not in info.parents
+        and all(b in _OBJECT_INIT_BASES for b in info.bases)
+    )
 
 
 def check_fields(f: Any, info: ClassInfo, pos: list[Any], kw: dict[str, Any], nodes: list[Any], node: Any) -> None:

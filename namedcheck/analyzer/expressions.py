@@ -570,7 +570,7 @@ def _int_limit(code: str | None, attr: str) -> Any:
 
 def _compare_known(op: str, left: Any, right: Any) -> bool | None:
     """A comparison of known Python values (`len(x.shape) < 2`, `x.shape[-1] == 4`), and `is (not) None` of a
-    value known to be None or known to be an array or sequence; None where not known."""
+    value known to be None or known not to be (an array, a sequence, an instance); None where not known."""
     a, b = _plain(left), _plain(right)
     if op in _COMPARE and a is not _NONE_OF and b is not _NONE_OF:
         try:
@@ -582,7 +582,9 @@ def _compare_known(op: str, left: Any, right: Any) -> bool | None:
         equal = True if da == db else False if differ(da, db) else None
         return None if equal is None else equal == (op == "Equal")
     if op in ("Is", "IsNot") and b is None:
-        is_none = True if a is None else False if isinstance(left, ArrayType | Seq) else None
+        # (an array, a sequence, an instance of the program's classes, a class or a function is not None)
+        never = isinstance(left, ArrayType | Seq | InstanceRef | BuildingRef | ClassInfo | FuncRef)
+        is_none = True if a is None else False if never else None
         return None if is_none is None else is_none == (op == "Is")
     if op in ("Equal", "NotEqual") and _size_tuple(left) and _size_tuple(right):  # `x.shape == (B, 512)`
         same: bool | None = False

@@ -517,6 +517,9 @@ class ModuleAnalyzer:
             causes.note(caller, node, causes.PYTHON, "arguments that do not bind to the signature")
             return UNKNOWN
         values, extra = b
+        if ref.traced:  # `jax.jit(f)(x)`: a numpy float64 array is float32 inside (without x64)
+            values = {k: widths.traced(v, caller.env) for k, v in values.items()}
+            extra = tuple(widths.traced(v, caller.env) for v in extra)
         from namedcheck.analyzer.scope import label
 
         names = [p.name for p in sig.params]

@@ -25,6 +25,7 @@ class FuncRef:
     scope: Any  # the Frame it was defined in
     name: str
     owner: Any = None  # ClassInfo when this is an instance method
+    traced: bool = False  # what `jax.jit(f)` returns: its array arguments are JAX arrays inside (analyzer/widths.py)
 
     def __repr__(self) -> str:
         return f"<function {self.name}>"

@@ -175,6 +175,25 @@ def right_numpy_into_jit():
     return out, mapped
 
 
+def _halve(count):
+    return count // 2
+
+
+def _schedule(scale):
+    def at(count):
+        return jnp.minimum(count, 10) * scale
+
+    return at
+
+
+def right_numpy_into_jit_call():
+    # `jax.jit(f)` called: the function's numpy arguments are 32-bit inside; the plain `f` keeps numpy's widths
+    jitted = jax.jit(_halve)(np.arange(4))  # reveal: i32[(4,)]
+    plain = _halve(np.arange(4))  # reveal: i64[(4,)]
+    steps = jax.jit(_schedule(0.5))(np.array([0, 10, 50]))  # reveal: f32[(3,)]
+    return jitted, plain, steps
+
+
 class Dense(nn.Module):
     features: int
     use_bias: bool = True
