@@ -88,14 +88,15 @@ class NumpyBackend:
 
 
 def apply_recipe(backend, tensor, init_shapes):
-    # `backend` is any object with a `reshape` method; its arguments are an array and a shape, not sizes
-    tensor = backend.reshape(tensor, init_shapes)  # reveal: Unknown
-    flat = tensor.reshape(6)  # reveal: Array[(6,)]
+    # `backend` is any object with a `reshape` method; its arguments are an array and a shape, not sizes (known
+    # here: the class has no `__init__`, its instance is built by `object` and its method followed)
+    tensor = backend.reshape(tensor, init_shapes)  # reveal: f32[(3, 2)]
+    flat = tensor.reshape(6)  # reveal: f32[(6,)]
     return flat
 
 
 def right_backend_reshape():
-    out = apply_recipe(NumpyBackend(), jnp.ones((2, 3)), (3, 2))  # reveal: Array[(6,)]
+    out = apply_recipe(NumpyBackend(), jnp.ones((2, 3)), (3, 2))  # reveal: f32[(6,)]
     return out
 
 
