@@ -1,7 +1,7 @@
 """Calls into helpers the way library code is called from its tests: `**kwargs` taking the call's other keywords
 (forwarded, read by key), instances of the program's classes without an `__init__` (built by `object`, their
 methods and `__call__`, through `super()`), generic bases (`Env[State]`), `arg or Default()` of an instance;
-numpy's `copy` and the array methods numpy and JAX share."""
+numpy's `copy`, the array methods numpy and JAX share, and its other samplers (`binomial`, `poisson`, ...)."""
 
 import abc
 from typing import Generic, TypeVar
@@ -127,3 +127,17 @@ def right_numpy_copies_and_methods():
 
 def wrong_numpy_copies_and_methods():
     return np.copy(np.zeros((4, 3))) + jnp.ones(4)  # expect: NC201
+
+
+def right_numpy_distributions():
+    rng = np.random.RandomState(0)
+    a = rng.binomial(1, 0.5, size=(4, 4))  # reveal: i64[(4, 4)]
+    b = np.random.exponential(2.0, size=3)  # reveal: f64[(3,)]
+    c = np.random.default_rng(0).poisson(3.0, size=(2, 5))  # reveal: i64[(2, 5)]
+    d = rng.random_sample((3, 2))  # reveal: f64[(3, 2)]
+    return a, b, c, d
+
+
+def wrong_numpy_distributions():
+    rng = np.random.RandomState(0)
+    return rng.binomial(1, 0.5, size=(4, 4)) @ np.ones((3, 2))  # expect: NC203
