@@ -1,7 +1,8 @@
 """Calls into helpers the way library code is called from its tests: `**kwargs` taking the call's other keywords
 (forwarded, read by key), instances of the program's classes without an `__init__` (built by `object`, their
 methods and `__call__`, through `super()`), generic bases (`Env[State]`), `arg or Default()` of an instance;
-numpy's `copy`, the array methods numpy and JAX share, and its other samplers (`binomial`, `poisson`, ...)."""
+numpy's `copy`, the array methods numpy and JAX share, and its other samplers (`binomial`, `poisson`, ...);
+pytrees with key paths, `reduce`, `structure` / `unflatten`."""
 
 import abc
 from typing import Generic, TypeVar
@@ -141,3 +142,26 @@ def right_numpy_distributions():
 def wrong_numpy_distributions():
     rng = np.random.RandomState(0)
     return rng.binomial(1, 0.5, size=(4, 4)) @ np.ones((3, 2))  # expect: NC203
+
+
+def right_tree_paths_and_structures():
+    params = {"w": jnp.ones((4, 3)), "b": [jnp.ones(3), None]}
+    pairs, _ = jax.tree_util.tree_flatten_with_path(params)
+    for _path, leaf in pairs:
+        doubled = leaf * 2
+    first = jax.tree_util.tree_leaves_with_path(params)[0][1]  # reveal: f32[(3,)]
+    scaled = jax.tree_util.tree_map_with_path(lambda path, x: x.sum(0), params)
+    w = scaled["w"]  # reveal: f32[(3,)]
+    leaves, treedef = jax.tree.flatten(params)
+    rebuilt = jax.tree.unflatten(treedef, [x[None] for x in leaves])
+    b = rebuilt["b"][0]  # reveal: f32[(1, 3)]
+    total = jax.tree.reduce(lambda a, c: a + c.sum(0), [jnp.ones((2, 3)), jnp.ones((5, 3))], jnp.zeros(3))
+    out = total  # reveal: f32[(3,)]
+    return doubled, first, w, b, out
+
+
+def wrong_tree_paths_and_structures():
+    params = {"w": jnp.ones((4, 3)), "b": jnp.ones(3)}
+    leaves, treedef = jax.tree.flatten(params)
+    rebuilt = jax.tree.unflatten(treedef, leaves)
+    return rebuilt["w"] @ rebuilt["w"]  # expect: NC203
