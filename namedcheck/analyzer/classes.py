@@ -101,14 +101,15 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
         if b.keyword is not None:
             continue
         # `Env[State, Action]`, `Generic[T]`: a generic base subscripted is that base (`__mro_entries__`)
-        base = b.value.value if isinstance(b.value, cst.Subscript) else b.value
-        v = frame.parent.ev(base) if frame.parent is not None else UNKNOWN
+        written = b.value.value if isinstance(b.value, cst.Subscript) else b.value
+        v = frame.parent.ev(written) if frame.parent is not None else UNKNOWN
         if isinstance(b.value, cst.Subscript) and not isinstance(v, ClassInfo | QualRef):
             v = UNKNOWN
         if (
             v is UNKNOWN
             and isinstance(b.value, cst.Name)
             and b.value.value == "object"
+            and frame.parent is not None
             and "object" not in frame.parent.vars
         ):
             continue  # `class A(object)`: the builtin (a name the module binds is not Unknown)
