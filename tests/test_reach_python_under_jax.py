@@ -1,7 +1,7 @@
 """The Python real pipelines are written in (generators, iterators, itertools, user pytrees, partial chains,
 properties: tests/cases/reach_generators.py, reach_pytrees.py; knowledge through unknown parts, narrowing, numpy's
 and x64's widths: reach_degrade.py, reach_python.py, reach_x64.py; loop carries and changed globals:
-reach_later_values.py) under real JAX on 8 CPU devices: every
+reach_later_values.py; calls into helpers (`**kwargs`, classes without `__init__`): reach_calls.py) under real JAX on 8 CPU devices: every
 `right_*` function runs, every `wrong_*` one raises, and the checker flags exactly the `wrong_*` ones (a
 diagnostic inside the function, or inside a helper it calls); every `# reveal:` value, in module code and in
 the `right_*` functions, is what the run computes there (its rank, known sizes and dtype)."""
@@ -25,7 +25,14 @@ from namedcheck.analyzer.check import analyse_for_test  # noqa: E402
 from tests.fresh_process import run_fresh  # noqa: E402
 
 CASES = Path(__file__).parent / "cases"
-FILES = ["reach_generators.py", "reach_pytrees.py", "reach_degrade.py", "reach_python.py", "reach_later_values.py"]
+FILES = [
+    "reach_generators.py",
+    "reach_pytrees.py",
+    "reach_degrade.py",
+    "reach_python.py",
+    "reach_later_values.py",
+    "reach_calls.py",
+]
 # runs in a process of its own (it sets a global JAX flag): only its reveals are compared with the run
 RUN_ALONE = ["reach_x64.py"]
 

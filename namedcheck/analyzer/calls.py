@@ -57,7 +57,7 @@ from namedcheck.engine.names import AT_OPS, METHODS, VARARG_METHODS, canonical_n
 from namedcheck.engine.ops.collectives import LEAFWISE
 from namedcheck.engine.ops.layers import is_layer
 from namedcheck.engine.ops.transforms import grad_type
-from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY
+from namedcheck.engine.signature import KWONLY, NORMAL, POSONLY, VARKW
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, DtypeRef, NotLiteral, Seq, literal
 
 
@@ -143,6 +143,8 @@ class Calls(FrameState):
             return None
         out = {k: v for k, v in kw.items() if k != _OPEN}
         out.update({n: UNKNOWN for n in names if n not in out})
+        if isinstance(func, FuncRef) and any(p.kind == VARKW for p in sig.params):
+            out[_OPEN] = UNKNOWN  # its `**kwargs` may hold any other keyword (module.body_values)
         return out
 
     def call_value(

@@ -100,7 +100,19 @@ def describe(frame: Any, c: cst.ClassDef, info: ClassInfo) -> None:
     for b in c.bases:
         if b.keyword is not None:
             continue
-        v = frame.parent.ev(b.value) if frame.parent is not None else UNKNOWN
+        # `Env[State, Action]`, `Generic[T]`: a generic base subscripted is that base (`__mro_entries__`)
+        written = b.value.value if isinstance(b.value, cst.Subscript) else b.value
+        v = frame.parent.ev(written) if frame.parent is not None else UNKNOWN
+        if isinstance(b.value, cst.Subscript) and not isinstance(v, ClassInfo | QualRef):
+            v = UNKNOWN
+        if (
+            v is UNKNOWN
+            and isinstance(b.value, cst.Name)
+            and b.value.value == "object"
+            and frame.parent is not None
+            and "object" not in frame.parent.vars
+        ):
+            continue  # `class A(object)`: the builtin (a name the module binds is not Unknown)
         if isinstance(v, QualRef):
             bases.append(canonical_name(v.name))
         elif isinstance(v, ClassInfo):
@@ -244,8 +256,8 @@ def _decorated_dataclass(frame: Any, c: cst.ClassDef, names: tuple[str, ...] = _
 def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     """Calling a class: an instance with its fields bound (Unknown where the class is not field-built
     or the call does not match its fields)."""
-    if info.kind != "fields" and not pos and not kw and _object_init(info):
-        return InstanceRef(info, ())  # `Cosine()` of a class defining no `__init__`: object's, binding nothing
+    if info.kind != "fields" and not pos and not kw and _built_by_object(info):
+        return InstanceRef(info, ())  # `Helper()`: no `__init__` of its own or inherited sets anything
     if info.kind != "fields" or len(pos) > len(info.order) or any(k not in info.order for k in kw):
         return InstanceRef(info, None) if info.kind == "fields" else UNKNOWN
     values: dict[str, Any] = {}
@@ -265,17 +277,38 @@ def construct(info: ClassInfo, pos: list[Any], kw: dict[str, Any]) -> Any:
     return InstanceRef(info, tuple(values.items()))
 
 
-# library bases whose construction is `object.__init__`'s: it binds nothing (abc's metaclass neither)
-_OBJECT_INIT_BASES = frozenset({"abc.ABC", "object", "typing.Generic", "typing.Protocol", "typing_extensions.Protocol"})
+# library bases whose instances `object.__init__` builds: nothing set, no other constructor
+_OBJECT_BASES = frozenset(
+    {
+        "builtins.object",
+        "object",
+        "abc.ABC",
+        "typing.Generic",
+        "typing_extensions.Generic",
+        "typing.Protocol",
+        "typing_extensions.Protocol",
+    }
+)
 
 
-def _object_init(info: ClassInfo) -> bool:
-    """Whether calling the class runs `object.__init__`: neither it nor a base defines `__init__` or `__new__`,
-    every base is the program's own class or one of _OBJECT_INIT_BASES (no custom metaclass)."""
+def _built_by_object(info: ClassInfo) -> bool:
+    """A class of the program whose instances `object` builds: every base known (the program's or `abc.ABC` /
+    `Generic`), no metaclass of the program's, no `__init__` / `__new__` / `__post_init__` in the hierarchy."""
     return (
-        not {"__init__", "__new__"} & (set(info.methods) | set(info.staticmethods) | set(info.classmethods))
-        and None not in info.parents
-        and all(b in _OBJECT_INIT_BASES for b in info.bases)
+        None not in info.parents
+        and all(b in _OBJECT_BASES for b in info.bases)
+        and not any(m in info.methods for m in ("__init__", "__new__", "__post_init__", "__getattr__"))
+        and not any(m in info.classmethods or m in info.staticmethods for m in ("__new__", "__init__"))
+    )
+
+
+def always_truthy(info: ClassInfo) -> bool:
+    """Whether every instance of the class is true (`x or default`, `if x:`): a class of the program whose
+    bases are all known (the program's or `abc.ABC` / `Generic`) and none defines `__bool__` or `__len__`."""
+    return (
+        None not in info.parents
+        and all(b in _OBJECT_BASES for b in info.bases)
+        and not any(m in info.methods for m in ("__bool__", "__len__", "__getattr__"))
     )
 
 

@@ -142,6 +142,10 @@ class Expressions(FrameState):
         a known size, or a boolean operation one side decides (`a or len(x.shape) < 2` with x of rank 1)."""
         if isinstance(value, Seq):  # `if x.shape:`, `if params:`: its length is known
             return bool(value.items)
+        if isinstance(value, InstanceRef | BuildingRef) and classes.always_truthy(value.cls):
+            return True  # `generator or Default()`: an instance of a class without `__bool__` / `__len__`
+        if isinstance(value, FuncRef):
+            return True
         plain = _plain(value)
         return bool(plain) if plain is not _NONE_OF else self.truths.get(id(node))
 

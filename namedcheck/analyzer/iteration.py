@@ -12,7 +12,16 @@ import libcst as cst
 from namedcheck.analyzer import classes
 from namedcheck.analyzer.memo import process_cache
 from namedcheck.analyzer.parsing import OwnScope, node_fields
-from namedcheck.analyzer.refs import FuncRef, GradRef, InstanceRef, IterRef, MappedRef, PartialRef, QualRef
+from namedcheck.analyzer.refs import (
+    FuncRef,
+    GradRef,
+    InstanceRef,
+    IterRef,
+    MappedRef,
+    PartialRef,
+    QualRef,
+    TreeDefRef,
+)
 from namedcheck.analyzer.scope import FrameState, same_value
 from namedcheck.engine.maps import scan_slice
 from namedcheck.engine.values import UNKNOWN, ArrayType, Const, DimVal, Seq, join
@@ -34,6 +43,13 @@ _STAGED = "namedcheck.analyzer.iteration.staged"  # a jaxpr or a lowering: its v
 _TREE_MAP = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 _TREE_LEAVES = {"jax.tree.leaves", "jax.tree_util.tree_leaves", "jax.tree_leaves"}
 _TREE_FLATTEN = {"jax.tree.flatten", "jax.tree_util.tree_flatten", "jax.tree_flatten"}
+# with key paths: each leaf's path is Unknown (a key path object), the leaves are known
+_TREE_MAP_PATH = {"jax.tree.map_with_path", "jax.tree_util.tree_map_with_path"}
+_TREE_LEAVES_PATH = {"jax.tree.leaves_with_path", "jax.tree_util.tree_leaves_with_path"}
+_TREE_FLATTEN_PATH = {"jax.tree.flatten_with_path", "jax.tree_util.tree_flatten_with_path"}
+_TREE_STRUCTURE = {"jax.tree.structure", "jax.tree_util.tree_structure"}
+_TREE_UNFLATTEN = {"jax.tree.unflatten", "jax.tree_util.tree_unflatten"}
+_TREE_REDUCE = {"jax.tree.reduce", "jax.tree_util.tree_reduce"}
 _SHAPE_STRUCT = {"jax.ShapeDtypeStruct", "jax.api.ShapeDtypeStruct", "jax._src.api.ShapeDtypeStruct"}
 _METHOD = "namedcheck.analyzer.iteration.method_"  # a reading method of a known list or dict
 _READ_METHODS = {"dict": ("items", "keys", "values", "get", "copy"), "list": ("copy",)}
@@ -255,7 +271,25 @@ def builtin(f: FrameState, name: str, pos: list[Any], kw: dict[str, Any], node: 
     if name in _TREE_LEAVES | _TREE_FLATTEN and len(pos) == 1 and not kw:
         leaves = tree_leaves(pos[0])
         out = Seq(tuple(leaves), "list") if leaves is not None else UNKNOWN
-        return Seq((out, UNKNOWN)) if name in _TREE_FLATTEN else out  # flatten: the leaves and the structure
+        if name in _TREE_FLATTEN:  # the leaves and the structure
+            return Seq((out, TreeDefRef(pos[0]) if leaves is not None else UNKNOWN))
+        return out
+    if name in _TREE_STRUCTURE and len(pos) == 1 and not kw:
+        return TreeDefRef(pos[0]) if tree_leaves(pos[0]) is not None else UNKNOWN
+    if name in _TREE_UNFLATTEN and len(pos) == 2 and not kw:  # `unflatten(treedef, leaves)`
+        return unflatten(pos[0], pos[1])
+    if name in _TREE_MAP_PATH:  # `fn(path, leaf, *others)`: the path not known
+        if len(pos) < 2 or set(kw) - {"is_leaf"}:
+            return UNKNOWN
+        is_leaf = kw.get("is_leaf", Const(None))
+        fn = PartialRef(pos[0], (UNKNOWN,))
+        return tree_map(f, fn, pos[1], pos[2:], node, is_leaf=None if is_leaf == Const(None) else is_leaf)
+    if name in _TREE_LEAVES_PATH | _TREE_FLATTEN_PATH and len(pos) == 1 and not kw:
+        leaves = tree_leaves(pos[0])
+        out = Seq(tuple(Seq((UNKNOWN, leaf)) for leaf in leaves), "list") if leaves is not None else UNKNOWN
+        return Seq((out, UNKNOWN)) if name in _TREE_FLATTEN_PATH else out
+    if name in _TREE_REDUCE and 2 <= len(pos) <= 3 and not kw:  # `reduce(fn, tree[, initializer])`, leaf by leaf
+        return _tree_reduce(f, pos, node)
     if name in _SHAPE_STRUCT:
         return _shape_struct(f, pos, kw, node)
     if name == "jax.eval_shape" and pos:
@@ -556,6 +590,44 @@ def tree_map(
     if not _is_leaf(first):
         return UNKNOWN  # an object that may be a pytree node
     return f.call_value(fn, [first, *rest], {}, [None] * (1 + len(rest)), {}, node)
+
+
+def unflatten(treedef: Any, leaves: Any) -> Any:
+    """`jax.tree.unflatten(treedef, leaves)` of a structure taken from a known tree: that tree with its leaves
+    replaced in JAX's order (dict keys sorted); Unknown where the count differs or is not known."""
+    if not isinstance(treedef, TreeDefRef) or not isinstance(leaves, Seq) or leaves.kind == "dict":
+        return UNKNOWN
+    old = tree_leaves(treedef.tree)
+    if old is None or len(old) != len(leaves.items):
+        return UNKNOWN
+    it = iter(leaves.items)
+
+    def rebuild(tree: Any) -> Any:
+        if isinstance(tree, Seq) and tree.kind == "dict":
+            pairs = sorted(tree.items, key=lambda p: p.items[0].value)
+            return Seq(tuple(Seq((p.items[0], rebuild(p.items[1]))) for p in pairs), "dict")
+        if isinstance(tree, Seq):
+            return Seq(tuple(rebuild(i) for i in tree.items), tree.kind)
+        if isinstance(tree, Const) and tree.value is None:
+            return tree
+        if isinstance(tree, InstanceRef):
+            children = classes.pytree_children(tree)
+            assert children is not None  # (tree_leaves found them)
+            return classes.with_children(tree, {name: rebuild(v) for name, v in children})
+        return next(it)
+
+    return rebuild(treedef.tree)
+
+
+def _tree_reduce(f: FrameState, pos: list[Any], node: cst.CSTNode) -> Any:
+    """`jax.tree.reduce(fn, tree[, initializer])`: `fn` folded over the known leaves in JAX's order."""
+    leaves = tree_leaves(pos[1])
+    if leaves is None or (len(pos) == 2 and not leaves):
+        return UNKNOWN  # (no leaves and no initializer: a TypeError)
+    acc, rest = (pos[2], leaves) if len(pos) == 3 else (leaves[0], leaves[1:])
+    for leaf in rest:
+        acc = f.call_value(pos[0], [acc, leaf], {}, [None, None], {}, node)
+    return acc
 
 
 def _dict_get(tree: Any, key: Any) -> Any:

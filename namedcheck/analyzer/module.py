@@ -59,6 +59,16 @@ def _dotted(node: cst.BaseExpression) -> str | None:
     return None
 
 
+def _extra_keywords(sig: Signature, values: dict[str, Any]) -> Any:
+    """`**kwargs` of a call: a dict of the keywords no other parameter takes; Unknown where the call spread a
+    mapping not known (`calls.open_keywords` leaves its `**` there)."""
+    named = {p.name for p in sig.params}
+    extra = {k: v for k, v in values.items() if k not in named}
+    if "**" in extra:
+        return UNKNOWN
+    return Seq(tuple(Seq((Const(k), v)) for k, v in extra.items()), "dict")
+
+
 class ModuleAnalyzer:
     value_log: list[tuple[cst.CSTNode, Any]] | None = None  # set by the editor front end (namedcheck/lsp)
     # an editor's open file loaded as a dependency: the values its importers' calls give its expressions, with
@@ -392,8 +402,8 @@ class ModuleAnalyzer:
         for prm in sig.params:
             if prm.kind == VARARGS:  # analysed on its own, `*args` may hold anything
                 frame.vars[prm.name] = UNKNOWN if standalone else Seq(extra)
-            elif prm.kind == VARKW:
-                frame.vars[prm.name] = UNKNOWN
+            elif prm.kind == VARKW:  # the call's other keywords (Unknown analysed on its own or given `**unknown`)
+                frame.vars[prm.name] = UNKNOWN if standalone else _extra_keywords(sig, values)
             else:
                 v = values.get(prm.name, defaults.get(prm.name, UNKNOWN))
                 if id(ref.node) in self.traced:

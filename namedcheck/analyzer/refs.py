@@ -144,6 +144,14 @@ class AtRef:
 
 
 @dataclass(frozen=True, slots=True)
+class TreeDefRef:
+    """The structure `jax.tree.flatten` / `jax.tree.structure` gave: the tree it was taken from, whose leaves
+    `jax.tree.unflatten` replaces in JAX's order."""
+
+    tree: Any
+
+
+@dataclass(frozen=True, slots=True)
 class PartialRef:
     """`functools.partial(f, *args, **kwargs)`."""
 

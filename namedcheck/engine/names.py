@@ -133,6 +133,14 @@ METHODS: dict[str, str] = {
     "round": "jax.numpy.round",
     "conj": "jax.numpy.conj",
     "cumsum": "jax.numpy.cumsum",
+    # numpy's and JAX's array methods alike (`x.copy()`, `x.diagonal()`, `x.argsort()`)
+    "copy": "jax.numpy.copy",
+    "diagonal": "jax.numpy.diagonal",
+    "argsort": "jax.numpy.argsort",
+    "cumprod": "jax.numpy.cumprod",
+    "trace": "jax.numpy.trace",
+    "take": "jax.numpy.take",
+    "repeat": "jax.numpy.repeat",
 }
 # methods taking their shape / axes as *args (`x.reshape(3, 4)`, `x.transpose(1, 0)`)
 VARARG_METHODS = {"reshape", "transpose"}

@@ -88,8 +88,8 @@ class NumpyBackend:
 
 
 def apply_recipe(backend, tensor, init_shapes):
-    # `backend` is any object with a `reshape` method; its arguments are an array and a shape, not sizes (the call
-    # below gives the plain `NumpyBackend()`: its own method)
+    # `backend` is any object with a `reshape` method; its arguments are an array and a shape, not sizes (known
+    # here: the class has no `__init__`, its instance is built by `object` and its method followed)
     tensor = backend.reshape(tensor, init_shapes)  # reveal: f32[(3, 2)]
     flat = tensor.reshape(6)  # reveal: f32[(6,)]
     return flat

@@ -194,6 +194,41 @@ def random_float_rule(call: Call) -> Any:
     "numpy.random.Generator.uniform",
     "numpy.random.Generator.standard_normal",
     "numpy.random.Generator.random",
+    "numpy.random.exponential",
+    "numpy.random.standard_exponential",
+    "numpy.random.beta",
+    "numpy.random.gamma",
+    "numpy.random.standard_gamma",
+    "numpy.random.laplace",
+    "numpy.random.logistic",
+    "numpy.random.lognormal",
+    "numpy.random.gumbel",
+    "numpy.random.chisquare",
+    "numpy.random.standard_t",
+    "numpy.random.standard_cauchy",
+    "numpy.random.rayleigh",
+    "numpy.random.weibull",
+    "numpy.random.pareto",
+    "numpy.random.triangular",
+    "numpy.random.random_sample",
+    "numpy.random.ranf",
+    "numpy.random.sample",
+    "numpy.random.Generator.exponential",
+    "numpy.random.Generator.standard_exponential",
+    "numpy.random.Generator.beta",
+    "numpy.random.Generator.gamma",
+    "numpy.random.Generator.standard_gamma",
+    "numpy.random.Generator.laplace",
+    "numpy.random.Generator.logistic",
+    "numpy.random.Generator.lognormal",
+    "numpy.random.Generator.gumbel",
+    "numpy.random.Generator.chisquare",
+    "numpy.random.Generator.standard_t",
+    "numpy.random.Generator.standard_cauchy",
+    "numpy.random.Generator.rayleigh",
+    "numpy.random.Generator.weibull",
+    "numpy.random.Generator.pareto",
+    "numpy.random.Generator.triangular",
 )
 def numpy_random_float_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call), _numpy_size(call))
@@ -208,7 +243,18 @@ def numpy_random_dims_rule(call: Call) -> Any:
     return ArrayType.make("f32", shape_arg(Seq(tuple(call.extra)), unknown_items=True))
 
 
-@rule("numpy.random.randint", "numpy.random.Generator.integers")
+@rule(
+    "numpy.random.randint",
+    "numpy.random.Generator.integers",
+    "numpy.random.binomial",
+    "numpy.random.Generator.binomial",
+    "numpy.random.poisson",
+    "numpy.random.Generator.poisson",
+    "numpy.random.geometric",
+    "numpy.random.Generator.geometric",
+    "numpy.random.negative_binomial",
+    "numpy.random.Generator.negative_binomial",
+)
 def numpy_random_int_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), _numpy_size(call))
 
