@@ -63,6 +63,7 @@ RAISES: dict[str, tuple[type[BaseException], str]] = {
     "wrong_pmap_other_axis_name": (NameError, UNBOUND),
     "wrong_vmap_without_axis_name": (NameError, UNBOUND),
     "wrong_vmap_other_axis_name": (NameError, UNBOUND),
+    "wrong_nested_vmaps_miss_a_name": (NameError, UNBOUND),
     "wrong_jit_psum": (NameError, UNBOUND),
     "wrong_jit_call_psum": (NameError, UNBOUND),
     "wrong_jit_in_shardings_psum": (NameError, UNBOUND),

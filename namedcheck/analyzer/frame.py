@@ -11,7 +11,7 @@ from namedcheck.analyzer.calls import Calls
 from namedcheck.analyzer.causes import PYTHON, Cause
 from namedcheck.analyzer.expressions import Expressions
 from namedcheck.analyzer.mapargs import unbound_name_cause
-from namedcheck.analyzer.refs import FuncRef, QualRef
+from namedcheck.analyzer.refs import FuncRef, MappedRef, QualRef
 from namedcheck.analyzer.scope import Analyzer, label, same_value
 from namedcheck.analyzer.statements import Statements
 from namedcheck.engine.codes import NC705
@@ -26,7 +26,7 @@ class Frame(Statements, Expressions, Calls):
     """A function body (or the module body) being analysed."""
 
     # the function analysed on its own that this (call-specific) analysis is part of: NC705 waits for it
-    nc705_owner: FuncRef | None = None
+    nc705_owner: FuncRef | MappedRef | None = None
     skip_depth = 0  # inside a `try` or loop body: its statements may not (all) run
     ended = False  # every path so far has returned or raised: the statements after do not run
     yields: list[Any] | None = None  # a generator function's body: the values it yields (analyzer/iteration.py)

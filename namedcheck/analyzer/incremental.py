@@ -23,7 +23,7 @@ from namedcheck.analyzer.budget import PARSE_COST_CHARS, refused
 from namedcheck.analyzer.chunks import Chunk, ChunkPositions, ChunkSyntaxError, split
 from namedcheck.analyzer.memo import RUN
 from namedcheck.analyzer.module import _PRNG_CONFIG, ModuleAnalyzer
-from namedcheck.analyzer.refs import ClassInfo, FuncRef
+from namedcheck.analyzer.refs import ClassInfo, FuncRef, MappedRef
 from namedcheck.analyzer.relevance import is_relevant
 from namedcheck.analyzer.session import Session
 from namedcheck.diagnostic import Diagnostic, merge_contexts
@@ -136,7 +136,7 @@ class EditorAnalyzer(ModuleAnalyzer):
         self.report_log.append((node, _detached(err)))
         super().report(node, err)
 
-    def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
+    def defer_unbound_name(self, ref: FuncRef | MappedRef, node: cst.CSTNode, err: RuleError) -> None:
         self.unbound_log.append((ref, node, _detached(err)))
         super().defer_unbound_name(ref, node, err)
 
@@ -150,7 +150,7 @@ class EditorAnalyzer(ModuleAnalyzer):
         quiet: bool = False,
         env: Any = None,
         standalone: bool = False,
-        nc705_owner: FuncRef | None = None,
+        nc705_owner: FuncRef | MappedRef | None = None,
         entry: bool = False,
         settings: dict[str, Any] | None = None,
         arguments: dict[str, Any] | None = None,

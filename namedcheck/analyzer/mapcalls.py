@@ -65,6 +65,8 @@ def construct(f: Frame, name: str, pos: list[Any], kw: dict[str, Any], node: cst
             if len(pos) > i + 1:
                 params[key] = pos[i + 1]
         ref = MappedRef(kind, pos[0] if pos else None, params, node)
+        if isinstance(ref.func, MappedRef):
+            ref.func.wrapped = True  # its body runs inside this map too
         if ref.func is not None:
             define(f, ref)
         return ref
@@ -322,7 +324,15 @@ def define(f: Frame, ref: MappedRef) -> None:
     args = [UNKNOWN] * n
     env = f.env.with_names({axis_name: None})
     env = env if env.origin is not None else replace(env, origin=ref)
-    f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=env, as_map_body=True)
+    # an axis name the body uses that this map does not bind waits for the map's calls: the map may yet run
+    # inside another that binds it (`@partial(vmap, axis_name='i')` over `@partial(vmap, axis_name='j')`,
+    # `vmap(vmap(f, axis_name='j'), axis_name='i')`); a map that is called says so there
+    owner = f.nc705_owner
+    f.nc705_owner = owner if f.function is not None or owner is not None else ref
+    try:
+        f.call_value(ref.func, args, {}, [None] * n, {}, ref.node, env=env, as_map_body=True)
+    finally:
+        f.nc705_owner = owner
 
 
 def _define_xmap(f: Frame, ref: MappedRef) -> None:

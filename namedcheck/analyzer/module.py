@@ -19,7 +19,7 @@ from namedcheck.analyzer.literals import stated
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
-from namedcheck.analyzer.refs import BuildingRef, FuncRef, InstanceRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, FuncRef, InstanceRef, MappedRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related, merge_contexts
 from namedcheck.engine.codes import CODES, NC002, NC302
@@ -125,7 +125,7 @@ class ModuleAnalyzer:
         self.analysed: set[int] = set()
         self.mapped: set[int] = set()  # functions decorated by a map
         self.under_map: set[int] = set()  # functions analysed with a map's axes in scope
-        self.unbound_names: list[tuple[FuncRef, cst.CSTNode, RuleError]] = []  # standalone NC705, decided last
+        self.unbound_names: list[tuple[FuncRef | MappedRef, cst.CSTNode, RuleError]] = []  # NC705, decided last
         self._escaping: set[str] | None = None
         self._prng_configured: bool | None = None
         self.device_count: int | None = None  # the run's device count, where module code states it
@@ -377,7 +377,7 @@ class ModuleAnalyzer:
         quiet: bool = False,
         env: AxisEnv | None = None,
         standalone: bool = False,
-        nc705_owner: FuncRef | None = None,
+        nc705_owner: FuncRef | MappedRef | None = None,
         entry: bool = False,
         settings: dict[str, Any] | None = None,
         arguments: dict[str, Any] | None = None,
@@ -701,16 +701,20 @@ class ModuleAnalyzer:
         return ref.name in self._escaping
 
     # ---- results ---------------------------------------------------------------------------------
-    def defer_unbound_name(self, ref: FuncRef, node: cst.CSTNode, err: RuleError) -> None:
+    def defer_unbound_name(self, ref: FuncRef | MappedRef, node: cst.CSTNode, err: RuleError) -> None:
         """NC705 found analysing a function on its own: reported at the end unless the function turns
-        out to run under a map (called from a map body, passed to one, or used as a value)."""
+        out to run under a map (called from a map body, passed to one, or used as a value); found analysing a
+        map's body where the map is written (`ref` the map): reported unless the map is passed to another."""
         self.unbound_names.append((ref, node, err))
         if self.log.recording:
             self.log.recording[-1].append((self, None, (ref, node, err)))
 
     def _settle_unbound_names(self) -> None:
         for ref, node, err in self.unbound_names:
-            if id(ref.node) not in self.under_map and not self.escapes(ref) and not self._enclosing_may_map(ref):
+            if isinstance(ref, MappedRef):
+                if not ref.wrapped:
+                    self.report(node, err)
+            elif id(ref.node) not in self.under_map and not self.escapes(ref) and not self._enclosing_may_map(ref):
                 self.report(node, err)
         self.unbound_names = []
 

@@ -211,6 +211,7 @@ class MappedRef:
     func: Any
     params: dict[str, Any]
     node: Any
+    wrapped: bool = False  # passed as the function of another map (which may bind more names in its body)
 
 
 @dataclass(frozen=True, slots=True)

@@ -101,6 +101,7 @@ class FrameState:
     truths: dict[int, bool]
     env: AxisEnv
     function: Any
+    nc705_owner: Any  # what an NC705 found here waits for (the function or map analysed where written)
     class_info: Any
     pending_methods: list[Any] | None  # a class body's methods, analysed when the class statement is complete
     defined_methods: dict[str, Any] | None  # a class body's: what each `def` bound its name to

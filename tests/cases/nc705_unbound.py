@@ -2,6 +2,8 @@
 # axis_name= or with another name. JAX raises `NameError: Found an unbound axis name`. A function only ever
 # analysed on its own (it may run under a map elsewhere) stays silent.
 # tests/test_map_arguments_under_jax.py runs every `right_*` function under JAX and every `wrong_*` one.
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -123,6 +125,37 @@ def jitted_for_a_map_elsewhere(x):
 
 def step_for_a_map_elsewhere(x):
     return jax.jit(helper_for_a_map_elsewhere)(x)  # a function on its own: its caller may bind 'model'
+
+
+# a map inside another: the inner map's body runs under both, and sees both names (a decorator stack, nested calls)
+@functools.partial(jax.vmap, axis_name='outer')
+@functools.partial(jax.vmap, axis_name='inner')
+def stacked_positions(v):
+    return lax.axis_index('outer') * 10 + lax.axis_index('inner') + v
+
+
+def right_stacked_vmaps_bind_both_names():
+    return stacked_positions(jnp.zeros((4, 2)))
+
+
+def grid_position(v):
+    return lax.axis_index('outer') * 10 + lax.axis_index('inner') + v
+
+
+def right_nested_vmaps_bind_both_names():
+    return jax.vmap(jax.vmap(grid_position, axis_name='inner'), axis_name='outer')(jnp.zeros((4, 2)))
+
+
+inner_then_outer = jax.vmap(grid_position, axis_name='inner')  # wrapped below: its body runs under 'outer' too
+both = jax.vmap(inner_then_outer, axis_name='outer')
+
+
+def cell_position(v):
+    return lax.axis_index('row') + v  # expect: NC705
+
+
+def wrong_nested_vmaps_miss_a_name():
+    return jax.vmap(jax.vmap(cell_position, axis_name='inner'), axis_name='outer')(jnp.zeros((4, 2)))
 
 
 if __name__ == '__main__':
