@@ -425,3 +425,44 @@ def test_a_library_test_reaches_the_library_source(tmp_path: Path) -> None:
         },
     )
     assert ("optax/numerics.py", 6, "NC203") in codes(tmp_path)
+
+
+STORE = """
+_entries = {}
+WIDTH = {"n": 4}
+
+
+def record(key):
+    _entries[key] = True
+
+
+def trigger(name):
+    globals()[name]("k")  # a call the checker cannot follow
+"""
+
+USES_STORE = """
+import jax.numpy as jnp
+
+from pkg.store import WIDTH, _entries, trigger
+
+
+def test_fill():
+    _entries.clear()
+    trigger("record")
+    size = len(_entries)
+    assert size > 0
+    return jnp.ones(size)
+
+
+def test_width():
+    x = jnp.ones(WIDTH["n"])
+    return x + jnp.ones(5)
+"""
+
+
+def test_a_module_level_value_its_functions_change_is_not_known_where_imported(tmp_path: Path) -> None:
+    """`_entries`, a cache a function of its module fills, holds whatever ran before when another module reads
+    it (a call the checker cannot follow filled it: the assert holds when the program runs); a value no
+    function changes is known there as before (NC201 on a width of 4 against 5)."""
+    write(tmp_path, {"pyproject.toml": "", "pkg/__init__.py": "", "pkg/store.py": STORE, "test_store.py": USES_STORE})
+    assert codes(tmp_path) == {("test_store.py", 17, "NC201")}

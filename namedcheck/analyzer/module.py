@@ -19,7 +19,7 @@ from namedcheck.analyzer.literals import stated
 from namedcheck.analyzer.memo import CallLog, memo_key
 from namedcheck.analyzer.parsing import walk
 from namedcheck.analyzer.positions import positions_of
-from namedcheck.analyzer.refs import BuildingRef, FuncRef, InstanceRef, MappedRef, QualRef
+from namedcheck.analyzer.refs import BuildingRef, ClassInfo, FuncRef, InstanceRef, MappedRef, QualRef
 from namedcheck.analyzer.suppressions import comments, may_judge, removal, suppressed
 from namedcheck.diagnostic import Diagnostic, Related, merge_contexts
 from namedcheck.engine.codes import CODES, NC002, NC302
@@ -248,7 +248,12 @@ class ModuleAnalyzer:
     def export(self, name: str) -> Any:
         """A module-level name as other modules import it (None when this module does not bind it)."""
         if self.top is not None and name in self.top.vars:
-            return self.top.vars[name]
+            v = self.top.vars[name]
+            if name in self.globals_changed() and not isinstance(v, FuncRef | ClassInfo | QualRef):
+                # a module-level value a function of this module changes (a cache, a registry, `global N`):
+                # read elsewhere, it holds whatever ran before, not what the module body gave it
+                return UNKNOWN
+            return v
         if name in self.imports:  # a re-export (`from .layers import Dense` in `__init__.py`)
             return self.import_value(name)
         return None
