@@ -406,7 +406,8 @@ def _call_vmap(f: Frame, ref: MappedRef, pos: list[Any], kw: dict[str, Any], nod
         size = axis_size
     env = f.env
     if isinstance(axis_name, str):
-        at(param_node(ref, "axis_name"), maps.check_not_rebound, [axis_name], f.env, f"{ref.kind} axis_name")
+        # (a vmap / pmap may bind a name an enclosing map binds: inside, the name is the inner map's axis, as
+        # JAX shadows it; only xmap refused that, NC407)
         env = env.with_names({axis_name: size})
         env = env if env.origin is not None else replace(env, origin=ref)
         locals_ = _named_views(f, ref.func, locals_, per_arg, axis_name, size)

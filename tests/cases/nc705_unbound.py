@@ -158,6 +158,16 @@ def wrong_nested_vmaps_miss_a_name():
     return jax.vmap(jax.vmap(cell_position, axis_name='inner'), axis_name='outer')(jnp.zeros((4, 2)))
 
 
+
+def row_total(x):
+    return lax.psum(x, 'i')  # the inner map's 'i': JAX lets an inner map bind an enclosing map's name again
+
+
+def right_inner_map_shadows_the_outer_name():
+    out = jax.vmap(jax.vmap(row_total, axis_name='i'), axis_name='i')(jnp.ones((2, 3)))  # reveal: f32[(2, 3)]
+    return out
+
+
 if __name__ == '__main__':
     wrong_jit_psum()
     wrong_jit_call_psum()
