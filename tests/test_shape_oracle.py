@@ -102,18 +102,11 @@ def test_read_list_and_held_out(tmp_path):
 
 
 def test_tracer_records_numpy_locals(tmp_path):
-    (tmp_path / "p.py").write_text(
-        "import numpy as np\n\n\ndef f(a):\n    b = a.sum(0)\n    c = 1\n    return b\n\n\nx = np.zeros((2, 3))\ny = f(x)\n"
+    rec = _trace(
+        tmp_path,
+        "p.py",
+        "import numpy as np\n\n\ndef f(a):\n    b = a.sum(0)\n    c = 1\n    return b\n\n\nx = np.zeros((2, 3))\ny = f(x)\n",
     )
-    out = tmp_path / "rec.json"
-    proc = subprocess.run(
-        [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
-        + [str(tmp_path / "p.py")],
-        capture_output=True,
-        text=True,
-    )
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(out.read_text())
     assert sorted(map(tuple, (r[:3] + [tuple(r[3]), r[4]] for r in rec["values"]))) == [
         ("p.py", 5, "b", (3,), "float64"),
         ("p.py", 10, "x", (2, 3), "float64"),
@@ -123,19 +116,16 @@ def test_tracer_records_numpy_locals(tmp_path):
 
 
 def test_tracer_records_comprehensions_lambdas_and_multiline_statements(tmp_path):
-    (tmp_path / "q.py").write_text(
+    rec = _trace(
+        tmp_path,
+        "q.py",
         "import numpy as np\n\n"
         "xs = [np.zeros((2,)), np.zeros((3,))]\n"
         "ys = [x + 1 for x in xs]\n"
         "f = lambda a: a * 2\n"
         "z = (\n    f(np.ones((4, 1))))\n"
-        "for i in range(2):\n    w = np.ones((i + 1,))\n"
+        "for i in range(2):\n    w = np.ones((i + 1,))\n",
     )
-    out = tmp_path / "rec.json"
-    cmd = [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
-    proc = subprocess.run([*cmd, str(tmp_path / "q.py")], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(out.read_text())
     values = sorted((r[1], r[2], tuple(r[3])) for r in rec["values"])
     assert values == [(4, "x", (2,)), (4, "x", (3,)), (6, "z", (4, 1)), (9, "w", (1,)), (9, "w", (2,))]
     assert [(r[1], r[2], tuple(r[3])) for r in rec["params"]] == [(5, "a", (4, 1))]
@@ -232,7 +222,9 @@ def test_an_older_record_tells_functions_and_main_blocks(tmp_path):
 
 
 def test_tracer_records_what_ran_and_the_sites_it_capped(tmp_path):
-    (tmp_path / "r.py").write_text(
+    rec = _trace(
+        tmp_path,
+        "r.py",
         "import numpy as np\n\n\n"
         "def f(n):\n"
         "    if n > 100:\n"
@@ -242,13 +234,8 @@ def test_tracer_records_what_ran_and_the_sites_it_capped(tmp_path):
         "    return 1\n\n\n"
         "for i in range(1, 11):\n"
         "    z = f(i)\n"
-        "g()\n"
+        "g()\n",
     )
-    out = tmp_path / "rec.json"
-    cmd = [sys.executable, str(BENCH / "oracle_trace.py"), "--root", str(tmp_path), "--out", str(out), "script"]
-    proc = subprocess.run([*cmd, str(tmp_path / "r.py")], capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr
-    rec = json.loads(out.read_text())
     assert ["values", "r.py", 15, "z"] in rec["full"]  # ten shapes, eight kept
     assert len([r for r in rec["values"] if r[1] == 15]) == 8
     calls = {(f, first): traced for f, first, traced in rec["calls"]}
