@@ -185,50 +185,37 @@ def random_float_rule(call: Call) -> Any:
 
 # numpy's host-side generators (`np.random.normal(size=...)`, `np.random.default_rng(0).standard_normal(...)`),
 # common in data pipelines: the array's shape is `size`; without `size` numpy returns a Python scalar (Unknown)
+def _samplers(*names: str) -> tuple[str, ...]:
+    """`numpy.random.<name>` and the same method of a `numpy.random.Generator` (`default_rng(...)`)."""
+    return tuple(f"{where}.{n}" for n in names for where in ("numpy.random", "numpy.random.Generator"))
+
+
 @rule(
-    "numpy.random.normal",
-    "numpy.random.uniform",
-    "numpy.random.standard_normal",
-    "numpy.random.random",
-    "numpy.random.Generator.normal",
-    "numpy.random.Generator.uniform",
-    "numpy.random.Generator.standard_normal",
-    "numpy.random.Generator.random",
-    "numpy.random.exponential",
-    "numpy.random.standard_exponential",
-    "numpy.random.beta",
-    "numpy.random.gamma",
-    "numpy.random.standard_gamma",
-    "numpy.random.laplace",
-    "numpy.random.logistic",
-    "numpy.random.lognormal",
-    "numpy.random.gumbel",
-    "numpy.random.chisquare",
-    "numpy.random.standard_t",
-    "numpy.random.standard_cauchy",
-    "numpy.random.rayleigh",
-    "numpy.random.weibull",
-    "numpy.random.pareto",
-    "numpy.random.triangular",
-    "numpy.random.random_sample",
+    *_samplers(
+        "normal",
+        "uniform",
+        "standard_normal",
+        "random",
+        "exponential",
+        "standard_exponential",
+        "beta",
+        "gamma",
+        "standard_gamma",
+        "laplace",
+        "logistic",
+        "lognormal",
+        "gumbel",
+        "chisquare",
+        "standard_t",
+        "standard_cauchy",
+        "rayleigh",
+        "weibull",
+        "pareto",
+        "triangular",
+    ),
+    "numpy.random.random_sample",  # (legacy names, not a Generator's)
     "numpy.random.ranf",
     "numpy.random.sample",
-    "numpy.random.Generator.exponential",
-    "numpy.random.Generator.standard_exponential",
-    "numpy.random.Generator.beta",
-    "numpy.random.Generator.gamma",
-    "numpy.random.Generator.standard_gamma",
-    "numpy.random.Generator.laplace",
-    "numpy.random.Generator.logistic",
-    "numpy.random.Generator.lognormal",
-    "numpy.random.Generator.gumbel",
-    "numpy.random.Generator.chisquare",
-    "numpy.random.Generator.standard_t",
-    "numpy.random.Generator.standard_cauchy",
-    "numpy.random.Generator.rayleigh",
-    "numpy.random.Generator.weibull",
-    "numpy.random.Generator.pareto",
-    "numpy.random.Generator.triangular",
 )
 def numpy_random_float_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call), _numpy_size(call))
@@ -246,20 +233,13 @@ def numpy_random_dims_rule(call: Call) -> Any:
 @rule(
     "numpy.random.randint",
     "numpy.random.Generator.integers",
-    "numpy.random.binomial",
-    "numpy.random.Generator.binomial",
-    "numpy.random.poisson",
-    "numpy.random.Generator.poisson",
-    "numpy.random.geometric",
-    "numpy.random.Generator.geometric",
-    "numpy.random.negative_binomial",
-    "numpy.random.Generator.negative_binomial",
+    *_samplers("binomial", "poisson", "geometric", "negative_binomial"),
 )
 def numpy_random_int_rule(call: Call) -> Any:
     return ArrayType.make(_dtype(call, "i32"), _numpy_size(call))
 
 
-@rule("numpy.random.choice", "numpy.random.Generator.choice")
+@rule(*_samplers("choice"))
 def numpy_random_choice_rule(call: Call) -> Any:
     """`np.random.choice(n, size=b)` (indices of a batch) or `np.random.choice(xs, size=b)` (xs is 1-d): the
     shape is `size`, the dtype an int's or xs's."""
@@ -271,7 +251,7 @@ def numpy_random_choice_rule(call: Call) -> Any:
     raise Unprovable
 
 
-@rule("numpy.random.permutation", "numpy.random.Generator.permutation")
+@rule(*_samplers("permutation"))
 def numpy_random_permutation_rule(call: Call) -> Any:
     """`np.random.permutation(n)`: the ints below n shuffled; of an array: a copy shuffled along its first axis."""
     x = call.args.get("x")
