@@ -75,6 +75,17 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
+def change_and_save(client: LanguageClient, uri: str, version: int, text: str) -> None:
+    """The whole new text of a document sent as a change, then saved (the server re-checks it at once)."""
+    client.text_document_did_change(
+        lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [lsp.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+    client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+
+
 async def through_server(path: Path, source: str, edits: int) -> tuple[float, int, int, int]:
     """(median re-check round trip ms, RSS KiB after initialize, RSS KiB after opening examples/, files)."""
     client = LanguageClient("bench", "1")
@@ -101,13 +112,7 @@ async def through_server(path: Path, source: str, edits: int) -> tuple[float, in
     for i in range(edits):
         text = edited(source, i)
         t = time.perf_counter()
-        client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(version=i + 2, uri=uri),
-                [lsp.TextDocumentContentChangeWholeDocument(text)],
-            )
-        )
-        client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        change_and_save(client, uri, i + 2, text)
         await wait()
         samples.append(time.perf_counter() - t)
         await asyncio.sleep(0.2)  # let the debounced re-check of the change pass
@@ -164,13 +169,7 @@ async def real_project(root: Path, rel: str, edits: int) -> tuple[float, float, 
     for i in range(edits):
         text = f"# edit {i}\n" + source
         t = time.perf_counter()
-        client.text_document_did_change(
-            lsp.DidChangeTextDocumentParams(
-                lsp.VersionedTextDocumentIdentifier(version=i + 2, uri=uri),
-                [lsp.TextDocumentContentChangeWholeDocument(text)],
-            )
-        )
-        client.text_document_did_save(lsp.DidSaveTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        change_and_save(client, uri, i + 2, text)
         a, b = await publishes(t)
         own_edits.append(a)
         whole_edits.append(b)
